@@ -1,0 +1,20 @@
+# cmake --install: headers, the SDK library, the mlprof binary and a CMake package so that
+# a user's project does find_package(mlprof) and target_link_libraries(app mlprof::mlprof).
+include(CMakePackageConfigHelpers)
+
+install(DIRECTORY include/mlprof DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS mlprof EXPORT mlprofTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS mlprof_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(EXPORT mlprofTargets NAMESPACE mlprof:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/mlprof)
+
+configure_package_config_file(cmake/mlprofConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/mlprofConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/mlprof)
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/mlprofConfigVersion.cmake
+  COMPATIBILITY SameMajorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/mlprofConfig.cmake
+              ${CMAKE_CURRENT_BINARY_DIR}/mlprofConfigVersion.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/mlprof)

@@ -1,0 +1,197 @@
+// mlprof capture SDK: the one header a profiled program includes.
+//
+// Shaped on the TensorFlow profiler's API:
+//   mlprof::start(logdir, options) / mlprof::stop()   programmatic mode
+//   mlprof::Profile p(logdir, options);                the same as a scope
+//   mlprof::Trace t("name");  MLPROF_TRACE("name");    scoped annotations (TraceMe)
+//   mlprof::StepTrace s("train", step);                step markers (StepMarker)
+//
+// Cost: a disabled annotation is one relaxed atomic load and a predicted branch.
+// An enabled one reads the clock twice and writes a fixed-size record into a
+// per-thread buffer: no lock, no heap allocation.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "mlprof/clock.h"
+#include "mlprof/trace_arg.h"
+
+namespace mlprof {
+
+// Annotation levels, as TraceMeLevel: options.host_tracer_level records levels <= it.
+enum TraceLevel : int {
+  kCritical = 1,  // user annotations, steps
+  kInfo = 2,      // framework ops
+  kVerbose = 3,   // everything, including metadata-heavy detail
+};
+
+struct ProfilerOptions {
+  int host_tracer_level = 2;     // 0 records nothing from the host tracer
+  int device_tracer_level = 1;   // 0 disables GPU tracing (CUPTI) when built in
+  // Upper bound on capture memory; records that do not fit are counted as dropped and
+  // reported in the XSpace warnings.
+  uint64_t max_buffer_bytes = uint64_t{512} << 20;
+  // Step-range policy (Keras' profile_batch='A,B'): when first_step >= 0 the session
+  // records only from the start of step first_step to the end of step last_step, and
+  // writes the run as soon as that range is complete.
+  int64_t first_step = -1;
+  int64_t last_step = -1;
+  // Stops and writes the session on its own after this many milliseconds (0: never).
+  uint64_t duration_ms = 0;
+  // Run directory name under <logdir>/plugins/profile/; default: local time YYYY_MM_DD_HH_MM_SS.
+  std::string run_name;
+  // Host name for the file name and XSpace.hostnames; default: gethostname().
+  std::string host_name;
+};
+
+// Outcome of start(): ok, or a message saying why not (a session already runs, ...).
+class Status {
+ public:
+  Status() = default;
+  static Status error(std::string message) { Status s; s.message_ = std::move(message); s.ok_ = false; return s; }
+  bool ok() const { return ok_; }
+  explicit operator bool() const { return ok_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  bool ok_ = true;
+  std::string message_;
+};
+
+// What stop() wrote.
+struct RunInfo {
+  Status status;
+  std::string run_dir;      // <logdir>/plugins/profile/<run>
+  std::string xspace_path;  // <run_dir>/<host>.xplane.pb
+  uint64_t events = 0;      // events written
+  uint64_t dropped = 0;     // events that did not fit under max_buffer_bytes
+};
+
+// Starts a session that writes into logdir. Fails (without side effects) if a session runs.
+Status start(const std::string& logdir, const ProfilerOptions& options = {});
+// Stops the running session and writes it. Safe while other threads still annotate.
+RunInfo stop();
+// True between start() and stop() (also while a step-range session waits for its first step).
+bool is_active();
+
+// Names the calling thread's line in the trace (also applies to later sessions).
+void set_thread_name(std::string_view name);
+
+// RAII session, like tf.profiler.experimental.Profile.
+class Profile {
+ public:
+  explicit Profile(const std::string& logdir, const ProfilerOptions& options = {})
+      : status_(start(logdir, options)) {}
+  ~Profile() { if (status_.ok()) stop(); }
+  Profile(const Profile&) = delete;
+  Profile& operator=(const Profile&) = delete;
+  const Status& status() const { return status_; }
+
+ private:
+  Status status_;
+};
+
+namespace internal {
+// The level currently recorded; 0 when no session records, -1 while a step-range session
+// waits for its first step (only StepTrace reacts to that). Read on every annotation.
+extern std::atomic<int> g_trace_level;
+
+inline bool tracing(int level) {
+  return __builtin_expect(level <= g_trace_level.load(std::memory_order_relaxed), 0);
+}
+
+// Record sinks (src/capture/). `name` is a string literal kept as a pointer; the *_copy
+// forms copy the bytes into the thread's buffer.
+void record_literal(const char* name, uint64_t start_ticks, uint64_t end_ticks) noexcept;
+void record_copy(std::string_view name, uint64_t start_ticks, uint64_t end_ticks) noexcept;
+void record_with_args(std::string_view name, const TraceArg* args, size_t num_args,
+                      uint64_t start_ticks, uint64_t end_ticks) noexcept;
+// Step markers: step begin may switch a step-range session on, step end may switch it off.
+int step_begin(int64_t step) noexcept;  // returns the level in force for this step
+void step_end(const char* name, int64_t step, uint64_t start_ticks, uint64_t end_ticks) noexcept;
+}  // namespace internal
+
+// Encodes "name#k1=v1,k2=v2#" the way TraceMeEncode does.
+std::string encode(std::string_view name, std::initializer_list<TraceArg> args);
+
+// A scoped annotation (TraceMe). Records [construction, destruction) on this thread.
+class Trace {
+ public:
+  // A string literal: stored as a pointer, interned at export.
+  template <size_t N>
+  explicit Trace(const char (&name)[N], int level = kCritical) noexcept {
+    if (internal::tracing(level)) { literal_ = name; start_ = now_ticks(); }
+  }
+  // A name built at run time: copied into the buffer.
+  explicit Trace(std::string_view name, int level = kCritical) noexcept {
+    if (internal::tracing(level)) begin_copy(name);
+  }
+  explicit Trace(const std::string& name, int level = kCritical) noexcept
+      : Trace(std::string_view(name), level) {}
+  // Name plus metadata, encoded as name#k=v,...# only when this level records.
+  Trace(std::string_view name, std::initializer_list<TraceArg> args, int level = kCritical) noexcept {
+    if (internal::tracing(level)) begin_args(name, args);
+  }
+  // A callable returning the (possibly encoded) name, called only when this level records.
+  template <typename F, typename = std::enable_if_t<std::is_invocable_r_v<std::string, F>>>
+  explicit Trace(F&& make_name, int level = kCritical) {
+    if (internal::tracing(level)) begin_copy(make_name());
+  }
+
+  ~Trace() {
+    if (start_ != 0) end();
+  }
+  Trace(const Trace&) = delete;
+  Trace& operator=(const Trace&) = delete;
+
+ private:
+  void begin_copy(std::string_view name) noexcept;
+  void begin_args(std::string_view name, std::initializer_list<TraceArg> args) noexcept;
+  void end() noexcept {
+    const uint64_t stop = now_ticks();
+    if (literal_ != nullptr) internal::record_literal(literal_, start_, stop);
+    else end_copy(stop);
+  }
+  void end_copy(uint64_t stop) noexcept;
+
+  uint64_t start_ = 0;
+  const char* literal_ = nullptr;
+  // Dynamic names are staged in the thread's buffer at begin; this is their handle.
+  uint64_t staged_ = 0;
+};
+
+// A step marker: a Trace with step_num=<step> and _r=1 (a root the analysis splits steps on).
+// Put the code that fetches the next batch inside the step.
+class StepTrace {
+ public:
+  template <size_t N>
+  StepTrace(const char (&name)[N], int64_t step) noexcept : name_(name), step_(step) {
+    // Nonzero while a session records (> 0) or a step-range session waits for its range (< 0).
+    if (internal::g_trace_level.load(std::memory_order_relaxed) != 0) {
+      if (internal::step_begin(step) > 0) start_ = now_ticks();
+    }
+  }
+  ~StepTrace() {
+    if (start_ != 0) internal::step_end(name_, step_, start_, now_ticks());
+  }
+  StepTrace(const StepTrace&) = delete;
+  StepTrace& operator=(const StepTrace&) = delete;
+
+ private:
+  const char* name_;
+  int64_t step_;
+  uint64_t start_ = 0;
+};
+
+}  // namespace mlprof
+
+#define MLPROF_CONCAT_INNER(a, b) a##b
+#define MLPROF_CONCAT(a, b) MLPROF_CONCAT_INNER(a, b)
+// MLPROF_TRACE("name") or MLPROF_TRACE("name", level): a Trace for the rest of the scope.
+#define MLPROF_TRACE(...) ::mlprof::Trace MLPROF_CONCAT(mlprof_trace_, __LINE__)(__VA_ARGS__)

@@ -1,0 +1,43 @@
+// The annotation metadata encoding of TraceMe: "name#k1=v1,k2=v2#" (DESIGN.md §4.3).
+// '#' never appears in keys or values; commas inside "" '' [] {} () do not split.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "mlprof/trace_arg.h"
+
+namespace mlprof::format {
+
+// A parsed value, typed as TraceMe's consumers type it: int64, else uint64, else double,
+// else string.
+using AnnotationValue = std::variant<int64_t, uint64_t, double, std::string_view>;
+
+struct AnnotationArg {
+  std::string_view key;
+  AnnotationValue value;
+};
+
+struct ParsedAnnotation {
+  std::string_view name;             // the part before the first '#'
+  std::vector<AnnotationArg> args;   // in the order written
+};
+
+// Views point into `encoded`, which must outlive the result.
+ParsedAnnotation parse_annotation(std::string_view encoded);
+
+// Types one value string the way parse_annotation does.
+AnnotationValue parse_annotation_value(std::string_view text);
+
+// Appends "name#k=v,...#" to out (just "name" when there are no args).
+void append_encoded(std::string& out, std::string_view name, const TraceArg* args, size_t num_args);
+
+// Writes the encoding into [buf, buf+cap) without allocating; returns the length it needed
+// (the output is truncated, never overrun, when that exceeds cap).
+size_t encode_into(char* buf, size_t cap, std::string_view name, const TraceArg* args,
+                   size_t num_args) noexcept;
+
+}  // namespace mlprof::format
