@@ -7,7 +7,9 @@ install(TARGETS mlprof EXPORT mlprofTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(TARGETS mlprof_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET mlprof_cli)
+  install(TARGETS mlprof_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 install(EXPORT mlprofTargets NAMESPACE mlprof:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/mlprof)
 
 configure_package_config_file(cmake/mlprofConfig.cmake.in
