@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build pkg-config git
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
-  libsimdjson-dev zlib1g-dev libzstd-dev libcpp-httplib-dev libcli11-dev libfmt-dev
+  libsimdjson-dev zlib1g-dev libzstd-dev libcpp-httplib-dev libcli11-dev libfmt-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   libtorch-dev

@@ -1,0 +1,25 @@
+// The mlprof subcommands. Each one adds itself to the app and returns what to run when the
+// user chose it; main() parses and dispatches.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+
+namespace mlprof::cli {
+
+// Exit codes (DESIGN.md §3.2).
+enum ExitCode : int { kOk = 0, kUsageError = 1, kBadInput = 2 };
+
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+Command add_info_command(CLI::App& app);
+
+// Prints "mlprof: <path>: <problem>" on stderr and returns kBadInput.
+int bad_input(const std::string& path, const std::string& problem);
+
+}  // namespace mlprof::cli

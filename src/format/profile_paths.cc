@@ -1,0 +1,122 @@
+#include "format/profile_paths.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+namespace mlprof::format {
+namespace fs = std::filesystem;
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string host_of(const std::string& file_name) {
+  for (const char* ext : {".xplane.pb", ".pt.trace.json.gz", ".pt.trace.json", ".trace.json.gz",
+                          ".trace.json", ".json.gz", ".json"}) {
+    if (ends_with(file_name, ext)) return file_name.substr(0, file_name.size() - std::string(ext).size());
+  }
+  return file_name;
+}
+
+// Collects the profile files directly inside `dir` into a run.
+RunLocation scan_run(const fs::path& dir) {
+  RunLocation run;
+  run.name = dir.filename().string();
+  run.dir = dir.string();
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (!entry.is_regular_file(ec)) continue;
+    const std::string name = entry.path().filename().string();
+    ProfileFileKind kind;
+    if (profile_file_kind(name, &kind)) run.hosts.push_back({host_of(name), entry.path().string(), kind});
+  }
+  std::sort(run.hosts.begin(), run.hosts.end(),
+            [](const HostFile& a, const HostFile& b) { return a.host < b.host; });
+  return run;
+}
+
+}  // namespace
+
+bool profile_file_kind(const std::string& file_name, ProfileFileKind* kind) {
+  if (ends_with(file_name, ".xplane.pb")) {
+    *kind = ProfileFileKind::kXSpace;
+    return true;
+  }
+  if (ends_with(file_name, ".json") || ends_with(file_name, ".json.gz")) {
+    *kind = ProfileFileKind::kPyTorchJson;
+    return true;
+  }
+  return false;
+}
+
+ProfileLocation find_profiles(const std::string& path) {
+  ProfileLocation loc;
+  std::error_code ec;
+  const fs::path p(path);
+  const auto status = fs::status(p, ec);
+  if (ec || !fs::exists(status)) {
+    loc.error = "no such file or directory";
+    return loc;
+  }
+  if (fs::is_regular_file(status)) {
+    RunLocation run;
+    run.name = host_of(p.filename().string());
+    run.dir = p.parent_path().string();
+    ProfileFileKind kind = ProfileFileKind::kXSpace;
+    if (!profile_file_kind(p.filename().string(), &kind)) {
+      // Unknown extension: let the reader decide (it gives the precise error).
+      kind = ProfileFileKind::kXSpace;
+    }
+    run.hosts.push_back({run.name, p.string(), kind});
+    loc.runs.push_back(std::move(run));
+    return loc;
+  }
+  if (!fs::is_directory(status)) {
+    loc.error = "not a regular file or directory";
+    return loc;
+  }
+  // A logdir (has plugins/profile/), a plugins/profile folder, or a run directory.
+  fs::path runs_root;
+  if (fs::is_directory(p / "plugins" / "profile", ec)) runs_root = p / "plugins" / "profile";
+  else if (p.filename() == "profile" && p.parent_path().filename() == "plugins") runs_root = p;
+
+  if (!runs_root.empty()) {
+    for (const auto& entry : fs::directory_iterator(runs_root, ec)) {
+      if (!entry.is_directory(ec)) continue;
+      RunLocation run = scan_run(entry.path());
+      if (!run.hosts.empty()) loc.runs.push_back(std::move(run));
+    }
+    std::sort(loc.runs.begin(), loc.runs.end(),
+              [](const RunLocation& a, const RunLocation& b) { return a.name < b.name; });
+    if (loc.runs.empty())
+      loc.error = "no profile found (looked for <run>/<host>.xplane.pb or *.json(.gz) under " +
+                  runs_root.string() + ")";
+    return loc;
+  }
+  RunLocation run = scan_run(p);
+  if (!run.hosts.empty()) {
+    loc.runs.push_back(std::move(run));
+    return loc;
+  }
+  loc.error = "no profile found (looked for plugins/profile/<run>/<host>.xplane.pb, and for "
+              "*.xplane.pb or *.json(.gz) files directly in the folder)";
+  return loc;
+}
+
+const RunLocation* select_run(const ProfileLocation& loc, const std::string& run, std::string* error) {
+  if (loc.runs.empty()) {
+    *error = loc.error.empty() ? "no profile found" : loc.error;
+    return nullptr;
+  }
+  if (run.empty()) return &loc.runs.back();
+  for (const auto& r : loc.runs)
+    if (r.name == run) return &r;
+  std::string names;
+  for (const auto& r : loc.runs) names += (names.empty() ? "" : ", ") + r.name;
+  *error = "no run named '" + run + "' (runs: " + names + ")";
+  return nullptr;
+}
+
+}  // namespace mlprof::format

@@ -1,0 +1,39 @@
+// Finding profiles on disk: PATH may be a logdir, a run directory, an .xplane.pb or a
+// PyTorch trace .json(.gz). Runs live at <logdir>/plugins/profile/<run>/<host>.<ext>.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace mlprof::format {
+
+enum class ProfileFileKind { kXSpace, kPyTorchJson };
+
+struct HostFile {
+  std::string host;  // file name without the extension (TensorBoard's "host")
+  std::string path;
+  ProfileFileKind kind = ProfileFileKind::kXSpace;
+};
+
+struct RunLocation {
+  std::string name;  // run directory name, or the file's stem for a single file
+  std::string dir;
+  std::vector<HostFile> hosts;  // sorted by host
+};
+
+struct ProfileLocation {
+  std::vector<RunLocation> runs;  // sorted by name, newest (largest) last
+  std::string error;              // one line, without the path; empty when runs were found
+};
+
+// Classifies a file by its name: .xplane.pb, .json, .json.gz (else: not a profile).
+bool profile_file_kind(const std::string& file_name, ProfileFileKind* kind);
+
+// Resolves PATH into runs and hosts. Fails with a reason when PATH does not exist or holds
+// no profile (saying where it looked).
+ProfileLocation find_profiles(const std::string& path);
+
+// Picks one run: `run` by name, or the newest when empty. Null (and error) when not found.
+const RunLocation* select_run(const ProfileLocation& loc, const std::string& run, std::string* error);
+
+}  // namespace mlprof::format
