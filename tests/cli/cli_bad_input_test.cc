@@ -1,0 +1,122 @@
+// Bad input to `mlprof info`: one line on stderr naming the path and the problem, exit 2.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli/cli_runner.h"
+#include "xplane.pb.h"
+
+namespace fs = std::filesystem;
+using mlprof::testing::run_mlprof;
+
+namespace {
+
+class CliBadInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("mlprof_bad_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write(const std::string& name, const std::string& bytes) {
+    const auto p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p.string();
+  }
+
+  // Exit 2 and exactly one stderr line that names the path and says `problem`.
+  static void expect_one_line_error(const mlprof::testing::CliResult& r, const std::string& path,
+                                    const std::string& problem) {
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(problem), std::string::npos) << r.err;
+  }
+
+  fs::path dir_;
+};
+
+std::string valid_xspace_bytes() {
+  tensorflow::profiler::XSpace space;
+  auto* plane = space.add_planes();
+  plane->set_name("/host:CPU");
+  auto& md = (*plane->mutable_event_metadata())[1];
+  md.set_id(1);
+  md.set_name("a_fairly_long_event_name_so_that_truncation_cuts_inside_a_field");
+  auto* line = plane->add_lines();
+  line->set_name("main");
+  line->set_timestamp_ns(1700000000000000000);
+  for (int i = 0; i < 50; ++i) {
+    auto* e = line->add_events();
+    e->set_metadata_id(1);
+    e->set_offset_ps(i * 1000000);
+    e->set_duration_ps(500000);
+  }
+  space.add_hostnames("host");
+  return space.SerializeAsString();
+}
+
+TEST_F(CliBadInput, EmptyFile) {
+  const auto p = write("empty.xplane.pb", "");
+  expect_one_line_error(run_mlprof("info " + p), p, "empty file");
+}
+
+TEST_F(CliBadInput, TruncatedXSpace) {
+  const std::string bytes = valid_xspace_bytes();
+  const auto p = write("cut.xplane.pb", bytes.substr(0, bytes.size() / 2 + 3));
+  expect_one_line_error(run_mlprof("info " + p), p, "truncated or corrupt");
+}
+
+TEST_F(CliBadInput, TextFile) {
+  const auto p = write("notes.xplane.pb", "hello, this is a text file\nnot a profile at all\n");
+  const auto r = run_mlprof("info " + p);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(p), std::string::npos) << r.err;
+}
+
+TEST_F(CliBadInput, MissingPath) {
+  const std::string p = (dir_ / "does_not_exist").string();
+  expect_one_line_error(run_mlprof("info " + p), p, "no such file or directory");
+}
+
+TEST_F(CliBadInput, EmptyLogdirSaysWhereItLooked) {
+  fs::create_directories(dir_ / "plugins" / "profile");
+  const auto r = run_mlprof("info " + dir_.string());
+  expect_one_line_error(r, dir_.string(), "no profile found");
+  EXPECT_NE(r.err.find("plugins/profile"), std::string::npos) << r.err;
+}
+
+TEST_F(CliBadInput, EmptyDirectory) {
+  const auto r = run_mlprof("info " + dir_.string());
+  expect_one_line_error(r, dir_.string(), "no profile found");
+}
+
+TEST_F(CliBadInput, ValidFileIsListed) {
+  const auto p = write("host.xplane.pb", valid_xspace_bytes());
+  const auto r = run_mlprof("info " + p);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"/host:CPU\": 1 lines, 50 events"), std::string::npos) << r.out;
+}
+
+TEST(CliUsage, VersionAndHelp) {
+  auto r = run_mlprof("--version");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("mlprof "), std::string::npos);
+  r = run_mlprof("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("info"), std::string::npos);
+  r = run_mlprof("info --help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("PATH"), std::string::npos);
+}
+
+TEST(CliUsage, UnknownOptionIsUsageError) {
+  EXPECT_EQ(run_mlprof("info --no-such-option x").exit_code, 1);
+  EXPECT_EQ(run_mlprof("").exit_code, 1);
+}
+
+}  // namespace
