@@ -1,0 +1,22 @@
+// Reads XSpace files (ours, TensorFlow's, JAX's) into the Profile model. It decodes the
+// protobuf wire format as a stream, straight into the columns, because the generated message
+// classes would cost several times the model's memory (DESIGN.md §6).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "model/profile.h"
+
+namespace mlprof::model {
+
+// Appends the file as one more host of `profile`. On failure returns false, sets `error` to a
+// one-line reason (without the path) and leaves `profile` without that host.
+bool import_xspace_file(const std::string& path, std::string_view host, Profile* profile,
+                        std::string* error);
+
+// The same for bytes already in memory (tests, network captures).
+bool import_xspace_bytes(const void* data, size_t size, std::string_view host, Profile* profile,
+                         std::string* error);
+
+}  // namespace mlprof::model
