@@ -54,6 +54,8 @@ class StatTable {
  public:
   void reserve(size_t n) { key_.reserve(n); type_.reserve(n); bits_.reserve(n); }
   void add(StringId key, StatValue value);
+  void set(size_t i, StringId key, StatValue value);
+  void truncate(size_t n);  // drops stats [n, size())
   size_t size() const { return key_.size(); }
   StringId key(size_t i) const { return key_[i]; }
   StatValue value(size_t i) const;

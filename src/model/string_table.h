@@ -33,6 +33,7 @@ class StringTable {
   char* store(std::string_view s);
 
   std::vector<std::unique_ptr<char[]>> blocks_;  // stable storage: views never move
+  std::vector<std::unique_ptr<char[]>> large_;   // one allocation per long string
   size_t block_used_ = 0;
   size_t block_size_ = 0;
   std::vector<std::string_view> views_;

@@ -1,0 +1,119 @@
+#include "model/profile.h"
+
+#include <cstring>
+
+namespace mlprof::model {
+
+int64_t StatValue::as_int() const {
+  switch (type) {
+    case StatType::kInt64: return i64;
+    case StatType::kUint64: return int64_t(u64);
+    case StatType::kDouble: return int64_t(f64);
+    case StatType::kString: return 0;
+  }
+  return 0;
+}
+
+uint64_t StatValue::as_uint() const {
+  switch (type) {
+    case StatType::kInt64: return uint64_t(i64);
+    case StatType::kUint64: return u64;
+    case StatType::kDouble: return f64 > 0 ? uint64_t(f64) : 0;
+    case StatType::kString: return 0;
+  }
+  return 0;
+}
+
+double StatValue::as_double() const {
+  switch (type) {
+    case StatType::kInt64: return double(i64);
+    case StatType::kUint64: return double(u64);
+    case StatType::kDouble: return f64;
+    case StatType::kString: return 0;
+  }
+  return 0;
+}
+
+namespace {
+uint64_t bits_of(const StatValue& value) {
+  if (value.type == StatType::kString) return value.str;
+  uint64_t bits;
+  std::memcpy(&bits, &value.u64, sizeof bits);
+  return bits;
+}
+}  // namespace
+
+void StatTable::add(StringId key, StatValue value) {
+  key_.push_back(key);
+  type_.push_back(value.type);
+  bits_.push_back(bits_of(value));
+}
+
+void StatTable::set(size_t i, StringId key, StatValue value) {
+  key_[i] = key;
+  type_[i] = value.type;
+  bits_[i] = bits_of(value);
+}
+
+void StatTable::truncate(size_t n) {
+  key_.resize(n);
+  type_.resize(n);
+  bits_.resize(n);
+}
+
+StatValue StatTable::value(size_t i) const {
+  StatValue v;
+  v.type = type_[i];
+  if (v.type == StatType::kString) {
+    v.str = StringId(bits_[i]);
+  } else {
+    std::memcpy(&v.u64, &bits_[i], sizeof v.u64);
+  }
+  return v;
+}
+
+size_t StatTable::bytes_used() const {
+  return key_.capacity() * sizeof(StringId) + type_.capacity() * sizeof(StatType) +
+         bits_.capacity() * sizeof(uint64_t);
+}
+
+void EventColumns::reserve(size_t n) {
+  start_ps.reserve(n);
+  duration_ps.reserve(n);
+  name.reserve(n);
+  line.reserve(n);
+  parent.reserve(n);
+  first_stat.reserve(n + 1);
+}
+
+size_t EventColumns::bytes_used() const {
+  return start_ps.capacity() * sizeof(int64_t) + duration_ps.capacity() * sizeof(int64_t) +
+         name.capacity() * sizeof(NameIndex) + line.capacity() * sizeof(uint32_t) +
+         parent.capacity() * sizeof(EventIndex) + first_stat.capacity() * sizeof(uint32_t);
+}
+
+Profile::Profile() { events.first_stat.push_back(0); }
+
+std::optional<StatValue> Profile::stat(EventIndex e, StringId key) const {
+  for (uint32_t i = events.first_stat[e], end = events.first_stat[e + 1]; i < end; ++i)
+    if (event_stats.key(i) == key) return event_stats.value(i);
+  const StatRange named = names[events.name[e]].stats;
+  for (uint32_t i = named.first, end = named.first + named.count; i < end; ++i)
+    if (metadata_stats.key(i) == key) return metadata_stats.value(i);
+  return std::nullopt;
+}
+
+std::optional<StatValue> Profile::plane_stat(uint32_t plane, StringId key) const {
+  const StatRange r = planes[plane].stats;
+  for (uint32_t i = r.first, end = r.first + r.count; i < end; ++i)
+    if (metadata_stats.key(i) == key) return metadata_stats.value(i);
+  return std::nullopt;
+}
+
+size_t Profile::bytes_used() const {
+  return strings.bytes_used() + hosts.capacity() * sizeof(Host) + planes.capacity() * sizeof(Plane) +
+         lines.capacity() * sizeof(Line) + names.capacity() * sizeof(EventName) +
+         events.bytes_used() + event_stats.bytes_used() + metadata_stats.bytes_used();
+}
+
+}  // namespace mlprof::model

@@ -1,0 +1,739 @@
+// Two passes over the wire format. The first reads everything but the events' contents: plane
+// names, metadata (which protobuf writes after the lines), and counts of events and stats so
+// that the columns are allocated once at their final size. The second decodes the events
+// straight into the columns.
+#include "model/xspace_importer.h"
+
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <memory>
+#include <numeric>
+
+#include "format/annotation.h"
+#include "model/id_map.h"
+#include "model/plane_naming.h"
+#include "model/protobuf_wire.h"
+
+namespace mlprof::model {
+namespace {
+
+using wire::CodedInputStream;
+using wire::field_of;
+using wire::type_of;
+
+// Field numbers of xplane.proto (DESIGN.md §4.1).
+enum SpaceField : uint32_t { kSpacePlanes = 1, kSpaceErrors = 2, kSpaceWarnings = 3, kSpaceHostnames = 4 };
+enum PlaneField : uint32_t {
+  kPlaneId = 1, kPlaneName = 2, kPlaneLines = 3, kPlaneEventMetadata = 4, kPlaneStatMetadata = 5,
+  kPlaneStats = 6,
+};
+enum LineField : uint32_t {
+  kLineId = 1, kLineName = 2, kLineTimestampNs = 3, kLineEvents = 4, kLineDisplayName = 11,
+};
+enum EventField : uint32_t { kEventMetadataId = 1, kEventOffsetPs = 2, kEventDurationPs = 3, kEventStats = 4 };
+enum StatField : uint32_t {
+  kStatMetadataId = 1, kStatDouble = 2, kStatUint64 = 3, kStatInt64 = 4, kStatString = 5,
+  kStatBytes = 6, kStatRef = 7,
+};
+enum EventMetadataField : uint32_t { kMetaId = 1, kMetaName = 2, kMetaDisplayName = 4, kMetaStats = 5 };
+enum StatMetadataField : uint32_t { kStatMetaId = 1, kStatMetaName = 2 };
+enum MapEntryField : uint32_t { kMapKey = 1, kMapValue = 2 };
+
+constexpr int kReadBlockBytes = 1 << 20;
+
+// A stat as written. Its key (and a ref value) name a stat metadata id that may be declared
+// later in the plane, so they are resolved once the plane's metadata is known.
+struct RawStat {
+  int64_t key_id = 0;
+  StatValue value;       // strings already interned
+  bool is_ref = false;   // value.u64 is a stat metadata id whose name is the value
+};
+
+struct RawEventMetadata {
+  int64_t id = 0;
+  std::string name;  // possibly "name#k=v,...#"
+  StringId display_name = kEmptyString;
+  std::vector<RawStat> stats;
+};
+
+// What the first pass learns about one plane, for the second.
+struct PlaneScan {
+  uint32_t plane = 0;  // index into Profile::planes
+  IdMap names;         // event metadata id -> NameIndex
+  IdMap stat_keys;     // stat metadata id -> StringId
+};
+
+class XSpaceImport {
+ public:
+  XSpaceImport(Profile* profile, std::string_view host) : p_(*profile), host_(host) {
+    saved_ = {p_.hosts.size(), p_.planes.size(), p_.lines.size(), p_.names.size(), p_.num_events(),
+              p_.event_stats.size(), p_.metadata_stats.size(), p_.warnings.size(), p_.errors.size()};
+  }
+
+  bool scan(CodedInputStream& in);
+  void reserve();
+  bool decode(CodedInputStream& in);
+  void rollback();
+  const std::string& error() const { return error_; }
+
+ private:
+  bool fail(std::string reason) {
+    if (error_.empty()) error_ = std::move(reason);
+    return false;
+  }
+  bool expect(uint32_t tag, uint32_t type) {
+    return type_of(tag) == type || fail("not a valid XSpace protobuf (wrong wire type for field " +
+                                        std::to_string(field_of(tag)) + ")");
+  }
+  bool truncated() { return fail("not a valid XSpace protobuf (truncated or corrupt)"); }
+
+  // First pass.
+  bool scan_plane(CodedInputStream& in);
+  bool count_line(CodedInputStream& in);
+  bool read_event_metadata_entry(CodedInputStream& in, RawEventMetadata* meta);
+  bool read_event_metadata(CodedInputStream& in, RawEventMetadata* meta);
+  bool read_stat_metadata_entry(CodedInputStream& in, PlaneScan* scan);
+  bool read_stat(CodedInputStream& in, RawStat* stat);
+  void add_names(std::vector<RawEventMetadata>& metas, PlaneScan* scan);
+  StringId resolve_key(PlaneScan& scan, int64_t key_id);
+  StatValue resolve_value(PlaneScan& scan, const RawStat& stat);
+
+  // Second pass.
+  bool decode_plane(CodedInputStream& in, PlaneScan& scan);
+  bool decode_line(CodedInputStream& in, PlaneScan& scan);
+  bool decode_event(CodedInputStream& in, PlaneScan& scan, uint32_t line, int64_t* start, int64_t* duration);
+  NameIndex name_for(PlaneScan& scan, int64_t metadata_id);
+  bool finish_line(uint32_t line, int64_t timestamp_ns, bool sorted);
+  void sort_line(uint32_t begin, uint32_t end);
+  void link_parents(uint32_t begin, uint32_t end);
+
+  Profile& p_;
+  std::string host_;
+  std::string error_;
+  std::string scratch_;
+  struct Sizes {
+    size_t hosts, planes, lines, names, events, event_stats, metadata_stats, warnings, errors;
+  } saved_;
+
+  std::vector<PlaneScan> scans_;
+  uint64_t num_events_ = 0;
+  uint64_t num_event_stats_ = 0;
+  int64_t min_timestamp_ns_ = INT64_MAX;
+  bool has_origin_ = false;
+  std::vector<std::string> hostnames_;
+  std::vector<std::string> warnings_;
+  std::vector<std::string> errors_;
+  uint32_t host_index_ = 0;
+};
+
+// ---- First pass --------------------------------------------------------------------------
+
+bool XSpaceImport::scan(CodedInputStream& in) {
+  has_origin_ = !p_.hosts.empty();
+  host_index_ = uint32_t(p_.hosts.size());
+  Host host;
+  host.name = p_.strings.intern(host_);
+  host.first_plane = uint32_t(p_.planes.size());
+  p_.hosts.push_back(host);
+
+  bool any_field = false;
+  while (uint32_t tag = in.ReadTag()) {
+    any_field = true;
+    std::string_view text;
+    switch (field_of(tag)) {
+      case kSpacePlanes: {
+        CodedInputStream::Limit limit;
+        if (!expect(tag, wire::kLengthDelimited)) return false;
+        if (!wire::enter(in, &limit) || !scan_plane(in) || !wire::leave(in, limit)) return truncated();
+        break;
+      }
+      case kSpaceErrors:
+      case kSpaceWarnings:
+      case kSpaceHostnames: {
+        if (!expect(tag, wire::kLengthDelimited)) return false;
+        if (!wire::read_bytes(in, &scratch_, &text)) return truncated();
+        auto& list = field_of(tag) == kSpaceErrors ? errors_ : field_of(tag) == kSpaceWarnings ? warnings_ : hostnames_;
+        list.emplace_back(text);
+        break;
+      }
+      default:
+        // Arbitrary bytes often parse as protobuf fields; an XSpace has only these four.
+        return fail("not an XSpace profile (unknown field " + std::to_string(field_of(tag)) + ")");
+    }
+  }
+  if (!in.ConsumedEntireMessage()) return truncated();
+  if (!any_field || (p_.planes.size() == saved_.planes && hostnames_.empty() && warnings_.empty() &&
+                     errors_.empty()))
+    return fail("not an XSpace profile (no planes)");
+
+  Host& h = p_.hosts[host_index_];
+  h.num_planes = uint32_t(p_.planes.size()) - h.first_plane;
+  if (!hostnames_.empty()) h.hostname = p_.strings.intern(hostnames_.front());
+  for (auto& w : warnings_) p_.warnings.push_back(host_ + ": " + w);
+  for (auto& e : errors_) p_.errors.push_back(host_ + ": " + e);
+  if (!has_origin_) p_.origin_ns = min_timestamp_ns_ == INT64_MAX ? 0 : min_timestamp_ns_;
+  return true;
+}
+
+bool XSpaceImport::scan_plane(CodedInputStream& in) {
+  PlaneScan scan;
+  Plane plane;
+  plane.host = host_index_;
+  std::vector<RawEventMetadata> metas;
+  std::vector<RawStat> plane_stats;
+  std::string_view text;
+  while (uint32_t tag = in.ReadTag()) {
+    CodedInputStream::Limit limit;
+    switch (field_of(tag)) {
+      case kPlaneId: {
+        uint64_t v;
+        if (!expect(tag, wire::kVarint)) return false;
+        if (!in.ReadVarint64(&v)) return truncated();
+        plane.id = int64_t(v);
+        break;
+      }
+      case kPlaneName:
+        if (!expect(tag, wire::kLengthDelimited)) return false;
+        if (!wire::read_bytes(in, &scratch_, &text)) return truncated();
+        plane.name = p_.strings.intern(text);
+        break;
+      case kPlaneLines:
+        if (!expect(tag, wire::kLengthDelimited)) return false;
+        if (!wire::enter(in, &limit) || !count_line(in) || !wire::leave(in, limit)) return truncated();
+        break;
+      case kPlaneEventMetadata:
+        if (!expect(tag, wire::kLengthDelimited)) return false;
+        metas.emplace_back();
+        if (!wire::enter(in, &limit) || !read_event_metadata_entry(in, &metas.back()) ||
+            !wire::leave(in, limit))
+          return truncated();
+        break;
+      case kPlaneStatMetadata:
+        if (!expect(tag, wire::kLengthDelimited)) return false;
+        if (!wire::enter(in, &limit) || !read_stat_metadata_entry(in, &scan) || !wire::leave(in, limit))
+          return truncated();
+        break;
+      case kPlaneStats:
+        if (!expect(tag, wire::kLengthDelimited)) return false;
+        plane_stats.emplace_back();
+        if (!wire::enter(in, &limit) || !read_stat(in, &plane_stats.back()) || !wire::leave(in, limit))
+          return truncated();
+        break;
+      default:
+        return fail("not an XSpace profile (unknown plane field " + std::to_string(field_of(tag)) + ")");
+    }
+  }
+  const PlaneIdentity identity = identify_plane(p_.strings.view(plane.name));
+  plane.kind = identity.kind;
+  plane.device_type = p_.strings.intern(identity.device_type);
+  plane.device_ordinal = identity.device_ordinal;
+  plane.stats.first = uint32_t(p_.metadata_stats.size());
+  for (const RawStat& s : plane_stats) p_.metadata_stats.add(resolve_key(scan, s.key_id), resolve_value(scan, s));
+  plane.stats.count = uint32_t(p_.metadata_stats.size()) - plane.stats.first;
+  add_names(metas, &scan);
+  scan.plane = uint32_t(p_.planes.size());
+  p_.planes.push_back(plane);
+  scans_.push_back(std::move(scan));
+  return true;
+}
+
+// Counts a line's events and their stats without decoding them.
+bool XSpaceImport::count_line(CodedInputStream& in) {
+  int64_t timestamp_ns = 0;
+  bool has_events = false;
+  while (uint32_t tag = in.ReadTag()) {
+    if (field_of(tag) == kLineTimestampNs && type_of(tag) == wire::kVarint) {
+      uint64_t v;
+      if (!in.ReadVarint64(&v)) return false;
+      timestamp_ns = int64_t(v);
+    } else if (field_of(tag) == kLineEvents && type_of(tag) == wire::kLengthDelimited) {
+      CodedInputStream::Limit limit;
+      if (!wire::enter(in, &limit)) return false;
+      while (uint32_t event_tag = in.ReadTag()) {
+        if (event_tag == (kEventStats << 3 | wire::kLengthDelimited)) ++num_event_stats_;
+        if (!wire::skip_field(in, event_tag)) return false;
+      }
+      if (!wire::leave(in, limit)) return false;
+      ++num_events_;
+      has_events = true;
+    } else if (!wire::skip_field(in, tag)) {
+      return false;
+    }
+  }
+  if (has_events) min_timestamp_ns_ = std::min(min_timestamp_ns_, timestamp_ns);
+  return true;
+}
+
+bool XSpaceImport::read_event_metadata_entry(CodedInputStream& in, RawEventMetadata* meta) {
+  int64_t key = 0;
+  bool has_key = false;
+  while (uint32_t tag = in.ReadTag()) {
+    if (field_of(tag) == kMapKey && type_of(tag) == wire::kVarint) {
+      uint64_t v;
+      if (!in.ReadVarint64(&v)) return false;
+      key = int64_t(v);
+      has_key = true;
+    } else if (field_of(tag) == kMapValue && type_of(tag) == wire::kLengthDelimited) {
+      CodedInputStream::Limit limit;
+      if (!wire::enter(in, &limit) || !read_event_metadata(in, meta) || !wire::leave(in, limit)) return false;
+    } else if (!wire::skip_field(in, tag)) {
+      return false;
+    }
+  }
+  if (has_key) meta->id = key;
+  return true;
+}
+
+bool XSpaceImport::read_event_metadata(CodedInputStream& in, RawEventMetadata* meta) {
+  std::string_view text;
+  while (uint32_t tag = in.ReadTag()) {
+    const uint32_t field = field_of(tag);
+    if (field == kMetaId && type_of(tag) == wire::kVarint) {
+      uint64_t v;
+      if (!in.ReadVarint64(&v)) return false;
+      meta->id = int64_t(v);
+    } else if (field == kMetaName && type_of(tag) == wire::kLengthDelimited) {
+      if (!wire::read_bytes(in, &scratch_, &text)) return false;
+      meta->name.assign(text);
+    } else if (field == kMetaDisplayName && type_of(tag) == wire::kLengthDelimited) {
+      if (!wire::read_bytes(in, &scratch_, &text)) return false;
+      meta->display_name = p_.strings.intern(text);
+    } else if (field == kMetaStats && type_of(tag) == wire::kLengthDelimited) {
+      CodedInputStream::Limit limit;
+      meta->stats.emplace_back();
+      if (!wire::enter(in, &limit) || !read_stat(in, &meta->stats.back()) || !wire::leave(in, limit)) return false;
+    } else if (!wire::skip_field(in, tag)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool XSpaceImport::read_stat_metadata_entry(CodedInputStream& in, PlaneScan* scan) {
+  int64_t key = 0, id = 0;
+  bool has_key = false;
+  StringId name = kEmptyString;
+  std::string_view text;
+  while (uint32_t tag = in.ReadTag()) {
+    if (field_of(tag) == kMapKey && type_of(tag) == wire::kVarint) {
+      uint64_t v;
+      if (!in.ReadVarint64(&v)) return false;
+      key = int64_t(v);
+      has_key = true;
+    } else if (field_of(tag) == kMapValue && type_of(tag) == wire::kLengthDelimited) {
+      CodedInputStream::Limit limit;
+      if (!wire::enter(in, &limit)) return false;
+      while (uint32_t inner = in.ReadTag()) {
+        if (field_of(inner) == kStatMetaId && type_of(inner) == wire::kVarint) {
+          uint64_t v;
+          if (!in.ReadVarint64(&v)) return false;
+          id = int64_t(v);
+        } else if (field_of(inner) == kStatMetaName && type_of(inner) == wire::kLengthDelimited) {
+          if (!wire::read_bytes(in, &scratch_, &text)) return false;
+          name = p_.strings.intern(text);
+        } else if (!wire::skip_field(in, inner)) {
+          return false;
+        }
+      }
+      if (!wire::leave(in, limit)) return false;
+    } else if (!wire::skip_field(in, tag)) {
+      return false;
+    }
+  }
+  scan->stat_keys.set(has_key ? key : id, name);
+  return true;
+}
+
+bool XSpaceImport::read_stat(CodedInputStream& in, RawStat* stat) {
+  std::string_view text;
+  while (uint32_t tag = in.ReadTag()) {
+    uint64_t v = 0;
+    switch (tag) {
+      case kStatMetadataId << 3 | wire::kVarint:
+        if (!in.ReadVarint64(&v)) return false;
+        stat->key_id = int64_t(v);
+        break;
+      case kStatDouble << 3 | wire::kFixed64: {
+        if (!in.ReadLittleEndian64(&v)) return false;
+        double d;
+        std::memcpy(&d, &v, sizeof d);
+        stat->value = StatValue::of_double(d);
+        break;
+      }
+      case kStatUint64 << 3 | wire::kVarint:
+        if (!in.ReadVarint64(&v)) return false;
+        stat->value = StatValue::of_uint(v);
+        break;
+      case kStatInt64 << 3 | wire::kVarint:
+        if (!in.ReadVarint64(&v)) return false;
+        stat->value = StatValue::of_int(int64_t(v));
+        break;
+      case kStatString << 3 | wire::kLengthDelimited:
+      case kStatBytes << 3 | wire::kLengthDelimited:
+        if (!wire::read_bytes(in, &scratch_, &text)) return false;
+        stat->value = StatValue::of_string(p_.strings.intern(text));
+        break;
+      case kStatRef << 3 | wire::kVarint:
+        if (!in.ReadVarint64(&v)) return false;
+        stat->value = StatValue::of_uint(v);
+        stat->is_ref = true;
+        break;
+      default:
+        if (!wire::skip_field(in, tag)) return false;
+    }
+  }
+  return true;
+}
+
+StringId XSpaceImport::resolve_key(PlaneScan& scan, int64_t key_id) {
+  const uint32_t key = scan.stat_keys.get(key_id);
+  if (key != IdMap::kAbsent) return key;
+  // A stat whose metadata is missing keeps its id as its name, so it still shows somewhere.
+  const StringId name = p_.strings.intern("stat#" + std::to_string(key_id));
+  scan.stat_keys.set(key_id, name);
+  return name;
+}
+
+StatValue XSpaceImport::resolve_value(PlaneScan& scan, const RawStat& stat) {
+  if (!stat.is_ref) return stat.value;
+  return StatValue::of_string(resolve_key(scan, int64_t(stat.value.u64)));
+}
+
+// Turns the plane's event metadata into EventNames, splitting "name#k=v,...#" into a name and
+// stats the way TensorFlow's own importer does.
+void XSpaceImport::add_names(std::vector<RawEventMetadata>& metas, PlaneScan* scan) {
+  for (RawEventMetadata& meta : metas) {
+    EventName name;
+    name.display_name = meta.display_name;
+    name.stats.first = uint32_t(p_.metadata_stats.size());
+    if (meta.name.find('#') != std::string::npos) {
+      const format::ParsedAnnotation parsed = format::parse_annotation(meta.name);
+      name.name = p_.strings.intern(parsed.name);
+      for (const auto& arg : parsed.args) {
+        StatValue value;
+        if (auto* i = std::get_if<int64_t>(&arg.value)) value = StatValue::of_int(*i);
+        else if (auto* u = std::get_if<uint64_t>(&arg.value)) value = StatValue::of_uint(*u);
+        else if (auto* d = std::get_if<double>(&arg.value)) value = StatValue::of_double(*d);
+        else value = StatValue::of_string(p_.strings.intern(std::get<std::string_view>(arg.value)));
+        p_.metadata_stats.add(p_.strings.intern(arg.key), value);
+      }
+    } else {
+      name.name = p_.strings.intern(meta.name);
+    }
+    for (const RawStat& s : meta.stats)
+      p_.metadata_stats.add(resolve_key(*scan, s.key_id), resolve_value(*scan, s));
+    name.stats.count = uint32_t(p_.metadata_stats.size()) - name.stats.first;
+    scan->names.set(meta.id, NameIndex(p_.names.size()));
+    p_.names.push_back(name);
+  }
+}
+
+// ---- Second pass -------------------------------------------------------------------------
+
+void XSpaceImport::reserve() {
+  p_.events.reserve(p_.num_events() + num_events_);
+  p_.event_stats.reserve(p_.event_stats.size() + num_event_stats_);
+}
+
+bool XSpaceImport::decode(CodedInputStream& in) {
+  size_t plane = 0;
+  while (uint32_t tag = in.ReadTag()) {
+    if (tag == (kSpacePlanes << 3 | wire::kLengthDelimited)) {
+      if (plane >= scans_.size()) return fail("the file changed while it was read");
+      CodedInputStream::Limit limit;
+      if (!wire::enter(in, &limit) || !decode_plane(in, scans_[plane++]) || !wire::leave(in, limit))
+        return truncated();
+    } else if (!wire::skip_field(in, tag)) {
+      return truncated();
+    }
+  }
+  if (plane != scans_.size() || p_.num_events() != saved_.events + num_events_)
+    return fail("the file changed while it was read");
+  return true;
+}
+
+bool XSpaceImport::decode_plane(CodedInputStream& in, PlaneScan& scan) {
+  p_.planes[scan.plane].first_line = uint32_t(p_.lines.size());
+  while (uint32_t tag = in.ReadTag()) {
+    if (tag == (kPlaneLines << 3 | wire::kLengthDelimited)) {
+      CodedInputStream::Limit limit;
+      if (!wire::enter(in, &limit) || !decode_line(in, scan) || !wire::leave(in, limit)) return false;
+    } else if (!wire::skip_field(in, tag)) {
+      return false;
+    }
+  }
+  Plane& plane = p_.planes[scan.plane];
+  plane.num_lines = uint32_t(p_.lines.size()) - plane.first_line;
+  return true;
+}
+
+bool XSpaceImport::decode_line(CodedInputStream& in, PlaneScan& scan) {
+  const uint32_t index = uint32_t(p_.lines.size());
+  p_.lines.emplace_back();
+  p_.lines[index].plane = scan.plane;
+  p_.lines[index].first_event = uint32_t(p_.num_events());
+  int64_t timestamp_ns = 0;
+  bool sorted = true;
+  int64_t prev_start = INT64_MIN, prev_duration = 0;
+  std::string_view text;
+  while (uint32_t tag = in.ReadTag()) {
+    uint64_t v;
+    switch (tag) {
+      case kLineId << 3 | wire::kVarint:
+        if (!in.ReadVarint64(&v)) return false;
+        p_.lines[index].id = int64_t(v);
+        break;
+      case kLineName << 3 | wire::kLengthDelimited:
+        if (!wire::read_bytes(in, &scratch_, &text)) return false;
+        p_.lines[index].name = p_.strings.intern(text);
+        break;
+      case kLineDisplayName << 3 | wire::kLengthDelimited:
+        if (!wire::read_bytes(in, &scratch_, &text)) return false;
+        p_.lines[index].display_name = p_.strings.intern(text);
+        break;
+      case kLineTimestampNs << 3 | wire::kVarint:
+        if (!in.ReadVarint64(&v)) return false;
+        timestamp_ns = int64_t(v);
+        break;
+      case kLineEvents << 3 | wire::kLengthDelimited: {
+        CodedInputStream::Limit limit;
+        int64_t start = 0, duration = 0;
+        if (!wire::enter(in, &limit) || !decode_event(in, scan, index, &start, &duration) ||
+            !wire::leave(in, limit))
+          return false;
+        // Sorted means by start, and an enclosing event (the longer) before what it encloses.
+        if (start < prev_start || (start == prev_start && duration > prev_duration)) sorted = false;
+        prev_start = start;
+        prev_duration = duration;
+        break;
+      }
+      default:
+        if (!wire::skip_field(in, tag)) return false;
+    }
+  }
+  return finish_line(index, timestamp_ns, sorted);
+}
+
+bool XSpaceImport::decode_event(CodedInputStream& in, PlaneScan& scan, uint32_t line, int64_t* start,
+                                int64_t* duration) {
+  int64_t metadata_id = 0;
+  RawStat stat;
+  while (uint32_t tag = in.ReadTag()) {
+    uint64_t v;
+    switch (tag) {
+      case kEventMetadataId << 3 | wire::kVarint:
+        if (!in.ReadVarint64(&v)) return false;
+        metadata_id = int64_t(v);
+        break;
+      case kEventOffsetPs << 3 | wire::kVarint:
+        if (!in.ReadVarint64(&v)) return false;
+        *start = int64_t(v);
+        break;
+      case kEventDurationPs << 3 | wire::kVarint:
+        if (!in.ReadVarint64(&v)) return false;
+        *duration = int64_t(v);
+        break;
+      case kEventStats << 3 | wire::kLengthDelimited: {
+        CodedInputStream::Limit limit;
+        stat = RawStat();
+        if (!wire::enter(in, &limit) || !read_stat(in, &stat) || !wire::leave(in, limit)) return false;
+        p_.event_stats.add(resolve_key(scan, stat.key_id), resolve_value(scan, stat));
+        break;
+      }
+      default:  // num_occurrences (aggregated events keep offset 0) and unknown fields
+        if (!wire::skip_field(in, tag)) return false;
+    }
+  }
+  if (*duration < 0) *duration = 0;
+  EventColumns& ev = p_.events;
+  ev.start_ps.push_back(*start);
+  ev.duration_ps.push_back(*duration);
+  ev.name.push_back(name_for(scan, metadata_id));
+  ev.line.push_back(line);
+  ev.parent.push_back(kNone);
+  ev.first_stat.push_back(uint32_t(p_.event_stats.size()));
+  return true;
+}
+
+NameIndex XSpaceImport::name_for(PlaneScan& scan, int64_t metadata_id) {
+  const uint32_t index = scan.names.get(metadata_id);
+  if (index != IdMap::kAbsent) return index;
+  EventName name;
+  name.name = p_.strings.intern(std::to_string(metadata_id));
+  scan.names.set(metadata_id, NameIndex(p_.names.size()));
+  p_.names.push_back(name);
+  return NameIndex(p_.names.size() - 1);
+}
+
+bool XSpaceImport::finish_line(uint32_t index, int64_t timestamp_ns, bool sorted) {
+  Line& line = p_.lines[index];
+  line.num_events = uint32_t(p_.num_events()) - line.first_event;
+  line.kind = identify_line(p_.planes[line.plane].kind, p_.strings.view(line.name), line.id);
+  if (line.num_events == 0) return true;
+  int64_t base_ps;
+  if (__builtin_sub_overflow(timestamp_ns, p_.origin_ns, &base_ps) ||
+      __builtin_mul_overflow(base_ps, int64_t(1000), &base_ps))
+    return fail("line \"" + std::string(p_.strings.view(line.name)) + "\" has a timestamp out of range");
+  const uint32_t begin = line.first_event, end = begin + line.num_events;
+  for (uint32_t e = begin; e < end; ++e) p_.events.start_ps[e] += base_ps;
+  if (!sorted) sort_line(begin, end);
+  link_parents(begin, end);
+  return true;
+}
+
+// Reorders a line's events (columns and stats) by start, longest first on ties.
+void XSpaceImport::sort_line(uint32_t begin, uint32_t end) {
+  EventColumns& ev = p_.events;
+  std::vector<uint32_t> order(end - begin);
+  std::iota(order.begin(), order.end(), begin);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (ev.start_ps[a] != ev.start_ps[b]) return ev.start_ps[a] < ev.start_ps[b];
+    return ev.duration_ps[a] > ev.duration_ps[b];
+  });
+  auto permute = [&](auto& column) {
+    std::vector<std::decay_t<decltype(column[0])>> copy(column.begin() + begin, column.begin() + end);
+    for (uint32_t i = 0; i < order.size(); ++i) column[begin + i] = copy[order[i] - begin];
+  };
+  const uint32_t stats_begin = ev.first_stat[begin];
+  std::vector<std::pair<StringId, StatValue>> stats;
+  stats.reserve(ev.first_stat[end] - stats_begin);
+  std::vector<uint32_t> first(order.size());
+  for (uint32_t i = 0; i < order.size(); ++i) {
+    first[i] = stats_begin + uint32_t(stats.size());
+    for (uint32_t s = ev.first_stat[order[i]]; s < ev.first_stat[order[i] + 1]; ++s)
+      stats.emplace_back(p_.event_stats.key(s), p_.event_stats.value(s));
+  }
+  for (size_t s = 0; s < stats.size(); ++s) p_.event_stats.set(stats_begin + s, stats[s].first, stats[s].second);
+  for (uint32_t i = 0; i < order.size(); ++i) ev.first_stat[begin + i] = first[i];
+  permute(ev.start_ps);
+  permute(ev.duration_ps);
+  permute(ev.name);
+}
+
+// Nesting on one line: the enclosing event is the innermost earlier one still open.
+void XSpaceImport::link_parents(uint32_t begin, uint32_t end) {
+  EventColumns& ev = p_.events;
+  std::vector<uint32_t> open;
+  for (uint32_t e = begin; e < end; ++e) {
+    const int64_t start = ev.start_ps[e], stop = start + ev.duration_ps[e];
+    while (!open.empty()) {
+      const uint32_t top = open.back();
+      const int64_t top_end = ev.start_ps[top] + ev.duration_ps[top];
+      // A parent must contain the event; one that ended, or only partly overlaps, is closed.
+      if (top_end > start && top_end >= stop) break;
+      open.pop_back();
+    }
+    ev.parent[e] = open.empty() ? kNone : open.back();
+    open.push_back(e);
+  }
+}
+
+void XSpaceImport::rollback() {
+  p_.hosts.resize(saved_.hosts);
+  p_.planes.resize(saved_.planes);
+  p_.lines.resize(saved_.lines);
+  p_.names.resize(saved_.names);
+  EventColumns& ev = p_.events;
+  ev.start_ps.resize(saved_.events);
+  ev.duration_ps.resize(saved_.events);
+  ev.name.resize(saved_.events);
+  ev.line.resize(saved_.events);
+  ev.parent.resize(saved_.events);
+  ev.first_stat.resize(saved_.events + 1);
+  p_.event_stats.truncate(saved_.event_stats);
+  p_.metadata_stats.truncate(saved_.metadata_stats);
+  p_.warnings.resize(saved_.warnings);
+  p_.errors.resize(saved_.errors);
+}
+
+// Runs both passes over streams that `open` makes, each from the start of the data.
+template <typename OpenStream>
+bool import_with(OpenStream open, std::string_view host, Profile* profile, std::string* error) {
+  XSpaceImport import(profile, host);
+  const int64_t saved_origin = profile->origin_ns;
+  bool ok;
+  {
+    auto stream = open();
+    CodedInputStream in(stream.get());
+    in.SetTotalBytesLimit(INT_MAX);
+    ok = import.scan(in);
+  }
+  if (ok) {
+    import.reserve();
+    auto stream = open();
+    CodedInputStream in(stream.get());
+    in.SetTotalBytesLimit(INT_MAX);
+    ok = import.decode(in);
+  }
+  if (!ok) {
+    import.rollback();
+    profile->origin_ns = saved_origin;
+    *error = import.error();
+  }
+  return ok;
+}
+
+}  // namespace
+
+bool import_xspace_bytes(const void* data, size_t size, std::string_view host, Profile* profile,
+                         std::string* error) {
+  if (size == 0) {
+    *error = "empty file";
+    return false;
+  }
+  if (size >= size_t(INT_MAX)) {
+    *error = "larger than 2 GiB, the protobuf message limit";
+    return false;
+  }
+  return import_with(
+      [&] { return std::make_unique<google::protobuf::io::ArrayInputStream>(data, int(size)); }, host,
+      profile, error);
+}
+
+bool import_xspace_file(const std::string& path, std::string_view host, Profile* profile,
+                        std::string* error) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *error = std::strerror(errno);
+    return false;
+  }
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    *error = std::strerror(errno);
+    return false;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    *error = "is a directory, expected an .xplane.pb file";
+    return false;
+  }
+  if (st.st_size == 0) {
+    *error = "empty file";
+    return false;
+  }
+  if (st.st_size >= INT_MAX) {
+    *error = "larger than 2 GiB, the protobuf message limit";
+    return false;
+  }
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  return import_with(
+      [&] {
+        ::lseek(fd, 0, SEEK_SET);
+        return std::make_unique<google::protobuf::io::FileInputStream>(fd, kReadBlockBytes);
+      },
+      host, profile, error);
+}
+
+}  // namespace mlprof::model
