@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
 
   std::vector<Command> commands = {
       add_info_command(app),
+      add_serve_command(app),
   };
 
   try {

@@ -1,0 +1,183 @@
+#include "server/profile_server.h"
+
+#include <httplib.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "server/api.h"
+#include "server/ui_assets.h"
+
+namespace mlprof::server {
+namespace {
+
+// The page may load scripts, styles and data from this server only: the UI never needs the
+// network, and a stray third-party request would fail loudly instead of leaking.
+constexpr const char* kContentSecurityPolicy =
+    "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+
+bool is_loopback_address(const std::string& address) {
+  return address == "127.0.0.1" || address == "localhost" || address == "::1" || address.rfind("127.", 0) == 0;
+}
+
+// The host name of a Host header, without its port ("[::1]:6006" -> "::1").
+std::string host_name_of(const std::string& host_header) {
+  if (!host_header.empty() && host_header.front() == '[') {
+    const auto close = host_header.find(']');
+    return host_header.substr(1, close == std::string::npos ? std::string::npos : close - 1);
+  }
+  return host_header.substr(0, host_header.rfind(':'));
+}
+
+const UiAsset* find_asset(const std::string& path) {
+  const std::string wanted = path == "/" ? "/index.html" : path;
+  for (const auto& asset : ui_assets())
+    if (asset.path == wanted) return &asset;
+  return nullptr;
+}
+
+QueryParams query_params(const httplib::Request& req) {
+  QueryParams params;
+  for (const auto& [k, v] : req.params) params.emplace(k, v);  // the first of repeated names wins
+  return params;
+}
+
+void send(httplib::Response& res, const Reply& reply) {
+  res.status = reply.status;
+  res.set_header("Cache-Control", "no-store");
+  if (!reply.download_name.empty())
+    res.set_header("Content-Disposition", "attachment; filename=\"" + reply.download_name + "\"");
+  res.set_content(reply.body, reply.content_type.c_str());
+}
+
+}  // namespace
+
+struct ProfileServer::Impl {
+  Impl(const ServeOptions& options, std::unique_ptr<ToolBackend> backend)
+      : backend(std::move(backend)), api(RunCatalog(options.logdir), *this->backend) {}
+
+  void add_routes(bool loopback_only);
+
+  std::unique_ptr<ToolBackend> backend;
+  Api api;
+  httplib::Server http;
+  std::atomic<bool> stop_requested{false};
+  std::atomic<bool> serve_entered{false};
+  std::atomic<bool> serve_returned{false};
+};
+
+void ProfileServer::Impl::add_routes(bool loopback_only) {
+  http.set_default_headers({{"X-Content-Type-Options", "nosniff"}, {"Referrer-Policy", "no-referrer"}});
+  // SO_REUSEADDR only: httplib's default also sets SO_REUSEPORT, which would let a second
+  // server share a port already in use instead of reporting it.
+  http.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
+  // A short keep-alive lets a stop finish soon even while a browser keeps a connection open.
+  http.set_keep_alive_timeout(2);
+
+  if (loopback_only) {
+    // A server on the loopback address answers only to loopback names, so a web page that
+    // points its own domain at 127.0.0.1 (DNS rebinding) cannot read the profiles.
+    http.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+      if (is_loopback_address(host_name_of(req.get_header_value("Host"))))
+        return httplib::Server::HandlerResponse::Unhandled;
+      send(res, error_reply(403, "this server answers only to localhost and 127.0.0.1"));
+      return httplib::Server::HandlerResponse::Handled;
+    });
+  }
+  http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+    std::string what = "internal error";
+    try {
+      if (ep) std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    send(res, error_reply(500, what));
+  });
+
+  http.Get("/api/runs", [this](const httplib::Request&, httplib::Response& res) { send(res, api.runs()); });
+  http.Get(R"(/api/runs/([^/]+)/hosts)", [this](const httplib::Request& req, httplib::Response& res) {
+    send(res, api.hosts(req.matches[1]));
+  });
+  http.Get(R"(/api/runs/([^/]+)/tools)", [this](const httplib::Request& req, httplib::Response& res) {
+    send(res, api.tools(req.matches[1], query_params(req)));
+  });
+  http.Get("/api/data", [this](const httplib::Request& req, httplib::Response& res) {
+    send(res, api.data(query_params(req)));
+  });
+  http.Get("/api/csv", [this](const httplib::Request& req, httplib::Response& res) {
+    send(res, api.csv(query_params(req)));
+  });
+  http.Get(R"(/api(/.*)?)", [](const httplib::Request& req, httplib::Response& res) {
+    send(res, error_reply(404, "no API endpoint " + req.path));
+  });
+
+  // Everything else is a file of the UI, from memory.
+  http.Get(R"(/.*)", [](const httplib::Request& req, httplib::Response& res) {
+    const UiAsset* asset = find_asset(req.path);
+    if (!asset) {
+      res.status = 404;
+      res.set_content("not found: " + req.path + "\n", "text/plain; charset=utf-8");
+      return;
+    }
+    // Bundled files carry a content hash in their names, so they never change; the page
+    // itself is checked each time so a rebuilt binary's UI shows at once.
+    const bool hashed = asset->path.rfind("/assets/", 0) == 0;
+    res.set_header("Cache-Control", hashed ? "public, max-age=31536000, immutable" : "no-cache");
+    if (asset->mime_type.rfind("text/html", 0) == 0) res.set_header("Content-Security-Policy", kContentSecurityPolicy);
+    res.set_content(asset->bytes.data(), asset->bytes.size(), std::string(asset->mime_type).c_str());
+  });
+}
+
+ProfileServer::ProfileServer(ServeOptions options, std::unique_ptr<ToolBackend> backend)
+    : impl_(std::make_unique<Impl>(options, std::move(backend))), options_(std::move(options)) {
+  impl_->add_routes(is_loopback_address(options_.bind));
+}
+
+ProfileServer::~ProfileServer() { stop(); }
+
+bool ProfileServer::bind(std::string* error) {
+  errno = 0;
+  if (options_.port == 0) {
+    port_ = impl_->http.bind_to_any_port(options_.bind);
+    if (port_ > 0) return true;
+  } else if (impl_->http.bind_to_port(options_.bind, options_.port)) {
+    port_ = options_.port;
+    return true;
+  }
+  const int err = errno;
+  *error = "cannot listen on " + options_.bind + ":" + std::to_string(options_.port) +
+           (err != 0 ? std::string(" (") + std::strerror(err) + ")" : std::string(" (port in use, or not an address of this machine)"));
+  return false;
+}
+
+std::string ProfileServer::url() const {
+  const bool ipv6 = options_.bind.find(':') != std::string::npos;
+  std::string host = options_.bind == "0.0.0.0" || options_.bind == "::" ? "127.0.0.1" : options_.bind;
+  if (ipv6 && host != "127.0.0.1") host = "[" + host + "]";
+  return "http://" + host + ":" + std::to_string(port_) + "/";
+}
+
+void ProfileServer::serve() {
+  impl_->serve_entered = true;
+  if (!impl_->stop_requested) impl_->http.listen_after_bind();
+  impl_->serve_returned = true;
+}
+
+void ProfileServer::stop() {
+  impl_->stop_requested = true;
+  if (!impl_->serve_entered) return;  // serve() will see the request and not start
+  // httplib ignores a stop that comes before its accept loop has started: wait for that.
+  while (!impl_->http.is_running() && !impl_->serve_returned)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  impl_->http.stop();
+}
+
+}  // namespace mlprof::server

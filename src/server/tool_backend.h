@@ -1,0 +1,54 @@
+// What the HTTP layer asks of the analysis: which tools have data for a run, and a tool's
+// result as JSON or CSV. The real backend (analysis_backend.h) loads the Profile and calls the
+// same tool functions as `mlprof report`; tests can put a fake one in its place.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "format/profile_paths.h"
+
+namespace mlprof::server {
+
+struct ToolInfo {
+  std::string name;   // XProf's tool id, e.g. "overview_page"
+  std::string title;  // what the UI shows, e.g. "Overview"
+};
+
+struct ToolQuery {
+  format::RunLocation run;
+  std::string host;  // one host of the run; empty: all hosts
+  std::string tool;
+  std::map<std::string, std::string> options;  // the URL's other parameters, e.g. include_idle
+};
+
+// A query the backend cannot answer because of what the client asked: 400 for an unknown tool
+// or a bad option, 404 for a tool with no data in this run. The server sends the message as
+// the JSON error; anything else thrown becomes a 500 with its message.
+struct QueryError : std::runtime_error {
+  QueryError(int http_status, const std::string& message)
+      : std::runtime_error(message), http_status(http_status) {}
+  int http_status;
+};
+
+class ToolBackend {
+ public:
+  virtual ~ToolBackend() = default;
+
+  // Tools that have data for the run (or one of its hosts), in the order the UI lists them.
+  virtual std::vector<ToolInfo> tools(const format::RunLocation& run, const std::string& host) = 0;
+
+  // A tool's result as a JSON document (DESIGN.md §3.3).
+  virtual std::string json(const ToolQuery& query) = 0;
+
+  // A tool's table as CSV; options["table"] picks the table when a tool has several.
+  virtual std::string csv(const ToolQuery& query) = 0;
+};
+
+// The backend over the analysis tools of src/analysis.
+std::unique_ptr<ToolBackend> make_analysis_backend();
+
+}  // namespace mlprof::server

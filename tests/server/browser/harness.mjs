@@ -1,0 +1,141 @@
+// What the browser tests stand on: an `mlprof serve` on a free port over a fixture logdir, and
+// a headless Chromium (the system's, never a downloaded one) whose every request, console
+// message and page error is recorded. Requests that would leave 127.0.0.1 are blocked and
+// recorded, so a test can assert that the UI works with no network at all.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+
+export const SKIP = 77; // ctest's SKIP_RETURN_CODE
+
+const CHROMIUM = '/usr/bin/chromium';
+// Without the background-networking switches Chromium phones home at start, which a machine
+// with no network answers slowly or not at all.
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+function env(name) {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set (ctest sets it; see tests/server/CMakeLists.txt)`);
+  return value;
+}
+
+// playwright-core lives in ui/node_modules, not beside this file.
+export function loadPlaywright() {
+  const require = createRequire(path.join(env('MLPROF_UI_DIR'), 'package.json'));
+  try {
+    return require('playwright-core');
+  } catch {
+    return null;
+  }
+}
+
+export function skipUnlessRunnable() {
+  const reasons = [];
+  if (!fs.existsSync(CHROMIUM)) reasons.push(`no Chromium at ${CHROMIUM} (apt-get install chromium)`);
+  if (!loadPlaywright()) reasons.push('playwright-core is not installed (run npm ci in ui/)');
+  if (reasons.length) {
+    console.log(`SKIP browser tests: ${reasons.join('; ')}`);
+    process.exit(SKIP);
+  }
+}
+
+export function makeFixtureLogdir() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mlprof-ui-test-'));
+  const r = spawnSync(env('WRITE_FIXTURE_LOGDIR'), [dir], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`write_fixture_logdir failed: ${r.stderr}`);
+  return dir;
+}
+
+// Starts `mlprof serve LOGDIR --port 0` and resolves with its URL once it listens.
+export function startServer(logdir) {
+  const child = spawn(env('MLPROF'), ['serve', logdir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error(`mlprof serve printed no URL in 20 s:\n${output}`)), 20_000);
+    const fail = (e) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(e);
+    };
+    const onData = (chunk) => {
+      output += chunk;
+      const m = output.match(/at (http:\/\/127\.0\.0\.1:\d+\/)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve({
+          url: m[1],
+          output: () => output,
+          stop: () => stopServer(child),
+        });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => fail(new Error(`mlprof serve exited with ${code}:\n${output}`)));
+  });
+}
+
+// SIGTERM, then the exit code (0 for a clean stop).
+function stopServer(child) {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    if (child.exitCode !== null) return resolve(child.exitCode);
+    child.on('exit', (code, signal) => resolve(code ?? signal));
+    child.kill('SIGTERM');
+  });
+}
+
+export async function launchBrowser() {
+  const { chromium } = loadPlaywright();
+  const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mlprof-chromium-'));
+  const context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1400, height: 1000 },
+    acceptDownloads: true,
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      fs.rmSync(profileDir, { recursive: true, force: true });
+    },
+  };
+}
+
+// Opens a page that records console errors, page errors, failed requests and requests that
+// would leave the server's origin (those are blocked).
+export async function openPage(context, serverUrl) {
+  const origin = new URL(serverUrl).origin;
+  const page = await context.newPage();
+  const problems = { consoleErrors: [], pageErrors: [], external: [], failed: [] };
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.consoleErrors.push(msg.text());
+  });
+  page.on('pageerror', (e) => problems.pageErrors.push(String(e)));
+  page.on('requestfailed', (req) => {
+    if (!req.url().startsWith(origin)) return; // blocked below, recorded there
+    // A download that the browser hands to its download manager shows as aborted.
+    if (req.failure()?.errorText === 'net::ERR_ABORTED' && req.url().includes('/api/csv')) return;
+    problems.failed.push(`${req.url()}: ${req.failure()?.errorText}`);
+  });
+  await page.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(origin) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
+    problems.external.push(url);
+    return route.abort('blockedbyclient');
+  });
+  return { page, problems };
+}

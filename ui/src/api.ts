@@ -1,0 +1,65 @@
+// The server's JSON API (src/server/api.h). Every request goes to the page's own origin.
+
+export interface RunSummary {
+  name: string;
+  hosts: string[];
+}
+
+export interface ToolInfo {
+  name: string;
+  title: string;
+}
+
+export type ToolOptions = Record<string, string>;
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+function url(path: string, params: Record<string, string | undefined> = {}): string {
+  const query = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') query.set(k, v);
+  const q = query.toString();
+  return q ? `${path}?${q}` : path;
+}
+
+async function getJson<T>(href: string): Promise<T> {
+  const res = await fetch(href, { headers: { Accept: 'application/json' } });
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ApiError(`${href}: the server answered ${res.status} with something that is not JSON`, res.status);
+  }
+  if (!res.ok) {
+    const message = (body as { error?: string })?.error ?? `HTTP ${res.status}`;
+    throw new ApiError(message, res.status);
+  }
+  return body as T;
+}
+
+export async function fetchRuns(): Promise<RunSummary[]> {
+  return (await getJson<{ runs: RunSummary[] }>('/api/runs')).runs;
+}
+
+export async function fetchTools(run: string, host: string): Promise<ToolInfo[]> {
+  return (await getJson<{ tools: ToolInfo[] }>(url(`/api/runs/${encodeURIComponent(run)}/tools`, { host }))).tools;
+}
+
+export function dataUrl(run: string, host: string, tool: string, options: ToolOptions = {}): string {
+  return url('/api/data', { run, host, tool, ...options });
+}
+
+export function csvUrl(run: string, host: string, tool: string, options: ToolOptions = {}): string {
+  return url('/api/csv', { run, host, tool, ...options });
+}
+
+export async function fetchToolData<T>(run: string, host: string, tool: string, options: ToolOptions = {}): Promise<T> {
+  return getJson<T>(dataUrl(run, host, tool, options));
+}

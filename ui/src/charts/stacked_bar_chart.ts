@@ -1,0 +1,81 @@
+// Stacked bars over steps (uPlot): each step's time split into categories, first series at
+// the bottom. uPlot draws bars from zero, so each series is drawn at its cumulative height,
+// tallest first, and the legend shows the series' own values.
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { h } from '../dom';
+
+export interface StackedSeries {
+  label: string;
+  colour: string;
+  values: number[];
+}
+
+export interface StackedBarOptions {
+  x: number[];
+  series: StackedSeries[]; // bottom first
+  xLabel: string;
+  formatValue: (v: number) => string;
+  height?: number;
+  label: string; // accessible name
+}
+
+export function stackedBarChart(opts: StackedBarOptions, onDispose: (cleanup: () => void) => void): HTMLElement {
+  const host = h('div', { class: 'chart', role: 'img', 'aria-label': opts.label });
+  const shown = opts.series.filter((s) => s.values.some((v) => v > 0));
+  if (opts.x.length === 0 || shown.length === 0) {
+    host.appendChild(h('p', { class: 'muted' }, 'No steps to show'));
+    return host;
+  }
+
+  const cumulative: number[][] = [];
+  shown.forEach((s, i) => cumulative.push(s.values.map((v, j) => v + (i > 0 ? cumulative[i - 1][j] : 0))));
+  const order = shown.map((_, i) => i).reverse();
+  const bars = uPlot.paths.bars!({ size: [0.7, 48], gap: 1 });
+  const data: uPlot.AlignedData = [opts.x, ...order.map((i) => cumulative[i])];
+  const series: uPlot.Series[] = [
+    { label: opts.xLabel, value: (_u, v) => (v === null ? '' : String(v)) },
+    ...order.map(
+      (i): uPlot.Series => ({
+        label: shown[i].label,
+        fill: shown[i].colour,
+        stroke: shown[i].colour,
+        width: 0,
+        paths: bars,
+        points: { show: false },
+        value: (_u, _v, _si, idx) => (idx === null ? '' : opts.formatValue(shown[i].values[idx])),
+      }),
+    ),
+  ];
+
+  let plot: uPlot | null = null;
+  const resize = new ResizeObserver(([entry]) => {
+    const width = Math.max(240, Math.floor(entry.contentRect.width));
+    if (plot) {
+      plot.setSize({ width, height: opts.height ?? 260 });
+      return;
+    }
+    plot = new uPlot(
+      {
+        width,
+        height: opts.height ?? 260,
+        series,
+        scales: { x: { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] } },
+        axes: [
+          { label: opts.xLabel, grid: { show: false } },
+          { values: (_u, splits) => splits.map((v) => opts.formatValue(v)), size: 70 },
+        ],
+        cursor: { points: { show: false }, drag: { x: false, y: false } },
+        legend: { live: true },
+      },
+      data,
+      host,
+    );
+  });
+  resize.observe(host);
+  onDispose(() => {
+    resize.disconnect();
+    plot?.destroy();
+  });
+  return host;
+}

@@ -1,0 +1,27 @@
+// The page's building blocks: titled panels, banners, label/value lists.
+import { h } from '../dom';
+
+type Content = Node | string | null | undefined | false;
+
+export function panel(title: string, ...children: (Content | Content[])[]): HTMLElement {
+  return h('section', { class: 'panel' }, h('h2', {}, title), ...children);
+}
+
+export type NoticeKind = 'warning' | 'ok' | 'info' | 'error';
+
+export function notice(kind: NoticeKind, ...children: (Content | Content[])[]): HTMLElement {
+  return h('div', { class: `notice notice-${kind}`, role: kind === 'error' ? 'alert' : 'status' }, ...children);
+}
+
+export function keyValueList(rows: [string, Content][]): HTMLElement {
+  return h('dl', { class: 'kv' }, ...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
+}
+
+export function pageHeader(title: string, subtitle?: string, ...actions: Content[]): HTMLElement {
+  return h(
+    'header',
+    { class: 'page-header' },
+    h('div', {}, h('h1', {}, title), subtitle ? h('p', { class: 'muted' }, subtitle) : null),
+    h('div', { class: 'page-actions' }, ...actions),
+  );
+}

@@ -1,0 +1,74 @@
+// The left column, like TensorBoard's Profile tab: run and host pickers, then the tools.
+import type { RunSummary, ToolInfo } from './api';
+import { clear, h } from './dom';
+import { viewStateHash, type ViewState } from './location_state';
+
+export const ALL_HOSTS_LABEL = 'All hosts';
+
+export interface SidebarModel {
+  runs: RunSummary[];
+  tools: ToolInfo[];
+  state: ViewState; // the resolved selection
+}
+
+export interface SidebarActions {
+  navigate(state: ViewState): void;
+  refreshRuns(): void;
+}
+
+export function renderSidebar(root: HTMLElement, model: SidebarModel, actions: SidebarActions): void {
+  clear(root);
+  const { runs, tools, state } = model;
+  const run = runs.find((r) => r.name === state.run);
+
+  // Newest run first, as the user most often wants the capture just taken.
+  const runSelect = h(
+    'select',
+    { id: 'run-select', 'aria-label': 'Run' },
+    ...[...runs].reverse().map((r) => h('option', { value: r.name, selected: r.name === state.run }, r.name)),
+  );
+  runSelect.addEventListener('change', () =>
+    actions.navigate({ run: runSelect.value, host: '', tool: state.tool, options: {} }),
+  );
+
+  const hosts = run?.hosts ?? [];
+  const hostOptions = hosts.length > 1 ? [{ value: '', label: ALL_HOSTS_LABEL }] : [];
+  hostOptions.push(...hosts.map((name) => ({ value: name, label: name })));
+  const hostSelect = h(
+    'select',
+    { id: 'host-select', 'aria-label': 'Host', disabled: hostOptions.length <= 1 },
+    ...hostOptions.map((o) => h('option', { value: o.value, selected: o.value === state.host }, o.label)),
+  );
+  hostSelect.addEventListener('change', () =>
+    actions.navigate({ run: state.run, host: hostSelect.value, tool: state.tool, options: {} }),
+  );
+
+  const refresh = h(
+    'button',
+    { type: 'button', class: 'icon-button', title: 'Look for new runs', 'aria-label': 'Look for new runs' },
+    '↻',
+  );
+  refresh.addEventListener('click', () => actions.refreshRuns());
+
+  const nav = h(
+    'nav',
+    { class: 'tool-nav', 'aria-label': 'Tools' },
+    ...tools.map((t) =>
+      h(
+        'a',
+        {
+          href: viewStateHash({ run: state.run, host: state.host, tool: t.name, options: {} }),
+          'aria-current': t.name === state.tool ? 'page' : undefined,
+          'data-tool': t.name,
+        },
+        t.title,
+      ),
+    ),
+  );
+
+  root.append(
+    h('div', { class: 'field' }, h('div', { class: 'field-label' }, h('span', {}, 'Run'), refresh), runSelect),
+    h('div', { class: 'field' }, h('div', { class: 'field-label' }, 'Host'), hostSelect),
+    h('div', { class: 'field' }, h('div', { class: 'field-label' }, 'Tools'), tools.length ? nav : h('p', { class: 'muted' }, 'No tool has data for this run.')),
+  );
+}
