@@ -1,0 +1,39 @@
+// Where a capture goes (DESIGN.md §4.4):
+//   <logdir>/plugins/profile/<run>/<host>.xplane.pb
+// plus, once per logdir, the empty event file TensorBoard needs to list it.
+#pragma once
+
+#include <ctime>
+#include <string>
+#include <string_view>
+
+namespace mlprof::format {
+
+// "YYYY_MM_DD_HH_MM_SS" in local time, TensorFlow's run directory name.
+std::string run_name_at(std::time_t unix_seconds);
+
+// The host name as it appears in file names: ':' (host:port) and '/' become '_'.
+std::string host_for_file_name(std::string_view host);
+
+// This machine's host name (gethostname), "localhost" when it has none.
+std::string local_host_name();
+
+// mkdir -p. Returns false with a one-line reason naming the directory.
+bool make_directories(const std::string& path, std::string* error);
+
+// Writes `bytes` to `path` through a temporary file and a rename, so a reader never sees
+// half a file.
+bool write_file_atomically(const std::string& path, std::string_view bytes, std::string* error);
+
+struct RunLocation {
+  std::string run_dir;      // <logdir>/plugins/profile/<run>
+  std::string xspace_path;  // <run_dir>/<host>.xplane.pb
+};
+
+// Creates the run directory and the logdir's event file. With an empty run_name the run is
+// named after `now`; if that run already holds this host's file (two captures in one
+// second) the next free second is used, so a capture never overwrites another.
+bool prepare_run(const std::string& logdir, const std::string& run_name, const std::string& host,
+                 std::time_t now, RunLocation* location, std::string* error);
+
+}  // namespace mlprof::format
