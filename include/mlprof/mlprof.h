@@ -22,6 +22,13 @@
 #include "mlprof/clock.h"
 #include "mlprof/trace_arg.h"
 
+// The library is built with hidden visibility; this marks what it exports.
+#if defined(__GNUC__)
+#define MLPROF_API __attribute__((visibility("default")))
+#else
+#define MLPROF_API
+#endif
+
 namespace mlprof {
 
 // Annotation levels, as TraceMeLevel: options.host_tracer_level records levels <= it.
@@ -74,14 +81,14 @@ struct RunInfo {
 };
 
 // Starts a session that writes into logdir. Fails (without side effects) if a session runs.
-Status start(const std::string& logdir, const ProfilerOptions& options = {});
+MLPROF_API Status start(const std::string& logdir, const ProfilerOptions& options = {});
 // Stops the running session and writes it. Safe while other threads still annotate.
-RunInfo stop();
+MLPROF_API RunInfo stop();
 // True between start() and stop() (also while a step-range session waits for its first step).
-bool is_active();
+MLPROF_API bool is_active();
 
 // Names the calling thread's line in the trace (also applies to later sessions).
-void set_thread_name(std::string_view name);
+MLPROF_API void set_thread_name(std::string_view name);
 
 // RAII session, like tf.profiler.experimental.Profile.
 class Profile {
@@ -100,34 +107,38 @@ class Profile {
 namespace internal {
 // The level currently recorded; 0 when no session records, -1 while a step-range session
 // waits for its first step (only StepTrace reacts to that). Read on every annotation.
-extern std::atomic<int> g_trace_level;
+extern MLPROF_API std::atomic<int> g_trace_level;
 
 inline bool tracing(int level) {
   return __builtin_expect(level <= g_trace_level.load(std::memory_order_relaxed), 0);
 }
 
-// Record sinks (src/capture/). `name` is a string literal kept as a pointer; the *_copy
-// forms copy the bytes into the thread's buffer.
-void record_literal(const char* name, uint64_t start_ticks, uint64_t end_ticks) noexcept;
-void record_copy(std::string_view name, uint64_t start_ticks, uint64_t end_ticks) noexcept;
-void record_with_args(std::string_view name, const TraceArg* args, size_t num_args,
+// Record sinks (src/capture/). `name` is a string literal kept as a pointer (it must live
+// until the session is written); the other forms copy the bytes into the thread's buffer.
+MLPROF_API void record_literal(const char* name, uint64_t start_ticks, uint64_t end_ticks) noexcept;
+MLPROF_API void record_copy(std::string_view name, uint64_t start_ticks, uint64_t end_ticks) noexcept;
+MLPROF_API void record_with_args(std::string_view name, const TraceArg* args, size_t num_args,
                       uint64_t start_ticks, uint64_t end_ticks) noexcept;
 // Step markers: step begin may switch a step-range session on, step end may switch it off.
-int step_begin(int64_t step) noexcept;  // returns the level in force for this step
-void step_end(const char* name, int64_t step, uint64_t start_ticks, uint64_t end_ticks) noexcept;
+MLPROF_API int step_begin(int64_t step) noexcept;  // returns the level in force for this step
+MLPROF_API void step_end(const char* name, int64_t step, uint64_t start_ticks, uint64_t end_ticks) noexcept;
 }  // namespace internal
 
 // Encodes "name#k1=v1,k2=v2#" the way TraceMeEncode does.
-std::string encode(std::string_view name, std::initializer_list<TraceArg> args);
+MLPROF_API std::string encode(std::string_view name, std::initializer_list<TraceArg> args);
 
 // A scoped annotation (TraceMe). Records [construction, destruction) on this thread.
-class Trace {
+class MLPROF_API Trace {
  public:
   // A string literal: stored as a pointer, interned at export.
   template <size_t N>
   explicit Trace(const char (&name)[N], int level = kCritical) noexcept {
     if (internal::tracing(level)) { literal_ = name; start_ = now_ticks(); }
   }
+  // A writable char array is not a literal: its bytes may change, so they are copied.
+  template <size_t N>
+  explicit Trace(char (&name)[N], int level = kCritical) noexcept
+      : Trace(std::string_view(name), level) {}
   // A name built at run time: copied into the buffer.
   explicit Trace(std::string_view name, int level = kCritical) noexcept {
     if (internal::tracing(level)) begin_copy(name);
@@ -160,10 +171,13 @@ class Trace {
   }
   void end_copy(uint64_t stop) noexcept;
 
-  uint64_t start_ = 0;
-  const char* literal_ = nullptr;
-  // Dynamic names are staged in the thread's buffer at begin; this is their handle.
-  uint64_t staged_ = 0;
+  uint64_t start_ = 0;              // 0: this Trace records nothing
+  const char* literal_ = nullptr;   // set: a literal-name event, recorded whole at the end
+  // Otherwise the name was copied into the thread's buffer at begin (the caller's view may
+  // die first); the end tick goes into that staged record, if it still belongs to the
+  // session the thread writes to (epoch_).
+  uint64_t* end_slot_;
+  uint64_t epoch_;
 };
 
 // A step marker: a Trace with step_num=<step> and _r=1 (a root the analysis splits steps on).

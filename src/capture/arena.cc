@@ -1,0 +1,88 @@
+#include "capture/arena.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <mutex>
+#include <new>
+#include <vector>
+
+namespace mlprof::capture {
+namespace {
+
+// Arenas released while threads were still attached, waiting to be unmapped.
+struct ReleasedArenas {
+  std::mutex mu;
+  std::vector<Arena*> arenas;
+};
+
+ReleasedArenas& released_arenas() {
+  static ReleasedArenas* released = new ReleasedArenas;  // immortal: used from atexit
+  return *released;
+}
+
+}  // namespace
+
+Arena* Arena::create(uint64_t session_id, uint64_t max_bytes) {
+  const uint64_t chunks = std::min<uint64_t>(max_bytes / kChunkBytes, UINT32_MAX / 2);
+  char* base = nullptr;
+  if (chunks > 0) {
+    void* p = mmap(nullptr, chunks * kChunkBytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return nullptr;
+    base = static_cast<char*>(p);
+    madvise(base, chunks * kChunkBytes, MADV_HUGEPAGE);
+  }
+  Arena* arena = new (std::nothrow) Arena(session_id, base, uint32_t(chunks));
+  if (arena == nullptr && base != nullptr) munmap(base, chunks * kChunkBytes);
+  return arena;
+}
+
+// attach/close form a Dekker pair (both seq_cst): either attach sees the arena closed, or
+// the unmapping side sees the attachment.
+bool Arena::attach() noexcept {
+  attached_.fetch_add(1, std::memory_order_seq_cst);
+  if (!open_.load(std::memory_order_seq_cst)) {
+    attached_.fetch_sub(1, std::memory_order_release);
+    return false;
+  }
+  return true;
+}
+
+void Arena::detach() noexcept { attached_.fetch_sub(1, std::memory_order_release); }
+
+ChunkHeader* Arena::take_chunk() noexcept {
+  const uint32_t index = next_chunk_.fetch_add(1, std::memory_order_relaxed);
+  // A thread that gets null stops asking for this session, so the counter cannot wrap.
+  return index < num_chunks_ ? chunk(index) : nullptr;
+}
+
+void Arena::close() noexcept { open_.store(false, std::memory_order_seq_cst); }
+
+uint32_t Arena::chunks_taken() const noexcept {
+  return std::min(next_chunk_.load(std::memory_order_acquire), num_chunks_);
+}
+
+bool Arena::try_unmap() noexcept {
+  if (unmapped_) return true;
+  if (attached_.load(std::memory_order_seq_cst) != 0) return false;
+  if (base_ != nullptr) munmap(base_, capacity_bytes());
+  unmapped_ = true;
+  return true;
+}
+
+void Arena::release() noexcept {
+  ReleasedArenas& released = released_arenas();
+  std::lock_guard<std::mutex> lock(released.mu);
+  if (try_unmap()) return;
+  if (base_ != nullptr) madvise(base_, uint64_t(chunks_taken()) * kChunkBytes, MADV_DONTNEED);
+  released.arenas.push_back(this);
+}
+
+void Arena::unmap_idle_arenas() noexcept {
+  ReleasedArenas& released = released_arenas();
+  std::lock_guard<std::mutex> lock(released.mu);
+  std::erase_if(released.arenas, [](Arena* a) { return a->try_unmap(); });
+}
+
+}  // namespace mlprof::capture

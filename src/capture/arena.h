@@ -1,0 +1,62 @@
+// One session's capture memory: max_buffer_bytes of address space, committed page by page
+// as it is written, handed out to threads in fixed-size chunks with an atomic bump index.
+//
+// Lifetime: a thread attaches (pins the arena) before taking chunks and detaches when it
+// notices the session is gone or exits; the mapping is unmapped only once the session is
+// closed and no thread is attached, so a late writer never touches unmapped memory. The
+// control block itself is never freed: a racing thread may always read it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "capture/record_format.h"
+
+namespace mlprof::capture {
+
+class Arena {
+ public:
+  // Null when the address space cannot be reserved.
+  static Arena* create(uint64_t session_id, uint64_t max_bytes);
+
+  uint64_t session_id() const { return session_id_; }
+  uint64_t capacity_bytes() const { return uint64_t(num_chunks_) * kChunkBytes; }
+
+  // Writers. attach() fails once the arena is closed.
+  bool attach() noexcept;
+  void detach() noexcept;
+  // A fresh chunk for the calling thread, or null when the arena is full.
+  ChunkHeader* take_chunk() noexcept;
+  // Drops of a thread that never got a chunk.
+  void count_drop_without_chunk() noexcept { dropped_without_chunk_.fetch_add(1, std::memory_order_relaxed); }
+
+  // The exporter, after close(): chunks [0, chunks_taken()) may hold records.
+  void close() noexcept;
+  uint32_t chunks_taken() const noexcept;
+  ChunkHeader* chunk(uint32_t index) const noexcept {
+    return reinterpret_cast<ChunkHeader*>(base_ + uint64_t(index) * kChunkBytes);
+  }
+  uint64_t dropped_without_chunk() const noexcept { return dropped_without_chunk_.load(std::memory_order_acquire); }
+
+  // Gives the memory back after export: unmaps it when no thread is attached, otherwise
+  // frees its pages (a late write then lands in a fresh zero page) and unmaps it later.
+  void release() noexcept;
+  // Unmaps released arenas that no thread is attached to any more.
+  static void unmap_idle_arenas() noexcept;
+
+ private:
+  Arena(uint64_t session_id, char* base, uint32_t num_chunks)
+      : session_id_(session_id), base_(base), num_chunks_(num_chunks) {}
+  bool try_unmap() noexcept;
+
+  const uint64_t session_id_;
+  char* base_;
+  const uint32_t num_chunks_;
+  std::atomic<uint32_t> next_chunk_{0};
+  std::atomic<bool> open_{true};
+  std::atomic<uint32_t> attached_{0};
+  std::atomic<uint64_t> dropped_without_chunk_{0};
+  bool unmapped_ = false;
+};
+
+}  // namespace mlprof::capture

@@ -1,0 +1,70 @@
+// The layout of capture memory, shared by the recorder (writer) and the exporter (reader).
+//
+// Each thread writes into fixed-size chunks it owns. A chunk starts with a ChunkHeader and
+// holds records back to back, 8-byte aligned. A record starts with one word: either the
+// pointer of a literal name (a LiteralRecord; the first page of memory is never mapped, so
+// such a pointer is >= kFirstPointer) or a small RecordKind.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace mlprof::capture {
+
+constexpr size_t kChunkBytes = size_t{64} << 10;
+
+struct ChunkHeader {
+  // Bytes from the chunk's start up to the end of the last complete record. The owner
+  // stores it with release after writing a record; the exporter loads it with acquire.
+  std::atomic<uint32_t> published;
+  uint32_t tid;                             // the owner's OS thread id
+  std::atomic<uint64_t> dropped;            // events the owner lost once capture memory was full
+  std::atomic<const char*> thread_name;     // set_thread_name() name (immortal), or null
+  char os_thread_name[16];                  // the OS name when the owner took the chunk
+};
+static_assert(sizeof(ChunkHeader) % 8 == 0);
+
+constexpr uint64_t kFirstPointer = 4096;
+
+enum RecordKind : uint64_t {
+  kCopiedName = 1,  // CopiedNameRecord + the name's bytes, padded to 8
+  kStep = 2,        // StepRecord
+};
+
+// A Trace with a literal name: 24 bytes.
+struct LiteralRecord {
+  const char* name;
+  uint64_t start;
+  uint64_t end;
+};
+
+// A Trace whose name (maybe "name#k=v,...#") was copied at begin. `end` stays 0 until the
+// Trace ends; it is written atomically because the exporter may read it meanwhile.
+struct CopiedNameRecord {
+  uint64_t kind;  // kCopiedName
+  uint64_t length;
+  uint64_t start;
+  uint64_t end;
+  // followed by `length` bytes
+};
+
+// A StepTrace: 40 bytes.
+struct StepRecord {
+  uint64_t kind;  // kStep
+  const char* name;
+  int64_t step;
+  uint64_t start;
+  uint64_t end;
+};
+
+constexpr size_t round_up8(size_t n) { return (n + 7) & ~size_t{7}; }
+
+constexpr size_t copied_record_bytes(size_t name_length) {
+  return sizeof(CopiedNameRecord) + round_up8(name_length);
+}
+
+// The longest name a copied record can hold; longer names are truncated.
+constexpr size_t kMaxCopiedName = kChunkBytes - sizeof(ChunkHeader) - sizeof(CopiedNameRecord);
+
+}  // namespace mlprof::capture

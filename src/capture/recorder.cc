@@ -1,0 +1,182 @@
+// The record sinks behind Trace and StepTrace, and the per-thread slow path.
+#include "capture/recorder.h"
+
+#include <pthread.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "mlprof/mlprof.h"
+#include "format/annotation.h"
+
+namespace mlprof::capture {
+
+std::atomic<uint64_t> g_epoch{0};
+std::atomic<Arena*> g_arena{nullptr};
+thread_local ThreadState t_state __attribute__((tls_model("initial-exec")));
+
+namespace {
+
+void detach(ThreadState& t) noexcept {
+  if (t.arena != nullptr) t.arena->detach();
+  t.arena = nullptr;
+  t.epoch = 0;
+  t.chunk = nullptr;
+  t.pos = t.limit = nullptr;
+  t.dropping = false;
+}
+
+// A thread leaving lets go of its session's arena; its chunks stay for the exporter.
+void on_thread_exit(void*) { detach(t_state); }
+
+pthread_key_t thread_exit_key() {
+  static const pthread_key_t key = [] {
+    pthread_key_t k;
+    pthread_key_create(&k, on_thread_exit);
+    return k;
+  }();
+  return key;
+}
+
+bool attach(ThreadState& t, uint64_t session) noexcept {
+  Arena* arena = g_arena.load(std::memory_order_acquire);
+  if (arena == nullptr || arena->session_id() != session || !arena->attach()) return false;
+  if (t.tid == 0) t.tid = uint32_t(syscall(SYS_gettid));
+  if (!t.exit_hook_armed) {
+    pthread_setspecific(thread_exit_key(), &t);
+    t.exit_hook_armed = true;
+  }
+  prctl(PR_GET_NAME, t.os_name);  // once per thread and session, off the hot path
+  t.arena = arena;
+  t.epoch = session;
+  return true;
+}
+
+void count_drop(ThreadState& t) noexcept {
+  if (t.chunk != nullptr) {
+    // Only the owner writes its chunk's counter: no read-modify-write needed.
+    t.chunk->dropped.store(t.chunk->dropped.load(std::memory_order_relaxed) + 1,
+                           std::memory_order_release);
+  } else {
+    t.arena->count_drop_without_chunk();
+  }
+}
+
+void start_chunk(ThreadState& t, ChunkHeader* chunk) noexcept {
+  chunk->tid = t.tid;
+  chunk->thread_name.store(t.name, std::memory_order_relaxed);
+  std::memcpy(chunk->os_thread_name, t.os_name, sizeof chunk->os_thread_name);
+  t.chunk = chunk;
+  t.limit = reinterpret_cast<char*>(chunk) + kChunkBytes;
+  publish(t, reinterpret_cast<char*>(chunk) + sizeof(ChunkHeader));
+}
+
+}  // namespace
+
+bool reserve_slow(ThreadState& t, size_t bytes) noexcept {
+  const uint64_t session = g_epoch.load(std::memory_order_acquire);
+  if (t.epoch != session) {
+    detach(t);
+    if (session == 0 || !attach(t, session)) return false;  // no session: nothing to count
+  }
+  if (size_t(t.limit - t.pos) >= bytes) return true;
+  if (!t.dropping) {
+    if (ChunkHeader* chunk = t.arena->take_chunk()) {
+      start_chunk(t, chunk);
+      return true;
+    }
+    t.dropping = true;
+  }
+  count_drop(t);
+  return false;
+}
+
+void reset_thread_after_fork() noexcept {
+  // The child's only thread: its attachment and cached id belong to the parent.
+  t_state.arena = nullptr;
+  t_state.epoch = 0;
+  t_state.chunk = nullptr;
+  t_state.pos = t_state.limit = nullptr;
+  t_state.dropping = false;
+  t_state.tid = 0;
+}
+
+void set_name_of_this_thread(const char* interned_name) noexcept {
+  ThreadState& t = t_state;
+  t.name = interned_name;
+  if (t.chunk != nullptr) t.chunk->thread_name.store(interned_name, std::memory_order_relaxed);
+}
+
+void record_literal_slow(const char* name, uint64_t start, uint64_t end) noexcept {
+  ThreadState& t = t_state;
+  if (!reserve_slow(t, sizeof(LiteralRecord))) return;
+  auto* r = reinterpret_cast<LiteralRecord*>(t.pos);
+  *r = LiteralRecord{name, start, end};
+  publish(t, t.pos + sizeof(LiteralRecord));
+}
+
+void record_step(const char* name, int64_t step, uint64_t start, uint64_t end) noexcept {
+  ThreadState& t = t_state;
+  if (!reserve(t, sizeof(StepRecord))) return;
+  auto* r = reinterpret_cast<StepRecord*>(t.pos);
+  *r = StepRecord{kStep, name, step, start, end};
+  publish(t, t.pos + sizeof(StepRecord));
+}
+
+}  // namespace mlprof::capture
+
+namespace mlprof {
+
+using capture::CopiedNameRecord;
+using capture::t_state;
+
+namespace internal {
+
+// Written so the fast path needs no stack frame: everything it touches is loaded first,
+// and the slow path is a tail call.
+void record_literal(const char* name, uint64_t start_ticks, uint64_t end_ticks) noexcept {
+  capture::ThreadState& t = t_state;
+  char* const p = t.pos;
+  capture::ChunkHeader* const chunk = t.chunk;
+  if (__builtin_expect(t.epoch == capture::g_epoch.load(std::memory_order_relaxed) &&
+                           size_t(t.limit - p) >= sizeof(capture::LiteralRecord), 1)) {
+    auto* r = reinterpret_cast<capture::LiteralRecord*>(p);
+    r->name = name;
+    r->start = start_ticks;
+    r->end = end_ticks;
+    char* const end = p + sizeof(capture::LiteralRecord);
+    t.pos = end;
+    chunk->published.store(uint32_t(end - reinterpret_cast<char*>(chunk)), std::memory_order_release);
+    return;
+  }
+  capture::record_literal_slow(name, start_ticks, end_ticks);
+}
+
+void record_copy(std::string_view name, uint64_t start_ticks, uint64_t end_ticks) noexcept {
+  capture::ThreadState& t = t_state;
+  CopiedNameRecord* r = capture::stage_copied(t, name.size(), end_ticks, [&](char* out, size_t n) {
+    std::memcpy(out, name.data(), n);
+  });
+  if (r == nullptr) return;
+  r->start = start_ticks;
+  capture::publish(t, t.pos + capture::copied_record_bytes(r->length));
+}
+
+void record_with_args(std::string_view name, const TraceArg* args, size_t num_args,
+                      uint64_t start_ticks, uint64_t end_ticks) noexcept {
+  capture::ThreadState& t = t_state;
+  const size_t length = format::encode_into(nullptr, 0, name, args, num_args);
+  CopiedNameRecord* r = capture::stage_copied(t, length, end_ticks, [&](char* out, size_t n) {
+    format::encode_into(out, n, name, args, num_args);
+  });
+  if (r == nullptr) return;
+  r->start = start_ticks;
+  capture::publish(t, t.pos + capture::copied_record_bytes(r->length));
+}
+
+}  // namespace internal
+
+}  // namespace mlprof

@@ -1,0 +1,301 @@
+#include "capture/session.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <ctime>
+#include <exception>
+#include <mutex>
+#include <new>
+#include <thread>
+
+#include "capture/arena.h"
+#include "capture/clock_fit.h"
+#include "capture/recorder.h"
+#include "capture/xspace_export.h"
+#include "format/logdir.h"
+
+namespace mlprof {
+
+namespace internal {
+std::atomic<int> g_trace_level{0};
+}  // namespace internal
+
+namespace capture {
+namespace {
+
+struct Session {
+  uint64_t id = 0;
+  std::string logdir;
+  ProfilerOptions options;
+  bool auto_started = false;
+  pid_t pid = 0;
+  Arena* arena = nullptr;
+  ClockPair start;
+  std::chrono::steady_clock::time_point deadline;
+  std::thread writer;  // only for sessions that end on their own (steps, duration)
+  bool finished = false;
+  RunInfo result;
+};
+
+// Everything start/stop share. Immortal: used by atexit handlers and after fork.
+struct Control {
+  std::mutex api_mu;                // serialises start and stop
+  Session* session = nullptr;       // guarded by api_mu
+  uint64_t last_session_id = 0;     // guarded by api_mu
+  std::mutex signal_mu;             // wakes the writer thread
+  std::condition_variable signal_cv;
+  uint64_t finish_requested = 0;    // highest session id asked to finish; guarded by signal_mu
+};
+
+Control& control() {
+  static Control* c = new Control;
+  return *c;
+}
+
+std::atomic<bool> g_active{false};
+// The step-range policy of the running session (-1: none).
+std::atomic<int64_t> g_first_step{-1};
+std::atomic<int64_t> g_last_step{-1};
+std::atomic<int> g_range_level{0};
+std::atomic<bool> g_range_started{false};
+// Taken when the library loads: a long baseline for the tick rate.
+ClockPair g_load_pair;
+
+__attribute__((constructor)) void on_library_load() { g_load_pair = read_clock_pair(); }
+
+void request_finish(uint64_t session_id) {
+  Control& c = control();
+  {
+    std::lock_guard<std::mutex> lock(c.signal_mu);
+    c.finish_requested = std::max(c.finish_requested, session_id);
+  }
+  c.signal_cv.notify_all();
+}
+
+RunInfo write_run(const Session& s, const ClockPair& stop) {
+  RunInfo info;
+  const std::string host = s.options.host_name.empty() ? format::local_host_name() : s.options.host_name;
+  format::RunLocation location;
+  std::string error;
+  if (!format::prepare_run(s.logdir, s.options.run_name, host, std::time(nullptr), &location, &error)) {
+    info.status = Status::error("mlprof: " + error);
+    return info;
+  }
+  info.run_dir = location.run_dir;
+  info.xspace_path = location.xspace_path;
+
+  CaptureToExport capture;
+  capture.arena = s.arena;
+  capture.start = s.start;
+  capture.stop = stop;
+  capture.calibration = g_load_pair;
+  capture.max_buffer_bytes = s.options.max_buffer_bytes;
+  capture.host_name = host;
+  if (s.options.first_step >= 0 && !g_range_started.load()) {
+    capture.warnings.push_back("mlprof recorded nothing: no step in the range " +
+                               std::to_string(s.options.first_step) + ".." +
+                               std::to_string(s.options.last_step) + " began");
+  }
+  ExportCounts counts;
+  if (!export_xspace(capture, location.xspace_path, &counts, &error)) {
+    info.status = Status::error("mlprof: " + error);
+  }
+  info.events = counts.events;
+  info.dropped = counts.dropped;
+  return info;
+}
+
+// Ends recording and writes the run; on the writer thread, or in stop() when there is none.
+void finish(Session& s) {
+  if (s.finished) return;
+  s.finished = true;
+  internal::g_trace_level.store(0, std::memory_order_relaxed);
+  g_epoch.store(0, std::memory_order_release);  // writers let go of the arena
+  const ClockPair stop = read_clock_pair();
+  if (s.arena != nullptr) s.arena->close();
+  g_arena.store(nullptr, std::memory_order_release);
+  try {
+    s.result = write_run(s, stop);
+  } catch (const std::exception& e) {  // bad_alloc on a huge capture: report, never crash
+    s.result.status = Status::error(std::string("mlprof: cannot write the profile: ") + e.what());
+  }
+  if (s.arena != nullptr) s.arena->release();
+  if (s.auto_started) {
+    if (s.result.status.ok()) {
+      std::fprintf(stderr, "mlprof: wrote %s (%llu events%s)\n", s.result.xspace_path.c_str(),
+                   static_cast<unsigned long long>(s.result.events),
+                   s.result.dropped > 0 ? ", some dropped: see the warnings" : "");
+    } else {
+      std::fprintf(stderr, "%s\n", s.result.status.message().c_str());
+    }
+  }
+}
+
+void run_writer(Session* s) {
+  pthread_setname_np(pthread_self(), "mlprof_writer");
+  Control& c = control();
+  {
+    std::unique_lock<std::mutex> lock(c.signal_mu);
+    auto asked = [&] { return c.finish_requested >= s->id; };
+    if (s->options.duration_ms > 0) c.signal_cv.wait_until(lock, s->deadline, asked);
+    else c.signal_cv.wait(lock, asked);
+  }
+  finish(*s);
+}
+
+RunInfo stop_locked(Control& c) {
+  Session* s = c.session;
+  if (s->writer.joinable()) {
+    request_finish(s->id);
+    s->writer.join();
+  } else {
+    finish(*s);
+  }
+  c.session = nullptr;
+  g_active.store(false);
+  RunInfo result = std::move(s->result);
+  delete s;
+  Arena::unmap_idle_arenas();
+  return result;
+}
+
+// In a forked child: the parent's session is not ours to write, and its locks may be held.
+void after_fork_in_child() {
+  internal::g_trace_level.store(0);
+  g_epoch.store(0);
+  g_arena.store(nullptr);
+  g_active.store(false);
+  g_first_step.store(-1);
+  g_last_step.store(-1);
+  reset_thread_after_fork();
+  Control& c = control();
+  new (&c.api_mu) std::mutex;
+  new (&c.signal_mu) std::mutex;
+  new (&c.signal_cv) std::condition_variable;
+  c.session = nullptr;  // the parent's: left alone
+}
+
+__attribute__((constructor)) void register_fork_handler() {
+  pthread_atfork(nullptr, nullptr, after_fork_in_child);
+}
+
+}  // namespace
+
+Status start_session(const std::string& logdir, const ProfilerOptions& options, bool auto_started) {
+  if (logdir.empty()) return Status::error("mlprof::start: the logdir is empty");
+  ProfilerOptions o = options;
+  o.host_tracer_level = std::clamp(o.host_tracer_level, 0, 3);
+  if (o.first_step >= 0 && o.last_step < 0) o.last_step = o.first_step;
+  if (o.first_step >= 0 && o.last_step < o.first_step) {
+    return Status::error("mlprof::start: last_step (" + std::to_string(o.last_step) +
+                         ") is before first_step (" + std::to_string(o.first_step) + ")");
+  }
+
+  Control& c = control();
+  std::lock_guard<std::mutex> lock(c.api_mu);
+  if (c.session != nullptr) {
+    return Status::error("mlprof::start: a profiling session is already running (writing to " +
+                         c.session->logdir + (c.session->auto_started ? ", started by MLPROF_LOGDIR" : "") +
+                         "); call mlprof::stop() before starting another");
+  }
+  Arena::unmap_idle_arenas();
+  auto s = std::make_unique<Session>();
+  s->id = ++c.last_session_id;
+  s->logdir = logdir;
+  s->options = o;
+  s->auto_started = auto_started;
+  s->pid = getpid();
+  s->arena = Arena::create(s->id, o.max_buffer_bytes);
+  if (s->arena == nullptr) {
+    return Status::error("mlprof::start: cannot reserve " + std::to_string(o.max_buffer_bytes) +
+                         " bytes of address space for the capture buffer (max_buffer_bytes)");
+  }
+  s->deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(o.duration_ms);
+  s->start = read_clock_pair();
+
+  g_first_step.store(o.first_step);
+  g_last_step.store(o.first_step >= 0 ? o.last_step : -1);
+  g_range_level.store(o.host_tracer_level);
+  g_range_started.store(false);
+  g_arena.store(s->arena, std::memory_order_release);
+  g_epoch.store(s->id, std::memory_order_release);
+  internal::g_trace_level.store(o.first_step >= 0 ? -1 : o.host_tracer_level);
+
+  if (o.first_step >= 0 || o.duration_ms > 0) {
+    try {
+      s->writer = std::thread(run_writer, s.get());
+    } catch (const std::exception& e) {
+      finish(*s);
+      Arena::unmap_idle_arenas();
+      return Status::error(std::string("mlprof::start: cannot start the writer thread: ") + e.what());
+    }
+  }
+  c.session = s.release();
+  g_active.store(true);
+  return Status();
+}
+
+void stop_auto_started_session() {
+  Control& c = control();
+  std::lock_guard<std::mutex> lock(c.api_mu);
+  if (c.session == nullptr || !c.session->auto_started || c.session->pid != getpid()) return;
+  stop_locked(c);  // finish() reports on stderr
+}
+
+}  // namespace capture
+
+Status start(const std::string& logdir, const ProfilerOptions& options) {
+  return capture::start_session(logdir, options, false);
+}
+
+RunInfo stop() {
+  capture::Control& c = capture::control();
+  std::lock_guard<std::mutex> lock(c.api_mu);
+  if (c.session == nullptr) {
+    RunInfo info;
+    info.status = Status::error("mlprof::stop: no profiling session is running");
+    return info;
+  }
+  return capture::stop_locked(c);
+}
+
+bool is_active() { return capture::g_active.load(); }
+
+namespace internal {
+
+int step_begin(int64_t step) noexcept {
+  int level = g_trace_level.load(std::memory_order_relaxed);
+  if (level >= 0) return level;
+  // A step-range session waiting for its first step.
+  if (step < capture::g_first_step.load(std::memory_order_relaxed) ||
+      step > capture::g_last_step.load(std::memory_order_relaxed)) {
+    return 0;
+  }
+  if (g_trace_level.compare_exchange_strong(level, capture::g_range_level.load())) {
+    capture::g_range_started.store(true);
+  }
+  return g_trace_level.load(std::memory_order_relaxed);
+}
+
+void step_end(const char* name, int64_t step, uint64_t start_ticks, uint64_t end_ticks) noexcept {
+  capture::record_step(name, step, start_ticks, end_ticks);
+  const int64_t last = capture::g_last_step.load(std::memory_order_relaxed);
+  if (last < 0 || step < last) return;
+  // The range is complete: the first thread to see it switches recording off and wakes
+  // the writer, so the run is written off this thread.
+  int level = g_trace_level.load(std::memory_order_relaxed);
+  if (level <= 0 || !g_trace_level.compare_exchange_strong(level, 0)) return;
+  const uint64_t session = capture::g_epoch.load(std::memory_order_acquire);
+  if (session == 0) return;
+  try {
+    capture::request_finish(session);
+  } catch (...) {  // a failed lock: the session is then written by stop()
+  }
+}
+
+}  // namespace internal
+}  // namespace mlprof

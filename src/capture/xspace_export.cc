@@ -1,0 +1,270 @@
+#include "capture/xspace_export.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <unordered_map>
+
+#include "capture/plane_names.h"
+#include "capture/record_format.h"
+#include "format/xspace_encoder.h"
+
+namespace mlprof::capture {
+namespace {
+
+// TensorFlow's ids for these planes; readers go by name.
+constexpr int64_t kHostPlaneId = 49;
+constexpr int64_t kTaskEnvironmentPlaneId = 80;
+
+struct ThreadLine {
+  uint32_t tid = 0;
+  // Until convert_times(), offset_ps and duration_ps hold the start and end ticks.
+  std::vector<format::WireEvent> events;
+  const char* name = nullptr;  // set_thread_name(), from the thread's latest chunk
+  char os_name[17] = {};
+  uint64_t record_bytes = 0;
+};
+
+// Walks every chunk in the arena and files its complete records under the owner's line.
+class RecordCollector {
+ public:
+  explicit RecordCollector(PlaneNames* names) : names_(names) {}
+
+  void collect(const Arena& arena) {
+    const uint32_t chunks = arena.chunks_taken();
+    dropped_ = arena.dropped_without_chunk();
+    // First pass over the headers only: size every line's event array once.
+    published_.resize(chunks);
+    for (uint32_t i = 0; i < chunks; ++i) {
+      const ChunkHeader* c = arena.chunk(i);
+      published_[i] = c->published.load(std::memory_order_acquire);
+      dropped_ += c->dropped.load(std::memory_order_acquire);
+      if (published_[i] > sizeof(ChunkHeader)) line_for(c->tid).record_bytes += published_[i];
+    }
+    for (ThreadLine& line : lines_) line.events.reserve(line.record_bytes / sizeof(LiteralRecord));
+    for (uint32_t i = 0; i < chunks; ++i) {
+      if (published_[i] > sizeof(ChunkHeader)) collect_chunk(*arena.chunk(i), published_[i]);
+    }
+  }
+
+  std::vector<ThreadLine>& lines() { return lines_; }
+  uint64_t dropped() const { return dropped_; }
+
+ private:
+  ThreadLine& line_for(uint32_t tid) {
+    auto [it, added] = line_index_.try_emplace(tid, lines_.size());
+    if (added) lines_.emplace_back().tid = tid;
+    return lines_[it->second];
+  }
+
+  void collect_chunk(const ChunkHeader& chunk, uint32_t published) {
+    ThreadLine& line = line_for(chunk.tid);
+    if (const char* name = chunk.thread_name.load(std::memory_order_relaxed)) line.name = name;
+    std::memcpy(line.os_name, chunk.os_thread_name, sizeof chunk.os_thread_name);
+    const char* p = reinterpret_cast<const char*>(&chunk) + sizeof(ChunkHeader);
+    const char* end = reinterpret_cast<const char*>(&chunk) + published;
+    while (p < end) {
+      uint64_t first_word;
+      std::memcpy(&first_word, p, sizeof first_word);
+      if (first_word >= kFirstPointer) {
+        const auto* r = reinterpret_cast<const LiteralRecord*>(p);
+        add(line, names_->literal(r->name), r->start, r->end);
+        p += sizeof(LiteralRecord);
+      } else if (first_word == kCopiedName) {
+        const auto* r = reinterpret_cast<const CopiedNameRecord*>(p);
+        const size_t bytes = copied_record_bytes(r->length);
+        if (r->length > kMaxCopiedName || bytes > size_t(end - p)) return;  // not ours: stop
+        // The owner writes `end` when the Trace closes, maybe right now.
+        const uint64_t stop = __atomic_load_n(&r->end, __ATOMIC_ACQUIRE);
+        if (stop != 0) {  // 0: still open when the session stopped
+          add(line, names_->copied({reinterpret_cast<const char*>(r + 1), r->length}), r->start, stop);
+        }
+        p += bytes;
+      } else if (first_word == kStep) {
+        const auto* r = reinterpret_cast<const StepRecord*>(p);
+        add(line, names_->step(r->name, r->step), r->start, r->end);
+        p += sizeof(StepRecord);
+      } else {
+        return;  // unknown record: never written by this library
+      }
+    }
+  }
+
+  static void add(ThreadLine& line, EventName name, uint64_t start, uint64_t end) {
+    line.events.push_back({int64_t(start), int64_t(end), name.metadata_id, name.stats});
+  }
+
+  PlaneNames* names_;
+  std::vector<ThreadLine> lines_;
+  std::unordered_map<uint32_t, size_t> line_index_;
+  std::vector<uint32_t> published_;
+  uint64_t dropped_ = 0;
+};
+
+// Sorts a line's events (start ascending, enclosing events first), turns ticks into ps and
+// makes nesting exact: an event that outlives the event enclosing it (clock jitter between
+// cores, or ticks given by a caller) is cut at its parent's end.
+int64_t convert_times(ThreadLine& line, const TickConverter& clock) {
+  auto& events = line.events;
+  std::sort(events.begin(), events.end(), [](const format::WireEvent& a, const format::WireEvent& b) {
+    return a.offset_ps != b.offset_ps ? a.offset_ps < b.offset_ps : a.duration_ps > b.duration_ps;
+  });
+  std::vector<int64_t> open_ends;
+  int64_t line_end = 0;
+  for (format::WireEvent& e : events) {
+    const int64_t start = clock.ps_since_origin(uint64_t(e.offset_ps));
+    int64_t end = std::max(start, clock.ps_since_origin(uint64_t(e.duration_ps)));
+    while (!open_ends.empty() && open_ends.back() <= start) open_ends.pop_back();
+    if (!open_ends.empty()) end = std::min(end, open_ends.back());
+    open_ends.push_back(end);
+    e.offset_ps = start;
+    e.duration_ps = end - start;
+    line_end = std::max(line_end, end);
+  }
+  return line_end;
+}
+
+std::string process_name() {
+  std::ifstream comm("/proc/self/comm");
+  std::string name;
+  std::getline(comm, name);
+  return name;
+}
+
+// set_thread_name() first; then the OS name, when the thread was given one (unnamed
+// threads inherit the process's) or is the main thread; else the thread id.
+std::string line_name(const ThreadLine& line, const std::string& main_name) {
+  if (line.name != nullptr) return line.name;
+  const std::string os_name = line.os_name;
+  if (!os_name.empty() && (pid_t(line.tid) == getpid() || os_name != main_name)) return os_name;
+  return std::to_string(line.tid);
+}
+
+// A generous bound on the encoded size, to skip the exact count when far below the limit.
+uint64_t size_upper_bound(const format::WirePlane& host, uint64_t events) {
+  uint64_t bytes = (uint64_t{1} << 20) + events * 32;
+  for (const format::WireStat& s : host.stat_pool) bytes += 32 + s.str_value.size();
+  for (const auto& m : host.event_metadata) bytes += 32 + m.name.size();
+  return bytes;
+}
+
+// protobuf cannot read a message over 2 GiB: keep the events that start before a cutoff
+// chosen so that the file fits, and say so in the warnings.
+uint64_t fit_protobuf_limit(format::WireSpace& space, std::vector<ThreadLine>& lines,
+                            uint64_t size) {
+  format::WirePlane& host = space.planes[0];
+  constexpr uint64_t kMargin = uint64_t{1} << 20;  // the warning, length prefixes
+  const uint64_t target = format::kMaxXSpaceBytes - kMargin;
+  // Event bytes per block of 1024 events, so any cutoff is priced quickly.
+  constexpr size_t kBlock = 1024;
+  std::vector<std::vector<uint64_t>> block_bytes(lines.size());
+  uint64_t event_bytes = 0;
+  for (size_t l = 0; l < lines.size(); ++l) {
+    const auto& events = lines[l].events;
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (i % kBlock == 0) block_bytes[l].push_back(0);
+      block_bytes[l].back() += format::wire_event_field_size(host, events[i]);
+    }
+    for (uint64_t b : block_bytes[l]) event_bytes += b;
+  }
+  auto kept_bytes = [&](size_t l, size_t count) {
+    uint64_t bytes = 0;
+    for (size_t b = 0; b < count / kBlock; ++b) bytes += block_bytes[l][b];
+    for (size_t i = count / kBlock * kBlock; i < count; ++i)
+      bytes += format::wire_event_field_size(host, lines[l].events[i]);
+    return bytes;
+  };
+  auto count_before = [&](size_t l, int64_t cutoff) {
+    const auto& events = lines[l].events;
+    return size_t(std::lower_bound(events.begin(), events.end(), cutoff,
+                                   [](const format::WireEvent& e, int64_t t) { return e.offset_ps < t; }) -
+                  events.begin());
+  };
+  auto size_at = [&](int64_t cutoff) {
+    uint64_t bytes = size - event_bytes;
+    for (size_t l = 0; l < lines.size(); ++l) bytes += kept_bytes(l, count_before(l, cutoff));
+    return bytes;
+  };
+  int64_t low = INT64_MIN / 2, high = 0;  // size_at(low) fits; find the largest such cutoff
+  for (const ThreadLine& line : lines)
+    if (!line.events.empty()) high = std::max(high, line.events.back().offset_ps + 1);
+  while (high - low > 1) {
+    const int64_t mid = low + (high - low) / 2;
+    (size_at(mid) <= target ? low : high) = mid;
+  }
+  uint64_t left_out = 0;
+  for (size_t l = 0; l < lines.size(); ++l) {
+    const size_t kept = count_before(l, low);
+    left_out += lines[l].events.size() - kept;
+    host.lines[l].events = host.lines[l].events.first(kept);
+  }
+  space.warnings.push_back(
+      "mlprof wrote only the first " + std::to_string(low / 1000000) + " ms of the capture (" +
+      std::to_string(left_out) + " later events left out): the XSpace would exceed protobuf's " +
+      "2 GiB message limit; capture shorter spans or steps");
+  return left_out;
+}
+
+format::WirePlane task_environment_plane(const CaptureToExport& capture) {
+  format::WirePlane plane;
+  plane.id = kTaskEnvironmentPlaneId;
+  plane.name = "Task Environment";
+  plane.stat_metadata = {{1, "profile_start_time", {}}, {2, "profile_stop_time", {}}};
+  plane.stats = {format::WireStat::of_uint64(1, uint64_t(capture.start.unix_ns)),
+                 format::WireStat::of_uint64(2, uint64_t(capture.stop.unix_ns))};
+  return plane;
+}
+
+}  // namespace
+
+bool export_xspace(const CaptureToExport& capture, const std::string& path, ExportCounts* counts,
+                   std::string* error) {
+  format::WireSpace space;
+  space.planes.resize(1);
+  format::WirePlane& host = space.planes[0];
+  host.id = kHostPlaneId;
+  host.name = "/host:CPU";
+
+  PlaneNames names(&host);
+  RecordCollector collector(&names);
+  if (capture.arena != nullptr) collector.collect(*capture.arena);
+  std::vector<ThreadLine>& lines = collector.lines();
+  std::sort(lines.begin(), lines.end(),
+            [](const ThreadLine& a, const ThreadLine& b) { return a.tid < b.tid; });
+
+  // The rate comes from the longest baseline; times count from the start pair.
+  const ClockPair& rate_from =
+      capture.calibration.ticks != 0 && capture.calibration.ticks < capture.start.ticks
+          ? capture.calibration : capture.start;
+  const TickConverter clock(capture.start, rate_from, capture.stop);
+  const std::string main_name = process_name();
+  uint64_t events = 0;
+  for (ThreadLine& line : lines) {
+    format::WireLine& out = host.lines.emplace_back();
+    out.id = line.tid;
+    out.name = line_name(line, main_name);
+    out.timestamp_ns = capture.start.unix_ns;
+    out.duration_ps = convert_times(line, clock);
+    out.events = line.events;
+    events += line.events.size();
+  }
+  space.planes.push_back(task_environment_plane(capture));
+  space.hostnames.push_back(capture.host_name);
+  space.warnings = capture.warnings;
+  if (collector.dropped() > 0) {
+    space.warnings.push_back("mlprof dropped " + std::to_string(collector.dropped()) +
+                             " events: the capture buffer (max_buffer_bytes = " +
+                             std::to_string(capture.max_buffer_bytes) + ") was full");
+  }
+  if (size_upper_bound(host, events) > format::kMaxXSpaceBytes) {
+    const uint64_t size = format::xspace_size(space);
+    if (size > format::kMaxXSpaceBytes) events -= fit_protobuf_limit(space, lines, size);
+  }
+  counts->events = events;
+  counts->dropped = collector.dropped();
+  return format::write_xspace_file(space, path, error);
+}
+
+}  // namespace mlprof::capture

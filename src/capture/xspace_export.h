@@ -1,0 +1,33 @@
+// Turns a closed session's capture memory into an XSpace file: a /host:CPU plane with one
+// line per thread, a Task Environment plane, the host name and warnings.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "capture/arena.h"
+#include "capture/clock_fit.h"
+
+namespace mlprof::capture {
+
+struct CaptureToExport {
+  const Arena* arena = nullptr;
+  ClockPair start;           // when recording started: the lines' timestamp_ns
+  ClockPair stop;
+  ClockPair calibration;     // an earlier pair, for a longer baseline of the tick rate
+  uint64_t max_buffer_bytes = 0;
+  std::string host_name;
+  std::vector<std::string> warnings;  // added to the XSpace's own
+};
+
+struct ExportCounts {
+  uint64_t events = 0;   // events written
+  uint64_t dropped = 0;  // events lost because capture memory was full
+};
+
+// Writes the XSpace to `path`. Returns false with a one-line reason when it cannot.
+bool export_xspace(const CaptureToExport& capture, const std::string& path, ExportCounts* counts,
+                   std::string* error);
+
+}  // namespace mlprof::capture

@@ -1,0 +1,105 @@
+// The step-range policy (Keras' profile_batch) and auto-stop after a duration.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "capture/run_reader.h"
+#include "format/scratch_dir.h"
+#include "mlprof/mlprof.h"
+
+namespace mlprof {
+namespace {
+
+using testing::host_events;
+using testing::read_run;
+
+ProfilerOptions options() {
+  ProfilerOptions o;
+  o.run_name = "run";
+  o.host_name = "testhost";
+  return o;
+}
+
+// The writer thread writes the run on its own; wait for the file to appear.
+bool wait_for_file(const std::string& path) {
+  for (int i = 0; i < 500; ++i) {
+    if (std::filesystem::exists(path)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+TEST(StepRange, RecordsFromTheStartOfStepAToTheEndOfStepB) {
+  testing::ScratchDir dir;
+  ProfilerOptions o = options();
+  o.first_step = 3;
+  o.last_step = 5;
+  ASSERT_TRUE(start(dir.path(), o).ok());
+  EXPECT_TRUE(is_active());
+  for (int64_t step = 0; step < 10; ++step) {
+    { MLPROF_TRACE("between_steps"); }
+    StepTrace s("train", step);
+    MLPROF_TRACE("work");
+  }
+  // Written in the background once step 5 ended, before stop().
+  EXPECT_TRUE(wait_for_file(dir / "plugins/profile/run/testhost.xplane.pb"));
+  const RunInfo run = stop();
+  const auto events = host_events(read_run(run));
+  std::vector<int64_t> steps;
+  int work = 0, other = 0;
+  for (const auto& e : events) {
+    if (e.name == "train") steps.push_back(e.stats.at("step_num").int64_value());
+    else if (e.name == "work") ++work;
+    else ++other;
+  }
+  EXPECT_EQ(steps, (std::vector<int64_t>{3, 4, 5}));
+  EXPECT_EQ(work, 3);
+  // Work between steps 3 and 5 is recorded too: before steps 4 and 5.
+  EXPECT_EQ(other, 2);
+}
+
+TEST(StepRange, ARangeThatNeverComesIsAWarning) {
+  testing::ScratchDir dir;
+  ProfilerOptions o = options();
+  o.first_step = 100;
+  o.last_step = 101;
+  ASSERT_TRUE(start(dir.path(), o).ok());
+  for (int64_t step = 0; step < 5; ++step) StepTrace s("train", step);
+  const auto space = read_run(stop());
+  EXPECT_TRUE(host_events(space).empty());
+  ASSERT_EQ(space.warnings_size(), 1);
+  EXPECT_NE(space.warnings(0).find("100..101"), std::string::npos) << space.warnings(0);
+}
+
+TEST(StepRange, InvalidRangeIsRejected) {
+  testing::ScratchDir dir;
+  ProfilerOptions o = options();
+  o.first_step = 5;
+  o.last_step = 2;
+  const Status s = start(dir.path(), o);
+  EXPECT_FALSE(s.ok());
+  EXPECT_FALSE(is_active());
+}
+
+TEST(Duration, SessionStopsOnItsOwn) {
+  testing::ScratchDir dir;
+  ProfilerOptions o = options();
+  o.duration_ms = 50;
+  ASSERT_TRUE(start(dir.path(), o).ok());
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  while (std::chrono::steady_clock::now() < until) MLPROF_TRACE("busy");
+  EXPECT_TRUE(wait_for_file(dir / "plugins/profile/run/testhost.xplane.pb"));
+  const RunInfo run = stop();
+  const auto space = read_run(run);
+  const auto* env = testing::find_plane(space, "Task Environment");
+  ASSERT_NE(env, nullptr);
+  const uint64_t span_ns = env->stats(1).uint64_value() - env->stats(0).uint64_value();
+  EXPECT_GE(span_ns, 50'000'000u);
+  EXPECT_LT(span_ns, 250'000'000u);
+  EXPECT_GT(run.events, 0u);
+}
+
+}  // namespace
+}  // namespace mlprof

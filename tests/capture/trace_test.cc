@@ -1,0 +1,290 @@
+// The SDK as a program uses it: sessions, annotations, levels, metadata, steps, threads.
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "capture/run_reader.h"
+#include "format/scratch_dir.h"
+#include "mlprof/mlprof.h"
+
+namespace mlprof {
+namespace {
+
+using testing::host_events;
+using testing::names_of;
+using testing::read_run;
+using testing::ReadEvent;
+using Names = std::vector<std::string>;
+
+ProfilerOptions options_with_level(int level) {
+  ProfilerOptions o;
+  o.host_tracer_level = level;
+  o.run_name = "run";
+  o.host_name = "testhost";
+  return o;
+}
+
+TEST(Session, WritesTheRunWhereTheLayoutSays) {
+  testing::ScratchDir dir;
+  ProfilerOptions o = options_with_level(2);
+  o.host_name = "worker:7";
+  ASSERT_TRUE(start(dir.path(), o).ok());
+  EXPECT_TRUE(is_active());
+  { MLPROF_TRACE("work"); }
+  const RunInfo run = stop();
+  EXPECT_FALSE(is_active());
+  ASSERT_TRUE(run.status.ok()) << run.status.message();
+  EXPECT_EQ(run.run_dir, dir.path() + "/plugins/profile/run");
+  EXPECT_EQ(run.xspace_path, dir.path() + "/plugins/profile/run/worker_7.xplane.pb");
+  EXPECT_EQ(run.events, 1u);
+  EXPECT_EQ(run.dropped, 0u);
+  bool event_file = false;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    event_file |= entry.path().filename().string().ends_with(".worker_7.profile-empty");
+  }
+  EXPECT_TRUE(event_file);
+
+  const auto space = read_run(run);
+  ASSERT_EQ(space.hostnames_size(), 1);
+  EXPECT_EQ(space.hostnames(0), "worker:7");
+  const auto* env = testing::find_plane(space, "Task Environment");
+  ASSERT_NE(env, nullptr);
+  ASSERT_EQ(env->stats_size(), 2);
+  EXPECT_EQ(env->stat_metadata().at(env->stats(0).metadata_id()).name(), "profile_start_time");
+  EXPECT_EQ(env->stat_metadata().at(env->stats(1).metadata_id()).name(), "profile_stop_time");
+  EXPECT_LT(env->stats(0).uint64_value(), env->stats(1).uint64_value());
+  EXPECT_EQ(space.warnings_size(), 0);
+}
+
+TEST(Session, SecondStartIsAnErrorAndStopWithoutSessionToo) {
+  testing::ScratchDir dir;
+  ASSERT_TRUE(start(dir.path(), options_with_level(2)).ok());
+  const Status second = start(dir / "other");
+  EXPECT_FALSE(second.ok());
+  EXPECT_NE(second.message().find("already running"), std::string::npos) << second.message();
+  EXPECT_TRUE(stop().status.ok());
+  const RunInfo none = stop();
+  EXPECT_FALSE(none.status.ok());
+  EXPECT_NE(none.status.message().find("no profiling session"), std::string::npos);
+  EXPECT_FALSE(start("").ok());
+  // A new session after stop works.
+  ASSERT_TRUE(start(dir / "again", options_with_level(2)).ok());
+  EXPECT_TRUE(stop().status.ok());
+}
+
+TEST(Session, UnwritableLogdirIsReportedNotFatal) {
+  testing::ScratchDir dir;
+  std::ofstream(dir / "file") << "x";
+  ASSERT_TRUE(start(dir / "file/logs", options_with_level(2)).ok());
+  { MLPROF_TRACE("work"); }
+  const RunInfo run = stop();
+  EXPECT_FALSE(run.status.ok());
+  EXPECT_NE(run.status.message().find("file/logs"), std::string::npos) << run.status.message();
+}
+
+TEST(Session, ProfileScopeStartsAndStops) {
+  testing::ScratchDir dir;
+  {
+    Profile profile(dir.path(), options_with_level(2));
+    ASSERT_TRUE(profile.status().ok());
+    EXPECT_TRUE(is_active());
+    MLPROF_TRACE("inside");
+  }
+  EXPECT_FALSE(is_active());
+  EXPECT_TRUE(std::filesystem::exists(dir / "plugins/profile/run/testhost.xplane.pb"));
+}
+
+TEST(Trace, LiteralCopiedAndMetadataForms) {
+  testing::ScratchDir dir;
+  ASSERT_TRUE(start(dir.path(), options_with_level(2)).ok());
+  {
+    Trace literal("literal");
+    std::string dynamic = "dyn_" + std::to_string(42);
+    Trace copied(dynamic);
+    dynamic = "overwritten";  // the name was copied at construction
+    Trace with_args("op", {{"k", 1}, {"s", "x"}, {"u", uint64_t{1} << 63}, {"d", 0.5}});
+    Trace lambda([] { return encode("lam", {{"v", -3}}); });
+    char buffer[16] = "buffer";
+    Trace from_buffer(buffer);
+    std::strcpy(buffer, "changed");
+  }
+  const RunInfo run = stop();
+  const auto events = host_events(read_run(run));
+  EXPECT_EQ(names_of(events), (Names{"literal", "dyn_42", "op", "lam", "buffer"}));
+  ASSERT_EQ(events.size(), 5u);
+  const auto& op = events[2].stats;
+  ASSERT_EQ(op.size(), 4u);
+  EXPECT_EQ(op.at("k").int64_value(), 1);
+  EXPECT_EQ(op.at("s").str_value(), "x");
+  EXPECT_EQ(op.at("u").uint64_value(), uint64_t{1} << 63);
+  EXPECT_EQ(op.at("d").double_value(), 0.5);
+  EXPECT_EQ(events[3].stats.at("v").int64_value(), -3);
+}
+
+TEST(Trace, NestedScopesNestExactly) {
+  testing::ScratchDir dir;
+  ASSERT_TRUE(start(dir.path(), options_with_level(3)).ok());
+  for (int i = 0; i < 100; ++i) {
+    Trace outer("outer");
+    {
+      Trace middle(std::string("middle"));
+      { Trace inner("inner", {{"i", i}}); }
+      { MLPROF_TRACE("sibling"); }
+    }
+  }
+  const auto events = host_events(read_run(stop()));
+  ASSERT_EQ(events.size(), 400u);
+  for (size_t i = 0; i < events.size(); i += 4) {
+    const ReadEvent &outer = events[i], &middle = events[i + 1], &inner = events[i + 2],
+                    &sibling = events[i + 3];
+    ASSERT_EQ(outer.name, "outer");
+    ASSERT_EQ(middle.name, "middle");
+    ASSERT_EQ(inner.name, "inner");
+    ASSERT_EQ(sibling.name, "sibling");
+    EXPECT_EQ(inner.stats.at("i").int64_value(), int64_t(i / 4));
+    EXPECT_LE(outer.begin_ps, middle.begin_ps);
+    EXPECT_LE(middle.end_ps, outer.end_ps);
+    EXPECT_LE(middle.begin_ps, inner.begin_ps);
+    EXPECT_LE(inner.end_ps, sibling.begin_ps);
+    EXPECT_LE(sibling.end_ps, middle.end_ps);
+    if (i + 4 < events.size()) {
+      EXPECT_LE(outer.end_ps, events[i + 4].begin_ps);
+    }
+  }
+}
+
+TEST(Trace, LevelsFilterByHostTracerLevel) {
+  auto record = [](int level) {
+    testing::ScratchDir dir;
+    EXPECT_TRUE(start(dir.path(), options_with_level(level)).ok());
+    { Trace a("critical", kCritical); }
+    { Trace b(std::string("info"), kInfo); }
+    { Trace c("verbose", {{"x", 1}}, kVerbose); }
+    return names_of(host_events(read_run(stop())));
+  };
+  EXPECT_EQ(record(0), Names{});
+  EXPECT_EQ(record(1), (Names{"critical"}));
+  EXPECT_EQ(record(2), (Names{"critical", "info"}));
+  EXPECT_EQ(record(3), (Names{"critical", "info", "verbose"}));
+}
+
+TEST(Trace, MetadataIsEvaluatedOnlyWhenRecorded) {
+  int calls = 0;
+  auto name = [&] {
+    ++calls;
+    return encode("costly", {{"n", calls}});
+  };
+  { Trace t(name); }  // no session
+  EXPECT_EQ(calls, 0);
+  testing::ScratchDir dir;
+  ASSERT_TRUE(start(dir.path(), options_with_level(1)).ok());
+  { Trace t(name, kInfo); }  // above the level
+  EXPECT_EQ(calls, 0);
+  { Trace t(name, kCritical); }
+  EXPECT_EQ(calls, 1);
+  const auto events = host_events(read_run(stop()));
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].name, "costly");
+  EXPECT_EQ(events[0].stats.at("n").int64_value(), 1);
+}
+
+TEST(Trace, ScopesAcrossStartAndStopAreNotRecorded) {
+  testing::ScratchDir dir;
+  auto before = std::make_unique<Trace>("before_start");
+  auto dynamic_before = std::make_unique<Trace>(std::string("dyn_before"));
+  ASSERT_TRUE(start(dir.path(), options_with_level(2)).ok());
+  before.reset();
+  dynamic_before.reset();
+  auto after = std::make_unique<Trace>("ends_after_stop");
+  auto dynamic_after = std::make_unique<Trace>(std::string("dyn_after_stop"));
+  { MLPROF_TRACE("during"); }
+  const RunInfo run = stop();
+  after.reset();
+  dynamic_after.reset();
+  EXPECT_EQ(names_of(host_events(read_run(run))), (Names{"during"}));
+}
+
+TEST(Trace, VeryLongNamesAreTruncatedNotLost) {
+  testing::ScratchDir dir;
+  ASSERT_TRUE(start(dir.path(), options_with_level(2)).ok());
+  { Trace t(std::string(200000, 'x')); }
+  const auto events = host_events(read_run(stop()));
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_GT(events[0].name.size(), 60000u);
+  EXPECT_LT(events[0].name.size(), 65536u);
+}
+
+TEST(Trace, TimesAreNanosecondsSinceTheEpochWithinTheSession) {
+  testing::ScratchDir dir;
+  ASSERT_TRUE(start(dir.path(), options_with_level(2)).ok());
+  {
+    MLPROF_TRACE("sleep");
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const auto space = read_run(stop());
+  const auto* host = testing::find_plane(space, "/host:CPU");
+  const auto* env = testing::find_plane(space, "Task Environment");
+  ASSERT_TRUE(host != nullptr && env != nullptr);
+  ASSERT_EQ(host->lines_size(), 1);
+  const auto& line = host->lines(0);
+  const auto& event = line.events(0);
+  const int64_t begin_ns = line.timestamp_ns() + event.offset_ps() / 1000;
+  const int64_t end_ns = begin_ns + event.duration_ps() / 1000;
+  EXPECT_GE(begin_ns, int64_t(env->stats(0).uint64_value()));
+  EXPECT_LE(end_ns, int64_t(env->stats(1).uint64_value()));
+  EXPECT_GE(event.duration_ps(), 19'900'000'000);
+  EXPECT_LT(event.duration_ps(), 500'000'000'000);
+}
+
+TEST(StepTrace, IsARootEventWithItsStepNumber) {
+  testing::ScratchDir dir;
+  ASSERT_TRUE(start(dir.path(), options_with_level(2)).ok());
+  for (int64_t step = 0; step < 3; ++step) {
+    StepTrace s("train", step);
+    MLPROF_TRACE("work");
+  }
+  const auto events = host_events(read_run(stop()));
+  EXPECT_EQ(names_of(events), (Names{"train", "work", "train", "work", "train", "work"}));
+  for (int64_t step = 0; step < 3; ++step) {
+    const auto& stats = events[size_t(step) * 2].stats;
+    ASSERT_EQ(stats.size(), 2u);
+    EXPECT_EQ(stats.at("step_num").int64_value(), step);
+    EXPECT_EQ(stats.at("_r").int64_value(), 1);
+  }
+}
+
+TEST(Threads, LinesAreThreadsNamedAsTheProgramSays) {
+  testing::ScratchDir dir;
+  ASSERT_TRUE(start(dir.path(), options_with_level(2)).ok());
+  long named_tid = 0, os_named_tid = 0, unnamed_tid = 0;
+  std::thread([&] {
+    named_tid = syscall(SYS_gettid);
+    set_thread_name("data loader");
+    MLPROF_TRACE("load");
+  }).join();
+  std::thread([&] {
+    os_named_tid = syscall(SYS_gettid);
+    pthread_setname_np(pthread_self(), "os_named");
+    MLPROF_TRACE("os");
+  }).join();
+  std::thread([&] {
+    unnamed_tid = syscall(SYS_gettid);
+    MLPROF_TRACE("anon");
+  }).join();
+  const auto space = read_run(stop());
+  std::map<int64_t, std::string> lines;
+  for (const auto& line : testing::find_plane(space, "/host:CPU")->lines()) lines[line.id()] = line.name();
+  EXPECT_EQ(lines.at(named_tid), "data loader");
+  EXPECT_EQ(lines.at(os_named_tid), "os_named");
+  EXPECT_EQ(lines.at(unnamed_tid), std::to_string(unnamed_tid));
+}
+
+}  // namespace
+}  // namespace mlprof
