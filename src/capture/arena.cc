@@ -7,8 +7,17 @@
 #include <new>
 #include <vector>
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14
+#endif
+
 namespace mlprof::capture {
 namespace {
+
+// How far ahead of the chunks taken pages are committed, and how close writers may come to
+// the committed end before they wake the populater: 16 MiB and 8 MiB.
+constexpr uint32_t kPopulateAheadChunks = 256;
+constexpr uint32_t kPopulateLowWaterChunks = 128;
 
 // Arenas released while threads were still attached, waiting to be unmapped.
 struct ReleasedArenas {
@@ -23,7 +32,7 @@ ReleasedArenas& released_arenas() {
 
 }  // namespace
 
-Arena* Arena::create(uint64_t session_id, uint64_t max_bytes) {
+Arena* Arena::create(uint64_t session_id, uint64_t max_bytes, void (*wake_populater)()) {
   const uint64_t chunks = std::min<uint64_t>(max_bytes / kChunkBytes, UINT32_MAX / 2);
   char* base = nullptr;
   if (chunks > 0) {
@@ -31,9 +40,10 @@ Arena* Arena::create(uint64_t session_id, uint64_t max_bytes) {
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return nullptr;
     base = static_cast<char*>(p);
+    // Huge pages: 512 times fewer faults and TLB entries for a buffer written end to end.
     madvise(base, chunks * kChunkBytes, MADV_HUGEPAGE);
   }
-  Arena* arena = new (std::nothrow) Arena(session_id, base, uint32_t(chunks));
+  Arena* arena = new (std::nothrow) Arena(session_id, base, uint32_t(chunks), wake_populater);
   if (arena == nullptr && base != nullptr) munmap(base, chunks * kChunkBytes);
   return arena;
 }
@@ -54,7 +64,27 @@ void Arena::detach() noexcept { attached_.fetch_sub(1, std::memory_order_release
 ChunkHeader* Arena::take_chunk() noexcept {
   const uint32_t index = next_chunk_.fetch_add(1, std::memory_order_relaxed);
   // A thread that gets null stops asking for this session, so the counter cannot wrap.
-  return index < num_chunks_ ? chunk(index) : nullptr;
+  if (index >= num_chunks_) return nullptr;
+  if (wake_populater_ != nullptr && !populate_failed_.load(std::memory_order_relaxed) &&
+      index + kPopulateLowWaterChunks >= populated_chunks_.load(std::memory_order_relaxed) &&
+      !populate_wanted_.exchange(true, std::memory_order_relaxed)) {
+    wake_populater_();
+  }
+  return chunk(index);
+}
+
+void Arena::populate_ahead() noexcept {
+  populate_wanted_.store(false, std::memory_order_relaxed);
+  if (populate_failed_.load(std::memory_order_relaxed) || base_ == nullptr) return;
+  const uint32_t from = populated_chunks_.load(std::memory_order_relaxed);
+  const uint32_t to = std::min(num_chunks_, chunks_taken() + kPopulateAheadChunks);
+  if (to <= from) return;
+  if (madvise(base_ + uint64_t(from) * kChunkBytes, uint64_t(to - from) * kChunkBytes,
+              MADV_POPULATE_WRITE) != 0) {
+    populate_failed_.store(true, std::memory_order_relaxed);  // an older kernel, or memory pressure: writers fault as needed
+    return;
+  }
+  populated_chunks_.store(to, std::memory_order_relaxed);
 }
 
 void Arena::close() noexcept { open_.store(false, std::memory_order_seq_cst); }

@@ -1,5 +1,6 @@
-// One session's capture memory: max_buffer_bytes of address space, committed page by page
-// as it is written, handed out to threads in fixed-size chunks with an atomic bump index.
+// One session's capture memory: max_buffer_bytes of address space, handed out to threads in
+// fixed-size chunks with an atomic bump index. Pages are committed ahead of the chunks taken
+// by the session's thread (populate_ahead), so writers rarely take a page fault themselves.
 //
 // Lifetime: a thread attaches (pins the arena) before taking chunks and detaches when it
 // notices the session is gone or exits; the mapping is unmapped only once the session is
@@ -16,8 +17,9 @@ namespace mlprof::capture {
 
 class Arena {
  public:
-  // Null when the address space cannot be reserved.
-  static Arena* create(uint64_t session_id, uint64_t max_bytes);
+  // Null when the address space cannot be reserved. `wake_populater` is called (from a
+  // writer's slow path, at most once per populate_ahead) when writers near the committed end.
+  static Arena* create(uint64_t session_id, uint64_t max_bytes, void (*wake_populater)() = nullptr);
 
   uint64_t session_id() const { return session_id_; }
   uint64_t capacity_bytes() const { return uint64_t(num_chunks_) * kChunkBytes; }
@@ -29,6 +31,10 @@ class Arena {
   ChunkHeader* take_chunk() noexcept;
   // Drops of a thread that never got a chunk.
   void count_drop_without_chunk() noexcept { dropped_without_chunk_.fetch_add(1, std::memory_order_relaxed); }
+
+  // Commits the pages of the next chunks to be taken (MADV_POPULATE_WRITE: the kernel
+  // zeroes them; pages already present are left alone). Call from one thread, before close().
+  void populate_ahead() noexcept;
 
   // The exporter, after close(): chunks [0, chunks_taken()) may hold records.
   void close() noexcept;
@@ -45,8 +51,8 @@ class Arena {
   static void unmap_idle_arenas() noexcept;
 
  private:
-  Arena(uint64_t session_id, char* base, uint32_t num_chunks)
-      : session_id_(session_id), base_(base), num_chunks_(num_chunks) {}
+  Arena(uint64_t session_id, char* base, uint32_t num_chunks, void (*wake_populater)())
+      : session_id_(session_id), base_(base), num_chunks_(num_chunks), wake_populater_(wake_populater) {}
   bool try_unmap() noexcept;
 
   const uint64_t session_id_;
@@ -56,6 +62,10 @@ class Arena {
   std::atomic<bool> open_{true};
   std::atomic<uint32_t> attached_{0};
   std::atomic<uint64_t> dropped_without_chunk_{0};
+  void (*const wake_populater_)();
+  std::atomic<uint32_t> populated_chunks_{0};
+  std::atomic<bool> populate_wanted_{false};
+  std::atomic<bool> populate_failed_{false};
   bool unmapped_ = false;
 };
 

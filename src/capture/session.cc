@@ -36,7 +36,7 @@ struct Session {
   Arena* arena = nullptr;
   ClockPair start;
   std::chrono::steady_clock::time_point deadline;
-  std::thread writer;  // only for sessions that end on their own (steps, duration)
+  std::thread thread;  // run_session_thread; none if it could not be started
   bool finished = false;
   RunInfo result;
 };
@@ -46,7 +46,7 @@ struct Control {
   std::mutex api_mu;                // serialises start and stop
   Session* session = nullptr;       // guarded by api_mu
   uint64_t last_session_id = 0;     // guarded by api_mu
-  std::mutex signal_mu;             // wakes the writer thread
+  std::mutex signal_mu;             // wakes the session thread
   std::condition_variable signal_cv;
   uint64_t finish_requested = 0;    // highest session id asked to finish; guarded by signal_mu
 };
@@ -109,7 +109,7 @@ RunInfo write_run(const Session& s, const ClockPair& stop) {
   return info;
 }
 
-// Ends recording and writes the run; on the writer thread, or in stop() when there is none.
+// Ends recording and writes the run; on the session thread, or in stop() when there is none.
 void finish(Session& s) {
   if (s.finished) return;
   s.finished = true;
@@ -135,23 +135,35 @@ void finish(Session& s) {
   }
 }
 
-void run_writer(Session* s) {
-  pthread_setname_np(pthread_self(), "mlprof_writer");
+// A writer nearing the committed end of the arena; no lock, so a wakeup may be lost, and
+// the session thread also wakes on its own every few milliseconds.
+void wake_session_thread() { control().signal_cv.notify_all(); }
+
+// Each session's own thread: commits capture pages ahead of the writers, ends the session
+// when its steps or duration are over (or stop() asks), and writes the run.
+void run_session_thread(Session* s) {
+  pthread_setname_np(pthread_self(), "mlprof_session");
   Control& c = control();
-  {
-    std::unique_lock<std::mutex> lock(c.signal_mu);
-    auto asked = [&] { return c.finish_requested >= s->id; };
-    if (s->options.duration_ms > 0) c.signal_cv.wait_until(lock, s->deadline, asked);
-    else c.signal_cv.wait(lock, asked);
+  std::unique_lock<std::mutex> lock(c.signal_mu);
+  while (c.finish_requested < s->id) {
+    const auto now = std::chrono::steady_clock::now();
+    if (s->options.duration_ms > 0 && now >= s->deadline) break;
+    lock.unlock();
+    s->arena->populate_ahead();
+    lock.lock();
+    auto wake = now + std::chrono::milliseconds(10);
+    if (s->options.duration_ms > 0) wake = std::min(wake, s->deadline);
+    c.signal_cv.wait_until(lock, wake);
   }
+  lock.unlock();
   finish(*s);
 }
 
 RunInfo stop_locked(Control& c) {
   Session* s = c.session;
-  if (s->writer.joinable()) {
+  if (s->thread.joinable()) {
     request_finish(s->id);
-    s->writer.join();
+    s->thread.join();
   } else {
     finish(*s);
   }
@@ -209,7 +221,7 @@ Status start_session(const std::string& logdir, const ProfilerOptions& options, 
   s->options = o;
   s->auto_started = auto_started;
   s->pid = getpid();
-  s->arena = Arena::create(s->id, o.max_buffer_bytes);
+  s->arena = Arena::create(s->id, o.max_buffer_bytes, wake_session_thread);
   if (s->arena == nullptr) {
     return Status::error("mlprof::start: cannot reserve " + std::to_string(o.max_buffer_bytes) +
                          " bytes of address space for the capture buffer (max_buffer_bytes)");
@@ -225,13 +237,15 @@ Status start_session(const std::string& logdir, const ProfilerOptions& options, 
   g_epoch.store(s->id, std::memory_order_release);
   internal::g_trace_level.store(o.first_step >= 0 ? -1 : o.host_tracer_level);
 
-  if (o.first_step >= 0 || o.duration_ms > 0) {
-    try {
-      s->writer = std::thread(run_writer, s.get());
-    } catch (const std::exception& e) {
+  try {
+    s->thread = std::thread(run_session_thread, s.get());
+  } catch (const std::exception& e) {
+    // Without it, pages are committed by the writers and stop() writes the run itself; only
+    // a session that must end on its own cannot run.
+    if (o.first_step >= 0 || o.duration_ms > 0) {
       finish(*s);
       Arena::unmap_idle_arenas();
-      return Status::error(std::string("mlprof::start: cannot start the writer thread: ") + e.what());
+      return Status::error(std::string("mlprof::start: cannot start the session thread: ") + e.what());
     }
   }
   c.session = s.release();
@@ -286,7 +300,7 @@ void step_end(const char* name, int64_t step, uint64_t start_ticks, uint64_t end
   const int64_t last = capture::g_last_step.load(std::memory_order_relaxed);
   if (last < 0 || step < last) return;
   // The range is complete: the first thread to see it switches recording off and wakes
-  // the writer, so the run is written off this thread.
+  // the session thread, so the run is written off this thread.
   int level = g_trace_level.load(std::memory_order_relaxed);
   if (level <= 0 || !g_trace_level.compare_exchange_strong(level, 0)) return;
   const uint64_t session = capture::g_epoch.load(std::memory_order_acquire);
