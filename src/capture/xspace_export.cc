@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <unordered_map>
@@ -151,12 +152,13 @@ uint64_t size_upper_bound(const format::WirePlane& host, uint64_t events) {
 }
 
 // protobuf cannot read a message over 2 GiB: keep the events that start before a cutoff
-// chosen so that the file fits, and say so in the warnings.
-uint64_t fit_protobuf_limit(format::WireSpace& space, std::vector<ThreadLine>& lines,
-                            uint64_t size) {
+// chosen so that the file fits, and say so in the warnings. Leaving events out only shrinks
+// the length prefixes, so the size is exact up to the warning's own bytes.
+uint64_t fit_size_limit(format::WireSpace& space, std::vector<ThreadLine>& lines, uint64_t size,
+                        uint64_t limit) {
   format::WirePlane& host = space.planes[0];
-  constexpr uint64_t kMargin = uint64_t{1} << 20;  // the warning, length prefixes
-  const uint64_t target = format::kMaxXSpaceBytes - kMargin;
+  constexpr uint64_t kWarningBytes = 512;
+  const uint64_t target = limit > kWarningBytes ? limit - kWarningBytes : 0;
   // Event bytes per block of 1024 events, so any cutoff is priced quickly.
   constexpr size_t kBlock = 1024;
   std::vector<std::vector<uint64_t>> block_bytes(lines.size());
@@ -200,10 +202,14 @@ uint64_t fit_protobuf_limit(format::WireSpace& space, std::vector<ThreadLine>& l
     left_out += lines[l].events.size() - kept;
     host.lines[l].events = host.lines[l].events.first(kept);
   }
+  char after[64];
+  std::snprintf(after, sizeof after, "%.3f ms", double(std::max<int64_t>(low, 0)) / 1e9);
   space.warnings.push_back(
-      "mlprof wrote only the first " + std::to_string(low / 1000000) + " ms of the capture (" +
-      std::to_string(left_out) + " later events left out): the XSpace would exceed protobuf's " +
-      "2 GiB message limit; capture shorter spans or steps");
+      "mlprof left out the " + std::to_string(left_out) + " events that began after " + after +
+      " of the capture: the XSpace would exceed " +
+      (limit == format::kMaxXSpaceBytes ? std::string("protobuf's 2 GiB message limit")
+                                        : std::to_string(limit) + " bytes") +
+      "; capture fewer steps or a shorter duration");
   return left_out;
 }
 
@@ -258,9 +264,9 @@ bool export_xspace(const CaptureToExport& capture, const std::string& path, Expo
                              " events: the capture buffer (max_buffer_bytes = " +
                              std::to_string(capture.max_buffer_bytes) + ") was full");
   }
-  if (size_upper_bound(host, events) > format::kMaxXSpaceBytes) {
+  if (size_upper_bound(host, events) > capture.max_file_bytes) {
     const uint64_t size = format::xspace_size(space);
-    if (size > format::kMaxXSpaceBytes) events -= fit_protobuf_limit(space, lines, size);
+    if (size > capture.max_file_bytes) events -= fit_size_limit(space, lines, size, capture.max_file_bytes);
   }
   counts->events = events;
   counts->dropped = collector.dropped();

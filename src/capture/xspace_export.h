@@ -8,6 +8,7 @@
 
 #include "capture/arena.h"
 #include "capture/clock_fit.h"
+#include "format/xspace_encoder.h"
 
 namespace mlprof::capture {
 
@@ -19,6 +20,9 @@ struct CaptureToExport {
   uint64_t max_buffer_bytes = 0;
   std::string host_name;
   std::vector<std::string> warnings;  // added to the XSpace's own
+  // The largest file to write: protobuf cannot read a larger message. Events that would not
+  // fit are left out (the latest first) and a warning says so.
+  uint64_t max_file_bytes = format::kMaxXSpaceBytes;
 };
 
 struct ExportCounts {
