@@ -18,6 +18,8 @@ struct Command {
 };
 
 Command add_info_command(CLI::App& app);
+Command add_report_command(CLI::App& app);
+Command add_diff_command(CLI::App& app);
 Command add_serve_command(CLI::App& app);
 
 // Prints "mlprof: <path>: <problem>" on stderr and returns kBadInput.

@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
 
   std::vector<Command> commands = {
       add_info_command(app),
+      add_report_command(app),
+      add_diff_command(app),
       add_serve_command(app),
   };
 

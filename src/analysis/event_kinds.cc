@@ -1,0 +1,132 @@
+#include "analysis/event_kinds.h"
+
+#include <array>
+
+namespace mlprof::analysis {
+namespace {
+
+bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+bool is_identifier(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    if (!ok) return false;
+  }
+  return !(s[0] >= '0' && s[0] <= '9');
+}
+
+template <size_t N>
+bool any_of(std::string_view s, const std::array<std::string_view, N>& options) {
+  for (auto o : options)
+    if (s == o) return true;
+  return false;
+}
+
+constexpr std::string_view kIteratorPrefix = "Iterator::";
+
+}  // namespace
+
+bool is_tf_op_name(std::string_view name) {
+  if (contains(name, "::") || contains(name, " ") || contains(name, "(")) return false;
+  const size_t colon = name.rfind(':');
+  return colon != std::string_view::npos && colon > 0 && is_identifier(name.substr(colon + 1));
+}
+
+std::string_view op_type_of(std::string_view name) {
+  if (is_iterator_name(name)) return iterator_type(name);
+  if (is_tf_op_name(name)) return name.substr(name.rfind(':') + 1);
+  return name;
+}
+
+bool is_iterator_name(std::string_view name) { return name.starts_with(kIteratorPrefix) && name.size() > kIteratorPrefix.size(); }
+
+std::string_view iterator_type(std::string_view long_name) {
+  const size_t sep = long_name.rfind("::");
+  return sep == std::string_view::npos ? long_name : long_name.substr(sep + 2);
+}
+
+std::string_view iterator_parent(std::string_view long_name) {
+  const size_t sep = long_name.rfind("::");
+  if (sep == std::string_view::npos || sep + 2 == kIteratorPrefix.size()) return {};
+  return long_name.substr(0, sep);
+}
+
+bool is_root_iterator(std::string_view long_name) {
+  return is_iterator_name(long_name) && !contains(long_name.substr(kIteratorPrefix.size()), "::");
+}
+
+bool is_async_iterator_type(std::string_view type) {
+  static constexpr std::array<std::string_view, 10> kAsync = {
+      "Prefetch", "ParallelMap", "ParallelMapV2", "ParallelInterleave", "ParallelInterleaveV2",
+      "ParallelInterleaveV3", "ParallelInterleaveV4", "MapAndBatch", "ParallelBatch", "LegacyParallelInterleave"};
+  return any_of(type, kAsync);
+}
+
+bool is_source_iterator_type(std::string_view type) {
+  static constexpr std::array<std::string_view, 10> kSources = {
+      "TFRecord", "TextLine", "FixedLengthRecord", "FileRead", "ReadFile", "SSTable", "MemoryReader",
+      "Generator", "TensorSlice", "FromTensor"};
+  return any_of(type, kSources) || contains(type, "Read") || contains(type, "File");
+}
+
+bool is_input_request_name(std::string_view name) {
+  return is_root_iterator(name) || name.starts_with("IteratorGetNext") ||
+         (is_tf_op_name(name) && op_type_of(name).starts_with("IteratorGetNext")) ||
+         name.starts_with("enumerate(DataLoader)");
+}
+
+int implicit_root_rank(std::string_view name) {
+  if (name == "SessionRun") return 0;
+  if (name.starts_with("ProfilerStep#")) return 0;
+  if (name == "FunctionRun") return 1;
+  if (name == "RunGraph") return 2;
+  if (name == "ExecutorState::Process") return 3;
+  return -1;
+}
+
+MemcpyKind memcpy_kind(std::string_view name) {
+  if (!contains(name, "emcpy") && !contains(name, "MEMCPY")) return MemcpyKind::kNone;
+  if (contains(name, "H2D") || contains(name, "HtoD")) return MemcpyKind::kHostToDevice;
+  if (contains(name, "D2H") || contains(name, "DtoH")) return MemcpyKind::kDeviceToHost;
+  if (contains(name, "D2D") || contains(name, "DtoD") || contains(name, "P2P") || contains(name, "PtoP"))
+    return MemcpyKind::kDeviceToDevice;
+  if (contains(name, "H2H") || contains(name, "HtoH")) return MemcpyKind::kHostToHost;
+  return MemcpyKind::kNone;
+}
+
+bool is_compile_name(std::string_view name) {
+  return contains(name, "Compile") || contains(name, "compile") || name.starts_with("jit_");
+}
+
+bool is_launch_name(std::string_view name) {
+  return contains(name, "LaunchKernel") || name.starts_with("cudaLaunch") || name.starts_with("cuLaunch") ||
+         name.starts_with("hipLaunch") || name.starts_with("hipExtLaunch") || name.starts_with("cudaGraphLaunch");
+}
+
+bool is_runtime_api_name(std::string_view name) {
+  return (name.starts_with("cuda") || name.starts_with("hip")) && name.size() > 4 && name[4] >= 'A' &&
+         name[4] <= 'Z';
+}
+
+bool is_collective_name(std::string_view name) {
+  return name.starts_with("nccl") || name.starts_with("rccl") || contains(name, "AllReduce") ||
+         contains(name, "all_reduce") || contains(name, "AllGather") || contains(name, "all_gather") ||
+         contains(name, "ReduceScatter") || contains(name, "reduce_scatter") || contains(name, "AllToAll") ||
+         contains(name, "CollectiveReduce");
+}
+
+bool is_16bit_kernel_name(std::string_view name) {
+  static constexpr std::array<std::string_view, 14> kHints = {
+      "half", "fp16", "f16", "bf16", "bfloat16", "h884", "h1688", "h16816", "hmma", "__nv_bfloat16",
+      "Eigen::half", "s16816gemm_bf16", "_bf16_", "_fp16_"};
+  for (auto h : kHints)
+    if (contains(name, h)) return true;
+  return false;
+}
+
+bool is_memory_event_name(std::string_view name) {
+  return name == "MemoryAllocation" || name == "MemoryDeallocation" || name == "[memory]";
+}
+
+}  // namespace mlprof::analysis

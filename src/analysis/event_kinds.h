@@ -1,0 +1,41 @@
+// What an event is, from its name: the naming conventions of TensorFlow, tf.data, CUDA and
+// LibTorch that the analysis relies on (DESIGN.md §4.2, §5).
+#pragma once
+
+#include <string_view>
+
+namespace mlprof::analysis {
+
+// TensorFlow's "op_name:OpType" (e.g. "model/dense/MatMul:MatMul").
+bool is_tf_op_name(std::string_view name);
+// The op's type: after ':' for TensorFlow ops, the iterator's own type for tf.data iterators,
+// else the name itself (LibTorch's "aten::conv2d" and user annotations).
+std::string_view op_type_of(std::string_view name);
+
+// tf.data iterators: "Iterator::Batch::Map::TFRecord" (consumers first, own type last).
+bool is_iterator_name(std::string_view name);
+std::string_view iterator_type(std::string_view long_name);   // "TFRecord"
+std::string_view iterator_parent(std::string_view long_name); // "Iterator::Batch::Map", or empty
+bool is_root_iterator(std::string_view long_name);             // "Iterator::Batch"
+bool is_async_iterator_type(std::string_view type);            // Prefetch, ParallelMap, ...
+bool is_source_iterator_type(std::string_view type);           // TFRecord, TextLine, FileRead, ...
+
+// The training loop asking for its next batch: a root iterator, TensorFlow's IteratorGetNext*
+// or PyTorch's "enumerate(DataLoader)#...".
+bool is_input_request_name(std::string_view name);
+
+// The step roots TensorFlow and PyTorch mark by name rather than with _r (§5.1), in the order
+// of preference: an outer kind wins when several are present. Returns -1 when not a root.
+int implicit_root_rank(std::string_view name);
+
+enum class MemcpyKind { kNone, kHostToDevice, kDeviceToHost, kDeviceToDevice, kHostToHost };
+MemcpyKind memcpy_kind(std::string_view name);
+
+bool is_compile_name(std::string_view name);
+bool is_launch_name(std::string_view name);       // cudaLaunchKernel, cuLaunchKernel, ...
+bool is_runtime_api_name(std::string_view name);  // other CUDA/HIP runtime and driver calls
+bool is_collective_name(std::string_view name);   // NCCL kernels, all-reduce, ...
+bool is_16bit_kernel_name(std::string_view name); // half / bfloat16 kernels
+bool is_memory_event_name(std::string_view name); // allocator records, not work
+
+}  // namespace mlprof::analysis

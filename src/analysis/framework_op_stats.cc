@@ -1,0 +1,291 @@
+#include "analysis/framework_op_stats.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "analysis/csv.h"
+#include "analysis/event_kinds.h"
+#include "analysis/interval_union.h"
+#include "analysis/self_time.h"
+
+namespace mlprof::analysis {
+namespace {
+
+using model::EventIndex;
+using model::kNone;
+using model::LineKind;
+using model::PlaneKind;
+using model::Profile;
+using model::StringId;
+
+constexpr size_t kPieSlices = 20;
+
+struct OpTotals {
+  uint64_t occurrences = 0;
+  int64_t total_ps = 0;
+  int64_t self_ps = 0;
+};
+
+// Which host events are ops. In a TensorFlow profile only "name:Type" ops and tf.data
+// iterators are; elsewhere every annotation is, except step markers and allocator records.
+class HostOpFilter {
+ public:
+  explicit HostOpFilter(const Profile& p) : p_(p), is_op_(p.names.size(), 0) {
+    bool tensorflow = false;
+    for (const auto& n : p.names) tensorflow |= is_tf_op_name(p.strings.view(n.name));
+    for (size_t i = 0; i < p.names.size(); ++i) {
+      const std::string_view name = p.strings.view(p.names[i].name);
+      if (tensorflow) is_op_[i] = is_tf_op_name(name) || is_iterator_name(name);
+      else is_op_[i] = !is_memory_event_name(name) && implicit_root_rank(name) < 0 && !name.empty();
+    }
+  }
+  bool operator()(EventIndex e) const {
+    if (!is_op_[p_.events.name[e]]) return false;
+    if (p_.events.first_stat[e] != p_.events.first_stat[e + 1]) {
+      if (auto r = p_.stat(e, model::kIsRoot); r && r->as_int() != 0) return false;
+    }
+    return true;
+  }
+
+ private:
+  const Profile& p_;
+  std::vector<uint8_t> is_op_;
+};
+
+struct SideTotals {
+  std::unordered_map<StringId, OpTotals> by_name;
+};
+
+void add(SideTotals& side, StringId name, int64_t total_ps, int64_t self_ps) {
+  OpTotals& t = side.by_name[name];
+  ++t.occurrences;
+  t.total_ps += total_ps;
+  t.self_ps += self_ps;
+}
+
+// The op a device event ran for: its tf_op stat, else the host op that launched it, else itself.
+class DeviceOpNamer {
+ public:
+  explicit DeviceOpNamer(const Profile& p, const HostOpFilter& host_ops) : p_(p), host_ops_(host_ops) {}
+
+  StringId name_of(EventIndex e) {
+    if (p_.events.first_stat[e] != p_.events.first_stat[e + 1]) {
+      if (auto op = p_.stat(e, model::kTfOp); op && op->type == model::StatType::kString) return op->str;
+      if (auto c = p_.stat(e, model::kCorrelationId)) {
+        build_launches();
+        auto it = launches_.find({p_.plane_of(e).host, c->as_uint()});
+        if (it != launches_.end()) return it->second;
+      }
+    }
+    return p_.name_id(e);
+  }
+
+ private:
+  struct Hash {
+    size_t operator()(const std::pair<uint32_t, uint64_t>& k) const { return std::hash<uint64_t>()(k.second * 31 + k.first); }
+  };
+  void build_launches() {
+    if (built_) return;
+    built_ = true;
+    for (const auto& line : p_.lines) {
+      if (p_.planes[line.plane].kind != PlaneKind::kHostThreads) continue;
+      for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+        if (p_.events.first_stat[e] == p_.events.first_stat[e + 1]) continue;
+        auto c = p_.stat(e, model::kCorrelationId);
+        if (!c) continue;
+        EventIndex op = p_.events.parent[e];
+        while (op != kNone && !host_ops_(op)) op = p_.events.parent[op];
+        if (op != kNone) launches_[{p_.planes[line.plane].host, c->as_uint()}] = p_.name_id(op);
+      }
+    }
+  }
+  const Profile& p_;
+  const HostOpFilter& host_ops_;
+  bool built_ = false;
+  std::unordered_map<std::pair<uint32_t, uint64_t>, StringId, Hash> launches_;
+};
+
+std::vector<PieSlice> pie(std::map<std::string, int64_t> self_by_key, int64_t denominator) {
+  std::vector<PieSlice> slices;
+  for (auto& [name, ps] : self_by_key) slices.push_back({name, ps, 0});
+  std::sort(slices.begin(), slices.end(), [](const PieSlice& a, const PieSlice& b) { return a.self_ps > b.self_ps; });
+  if (slices.size() > kPieSlices) {
+    int64_t rest = 0;
+    for (size_t i = kPieSlices; i < slices.size(); ++i) rest += slices[i].self_ps;
+    slices.resize(kPieSlices);
+    slices.push_back({"Other", rest, 0});
+  }
+  for (auto& s : slices) s.pct = denominator > 0 ? 100.0 * double(s.self_ps) / double(denominator) : 0;
+  return slices;
+}
+
+double ms(int64_t ps) { return double(ps) / 1e9; }
+
+}  // namespace
+
+FrameworkOpStats compute_framework_op_stats(const Profile& p, const FrameworkOpStatsOptions& options) {
+  FrameworkOpStats out;
+  out.include_idle = options.include_idle;
+  const HostOpFilter host_ops(p);
+  DeviceOpNamer device_names(p, host_ops);
+  SideTotals host, device;
+  auto all_events = [](EventIndex) { return true; };
+
+  // Host: every thread of every host.
+  std::vector<std::vector<TimeInterval>> host_busy(p.hosts.size());
+  std::vector<std::pair<int64_t, int64_t>> host_span(p.hosts.size(), {INT64_MAX, INT64_MIN});
+  for (const auto& line : p.lines) {
+    const auto& plane = p.planes[line.plane];
+    if (plane.kind != PlaneKind::kHostThreads || line.num_events == 0) continue;
+    for_each_op_self_time(
+        p, line, host_ops, [&](EventIndex e, int64_t self) { add(host, p.name_id(e), p.duration_ps(e), self); },
+        options.include_idle ? &host_busy[plane.host] : nullptr);
+    auto& span = host_span[plane.host];
+    span.first = std::min(span.first, p.start_ps(line.first_event));
+    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e)
+      if (p.events.parent[e] == kNone) span.second = std::max(span.second, p.end_ps(e));
+  }
+
+  // Devices: the framework-op line where the file has one, else the device's own work.
+  for (uint32_t pi = 0; pi < p.planes.size(); ++pi) {
+    const auto& plane = p.planes[pi];
+    if (plane.kind != PlaneKind::kDevice) continue;
+    bool has_op_line = false;
+    for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l)
+      has_op_line |= p.lines[l].kind == LineKind::kFrameworkOps && p.lines[l].num_events > 0;
+    std::vector<TimeInterval> busy;
+    int64_t begin = INT64_MAX, end = INT64_MIN;
+    for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l) {
+      const auto& line = p.lines[l];
+      if (line.num_events == 0) continue;
+      const bool use = has_op_line ? line.kind == LineKind::kFrameworkOps
+                                   : (line.kind == LineKind::kStream || line.kind == LineKind::kXlaOps);
+      if (!use) continue;
+      if (has_op_line) {
+        for_each_op_self_time(
+            p, line, all_events, [&](EventIndex e, int64_t self) { add(device, p.name_id(e), p.duration_ps(e), self); },
+            options.include_idle ? &busy : nullptr);
+      } else {
+        for_each_op_self_time(
+            p, line, all_events,
+            [&](EventIndex e, int64_t self) { add(device, device_names.name_of(e), p.duration_ps(e), self); },
+            options.include_idle ? &busy : nullptr);
+      }
+      for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e)
+        begin = std::min(begin, p.start_ps(e)), end = std::max(end, p.end_ps(e));
+    }
+    if (options.include_idle && begin < end) out.device_idle_ps += (end - begin) - union_length(busy);
+  }
+  if (options.include_idle)
+    for (size_t h = 0; h < p.hosts.size(); ++h)
+      if (host_span[h].first < host_span[h].second)
+        out.host_idle_ps += (host_span[h].second - host_span[h].first) - union_length(host_busy[h]);
+
+  auto emit = [&](const SideTotals& side, bool on_device, int64_t idle_ps) {
+    std::vector<OpStatsRow> rows;
+    int64_t total_self = idle_ps;
+    for (const auto& [name, t] : side.by_name) {
+      OpStatsRow r;
+      r.on_device = on_device;
+      r.name = std::string(p.strings.view(name));
+      r.type = std::string(op_type_of(r.name));
+      r.occurrences = t.occurrences;
+      r.total_ps = t.total_ps;
+      r.self_ps = t.self_ps;
+      total_self += t.self_ps;
+      rows.push_back(std::move(r));
+    }
+    if (options.include_idle && (idle_ps > 0 || !rows.empty())) {
+      OpStatsRow idle;
+      idle.on_device = on_device;
+      idle.name = idle.type = "IDLE";
+      idle.occurrences = 1;
+      idle.total_ps = idle.self_ps = idle_ps;
+      rows.push_back(idle);
+    }
+    std::sort(rows.begin(), rows.end(), [](const OpStatsRow& a, const OpStatsRow& b) {
+      return a.self_ps != b.self_ps ? a.self_ps > b.self_ps : a.name < b.name;
+    });
+    double cumulative = 0;
+    std::map<std::string, int64_t> by_op, by_type;
+    for (auto& r : rows) {
+      r.self_pct = total_self > 0 ? 100.0 * double(r.self_ps) / double(total_self) : 0;
+      cumulative += r.self_pct;
+      r.cumulative_self_pct = std::min(100.0, cumulative);
+      by_op[r.name] += r.self_ps;
+      by_type[r.type] += r.self_ps;
+    }
+    (on_device ? out.device_self_ps : out.host_self_ps) = total_self;
+    (on_device ? out.device_by_op : out.host_by_op) = pie(std::move(by_op), total_self);
+    (on_device ? out.device_by_type : out.host_by_type) = pie(std::move(by_type), total_self);
+    out.rows.insert(out.rows.end(), rows.begin(), rows.end());
+  };
+  emit(device, true, out.device_idle_ps);
+  emit(host, false, out.host_idle_ps);
+  return out;
+}
+
+nlohmann::json to_json(const FrameworkOpStats& s) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : s.rows) {
+    const double avg_total = r.occurrences ? ms(r.total_ps) / double(r.occurrences) : 0;
+    const double avg_self = r.occurrences ? ms(r.self_ps) / double(r.occurrences) : 0;
+    rows.push_back({
+        {"host_or_device", r.on_device ? "Device" : "Host"},
+        {"type", r.type},
+        {"operation", r.name},
+        {"occurrences", r.occurrences},
+        {"total_time_ms", ms(r.total_ps)},
+        {"avg_time_ms", avg_total},
+        {"total_self_time_ms", ms(r.self_ps)},
+        {"avg_self_time_ms", avg_self},
+        {"device_self_time_pct", r.on_device ? r.self_pct : 0.0},
+        {"device_cumulative_self_time_pct", r.on_device ? r.cumulative_self_pct : 0.0},
+        {"host_self_time_pct", r.on_device ? 0.0 : r.self_pct},
+        {"host_cumulative_self_time_pct", r.on_device ? 0.0 : r.cumulative_self_pct},
+    });
+  }
+  auto slices = [](const std::vector<PieSlice>& v) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& sl : v) a.push_back({{"name", sl.name}, {"self_time_ms", ms(sl.self_ps)}, {"pct", sl.pct}});
+    return a;
+  };
+  return {
+      {"ops", rows},
+      {"include_idle", s.include_idle},
+      {"host_self_time_ms", ms(s.host_self_ps)},
+      {"device_self_time_ms", ms(s.device_self_ps)},
+      {"host_idle_time_ms", ms(s.host_idle_ps)},
+      {"device_idle_time_ms", ms(s.device_idle_ps)},
+      {"pie", {{"host_by_op", slices(s.host_by_op)},
+               {"host_by_type", slices(s.host_by_type)},
+               {"device_by_op", slices(s.device_by_op)},
+               {"device_by_type", slices(s.device_by_type)}}},
+  };
+}
+
+std::string to_csv(const FrameworkOpStats& s) {
+  std::string out;
+  append_csv_row(out, {"rank", "host_or_device", "type", "operation", "occurrences", "total_time_ms",
+                       "avg_time_ms", "total_self_time_ms", "avg_self_time_ms", "device_self_time_pct",
+                       "device_cumulative_self_time_pct", "host_self_time_pct", "host_cumulative_self_time_pct"});
+  const nlohmann::json j = to_json(s);
+  size_t rank = 0;
+  auto num = [](const nlohmann::json& v) {
+    char buf[32];
+    if (v.is_number_unsigned()) return std::to_string(v.get<uint64_t>());
+    std::snprintf(buf, sizeof buf, "%.6g", v.get<double>());
+    return std::string(buf);
+  };
+  for (const auto& r : j["ops"]) {
+    append_csv_row(out, {std::to_string(++rank), r["host_or_device"], r["type"], r["operation"], num(r["occurrences"]),
+                         num(r["total_time_ms"]), num(r["avg_time_ms"]), num(r["total_self_time_ms"]),
+                         num(r["avg_self_time_ms"]), num(r["device_self_time_pct"]),
+                         num(r["device_cumulative_self_time_pct"]), num(r["host_self_time_pct"]),
+                         num(r["host_cumulative_self_time_pct"])});
+  }
+  return out;
+}
+
+}  // namespace mlprof::analysis

@@ -1,0 +1,52 @@
+// framework_op_stats (the seed's "TensorFlow stats", DESIGN.md §5.3): per op, on the host and
+// on devices, occurrences, total and self time and their shares, with pie data by op and type.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/profile.h"
+
+namespace mlprof::analysis {
+
+struct FrameworkOpStatsOptions {
+  bool include_idle = false;  // add an IDLE row per side (time no op covers)
+};
+
+struct OpStatsRow {
+  bool on_device = false;
+  std::string type;
+  std::string name;
+  uint64_t occurrences = 0;
+  int64_t total_ps = 0;
+  int64_t self_ps = 0;
+  double self_pct = 0;             // of all self time on its side (host or device)
+  double cumulative_self_pct = 0;  // in rank order on its side
+};
+
+struct PieSlice {
+  std::string name;
+  int64_t self_ps = 0;
+  double pct = 0;
+};
+
+struct FrameworkOpStats {
+  std::vector<OpStatsRow> rows;  // device ops then host ops, each by self time, largest first
+  int64_t host_self_ps = 0;      // denominators of the percentages (idle included when asked)
+  int64_t device_self_ps = 0;
+  int64_t host_idle_ps = 0;
+  int64_t device_idle_ps = 0;
+  bool include_idle = false;
+  std::vector<PieSlice> host_by_op, host_by_type, device_by_op, device_by_type;
+};
+
+FrameworkOpStats compute_framework_op_stats(const model::Profile& profile,
+                                            const FrameworkOpStatsOptions& options = {});
+
+nlohmann::json to_json(const FrameworkOpStats& stats);
+std::string to_csv(const FrameworkOpStats& stats);  // one row per op
+
+}  // namespace mlprof::analysis

@@ -1,0 +1,216 @@
+#include "analysis/input_pipeline_analyzer.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <unordered_map>
+
+#include "analysis/csv.h"
+#include "analysis/event_kinds.h"
+#include "analysis/self_time.h"
+
+namespace mlprof::analysis {
+namespace {
+
+using model::EventIndex;
+using model::PlaneKind;
+using model::Profile;
+using model::StringId;
+
+double ms(int64_t ps) { return double(ps) / 1e9; }
+
+bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+bool is_enqueue_name(std::string_view name) {
+  return memcpy_kind(name) == MemcpyKind::kHostToDevice || contains(name, "Infeed") || contains(name, "infeed");
+}
+
+}  // namespace
+
+InputOpCategory classify_input_op(std::string_view name) {
+  if (is_enqueue_name(name)) return InputOpCategory::kEnqueue;
+  if (is_iterator_name(name) && is_source_iterator_type(iterator_type(name))) {
+    for (std::string_view ahead : {"::Prefetch", "::Interleave", "::ParallelInterleave", "::ParallelMap", "::MemoryReader"})
+      if (contains(name, ahead)) return InputOpCategory::kReadInAdvance;
+    return InputOpCategory::kReadOnDemand;
+  }
+  return InputOpCategory::kPreprocessing;
+}
+
+InputBound input_bound_verdict(double input_pct, double other_pct) {
+  InputBound b;
+  b.input_pct = input_pct;
+  b.other_pct = other_pct;
+  char buf[256];
+  if (input_pct >= 20) {
+    b.verdict = "HIGHLY";
+    std::snprintf(buf, sizeof buf, "Your program is HIGHLY input-bound: %.1f%% of the step time is spent waiting for input.", input_pct);
+  } else if (input_pct >= 5) {
+    b.verdict = "MODERATELY";
+    std::snprintf(buf, sizeof buf, "Your program is MODERATELY input-bound: %.1f%% of the step time is spent waiting for input.", input_pct);
+  } else if (other_pct >= 3) {
+    b.verdict = "POTENTIALLY";
+    std::snprintf(buf, sizeof buf,
+                  "Your program is POTENTIALLY input-bound: %.1f%% of the step time is waiting for input, but %.1f%% "
+                  "is not covered by any traced activity and may hide input work.",
+                  input_pct, other_pct);
+  } else {
+    b.verdict = "NOT";
+    std::snprintf(buf, sizeof buf, "Your program is NOT input-bound: %.1f%% of the step time is spent waiting for input.", input_pct);
+  }
+  b.explanation = buf;
+  return b;
+}
+
+InputPipelineAnalysis compute_input_pipeline_analysis(const Profile& p, const StepAnalysis& sa) {
+  InputPipelineAnalysis out;
+  out.whole_profile = sa.whole_profile;
+  std::vector<double> totals, inputs, others;
+  for (const StepBreakdown& s : sa.steps) {
+    const auto c = s.category_ps();
+    InputPipelineAnalysis::StepRow row;
+    row.step_num = s.step_num;
+    row.host = std::string(p.strings.view(p.hosts.empty() ? model::kEmptyString : p.hosts[s.host].name));
+    row.total_ms = ms(s.duration_ps);
+    row.input_ms = ms(c[size_t(Category::kInput)]);
+    totals.push_back(row.total_ms);
+    inputs.push_back(row.input_ms);
+    others.push_back(ms(c[size_t(Category::kOther)]));
+    out.steps.push_back(row);
+  }
+  out.step_time_ms = series_stats(totals);
+  out.input_ms = series_stats(inputs);
+  const double avg_other = series_stats(others).avg;
+  const double avg_step = out.step_time_ms.avg;
+  out.summary = input_bound_verdict(avg_step > 0 ? 100 * out.input_ms.avg / avg_step : 0,
+                                    avg_step > 0 ? 100 * avg_other / avg_step : 0);
+
+  // Host side: iterator events and host-to-device transfers on every host thread.
+  std::vector<int8_t> input_name(p.names.size());
+  for (size_t n = 0; n < p.names.size(); ++n) {
+    const std::string_view name = p.strings.view(p.names[n].name);
+    input_name[n] = is_iterator_name(name) || is_enqueue_name(name);
+  }
+  // On a step's own thread a root iterator is the loop waiting for its batch (counted as input
+  // time in the step breakdown), not input processing.
+  std::vector<uint8_t> step_line(p.lines.size(), 0);
+  for (uint32_t group : sa.grouping.selected) step_line[p.events.line[sa.grouping.steps[group].root]] = 1;
+  std::vector<uint8_t> root_iterator(p.names.size());
+  for (size_t n = 0; n < p.names.size(); ++n) root_iterator[n] = is_root_iterator(p.strings.view(p.names[n].name));
+  std::unordered_map<StringId, InputOpRow> rows;
+  for (uint32_t l = 0; l < p.lines.size(); ++l) {
+    const auto& line = p.lines[l];
+    if (p.planes[line.plane].kind != PlaneKind::kHostThreads) continue;
+    for_each_op_self_time(
+        p, line,
+        [&](EventIndex e) {
+          const auto n = p.events.name[e];
+          return input_name[n] != 0 && !(step_line[l] && root_iterator[n]);
+        },
+        [&](EventIndex e, int64_t self) {
+          InputOpRow& r = rows[p.name_id(e)];
+          ++r.count;
+          r.total_ps += p.duration_ps(e);
+          r.self_ps += self;
+        });
+  }
+  for (auto& [name, r] : rows) {
+    r.name = std::string(p.strings.view(name));
+    r.category = classify_input_op(r.name);
+    out.category_self_ps[size_t(r.category)] += r.self_ps;
+    out.input_self_ps += r.self_ps;
+    out.ops.push_back(std::move(r));
+  }
+  for (auto& r : out.ops) {
+    r.total_pct = out.input_self_ps > 0 ? 100.0 * double(r.total_ps) / double(out.input_self_ps) : 0;
+    r.self_pct = out.input_self_ps > 0 ? 100.0 * double(r.self_ps) / double(out.input_self_ps) : 0;
+  }
+  std::sort(out.ops.begin(), out.ops.end(), [](const InputOpRow& a, const InputOpRow& b) {
+    return a.self_ps != b.self_ps ? a.self_ps > b.self_ps : a.name < b.name;
+  });
+
+  // What to do, naming the slowest input stage.
+  if (out.summary.verdict == "HIGHLY" || out.summary.verdict == "MODERATELY" || out.summary.verdict == "POTENTIALLY") {
+    size_t top = 0;
+    for (size_t c = 1; c < 4; ++c)
+      if (out.category_self_ps[c] > out.category_self_ps[top]) top = c;
+    char buf[512];
+    if (!out.ops.empty()) {
+      std::snprintf(buf, sizeof buf, "The slowest input stage is %s (%.1f%% of input processing time, %s).",
+                    out.ops.front().name.c_str(), out.ops.front().self_pct,
+                    std::string(kInputOpCategoryKeys[size_t(out.ops.front().category)]).c_str());
+      out.recommendations.push_back(buf);
+    }
+    switch (InputOpCategory(top)) {
+      case InputOpCategory::kReadOnDemand:
+        out.recommendations.push_back(
+            "Most input time reads files on demand: prefetch and interleave reads (read several files in parallel), "
+            "or cache the data.");
+        break;
+      case InputOpCategory::kReadInAdvance:
+        out.recommendations.push_back(
+            "Most input time reads files ahead of use: read more files in parallel (more loader threads), use "
+            "fewer, larger files, or cache the data.");
+        break;
+      case InputOpCategory::kPreprocessing:
+        out.recommendations.push_back(
+            "Most input time is data preprocessing: run it in parallel (more workers, num_parallel_calls), move "
+            "it offline, or batch before mapping so each call does more work.");
+        break;
+      case InputOpCategory::kEnqueue:
+        out.recommendations.push_back(
+            "Most input time enqueues data to the device: use pinned memory, copy asynchronously and prefetch to "
+            "the device, or send smaller batches in a compact type.");
+        break;
+    }
+  }
+  return out;
+}
+
+nlohmann::json to_json(const InputPipelineAnalysis& a) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& s : a.steps)
+    steps.push_back({{"step", s.step_num}, {"host", s.host}, {"total_ms", s.total_ms}, {"input_ms", s.input_ms},
+                     {"input_pct", s.total_ms > 0 ? 100 * s.input_ms / s.total_ms : 0.0}});
+  auto stats = [](const SeriesStats& s) {
+    return nlohmann::json{{"avg", s.avg}, {"stddev", s.stddev}, {"min", s.min}, {"max", s.max}};
+  };
+  nlohmann::json categories = nlohmann::json::object();
+  for (size_t c = 0; c < 4; ++c)
+    categories[std::string(kInputOpCategoryKeys[c])] = {
+        {"self_time_ms", ms(a.category_self_ps[c])},
+        {"pct", a.input_self_ps > 0 ? 100.0 * double(a.category_self_ps[c]) / double(a.input_self_ps) : 0.0}};
+  nlohmann::json ops = nlohmann::json::array();
+  for (const auto& r : a.ops)
+    ops.push_back({{"op", r.name},
+                   {"count", r.count},
+                   {"total_time_ms", ms(r.total_ps)},
+                   {"total_time_pct", r.total_pct},
+                   {"total_self_time_ms", ms(r.self_ps)},
+                   {"self_time_pct", r.self_pct},
+                   {"category", std::string(kInputOpCategoryKeys[size_t(r.category)])}});
+  return {
+      {"summary", {{"input_pct", a.summary.input_pct}, {"verdict", a.summary.verdict},
+                   {"explanation", a.summary.explanation}}},
+      {"device_side", {{"steps", steps}, {"step_time_ms", stats(a.step_time_ms)}, {"input_ms", stats(a.input_ms)},
+                       {"whole_profile_as_one_step", a.whole_profile}}},
+      {"host_side", {{"input_time_ms", ms(a.input_self_ps)}, {"categories", categories}, {"input_ops", ops}}},
+      {"recommendations", a.recommendations},
+  };
+}
+
+std::string to_csv(const InputPipelineAnalysis& a) {
+  std::string out;
+  append_csv_row(out, {"op", "count", "total_time_ms", "total_time_pct", "total_self_time_ms", "self_time_pct", "category"});
+  char b[4][32];
+  for (const auto& r : a.ops) {
+    std::snprintf(b[0], 32, "%.6g", ms(r.total_ps));
+    std::snprintf(b[1], 32, "%.6g", r.total_pct);
+    std::snprintf(b[2], 32, "%.6g", ms(r.self_ps));
+    std::snprintf(b[3], 32, "%.6g", r.self_pct);
+    append_csv_row(out, {r.name, std::to_string(r.count), b[0], b[1], b[2], b[3],
+                         std::string(kInputOpCategoryKeys[size_t(r.category)])});
+  }
+  return out;
+}
+
+}  // namespace mlprof::analysis

@@ -1,0 +1,66 @@
+// input_pipeline_analyzer (DESIGN.md §5.4): is the program input-bound, the device-side step
+// times and waiting for input, and where the host spends its input processing time.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/step_breakdown.h"
+#include "model/profile.h"
+
+namespace mlprof::analysis {
+
+enum class InputOpCategory : uint8_t { kReadOnDemand, kReadInAdvance, kPreprocessing, kEnqueue };
+inline constexpr std::array<std::string_view, 4> kInputOpCategoryKeys = {
+    "reading_data_from_files_on_demand", "reading_data_from_files_in_advance", "data_preprocessing",
+    "enqueuing_data_to_device"};
+
+InputOpCategory classify_input_op(std::string_view name);
+
+struct InputOpRow {
+  std::string name;
+  InputOpCategory category = InputOpCategory::kPreprocessing;
+  uint64_t count = 0;
+  int64_t total_ps = 0;
+  int64_t self_ps = 0;
+  double total_pct = 0;  // of all input ops' self time (the input processing time)
+  double self_pct = 0;
+};
+
+// The input-bound verdict of §5.2, shared with the overview page.
+struct InputBound {
+  std::string verdict;  // HIGHLY, MODERATELY, POTENTIALLY, NOT
+  double input_pct = 0;
+  double other_pct = 0;
+  std::string explanation;
+};
+InputBound input_bound_verdict(double input_pct, double other_pct);
+
+struct InputPipelineAnalysis {
+  InputBound summary;
+  bool whole_profile = false;
+  // Device side, per step (ms): step time and time waiting for input.
+  struct StepRow {
+    int64_t step_num = 0;
+    std::string host;
+    double total_ms = 0, input_ms = 0;
+  };
+  std::vector<StepRow> steps;
+  SeriesStats step_time_ms, input_ms;
+  // Host side.
+  std::array<int64_t, 4> category_self_ps{};
+  int64_t input_self_ps = 0;
+  std::vector<InputOpRow> ops;  // by self time, largest first
+  std::vector<std::string> recommendations;
+};
+
+InputPipelineAnalysis compute_input_pipeline_analysis(const model::Profile& profile, const StepAnalysis& steps);
+
+nlohmann::json to_json(const InputPipelineAnalysis& analysis);
+std::string to_csv(const InputPipelineAnalysis& analysis);  // the input op table
+
+}  // namespace mlprof::analysis

@@ -1,0 +1,177 @@
+#include "analysis/overview_page.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "analysis/csv.h"
+
+namespace mlprof::analysis {
+namespace {
+
+double ms(int64_t ps) { return double(ps) / 1e9; }
+
+// Warn when a share of the step time is high (≥ 15 %) or moderate (≥ 3 %), §5.2.
+void warn_share(std::vector<std::string>& out, double pct, std::string_view what, std::string_view advice) {
+  if (pct >= 3) out.push_back(fmt::format("{} takes {:.1f}% of the step time ({}). {}", what, pct, pct >= 15 ? "high" : "moderate", advice));
+}
+
+void recommend(OverviewPage& page, const TfDataBottleneckAnalysis& tf_data) {
+  auto& r = page.recommendations;
+  const double input = page.breakdown_pct[size_t(Category::kInput)];
+  if (page.whole_profile)
+    r.push_back("No step markers were found, so the whole profile is treated as one step: mark each training step "
+                "with mlprof::StepTrace(\"train\", step) (with the code that fetches the next batch inside it).");
+  if (page.input_bound.verdict != "NOT") {
+    if (!tf_data.pipelines.empty() && tf_data.pipelines.front().bottleneck >= 0) {
+      const auto& pl = tf_data.pipelines.front();
+      r.push_back(fmt::format("{:.1f}% of the step time waits for input. The input bottleneck is {}: {}", input,
+                              pl.nodes[size_t(pl.bottleneck)].long_name, pl.suggestion));
+    } else {
+      r.push_back(fmt::format("{:.1f}% of the step time waits for input: load batches ahead of the step (prefetch), "
+                              "use more parallel loader workers, and keep loading off the training thread.",
+                              input));
+    }
+    r.push_back("See input_pipeline_analyzer and tf_data_bottleneck_analysis for the input stages.");
+  }
+  warn_share(r, page.breakdown_pct[size_t(Category::kKernelLaunch)], "Kernel launch",
+             "Launch fewer, larger kernels: fuse ops, capture the step in a CUDA graph, or use a larger batch.");
+  warn_share(r, page.breakdown_pct[size_t(Category::kOther)], "Untraced time (other)",
+             "Trace more of the step, or cut interpreter and framework overhead (compile the step function, avoid "
+             "host syncs).");
+  warn_share(r, page.breakdown_pct[size_t(Category::kDeviceCollectives)], "Device collectives",
+             "Overlap communication with compute, use larger gradient buckets, or exchange less.");
+  if (page.environment.device_type != "CPU" && page.bits32_pct >= 90 &&
+      page.breakdown_pct[size_t(Category::kDeviceCompute)] > 0)
+    r.push_back(fmt::format("{:.1f}% of device compute runs in 32-bit: try mixed precision (16-bit or bfloat16) so "
+                            "that matrix ops can use Tensor Cores.",
+                            page.bits32_pct));
+  if (!page.top_ops.empty()) {
+    const TopOp& top = page.top_ops.front();
+    r.push_back(fmt::format("The op with the most {} self time is {} ({:.1f}%): look at it first in "
+                            "framework_op_stats.",
+                            top.on_device ? "device" : "host", top.name, top.self_pct));
+  }
+  const double compute = page.breakdown_pct[size_t(Category::kDeviceCompute)];
+  if (page.input_bound.verdict == "NOT" && page.environment.device_type != "CPU" && compute < 50 && !page.whole_profile)
+    r.push_back(fmt::format("The device computes during only {:.1f}% of the step: a larger batch or fewer "
+                            "host-device synchronisations would keep it busier.",
+                            compute));
+}
+
+}  // namespace
+
+OverviewPage compute_overview_page(const model::Profile& p, const StepAnalysis& sa, const FrameworkOpStats& ops,
+                                   const TfDataBottleneckAnalysis& tf_data) {
+  OverviewPage page;
+  page.whole_profile = sa.whole_profile;
+  page.step_marker = sa.grouping.root_kind;
+  page.steps_found = sa.grouping.steps.size();
+  page.environment = compute_run_environment(p);
+
+  std::vector<double> totals;
+  std::array<std::vector<double>, kNumCategories> per_category;
+  int64_t bits16 = 0, bits32 = 0;
+  for (const StepBreakdown& s : sa.steps) {
+    OverviewStep row;
+    row.step_num = s.step_num;
+    row.host = s.host < p.hosts.size() ? std::string(p.strings.view(p.hosts[s.host].name)) : "";
+    row.begin_ps = s.begin_ps;
+    row.total_ps = s.duration_ps;
+    row.breakdown_ps = s.category_ps();
+    totals.push_back(ms(row.total_ps));
+    for (size_t c = 0; c < kNumCategories; ++c) per_category[c].push_back(ms(row.breakdown_ps[c]));
+    bits16 += s.ps(Activity::kDeviceCompute16);
+    bits32 += s.ps(Activity::kDeviceCompute32);
+    page.steps.push_back(row);
+  }
+  page.step_time_ms = series_stats(totals);
+  for (size_t c = 0; c < kNumCategories; ++c) {
+    page.category_ms[c] = series_stats(per_category[c]);
+    page.breakdown_pct[c] = page.step_time_ms.avg > 0 ? 100 * page.category_ms[c].avg / page.step_time_ms.avg : 0;
+  }
+  if (bits16 + bits32 > 0) {
+    page.bits16_pct = 100.0 * double(bits16) / double(bits16 + bits32);
+    page.bits32_pct = 100.0 - page.bits16_pct;
+  }
+  page.input_bound = input_bound_verdict(page.breakdown_pct[size_t(Category::kInput)],
+                                         page.breakdown_pct[size_t(Category::kOther)]);
+
+  // Top 10 ops by self time: on the device when there is one, else on the host.
+  bool any_device = false;
+  for (const auto& r : ops.rows) any_device |= r.on_device && r.name != "IDLE";
+  page.top_ops_on_device = any_device;
+  for (const auto& r : ops.rows) {
+    if (r.on_device != any_device || r.name == "IDLE") continue;
+    if (page.top_ops.size() == 10) break;
+    page.top_ops.push_back({r.name, r.type, r.on_device, r.occurrences, r.self_ps, r.self_pct, r.cumulative_self_pct});
+  }
+  recommend(page, tf_data);
+  return page;
+}
+
+OverviewPage compute_overview_page(const model::Profile& p) {
+  return compute_overview_page(p, analyze_steps(p), compute_framework_op_stats(p),
+                               compute_tf_data_bottleneck_analysis(p));
+}
+
+nlohmann::json to_json(const OverviewPage& page) {
+  auto breakdown = [](const std::array<int64_t, kNumCategories>& ps) {
+    nlohmann::json j = nlohmann::json::object();
+    for (size_t c = 0; c < kNumCategories; ++c) j[std::string(kCategoryKeys[c])] = ms(ps[c]);
+    return j;
+  };
+  auto stats = [](const SeriesStats& s) {
+    return nlohmann::json{{"avg", s.avg}, {"stddev", s.stddev}, {"min", s.min}, {"max", s.max}};
+  };
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& s : page.steps)
+    steps.push_back({{"step", s.step_num}, {"host", s.host}, {"start_ms", ms(s.begin_ps)}, {"total_ms", ms(s.total_ps)},
+                     {"breakdown_ms", breakdown(s.breakdown_ps)}});
+  nlohmann::json pct = nlohmann::json::object(), category_stats = nlohmann::json::object();
+  for (size_t c = 0; c < kNumCategories; ++c) {
+    pct[std::string(kCategoryKeys[c])] = page.breakdown_pct[c];
+    category_stats[std::string(kCategoryKeys[c])] = stats(page.category_ms[c]);
+  }
+  nlohmann::json top = nlohmann::json::array();
+  for (const auto& t : page.top_ops)
+    top.push_back({{"name", t.name}, {"type", t.type}, {"host_or_device", t.on_device ? "Device" : "Host"},
+                   {"occurrences", t.occurrences}, {"self_time_ms", ms(t.self_ps)}, {"self_time_pct", t.self_pct},
+                   {"cumulative_self_time_pct", t.cumulative_pct}});
+  return {
+      {"steps", steps},
+      {"summary", {{"step_time_ms", stats(page.step_time_ms)}, {"breakdown_pct", pct},
+                   {"breakdown_ms", category_stats}, {"step_count", page.steps.size()},
+                   {"steps_found", page.steps_found}, {"step_marker", page.step_marker},
+                   {"whole_profile_as_one_step", page.whole_profile}}},
+      {"input_bound", {{"verdict", page.input_bound.verdict}, {"input_pct", page.input_bound.input_pct},
+                       {"explanation", page.input_bound.explanation}}},
+      {"precision", {{"bits16_pct", page.bits16_pct}, {"bits32_pct", page.bits32_pct}}},
+      {"top_ops", top},
+      {"run_environment", to_json(page.environment)},
+      {"recommendations", page.recommendations},
+  };
+}
+
+std::string to_csv(const OverviewPage& page) {
+  std::string out;
+  std::vector<std::string> header = {"step", "host", "start_ms", "total_ms"};
+  for (auto k : kCategoryKeys) header.push_back(std::string(k) + "_ms");
+  append_csv_row(out, header);
+  char buf[32];
+  for (const auto& s : page.steps) {
+    std::vector<std::string> row = {std::to_string(s.step_num), s.host};
+    for (int64_t v : {s.begin_ps, s.total_ps}) {
+      std::snprintf(buf, sizeof buf, "%.6g", ms(v));
+      row.push_back(buf);
+    }
+    for (int64_t v : s.breakdown_ps) {
+      std::snprintf(buf, sizeof buf, "%.6g", ms(v));
+      row.push_back(buf);
+    }
+    append_csv_row(out, row);
+  }
+  return out;
+}
+
+}  // namespace mlprof::analysis

@@ -1,0 +1,99 @@
+#include "analysis/profile_diff.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "analysis/csv.h"
+
+namespace mlprof::analysis {
+namespace {
+
+// Ops are compared per step, so that runs that profiled different numbers of steps compare.
+std::map<std::pair<bool, std::string>, std::pair<std::string, double>> ms_per_step(const FrameworkOpStats& ops,
+                                                                                    size_t steps) {
+  std::map<std::pair<bool, std::string>, std::pair<std::string, double>> out;
+  const double divisor = double(std::max<size_t>(steps, 1));
+  for (const auto& r : ops.rows) {
+    if (r.name == "IDLE") continue;
+    auto& v = out[{r.on_device, r.name}];
+    v.first = r.type;
+    v.second += double(r.self_ps) / 1e9 / divisor;
+  }
+  return out;
+}
+
+}  // namespace
+
+ProfileDiff compute_profile_diff(const OverviewPage& a, const FrameworkOpStats& a_ops, const OverviewPage& b,
+                                 const FrameworkOpStats& b_ops, size_t max_ops) {
+  ProfileDiff d;
+  d.a_steps = a.steps.size();
+  d.b_steps = b.steps.size();
+  d.step_time_ms = {a.step_time_ms.avg, b.step_time_ms.avg};
+  for (size_t c = 0; c < kNumCategories; ++c) d.breakdown_ms[c] = {a.category_ms[c].avg, b.category_ms[c].avg};
+  d.a_verdict = a.input_bound.verdict;
+  d.b_verdict = b.input_bound.verdict;
+
+  const auto before = ms_per_step(a_ops, a.whole_profile ? 1 : a.steps.size());
+  const auto after = ms_per_step(b_ops, b.whole_profile ? 1 : b.steps.size());
+  std::map<std::pair<bool, std::string>, OpChange> joined;
+  for (const auto& [key, v] : before) {
+    OpChange& c = joined[key];
+    c.on_device = key.first, c.name = key.second, c.type = v.first, c.a_ms = v.second;
+  }
+  for (const auto& [key, v] : after) {
+    OpChange& c = joined[key];
+    c.on_device = key.first, c.name = key.second, c.type = v.first, c.b_ms = v.second;
+  }
+  for (auto& [key, c] : joined) {
+    const double change = c.b_ms - c.a_ms;
+    if (c.a_ms == 0) c.status = "added";
+    else if (c.b_ms == 0) c.status = "removed";
+    else if (std::abs(change) <= 0.01 * std::max(c.a_ms, c.b_ms)) c.status = "unchanged";
+    else c.status = change > 0 ? "slower" : "faster";
+    if (c.status != "unchanged") d.ops.push_back(c);
+  }
+  std::sort(d.ops.begin(), d.ops.end(), [](const OpChange& x, const OpChange& y) {
+    const double dx = std::abs(x.b_ms - x.a_ms), dy = std::abs(y.b_ms - y.a_ms);
+    return dx != dy ? dx > dy : x.name < y.name;
+  });
+  if (d.ops.size() > max_ops) d.ops.resize(max_ops);
+  return d;
+}
+
+nlohmann::json to_json(const ProfileDiff& d) {
+  auto change = [](const ValueChange& v) {
+    return nlohmann::json{{"a", v.a}, {"b", v.b}, {"change_ms", v.change()}, {"change_pct", v.change_pct()}};
+  };
+  nlohmann::json breakdown = nlohmann::json::object();
+  for (size_t c = 0; c < kNumCategories; ++c) breakdown[std::string(kCategoryKeys[c])] = change(d.breakdown_ms[c]);
+  nlohmann::json ops = nlohmann::json::array();
+  for (const auto& o : d.ops)
+    ops.push_back({{"name", o.name}, {"type", o.type}, {"host_or_device", o.on_device ? "Device" : "Host"},
+                   {"a_self_time_per_step_ms", o.a_ms}, {"b_self_time_per_step_ms", o.b_ms},
+                   {"change_ms", o.b_ms - o.a_ms}, {"change_pct", o.a_ms != 0 ? 100 * (o.b_ms - o.a_ms) / o.a_ms : 0.0},
+                   {"status", o.status}});
+  return {{"a", {{"name", d.a_name}, {"steps", d.a_steps}, {"input_bound", d.a_verdict}}},
+          {"b", {{"name", d.b_name}, {"steps", d.b_steps}, {"input_bound", d.b_verdict}}},
+          {"step_time_ms", change(d.step_time_ms)},
+          {"breakdown_ms", breakdown},
+          {"ops", ops}};
+}
+
+std::string to_csv(const ProfileDiff& d) {
+  std::string out;
+  append_csv_row(out, {"host_or_device", "type", "operation", "a_self_time_per_step_ms", "b_self_time_per_step_ms",
+                       "change_ms", "status"});
+  char b[3][32];
+  for (const auto& o : d.ops) {
+    std::snprintf(b[0], 32, "%.6g", o.a_ms);
+    std::snprintf(b[1], 32, "%.6g", o.b_ms);
+    std::snprintf(b[2], 32, "%.6g", o.b_ms - o.a_ms);
+    append_csv_row(out, {o.on_device ? "Device" : "Host", o.type, o.name, b[0], b[1], b[2], o.status});
+  }
+  return out;
+}
+
+}  // namespace mlprof::analysis

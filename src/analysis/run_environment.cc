@@ -1,0 +1,48 @@
+#include "analysis/run_environment.h"
+
+namespace mlprof::analysis {
+
+RunEnvironment compute_run_environment(const model::Profile& p) {
+  RunEnvironment env;
+  for (const auto& h : p.hosts)
+    env.hosts.emplace_back(p.strings.view(h.hostname != model::kEmptyString ? h.hostname : h.name));
+  for (uint32_t i = 0; i < p.planes.size(); ++i) {
+    const auto& plane = p.planes[i];
+    if (plane.kind == model::PlaneKind::kHostThreads) {
+      for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l)
+        env.host_thread_count += p.lines[l].num_events > 0;
+      continue;
+    }
+    if (plane.kind != model::PlaneKind::kDevice) continue;
+    if (env.device_type.empty()) env.device_type = std::string(p.strings.view(plane.device_type));
+    ++env.device_count;
+    DeviceInfo d;
+    d.host = env.hosts.empty() ? "" : env.hosts[plane.host];
+    d.name = std::string(p.strings.view(plane.name));
+    if (auto v = p.plane_stat(i, model::kCoreCount)) d.core_count = v->as_int();
+    if (auto v = p.plane_stat(i, model::kComputeCapMajor)) d.compute_cap_major = v->as_int();
+    if (auto v = p.plane_stat(i, model::kComputeCapMinor)) d.compute_cap_minor = v->as_int();
+    if (auto v = p.plane_stat(i, model::kMemorySize)) d.memory_gib = v->as_double() / double(1ull << 30);
+    env.devices.push_back(d);
+  }
+  if (env.device_type.empty()) env.device_type = "CPU";
+  return env;
+}
+
+nlohmann::json to_json(const RunEnvironment& env) {
+  nlohmann::json devices = nlohmann::json::array();
+  for (const auto& d : env.devices)
+    devices.push_back({{"host", d.host},
+                       {"name", d.name},
+                       {"core_count", d.core_count},
+                       {"compute_capability", std::to_string(d.compute_cap_major) + "." + std::to_string(d.compute_cap_minor)},
+                       {"memory_gib", d.memory_gib}});
+  return {{"host_count", env.hosts.size()},
+          {"hosts", env.hosts},
+          {"device_type", env.device_type},
+          {"device_core_count", env.device_count},
+          {"host_thread_count", env.host_thread_count},
+          {"devices", devices}};
+}
+
+}  // namespace mlprof::analysis

@@ -1,0 +1,223 @@
+#include "analysis/step_breakdown.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "analysis/event_kinds.h"
+
+namespace mlprof::analysis {
+namespace {
+
+using model::EventIndex;
+using model::kNone;
+using model::PlaneKind;
+using model::Profile;
+
+constexpr uint8_t kNoActivity = 255;
+
+// Activities by name, computed once per event name.
+struct NameActivity {
+  uint8_t host = uint8_t(Activity::kHostCompute);
+  uint8_t device = uint8_t(Activity::kDeviceCompute32);
+  bool input_request = false;  // waiting when on the step's own thread
+  bool iterator = false;       // a tf.data iterator
+};
+
+NameActivity activity_of_name(std::string_view name) {
+  NameActivity a;
+  if (is_memory_event_name(name)) {
+    a.host = a.device = kNoActivity;
+    return a;
+  }
+  a.input_request = is_input_request_name(name);
+  a.iterator = is_iterator_name(name);
+  if (is_iterator_name(name)) a.host = uint8_t(Activity::kHostPreprocess);
+  else if (is_compile_name(name)) a.host = uint8_t(Activity::kHostCompile);
+  else if (is_launch_name(name)) a.host = uint8_t(Activity::kHostPrepareLaunch);
+  else if (memcpy_kind(name) == MemcpyKind::kHostToHost) a.host = uint8_t(Activity::kHostToHostCopy);
+  else if (is_runtime_api_name(name)) a.host = uint8_t(Activity::kHostRuntime);
+
+  switch (memcpy_kind(name)) {
+    case MemcpyKind::kHostToDevice: a.device = uint8_t(Activity::kHostToDeviceCopy); break;
+    case MemcpyKind::kDeviceToHost: a.device = uint8_t(Activity::kDeviceToHostCopy); break;
+    case MemcpyKind::kDeviceToDevice: a.device = uint8_t(Activity::kDeviceToDeviceCopy); break;
+    case MemcpyKind::kHostToHost: a.device = uint8_t(Activity::kHostToHostCopy); break;
+    case MemcpyKind::kNone:
+      if (is_collective_name(name)) a.device = uint8_t(Activity::kDeviceCollectives);
+      else if (is_16bit_kernel_name(name)) a.device = uint8_t(Activity::kDeviceCompute16);
+      break;
+  }
+  return a;
+}
+
+// Classifies events in the context of one step.
+class Classifier {
+ public:
+  Classifier(const Profile& p, const StepGrouping& g) : p_(p), g_(g) {
+    names_.reserve(p.names.size());
+    for (const auto& n : p.names) names_.push_back(activity_of_name(p.strings.view(n.name)));
+  }
+
+  // root_line: the step root's line (kNone for the pseudo step: any thread may wait).
+  uint8_t classify(EventIndex e, uint32_t root_line) const {
+    const uint32_t line = p_.events.line[e];
+    const auto kind = p_.planes[p_.lines[line].plane].kind;
+    const NameActivity& a = names_[p_.events.name[e]];
+    if (kind == PlaneKind::kDevice) return g_.device_work_line[line] ? a.device : kNoActivity;
+    if (kind != PlaneKind::kHostThreads) return kNoActivity;
+    if (a.input_request && (root_line == kNone || line == root_line || !a.iterator))
+      return uint8_t(Activity::kHostWaitInput);
+    // A host event that carries a correlation id launched device work.
+    if (a.host == uint8_t(Activity::kHostCompute) && p_.events.first_stat[e] != p_.events.first_stat[e + 1] &&
+        p_.stat(e, model::kCorrelationId))
+      return uint8_t(Activity::kHostPrepareLaunch);
+    return a.host;
+  }
+
+ private:
+  const Profile& p_;
+  const StepGrouping& g_;
+  std::vector<NameActivity> names_;
+};
+
+struct Interval {
+  int64_t begin, end;
+  uint8_t activity;
+};
+
+// Charges each instant of [begin, end) to the highest activity covering it.
+void sweep(std::vector<Interval>& intervals, StepBreakdown* step) {
+  struct Point {
+    int64_t t;
+    int delta;
+    uint8_t activity;
+  };
+  std::vector<Point> points;
+  points.reserve(intervals.size() * 2);
+  for (const Interval& i : intervals) {
+    points.push_back({i.begin, +1, i.activity});
+    points.push_back({i.end, -1, i.activity});
+  }
+  std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.t < b.t; });
+  std::array<int, kNumActivities> active{};
+  int64_t covered = 0;
+  for (size_t i = 0; i < points.size(); ++i) {
+    const Point& pt = points[i];
+    active[pt.activity] += pt.delta;
+    if (i + 1 == points.size() || points[i + 1].t == pt.t) continue;
+    const int64_t dt = points[i + 1].t - pt.t;
+    for (int a = int(kNumActivities) - 1; a >= 0; --a)
+      if (active[size_t(a)] > 0) {
+        step->activity_ps[size_t(a)] += dt;
+        covered += dt;
+        break;
+      }
+  }
+  step->other_ps = std::max<int64_t>(0, step->duration_ps - covered);
+}
+
+}  // namespace
+
+Category category_of(Activity a) {
+  switch (a) {
+    case Activity::kHostWaitInput:
+    case Activity::kHostToDeviceCopy:
+    case Activity::kDeviceWaitHost: return Category::kInput;
+    case Activity::kDeviceToHostCopy: return Category::kOutput;
+    case Activity::kHostCompile: return Category::kCompilation;
+    case Activity::kHostPrepareLaunch: return Category::kKernelLaunch;
+    case Activity::kDeviceToDeviceCopy:
+    case Activity::kDeviceWaitDevice: return Category::kDeviceToDevice;
+    case Activity::kDeviceCollectives: return Category::kDeviceCollectives;
+    case Activity::kDeviceCompute16:
+    case Activity::kDeviceCompute32: return Category::kDeviceCompute;
+    default: return Category::kHostCompute;  // compute, pre/postprocess, batching, runtime, host copies
+  }
+}
+
+std::array<int64_t, kNumCategories> StepBreakdown::category_ps() const {
+  std::array<int64_t, kNumCategories> c{};
+  for (size_t a = 0; a < kNumActivities; ++a) c[size_t(category_of(Activity(a)))] += activity_ps[a];
+  c[size_t(Category::kOther)] += other_ps;
+  return c;
+}
+
+StepAnalysis analyze_steps(const Profile& p) {
+  StepAnalysis out;
+  out.grouping = group_steps(p);
+  const StepGrouping& g = out.grouping;
+  const Classifier classifier(p, g);
+
+  // Slot of each selected group among the breakdowns; the pseudo step takes every event.
+  std::vector<int32_t> slot_of_group(g.steps.size(), -1);
+  for (uint32_t group : g.selected) {
+    const Step& s = g.steps[group];
+    slot_of_group[group] = int32_t(out.steps.size());
+    StepBreakdown b;
+    b.group = group;
+    b.host = s.host;
+    b.step_num = s.step_num;
+    b.begin_ps = s.begin_ps;
+    b.duration_ps = s.duration_ps();
+    out.steps.push_back(b);
+  }
+  out.whole_profile = out.steps.empty();
+  if (out.whole_profile) {
+    int64_t begin = std::numeric_limits<int64_t>::max(), end = std::numeric_limits<int64_t>::min();
+    for (EventIndex e = 0; e < p.num_events(); ++e)
+      if (classifier.classify(e, kNone) != kNoActivity) begin = std::min(begin, p.start_ps(e)), end = std::max(end, p.end_ps(e));
+    if (begin >= end) return out;
+    StepBreakdown b;
+    b.group = UINT32_MAX;
+    b.begin_ps = begin;
+    b.duration_ps = end - begin;
+    out.steps.push_back(b);
+  }
+
+  std::vector<std::vector<Interval>> intervals(out.steps.size());
+  for (EventIndex e = 0, n = EventIndex(p.num_events()); e < n; ++e) {
+    size_t slot = 0;
+    uint32_t root_line = kNone;
+    const int32_t group = g.group_of[e];
+    if (!out.whole_profile) {
+      if (group == kNoGroup || slot_of_group[size_t(group)] < 0) continue;
+      const Step& s = g.steps[size_t(group)];
+      if (e == s.root) continue;  // the marker spans the step; it is not an activity
+      slot = size_t(slot_of_group[size_t(group)]);
+      root_line = p.events.line[s.root];
+    }
+    const uint8_t activity = classifier.classify(e, root_line);
+    if (activity == kNoActivity) continue;
+    // Inside a parent of the same step doing the same activity, an event changes nothing.
+    const EventIndex parent = p.events.parent[e];
+    if (parent != kNone && g.group_of[parent] == group && classifier.classify(parent, root_line) == activity &&
+        (out.whole_profile || parent != g.steps[size_t(group)].root))
+      continue;
+    const StepBreakdown& b = out.steps[slot];
+    const int64_t begin = std::max(p.start_ps(e), b.begin_ps);
+    const int64_t end = std::min(p.end_ps(e), b.begin_ps + b.duration_ps);
+    if (begin < end) intervals[slot].push_back({begin, end, activity});
+  }
+  for (size_t i = 0; i < out.steps.size(); ++i) {
+    sweep(intervals[i], &out.steps[i]);
+    std::vector<Interval>().swap(intervals[i]);
+  }
+  return out;
+}
+
+SeriesStats series_stats(const std::vector<double>& values) {
+  SeriesStats s;
+  if (values.empty()) return s;
+  s.min = *std::min_element(values.begin(), values.end());
+  s.max = *std::max_element(values.begin(), values.end());
+  double sum = 0;
+  for (double v : values) sum += v;
+  s.avg = sum / double(values.size());
+  double sq = 0;
+  for (double v : values) sq += (v - s.avg) * (v - s.avg);
+  s.stddev = std::sqrt(sq / double(values.size()));
+  return s;
+}
+
+}  // namespace mlprof::analysis

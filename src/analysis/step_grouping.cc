@@ -1,0 +1,253 @@
+#include "analysis/step_grouping.h"
+
+#include <algorithm>
+#include <charconv>
+#include <unordered_map>
+
+#include "analysis/event_kinds.h"
+
+namespace mlprof::analysis {
+namespace {
+
+using model::EventIndex;
+using model::kNone;
+using model::LineKind;
+using model::PlaneKind;
+using model::Profile;
+using model::StringId;
+
+// Events carrying a link: producer or consumer context, or a correlation id.
+struct Link {
+  EventIndex event;
+  uint64_t type;
+  uint64_t id;
+};
+
+struct Links {
+  std::vector<Link> producers, consumers;
+  std::vector<Link> host_correlations, device_correlations;  // type = host index
+  std::vector<EventIndex> explicit_roots;
+};
+
+// Reads the stats that grouping needs in one pass over each event's stats (and its name's).
+Links collect_links(const Profile& p, const std::vector<uint8_t>& device_work_line) {
+  Links links;
+  // Names whose own stats hold link keys (e.g. "train#step_num=1,_r=1#" kept unsplit by a writer).
+  std::vector<uint8_t> name_has_keys(p.names.size(), 0);
+  for (size_t n = 0; n < p.names.size(); ++n) {
+    const auto r = p.names[n].stats;
+    for (uint32_t s = r.first; s < r.first + r.count; ++s) {
+      const StringId k = p.metadata_stats.key(s);
+      if (k == model::kIsRoot || k == model::kProducerId || k == model::kConsumerId || k == model::kCorrelationId)
+        name_has_keys[n] = 1;
+    }
+  }
+  const size_t n = p.num_events();
+  for (EventIndex e = 0; e < n; ++e) {
+    if (p.events.first_stat[e] == p.events.first_stat[e + 1] && !name_has_keys[p.events.name[e]]) continue;
+    const auto& line = p.lines[p.events.line[e]];
+    const auto& plane = p.planes[line.plane];
+    auto get = [&](StringId key) { return p.stat(e, key); };
+    if (plane.kind == PlaneKind::kDevice) {
+      if (!device_work_line[p.events.line[e]]) continue;
+      if (auto c = get(model::kCorrelationId)) links.device_correlations.push_back({e, plane.host, c->as_uint()});
+      continue;
+    }
+    if (auto r = get(model::kIsRoot); r && r->as_int() != 0) links.explicit_roots.push_back(e);
+    if (auto id = get(model::kProducerId)) {
+      auto type = get(model::kProducerType);
+      links.producers.push_back({e, type ? type->as_uint() : 0, id->as_uint()});
+    }
+    if (auto id = get(model::kConsumerId)) {
+      auto type = get(model::kConsumerType);
+      links.consumers.push_back({e, type ? type->as_uint() : 0, id->as_uint()});
+    }
+    if (auto c = get(model::kCorrelationId)) links.host_correlations.push_back({e, plane.host, c->as_uint()});
+  }
+  return links;
+}
+
+// Lines whose events are the device's work: its streams, else (TPU, XLA) its op lines.
+std::vector<uint8_t> find_device_work_lines(const Profile& p) {
+  std::vector<uint8_t> work(p.lines.size(), 0);
+  for (const auto& plane : p.planes) {
+    if (plane.kind != PlaneKind::kDevice) continue;
+    for (LineKind wanted : {LineKind::kStream, LineKind::kXlaOps, LineKind::kFrameworkOps}) {
+      bool found = false;
+      for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l)
+        if (p.lines[l].kind == wanted && p.lines[l].num_events > 0) work[l] = 1, found = true;
+      if (found) break;
+    }
+  }
+  return work;
+}
+
+std::vector<EventIndex> find_roots(const Profile& p, const Links& links, std::string* kind) {
+  if (!links.explicit_roots.empty()) {
+    *kind = "_r";
+    return links.explicit_roots;
+  }
+  // TensorFlow and PyTorch: top-level host events with a root's name, of the outermost kind.
+  std::vector<int> rank_of_name(p.names.size());
+  for (size_t n = 0; n < p.names.size(); ++n) rank_of_name[n] = implicit_root_rank(p.strings.view(p.names[n].name));
+  int best = INT32_MAX;
+  std::vector<EventIndex> roots;
+  for (const auto& line : p.lines) {
+    if (p.planes[line.plane].kind != PlaneKind::kHostThreads) continue;
+    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+      const int rank = rank_of_name[p.events.name[e]];
+      if (rank < 0 || p.events.parent[e] != kNone || rank > best) continue;
+      if (rank < best) roots.clear(), best = rank;
+      roots.push_back(e);
+    }
+  }
+  if (!roots.empty()) *kind = std::string(p.name(roots.front()));
+  return roots;
+}
+
+int64_t step_number(const Profile& p, EventIndex root, int64_t fallback) {
+  if (auto s = p.stat(root, model::kStepNum)) return s->as_int();
+  if (auto s = p.stat(root, model::kIterNum)) return s->as_int();
+  const std::string_view name = p.name(root);
+  if (name.starts_with("ProfilerStep#")) {
+    int64_t n = 0;
+    auto digits = name.substr(13);
+    if (std::from_chars(digits.data(), digits.data() + digits.size(), n).ec == std::errc()) return n;
+  }
+  return fallback;
+}
+
+// Children take their parent's group; parents come before children in event order.
+void inherit_from_parents(const Profile& p, std::vector<int32_t>& group) {
+  const auto& parent = p.events.parent;
+  for (EventIndex e = 0, n = EventIndex(group.size()); e < n; ++e)
+    if (group[e] == kNoGroup && parent[e] != kNone) group[e] = group[parent[e]];
+}
+
+struct PairHash {
+  size_t operator()(const std::pair<uint64_t, uint64_t>& k) const {
+    return std::hash<uint64_t>()(k.first * 0x9E3779B97F4A7C15ull ^ k.second);
+  }
+};
+
+// Consumers join the group of the latest producer with their context that started before them.
+bool link_consumers(const Profile& p, const Links& links, std::vector<int32_t>& group) {
+  std::unordered_map<std::pair<uint64_t, uint64_t>, std::vector<std::pair<int64_t, int32_t>>, PairHash> producers;
+  for (const Link& l : links.producers)
+    if (group[l.event] != kNoGroup) producers[{l.type, l.id}].push_back({p.start_ps(l.event), group[l.event]});
+  if (producers.empty()) return false;
+  for (auto& [key, list] : producers) std::sort(list.begin(), list.end());
+  bool changed = false;
+  for (const Link& l : links.consumers) {
+    if (group[l.event] != kNoGroup) continue;
+    auto it = producers.find({l.type, l.id});
+    if (it == producers.end()) continue;
+    const auto& list = it->second;
+    auto after = std::upper_bound(list.begin(), list.end(), std::make_pair(p.start_ps(l.event), INT32_MAX));
+    group[l.event] = (after == list.begin() ? list.front() : *(after - 1)).second;
+    changed = true;
+  }
+  return changed;
+}
+
+bool link_correlations(const Links& links, std::vector<int32_t>& group) {
+  std::unordered_map<std::pair<uint64_t, uint64_t>, int32_t, PairHash> launches;
+  for (const Link& l : links.host_correlations)
+    if (group[l.event] != kNoGroup) launches[{l.type, l.id}] = group[l.event];
+  bool changed = false;
+  for (const Link& l : links.device_correlations) {
+    if (group[l.event] != kNoGroup) continue;
+    auto it = launches.find({l.type, l.id});
+    if (it == launches.end()) continue;
+    group[l.event] = it->second;
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace
+
+StepGrouping group_steps(const Profile& p) {
+  StepGrouping g;
+  g.device_work_line = find_device_work_lines(p);
+  std::vector<uint8_t> host_has_device_work(p.hosts.size(), 0);
+  for (size_t l = 0; l < p.lines.size(); ++l) {
+    if (!g.device_work_line[l] || p.lines[l].num_events == 0) continue;
+    g.has_device_work = true;
+    host_has_device_work[p.planes[p.lines[l].plane].host] = 1;
+  }
+  const Links links = collect_links(p, g.device_work_line);
+  std::vector<EventIndex> roots = find_roots(p, links, &g.root_kind);
+  std::sort(roots.begin(), roots.end(), [&](EventIndex a, EventIndex b) {
+    const uint32_t ha = p.plane_of(a).host, hb = p.plane_of(b).host;
+    if (ha != hb) return ha < hb;
+    return p.start_ps(a) != p.start_ps(b) ? p.start_ps(a) < p.start_ps(b) : a < b;  // outer first
+  });
+
+  g.group_of.assign(p.num_events(), kNoGroup);
+  std::vector<int64_t> rank_in_host;
+  for (EventIndex root : roots) {
+    // A root nested in another root of the same step is part of that step.
+    bool nested = false;
+    for (EventIndex a = p.events.parent[root]; a != kNone && !nested; a = p.events.parent[a])
+      nested = g.group_of[a] != kNoGroup;
+    if (nested) continue;
+    Step s;
+    s.group = uint32_t(g.steps.size());
+    s.root = root;
+    s.host = p.plane_of(root).host;
+    s.host_begin_ps = p.start_ps(root);
+    s.host_end_ps = p.end_ps(root);
+    const int64_t rank = g.steps.empty() || g.steps.back().host != s.host ? 0 : rank_in_host.back() + 1;
+    rank_in_host.push_back(rank);
+    s.step_num = step_number(p, root, rank);
+    g.group_of[root] = int32_t(s.group);
+    g.steps.push_back(s);
+  }
+
+  inherit_from_parents(p, g.group_of);
+  for (int round = 0; round < 8; ++round) {
+    const bool consumers = link_consumers(p, links, g.group_of);
+    if (consumers) inherit_from_parents(p, g.group_of);
+    const bool devices = link_correlations(links, g.group_of);
+    if (devices) inherit_from_parents(p, g.group_of);
+    if (!consumers && !devices) break;
+  }
+
+  // Device spans, then each step's span.
+  for (uint32_t l = 0; l < p.lines.size(); ++l) {
+    if (!g.device_work_line[l]) continue;
+    const auto& line = p.lines[l];
+    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+      const int32_t group = g.group_of[e];
+      if (group == kNoGroup) continue;
+      Step& s = g.steps[size_t(group)];
+      s.device_begin_ps = std::min(s.device_begin_ps, p.start_ps(e));
+      s.device_end_ps = std::max(s.device_end_ps, p.end_ps(e));
+      s.device_kernels += memcpy_kind(p.name(e)) == MemcpyKind::kNone;
+    }
+  }
+  for (Step& s : g.steps) {
+    const bool host_contains_device =
+        !s.has_device_work() || (s.host_begin_ps <= s.device_begin_ps && s.device_end_ps <= s.host_end_ps);
+    s.begin_ps = host_contains_device ? s.host_begin_ps : s.device_begin_ps;
+    s.end_ps = host_contains_device ? s.host_end_ps : s.device_end_ps;
+  }
+
+  // Per host: with device work on the host, a step that ran no kernel is not a training step
+  // (a small tf.function, a data function, a copy); with more than five steps, the first and the last
+  // are usually partial.
+  for (size_t begin = 0; begin < g.steps.size();) {
+    size_t end = begin;
+    while (end < g.steps.size() && g.steps[end].host == g.steps[begin].host) ++end;
+    std::vector<uint32_t> kept;
+    for (size_t i = begin; i < end; ++i)
+      if (!host_has_device_work[g.steps[i].host] || g.steps[i].device_kernels > 0) kept.push_back(uint32_t(i));
+    if (kept.size() > 5) kept = std::vector<uint32_t>(kept.begin() + 1, kept.end() - 1);
+    g.selected.insert(g.selected.end(), kept.begin(), kept.end());
+    begin = end;
+  }
+  return g;
+}
+
+}  // namespace mlprof::analysis

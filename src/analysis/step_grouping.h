@@ -1,0 +1,41 @@
+// Steps and grouping (DESIGN.md §5.1): which events belong to which step. A step starts at a
+// root event; its group grows by nesting on one thread, by producer/consumer links (_p/_c)
+// across threads, and by correlation ids from a launch on the host to its work on a device.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/profile.h"
+
+namespace mlprof::analysis {
+
+inline constexpr int32_t kNoGroup = -1;
+
+struct Step {
+  uint32_t group = 0;                 // the value events of this step carry in group_of
+  model::EventIndex root = model::kNone;
+  uint32_t host = 0;                  // index into Profile::hosts
+  int64_t step_num = 0;               // step_num / iter_num of the root, else its rank
+  int64_t host_begin_ps = 0, host_end_ps = 0;      // the root event
+  int64_t device_begin_ps = INT64_MAX, device_end_ps = INT64_MIN;  // its device work
+  int64_t begin_ps = 0, end_ps = 0;   // the step: device span unless the host span contains it
+  uint32_t device_kernels = 0;        // device events of the step that compute (not copies)
+
+  bool has_device_work() const { return device_begin_ps <= device_end_ps; }
+  int64_t duration_ps() const { return end_ps - begin_ps; }
+};
+
+struct StepGrouping {
+  std::vector<int32_t> group_of;   // per event: its step's group, or kNoGroup
+  std::vector<Step> steps;         // every group, indexed by group id, by host then start
+  std::vector<uint32_t> selected;  // the groups that count as steps (partial and empty ones dropped)
+  std::string root_kind;           // "_r", or the name of TensorFlow's/PyTorch's implicit root
+  std::vector<uint8_t> device_work_line;  // per line: holds device work (streams, else XLA/TF ops)
+  bool has_device_work = false;    // the profile has device work at all
+};
+
+StepGrouping group_steps(const model::Profile& profile);
+
+}  // namespace mlprof::analysis

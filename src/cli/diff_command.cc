@@ -1,0 +1,71 @@
+// mlprof diff A B: two runs side by side (step time, breakdown, ops that got slower or faster).
+#include <fmt/format.h>
+
+#include "analysis/framework_op_stats.h"
+#include "analysis/overview_page.h"
+#include "analysis/profile_diff.h"
+#include "cli/commands.h"
+#include "cli/report_text.h"
+#include "model/load_profile.h"
+
+namespace mlprof::cli {
+namespace {
+
+struct DiffOptions {
+  std::string a, b;
+  std::string run_a, run_b;
+  std::string host;
+  std::string format = "text";
+  size_t max_ops = 20;
+};
+
+struct Analysed {
+  analysis::OverviewPage overview;
+  analysis::FrameworkOpStats ops;
+  std::string name;
+};
+
+bool analyse(const std::string& path, const std::string& run, const std::string& host, Analysed* out,
+             model::LoadError* error) {
+  model::Profile profile;
+  if (!model::load_profile({path, run, host}, &profile, error)) return false;
+  const auto steps = analysis::analyze_steps(profile);
+  out->ops = analysis::compute_framework_op_stats(profile);
+  out->overview = analysis::compute_overview_page(profile, steps, out->ops,
+                                                  analysis::compute_tf_data_bottleneck_analysis(profile));
+  out->name = profile.run;
+  return true;
+}
+
+int run_diff(const DiffOptions& o) {
+  Analysed a, b;
+  model::LoadError error;
+  if (!analyse(o.a, o.run_a, o.host, &a, &error)) return bad_input(error.path, error.problem);
+  if (!analyse(o.b, o.run_b, o.host, &b, &error)) return bad_input(error.path, error.problem);
+  auto diff = analysis::compute_profile_diff(a.overview, a.ops, b.overview, b.ops, o.max_ops);
+  diff.a_name = o.a + (a.name.empty() ? "" : " (" + a.name + ")");
+  diff.b_name = o.b + (b.name.empty() ? "" : " (" + b.name + ")");
+  if (o.format == "json") fmt::print("{}\n", analysis::to_json(diff).dump(2));
+  else if (o.format == "csv") fmt::print("{}", analysis::to_csv(diff));
+  else fmt::print("{}", render_text(diff));
+  return kOk;
+}
+
+}  // namespace
+
+Command add_diff_command(CLI::App& app) {
+  auto* sub = app.add_subcommand("diff", "Compare two runs: step time, breakdown, and ops that got slower or faster");
+  auto o = std::make_shared<DiffOptions>();
+  sub->add_option("A", o->a, "the baseline: a logdir, run directory or .xplane.pb")->required();
+  sub->add_option("B", o->b, "the run to compare with it")->required();
+  sub->add_option("--run-a", o->run_a, "run of A (default: the newest)");
+  sub->add_option("--run-b", o->run_b, "run of B (default: the newest)");
+  sub->add_option("--host", o->host, "compare one host only");
+  sub->add_option("--format,-f", o->format, "text, json or csv")
+      ->check(CLI::IsMember({"text", "json", "csv"}))
+      ->capture_default_str();
+  sub->add_option("--max-ops", o->max_ops, "how many changed ops to list")->capture_default_str();
+  return {sub, [o]() { return run_diff(*o); }};
+}
+
+}  // namespace mlprof::cli

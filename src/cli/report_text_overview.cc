@@ -1,0 +1,82 @@
+#include <fmt/format.h>
+
+#include "cli/report_text.h"
+#include "cli/report_text_table.h"
+
+namespace mlprof::cli {
+
+using namespace analysis;
+
+namespace {
+// How the categories read in a table.
+constexpr std::array<const char*, kNumCategories> kCategoryLabels = {
+    "Input", "Output", "Compilation", "Kernel launch", "Host compute", "Device-to-device", "Device collectives",
+    "Device compute", "Other"};
+}  // namespace
+
+std::string render_text(const OverviewPage& page) {
+  std::string out = "Overview\n\n";
+  out += "  " + page.input_bound.explanation + "\n";
+  if (!page.recommendations.empty()) {
+    out += "\nRecommendations\n";
+    for (const auto& r : page.recommendations) out += "  - " + r + "\n";
+  }
+
+  out += fmt::format("\nStep time ({} steps{}{})\n", page.steps.size(),
+                     page.step_marker.empty() ? "" : ", marked by " + page.step_marker,
+                     page.steps_found > page.steps.size()
+                         ? fmt::format(", {} found, partial or empty ones left out", page.steps_found)
+                         : "");
+  out += fmt::format("  average {}  stddev {}  min {}  max {}\n", format_ms(page.step_time_ms.avg),
+                     format_ms(page.step_time_ms.stddev), format_ms(page.step_time_ms.min),
+                     format_ms(page.step_time_ms.max));
+
+  out += "\nStep-time breakdown\n";
+  TextTable breakdown({"category", "share", "average", "stddev", "min", "max"}, {false, true, true, true, true, true});
+  for (size_t c = 0; c < kNumCategories; ++c) {
+    const auto& s = page.category_ms[c];
+    breakdown.add_row({kCategoryLabels[c], format_pct(page.breakdown_pct[c]), format_ms(s.avg), format_ms(s.stddev),
+                       format_ms(s.min), format_ms(s.max)});
+  }
+  out += breakdown.render();
+  if (page.bits16_pct + page.bits32_pct > 0)
+    out += fmt::format("\n  Device compute precision: 16-bit {}, 32-bit {}\n", format_pct(page.bits16_pct),
+                       format_pct(page.bits32_pct));
+
+  if (!page.steps.empty() && !page.whole_profile) {
+    out += "\nSteps\n";
+    TextTable steps({"step", "host", "total", "input", "host compute", "device compute", "kernel launch", "other"},
+                    {true, false, true, true, true, true, true, true});
+    const size_t shown = std::min<size_t>(page.steps.size(), 20);
+    for (size_t i = 0; i < shown; ++i) {
+      const auto& s = page.steps[i];
+      auto cat = [&](Category c) { return format_ms(double(s.breakdown_ps[size_t(c)]) / 1e9); };
+      steps.add_row({std::to_string(s.step_num), s.host, format_ms(double(s.total_ps) / 1e9), cat(Category::kInput),
+                     cat(Category::kHostCompute), cat(Category::kDeviceCompute), cat(Category::kKernelLaunch),
+                     cat(Category::kOther)});
+    }
+    out += steps.render();
+    if (shown < page.steps.size()) out += fmt::format("  ... {} more (see --format json or csv)\n", page.steps.size() - shown);
+  }
+
+  if (!page.top_ops.empty()) {
+    out += fmt::format("\nTop {} ops on the {} by self time\n", page.top_ops.size(),
+                       page.top_ops_on_device ? "device" : "host");
+    TextTable ops({"self time", "self %", "cumulative %", "type", "op"}, {true, true, true, false, false});
+    for (const auto& t : page.top_ops)
+      ops.add_row({format_ms(double(t.self_ps) / 1e9), format_pct(t.self_pct), format_pct(t.cumulative_pct), t.type, t.name});
+    out += ops.render();
+  }
+
+  const auto& env = page.environment;
+  out += "\nRun environment\n";
+  out += fmt::format("  hosts: {} ({})\n", env.hosts.size(), fmt::join(env.hosts, ", "));
+  out += fmt::format("  device type: {}, device cores: {}\n", env.device_type, env.device_count);
+  if (!env.devices.empty() && env.devices.front().core_count > 0)
+    out += fmt::format("  {} multiprocessors per device, compute capability {}.{}\n", env.devices.front().core_count,
+                       env.devices.front().compute_cap_major, env.devices.front().compute_cap_minor);
+  out += fmt::format("  host threads with events: {}\n", env.host_thread_count);
+  return out;
+}
+
+}  // namespace mlprof::cli
