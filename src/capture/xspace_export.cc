@@ -228,7 +228,7 @@ format::WirePlane task_environment_plane(const CaptureToExport& capture) {
 bool export_xspace(const CaptureToExport& capture, const std::string& path, ExportCounts* counts,
                    std::string* error) {
   format::WireSpace space;
-  space.planes.resize(1);
+  space.planes.resize(2);  // sized once: `host` and PlaneNames keep a reference into it
   format::WirePlane& host = space.planes[0];
   host.id = kHostPlaneId;
   host.name = "/host:CPU";
@@ -256,7 +256,7 @@ bool export_xspace(const CaptureToExport& capture, const std::string& path, Expo
     out.events = line.events;
     events += line.events.size();
   }
-  space.planes.push_back(task_environment_plane(capture));
+  space.planes[1] = task_environment_plane(capture);
   space.hostnames.push_back(capture.host_name);
   space.warnings = capture.warnings;
   if (collector.dropped() > 0) {
