@@ -37,9 +37,10 @@ std::vector<Executions> collect_executions(const Profile& p) {
   return by_host;
 }
 
-std::string bottleneck_kind(const IteratorNode& node, bool is_root) {
+// alone_on_path: the root with nothing blocking it, i.e. no traced producer explains the wait.
+std::string bottleneck_kind(const IteratorNode& node, bool alone_on_path) {
   if (is_source_iterator_type(node.type)) return "source";
-  if (is_root && node.children.empty()) return "consumer";
+  if (alone_on_path) return "consumer";
   static const char* kParallelizable[] = {"Map", "Interleave", "Batch", "Filter", "MapAndBatch", "ParallelMap",
                                           "ParallelMapV2", "ParallelInterleave", "ParallelBatch", "Prefetch"};
   for (const char* t : kParallelizable)
@@ -120,22 +121,22 @@ InputPipeline analyze_pipeline(const Profile& p, uint32_t host, const Executions
   name_of_node[0] = root;
   for (const auto& [text, id] : members) name_of_node[size_t(index[text])] = id;
 
-  // Time each node ran while its parent waited, clipped to the parent's windows; a node with
-  // no events of its own passes its parent's windows on.
+  // Time each node ran while its parent waited: its executions clipped to the parent's windows.
+  // A node with no events of its own (an untraced stage) lends its parent's windows to its
+  // children and counts as busy exactly when they are. Returns when the node was busy.
   std::vector<std::vector<TimeInterval>> windows(pl.nodes.size());
   windows[0] = {slowest};
-  std::function<void(int)> visit = [&](int node) {
-    IteratorNode& n = pl.nodes[size_t(node)];
+  std::function<std::vector<TimeInterval>(int)> visit = [&](int node) -> std::vector<TimeInterval> {
     const auto& w = windows[size_t(node)];
-    std::vector<TimeInterval> children_union;
-    for (int c : n.children) {
-      std::vector<TimeInterval> clipped;
-      uint64_t calls = 0;
-      int64_t first = INT64_MAX;
+    std::vector<TimeInterval> children_busy;
+    for (int c : pl.nodes[size_t(node)].children) {
+      IteratorNode& child = pl.nodes[size_t(c)];
       const StringId child_name = name_of_node[size_t(c)];
       if (child_name == model::kNoString) {
-        clipped = w;
+        windows[size_t(c)] = w;
       } else {
+        std::vector<TimeInterval> clipped;
+        int64_t first = INT64_MAX;
         for (const auto& x : executions.at(child_name)) {
           bool overlaps = false;
           auto it = std::lower_bound(w.begin(), w.end(), TimeInterval{x.first, INT64_MIN},
@@ -144,26 +145,30 @@ InputPipeline analyze_pipeline(const Profile& p, uint32_t host, const Executions
             const int64_t b = std::max(x.first, it->first), e = std::min(x.second, it->second);
             if (b < e) clipped.push_back({b, e}), overlaps = true;
           }
-          if (overlaps) ++calls, first = std::min(first, x.first);
+          if (overlaps) ++child.calls, first = std::min(first, x.first);
         }
+        windows[size_t(c)] = merged(std::move(clipped));
+        child.first_start_ps = first == INT64_MAX ? 0 : first;
       }
-      windows[size_t(c)] = merged(std::move(clipped));
-      IteratorNode& child = pl.nodes[size_t(c)];
-      child.calls = calls;
-      child.first_start_ps = first == INT64_MAX ? 0 : first;
-      for (const auto& iv : windows[size_t(c)]) child.total_ps += iv.second - iv.first, children_union.push_back(iv);
-      visit(c);
+      std::vector<TimeInterval> busy = visit(c);
+      for (const auto& iv : busy) children_busy.push_back(iv);
     }
-    const auto busy = merged(std::move(children_union));
-    int64_t covered = 0;
-    for (const auto& iv : w) covered += covered_length(busy, iv);
-    int64_t total = 0;
-    for (const auto& iv : w) total += iv.second - iv.first;
+    const auto children_union = merged(std::move(children_busy));
+    IteratorNode& n = pl.nodes[size_t(node)];
+    if (node != 0 && name_of_node[size_t(node)] == model::kNoString) {
+      n.total_ps = 0;
+      for (const auto& iv : children_union) n.total_ps += iv.second - iv.first;
+      n.self_ps = 0;
+      return children_union;
+    }
+    int64_t total = 0, covered = 0;
+    for (const auto& iv : w) total += iv.second - iv.first, covered += covered_length(children_union, iv);
+    n.total_ps = total;
     n.self_ps = std::max<int64_t>(0, total - covered);
+    return w;
   };
   pl.nodes[0].calls = 1;
   pl.nodes[0].first_start_ps = slowest.first;
-  pl.nodes[0].total_ps = slowest.second - slowest.first;
   visit(0);
 
   // Critical path: from the root, the child that blocked longest; the bottleneck is the
@@ -183,7 +188,7 @@ InputPipeline analyze_pipeline(const Profile& p, uint32_t host, const Executions
   for (int n : pl.critical_path)
     if (pl.nodes[size_t(n)].self_ps > pl.nodes[size_t(pl.bottleneck)].self_ps) pl.bottleneck = n;
   const IteratorNode& b = pl.nodes[size_t(pl.bottleneck)];
-  pl.bottleneck_kind = bottleneck_kind(b, pl.bottleneck == 0);
+  pl.bottleneck_kind = bottleneck_kind(b, pl.critical_path.size() == 1);
   pl.suggestion = suggestion_for(b, pl.bottleneck_kind);
   return pl;
 }
