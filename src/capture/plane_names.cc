@@ -12,7 +12,7 @@ uint32_t PlaneNames::event_id(std::string_view bare_name) {
   auto [it, added] = event_ids_.try_emplace(bare_name, 0);
   if (added) {
     it->second = uint32_t(plane_->event_metadata.size() + 1);  // 0 means "no metadata"
-    plane_->event_metadata.push_back({int64_t(it->second), std::string(bare_name), {}});
+    plane_->event_metadata.push_back({int64_t(it->second), format::make_valid_utf8(bare_name), {}});
   }
   return it->second;
 }
@@ -21,9 +21,14 @@ uint32_t PlaneNames::stat_id(std::string_view name) {
   auto [it, added] = stat_ids_.try_emplace(name, 0);
   if (added) {
     it->second = uint32_t(plane_->stat_metadata.size() + 1);
-    plane_->stat_metadata.push_back({int64_t(it->second), std::string(name), {}});
+    plane_->stat_metadata.push_back({int64_t(it->second), format::make_valid_utf8(name), {}});
   }
   return it->second;
+}
+
+std::string_view PlaneNames::valid_utf8_view(std::string_view text) {
+  if (format::is_valid_utf8(text)) return text;
+  return repaired_.emplace_back(format::make_valid_utf8(text));
 }
 
 uint32_t PlaneNames::add_stat_list(uint32_t first) {
@@ -46,7 +51,7 @@ EventName PlaneNames::parse(std::string_view encoded) {
           if constexpr (std::is_same_v<T, int64_t>) return format::WireStat::of_int64(id, v);
           else if constexpr (std::is_same_v<T, uint64_t>) return format::WireStat::of_uint64(id, v);
           else if constexpr (std::is_same_v<T, double>) return format::WireStat::of_double(id, v);
-          else return format::WireStat::of_string(id, v);
+          else return format::WireStat::of_string(id, valid_utf8_view(v));
         },
         arg.value));
   }

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -37,6 +39,8 @@ class PlaneNames {
   EventName parse(std::string_view encoded);
   uint32_t event_id(std::string_view bare_name);
   uint32_t add_stat_list(uint32_t first);
+  // `text`, or a repaired copy kept here when it is not UTF-8 (proto3 readers reject it).
+  std::string_view valid_utf8_view(std::string_view text);
   struct Slot;
   Slot& slot_for(const char* name);
 
@@ -50,6 +54,7 @@ class PlaneNames {
   size_t num_literals_ = 0;
   std::unordered_map<std::string_view, uint32_t> event_ids_;
   std::unordered_map<std::string_view, uint32_t> stat_ids_;
+  std::deque<std::string> repaired_;  // a deque: views into it stay valid as it grows
   uint32_t step_num_id_ = 0;
   uint32_t root_id_ = 0;
 };

@@ -31,7 +31,9 @@ struct ThreadLine {
 // Walks every chunk in the arena and files its complete records under the owner's line.
 class RecordCollector {
  public:
-  explicit RecordCollector(PlaneNames* names) : names_(names) {}
+  // Events that began before `first_tick` (in an earlier session, ended in this one) are
+  // left out: a session holds what began within it.
+  RecordCollector(PlaneNames* names, uint64_t first_tick) : names_(names), first_tick_(first_tick) {}
 
   void collect(const Arena& arena) {
     const uint32_t chunks = arena.chunks_taken();
@@ -71,7 +73,7 @@ class RecordCollector {
       std::memcpy(&first_word, p, sizeof first_word);
       if (first_word >= kFirstPointer) {
         const auto* r = reinterpret_cast<const LiteralRecord*>(p);
-        add(line, names_->literal(r->name), r->start, r->end);
+        if (r->start >= first_tick_) add(line, names_->literal(r->name), r->start, r->end);
         p += sizeof(LiteralRecord);
       } else if (first_word == kCopiedName) {
         const auto* r = reinterpret_cast<const CopiedNameRecord*>(p);
@@ -79,13 +81,13 @@ class RecordCollector {
         if (r->length > kMaxCopiedName || bytes > size_t(end - p)) return;  // not ours: stop
         // The owner writes `end` when the Trace closes, maybe right now.
         const uint64_t stop = __atomic_load_n(&r->end, __ATOMIC_ACQUIRE);
-        if (stop != 0) {  // 0: still open when the session stopped
+        if (stop != 0 && r->start >= first_tick_) {  // 0: still open when the session stopped
           add(line, names_->copied({reinterpret_cast<const char*>(r + 1), r->length}), r->start, stop);
         }
         p += bytes;
       } else if (first_word == kStep) {
         const auto* r = reinterpret_cast<const StepRecord*>(p);
-        add(line, names_->step(r->name, r->step), r->start, r->end);
+        if (r->start >= first_tick_) add(line, names_->step(r->name, r->step), r->start, r->end);
         p += sizeof(StepRecord);
       } else {
         return;  // unknown record: never written by this library
@@ -98,6 +100,7 @@ class RecordCollector {
   }
 
   PlaneNames* names_;
+  const uint64_t first_tick_;
   std::vector<ThreadLine> lines_;
   std::unordered_map<uint32_t, size_t> line_index_;
   std::vector<uint32_t> published_;
@@ -234,7 +237,7 @@ bool export_xspace(const CaptureToExport& capture, const std::string& path, Expo
   host.name = "/host:CPU";
 
   PlaneNames names(&host);
-  RecordCollector collector(&names);
+  RecordCollector collector(&names, capture.start.ticks);
   if (capture.arena != nullptr) collector.collect(*capture.arena);
   std::vector<ThreadLine>& lines = collector.lines();
   std::sort(lines.begin(), lines.end(),
@@ -250,14 +253,14 @@ bool export_xspace(const CaptureToExport& capture, const std::string& path, Expo
   for (ThreadLine& line : lines) {
     format::WireLine& out = host.lines.emplace_back();
     out.id = line.tid;
-    out.name = line_name(line, main_name);
+    out.name = format::make_valid_utf8(line_name(line, main_name));
     out.timestamp_ns = capture.start.unix_ns;
     out.duration_ps = convert_times(line, clock);
     out.events = line.events;
     events += line.events.size();
   }
   space.planes[1] = task_environment_plane(capture);
-  space.hostnames.push_back(capture.host_name);
+  space.hostnames.push_back(format::make_valid_utf8(capture.host_name));
   space.warnings = capture.warnings;
   if (collector.dropped() > 0) {
     space.warnings.push_back("mlprof dropped " + std::to_string(collector.dropped()) +

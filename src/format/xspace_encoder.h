@@ -90,6 +90,12 @@ struct WireSpace {
   std::vector<std::string> hostnames;
 };
 
+// proto3 readers reject a file whose string fields are not UTF-8, so names and string
+// values built from arbitrary bytes (or cut mid-character) must be repaired first.
+bool is_valid_utf8(std::string_view text) noexcept;
+// `text` with every invalid sequence replaced by U+FFFD.
+std::string make_valid_utf8(std::string_view text);
+
 // Serialized size of one event (the bytes its field in XLine.events takes, tag included).
 uint64_t wire_event_field_size(const WirePlane& plane, const WireEvent& event);
 

@@ -221,6 +221,32 @@ TEST(Trace, VeryLongNamesAreTruncatedNotLost) {
   EXPECT_LT(events[0].name.size(), 65536u);
 }
 
+TEST(Trace, NamesThatAreNotUtf8AreRepairedSoTheFileStaysReadable) {
+  testing::ScratchDir dir;
+  ASSERT_TRUE(start(dir.path(), options_with_level(2)).ok());
+  set_thread_name("thread\xff");
+  { Trace t(std::string("bad\xc3(name")); }
+  { Trace t("op", {{"s", std::string_view("v\xe2\x82")}}); }
+  { Trace t(std::string("caf\xc3\xa9")); }  // valid UTF-8 stays as it is
+  const auto space = read_run(stop());
+  const auto events = host_events(space);
+  EXPECT_EQ(names_of(events), (Names{"bad\xef\xbf\xbd(name", "op", "caf\xc3\xa9"}));
+  EXPECT_EQ(events[1].stats.at("s").str_value(), "v\xef\xbf\xbd\xef\xbf\xbd");
+  EXPECT_EQ(testing::find_plane(space, "/host:CPU")->lines(0).name(), "thread\xef\xbf\xbd");
+  set_thread_name("main");
+}
+
+TEST(Trace, ScopesFromAnEarlierSessionStayOutOfTheNextOne) {
+  testing::ScratchDir dir;
+  ASSERT_TRUE(start(dir / "first", options_with_level(2)).ok());
+  auto spanning = std::make_unique<Trace>("spans_two_sessions");
+  stop();
+  ASSERT_TRUE(start(dir / "second", options_with_level(2)).ok());
+  spanning.reset();
+  { MLPROF_TRACE("second_only"); }
+  EXPECT_EQ(names_of(host_events(read_run(stop()))), (Names{"second_only"}));
+}
+
 TEST(Trace, TimesAreNanosecondsSinceTheEpochWithinTheSession) {
   testing::ScratchDir dir;
   ASSERT_TRUE(start(dir.path(), options_with_level(2)).ok());

@@ -171,6 +171,26 @@ TEST(XSpaceEncoder, LargeLinesStreamThroughTheBuffer) {
   EXPECT_EQ(read.planes(0).event_metadata().at(3).name().size(), 300000u);
 }
 
+TEST(Utf8, ProtobufRejectsInvalidStringsSoTheyAreRepairedFirst) {
+  WireSpace space;
+  space.hostnames = {"bad\xff"};
+  tp::XSpace parsed;
+  std::string error;
+  const std::string bytes = encode_xspace(space);
+  EXPECT_FALSE(parse_xspace(bytes.data(), bytes.size(), &parsed, &error));
+
+  EXPECT_TRUE(is_valid_utf8("plain ascii"));
+  EXPECT_TRUE(is_valid_utf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
+  EXPECT_FALSE(is_valid_utf8("\xc0\xaf"));          // overlong '/'
+  EXPECT_FALSE(is_valid_utf8("\xed\xa0\x80"));      // a surrogate
+  EXPECT_FALSE(is_valid_utf8("\xf4\x90\x80\x80"));  // above U+10FFFF
+  EXPECT_FALSE(is_valid_utf8("cut \xe2\x82"));
+  EXPECT_EQ(make_valid_utf8("a\xff" "b\xe2\x82"), "a\xef\xbf\xbd" "b\xef\xbf\xbd\xef\xbf\xbd");
+  space.hostnames = {make_valid_utf8("bad\xff")};
+  const std::string repaired = encode_xspace(space);
+  EXPECT_TRUE(parse_xspace(repaired.data(), repaired.size(), &parsed, &error)) << error;
+}
+
 TEST(XSpaceEncoder, UnwritablePathIsAnError) {
   WireSpace space;
   std::string error;
