@@ -29,8 +29,12 @@ void detach(ThreadState& t) noexcept {
   t.dropping = false;
 }
 
-// A thread leaving lets go of its session's arena; its chunks stay for the exporter.
-void on_thread_exit(void*) { detach(t_state); }
+// A thread leaving lets go of its session's arena; its chunks stay for the exporter. If a
+// later thread-exit destructor annotates again, attach() arms the hook again.
+void on_thread_exit(void*) {
+  detach(t_state);
+  t_state.exit_hook_armed = false;
+}
 
 pthread_key_t thread_exit_key() {
   static const pthread_key_t key = [] {

@@ -136,7 +136,7 @@ void finish(Session& s) {
 }
 
 // A writer nearing the committed end of the arena; no lock, so a wakeup may be lost, and
-// the session thread also wakes on its own every few milliseconds.
+// the session thread also wakes on its own every 50 ms.
 void wake_session_thread() { control().signal_cv.notify_all(); }
 
 // Each session's own thread: commits capture pages ahead of the writers, ends the session
@@ -151,7 +151,7 @@ void run_session_thread(Session* s) {
     lock.unlock();
     s->arena->populate_ahead();
     lock.lock();
-    auto wake = now + std::chrono::milliseconds(10);
+    auto wake = now + std::chrono::milliseconds(50);
     if (s->options.duration_ms > 0) wake = std::min(wake, s->deadline);
     c.signal_cv.wait_until(lock, wake);
   }
