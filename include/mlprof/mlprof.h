@@ -118,10 +118,11 @@ inline bool tracing(int level) {
 MLPROF_API void record_literal(const char* name, uint64_t start_ticks, uint64_t end_ticks) noexcept;
 MLPROF_API void record_copy(std::string_view name, uint64_t start_ticks, uint64_t end_ticks) noexcept;
 MLPROF_API void record_with_args(std::string_view name, const TraceArg* args, size_t num_args,
-                      uint64_t start_ticks, uint64_t end_ticks) noexcept;
+                                 uint64_t start_ticks, uint64_t end_ticks) noexcept;
 // Step markers: step begin may switch a step-range session on, step end may switch it off.
 MLPROF_API int step_begin(int64_t step) noexcept;  // returns the level in force for this step
-MLPROF_API void step_end(const char* name, int64_t step, uint64_t start_ticks, uint64_t end_ticks) noexcept;
+MLPROF_API void step_end(const char* name, int64_t step, uint64_t start_ticks,
+                         uint64_t end_ticks) noexcept;
 }  // namespace internal
 
 // Encodes "name#k1=v1,k2=v2#" the way TraceMeEncode does.

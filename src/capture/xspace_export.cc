@@ -250,6 +250,7 @@ bool export_xspace(const CaptureToExport& capture, const std::string& path, Expo
   const TickConverter clock(capture.start, rate_from, capture.stop);
   const std::string main_name = process_name();
   uint64_t events = 0;
+  std::erase_if(lines, [](const ThreadLine& line) { return line.events.empty(); });
   for (ThreadLine& line : lines) {
     format::WireLine& out = host.lines.emplace_back();
     out.id = line.tid;
