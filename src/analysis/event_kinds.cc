@@ -30,7 +30,10 @@ constexpr std::string_view kIteratorPrefix = "Iterator::";
 bool is_tf_op_name(std::string_view name) {
   if (contains(name, "::") || contains(name, " ") || contains(name, "(")) return false;
   const size_t colon = name.rfind(':');
-  return colon != std::string_view::npos && colon > 0 && is_identifier(name.substr(colon + 1));
+  if (colon == std::string_view::npos || colon == 0 || !is_identifier(name.substr(colon + 1))) return false;
+  // Op types are registered CamelCase ("MatMul", "_Send"): PyTorch's "nccl:all_reduce" is no TF op.
+  const char type = name[colon + 1];
+  return (type >= 'A' && type <= 'Z') || type == '_';
 }
 
 std::string_view op_type_of(std::string_view name) {
@@ -96,6 +99,8 @@ MemcpyKind memcpy_kind(std::string_view name) {
 }
 
 bool is_compile_name(std::string_view name) {
+  // PyTorch runs what torch.compile built as "CompiledFunction(Backward)": that is not compiling.
+  if (contains(name, "CompiledFunction") || name.starts_with("Torch-Compiled Region")) return false;
   return contains(name, "Compile") || contains(name, "compile") || name.starts_with("jit_");
 }
 

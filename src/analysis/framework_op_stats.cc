@@ -8,6 +8,7 @@
 #include "analysis/event_kinds.h"
 #include "analysis/interval_union.h"
 #include "analysis/self_time.h"
+#include "analysis/sort_runs.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -53,57 +54,90 @@ class HostOpFilter {
   std::vector<uint8_t> is_op_;
 };
 
+// Totals by op name: by NameIndex while scanning (an array lookup), folded by name at the end
+// (several EventNames can share one name, e.g. one per device plane).
 struct SideTotals {
+  std::vector<OpTotals> by_name_index;
   std::unordered_map<StringId, OpTotals> by_name;
+
+  void add_name_index(model::NameIndex n, int64_t total_ps, int64_t self_ps) {
+    if (n >= by_name_index.size()) by_name_index.resize(n + 1);
+    accumulate(by_name_index[n], total_ps, self_ps);
+  }
+  void add_name(StringId name, int64_t total_ps, int64_t self_ps) { accumulate(by_name[name], total_ps, self_ps); }
+  void fold(const Profile& p) {
+    for (size_t n = 0; n < by_name_index.size(); ++n) {
+      const OpTotals& t = by_name_index[n];
+      if (t.occurrences == 0) continue;
+      OpTotals& into = by_name[p.names[n].name];
+      into.occurrences += t.occurrences;
+      into.total_ps += t.total_ps;
+      into.self_ps += t.self_ps;
+    }
+    by_name_index.clear();
+  }
+
+ private:
+  static void accumulate(OpTotals& t, int64_t total_ps, int64_t self_ps) {
+    ++t.occurrences;
+    t.total_ps += total_ps;
+    t.self_ps += self_ps;
+  }
 };
 
-void add(SideTotals& side, StringId name, int64_t total_ps, int64_t self_ps) {
-  OpTotals& t = side.by_name[name];
-  ++t.occurrences;
-  t.total_ps += total_ps;
-  t.self_ps += self_ps;
-}
-
-// The op a device event ran for: its tf_op stat, else the host op that launched it, else itself.
+// The op a device event ran for: its tf_op stat, else the host op that launched it (found by
+// correlation id), else itself.
 class DeviceOpNamer {
  public:
-  explicit DeviceOpNamer(const Profile& p, const HostOpFilter& host_ops) : p_(p), host_ops_(host_ops) {}
+  DeviceOpNamer(const Profile& p, const HostOpFilter& host_ops) : p_(p), host_ops_(host_ops) {}
 
   StringId name_of(EventIndex e) {
     if (p_.events.first_stat[e] != p_.events.first_stat[e + 1]) {
       if (auto op = p_.stat(e, model::kTfOp); op && op->type == model::StatType::kString) return op->str;
       if (auto c = p_.stat(e, model::kCorrelationId)) {
         build_launches();
-        auto it = launches_.find({p_.plane_of(e).host, c->as_uint()});
-        if (it != launches_.end()) return it->second;
+        const uint64_t key = launch_key(p_.plane_of(e).host, c->as_uint());
+        auto it = std::lower_bound(launches_.begin(), launches_.end(), key,
+                                   [](const Launch& a, uint64_t k) { return a.key < k; });
+        if (it != launches_.end() && it->key == key) return it->op;
       }
     }
     return p_.name_id(e);
   }
 
  private:
-  struct Hash {
-    size_t operator()(const std::pair<uint32_t, uint64_t>& k) const { return std::hash<uint64_t>()(k.second * 31 + k.first); }
+#pragma pack(push, 4)
+  struct Launch {  // 12 bytes: there can be millions
+    uint64_t key;
+    StringId op;
   };
+#pragma pack(pop)
+  static uint64_t launch_key(uint32_t host, uint64_t id) { return uint64_t(host) << 48 ^ id; }
+
   void build_launches() {
     if (built_) return;
     built_ = true;
+    std::vector<size_t> runs;  // one per thread
     for (const auto& line : p_.lines) {
       if (p_.planes[line.plane].kind != PlaneKind::kHostThreads) continue;
+      runs.push_back(launches_.size());
       for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
         if (p_.events.first_stat[e] == p_.events.first_stat[e + 1]) continue;
         auto c = p_.stat(e, model::kCorrelationId);
         if (!c) continue;
         EventIndex op = p_.events.parent[e];
         while (op != kNone && !host_ops_(op)) op = p_.events.parent[op];
-        if (op != kNone) launches_[{p_.planes[line.plane].host, c->as_uint()}] = p_.name_id(op);
+        if (op != kNone) launches_.push_back({launch_key(p_.planes[line.plane].host, c->as_uint()), p_.name_id(op)});
       }
     }
+    launches_.shrink_to_fit();
+    sort_runs(launches_, std::move(runs), [](const Launch& a, const Launch& b) { return a.key < b.key; });
   }
+
   const Profile& p_;
   const HostOpFilter& host_ops_;
   bool built_ = false;
-  std::unordered_map<std::pair<uint32_t, uint64_t>, StringId, Hash> launches_;
+  std::vector<Launch> launches_;
 };
 
 std::vector<PieSlice> pie(std::map<std::string, int64_t> self_by_key, int64_t denominator) {
@@ -139,7 +173,8 @@ FrameworkOpStats compute_framework_op_stats(const Profile& p, const FrameworkOpS
     const auto& plane = p.planes[line.plane];
     if (plane.kind != PlaneKind::kHostThreads || line.num_events == 0) continue;
     for_each_op_self_time(
-        p, line, host_ops, [&](EventIndex e, int64_t self) { add(host, p.name_id(e), p.duration_ps(e), self); },
+        p, line, host_ops,
+        [&](EventIndex e, int64_t self) { host.add_name_index(p.events.name[e], p.duration_ps(e), self); },
         options.include_idle ? &host_busy[plane.host] : nullptr);
     auto& span = host_span[plane.host];
     span.first = std::min(span.first, p.start_ps(line.first_event));
@@ -164,12 +199,13 @@ FrameworkOpStats compute_framework_op_stats(const Profile& p, const FrameworkOpS
       if (!use) continue;
       if (has_op_line) {
         for_each_op_self_time(
-            p, line, all_events, [&](EventIndex e, int64_t self) { add(device, p.name_id(e), p.duration_ps(e), self); },
+            p, line, all_events,
+            [&](EventIndex e, int64_t self) { device.add_name_index(p.events.name[e], p.duration_ps(e), self); },
             options.include_idle ? &busy : nullptr);
       } else {
         for_each_op_self_time(
             p, line, all_events,
-            [&](EventIndex e, int64_t self) { add(device, device_names.name_of(e), p.duration_ps(e), self); },
+            [&](EventIndex e, int64_t self) { device.add_name(device_names.name_of(e), p.duration_ps(e), self); },
             options.include_idle ? &busy : nullptr);
       }
       for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e)
@@ -221,6 +257,8 @@ FrameworkOpStats compute_framework_op_stats(const Profile& p, const FrameworkOpS
     (on_device ? out.device_by_type : out.host_by_type) = pie(std::move(by_type), total_self);
     out.rows.insert(out.rows.end(), rows.begin(), rows.end());
   };
+  host.fold(p);
+  device.fold(p);
   emit(device, true, out.device_idle_ps);
   emit(host, false, out.host_idle_ps);
   return out;

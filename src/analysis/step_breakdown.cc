@@ -86,12 +86,12 @@ struct Interval {
   uint8_t activity;
 };
 
-// Charges each instant of [begin, end) to the highest activity covering it.
-void sweep(std::vector<Interval>& intervals, StepBreakdown* step) {
+// Charges each instant of the step to the highest activity covering it.
+void sweep(const std::vector<Interval>& intervals, StepBreakdown* step) {
   struct Point {
     int64_t t;
-    int delta;
-    uint8_t activity;
+    int32_t delta;
+    uint32_t activity;
   };
   std::vector<Point> points;
   points.reserve(intervals.size() * 2);
@@ -175,33 +175,52 @@ StepAnalysis analyze_steps(const Profile& p) {
     out.steps.push_back(b);
   }
 
-  std::vector<std::vector<Interval>> intervals(out.steps.size());
-  for (EventIndex e = 0, n = EventIndex(p.num_events()); e < n; ++e) {
-    size_t slot = 0;
-    uint32_t root_line = kNone;
+  // Each event's activity, once (1 byte an event); parents come first, so an event can ask
+  // its parent's. Inside a parent of the same step doing the same activity, an event changes
+  // nothing and is left out. The rest are bucketed by step (a counting sort) and swept.
+  const size_t n = p.num_events();
+  std::vector<uint8_t> activity(n, kNoActivity);
+  std::vector<uint32_t> count(out.steps.size() + 1, 0);
+  auto slot_of = [&](EventIndex e) -> int64_t {
+    if (out.whole_profile) return 0;
     const int32_t group = g.group_of[e];
-    if (!out.whole_profile) {
-      if (group == kNoGroup || slot_of_group[size_t(group)] < 0) continue;
-      const Step& s = g.steps[size_t(group)];
-      if (e == s.root) continue;  // the marker spans the step; it is not an activity
-      slot = size_t(slot_of_group[size_t(group)]);
-      root_line = p.events.line[s.root];
-    }
-    const uint8_t activity = classifier.classify(e, root_line);
-    if (activity == kNoActivity) continue;
-    // Inside a parent of the same step doing the same activity, an event changes nothing.
+    if (group == kNoGroup) return -1;
+    return slot_of_group[size_t(group)];
+  };
+  auto kept = [&](EventIndex e) {
+    if (activity[e] == kNoActivity) return false;
     const EventIndex parent = p.events.parent[e];
-    if (parent != kNone && g.group_of[parent] == group && classifier.classify(parent, root_line) == activity &&
-        (out.whole_profile || parent != g.steps[size_t(group)].root))
-      continue;
-    const StepBreakdown& b = out.steps[slot];
-    const int64_t begin = std::max(p.start_ps(e), b.begin_ps);
-    const int64_t end = std::min(p.end_ps(e), b.begin_ps + b.duration_ps);
-    if (begin < end) intervals[slot].push_back({begin, end, activity});
+    if (parent == kNone || activity[parent] != activity[e] || g.group_of[parent] != g.group_of[e]) return true;
+    return !out.whole_profile && parent == g.steps[size_t(g.group_of[e])].root;
+  };
+  for (EventIndex e = 0; e < n; ++e) {
+    const int64_t slot = slot_of(e);
+    if (slot < 0) continue;
+    const EventIndex root = out.whole_profile ? kNone : g.steps[size_t(g.group_of[e])].root;
+    if (e == root) continue;  // the marker spans the step; it is not an activity
+    activity[e] = classifier.classify(e, root == kNone ? kNone : p.events.line[root]);
+    if (kept(e)) ++count[size_t(slot) + 1];
   }
+  for (size_t i = 1; i < count.size(); ++i) count[i] += count[i - 1];
+  std::vector<EventIndex> by_step(count.back());
+  {
+    std::vector<uint32_t> next(count.begin(), count.end() - 1);
+    for (EventIndex e = 0; e < n; ++e) {
+      const int64_t slot = slot_of(e);
+      if (slot >= 0 && kept(e)) by_step[next[size_t(slot)]++] = e;
+    }
+  }
+  std::vector<Interval> intervals;
   for (size_t i = 0; i < out.steps.size(); ++i) {
-    sweep(intervals[i], &out.steps[i]);
-    std::vector<Interval>().swap(intervals[i]);
+    StepBreakdown& b = out.steps[i];
+    intervals.clear();
+    for (uint32_t k = count[i]; k < count[i + 1]; ++k) {
+      const EventIndex e = by_step[k];
+      const int64_t begin = std::max(p.start_ps(e), b.begin_ps);
+      const int64_t end = std::min(p.end_ps(e), b.begin_ps + b.duration_ps);
+      if (begin < end) intervals.push_back({begin, end, activity[e]});
+    }
+    sweep(intervals, &b);
   }
   return out;
 }

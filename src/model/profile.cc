@@ -43,38 +43,39 @@ uint64_t bits_of(const StatValue& value) {
 }
 }  // namespace
 
+void StatTable::reserve(size_t n) {
+  while (blocks_.size() * kBlockSize < n) blocks_.push_back(std::make_unique<Block>());
+}
+
 void StatTable::add(StringId key, StatValue value) {
-  key_.push_back(key);
-  type_.push_back(value.type);
-  bits_.push_back(bits_of(value));
+  if (size_ == blocks_.size() * kBlockSize) blocks_.push_back(std::make_unique<Block>());
+  ++size_;
+  set(size_ - 1, key, value);
 }
 
 void StatTable::set(size_t i, StringId key, StatValue value) {
-  key_[i] = key;
-  type_[i] = value.type;
-  bits_[i] = bits_of(value);
+  Block& b = *blocks_[i >> kBlockBits];
+  b.key[i & kBlockMask] = key;
+  b.type[i & kBlockMask] = value.type;
+  b.bits[i & kBlockMask] = bits_of(value);
 }
 
 void StatTable::truncate(size_t n) {
-  key_.resize(n);
-  type_.resize(n);
-  bits_.resize(n);
+  if (n >= size_) return;
+  size_ = n;
+  blocks_.resize((n + kBlockSize - 1) / kBlockSize);
 }
 
 StatValue StatTable::value(size_t i) const {
+  const Block& b = *blocks_[i >> kBlockBits];
   StatValue v;
-  v.type = type_[i];
+  v.type = b.type[i & kBlockMask];
   if (v.type == StatType::kString) {
-    v.str = StringId(bits_[i]);
+    v.str = StringId(b.bits[i & kBlockMask]);
   } else {
-    std::memcpy(&v.u64, &bits_[i], sizeof v.u64);
+    std::memcpy(&v.u64, &b.bits[i & kBlockMask], sizeof v.u64);
   }
   return v;
-}
-
-size_t StatTable::bytes_used() const {
-  return key_.capacity() * sizeof(StringId) + type_.capacity() * sizeof(StatType) +
-         bits_.capacity() * sizeof(uint64_t);
 }
 
 void EventColumns::reserve(size_t n) {

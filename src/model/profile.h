@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,22 +50,30 @@ struct StatValue {
   double as_double() const;
 };
 
-// Stats in columns; owners refer to ranges [first, first + count).
+// Stats in columns; owners refer to ranges [first, first + count). Stored in fixed blocks so
+// that growing never copies nor holds twice the memory (importers need not count stats ahead).
 class StatTable {
  public:
-  void reserve(size_t n) { key_.reserve(n); type_.reserve(n); bits_.reserve(n); }
+  void reserve(size_t n);  // allocates the blocks for n stats now
   void add(StringId key, StatValue value);
   void set(size_t i, StringId key, StatValue value);
   void truncate(size_t n);  // drops stats [n, size())
-  size_t size() const { return key_.size(); }
-  StringId key(size_t i) const { return key_[i]; }
+  size_t size() const { return size_; }
+  StringId key(size_t i) const { return blocks_[i >> kBlockBits]->key[i & kBlockMask]; }
   StatValue value(size_t i) const;
-  size_t bytes_used() const;
+  size_t bytes_used() const { return blocks_.size() * sizeof(Block); }
 
  private:
-  std::vector<StringId> key_;
-  std::vector<StatType> type_;
-  std::vector<uint64_t> bits_;
+  static constexpr size_t kBlockBits = 14;  // 16 Ki stats, 208 KiB a block
+  static constexpr size_t kBlockSize = size_t(1) << kBlockBits;
+  static constexpr size_t kBlockMask = kBlockSize - 1;
+  struct Block {
+    uint64_t bits[kBlockSize];
+    StringId key[kBlockSize];
+    StatType type[kBlockSize];
+  };
+  std::vector<std::unique_ptr<Block>> blocks_;
+  size_t size_ = 0;
 };
 
 struct StatRange {

@@ -1,13 +1,12 @@
-// Two passes over the wire format. The first reads everything but the events' contents: plane
-// names, metadata (which protobuf writes after the lines), and counts of events and stats so
-// that the columns are allocated once at their final size. The second decodes the events
-// straight into the columns.
+// Two passes over the wire format of a mapped file. The first reads everything but the events:
+// plane names, metadata (which protobuf writes after the lines), and how many events there are,
+// so that the columns are allocated once at their final size. The second decodes the
+// events straight into the columns. Pages already read are handed back to the kernel as the
+// passes go, so the file does not add to the process' memory.
 #include "model/xspace_importer.h"
 
-#include <google/protobuf/io/zero_copy_stream_impl.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,8 +25,9 @@
 namespace mlprof::model {
 namespace {
 
-using wire::CodedInputStream;
 using wire::field_of;
+using wire::Reader;
+using wire::tag_of;
 using wire::type_of;
 
 // Field numbers of xplane.proto (DESIGN.md §4.1).
@@ -48,7 +48,26 @@ enum EventMetadataField : uint32_t { kMetaId = 1, kMetaName = 2, kMetaDisplayNam
 enum StatMetadataField : uint32_t { kStatMetaId = 1, kStatMetaName = 2 };
 enum MapEntryField : uint32_t { kMapKey = 1, kMapValue = 2 };
 
-constexpr int kReadBlockBytes = 1 << 20;
+// Drops the pages of a read-only mapping once they have been read (they stay in the page cache).
+class PageReleaser {
+ public:
+  PageReleaser() = default;
+  PageReleaser(const uint8_t* base, size_t size) : base_(base), size_(size) {}
+  void release_before(const uint8_t* p) {
+    if (base_ == nullptr || p == nullptr || p < base_ || p > base_ + size_) return;
+    const size_t page = size_t(::sysconf(_SC_PAGESIZE));
+    const size_t upto = size_t(p - base_) / page * page;
+    if (upto <= released_) return;
+    ::madvise(const_cast<uint8_t*>(base_) + released_, upto - released_, MADV_DONTNEED);
+    released_ = upto;
+  }
+  void restart() { released_ = 0; }
+
+ private:
+  const uint8_t* base_ = nullptr;
+  size_t size_ = 0;
+  size_t released_ = 0;
+};
 
 // A stat as written. Its key (and a ref value) name a stat metadata id that may be declared
 // later in the plane, so they are resolved once the plane's metadata is known.
@@ -74,14 +93,15 @@ struct PlaneScan {
 
 class XSpaceImport {
  public:
-  XSpaceImport(Profile* profile, std::string_view host) : p_(*profile), host_(host) {
+  XSpaceImport(Profile* profile, std::string_view host, PageReleaser* pages)
+      : p_(*profile), host_(host), pages_(*pages) {
     saved_ = {p_.hosts.size(), p_.planes.size(), p_.lines.size(), p_.names.size(), p_.num_events(),
               p_.event_stats.size(), p_.metadata_stats.size(), p_.warnings.size(), p_.errors.size()};
   }
 
-  bool scan(CodedInputStream& in);
+  bool scan(Reader in);
   void reserve();
-  bool decode(CodedInputStream& in);
+  bool decode(Reader in);
   void rollback();
   const std::string& error() const { return error_; }
 
@@ -97,20 +117,20 @@ class XSpaceImport {
   bool truncated() { return fail("not a valid XSpace protobuf (truncated or corrupt)"); }
 
   // First pass.
-  bool scan_plane(CodedInputStream& in);
-  bool count_line(CodedInputStream& in);
-  bool read_event_metadata_entry(CodedInputStream& in, RawEventMetadata* meta);
-  bool read_event_metadata(CodedInputStream& in, RawEventMetadata* meta);
-  bool read_stat_metadata_entry(CodedInputStream& in, PlaneScan* scan);
-  bool read_stat(CodedInputStream& in, RawStat* stat);
+  bool scan_plane(Reader in);
+  bool count_line(Reader in);
+  bool read_event_metadata_entry(Reader in, RawEventMetadata* meta);
+  bool read_event_metadata(Reader in, RawEventMetadata* meta);
+  bool read_stat_metadata_entry(Reader in, PlaneScan* scan);
+  bool read_stat(Reader in, RawStat* stat);
   void add_names(std::vector<RawEventMetadata>& metas, PlaneScan* scan);
   StringId resolve_key(PlaneScan& scan, int64_t key_id);
   StatValue resolve_value(PlaneScan& scan, const RawStat& stat);
 
   // Second pass.
-  bool decode_plane(CodedInputStream& in, PlaneScan& scan);
-  bool decode_line(CodedInputStream& in, PlaneScan& scan);
-  bool decode_event(CodedInputStream& in, PlaneScan& scan, uint32_t line, int64_t* start, int64_t* duration);
+  bool decode_plane(Reader in, PlaneScan& scan);
+  bool decode_line(Reader in, PlaneScan& scan);
+  bool decode_event(Reader in, PlaneScan& scan, uint32_t line, int64_t* start, int64_t* duration);
   NameIndex name_for(PlaneScan& scan, int64_t metadata_id);
   bool finish_line(uint32_t line, int64_t timestamp_ns, bool sorted);
   void sort_line(uint32_t begin, uint32_t end);
@@ -118,15 +138,14 @@ class XSpaceImport {
 
   Profile& p_;
   std::string host_;
+  PageReleaser& pages_;
   std::string error_;
-  std::string scratch_;
   struct Sizes {
     size_t hosts, planes, lines, names, events, event_stats, metadata_stats, warnings, errors;
   } saved_;
 
   std::vector<PlaneScan> scans_;
   uint64_t num_events_ = 0;
-  uint64_t num_event_stats_ = 0;
   int64_t min_timestamp_ns_ = INT64_MAX;
   bool has_origin_ = false;
   std::vector<std::string> hostnames_;
@@ -137,7 +156,7 @@ class XSpaceImport {
 
 // ---- First pass --------------------------------------------------------------------------
 
-bool XSpaceImport::scan(CodedInputStream& in) {
+bool XSpaceImport::scan(Reader in) {
   has_origin_ = !p_.hosts.empty();
   host_index_ = uint32_t(p_.hosts.size());
   Host host;
@@ -146,21 +165,22 @@ bool XSpaceImport::scan(CodedInputStream& in) {
   p_.hosts.push_back(host);
 
   bool any_field = false;
-  while (uint32_t tag = in.ReadTag()) {
+  uint32_t tag;
+  while (in.next_tag(&tag)) {
     any_field = true;
     std::string_view text;
+    Reader plane;
     switch (field_of(tag)) {
-      case kSpacePlanes: {
-        CodedInputStream::Limit limit;
+      case kSpacePlanes:
         if (!expect(tag, wire::kLengthDelimited)) return false;
-        if (!wire::enter(in, &limit) || !scan_plane(in) || !wire::leave(in, limit)) return truncated();
+        if (!in.message(&plane) || !scan_plane(plane)) return truncated();
+        pages_.release_before(in.position());
         break;
-      }
       case kSpaceErrors:
       case kSpaceWarnings:
       case kSpaceHostnames: {
         if (!expect(tag, wire::kLengthDelimited)) return false;
-        if (!wire::read_bytes(in, &scratch_, &text)) return truncated();
+        if (!in.bytes(&text)) return truncated();
         auto& list = field_of(tag) == kSpaceErrors ? errors_ : field_of(tag) == kSpaceWarnings ? warnings_ : hostnames_;
         list.emplace_back(text);
         break;
@@ -170,7 +190,7 @@ bool XSpaceImport::scan(CodedInputStream& in) {
         return fail("not an XSpace profile (unknown field " + std::to_string(field_of(tag)) + ")");
     }
   }
-  if (!in.ConsumedEntireMessage()) return truncated();
+  if (in.bad()) return truncated();
   if (!any_field || (p_.planes.size() == saved_.planes && hostnames_.empty() && warnings_.empty() &&
                      errors_.empty()))
     return fail("not an XSpace profile (no planes)");
@@ -184,54 +204,53 @@ bool XSpaceImport::scan(CodedInputStream& in) {
   return true;
 }
 
-bool XSpaceImport::scan_plane(CodedInputStream& in) {
+bool XSpaceImport::scan_plane(Reader in) {
   PlaneScan scan;
   Plane plane;
   plane.host = host_index_;
   std::vector<RawEventMetadata> metas;
   std::vector<RawStat> plane_stats;
   std::string_view text;
-  while (uint32_t tag = in.ReadTag()) {
-    CodedInputStream::Limit limit;
+  uint32_t tag;
+  while (in.next_tag(&tag)) {
+    Reader sub;
     switch (field_of(tag)) {
       case kPlaneId: {
         uint64_t v;
         if (!expect(tag, wire::kVarint)) return false;
-        if (!in.ReadVarint64(&v)) return truncated();
+        if (!in.varint(&v)) return truncated();
         plane.id = int64_t(v);
         break;
       }
       case kPlaneName:
         if (!expect(tag, wire::kLengthDelimited)) return false;
-        if (!wire::read_bytes(in, &scratch_, &text)) return truncated();
+        if (!in.bytes(&text)) return truncated();
         plane.name = p_.strings.intern(text);
         break;
       case kPlaneLines:
         if (!expect(tag, wire::kLengthDelimited)) return false;
-        if (!wire::enter(in, &limit) || !count_line(in) || !wire::leave(in, limit)) return truncated();
+        if (!in.message(&sub) || !count_line(sub)) return truncated();
+        pages_.release_before(in.position());
         break;
       case kPlaneEventMetadata:
         if (!expect(tag, wire::kLengthDelimited)) return false;
         metas.emplace_back();
-        if (!wire::enter(in, &limit) || !read_event_metadata_entry(in, &metas.back()) ||
-            !wire::leave(in, limit))
-          return truncated();
+        if (!in.message(&sub) || !read_event_metadata_entry(sub, &metas.back())) return truncated();
         break;
       case kPlaneStatMetadata:
         if (!expect(tag, wire::kLengthDelimited)) return false;
-        if (!wire::enter(in, &limit) || !read_stat_metadata_entry(in, &scan) || !wire::leave(in, limit))
-          return truncated();
+        if (!in.message(&sub) || !read_stat_metadata_entry(sub, &scan)) return truncated();
         break;
       case kPlaneStats:
         if (!expect(tag, wire::kLengthDelimited)) return false;
         plane_stats.emplace_back();
-        if (!wire::enter(in, &limit) || !read_stat(in, &plane_stats.back()) || !wire::leave(in, limit))
-          return truncated();
+        if (!in.message(&sub) || !read_stat(sub, &plane_stats.back())) return truncated();
         break;
       default:
         return fail("not an XSpace profile (unknown plane field " + std::to_string(field_of(tag)) + ")");
     }
   }
+  if (in.bad()) return false;
   const PlaneIdentity identity = identify_plane(p_.strings.view(plane.name));
   plane.kind = identity.kind;
   plane.device_type = p_.strings.intern(identity.device_type);
@@ -246,152 +265,152 @@ bool XSpaceImport::scan_plane(CodedInputStream& in) {
   return true;
 }
 
-// Counts a line's events and their stats without decoding them.
-bool XSpaceImport::count_line(CodedInputStream& in) {
+// Counts a line's events without decoding them.
+bool XSpaceImport::count_line(Reader in) {
   int64_t timestamp_ns = 0;
   bool has_events = false;
-  while (uint32_t tag = in.ReadTag()) {
-    if (field_of(tag) == kLineTimestampNs && type_of(tag) == wire::kVarint) {
+  uint32_t tag;
+  while (in.next_tag(&tag)) {
+    if (tag == tag_of(kLineTimestampNs, wire::kVarint)) {
       uint64_t v;
-      if (!in.ReadVarint64(&v)) return false;
+      if (!in.varint(&v)) return false;
       timestamp_ns = int64_t(v);
-    } else if (field_of(tag) == kLineEvents && type_of(tag) == wire::kLengthDelimited) {
-      CodedInputStream::Limit limit;
-      if (!wire::enter(in, &limit)) return false;
-      while (uint32_t event_tag = in.ReadTag()) {
-        if (event_tag == (kEventStats << 3 | wire::kLengthDelimited)) ++num_event_stats_;
-        if (!wire::skip_field(in, event_tag)) return false;
-      }
-      if (!wire::leave(in, limit)) return false;
+    } else if (tag == tag_of(kLineEvents, wire::kLengthDelimited)) {
+      if (!in.skip(tag)) return false;
       ++num_events_;
       has_events = true;
-    } else if (!wire::skip_field(in, tag)) {
+    } else if (!in.skip(tag)) {
       return false;
     }
   }
+  if (in.bad()) return false;
   if (has_events) min_timestamp_ns_ = std::min(min_timestamp_ns_, timestamp_ns);
   return true;
 }
 
-bool XSpaceImport::read_event_metadata_entry(CodedInputStream& in, RawEventMetadata* meta) {
+bool XSpaceImport::read_event_metadata_entry(Reader in, RawEventMetadata* meta) {
   int64_t key = 0;
   bool has_key = false;
-  while (uint32_t tag = in.ReadTag()) {
-    if (field_of(tag) == kMapKey && type_of(tag) == wire::kVarint) {
+  uint32_t tag;
+  while (in.next_tag(&tag)) {
+    if (tag == tag_of(kMapKey, wire::kVarint)) {
       uint64_t v;
-      if (!in.ReadVarint64(&v)) return false;
+      if (!in.varint(&v)) return false;
       key = int64_t(v);
       has_key = true;
-    } else if (field_of(tag) == kMapValue && type_of(tag) == wire::kLengthDelimited) {
-      CodedInputStream::Limit limit;
-      if (!wire::enter(in, &limit) || !read_event_metadata(in, meta) || !wire::leave(in, limit)) return false;
-    } else if (!wire::skip_field(in, tag)) {
+    } else if (tag == tag_of(kMapValue, wire::kLengthDelimited)) {
+      Reader value;
+      if (!in.message(&value) || !read_event_metadata(value, meta)) return false;
+    } else if (!in.skip(tag)) {
       return false;
     }
   }
   if (has_key) meta->id = key;
-  return true;
+  return !in.bad();
 }
 
-bool XSpaceImport::read_event_metadata(CodedInputStream& in, RawEventMetadata* meta) {
+bool XSpaceImport::read_event_metadata(Reader in, RawEventMetadata* meta) {
   std::string_view text;
-  while (uint32_t tag = in.ReadTag()) {
-    const uint32_t field = field_of(tag);
-    if (field == kMetaId && type_of(tag) == wire::kVarint) {
+  uint32_t tag;
+  while (in.next_tag(&tag)) {
+    if (tag == tag_of(kMetaId, wire::kVarint)) {
       uint64_t v;
-      if (!in.ReadVarint64(&v)) return false;
+      if (!in.varint(&v)) return false;
       meta->id = int64_t(v);
-    } else if (field == kMetaName && type_of(tag) == wire::kLengthDelimited) {
-      if (!wire::read_bytes(in, &scratch_, &text)) return false;
+    } else if (tag == tag_of(kMetaName, wire::kLengthDelimited)) {
+      if (!in.bytes(&text)) return false;
       meta->name.assign(text);
-    } else if (field == kMetaDisplayName && type_of(tag) == wire::kLengthDelimited) {
-      if (!wire::read_bytes(in, &scratch_, &text)) return false;
+    } else if (tag == tag_of(kMetaDisplayName, wire::kLengthDelimited)) {
+      if (!in.bytes(&text)) return false;
       meta->display_name = p_.strings.intern(text);
-    } else if (field == kMetaStats && type_of(tag) == wire::kLengthDelimited) {
-      CodedInputStream::Limit limit;
+    } else if (tag == tag_of(kMetaStats, wire::kLengthDelimited)) {
+      Reader stat;
       meta->stats.emplace_back();
-      if (!wire::enter(in, &limit) || !read_stat(in, &meta->stats.back()) || !wire::leave(in, limit)) return false;
-    } else if (!wire::skip_field(in, tag)) {
+      if (!in.message(&stat) || !read_stat(stat, &meta->stats.back())) return false;
+    } else if (!in.skip(tag)) {
       return false;
     }
   }
-  return true;
+  return !in.bad();
 }
 
-bool XSpaceImport::read_stat_metadata_entry(CodedInputStream& in, PlaneScan* scan) {
+bool XSpaceImport::read_stat_metadata_entry(Reader in, PlaneScan* scan) {
   int64_t key = 0, id = 0;
   bool has_key = false;
   StringId name = kEmptyString;
   std::string_view text;
-  while (uint32_t tag = in.ReadTag()) {
-    if (field_of(tag) == kMapKey && type_of(tag) == wire::kVarint) {
+  uint32_t tag;
+  while (in.next_tag(&tag)) {
+    if (tag == tag_of(kMapKey, wire::kVarint)) {
       uint64_t v;
-      if (!in.ReadVarint64(&v)) return false;
+      if (!in.varint(&v)) return false;
       key = int64_t(v);
       has_key = true;
-    } else if (field_of(tag) == kMapValue && type_of(tag) == wire::kLengthDelimited) {
-      CodedInputStream::Limit limit;
-      if (!wire::enter(in, &limit)) return false;
-      while (uint32_t inner = in.ReadTag()) {
-        if (field_of(inner) == kStatMetaId && type_of(inner) == wire::kVarint) {
+    } else if (tag == tag_of(kMapValue, wire::kLengthDelimited)) {
+      Reader value;
+      if (!in.message(&value)) return false;
+      uint32_t inner;
+      while (value.next_tag(&inner)) {
+        if (inner == tag_of(kStatMetaId, wire::kVarint)) {
           uint64_t v;
-          if (!in.ReadVarint64(&v)) return false;
+          if (!value.varint(&v)) return false;
           id = int64_t(v);
-        } else if (field_of(inner) == kStatMetaName && type_of(inner) == wire::kLengthDelimited) {
-          if (!wire::read_bytes(in, &scratch_, &text)) return false;
+        } else if (inner == tag_of(kStatMetaName, wire::kLengthDelimited)) {
+          if (!value.bytes(&text)) return false;
           name = p_.strings.intern(text);
-        } else if (!wire::skip_field(in, inner)) {
+        } else if (!value.skip(inner)) {
           return false;
         }
       }
-      if (!wire::leave(in, limit)) return false;
-    } else if (!wire::skip_field(in, tag)) {
+      if (value.bad()) return false;
+    } else if (!in.skip(tag)) {
       return false;
     }
   }
   scan->stat_keys.set(has_key ? key : id, name);
-  return true;
+  return !in.bad();
 }
 
-bool XSpaceImport::read_stat(CodedInputStream& in, RawStat* stat) {
+bool XSpaceImport::read_stat(Reader in, RawStat* stat) {
   std::string_view text;
-  while (uint32_t tag = in.ReadTag()) {
+  uint32_t tag;
+  while (in.next_tag(&tag)) {
     uint64_t v = 0;
     switch (tag) {
-      case kStatMetadataId << 3 | wire::kVarint:
-        if (!in.ReadVarint64(&v)) return false;
+      case tag_of(kStatMetadataId, wire::kVarint):
+        if (!in.varint(&v)) return false;
         stat->key_id = int64_t(v);
         break;
-      case kStatDouble << 3 | wire::kFixed64: {
-        if (!in.ReadLittleEndian64(&v)) return false;
+      case tag_of(kStatDouble, wire::kFixed64): {
+        if (!in.fixed64(&v)) return false;
         double d;
         std::memcpy(&d, &v, sizeof d);
         stat->value = StatValue::of_double(d);
         break;
       }
-      case kStatUint64 << 3 | wire::kVarint:
-        if (!in.ReadVarint64(&v)) return false;
+      case tag_of(kStatUint64, wire::kVarint):
+        if (!in.varint(&v)) return false;
         stat->value = StatValue::of_uint(v);
         break;
-      case kStatInt64 << 3 | wire::kVarint:
-        if (!in.ReadVarint64(&v)) return false;
+      case tag_of(kStatInt64, wire::kVarint):
+        if (!in.varint(&v)) return false;
         stat->value = StatValue::of_int(int64_t(v));
         break;
-      case kStatString << 3 | wire::kLengthDelimited:
-      case kStatBytes << 3 | wire::kLengthDelimited:
-        if (!wire::read_bytes(in, &scratch_, &text)) return false;
+      case tag_of(kStatString, wire::kLengthDelimited):
+      case tag_of(kStatBytes, wire::kLengthDelimited):
+        if (!in.bytes(&text)) return false;
         stat->value = StatValue::of_string(p_.strings.intern(text));
         break;
-      case kStatRef << 3 | wire::kVarint:
-        if (!in.ReadVarint64(&v)) return false;
+      case tag_of(kStatRef, wire::kVarint):
+        if (!in.varint(&v)) return false;
         stat->value = StatValue::of_uint(v);
         stat->is_ref = true;
         break;
       default:
-        if (!wire::skip_field(in, tag)) return false;
+        if (!in.skip(tag)) return false;
     }
   }
-  return true;
+  return !in.bad();
 }
 
 StringId XSpaceImport::resolve_key(PlaneScan& scan, int64_t key_id) {
@@ -439,44 +458,45 @@ void XSpaceImport::add_names(std::vector<RawEventMetadata>& metas, PlaneScan* sc
 
 // ---- Second pass -------------------------------------------------------------------------
 
-void XSpaceImport::reserve() {
-  p_.events.reserve(p_.num_events() + num_events_);
-  p_.event_stats.reserve(p_.event_stats.size() + num_event_stats_);
-}
+void XSpaceImport::reserve() { p_.events.reserve(p_.num_events() + num_events_); }
 
-bool XSpaceImport::decode(CodedInputStream& in) {
+bool XSpaceImport::decode(Reader in) {
   size_t plane = 0;
-  while (uint32_t tag = in.ReadTag()) {
-    if (tag == (kSpacePlanes << 3 | wire::kLengthDelimited)) {
+  uint32_t tag;
+  while (in.next_tag(&tag)) {
+    if (tag == tag_of(kSpacePlanes, wire::kLengthDelimited)) {
       if (plane >= scans_.size()) return fail("the file changed while it was read");
-      CodedInputStream::Limit limit;
-      if (!wire::enter(in, &limit) || !decode_plane(in, scans_[plane++]) || !wire::leave(in, limit))
-        return truncated();
-    } else if (!wire::skip_field(in, tag)) {
+      Reader sub;
+      if (!in.message(&sub) || !decode_plane(sub, scans_[plane++])) return truncated();
+    } else if (!in.skip(tag)) {
       return truncated();
     }
   }
+  if (in.bad()) return truncated();
   if (plane != scans_.size() || p_.num_events() != saved_.events + num_events_)
     return fail("the file changed while it was read");
   return true;
 }
 
-bool XSpaceImport::decode_plane(CodedInputStream& in, PlaneScan& scan) {
+bool XSpaceImport::decode_plane(Reader in, PlaneScan& scan) {
   p_.planes[scan.plane].first_line = uint32_t(p_.lines.size());
-  while (uint32_t tag = in.ReadTag()) {
-    if (tag == (kPlaneLines << 3 | wire::kLengthDelimited)) {
-      CodedInputStream::Limit limit;
-      if (!wire::enter(in, &limit) || !decode_line(in, scan) || !wire::leave(in, limit)) return false;
-    } else if (!wire::skip_field(in, tag)) {
+  uint32_t tag;
+  while (in.next_tag(&tag)) {
+    if (tag == tag_of(kPlaneLines, wire::kLengthDelimited)) {
+      Reader line;
+      if (!in.message(&line) || !decode_line(line, scan)) return false;
+      pages_.release_before(in.position());
+    } else if (!in.skip(tag)) {
       return false;
     }
   }
+  if (in.bad()) return false;
   Plane& plane = p_.planes[scan.plane];
   plane.num_lines = uint32_t(p_.lines.size()) - plane.first_line;
   return true;
 }
 
-bool XSpaceImport::decode_line(CodedInputStream& in, PlaneScan& scan) {
+bool XSpaceImport::decode_line(Reader in, PlaneScan& scan) {
   const uint32_t index = uint32_t(p_.lines.size());
   p_.lines.emplace_back();
   p_.lines[index].plane = scan.plane;
@@ -485,31 +505,30 @@ bool XSpaceImport::decode_line(CodedInputStream& in, PlaneScan& scan) {
   bool sorted = true;
   int64_t prev_start = INT64_MIN, prev_duration = 0;
   std::string_view text;
-  while (uint32_t tag = in.ReadTag()) {
+  uint32_t tag;
+  while (in.next_tag(&tag)) {
     uint64_t v;
     switch (tag) {
-      case kLineId << 3 | wire::kVarint:
-        if (!in.ReadVarint64(&v)) return false;
+      case tag_of(kLineId, wire::kVarint):
+        if (!in.varint(&v)) return false;
         p_.lines[index].id = int64_t(v);
         break;
-      case kLineName << 3 | wire::kLengthDelimited:
-        if (!wire::read_bytes(in, &scratch_, &text)) return false;
+      case tag_of(kLineName, wire::kLengthDelimited):
+        if (!in.bytes(&text)) return false;
         p_.lines[index].name = p_.strings.intern(text);
         break;
-      case kLineDisplayName << 3 | wire::kLengthDelimited:
-        if (!wire::read_bytes(in, &scratch_, &text)) return false;
+      case tag_of(kLineDisplayName, wire::kLengthDelimited):
+        if (!in.bytes(&text)) return false;
         p_.lines[index].display_name = p_.strings.intern(text);
         break;
-      case kLineTimestampNs << 3 | wire::kVarint:
-        if (!in.ReadVarint64(&v)) return false;
+      case tag_of(kLineTimestampNs, wire::kVarint):
+        if (!in.varint(&v)) return false;
         timestamp_ns = int64_t(v);
         break;
-      case kLineEvents << 3 | wire::kLengthDelimited: {
-        CodedInputStream::Limit limit;
+      case tag_of(kLineEvents, wire::kLengthDelimited): {
+        Reader event;
         int64_t start = 0, duration = 0;
-        if (!wire::enter(in, &limit) || !decode_event(in, scan, index, &start, &duration) ||
-            !wire::leave(in, limit))
-          return false;
+        if (!in.message(&event) || !decode_event(event, scan, index, &start, &duration)) return false;
         // Sorted means by start, and an enclosing event (the longer) before what it encloses.
         if (start < prev_start || (start == prev_start && duration > prev_duration)) sorted = false;
         prev_start = start;
@@ -517,42 +536,43 @@ bool XSpaceImport::decode_line(CodedInputStream& in, PlaneScan& scan) {
         break;
       }
       default:
-        if (!wire::skip_field(in, tag)) return false;
+        if (!in.skip(tag)) return false;
     }
   }
+  if (in.bad()) return false;
   return finish_line(index, timestamp_ns, sorted);
 }
 
-bool XSpaceImport::decode_event(CodedInputStream& in, PlaneScan& scan, uint32_t line, int64_t* start,
-                                int64_t* duration) {
+bool XSpaceImport::decode_event(Reader in, PlaneScan& scan, uint32_t line, int64_t* start, int64_t* duration) {
   int64_t metadata_id = 0;
-  RawStat stat;
-  while (uint32_t tag = in.ReadTag()) {
+  uint32_t tag;
+  while (in.next_tag(&tag)) {
     uint64_t v;
     switch (tag) {
-      case kEventMetadataId << 3 | wire::kVarint:
-        if (!in.ReadVarint64(&v)) return false;
+      case tag_of(kEventMetadataId, wire::kVarint):
+        if (!in.varint(&v)) return false;
         metadata_id = int64_t(v);
         break;
-      case kEventOffsetPs << 3 | wire::kVarint:
-        if (!in.ReadVarint64(&v)) return false;
+      case tag_of(kEventOffsetPs, wire::kVarint):
+        if (!in.varint(&v)) return false;
         *start = int64_t(v);
         break;
-      case kEventDurationPs << 3 | wire::kVarint:
-        if (!in.ReadVarint64(&v)) return false;
+      case tag_of(kEventDurationPs, wire::kVarint):
+        if (!in.varint(&v)) return false;
         *duration = int64_t(v);
         break;
-      case kEventStats << 3 | wire::kLengthDelimited: {
-        CodedInputStream::Limit limit;
-        stat = RawStat();
-        if (!wire::enter(in, &limit) || !read_stat(in, &stat) || !wire::leave(in, limit)) return false;
+      case tag_of(kEventStats, wire::kLengthDelimited): {
+        Reader sub;
+        RawStat stat;
+        if (!in.message(&sub) || !read_stat(sub, &stat)) return false;
         p_.event_stats.add(resolve_key(scan, stat.key_id), resolve_value(scan, stat));
         break;
       }
       default:  // num_occurrences (aggregated events keep offset 0) and unknown fields
-        if (!wire::skip_field(in, tag)) return false;
+        if (!in.skip(tag)) return false;
     }
   }
+  if (in.bad()) return false;
   if (*duration < 0) *duration = 0;
   EventColumns& ev = p_.events;
   ev.start_ps.push_back(*start);
@@ -655,24 +675,16 @@ void XSpaceImport::rollback() {
   p_.errors.resize(saved_.errors);
 }
 
-// Runs both passes over streams that `open` makes, each from the start of the data.
-template <typename OpenStream>
-bool import_with(OpenStream open, std::string_view host, Profile* profile, std::string* error) {
-  XSpaceImport import(profile, host);
+// Runs both passes over the bytes.
+bool import_from(const void* data, size_t size, std::string_view host, Profile* profile, PageReleaser* pages,
+                 std::string* error) {
+  XSpaceImport import(profile, host, pages);
   const int64_t saved_origin = profile->origin_ns;
-  bool ok;
-  {
-    auto stream = open();
-    CodedInputStream in(stream.get());
-    in.SetTotalBytesLimit(INT_MAX);
-    ok = import.scan(in);
-  }
+  bool ok = import.scan(Reader(data, size));
   if (ok) {
     import.reserve();
-    auto stream = open();
-    CodedInputStream in(stream.get());
-    in.SetTotalBytesLimit(INT_MAX);
-    ok = import.decode(in);
+    pages->restart();
+    ok = import.decode(Reader(data, size));
   }
   if (!ok) {
     import.rollback();
@@ -694,9 +706,8 @@ bool import_xspace_bytes(const void* data, size_t size, std::string_view host, P
     *error = "larger than 2 GiB, the protobuf message limit";
     return false;
   }
-  return import_with(
-      [&] { return std::make_unique<google::protobuf::io::ArrayInputStream>(data, int(size)); }, host,
-      profile, error);
+  PageReleaser none;
+  return import_from(data, size, host, profile, &none, error);
 }
 
 bool import_xspace_file(const std::string& path, std::string_view host, Profile* profile,
@@ -706,13 +717,16 @@ bool import_xspace_file(const std::string& path, std::string_view host, Profile*
     *error = std::strerror(errno);
     return false;
   }
-  struct FdCloser {
-    int fd;
-    ~FdCloser() { ::close(fd); }
-  } closer{fd};
   struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    *error = std::strerror(errno);
+  const bool stat_ok = ::fstat(fd, &st) == 0;
+  const int stat_errno = errno;
+  void* map = MAP_FAILED;
+  if (stat_ok && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < INT_MAX)
+    map = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+  const int map_errno = errno;
+  ::close(fd);
+  if (!stat_ok) {
+    *error = std::strerror(stat_errno);
     return false;
   }
   if (S_ISDIR(st.st_mode)) {
@@ -727,13 +741,16 @@ bool import_xspace_file(const std::string& path, std::string_view host, Profile*
     *error = "larger than 2 GiB, the protobuf message limit";
     return false;
   }
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  return import_with(
-      [&] {
-        ::lseek(fd, 0, SEEK_SET);
-        return std::make_unique<google::protobuf::io::FileInputStream>(fd, kReadBlockBytes);
-      },
-      host, profile, error);
+  if (map == MAP_FAILED) {
+    *error = std::string("cannot map the file: ") + std::strerror(map_errno);
+    return false;
+  }
+  const size_t size = size_t(st.st_size);
+  ::madvise(map, size, MADV_SEQUENTIAL);
+  PageReleaser pages(static_cast<const uint8_t*>(map), size);
+  const bool ok = import_from(map, size, host, profile, &pages, error);
+  ::munmap(map, size);
+  return ok;
 }
 
 }  // namespace mlprof::model

@@ -1,0 +1,34 @@
+// Sorts a vector made of runs that are usually sorted already (one run per thread, in time
+// order: correlation ids grow with time), by merging the runs instead of sorting everything.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+namespace mlprof::analysis {
+
+// `run_starts` holds the index where each run begins (the first is 0).
+template <typename T, typename Less>
+void sort_runs(std::vector<T>& v, std::vector<size_t> run_starts, Less less) {
+  run_starts.push_back(v.size());
+  for (size_t r = 0; r + 1 < run_starts.size(); ++r) {
+    auto b = v.begin() + ptrdiff_t(run_starts[r]), e = v.begin() + ptrdiff_t(run_starts[r + 1]);
+    if (!std::is_sorted(b, e, less)) std::sort(b, e, less);
+  }
+  // Merge neighbouring runs pairwise until one is left: log2(runs) passes over the data.
+  while (run_starts.size() > 2) {
+    const size_t runs = run_starts.size() - 1;
+    std::vector<size_t> next;
+    for (size_t r = 0; r < runs; r += 2) {
+      next.push_back(run_starts[r]);
+      if (r + 1 < runs)
+        std::inplace_merge(v.begin() + ptrdiff_t(run_starts[r]), v.begin() + ptrdiff_t(run_starts[r + 1]),
+                           v.begin() + ptrdiff_t(run_starts[r + 2]), less);
+    }
+    next.push_back(v.size());
+    run_starts = std::move(next);
+  }
+}
+
+}  // namespace mlprof::analysis
