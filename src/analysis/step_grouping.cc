@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "analysis/event_kinds.h"
+#include "analysis/sort_runs.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -25,45 +26,47 @@ struct Link {
 
 struct Links {
   std::vector<Link> producers, consumers;
-  std::vector<Link> host_correlations, device_correlations;  // type = host index
   std::vector<EventIndex> explicit_roots;
 };
 
-// Reads the stats that grouping needs in one pass over each event's stats (and its name's).
-Links collect_links(const Profile& p, const std::vector<uint8_t>& device_work_line) {
-  Links links;
-  // Names whose own stats hold link keys (e.g. "train#step_num=1,_r=1#" kept unsplit by a writer).
-  std::vector<uint8_t> name_has_keys(p.names.size(), 0);
+// Names whose own stats hold link keys (e.g. "train#step_num=1,_r=1#" kept unsplit by a writer).
+std::vector<uint8_t> names_with_link_keys(const Profile& p) {
+  std::vector<uint8_t> has(p.names.size(), 0);
   for (size_t n = 0; n < p.names.size(); ++n) {
     const auto r = p.names[n].stats;
     for (uint32_t s = r.first; s < r.first + r.count; ++s) {
       const StringId k = p.metadata_stats.key(s);
       if (k == model::kIsRoot || k == model::kProducerId || k == model::kConsumerId || k == model::kCorrelationId)
-        name_has_keys[n] = 1;
+        has[n] = 1;
     }
   }
-  const size_t n = p.num_events();
-  for (EventIndex e = 0; e < n; ++e) {
-    if (p.events.first_stat[e] == p.events.first_stat[e + 1] && !name_has_keys[p.events.name[e]]) continue;
-    const auto& line = p.lines[p.events.line[e]];
-    const auto& plane = p.planes[line.plane];
-    auto get = [&](StringId key) { return p.stat(e, key); };
-    if (plane.kind == PlaneKind::kDevice) {
-      if (!device_work_line[p.events.line[e]]) continue;
-      if (auto c = get(model::kCorrelationId)) links.device_correlations.push_back({e, plane.host, c->as_uint()});
-      continue;
+  return has;
+}
+
+bool may_have_links(const Profile& p, const std::vector<uint8_t>& name_has_keys, EventIndex e) {
+  return p.events.first_stat[e] != p.events.first_stat[e + 1] || name_has_keys[p.events.name[e]];
+}
+
+// Reads the host events' roots and producer/consumer contexts.
+Links collect_links(const Profile& p, const std::vector<uint8_t>& name_has_keys) {
+  Links links;
+  for (const auto& line : p.lines) {
+    if (p.planes[line.plane].kind != PlaneKind::kHostThreads) continue;
+    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+      if (!may_have_links(p, name_has_keys, e)) continue;
+      auto get = [&](StringId key) { return p.stat(e, key); };
+      if (auto r = get(model::kIsRoot); r && r->as_int() != 0) links.explicit_roots.push_back(e);
+      if (auto id = get(model::kProducerId)) {
+        auto type = get(model::kProducerType);
+        links.producers.push_back({e, type ? type->as_uint() : 0, id->as_uint()});
+      }
+      if (auto id = get(model::kConsumerId)) {
+        auto type = get(model::kConsumerType);
+        links.consumers.push_back({e, type ? type->as_uint() : 0, id->as_uint()});
+      }
     }
-    if (auto r = get(model::kIsRoot); r && r->as_int() != 0) links.explicit_roots.push_back(e);
-    if (auto id = get(model::kProducerId)) {
-      auto type = get(model::kProducerType);
-      links.producers.push_back({e, type ? type->as_uint() : 0, id->as_uint()});
-    }
-    if (auto id = get(model::kConsumerId)) {
-      auto type = get(model::kConsumerType);
-      links.consumers.push_back({e, type ? type->as_uint() : 0, id->as_uint()});
-    }
-    if (auto c = get(model::kCorrelationId)) links.host_correlations.push_back({e, plane.host, c->as_uint()});
   }
+  std::sort(links.explicit_roots.begin(), links.explicit_roots.end());
   return links;
 }
 
@@ -150,17 +153,58 @@ bool link_consumers(const Profile& p, const Links& links, std::vector<int32_t>& 
   return changed;
 }
 
-bool link_correlations(const Links& links, std::vector<int32_t>& group) {
-  std::unordered_map<std::pair<uint64_t, uint64_t>, int32_t, PairHash> launches;
-  for (const Link& l : links.host_correlations)
-    if (group[l.event] != kNoGroup) launches[{l.type, l.id}] = group[l.event];
+// A launch's correlation id joined with its host: ids are per process. 12 bytes a launch, so
+// that millions of launches stay cheap next to the model.
+#pragma pack(push, 4)
+struct Launch {
+  uint64_t key;
+  int32_t group;
+};
+#pragma pack(pop)
+
+uint64_t launch_key(uint32_t host, uint64_t correlation_id) { return uint64_t(host) << 48 ^ correlation_id; }
+
+// Device work joins the group of the host event that launched it.
+bool link_correlations(const Profile& p, const std::vector<uint8_t>& name_has_keys,
+                       const std::vector<uint8_t>& device_work_line, std::vector<int32_t>& group) {
+  std::vector<Launch> launches;
+  std::vector<size_t> runs;  // one per thread
+  for (int pass = 0; pass < 2; ++pass) {  // count, then fill: allocated once at its size
+    size_t count = 0;
+    for (const auto& line : p.lines) {
+      const auto& plane = p.planes[line.plane];
+      if (plane.kind != PlaneKind::kHostThreads) continue;
+      if (pass == 1) runs.push_back(launches.size());
+      for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+        if (group[e] == kNoGroup || !may_have_links(p, name_has_keys, e)) continue;
+        auto c = p.stat(e, model::kCorrelationId);
+        if (!c) continue;
+        if (pass == 0) ++count;
+        else launches.push_back({launch_key(plane.host, c->as_uint()), group[e]});
+      }
+    }
+    if (pass == 0) {
+      if (count == 0) return false;
+      launches.reserve(count);
+    }
+  }
+  sort_runs(launches, std::move(runs), [](const Launch& a, const Launch& b) { return a.key < b.key; });
   bool changed = false;
-  for (const Link& l : links.device_correlations) {
-    if (group[l.event] != kNoGroup) continue;
-    auto it = launches.find({l.type, l.id});
-    if (it == launches.end()) continue;
-    group[l.event] = it->second;
-    changed = true;
+  for (uint32_t l = 0; l < p.lines.size(); ++l) {
+    if (!device_work_line[l]) continue;
+    const auto& line = p.lines[l];
+    const uint32_t host = p.planes[line.plane].host;
+    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+      if (group[e] != kNoGroup || !may_have_links(p, name_has_keys, e)) continue;
+      auto c = p.stat(e, model::kCorrelationId);
+      if (!c) continue;
+      const uint64_t key = launch_key(host, c->as_uint());
+      auto it = std::lower_bound(launches.begin(), launches.end(), key,
+                                 [](const Launch& a, uint64_t k) { return a.key < k; });
+      if (it == launches.end() || it->key != key) continue;
+      group[e] = it->group;
+      changed = true;
+    }
   }
   return changed;
 }
@@ -176,7 +220,8 @@ StepGrouping group_steps(const Profile& p) {
     g.has_device_work = true;
     host_has_device_work[p.planes[p.lines[l].plane].host] = 1;
   }
-  const Links links = collect_links(p, g.device_work_line);
+  const std::vector<uint8_t> name_has_keys = names_with_link_keys(p);
+  const Links links = collect_links(p, name_has_keys);
   std::vector<EventIndex> roots = find_roots(p, links, &g.root_kind);
   std::sort(roots.begin(), roots.end(), [&](EventIndex a, EventIndex b) {
     const uint32_t ha = p.plane_of(a).host, hb = p.plane_of(b).host;
@@ -205,14 +250,10 @@ StepGrouping group_steps(const Profile& p) {
     g.steps.push_back(s);
   }
 
+  // Nesting and producer/consumer chains until nothing changes, then launches to devices.
   inherit_from_parents(p, g.group_of);
-  for (int round = 0; round < 8; ++round) {
-    const bool consumers = link_consumers(p, links, g.group_of);
-    if (consumers) inherit_from_parents(p, g.group_of);
-    const bool devices = link_correlations(links, g.group_of);
-    if (devices) inherit_from_parents(p, g.group_of);
-    if (!consumers && !devices) break;
-  }
+  for (int round = 0; round < 8 && link_consumers(p, links, g.group_of); ++round) inherit_from_parents(p, g.group_of);
+  if (link_correlations(p, name_has_keys, g.device_work_line, g.group_of)) inherit_from_parents(p, g.group_of);
 
   // Device spans, then each step's span.
   for (uint32_t l = 0; l < p.lines.size(); ++l) {
