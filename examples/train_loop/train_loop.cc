@@ -65,10 +65,10 @@ void run_loader(const Options& opt, BatchQueue<Batch>& queue) {
       mlprof::Trace map("Iterator::Prefetch::Map");
       {
         mlprof::Trace read("Iterator::Prefetch::Map::FileRead");
-        sleep_ms(opt.slow_input ? 45.0 : 4.0);  // waiting on storage
+        sleep_ms(opt.slow_input ? 45.0 : 2.0);  // waiting on storage
         for (size_t k = 0; k < batch.values.size(); ++k) batch.values[k] = float((k * 31 + i) % 97) / 97.f;
       }
-      spin_matmul(batch.values, w, 3.0);  // decode and augment
+      spin_matmul(batch.values, w, 1.0);  // decode and augment
     }
     queue.push(std::move(batch));
   }
@@ -146,7 +146,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "train_loop: profiling disabled: %s\n", status.message().c_str());
   }
 
-  BatchQueue<Batch> queue(2);
+  BatchQueue<Batch> queue(8);  // prefetch depth
   std::thread loader(run_loader, std::cref(opt), std::ref(queue));
   run_training(opt, queue);
   queue.close();
