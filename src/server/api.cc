@@ -31,8 +31,6 @@ std::string cache_key(std::initializer_list<std::string> parts, const QueryParam
 // A file name made of safe characters: run and host names come from directory names.
 std::string download_name(const ToolQuery& q) {
   std::string name = q.run.name + (q.host.empty() ? "" : "_" + q.host) + "_" + q.tool;
-  auto table = q.options.find("table");
-  if (table != q.options.end()) name += "_" + table->second;
   for (char& c : name)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) c = '_';
   return name + ".csv";

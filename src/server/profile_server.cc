@@ -6,9 +6,12 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <thread>
+#include <vector>
 
 #include "server/api.h"
+#include "server/gzip_body.h"
 #include "server/ui_assets.h"
 
 namespace mlprof::server {
@@ -33,10 +36,22 @@ std::string host_name_of(const std::string& host_header) {
   return host_header.substr(0, host_header.rfind(':'));
 }
 
-const UiAsset* find_asset(const std::string& path) {
+// The UI's files with their gzip forms, compressed once when the server starts.
+struct ServedAsset {
+  const UiAsset* asset;
+  std::string gzipped;
+};
+
+std::vector<ServedAsset> compress_assets() {
+  std::vector<ServedAsset> served;
+  for (const auto& asset : ui_assets()) served.push_back({&asset, gzip_compress(asset.bytes)});
+  return served;
+}
+
+const ServedAsset* find_asset(const std::vector<ServedAsset>& assets, const std::string& path) {
   const std::string wanted = path == "/" ? "/index.html" : path;
-  for (const auto& asset : ui_assets())
-    if (asset.path == wanted) return &asset;
+  for (const auto& a : assets)
+    if (a.asset->path == wanted) return &a;
   return nullptr;
 }
 
@@ -46,12 +61,46 @@ QueryParams query_params(const httplib::Request& req) {
   return params;
 }
 
-void send(httplib::Response& res, const Reply& reply) {
+// Sends `body` as it is: with a known length and a content provider, httplib adds no
+// compression of its own (it would pick Brotli at its slowest setting: seconds for a few MB).
+void set_exact_body(httplib::Response& res, std::shared_ptr<const std::string> owner, std::string_view body,
+                    const std::string& type) {
+  res.set_content_provider(body.size(), type.c_str(),
+                           [owner = std::move(owner), body](size_t offset, size_t length, httplib::DataSink& sink) {
+                             sink.write(body.data() + offset, length);
+                             return true;
+                           });
+}
+
+// Sets the body, gzip-compressed when the client takes it (`gzipped` may hold it already).
+// `owner` keeps `body` alive while it is sent; null for bytes that live as long as the program.
+void set_body(const httplib::Request& req, httplib::Response& res, std::shared_ptr<const std::string> owner,
+              std::string_view body, const std::string& type, std::string_view gzipped = {}) {
+  res.set_header("Vary", "Accept-Encoding");
+  if (accepts_gzip(req.get_header_value("Accept-Encoding"))) {
+    if (gzipped.empty()) {
+      auto compressed = std::make_shared<const std::string>(gzip_compress(body));
+      if (!compressed->empty()) {
+        res.set_header("Content-Encoding", "gzip");
+        set_exact_body(res, compressed, *compressed, type);
+        return;
+      }
+    } else {
+      res.set_header("Content-Encoding", "gzip");
+      set_exact_body(res, nullptr, gzipped, type);
+      return;
+    }
+  }
+  set_exact_body(res, std::move(owner), body, type);
+}
+
+void send(const httplib::Request& req, httplib::Response& res, const Reply& reply) {
   res.status = reply.status;
   res.set_header("Cache-Control", "no-store");
   if (!reply.download_name.empty())
     res.set_header("Content-Disposition", "attachment; filename=\"" + reply.download_name + "\"");
-  res.set_content(reply.body, reply.content_type.c_str());
+  auto body = std::make_shared<const std::string>(reply.body);
+  set_body(req, res, body, *body, reply.content_type);
 }
 
 }  // namespace
@@ -64,6 +113,7 @@ struct ProfileServer::Impl {
 
   std::unique_ptr<ToolBackend> backend;
   Api api;
+  const std::vector<ServedAsset> assets = compress_assets();
   httplib::Server http;
   std::atomic<bool> stop_requested{false};
   std::atomic<bool> serve_entered{false};
@@ -87,11 +137,11 @@ void ProfileServer::Impl::add_routes(bool loopback_only) {
     http.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
       if (is_loopback_address(host_name_of(req.get_header_value("Host"))))
         return httplib::Server::HandlerResponse::Unhandled;
-      send(res, error_reply(403, "this server answers only to localhost and 127.0.0.1"));
+      send(req, res, error_reply(403, "this server answers only to localhost and 127.0.0.1"));
       return httplib::Server::HandlerResponse::Handled;
     });
   }
-  http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+  http.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
     std::string what = "internal error";
     try {
       if (ep) std::rethrow_exception(ep);
@@ -99,40 +149,41 @@ void ProfileServer::Impl::add_routes(bool loopback_only) {
       what = e.what();
     } catch (...) {
     }
-    send(res, error_reply(500, what));
+    send(req, res, error_reply(500, what));
   });
 
-  http.Get("/api/runs", [this](const httplib::Request&, httplib::Response& res) { send(res, api.runs()); });
+  http.Get("/api/runs", [this](const httplib::Request& req, httplib::Response& res) { send(req, res, api.runs()); });
   http.Get(R"(/api/runs/([^/]+)/hosts)", [this](const httplib::Request& req, httplib::Response& res) {
-    send(res, api.hosts(req.matches[1]));
+    send(req, res, api.hosts(req.matches[1]));
   });
   http.Get(R"(/api/runs/([^/]+)/tools)", [this](const httplib::Request& req, httplib::Response& res) {
-    send(res, api.tools(req.matches[1], query_params(req)));
+    send(req, res, api.tools(req.matches[1], query_params(req)));
   });
   http.Get("/api/data", [this](const httplib::Request& req, httplib::Response& res) {
-    send(res, api.data(query_params(req)));
+    send(req, res, api.data(query_params(req)));
   });
   http.Get("/api/csv", [this](const httplib::Request& req, httplib::Response& res) {
-    send(res, api.csv(query_params(req)));
+    send(req, res, api.csv(query_params(req)));
   });
   http.Get(R"(/api(/.*)?)", [](const httplib::Request& req, httplib::Response& res) {
-    send(res, error_reply(404, "no API endpoint " + req.path));
+    send(req, res, error_reply(404, "no API endpoint " + req.path));
   });
 
   // Everything else is a file of the UI, from memory.
-  http.Get(R"(/.*)", [](const httplib::Request& req, httplib::Response& res) {
-    const UiAsset* asset = find_asset(req.path);
-    if (!asset) {
+  http.Get(R"(/.*)", [this](const httplib::Request& req, httplib::Response& res) {
+    const ServedAsset* served = find_asset(assets, req.path);
+    if (!served) {
       res.status = 404;
       res.set_content("not found: " + req.path + "\n", "text/plain; charset=utf-8");
       return;
     }
     // Bundled files carry a content hash in their names, so they never change; the page
     // itself is checked each time so a rebuilt binary's UI shows at once.
+    const UiAsset* asset = served->asset;
     const bool hashed = asset->path.rfind("/assets/", 0) == 0;
     res.set_header("Cache-Control", hashed ? "public, max-age=31536000, immutable" : "no-cache");
     if (asset->mime_type.rfind("text/html", 0) == 0) res.set_header("Content-Security-Policy", kContentSecurityPolicy);
-    res.set_content(asset->bytes.data(), asset->bytes.size(), std::string(asset->mime_type).c_str());
+    set_body(req, res, nullptr, asset->bytes, std::string(asset->mime_type), served->gzipped);
   });
 }
 

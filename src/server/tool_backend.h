@@ -44,7 +44,7 @@ class ToolBackend {
   // A tool's result as a JSON document (DESIGN.md §3.3).
   virtual std::string json(const ToolQuery& query) = 0;
 
-  // A tool's table as CSV; options["table"] picks the table when a tool has several.
+  // A tool's main table as CSV (one row per op, step or pipeline).
   virtual std::string csv(const ToolQuery& query) = 0;
 };
 

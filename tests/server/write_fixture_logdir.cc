@@ -1,9 +1,10 @@
 // Writes a logdir with known content for the server and browser tests:
 //
-//   LOGDIR/plugins/profile/input_bound/trainer.xplane.pb   10 steps of 100 ms; the training
-//       thread waits 60 ms per step for its next batch (Iterator::Prefetch): HIGHLY input-bound.
-//   LOGDIR/plugins/profile/healthy/{trainer,worker1}.xplane.pb   10 steps of 100 ms with a
-//       2 ms input wait: not input-bound. Two hosts, for the host picker.
+//   LOGDIR/plugins/profile/input_bound/trainer.xplane.pb   10 steps of 100 to 104 ms; the
+//       training thread waits 60 to 64 ms per step for its next batch (Iterator::Prefetch):
+//       HIGHLY input-bound.
+//   LOGDIR/plugins/profile/healthy/{trainer,worker1}.xplane.pb   10 steps of 100 to 104 ms
+//       with a 2 to 6 ms input wait: not input-bound. Two hosts, for the host picker.
 //
 // Each step, on the "train" thread: Iterator::Prefetch (input wait), forward (aten::addmm,
 // aten::relu), backward (aten::mm), optimizer_update. On the "input_loader" thread:
@@ -30,7 +31,8 @@ using tensorflow::profiler::XSpace;
 constexpr int64_t kPsPerMs = 1'000'000'000;
 constexpr int64_t kStartNs = 1'700'000'000'000'000'000;  // 2023-11-14, ns since the epoch
 constexpr int kSteps = 10;
-constexpr int64_t kStepMs = 100;
+constexpr int64_t kStepMs = 100;     // without the input wait's jitter
+constexpr int64_t kStepPeriodMs = 110;
 
 // Interns event and stat names into a plane's metadata.
 class PlaneWriter {
@@ -101,13 +103,14 @@ XSpace make_space(const std::string& host, const StepShape& s) {
   XLine* train = w.add_line(101, "train");
   XLine* loader = w.add_line(102, "input_loader");
   for (int step = 0; step < kSteps; ++step) {
-    const double t = double(step * kStepMs);
-    XEvent* root = w.add_event(train, "train", t, t + kStepMs);
+    const double t = double(step * kStepPeriodMs);
+    const double wait = s.input_wait + double((step * 7) % 5);  // 0 to 4 ms more, for a lively chart
+    XEvent* root = w.add_event(train, "train", t, t + kStepMs + (wait - s.input_wait));
     w.add_int_stat(root, "step_num", step);
     w.add_int_stat(root, "_r", 1);
     double at = t;
-    w.add_event(train, "Iterator::Prefetch", at, at + s.input_wait);
-    at += s.input_wait;
+    w.add_event(train, "Iterator::Prefetch", at, at + wait);
+    at += wait;
     w.add_event(train, "forward", at, at + s.forward);
     w.add_event(train, "aten::addmm", at + 0.5, at + 0.5 + s.addmm);
     w.add_event(train, "aten::relu", at + 0.5 + s.addmm, at + 0.5 + s.addmm + s.relu);

@@ -120,6 +120,7 @@ export async function launchBrowser() {
 export async function openPage(context, serverUrl) {
   const origin = new URL(serverUrl).origin;
   const page = await context.newPage();
+  page.setDefaultTimeout(10_000); // fail fast: every step here takes well under a second
   const problems = { consoleErrors: [], pageErrors: [], external: [], failed: [] };
   page.on('console', (msg) => {
     if (msg.type() === 'error') problems.consoleErrors.push(msg.text());

@@ -57,11 +57,15 @@ export function pieChart(opts: PieOptions): HTMLElement {
   return figure;
 }
 
-function topSlices(slices: Slice[], max: number): Slice[] {
-  const sorted = [...slices].sort((a, b) => b.value - a.value);
-  if (sorted.length <= max) return sorted;
-  const rest = sorted.slice(max - 1).reduce((sum, s) => sum + s.value, 0);
-  return [...sorted.slice(0, max - 1), { label: 'Other', value: rest }];
+// The largest slices by value, then one "Other" slice (last) for the rest, merged with any
+// "Other" the data already has.
+export function topSlices(slices: Slice[], max: number): Slice[] {
+  const named = slices.filter((s) => s.label !== 'Other').sort((a, b) => b.value - a.value);
+  let other = slices.filter((s) => s.label === 'Other').reduce((sum, s) => sum + s.value, 0);
+  const keep = other > 0 || named.length > max ? max - 1 : max;
+  other += named.slice(keep).reduce((sum, s) => sum + s.value, 0);
+  const top = named.slice(0, keep);
+  return other > 0 ? [...top, { label: 'Other', value: other }] : top;
 }
 
 function arcPath(c: number, r: number, from: number, to: number): string {

@@ -12,7 +12,7 @@ export interface StackedSeries {
 }
 
 export interface StackedBarOptions {
-  x: number[];
+  labels: string[]; // one per bar, e.g. the step number
   series: StackedSeries[]; // bottom first
   xLabel: string;
   formatValue: (v: number) => string;
@@ -23,7 +23,7 @@ export interface StackedBarOptions {
 export function stackedBarChart(opts: StackedBarOptions, onDispose: (cleanup: () => void) => void): HTMLElement {
   const host = h('div', { class: 'chart', role: 'img', 'aria-label': opts.label });
   const shown = opts.series.filter((s) => s.values.some((v) => v > 0));
-  if (opts.x.length === 0 || shown.length === 0) {
+  if (opts.labels.length === 0 || shown.length === 0) {
     host.appendChild(h('p', { class: 'muted' }, 'No steps to show'));
     return host;
   }
@@ -32,9 +32,11 @@ export function stackedBarChart(opts: StackedBarOptions, onDispose: (cleanup: ()
   shown.forEach((s, i) => cumulative.push(s.values.map((v, j) => v + (i > 0 ? cumulative[i - 1][j] : 0))));
   const order = shown.map((_, i) => i).reverse();
   const bars = uPlot.paths.bars!({ size: [0.7, 48], gap: 1 });
-  const data: uPlot.AlignedData = [opts.x, ...order.map((i) => cumulative[i])];
+  const x = opts.labels.map((_, i) => i);
+  const data: uPlot.AlignedData = [x, ...order.map((i) => cumulative[i])];
+  const labelAt = (i: number | null) => (i === null ? '' : (opts.labels[Math.round(i)] ?? ''));
   const series: uPlot.Series[] = [
-    { label: opts.xLabel, value: (_u, v) => (v === null ? '' : String(v)) },
+    { label: opts.xLabel, value: (_u, v) => labelAt(v) },
     ...order.map(
       (i): uPlot.Series => ({
         label: shown[i].label,
@@ -60,9 +62,19 @@ export function stackedBarChart(opts: StackedBarOptions, onDispose: (cleanup: ()
         width,
         height: opts.height ?? 260,
         series,
-        scales: { x: { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] } },
+        scales: {
+          x: { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] },
+          // Bars start at zero, or short steps would look like no time at all.
+          y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.05 : 1] },
+        },
         axes: [
-          { label: opts.xLabel, grid: { show: false } },
+          {
+            label: opts.xLabel,
+            grid: { show: false },
+            incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000],
+            // Whole bars only: label the ticks that fall on a bar.
+            values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? labelAt(v) : '')),
+          },
           { values: (_u, splits) => splits.map((v) => opts.formatValue(v)), size: 70 },
         ],
         cursor: { points: { show: false }, drag: { x: false, y: false } },

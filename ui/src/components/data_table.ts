@@ -20,6 +20,7 @@ export interface DataTableOptions<Row> {
   pageSize?: number;
   emptyText?: string;
   label?: string; // accessible name, also used by tests to find the table
+  filterable?: boolean; // default: when there are more than 10 rows
 }
 
 export function dataTable<Row>(opts: DataTableOptions<Row>): HTMLElement {
@@ -82,8 +83,9 @@ export function dataTable<Row>(opts: DataTableOptions<Row>): HTMLElement {
     if (rows.length === 0) {
       body.appendChild(h('tr', {}, h('td', { class: 'empty', colspan: opts.columns.length }, opts.emptyText ?? 'No rows')));
     }
+    const rowsText = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
     count.textContent =
-      rows.length === opts.rows.length ? `${rows.length} rows` : `${rows.length} of ${opts.rows.length} rows`;
+      rows.length === opts.rows.length ? rowsText(rows.length) : `${rows.length} of ${rowsText(opts.rows.length)}`;
     more.hidden = rows.length <= shown;
     more.textContent = `Show ${Math.min(pageSize, rows.length - shown)} more`;
   }
@@ -107,10 +109,11 @@ export function dataTable<Row>(opts: DataTableOptions<Row>): HTMLElement {
 
   renderHead();
   renderBody();
+  const filterable = opts.filterable ?? opts.rows.length > 10;
   return h(
     'div',
     { class: 'table-block' },
-    h('div', { class: 'table-toolbar' }, search, count),
+    filterable ? h('div', { class: 'table-toolbar' }, search, count) : null,
     h('div', { class: 'table-scroll' }, table),
     more,
   );

@@ -7,7 +7,7 @@ export function panel(title: string, ...children: (Content | Content[])[]): HTML
   return h('section', { class: 'panel' }, h('h2', {}, title), ...children);
 }
 
-export type NoticeKind = 'warning' | 'ok' | 'info' | 'error';
+export type NoticeKind = 'warning' | 'caution' | 'ok' | 'info' | 'error';
 
 export function notice(kind: NoticeKind, ...children: (Content | Content[])[]): HTMLElement {
   return h('div', { class: `notice notice-${kind}`, role: kind === 'error' ? 'alert' : 'status' }, ...children);

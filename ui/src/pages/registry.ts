@@ -1,9 +1,19 @@
 // Tool id (XProf's names, as the server lists them) -> the page that shows it. Tools without
-// a page of their own still show, through the generic page.
+// a page of their own still show, through the generic page. To add a tool's page: write a
+// module exporting a ToolPage (see tool_page.ts) and add one line here.
 import type { ToolPage } from './tool_page';
+import { frameworkOpStatsPage } from './framework_op_stats_page';
 import { genericPage } from './generic_page';
+import { inputPipelinePage } from './input_pipeline_page';
+import { overviewPage } from './overview_page';
+import { tfDataBottleneckPage } from './tf_data_bottleneck_page';
 
-const pages: Record<string, ToolPage> = {};
+const pages: Record<string, ToolPage> = {
+  overview_page: overviewPage,
+  input_pipeline_analyzer: inputPipelinePage,
+  framework_op_stats: frameworkOpStatsPage,
+  tf_data_bottleneck_analysis: tfDataBottleneckPage,
+};
 
 export function pageFor(tool: string): ToolPage {
   return pages[tool] ?? genericPage;

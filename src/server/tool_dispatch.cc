@@ -1,0 +1,76 @@
+#include "server/tool_dispatch.h"
+
+#include <array>
+
+#include "analysis/framework_op_stats.h"
+#include "analysis/input_pipeline_analyzer.h"
+#include "analysis/overview_page.h"
+#include "analysis/tf_data_bottleneck_analysis.h"
+#include "server/tool_backend.h"
+
+namespace mlprof::server {
+namespace {
+
+// Profiles may hold names that are not valid UTF-8: replace those bytes rather than fail.
+std::string dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+bool bool_option(const ToolOptionValues& options, const std::string& name) {
+  auto it = options.find(name);
+  if (it == options.end()) return false;
+  if (it->second == "1" || it->second == "true") return true;
+  if (it->second == "0" || it->second == "false" || it->second.empty()) return false;
+  throw QueryError(400, "option '" + name + "' takes 1 or 0, not '" + it->second + "'");
+}
+
+bool always(const AnalyzedProfile& p) { return p.profile().num_events() > 0; }
+
+// overview_page
+analysis::OverviewPage overview(const AnalyzedProfile& p) {
+  return analysis::compute_overview_page(p.profile(), p.steps(), p.op_stats(), p.tf_data());
+}
+std::string overview_json(const AnalyzedProfile& p, const ToolOptionValues&) { return dump(to_json(overview(p))); }
+std::string overview_csv(const AnalyzedProfile& p, const ToolOptionValues&) { return to_csv(overview(p)); }
+
+// input_pipeline_analyzer
+analysis::InputPipelineAnalysis input_pipeline(const AnalyzedProfile& p) {
+  return analysis::compute_input_pipeline_analysis(p.profile(), p.steps());
+}
+std::string input_pipeline_json(const AnalyzedProfile& p, const ToolOptionValues&) {
+  return dump(to_json(input_pipeline(p)));
+}
+std::string input_pipeline_csv(const AnalyzedProfile& p, const ToolOptionValues&) { return to_csv(input_pipeline(p)); }
+
+// framework_op_stats
+analysis::FrameworkOpStats op_stats(const AnalyzedProfile& p, const ToolOptionValues& options) {
+  analysis::FrameworkOpStatsOptions o;
+  o.include_idle = bool_option(options, "include_idle");
+  return o.include_idle ? analysis::compute_framework_op_stats(p.profile(), o) : p.op_stats();
+}
+bool has_ops(const AnalyzedProfile& p) { return !p.op_stats().rows.empty(); }
+std::string op_stats_json(const AnalyzedProfile& p, const ToolOptionValues& o) { return dump(to_json(op_stats(p, o))); }
+std::string op_stats_csv(const AnalyzedProfile& p, const ToolOptionValues& o) { return to_csv(op_stats(p, o)); }
+constexpr std::array<std::string_view, 1> kOpStatsOptions = {"include_idle"};
+
+// tf_data_bottleneck_analysis
+bool has_pipelines(const AnalyzedProfile& p) { return !p.tf_data().pipelines.empty(); }
+std::string tf_data_json(const AnalyzedProfile& p, const ToolOptionValues&) { return dump(to_json(p.tf_data())); }
+std::string tf_data_csv(const AnalyzedProfile& p, const ToolOptionValues&) { return to_csv(p.tf_data()); }
+
+const ToolEntry kTools[] = {
+    {"overview_page", "Overview", always, overview_json, overview_csv, {}},
+    {"input_pipeline_analyzer", "Input pipeline", always, input_pipeline_json, input_pipeline_csv, {}},
+    {"framework_op_stats", "Framework op stats", has_ops, op_stats_json, op_stats_csv, kOpStatsOptions},
+    {"tf_data_bottleneck_analysis", "Input pipeline bottleneck", has_pipelines, tf_data_json, tf_data_csv, {}},
+};
+
+}  // namespace
+
+std::span<const ToolEntry> tool_entries() { return kTools; }
+
+const ToolEntry* find_tool(std::string_view name) {
+  for (const auto& t : kTools)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+}  // namespace mlprof::server

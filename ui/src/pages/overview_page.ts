@@ -1,0 +1,203 @@
+// overview_page: is the step input-, host- or device-bound, how each step's time splits,
+// the top ops, the run environment and what to change first.
+import { h } from '../dom';
+import { formatCount, formatMs, formatPct } from '../format';
+import { barList } from '../components/bar_list';
+import { dataTable } from '../components/data_table';
+import { keyValueList, pageHeader, panel } from '../components/panel';
+import { recommendationList } from '../components/rich_text';
+import { verdictBanner } from '../components/verdict';
+import { stackedBarChart } from '../charts/stacked_bar_chart';
+import { STEP_CATEGORIES, type CategoryValues } from '../step_categories';
+import type { PageContext, ToolPage } from './tool_page';
+
+interface SeriesStats {
+  avg: number;
+  stddev: number;
+  min: number;
+  max: number;
+}
+
+interface OverviewStep {
+  step: number;
+  host: string;
+  total_ms: number;
+  breakdown_ms: CategoryValues;
+}
+
+interface TopOp {
+  name: string;
+  type: string;
+  host_or_device: string;
+  occurrences: number;
+  self_time_ms: number;
+  self_time_pct: number;
+  cumulative_self_time_pct: number;
+}
+
+interface RunEnvironment {
+  host_count: number;
+  hosts: string[];
+  device_type: string;
+  device_core_count: number;
+  host_thread_count: number;
+  devices: { host: string; name: string; core_count: number; compute_capability: string; memory_gib: number }[];
+}
+
+export interface OverviewData {
+  steps: OverviewStep[];
+  summary: {
+    step_time_ms: SeriesStats;
+    breakdown_pct: CategoryValues;
+    breakdown_ms: Record<string, SeriesStats>;
+    step_count: number;
+    steps_found: number;
+    step_marker: string;
+    whole_profile_as_one_step: boolean;
+  };
+  input_bound: { verdict: string; input_pct: number; explanation: string };
+  precision: { bits16_pct: number; bits32_pct: number };
+  top_ops: TopOp[];
+  run_environment: RunEnvironment;
+  recommendations: string[];
+}
+
+export const overviewPage: ToolPage = {
+  async render(root, ctx) {
+    const data = await ctx.fetchData<OverviewData>();
+    root.append(
+      pageHeader('Overview', subtitle(ctx)),
+      verdictBanner(data.input_bound.verdict, data.input_bound.explanation),
+      h('div', { class: 'grid grid-summary' }, performanceSummary(data), stepTimeGraph(data, ctx)),
+      h(
+        'div',
+        { class: 'grid grid-details' },
+        topOps(data),
+        h('div', { class: 'stack' }, recommendations(data.recommendations), runEnvironment(data.run_environment)),
+      ),
+    );
+  },
+};
+
+function subtitle(ctx: PageContext): string {
+  return `Run ${ctx.run} · ${ctx.host || 'all hosts'}`;
+}
+
+function stepsLine(s: OverviewData['summary']): string {
+  if (s.whole_profile_as_one_step) return 'No step markers: the whole profile counts as one step.';
+  const dropped = s.steps_found - s.step_count;
+  return `${formatCount(s.step_count)} steps${dropped > 0 ? ` (of ${formatCount(s.steps_found)} found; partial ones left out)` : ''}, marked by ${s.step_marker}`;
+}
+
+function performanceSummary(data: OverviewData): HTMLElement {
+  const s = data.summary;
+  const t = s.step_time_ms;
+  // Categories with time get a bar; the empty ones are listed in one line, so the eye goes
+  // to what matters.
+  const used = STEP_CATEGORIES.filter((c) => (s.breakdown_ms[c.key]?.avg ?? 0) > 0);
+  const unused = STEP_CATEGORIES.filter((c) => !used.includes(c));
+  const bars = barList(
+    used.map((c) => {
+      const pct = s.breakdown_pct[c.key] ?? 0;
+      return {
+        label: c.label,
+        fraction: pct / 100,
+        colour: c.colour,
+        value: `${formatMs(s.breakdown_ms[c.key]?.avg ?? 0)} · ${formatPct(pct)}`,
+      };
+    }),
+    'Step-time breakdown',
+  );
+  const zeros = unused.length
+    ? h('p', { class: 'muted small' }, `No time in: ${unused.map((c) => c.label.toLowerCase()).join(', ')}.`)
+    : null;
+  const deviceCompute = s.breakdown_pct['device_compute'] ?? 0;
+  const precision =
+    deviceCompute > 0
+      ? `16-bit ${formatPct(data.precision.bits16_pct)} · 32-bit ${formatPct(data.precision.bits32_pct)}`
+      : 'No device compute in this profile';
+  return panel(
+    'Performance summary',
+    h(
+      'div',
+      { class: 'headline' },
+      h('span', { class: 'headline-value', 'data-testid': 'avg-step-time' }, formatMs(t.avg)),
+      h('span', { class: 'muted' }, 'average step time'),
+    ),
+    h('p', { class: 'muted small', 'data-testid': 'step-count' }, stepsLine(s)),
+    keyValueList([
+      ['Standard deviation', formatMs(t.stddev)],
+      ['Range', `${formatMs(t.min)} – ${formatMs(t.max)}`],
+      ['Device compute precisions', precision],
+    ]),
+    h('h3', {}, 'Step-time breakdown (average per step)'),
+    bars,
+    zeros,
+  );
+}
+
+function stepTimeGraph(data: OverviewData, ctx: PageContext): HTMLElement {
+  const multiHost = new Set(data.steps.map((s) => s.host)).size > 1;
+  const chart = stackedBarChart(
+    {
+      labels: data.steps.map((s) => (multiHost ? `${s.step} (${s.host})` : String(s.step))),
+      series: STEP_CATEGORIES.map((c) => ({
+        label: c.label,
+        colour: c.colour,
+        values: data.steps.map((s) => s.breakdown_ms[c.key] ?? 0),
+      })),
+      xLabel: 'Step',
+      formatValue: formatMs,
+      label: 'Step-time graph',
+    },
+    ctx.onDispose,
+  );
+  return panel('Step-time graph', h('p', { class: 'muted small' }, 'Time per step by category; red is time spent waiting for input.'), chart);
+}
+
+function topOps(data: OverviewData): HTMLElement {
+  const where = data.top_ops[0]?.host_or_device === 'Device' ? 'device' : 'host';
+  return panel(
+    `Top ${Math.min(10, data.top_ops.length)} ops on the ${where}`,
+    dataTable<TopOp>({
+      label: 'Top ops',
+      rows: data.top_ops.slice(0, 10),
+      pageSize: 10,
+      filterable: false,
+      columns: [
+        { key: 'self_time_pct', title: 'Self %', numeric: true, value: (r) => r.self_time_pct, render: (r) => formatPct(r.self_time_pct) },
+        {
+          key: 'cumulative_self_time_pct',
+          title: 'Cumulative %',
+          numeric: true,
+          value: (r) => r.cumulative_self_time_pct,
+          render: (r) => formatPct(r.cumulative_self_time_pct),
+        },
+        { key: 'self_time_ms', title: 'Self time', numeric: true, value: (r) => r.self_time_ms, render: (r) => formatMs(r.self_time_ms) },
+        { key: 'type', title: 'Type', value: (r) => r.type },
+        { key: 'name', title: 'Op', value: (r) => r.name },
+      ],
+    }),
+  );
+}
+
+function runEnvironment(env: RunEnvironment): HTMLElement {
+  const rows: [string, string][] = [
+    ['Hosts', `${env.host_count}${env.hosts.length ? ` (${env.hosts.join(', ')})` : ''}`],
+    ['Device type', env.device_type],
+    ['Device cores', env.device_core_count > 0 ? formatCount(env.device_core_count) : 'none (host only)'],
+    ['Host threads with events', formatCount(env.host_thread_count)],
+  ];
+  for (const d of env.devices)
+    rows.push([
+      d.name,
+      [d.host, d.core_count ? `${d.core_count} cores` : '', d.compute_capability !== '0.0' ? `compute ${d.compute_capability}` : '', d.memory_gib ? `${d.memory_gib.toFixed(1)} GiB` : '']
+        .filter(Boolean)
+        .join(' · '),
+    ]);
+  return panel('Run environment', keyValueList(rows));
+}
+
+function recommendations(items: string[]): HTMLElement {
+  return panel('Recommendations', recommendationList(items));
+}
