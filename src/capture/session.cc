@@ -15,6 +15,7 @@
 #include "capture/arena.h"
 #include "capture/clock_fit.h"
 #include "capture/recorder.h"
+#include "capture/session_events.h"
 #include "capture/xspace_export.h"
 #include "format/logdir.h"
 
@@ -114,6 +115,7 @@ void finish(Session& s) {
   if (s.finished) return;
   s.finished = true;
   internal::g_trace_level.store(0, std::memory_order_relaxed);
+  notify_session_stopping();
   g_epoch.store(0, std::memory_order_release);  // writers let go of the arena
   const ClockPair stop = read_clock_pair();
   if (s.arena != nullptr) s.arena->close();
@@ -236,6 +238,7 @@ Status start_session(const std::string& logdir, const ProfilerOptions& options, 
   g_arena.store(s->arena, std::memory_order_release);
   g_epoch.store(s->id, std::memory_order_release);
   internal::g_trace_level.store(o.first_step >= 0 ? -1 : o.host_tracer_level);
+  notify_session_started(o);
 
   try {
     s->thread = std::thread(run_session_thread, s.get());
@@ -279,36 +282,48 @@ RunInfo stop() {
 
 bool is_active() { return capture::g_active.load(); }
 
+namespace capture {
+
+int begin_step_in_range(int64_t step) noexcept {
+  int level = internal::g_trace_level.load(std::memory_order_relaxed);
+  if (level >= 0) return level;
+  // A step-range session waiting for its first step.
+  if (step < g_first_step.load(std::memory_order_relaxed) || step > g_last_step.load(std::memory_order_relaxed)) {
+    return 0;
+  }
+  if (internal::g_trace_level.compare_exchange_strong(level, g_range_level.load())) {
+    g_range_started.store(true);
+  }
+  return internal::g_trace_level.load(std::memory_order_relaxed);
+}
+
+void end_step_range_if_last(int64_t step) noexcept {
+  const int64_t last = g_last_step.load(std::memory_order_relaxed);
+  if (last < 0 || step < last) return;
+  // The range is complete: the first thread to see it switches recording off and wakes
+  // the session thread, so the run is written off this thread.
+  int level = internal::g_trace_level.load(std::memory_order_relaxed);
+  if (level <= 0 || !internal::g_trace_level.compare_exchange_strong(level, 0)) return;
+  const uint64_t session = g_epoch.load(std::memory_order_acquire);
+  if (session == 0) return;
+  try {
+    request_finish(session);
+  } catch (...) {  // a failed lock: the session is then written by stop()
+  }
+}
+
+}  // namespace capture
+
 namespace internal {
 
 int step_begin(int64_t step) noexcept {
-  int level = g_trace_level.load(std::memory_order_relaxed);
-  if (level >= 0) return level;
-  // A step-range session waiting for its first step.
-  if (step < capture::g_first_step.load(std::memory_order_relaxed) ||
-      step > capture::g_last_step.load(std::memory_order_relaxed)) {
-    return 0;
-  }
-  if (g_trace_level.compare_exchange_strong(level, capture::g_range_level.load())) {
-    capture::g_range_started.store(true);
-  }
-  return g_trace_level.load(std::memory_order_relaxed);
+  capture::note_program_step(step);
+  return capture::begin_step_in_range(step);
 }
 
 void step_end(const char* name, int64_t step, uint64_t start_ticks, uint64_t end_ticks) noexcept {
   capture::record_step(name, step, start_ticks, end_ticks);
-  const int64_t last = capture::g_last_step.load(std::memory_order_relaxed);
-  if (last < 0 || step < last) return;
-  // The range is complete: the first thread to see it switches recording off and wakes
-  // the session thread, so the run is written off this thread.
-  int level = g_trace_level.load(std::memory_order_relaxed);
-  if (level <= 0 || !g_trace_level.compare_exchange_strong(level, 0)) return;
-  const uint64_t session = capture::g_epoch.load(std::memory_order_acquire);
-  if (session == 0) return;
-  try {
-    capture::request_finish(session);
-  } catch (...) {  // a failed lock: the session is then written by stop()
-  }
+  capture::end_step_range_if_last(step);
 }
 
 }  // namespace internal

@@ -10,6 +10,7 @@
 
 #include "capture/plane_names.h"
 #include "capture/record_format.h"
+#include "capture/typed_record_export.h"
 #include "format/xspace_encoder.h"
 
 namespace mlprof::capture {
@@ -33,7 +34,8 @@ class RecordCollector {
  public:
   // Events that began before `first_tick` (in an earlier session, ended in this one) are
   // left out: a session holds what began within it.
-  RecordCollector(PlaneNames* names, uint64_t first_tick) : names_(names), first_tick_(first_tick) {}
+  RecordCollector(PlaneNames* names, TypedRecordExport* typed, uint64_t first_tick)
+      : names_(names), typed_(typed), first_tick_(first_tick) {}
 
   void collect(const Arena& arena) {
     const uint32_t chunks = arena.chunks_taken();
@@ -51,6 +53,9 @@ class RecordCollector {
       if (published_[i] > sizeof(ChunkHeader)) collect_chunk(*arena.chunk(i), published_[i]);
     }
   }
+
+  // Events made from typed records, once every chunk was read.
+  void add_event(uint32_t tid, const format::WireEvent& event) { line_for(tid).events.push_back(event); }
 
   std::vector<ThreadLine>& lines() { return lines_; }
   uint64_t dropped() const { return dropped_; }
@@ -89,6 +94,10 @@ class RecordCollector {
         const auto* r = reinterpret_cast<const StepRecord*>(p);
         if (r->start >= first_tick_) add(line, names_->step(r->name, r->step), r->start, r->end);
         p += sizeof(StepRecord);
+      } else if (is_typed_record(first_word)) {
+        const size_t bytes = typed_->collect(chunk.tid, p, end);
+        if (bytes == 0) return;
+        p += bytes;
       } else {
         return;  // unknown record: never written by this library
       }
@@ -100,6 +109,7 @@ class RecordCollector {
   }
 
   PlaneNames* names_;
+  TypedRecordExport* typed_;
   const uint64_t first_tick_;
   std::vector<ThreadLine> lines_;
   std::unordered_map<uint32_t, size_t> line_index_;
@@ -237,8 +247,10 @@ bool export_xspace(const CaptureToExport& capture, const std::string& path, Expo
   host.name = "/host:CPU";
 
   PlaneNames names(&host);
-  RecordCollector collector(&names, capture.start.ticks);
+  TypedRecordExport typed(&host, &names, capture.arena, capture.start.ticks, capture.stop.ticks);
+  RecordCollector collector(&names, &typed, capture.start.ticks);
   if (capture.arena != nullptr) collector.collect(*capture.arena);
+  typed.emit([&](uint32_t tid, const format::WireEvent& e) { collector.add_event(tid, e); });
   std::vector<ThreadLine>& lines = collector.lines();
   std::sort(lines.begin(), lines.end(),
             [](const ThreadLine& a, const ThreadLine& b) { return a.tid < b.tid; });

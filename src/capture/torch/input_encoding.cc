@@ -1,0 +1,75 @@
+#include "capture/torch/input_encoding.h"
+
+#include <ATen/record_function.h>
+
+#include "capture/input_description.h"
+
+namespace mlprof::libtorch {
+namespace {
+
+using capture::DType;
+
+DType dtype_of(c10::ScalarType t) {
+  switch (t) {
+    case c10::ScalarType::Float: return DType::kFloat;
+    case c10::ScalarType::Double: return DType::kDouble;
+    case c10::ScalarType::Half: return DType::kHalf;
+    case c10::ScalarType::BFloat16: return DType::kBFloat16;
+    case c10::ScalarType::Char: return DType::kInt8;
+    case c10::ScalarType::Byte: return DType::kUInt8;
+    case c10::ScalarType::Short: return DType::kInt16;
+    case c10::ScalarType::Int: return DType::kInt32;
+    case c10::ScalarType::Long: return DType::kInt64;
+    case c10::ScalarType::Bool: return DType::kBool;
+    case c10::ScalarType::ComplexFloat: return DType::kComplex64;
+    case c10::ScalarType::ComplexDouble: return DType::kComplex128;
+    default: return DType::kUnknown;
+  }
+}
+
+void write_tensor(capture::InputWriter& w, const at::Tensor& t) {
+  if (!t.defined()) {
+    w.tag(capture::kInputUndefinedTensor);
+    return;
+  }
+  const auto sizes = t.sizes();
+  w.tensor(dtype_of(t.scalar_type()), sizes.data(), sizes.size());
+}
+
+}  // namespace
+
+size_t encode_inputs(const at::RecordFunction& fn, const OpName& name, char* out, size_t capacity,
+                     bool* truncated) noexcept {
+  capture::InputWriter w(out, capacity);
+  const c10::ArrayRef<const c10::IValue> inputs = fn.inputs();
+  int64_t values[255];
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const c10::IValue& v = inputs[i];
+    if (v.isTensor()) {
+      write_tensor(w, v.toTensor());
+    } else if (int(i) == name.dtype_argument && v.isInt()) {
+      w.dtype(dtype_of(static_cast<c10::ScalarType>(v.toInt())));
+    } else if (v.isIntList()) {
+      const c10::List<int64_t> list = v.toIntList();
+      const size_t n = std::min<size_t>(list.size(), 255);
+      for (size_t k = 0; k < n; ++k) values[k] = list.get(k);
+      w.int_list(values, n);
+    } else if (v.isTensorList()) {
+      for (const at::Tensor& t : v.toTensorList()) write_tensor(w, t);
+    } else if (v.isInt()) {
+      w.integer(v.toInt());
+    } else if (v.isDouble()) {
+      w.real(v.toDouble());
+    } else if (v.isBool()) {
+      w.boolean(v.toBool());
+    } else if (v.isNone()) {
+      w.tag(capture::kInputNone);
+    } else {
+      w.tag(capture::kInputOther);
+    }
+  }
+  *truncated = w.truncated();
+  return w.size();
+}
+
+}  // namespace mlprof::libtorch

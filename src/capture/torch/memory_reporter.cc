@@ -1,0 +1,53 @@
+#include "capture/torch/memory_reporter.h"
+
+#include <c10/core/Allocator.h>
+#include <c10/util/ThreadLocalDebugInfo.h>
+
+#include <memory>
+
+#include "capture/op_recorder.h"
+
+namespace mlprof::libtorch {
+namespace {
+
+class MemoryReporter final : public c10::MemoryReportingInfoBase {
+ public:
+  void reportMemoryUsage(void* ptr, int64_t alloc_size, int64_t total_allocated, int64_t total_reserved,
+                         c10::Device device) override {
+    internal::AllocatorReport report;
+    report.address = ptr;
+    report.bytes = alloc_size;
+    report.bytes_allocated = total_allocated;
+    report.bytes_reserved = total_reserved;
+    report.device_type = int16_t(device.type());
+    report.device_index = int16_t(device.index());
+    internal::record_memory_event(report);
+  }
+
+  // LibTorch's CPU allocator keeps its books (and reports) only while this says so.
+  bool memoryProfilingEnabled() const override { return internal::recording_memory(); }
+};
+
+const std::shared_ptr<c10::DebugInfoBase>& reporter() {
+  static auto* r = new std::shared_ptr<c10::DebugInfoBase>(std::make_shared<MemoryReporter>());
+  return *r;
+}
+
+}  // namespace
+
+void ensure_memory_reporter() noexcept {
+  const std::shared_ptr<c10::DebugInfoBase>& ours = reporter();
+  if (c10::ThreadLocalDebugInfo::get(c10::DebugInfoKind::PROFILER_STATE) == ours.get()) return;
+  // Another profiler's state (LibTorch's own) keeps precedence while it is enabled.
+  if (auto* other = dynamic_cast<c10::MemoryReportingInfoBase*>(
+          c10::ThreadLocalDebugInfo::get(c10::DebugInfoKind::PROFILER_STATE));
+      other != nullptr && other->memoryProfilingEnabled()) {
+    return;
+  }
+  try {
+    c10::ThreadLocalDebugInfo::_push(c10::DebugInfoKind::PROFILER_STATE, ours);
+  } catch (...) {  // out of memory: this thread's memory goes unrecorded
+  }
+}
+
+}  // namespace mlprof::libtorch

@@ -1,0 +1,112 @@
+#include "capture/torch/op_callbacks.h"
+
+#include <ATen/record_function.h>
+#include <c10/core/GradMode.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <mutex>
+
+#include "capture/op_recorder.h"
+#include "capture/torch/input_encoding.h"
+#include "capture/torch/memory_reporter.h"
+#include "capture/torch/op_names.h"
+#include "capture/torch/step_detector.h"
+
+namespace mlprof::libtorch {
+namespace {
+
+constexpr size_t kMaxInputBytes = 1024;
+
+// Bumped per enable: what a thread did once per session is redone in the next.
+std::atomic<uint32_t> g_session{1};
+
+// Per thread, touched only by it.
+struct ThreadOps {
+  uint32_t session = 0;
+  bool ran_forward = false;  // ran a top-level op that was not backward
+  bool named = false;
+};
+thread_local ThreadOps t_ops;
+
+// Once per thread and session: its framework id (for backward ops' forward thread), and a
+// name for a thread whose first work is a backward pass (an autograd device thread).
+__attribute__((noinline)) void first_op_of_session(ThreadOps& t, const at::RecordFunction& fn, bool backward,
+                                                   int trace_level) {
+  t.session = g_session.load(std::memory_order_relaxed);
+  internal::record_logical_thread(fn.threadId());
+  if (!t.named && !t.ran_forward && backward && gettid() != getpid()) {
+    set_thread_name("autograd thread");
+    t.named = true;
+  }
+  if (trace_level >= kVerbose) ensure_memory_reporter();
+}
+
+std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn) {
+  const int trace_level = internal::g_trace_level.load(std::memory_order_relaxed);
+  const at::RecordScope scope = fn.scope();
+  const OpName* name = intern_op_name(fn.name());
+  const bool backward = scope == at::RecordScope::BACKWARD_FUNCTION || (name->flags & kAutogradEntry) != 0;
+  uint16_t flags = backward ? capture::kOpBackward : 0;
+  if (name->flags & kFactoryOp) flags |= capture::kOpFactory;
+  int level = kInfo;
+  if (scope == at::RecordScope::USER_SCOPE) {
+    flags |= capture::kOpUserScope;
+    level = kCritical;
+  }
+
+  if (internal::op_depth() == 0) {
+    ThreadOps& t = t_ops;
+    if (t.session != g_session.load(std::memory_order_relaxed)) first_op_of_session(t, fn, backward, trace_level);
+    else if (trace_level >= kVerbose) ensure_memory_reporter();
+    t.ran_forward |= !backward;
+    on_top_level_op(now_ticks(), backward, c10::GradMode::is_enabled());
+  }
+
+  char inputs[kMaxInputBytes];
+  size_t input_bytes = 0;
+  if (trace_level >= kVerbose && fn.needsInputs()) {
+    bool truncated = false;
+    input_bytes = encode_inputs(fn, *name, inputs, sizeof inputs, &truncated);
+    if (truncated) flags |= capture::kOpInputsTruncated;
+  }
+  internal::op_begin(name->text, level, fn.seqNr(), backward ? uint32_t(fn.forwardThreadId()) : 0, flags, inputs,
+                     input_bytes);
+  return nullptr;
+}
+
+void on_op_end(const at::RecordFunction&, at::ObserverContext*) { internal::op_end(); }
+
+// One registration per form; switching between them never removes a callback (LibTorch
+// asks that no op run while one is removed).
+std::mutex g_mu;
+at::CallbackHandle g_plain = at::INVALID_CALLBACK_HANDLE;
+at::CallbackHandle g_with_inputs = at::INVALID_CALLBACK_HANDLE;
+
+at::CallbackHandle register_callback(bool with_inputs) {
+  return at::addGlobalCallback(at::RecordFunctionCallback(on_op_start, on_op_end)
+                                   .needsInputs(with_inputs)
+                                   .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION,
+                                            at::RecordScope::USER_SCOPE, at::RecordScope::TORCHSCRIPT_FUNCTION}));
+}
+
+}  // namespace
+
+void enable_op_callbacks(bool with_inputs) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_session.fetch_add(1, std::memory_order_relaxed);
+  at::CallbackHandle& on = with_inputs ? g_with_inputs : g_plain;
+  const at::CallbackHandle off = with_inputs ? g_plain : g_with_inputs;
+  if (off != at::INVALID_CALLBACK_HANDLE) at::disableCallback(off);
+  if (on == at::INVALID_CALLBACK_HANDLE) on = register_callback(with_inputs);
+  else at::reenableCallback(on);
+  ensure_memory_reporter();
+}
+
+void disable_op_callbacks() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  for (at::CallbackHandle h : {g_plain, g_with_inputs})
+    if (h != at::INVALID_CALLBACK_HANDLE) at::disableCallback(h);
+}
+
+}  // namespace mlprof::libtorch

@@ -1,0 +1,105 @@
+#include "capture/torch/op_names.h"
+
+#include <pthread.h>
+
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace mlprof::libtorch {
+namespace {
+
+// What the integration needs to know of a name, computed once when it is interned.
+OpName describe(const char* text) {
+  const std::string_view name(text);
+  OpName n{text, 0, -1};
+  if (name.starts_with("autograd::engine::evaluate_function")) n.flags |= kAutogradEntry;
+  // The factory ops that allocate a tensor, with their dtype argument's position.
+  if (name == "aten::empty" || name == "aten::empty_like") n.dtype_argument = 1;
+  if (name == "aten::empty_strided") n.dtype_argument = 2;
+  if (n.dtype_argument >= 0) n.flags |= kFactoryOp;
+  return n;
+}
+
+// Every name seen, for the process: records point at their text until they are written.
+class NameTable {
+ public:
+  const OpName* intern(const char* name) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = names_.find(std::string_view(name));
+    if (it != names_.end()) return it->second;
+    const size_t length = std::strlen(name);
+    char* text = new char[length + 1];
+    std::memcpy(text, name, length + 1);
+    const OpName* interned = new OpName(describe(text));
+    names_.emplace(std::string_view(text, length), interned);
+    return interned;
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<std::string_view, const OpName*> names_;
+};
+
+NameTable& table() {
+  static NameTable* t = new NameTable;  // immortal: ops may run during static destruction
+  return *t;
+}
+
+constexpr size_t kCacheSlots = 512;
+
+struct CacheSlot {
+  const char* address;
+  const OpName* name;
+};
+
+struct ThreadCache {
+  CacheSlot slots[kCacheSlots] = {};
+};
+
+thread_local ThreadCache* t_cache __attribute__((tls_model("initial-exec"))) = nullptr;
+
+void free_cache(void* cache) {
+  delete static_cast<ThreadCache*>(cache);
+  t_cache = nullptr;
+}
+
+__attribute__((noinline)) ThreadCache* new_cache() noexcept {
+  static const pthread_key_t key = [] {
+    pthread_key_t k;
+    pthread_key_create(&k, free_cache);
+    return k;
+  }();
+  auto* cache = new (std::nothrow) ThreadCache;
+  if (cache == nullptr) return nullptr;
+  pthread_setspecific(key, cache);
+  t_cache = cache;
+  return cache;
+}
+
+__attribute__((noinline)) const OpName* intern_slow(const char* name, CacheSlot* slot) noexcept {
+  try {
+    const OpName* interned = table().intern(name);
+    if (slot != nullptr) *slot = CacheSlot{name, interned};
+    return interned;
+  } catch (...) {  // out of memory: the op goes unnamed rather than the program down
+    static const OpName unnamed{"(name unavailable)", 0, -1};
+    return &unnamed;
+  }
+}
+
+}  // namespace
+
+const OpName* intern_op_name(const char* name) noexcept {
+  ThreadCache* cache = t_cache;
+  if (__builtin_expect(cache == nullptr, 0) && (cache = new_cache()) == nullptr) return intern_slow(name, nullptr);
+  const size_t index = size_t((reinterpret_cast<uintptr_t>(name) >> 3) * 0x9e3779b97f4a7c15ull >> 55) & (kCacheSlots - 1);
+  CacheSlot& slot = cache->slots[index];
+  if (__builtin_expect(slot.address == name && std::strcmp(name, slot.name->text) == 0, 1)) return slot.name;
+  return intern_slow(name, &slot);
+}
+
+}  // namespace mlprof::libtorch

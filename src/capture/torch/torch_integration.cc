@@ -1,0 +1,26 @@
+// Loading libmlprof_torch is all it takes: op tracing follows sessions, whether a program
+// starts them (mlprof::start) or the environment does (MLPROF_LOGDIR, `mlprof run`, which
+// preloads this library into an unmodified program).
+#include "capture/op_recorder.h"
+#include "capture/torch/op_callbacks.h"
+#include "capture/torch/step_detector.h"
+
+namespace mlprof::libtorch {
+namespace {
+
+void on_session_start(const ProfilerOptions& options) {
+  if (options.host_tracer_level <= 0) return;
+  reset_step_detection();
+  enable_op_callbacks(/*with_inputs=*/options.host_tracer_level >= kVerbose);
+}
+
+void on_session_stop() { disable_op_callbacks(); }
+
+// After libmlprof's own start-up (a dependency initialises first), so a session the
+// environment started is already running and is joined at once.
+__attribute__((constructor)) void join_sessions() {
+  internal::add_session_listener({on_session_start, on_session_stop});
+}
+
+}  // namespace
+}  // namespace mlprof::libtorch

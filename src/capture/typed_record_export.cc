@@ -1,0 +1,244 @@
+#include "capture/typed_record_export.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "capture/input_description.h"
+#include "capture/session_events.h"
+
+namespace mlprof::capture {
+namespace {
+
+constexpr const char* kAllocationName = "MemoryAllocation";
+constexpr const char* kDeallocationName = "MemoryDeallocation";
+constexpr const char* kInferredStepName = "inferred step";
+
+// LibTorch's device naming ("cpu", "cuda:0"), as the PyTorch importer names allocators.
+std::string device_allocator_name(int16_t type, int16_t index) {
+  std::string name;
+  switch (type) {
+    case 0: return "cpu";
+    case 1: name = "cuda"; break;
+    case 6: name = "hip"; break;
+    default: name = "device" + std::to_string(type); break;
+  }
+  return index >= 0 ? name + ":" + std::to_string(index) : name;
+}
+
+// The optional strings and numbers after a MemoryRecord.
+struct MemoryText {
+  std::string_view allocator_name, op_name, region_type, data_type, shape;
+  int64_t requested_bytes = -1, bytes_available = -1, peak_bytes_in_use = -1, largest_free_chunk = -1,
+          stack_reserved = -1;
+};
+
+MemoryText read_memory_text(const MemoryRecord& r) {
+  MemoryText t;
+  const char* p = reinterpret_cast<const char*>(&r + 1);
+  const char* end = p + r.text_bytes;
+  while (p < end) {
+    const uint8_t field = uint8_t(*p++);
+    if (field >= kRequestedBytes) {
+      if (end - p < 8) break;
+      int64_t v;
+      std::memcpy(&v, p, 8);
+      p += 8;
+      switch (field) {
+        case kRequestedBytes: t.requested_bytes = v; break;
+        case kBytesAvailable: t.bytes_available = v; break;
+        case kPeakBytesInUse: t.peak_bytes_in_use = v; break;
+        case kLargestFreeChunk: t.largest_free_chunk = v; break;
+        case kStackReserved: t.stack_reserved = v; break;
+        default: break;
+      }
+      continue;
+    }
+    if (end - p < 2) break;
+    uint16_t n;
+    std::memcpy(&n, p, 2);
+    p += 2;
+    if (end - p < n) break;
+    const std::string_view s(p, n);
+    p += n;
+    switch (field) {
+      case kAllocatorName: t.allocator_name = s; break;
+      case kOpName: t.op_name = s; break;
+      case kRegionType: t.region_type = s; break;
+      case kDataType: t.data_type = s; break;
+      case kShape: t.shape = s; break;
+      default: break;
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+TypedRecordExport::TypedRecordExport(format::WirePlane* host, PlaneNames* names, const Arena* arena,
+                                     uint64_t first_tick, uint64_t stop_tick)
+    : host_(host), names_(names), arena_(arena), first_tick_(first_tick), stop_tick_(stop_tick) {}
+
+size_t TypedRecordExport::collect(uint32_t tid, const char* p, const char* end) {
+  uint64_t kind;
+  std::memcpy(&kind, p, sizeof kind);
+  const size_t room = size_t(end - p);
+  switch (kind) {
+    case kOpRecord: {
+      if (room < sizeof(OpRecord)) return 0;
+      const auto* r = reinterpret_cast<const OpRecord*>(p);
+      const size_t bytes = sizeof(OpRecord) + round_up8(r->input_bytes);
+      if (bytes > room || r->name == nullptr) return 0;
+      if (r->start >= first_tick_) ops_.push_back({tid, r});
+      return bytes;
+    }
+    case kMemoryRecord: {
+      if (room < sizeof(MemoryRecord)) return 0;
+      const auto* r = reinterpret_cast<const MemoryRecord*>(p);
+      const size_t bytes = sizeof(MemoryRecord) + round_up8(r->text_bytes);
+      if (bytes > room) return 0;
+      if (r->time >= first_tick_) memory_.push_back({tid, r});
+      return bytes;
+    }
+    case kInferredStepRecord: {
+      if (room < sizeof(InferredStepRecord)) return 0;
+      PendingStep step{tid, {}};
+      std::memcpy(&step.record, p, sizeof step.record);
+      if (step.record.start >= first_tick_) steps_.push_back(step);
+      return sizeof(InferredStepRecord);
+    }
+    case kLogicalThreadRecord: {
+      if (room < sizeof(LogicalThreadRecord)) return 0;
+      const auto* r = reinterpret_cast<const LogicalThreadRecord*>(p);
+      tid_of_logical_[r->logical_id] = tid;
+      return sizeof(LogicalThreadRecord);
+    }
+    default:
+      return 0;
+  }
+}
+
+const std::string& TypedRecordExport::keep(std::string s) { return strings_.emplace_back(std::move(s)); }
+
+format::WireStat TypedRecordExport::ref_stat(uint32_t key, std::string_view value) {
+  auto it = string_ids_.find(value);
+  if (it == string_ids_.end()) {
+    const std::string& kept = keep(std::string(value));
+    it = string_ids_.emplace(kept, names_->stat_id(kept)).first;
+  }
+  return format::WireStat::of_ref(key, it->second);
+}
+
+uint32_t TypedRecordExport::finish_stats(uint32_t first) {
+  const uint32_t count = uint32_t(host_->stat_pool.size()) - first;
+  if (count == 0) return 0;
+  host_->stat_lists.push_back({first, count});
+  return uint32_t(host_->stat_lists.size());
+}
+
+bool TypedRecordExport::is_op_record(const OpRecord* r) const {
+  if (r == nullptr || arena_ == nullptr) return false;
+  const char* base = reinterpret_cast<const char*>(arena_->chunk(0));
+  const char* p = reinterpret_cast<const char*>(r);
+  const uint64_t taken = uint64_t(arena_->chunks_taken()) * kChunkBytes;
+  return p >= base && p + sizeof(OpRecord) <= base + taken && r->kind == kOpRecord;
+}
+
+void TypedRecordExport::emit_op(const PendingOp& op, const std::function<void(uint32_t, const format::WireEvent&)>& add) {
+  const OpRecord& r = *op.record;
+  // The owner may be ending the op right now; one still open ends with the capture.
+  uint64_t end = __atomic_load_n(&r.end, __ATOMIC_ACQUIRE);
+  if (end == 0 || end < r.start) end = std::max(r.start, stop_tick_);
+  const EventName name = names_->literal(r.name);
+  const uint32_t first = uint32_t(host_->stat_pool.size());
+  for (uint32_t s = 0; name.stats != 0 && s < host_->stat_lists[name.stats - 1].count; ++s)
+    host_->stat_pool.push_back(host_->stat_pool[host_->stat_lists[name.stats - 1].first + s]);
+  if (r.sequence_nr >= 0) host_->stat_pool.push_back(format::WireStat::of_int64(names_->stat_id("sequence_number"), r.sequence_nr));
+  if (r.fwd_thread != 0) {
+    auto it = tid_of_logical_.find(r.fwd_thread);
+    host_->stat_pool.push_back(format::WireStat::of_uint64(names_->stat_id("fwd_thread_id"),
+                                                           it != tid_of_logical_.end() ? it->second : r.fwd_thread));
+  }
+  if (r.input_bytes > 0 || (r.flags & kOpInputsTruncated) != 0) {
+    const std::string_view inputs(reinterpret_cast<const char*>(&r + 1), r.input_bytes);
+    host_->stat_pool.push_back(ref_stat(names_->stat_id("shape"), format_inputs(inputs, r.flags & kOpInputsTruncated)));
+  }
+  add(op.tid, {int64_t(r.start), int64_t(end), name.metadata_id, finish_stats(first)});
+}
+
+void TypedRecordExport::emit_memory(const std::function<void(uint32_t, const format::WireEvent&)>& add) {
+  std::stable_sort(memory_.begin(), memory_.end(),
+                   [](const PendingMemory& a, const PendingMemory& b) { return a.record->time < b.record->time; });
+  const uint32_t k_allocator = names_->stat_id("allocator_name"), k_addr = names_->stat_id("addr"),
+                 k_allocation = names_->stat_id("allocation_bytes"), k_requested = names_->stat_id("requested_bytes"),
+                 k_allocated = names_->stat_id("bytes_allocated"), k_available = names_->stat_id("bytes_available"),
+                 k_reserved = names_->stat_id("bytes_reserved"), k_peak = names_->stat_id("peak_bytes_in_use"),
+                 k_fragmentation = names_->stat_id("fragmentation"), k_op = names_->stat_id("tf_op"),
+                 k_step = names_->stat_id("id"), k_region = names_->stat_id("region_type"),
+                 k_data_type = names_->stat_id("data_type"), k_shape = names_->stat_id("shape");
+  const EventName allocation = names_->literal(kAllocationName), deallocation = names_->literal(kDeallocationName);
+  std::map<std::string, int64_t> peak_of;  // per allocator, within the capture
+  for (const PendingMemory& m : memory_) {
+    const MemoryRecord& r = *m.record;
+    const MemoryText text = read_memory_text(r);
+    const std::string allocator =
+        !text.allocator_name.empty() ? std::string(text.allocator_name) : device_allocator_name(r.device_type, r.device_index);
+    const uint64_t bytes = r.bytes < 0 ? uint64_t(0) - uint64_t(r.bytes) : uint64_t(r.bytes);
+    int64_t& peak = peak_of[allocator];
+    peak = std::max({peak, r.bytes_allocated, text.peak_bytes_in_use});
+
+    const uint32_t first = uint32_t(host_->stat_pool.size());
+    auto& pool = host_->stat_pool;
+    pool.push_back(ref_stat(k_allocator, allocator));
+    pool.push_back(format::WireStat::of_uint64(k_addr, r.address));
+    pool.push_back(format::WireStat::of_uint64(k_allocation, bytes));
+    pool.push_back(format::WireStat::of_uint64(k_requested, text.requested_bytes >= 0 ? uint64_t(text.requested_bytes) : bytes));
+    if (r.bytes_allocated >= 0) pool.push_back(format::WireStat::of_int64(k_allocated, r.bytes_allocated));
+    // LibTorch's pool holds "reserved" bytes, of which "allocated" are in use: the rest is
+    // free to it, what TensorFlow's allocators call available.
+    int64_t available = text.bytes_available;
+    if (available < 0 && r.bytes_reserved >= 0 && r.bytes_allocated >= 0 && r.bytes_reserved >= r.bytes_allocated)
+      available = r.bytes_reserved - r.bytes_allocated;
+    if (available >= 0) pool.push_back(format::WireStat::of_int64(k_available, available));
+    if (text.stack_reserved >= 0) pool.push_back(format::WireStat::of_int64(k_reserved, text.stack_reserved));
+    if (peak > 0) pool.push_back(format::WireStat::of_int64(k_peak, peak));
+    if (available > 0 && text.largest_free_chunk >= 0)
+      pool.push_back(format::WireStat::of_double(
+          k_fragmentation, double(available - std::min(available, text.largest_free_chunk)) / double(available)));
+
+    const bool known_ops = is_op_record(r.op) && (r.owner == nullptr || is_op_record(r.owner));
+    if (!text.op_name.empty()) pool.push_back(ref_stat(k_op, text.op_name));
+    else if (known_ops && r.owner != nullptr) pool.push_back(ref_stat(k_op, r.owner->name));
+    else if (known_ops) pool.push_back(ref_stat(k_op, r.op->name));
+    if (r.step >= 0) pool.push_back(format::WireStat::of_int64(k_step, r.step));
+    if (!text.region_type.empty()) pool.push_back(ref_stat(k_region, text.region_type));
+    std::string data_type(text.data_type), shape(text.shape);
+    if (data_type.empty() && shape.empty() && r.bytes > 0 && known_ops && (r.op->flags & kOpFactory) != 0) {
+      factory_result({reinterpret_cast<const char*>(r.op + 1), r.op->input_bytes}, &data_type, &shape);
+    }
+    if (!data_type.empty()) pool.push_back(ref_stat(k_data_type, data_type));
+    if (!shape.empty()) pool.push_back(ref_stat(k_shape, shape));
+    const EventName& name = r.bytes >= 0 ? allocation : deallocation;
+    add(m.tid, {int64_t(r.time), int64_t(r.time), name.metadata_id, finish_stats(first)});
+  }
+}
+
+void TypedRecordExport::emit(const std::function<void(uint32_t, const format::WireEvent&)>& add) {
+  for (const PendingOp& op : ops_) emit_op(op, add);
+  emit_memory(add);
+  // A program that marks steps itself (StepTrace) keeps only its own.
+  if (!g_program_marks_steps.load(std::memory_order_relaxed)) {
+    const EventName step_name = names_->literal(kInferredStepName);
+    const uint32_t k_step_num = names_->stat_id("step_num"), k_root = names_->stat_id("_r"),
+                   k_source = names_->stat_id("step_source");
+    for (const PendingStep& s : steps_) {
+      const uint32_t first = uint32_t(host_->stat_pool.size());
+      host_->stat_pool.push_back(format::WireStat::of_int64(k_step_num, s.record.step));
+      host_->stat_pool.push_back(format::WireStat::of_int64(k_root, 1));
+      if (s.record.source != nullptr) host_->stat_pool.push_back(ref_stat(k_source, s.record.source));
+      add(s.tid, {int64_t(s.record.start), int64_t(s.record.end), step_name.metadata_id, finish_stats(first)});
+    }
+  }
+}
+
+}  // namespace mlprof::capture
