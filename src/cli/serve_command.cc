@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "format/profile_paths.h"
 #include "server/profile_server.h"
+#include "server/ui_assets.h"
 
 namespace mlprof::cli {
 namespace {
@@ -73,6 +74,9 @@ int serve(const ServeArgs& args) {
   fmt::print("mlprof: serving {} ({} run{}) at {}\n", args.logdir, runs.size(), runs.size() == 1 ? "" : "s",
              server.url());
   if (runs.empty()) fmt::print("mlprof: no profile yet; runs written under {} appear as they come\n", args.logdir);
+  if (!server::ui_is_built())
+    fmt::print("mlprof: this binary was built without the web UI (no npm at build time); the JSON API "
+               "is at {}api/runs\n", server.url());
   fmt::print("mlprof: press Ctrl-C to stop\n");
   std::fflush(stdout);
   server.serve();
