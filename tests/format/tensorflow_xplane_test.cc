@@ -60,7 +60,7 @@ TEST_F(TensorFlowXPlane, GpuPlanesHaveStreamAndDerivedLines) {
   }
   using Names = std::vector<std::string>;
   EXPECT_EQ(lines["/device:GPU:1"], Names{"Stream #123(MemcpyH2D)"});
-  for (const std::string& gpu : {"/device:GPU:4", "/device:GPU:6"}) {
+  for (const std::string gpu : {"/device:GPU:4", "/device:GPU:6"}) {
     Names streams, derived;
     for (const std::string& name : lines[gpu]) (name.rfind("Stream #", 0) == 0 ? streams : derived).push_back(name);
     std::sort(derived.begin(), derived.end());
