@@ -46,8 +46,9 @@ class Api {
 
   RunCatalog catalog_;
   ToolBackend& backend_;
-  // Results per run, host, tool and options; recomputed when the profile files change.
-  ComputeOnceCache<std::string> results_{64};
+  // Results per run, host, tool and options; recomputed when the profile files change. Op
+  // tables of large profiles run to tens of MB, so the cache also has a byte budget.
+  ComputeOnceCache<std::string> results_{64, size_t(256) << 20, [](const std::string& s) { return s.size(); }};
   ComputeOnceCache<std::vector<ToolInfo>> tool_lists_{64};
 };
 

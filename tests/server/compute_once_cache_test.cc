@@ -93,3 +93,21 @@ TEST(GzipBody, CompressesToAGzipStream) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ComputeOnceCache, KeepsToItsByteBudget) {
+  ComputeOnceCache<std::string> cache(10, 100, [](const std::string& s) { return s.size(); });
+  auto make = [](size_t n) { return [n] { return std::make_shared<const std::string>(n, 'x'); }; };
+  cache.get("a", "", make(60));
+  cache.get("b", "", make(30));
+  EXPECT_EQ(cache.bytes(), 90u);
+  cache.get("c", "", make(50));  // over budget: a (least recent) goes
+  EXPECT_EQ(cache.size(), 2u);
+  EXPECT_EQ(cache.bytes(), 80u);
+  cache.get("big", "", make(500));  // larger than the budget alone: kept, the others go
+  EXPECT_EQ(cache.size(), 1u);
+  EXPECT_EQ(cache.bytes(), 500u);
+}
+
+}  // namespace
