@@ -36,8 +36,9 @@ ProfileDiff compute_profile_diff(const OverviewPage& a, const FrameworkOpStats& 
   d.a_verdict = a.input_bound.verdict;
   d.b_verdict = b.input_bound.verdict;
 
-  const auto before = ms_per_step(a_ops, a.whole_profile ? 1 : a.steps.size());
-  const auto after = ms_per_step(b_ops, b.whole_profile ? 1 : b.steps.size());
+  // Op stats cover the whole profile, so they are divided by every step found in it.
+  const auto before = ms_per_step(a_ops, a.whole_profile ? 1 : a.steps_found);
+  const auto after = ms_per_step(b_ops, b.whole_profile ? 1 : b.steps_found);
   std::map<std::pair<bool, std::string>, OpChange> joined;
   for (const auto& [key, v] : before) {
     OpChange& c = joined[key];

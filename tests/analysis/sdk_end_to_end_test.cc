@@ -1,0 +1,72 @@
+// End to end: a program records with the capture SDK, the analysis reads what it wrote. The
+// step sleeps 30 ms waiting for input and computes for 70 ms; a loader thread reads.
+#include <gtest/gtest.h>
+
+#include <mlprof/mlprof.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "analysis/overview_page.h"
+#include "analysis/tf_data_bottleneck_analysis.h"
+#include "model/load_profile.h"
+#include "model/xspace_builder.h"
+
+namespace mlprof::analysis {
+namespace {
+
+void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+
+TEST(SdkEndToEnd, SleepingInputIsThirtyPercentAndHighlyInputBound) {
+  mlprof::testing::TempDir dir;
+  mlprof::ProfilerOptions options;
+  options.run_name = "end_to_end";
+  options.host_name = "e2e-host";
+  ASSERT_TRUE(mlprof::start(dir.path(), options).ok());
+
+  std::atomic<bool> done{false};
+  std::thread loader([&] {
+    mlprof::set_thread_name("loader");
+    while (!done.load()) {
+      mlprof::Trace map("Iterator::Prefetch::Map");
+      {
+        mlprof::Trace read("Iterator::Prefetch::Map::FileRead");
+        sleep_ms(8);
+      }
+      sleep_ms(1);
+    }
+  });
+  for (int64_t step = 0; step < 10; ++step) {
+    mlprof::StepTrace s("train", step);
+    {
+      mlprof::Trace next("Iterator::Prefetch");
+      sleep_ms(30);
+    }
+    mlprof::Trace compute("train_step");
+    sleep_ms(70);
+  }
+  done = true;
+  loader.join();
+  const mlprof::RunInfo run = mlprof::stop();
+  ASSERT_TRUE(run.status.ok()) << run.status.message();
+
+  model::Profile profile;
+  model::LoadError error;
+  ASSERT_TRUE(model::load_profile({dir.path(), "", ""}, &profile, &error)) << error.path << ": " << error.problem;
+  const OverviewPage page = compute_overview_page(profile);
+  EXPECT_EQ(page.step_marker, "_r");
+  EXPECT_EQ(page.steps.size(), 8u);  // ten steps, the first and last dropped
+  EXPECT_NEAR(page.step_time_ms.avg, 100.0, 10.0);
+  EXPECT_NEAR(page.input_bound.input_pct, 30.0, 3.0);
+  EXPECT_EQ(page.input_bound.verdict, "HIGHLY");
+
+  const TfDataBottleneckAnalysis tf_data = compute_tf_data_bottleneck_analysis(profile);
+  ASSERT_FALSE(tf_data.pipelines.empty());
+  const InputPipeline& pl = tf_data.pipelines.front();
+  ASSERT_GE(pl.bottleneck, 0);
+  EXPECT_EQ(pl.nodes[size_t(pl.bottleneck)].long_name, "Iterator::Prefetch::Map::FileRead");
+}
+
+}  // namespace
+}  // namespace mlprof::analysis
