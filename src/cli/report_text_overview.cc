@@ -71,7 +71,8 @@ std::string render_text(const OverviewPage& page) {
   const auto& env = page.environment;
   out += "\nRun environment\n";
   out += fmt::format("  hosts: {} ({})\n", env.hosts.size(), fmt::join(env.hosts, ", "));
-  out += fmt::format("  device type: {}, device cores: {}\n", env.device_type, env.device_count);
+  if (env.device_count == 0) out += "  device type: none (host only)\n";
+  else out += fmt::format("  device type: {}, device cores: {}\n", env.device_type, env.device_count);
   if (!env.devices.empty() && env.devices.front().core_count > 0)
     out += fmt::format("  {} multiprocessors per device, compute capability {}.{}\n", env.devices.front().core_count,
                        env.devices.front().compute_cap_major, env.devices.front().compute_cap_minor);
