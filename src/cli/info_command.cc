@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "format/profile_paths.h"
 #include "format/xspace_reader.h"
+#include "model/pytorch_importer.h"
 
 namespace mlprof::cli {
 namespace {
@@ -63,21 +64,56 @@ void print_space(const tensorflow::profiler::XSpace& space) {
   for (const auto& e : space.errors()) fmt::print("  error: {}\n", e);
 }
 
+// A PyTorch trace has no planes of its own: show what the importer made of it.
+void print_model(const model::Profile& p) {
+  for (const auto& host : p.hosts) {
+    if (host.hostname != model::kEmptyString) fmt::print("  hostname: {}\n", p.strings.view(host.hostname));
+    int64_t begin_ps = INT64_MAX, end_ps = INT64_MIN;
+    for (uint32_t pl = host.first_plane; pl < host.first_plane + host.num_planes; ++pl) {
+      const auto& plane = p.planes[pl];
+      size_t events = 0;
+      for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l) events += p.lines[l].num_events;
+      fmt::print("  plane {} \"{}\": {} lines, {} events\n", plane.id, p.strings.view(plane.name), plane.num_lines, events);
+      for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l) {
+        const auto& line = p.lines[l];
+        int64_t line_begin = INT64_MAX, line_end = INT64_MIN;
+        for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
+          line_begin = std::min(line_begin, p.start_ps(e));
+          line_end = std::max(line_end, p.end_ps(e));
+        }
+        fmt::print("    line {} \"{}\": {} events{}\n", line.id, p.strings.view(line.name), line.num_events,
+                   line.num_events == 0 ? "" : ", span " + format_duration_ns((line_end - line_begin) / 1000));
+        begin_ps = std::min(begin_ps, line_begin);
+        end_ps = std::max(end_ps, line_end);
+      }
+    }
+    if (begin_ps <= end_ps) fmt::print("  time span: {}\n", format_duration_ns((end_ps - begin_ps) / 1000));
+  }
+  for (const auto& w : p.warnings) fmt::print("  warning: {}\n", w);
+}
+
 }  // namespace
 
 Command add_info_command(CLI::App& app) {
   auto* sub = app.add_subcommand("info", "Show what a profile holds: hosts, planes, lines, event counts, "
                                          "time span and warnings");
   auto path = std::make_shared<std::string>();
-  sub->add_option("PATH", *path, "a logdir, a run directory or an .xplane.pb file")->required();
+  sub->add_option("PATH", *path, "a logdir, a run directory, an .xplane.pb or a PyTorch trace .json(.gz)")->required();
   return {sub, [path]() -> int {
             const auto loc = format::find_profiles(*path);
             if (!loc.error.empty()) return bad_input(*path, loc.error);
             for (const auto& run : loc.runs) {
               fmt::print("run {} ({})\n", run.name, run.dir);
               for (const auto& host : run.hosts) {
-                if (host.kind != format::ProfileFileKind::kXSpace)
-                  return bad_input(host.path, "PyTorch trace JSON is not supported by info yet");
+                if (host.kind == format::ProfileFileKind::kPyTorchJson) {
+                  model::Profile profile;
+                  std::string error;
+                  if (!model::import_pytorch_trace_file(host.path, host.host, &profile, &error))
+                    return bad_input(host.path, error);
+                  fmt::print(" host {} ({}, PyTorch trace)\n", host.host, host.path);
+                  print_model(profile);
+                  continue;
+                }
                 tensorflow::profiler::XSpace space;
                 std::string error;
                 if (!format::read_xspace(host.path, &space, &error)) return bad_input(host.path, error);

@@ -1,6 +1,7 @@
 #include "model/load_profile.h"
 
 #include "format/profile_paths.h"
+#include "model/pytorch_importer.h"
 #include "model/xspace_importer.h"
 
 namespace mlprof::model {
@@ -22,11 +23,10 @@ bool load_profile(const LoadRequest& request, Profile* profile, LoadError* error
   for (const format::HostFile& host : run->hosts) {
     if (!request.host.empty() && host.host != request.host) continue;
     any = true;
-    if (host.kind == format::ProfileFileKind::kPyTorchJson) {
-      *error = {host.path, "PyTorch trace JSON cannot be analysed yet (no importer)"};
-      return false;
-    }
-    if (!import_xspace_file(host.path, host.host, profile, &problem)) {
+    const bool imported = host.kind == format::ProfileFileKind::kPyTorchJson
+                              ? import_pytorch_trace_file(host.path, host.host, profile, &problem)
+                              : import_xspace_file(host.path, host.host, profile, &problem);
+    if (!imported) {
       *error = {host.path, problem};
       return false;
     }

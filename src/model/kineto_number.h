@@ -1,0 +1,90 @@
+// JSON numbers read exactly as fixed-point integers. Kineto writes timestamps as microseconds
+// since the epoch with a nanosecond fraction ("1712195495406752.8"): a double keeps only
+// about a quarter of a microsecond of that, so the digits are read as text instead.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace mlprof::model::kineto {
+
+// Sets *out to the number × 10^decimals, truncating further digits. The token may be quoted
+// (some writers quote numbers) and may use an exponent. False when it is not a number or the
+// result does not fit in int64.
+inline bool parse_fixed_slowly(std::string_view token, int decimals, int64_t* out);
+
+inline bool parse_fixed(std::string_view token, int decimals, int64_t* out) {
+  // The common shape first: an unquoted decimal of at most 18 digits, no exponent.
+  const char *p = token.data(), *end = p + token.size();
+  const bool negative = p < end && *p == '-';
+  p += negative;
+  int64_t v = 0;
+  int digits = 0, fraction = 0;
+  for (; p < end && unsigned(*p - '0') < 10; ++p, ++digits) v = v * 10 + (*p - '0');
+  if (p < end && *p == '.') {
+    for (++p; p < end && unsigned(*p - '0') < 10; ++p)
+      if (fraction < decimals) v = v * 10 + (*p - '0'), ++fraction, ++digits;
+  }
+  while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
+  if (p != end || digits == 0 || digits > 18) return parse_fixed_slowly(token, decimals, out);
+  for (; fraction < decimals; ++fraction)
+    if (__builtin_mul_overflow(v, int64_t(10), &v)) return false;
+  *out = negative ? -v : v;
+  return true;
+}
+
+// Any JSON number, quoted or with an exponent, with 128-bit headroom.
+inline bool parse_fixed_slowly(std::string_view token, int decimals, int64_t* out) {
+  size_t i = 0, n = token.size();
+  while (n > 0 && (token[n - 1] == ' ' || token[n - 1] == '\n' || token[n - 1] == '\r' || token[n - 1] == '\t')) --n;
+  if (n >= 2 && token[0] == '"' && token[n - 1] == '"') ++i, --n;
+  bool negative = false;
+  if (i < n && (token[i] == '-' || token[i] == '+')) negative = token[i++] == '-';
+  // All significant digits as one integer, and the power of ten that scales it.
+  constexpr unsigned __int128 kLimit = (unsigned __int128)1 << 120;
+  unsigned __int128 mantissa = 0;
+  int64_t scale = decimals;
+  bool any_digit = false, dot = false;
+  for (; i < n; ++i) {
+    const char c = token[i];
+    if (c >= '0' && c <= '9') {
+      any_digit = true;
+      if (mantissa < kLimit / 10) {
+        mantissa = mantissa * 10 + unsigned(c - '0');
+        if (dot) --scale;
+      } else if (!dot) {
+        ++scale;  // a digit too many to hold: the magnitude still grows
+      }
+    } else if (c == '.' && !dot) {
+      dot = true;
+    } else {
+      break;
+    }
+  }
+  if (!any_digit) return false;
+  if (i < n && (token[i] == 'e' || token[i] == 'E')) {
+    ++i;
+    bool exp_negative = false;
+    if (i < n && (token[i] == '-' || token[i] == '+')) exp_negative = token[i++] == '-';
+    int64_t exponent = 0;
+    bool exp_digit = false;
+    for (; i < n && token[i] >= '0' && token[i] <= '9'; ++i) {
+      exp_digit = true;
+      if (exponent < 100000) exponent = exponent * 10 + (token[i] - '0');
+    }
+    if (!exp_digit) return false;
+    scale += exp_negative ? -exponent : exponent;
+  }
+  if (i != n) return false;
+  for (; scale < 0 && mantissa != 0; ++scale) mantissa /= 10;
+  for (; scale > 0 && mantissa != 0; --scale) {
+    if (mantissa > kLimit / 10) return false;
+    mantissa *= 10;
+  }
+  const unsigned __int128 max = negative ? (unsigned __int128)INT64_MAX + 1 : (unsigned __int128)INT64_MAX;
+  if (mantissa > max) return false;
+  *out = negative ? int64_t(-(__int128)mantissa) : int64_t(mantissa);
+  return true;
+}
+
+}  // namespace mlprof::model::kineto

@@ -1,0 +1,554 @@
+// One forward pass over the JSON with simdjson's On-Demand API: nothing is materialised but
+// the fields kept in Trace, so the parse runs near the speed of the text scan.
+#include "model/kineto_trace.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "model/kineto_number.h"
+
+namespace mlprof::model::kineto {
+namespace {
+
+namespace od = simdjson::ondemand;
+using simdjson::error_code;
+
+// A field's key as written (our keys have no escapes, so a key with one simply matches none).
+std::string_view key_of(od::field& field) {
+  const char* begin = field.key().raw();
+  const char* end = begin;
+  while (*end != '"' && *end != '\\') ++end;  // the padded text always has the closing quote
+  return {begin, size_t(end - begin)};
+}
+
+bool equals_lower(std::string_view text, std::string_view lower) {
+  if (text.size() != lower.size()) return false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+    if (c != lower[i]) return false;
+  }
+  return true;
+}
+
+bool is_launch_flow(std::string_view s) {
+  return s == "ac2g" || s == "async_cpu_to_gpu" || s == "launch";
+}
+
+// A pid or tid: a number, or a label such as "Spans" that we map to a negative id.
+struct ThreadId {
+  int64_t value = 0;
+  bool present = false;
+};
+
+// Everything an event may carry; which parts count depends on its phase and category.
+struct RawEvent {
+  char ph = 0;
+  bool has_cat = false;
+  std::string_view cat, name, scope;
+  ThreadId pid, tid;
+  std::string_view ts, dur, flow_id;  // number tokens, parsed once the phase is known
+  // args
+  int64_t correlation = kNoId, external_id = kNoId, device = kNoId, stream = kNoId;
+  bool has_cbid = false;
+  KernelLaunch kernel;
+  bool has_kernel_args = false;
+  int64_t bytes = -1;
+  MemoryRecord memory;
+  std::string_view arg_name;  // "M" events: the process or thread name
+};
+
+class TraceReader {
+ public:
+  TraceReader(StringTable* strings, Trace* trace) : strings_(*strings), t_(*trace) {}
+
+  bool read(const JsonText& text, std::string* error);
+
+ private:
+  bool fail(std::string reason) {
+    if (error_.empty()) error_ = std::move(reason);
+    return false;
+  }
+  bool json_error(error_code code) {
+    std::string where;
+    const char* at = nullptr;
+    if (doc_ != nullptr && doc_->current_location().get(at) == simdjson::SUCCESS && at != nullptr && text_ != nullptr &&
+        at >= text_->data() && at <= text_->data() + text_->size())
+      where = " at byte " + std::to_string(at - text_->data());
+    return fail(std::string("not valid JSON (") + simdjson::error_message(code) + ")" + where);
+  }
+
+  bool read_top_level(od::object& top);
+  bool read_events(od::array& events);
+  bool read_event(od::object& object, RawEvent* raw);
+  bool read_args(od::object& args, RawEvent* raw);
+  bool read_thread_id(od::value& value, ThreadId* id);
+  bool read_int_array(od::value& value, int64_t (&out)[3]);
+  bool add_event(RawEvent& raw);
+  bool add_metadata(const RawEvent& raw);
+  bool read_device_properties(od::array& devices);
+  bool read_distributed_info(od::object& info);
+  bool parse_time(std::string_view token, int decimals, const char* what, int64_t* out);
+  uint32_t track_of(int64_t pid, int64_t tid, bool device);
+  Category category_of(const RawEvent& raw) const;
+
+  StringTable& strings_;
+  Trace& t_;
+  const JsonText* text_ = nullptr;
+  od::document* doc_ = nullptr;
+  std::string error_;
+  uint64_t event_index_ = 0;
+
+  struct TrackKey {
+    int64_t pid, tid;
+    bool device;
+    bool operator==(const TrackKey&) const = default;
+  };
+  struct TrackHash {
+    size_t operator()(const TrackKey& k) const {
+      return std::hash<int64_t>()(k.pid * 0x9E3779B97F4A7C15ll ^ k.tid ^ (int64_t(k.device) << 62));
+    }
+  };
+  std::unordered_map<TrackKey, uint32_t, TrackHash> tracks_;
+  TrackKey last_key_{INT64_MIN, INT64_MIN, false};
+  uint32_t last_track_ = 0;
+};
+
+bool TraceReader::read(const JsonText& text, std::string* error) {
+  text_ = &text;
+  if (text.view().find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    *error = "empty file";
+    return false;
+  }
+  od::parser parser;
+  od::document doc;
+  doc_ = nullptr;
+  if (auto code = parser.iterate(text.data(), text.size(), text.capacity()).get(doc)) {
+    json_error(code);
+    *error = error_;
+    return false;
+  }
+  doc_ = &doc;
+  od::json_type type;
+  bool ok;
+  if (auto code = doc.type().get(type)) {
+    ok = json_error(code);
+  } else if (type != od::json_type::object) {
+    const char* what = type == od::json_type::array ? "an array" : type == od::json_type::string ? "a string"
+                       : type == od::json_type::number ? "a number" : type == od::json_type::boolean ? "a boolean" : "null";
+    ok = fail(std::string("not a PyTorch trace: the JSON is ") + what + ", expected an object with traceEvents");
+  } else {
+    od::object top;
+    if (auto code = doc.get_object().get(top)) ok = json_error(code);
+    else ok = read_top_level(top);
+    const char* rest = nullptr;
+    if (ok && doc.current_location().get(rest) == simdjson::SUCCESS) ok = fail("not valid JSON (content after the top-level object)");
+  }
+  if (!ok) *error = error_;
+  return ok;
+}
+
+bool TraceReader::read_top_level(od::object& top) {
+  bool has_events = false;
+  for (auto field_result : top) {
+    od::field field;
+    if (auto code = std::move(field_result).get(field)) return json_error(code);
+    const std::string_view key = key_of(field);
+    od::value value = field.value();
+    if (key == "traceEvents") {
+      od::array events;
+      if (value.get_array().get(events)) return fail("not a PyTorch trace: traceEvents is not an array");
+      if (!read_events(events)) return false;
+      has_events = true;
+    } else if (key == "deviceProperties") {
+      od::array devices;
+      if (value.get_array().get(devices) == simdjson::SUCCESS && !read_device_properties(devices)) return false;
+    } else if (key == "distributedInfo") {
+      od::object info;
+      if (value.get_object().get(info) == simdjson::SUCCESS && !read_distributed_info(info)) return false;
+    } else if (key == "baseTimeNanoseconds") {
+      std::string_view token;
+      int64_t base = 0;
+      token = value.raw_json_token();
+      if (!parse_fixed(token, 0, &base) || base < 0) return fail("baseTimeNanoseconds is out of range");
+      t_.base_time_ns = base;
+    } else if (key == "host_name" || key == "hostname") {
+      std::string_view name;
+      if (value.get_string().get(name) == simdjson::SUCCESS) t_.host_name = strings_.intern(name);
+    }
+    // Anything else (schemaVersion, traceName, displayTimeUnit, ...) is skipped by the iterator.
+  }
+  if (!has_events) return fail("not a PyTorch trace: no traceEvents");
+  return true;
+}
+
+bool TraceReader::read_events(od::array& events) {
+  RawEvent raw;
+  for (auto item : events) {
+    od::object object;
+    if (auto code = item.get_object().get(object)) {
+      if (code != simdjson::INCORRECT_TYPE) return json_error(code);
+      return fail("not a PyTorch trace: traceEvents[" + std::to_string(event_index_) + "] is not an object");
+    }
+    raw = RawEvent();
+    if (!read_event(object, &raw) || !add_event(raw)) return false;
+    ++event_index_;
+  }
+  return true;
+}
+
+bool TraceReader::read_event(od::object& object, RawEvent* raw) {
+  for (auto field_result : object) {
+    od::field field;
+    if (auto code = std::move(field_result).get(field)) return json_error(code);
+    const std::string_view key = key_of(field);
+    od::value value = field.value();
+    error_code code = simdjson::SUCCESS;
+    switch (key.size()) {
+      case 2:
+        if (key == "ph") {
+          std::string_view ph;
+          if ((code = value.get_string().get(ph)) == simdjson::SUCCESS && !ph.empty()) raw->ph = ph[0];
+        } else if (key == "ts") {
+          raw->ts = value.raw_json_token();
+        } else if (key == "id") {
+          raw->flow_id = value.raw_json_token();
+        }
+        break;
+      case 3:
+        if (key == "cat") {
+          code = value.get_string().get(raw->cat);
+          raw->has_cat = code == simdjson::SUCCESS;
+        } else if (key == "pid") {
+          if (!read_thread_id(value, &raw->pid)) return false;
+        } else if (key == "tid") {
+          if (!read_thread_id(value, &raw->tid)) return false;
+        } else if (key == "dur") {
+          raw->dur = value.raw_json_token();
+        }
+        break;
+      case 4:
+        if (key == "name") {
+          code = value.get_string().get(raw->name);
+        } else if (key == "args") {
+          od::object args;
+          if (value.get_object().get(args) == simdjson::SUCCESS && !read_args(args, raw)) return false;
+        }
+        break;
+      case 1:
+        if (key == "s") code = value.get_string().get(raw->scope);
+        break;
+      default:
+        break;
+    }
+    // A field of an unexpected type is ignored; a broken document is not.
+    if (code != simdjson::SUCCESS && code != simdjson::INCORRECT_TYPE) return json_error(code);
+  }
+  return true;
+}
+
+bool TraceReader::read_thread_id(od::value& value, ThreadId* id) {
+  od::json_type type;
+  if (auto code = value.type().get(type)) return json_error(code);
+  if (type == od::json_type::number) {
+    if (parse_fixed(value.raw_json_token(), 0, &id->value)) id->present = true;
+  } else if (type == od::json_type::string) {
+    std::string_view label;
+    if (auto code = value.get_string().get(label)) return json_error(code);
+    // Labels ("Spans", "stream 7") get ids far from any real pid or tid.
+    id->value = INT64_MIN / 2 + int64_t(strings_.intern(label));
+    id->present = true;
+  }
+  return true;
+}
+
+bool TraceReader::read_int_array(od::value& value, int64_t (&out)[3]) {
+  od::array array;
+  if (value.get_array().get(array) != simdjson::SUCCESS) return true;
+  size_t i = 0;
+  for (auto item : array) {
+    std::string_view token;
+    if (auto code = item.raw_json_token().get(token)) return json_error(code);
+    int64_t v = 0;
+    if (i < 3 && parse_fixed(token, 0, &v)) out[i] = v;
+    ++i;
+  }
+  return true;
+}
+
+bool TraceReader::read_args(od::object& args, RawEvent* raw) {
+  for (auto field_result : args) {
+    od::field field;
+    if (auto code = std::move(field_result).get(field)) return json_error(code);
+    const std::string_view key = key_of(field);
+    if (key.empty()) continue;
+    od::value value = field.value();
+    int64_t* target = nullptr;
+    switch (key[0]) {
+      case 'c':
+        if (key == "correlation") target = &raw->correlation;
+        else if (key == "cbid") raw->has_cbid = true;
+        break;
+      case 'E':
+        if (key == "External id") target = &raw->external_id;
+        break;
+      case 'd':
+        if (key == "device") target = &raw->device;
+        break;
+      case 's':
+        if (key == "stream") target = &raw->stream;
+        else if (key == "shared memory") target = &raw->kernel.shared_memory, raw->has_kernel_args = true;
+        break;
+      case 'r':
+        if (key == "registers per thread") target = &raw->kernel.registers, raw->has_kernel_args = true;
+        break;
+      case 'g':
+        if (key == "grid" && !read_int_array(value, raw->kernel.grid)) return false;
+        break;
+      case 'b':
+        if (key == "block") {
+          if (!read_int_array(value, raw->kernel.block)) return false;
+        } else if (key == "bytes") {
+          target = &raw->bytes;
+        }
+        break;
+      case 'e':
+        if (key == "est. achieved occupancy %") {
+          double v;
+          if (value.get_double().get(v) == simdjson::SUCCESS) raw->kernel.occupancy_pct = v;
+        }
+        break;
+      case 'A':
+        if (key == "Addr") target = &raw->memory.addr;
+        break;
+      case 'B':
+        if (key == "Bytes") target = &raw->memory.bytes;
+        break;
+      case 'T':
+        if (key == "Total Allocated") target = &raw->memory.total_allocated;
+        else if (key == "Total Reserved") target = &raw->memory.total_reserved;
+        break;
+      case 'D':
+        if (key == "Device Type") target = &raw->memory.device_type;
+        else if (key == "Device Id") target = &raw->memory.device_id;
+        break;
+      case 'n':
+        if (key == "name") {
+          if (auto code = value.get_string().get(raw->arg_name); code && code != simdjson::INCORRECT_TYPE)
+            return json_error(code);
+        }
+        break;
+      default:
+        break;
+    }
+    if (target != nullptr) {
+      const std::string_view token = value.raw_json_token();
+      int64_t v;
+      // Addresses are unsigned and may pass INT64_MAX; keep their bits.
+      if (parse_fixed(token, 0, &v)) {
+        *target = v;
+      } else if (target == &raw->memory.addr) {
+        uint64_t u;
+        if (value.get_uint64().get(u) == simdjson::SUCCESS) *target = int64_t(u);
+      }
+    }
+  }
+  return true;
+}
+
+Category TraceReader::category_of(const RawEvent& raw) const {
+  if (raw.has_cat) {
+    const std::string_view c = raw.cat;
+    if (equals_lower(c, "cpu_op") || equals_lower(c, "operator")) return Category::kCpuOp;
+    if (equals_lower(c, "user_annotation")) return Category::kUserAnnotation;
+    if (equals_lower(c, "kernel")) return Category::kKernel;
+    if (equals_lower(c, "cuda_runtime") || equals_lower(c, "runtime") || equals_lower(c, "xpu_runtime") ||
+        equals_lower(c, "mtia_runtime") || equals_lower(c, "privateuse1_runtime"))
+      return Category::kRuntime;
+    if (equals_lower(c, "cuda_driver") || equals_lower(c, "driver") || equals_lower(c, "xpu_driver") ||
+        equals_lower(c, "privateuse1_driver"))
+      return Category::kDriver;
+    if (equals_lower(c, "gpu_memcpy") || equals_lower(c, "memcpy")) return Category::kMemcpy;
+    if (equals_lower(c, "gpu_memset") || equals_lower(c, "memset")) return Category::kMemset;
+    if (equals_lower(c, "gpu_user_annotation")) return Category::kGpuUserAnnotation;
+    if (equals_lower(c, "python_function") || equals_lower(c, "python")) return Category::kPythonFunction;
+    if (equals_lower(c, "cuda_sync")) return Category::kSync;
+    if (equals_lower(c, "cpu_instant_event")) return raw.name == "[memory]" ? Category::kMemory : Category::kInstant;
+    return Category::kOther;
+  }
+  // No category (some writers drop it): the name and arguments tell.
+  if (raw.name == "[memory]") return Category::kMemory;
+  if (raw.device != kNoId && raw.stream != kNoId) {
+    if (raw.name.starts_with("Memcpy")) return Category::kMemcpy;
+    if (raw.name.starts_with("Memset")) return Category::kMemset;
+    return Category::kKernel;
+  }
+  if (raw.has_cbid || raw.correlation != kNoId) return Category::kRuntime;
+  return raw.ph == 'X' ? Category::kCpuOp : Category::kInstant;
+}
+
+bool TraceReader::parse_time(std::string_view token, int decimals, const char* what, int64_t* out) {
+  if (parse_fixed(token, decimals, out)) return true;
+  return fail("traceEvents[" + std::to_string(event_index_) + "]: " + what + " " +
+              (token.empty() ? std::string("is missing") : "\"" + std::string(token.substr(0, 40)) + "\" is not a time in range"));
+}
+
+uint32_t TraceReader::track_of(int64_t pid, int64_t tid, bool device) {
+  const TrackKey key{pid, tid, device};
+  if (key == last_key_) return last_track_;
+  auto [it, added] = tracks_.try_emplace(key, uint32_t(t_.tracks.size()));
+  if (added) t_.tracks.push_back({pid, tid, device, kEmptyString});
+  last_key_ = key;
+  last_track_ = it->second;
+  return it->second;
+}
+
+bool TraceReader::add_event(RawEvent& raw) {
+  switch (raw.ph) {
+    case 'X':
+    case 'i':
+    case 'I':
+      break;
+    case 'M':
+      return add_metadata(raw);
+    case 's':
+    case 'f': {
+      if (!is_launch_flow(raw.cat) && !is_launch_flow(raw.name)) return true;
+      FlowPoint point;
+      if (!raw.pid.present || !raw.tid.present || !parse_fixed(raw.flow_id, 0, &point.id) ||
+          !parse_fixed(raw.ts, 3, &point.ts_ns))
+        return true;  // an arrow we cannot place is only an arrow
+      point.pid = raw.pid.value;
+      point.tid = raw.tid.value;
+      (raw.ph == 's' ? t_.flow_starts : t_.flow_ends).push_back(point);
+      return true;
+    }
+    default:
+      ++t_.skipped_events;  // B/E pairs, counters, async and object events: Kineto writes none
+      return true;
+  }
+  // The profiler's own span and its global markers are not work.
+  if (raw.has_cat && equals_lower(raw.cat, "trace")) return true;
+  if (raw.ph != 'X' && raw.scope == "g") return true;
+
+  Event e;
+  e.category = raw.ph == 'X' ? category_of(raw) : (raw.name == "[memory]" ? Category::kMemory : Category::kInstant);
+  if (!parse_time(raw.ts, 3, "ts", &e.ts_ns)) return false;
+  if (raw.ph == 'X' && !raw.dur.empty()) {
+    if (!parse_time(raw.dur, 6, "dur", &e.dur_ps)) return false;
+    e.dur_ps = std::max<int64_t>(e.dur_ps, 0);
+  }
+  e.correlation = raw.correlation;
+  e.external_id = raw.external_id;
+  e.name = strings_.intern(raw.name);
+  const bool device = is_device_category(e.category);
+  int64_t pid = raw.pid.present ? raw.pid.value : 0, tid = raw.tid.present ? raw.tid.value : 0;
+  if (device) {
+    if (raw.device != kNoId) pid = raw.device;
+    if (raw.stream != kNoId) tid = raw.stream;
+  }
+  e.track = track_of(pid, tid, device);
+  switch (e.category) {
+    case Category::kKernel:
+      e.detail = uint32_t(t_.kernels.size());
+      t_.kernels.push_back(raw.kernel);
+      break;
+    case Category::kMemcpy:
+    case Category::kMemset:
+      e.detail = uint32_t(t_.copies.size());
+      t_.copies.push_back({raw.bytes});
+      break;
+    case Category::kMemory:
+      e.detail = uint32_t(t_.memory.size());
+      t_.memory.push_back(raw.memory);
+      break;
+    default:
+      break;
+  }
+  ++t_.count_by_category[size_t(e.category)];
+  t_.events.push_back(e);
+  return true;
+}
+
+bool TraceReader::add_metadata(const RawEvent& raw) {
+  if (!raw.pid.present || raw.arg_name.empty()) return true;
+  if (raw.name == "process_name") {
+    t_.process_names[raw.pid.value] = strings_.intern(raw.arg_name);
+  } else if (raw.name == "thread_name" && raw.tid.present) {
+    // Device streams are named by the importer ("Stream #7(...)"); this names host threads.
+    t_.tracks[track_of(raw.pid.value, raw.tid.value, false)].name = strings_.intern(raw.arg_name);
+  }
+  return true;
+}
+
+bool TraceReader::read_device_properties(od::array& devices) {
+  for (auto item : devices) {
+    od::object object;
+    if (auto code = item.get_object().get(object)) {
+      if (code != simdjson::INCORRECT_TYPE) return json_error(code);
+      continue;
+    }
+    DeviceProperties d;
+    for (auto field_result : object) {
+      od::field field;
+      if (auto code = std::move(field_result).get(field)) return json_error(code);
+      const std::string_view key = key_of(field);
+      od::value value = field.value();
+      int64_t* target = nullptr;
+      if (key == "id") target = &d.id;
+      else if (key == "totalGlobalMem") target = &d.total_global_mem;
+      else if (key == "numSms") target = &d.num_sms;
+      else if (key == "computeMajor") target = &d.compute_major;
+      else if (key == "computeMinor") target = &d.compute_minor;
+      else if (key == "name") {
+        std::string_view name;
+        if (value.get_string().get(name) == simdjson::SUCCESS) d.name = strings_.intern(name);
+      }
+      if (target != nullptr) parse_fixed(value.raw_json_token(), 0, target);
+    }
+    if (d.id >= 0) t_.devices.push_back(d);
+  }
+  return true;
+}
+
+bool TraceReader::read_distributed_info(od::object& info) {
+  for (auto field_result : info) {
+    od::field field;
+    if (auto code = std::move(field_result).get(field)) return json_error(code);
+    const std::string_view key = key_of(field);
+    od::value value = field.value();
+    int64_t v;
+    if (key == "rank" || key == "world_size") {
+      if (parse_fixed(value.raw_json_token(), 0, &v))
+        (key == "rank" ? t_.rank : t_.world_size) = v;
+    } else if (key == "backend") {
+      std::string_view backend;
+      if (value.get_string().get(backend) == simdjson::SUCCESS) t_.backend = strings_.intern(backend);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool is_device_category(Category c) {
+  switch (c) {
+    case Category::kKernel:
+    case Category::kMemcpy:
+    case Category::kMemset:
+    case Category::kGpuUserAnnotation:
+    case Category::kSync:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool read_trace(const JsonText& text, StringTable* strings, Trace* trace, std::string* error) {
+  TraceReader reader(strings, trace);
+  return reader.read(text, error);
+}
+
+}  // namespace mlprof::model::kineto

@@ -1,0 +1,125 @@
+// What a PyTorch trace (Kineto's Chrome-trace JSON, DESIGN.md §4.6) says, read in one pass
+// and kept close to the file: events with the few arguments the analysis needs, the threads
+// and streams they ran on, flows, device properties and the distributed setup. Names are
+// interned into the profile's string table as they are read. pytorch_importer.cc turns this
+// into the Profile model.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "model/kineto_file.h"
+#include "model/string_table.h"
+#include "model/well_known_strings.h"
+
+namespace mlprof::model::kineto {
+
+inline constexpr int64_t kNoId = INT64_MIN;
+
+// The `cat` of an event, with the names every Kineto version used for it; events without a
+// `cat` are classified by their name and arguments.
+enum class Category : uint8_t {
+  kCpuOp,              // cpu_op (Operator in 2021)
+  kUserAnnotation,     // user_annotation: record_function ranges, ProfilerStep#N
+  kPythonFunction,     // python_function (with_stack)
+  kRuntime,            // cuda_runtime, and other runtimes' API calls
+  kDriver,             // cuda_driver
+  kKernel,             // kernel
+  kMemcpy,             // gpu_memcpy
+  kMemset,             // gpu_memset
+  kGpuUserAnnotation,  // gpu_user_annotation: a user range projected onto a stream
+  kSync,               // cuda_sync: a host waiting on a stream or event
+  kMemory,             // "[memory]" instants (cpu_instant_event)
+  kInstant,            // other instants on a thread
+  kOther,              // an unknown category: kept as a host event
+};
+inline constexpr size_t kNumCategories = 13;
+
+bool is_device_category(Category c);
+
+// A thread (pid, tid) or, for device work, a stream (device, stream).
+struct Track {
+  int64_t pid = 0;
+  int64_t tid = 0;
+  bool device = false;            // (device, stream)
+  StringId name = kEmptyString;   // the "thread_name" metadata event, if any
+};
+
+struct Event {
+  int64_t ts_ns = 0;              // ts × 1000, without baseTimeNanoseconds
+  int64_t dur_ps = 0;             // 0 for instants
+  int64_t correlation = kNoId;    // args.correlation: a runtime call and the GPU work it started
+  int64_t external_id = kNoId;    // args["External id"]: GPU work and the op that launched it
+  StringId name = kEmptyString;
+  uint32_t track = 0;             // index into Trace::tracks
+  Category category = Category::kOther;
+  uint32_t detail = UINT32_MAX;   // kKernel: kernels[], kMemcpy/kMemset: copies[], kMemory: memory[]
+};
+
+struct KernelLaunch {
+  int64_t registers = -1;            // registers per thread
+  int64_t shared_memory = -1;        // bytes per block, static and dynamic together
+  int64_t grid[3] = {0, 0, 0};
+  int64_t block[3] = {0, 0, 0};
+  double occupancy_pct = -1;         // est. achieved occupancy %
+};
+
+struct Copy {
+  int64_t bytes = -1;
+};
+
+struct MemoryRecord {
+  int64_t addr = 0;
+  int64_t bytes = 0;             // negative when freed
+  int64_t total_allocated = -1;  // after this event, on its device
+  int64_t total_reserved = -1;
+  int64_t device_type = -1;      // c10::DeviceType: 0 CPU, 1 CUDA, ...
+  int64_t device_id = -1;
+};
+
+// One end of a CPU-to-GPU flow arrow (ac2g, async_cpu_to_gpu, launch): older traces may link
+// a launch and its kernel only this way.
+struct FlowPoint {
+  int64_t pid = 0;  // as written: a thread, or (device, stream) for the GPU end
+  int64_t tid = 0;
+  int64_t ts_ns = 0;
+  int64_t id = 0;
+};
+
+struct DeviceProperties {
+  int64_t id = -1;
+  StringId name = kEmptyString;
+  int64_t total_global_mem = -1;
+  int64_t num_sms = -1;
+  int64_t compute_major = -1;
+  int64_t compute_minor = -1;
+};
+
+struct Trace {
+  std::vector<Event> events;
+  std::vector<Track> tracks;
+  std::vector<KernelLaunch> kernels;
+  std::vector<Copy> copies;
+  std::vector<MemoryRecord> memory;
+  std::vector<FlowPoint> flow_starts, flow_ends;
+  std::vector<DeviceProperties> devices;
+  std::unordered_map<int64_t, StringId> process_names;
+
+  std::optional<int64_t> base_time_ns;  // baseTimeNanoseconds
+  std::optional<int64_t> rank;          // distributedInfo
+  std::optional<int64_t> world_size;
+  StringId backend = kEmptyString;
+  StringId host_name = kEmptyString;    // a top-level "host_name", written by some launchers
+
+  uint64_t skipped_events = 0;          // phases and shapes that carry no work (B/E pairs, counters)
+  std::array<uint64_t, kNumCategories> count_by_category{};
+};
+
+// Parses the JSON text. Returns false with a one-line reason when it is not a trace.
+bool read_trace(const JsonText& text, StringTable* strings, Trace* trace, std::string* error);
+
+}  // namespace mlprof::model::kineto
