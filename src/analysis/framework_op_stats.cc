@@ -39,6 +39,10 @@ class HostOpFilter {
       const std::string_view name = p.strings.view(p.names[i].name);
       if (tensorflow) is_op_[i] = is_tf_op_name(name) || is_iterator_name(name);
       else is_op_[i] = !is_memory_event_name(name) && implicit_root_rank(name) < 0 && !name.empty();
+      // A step marker whose _r came with its name ("train#step_num=1,_r=1#") is no op either.
+      const auto r = p.names[i].stats;
+      for (uint32_t s = r.first; s < r.first + r.count; ++s)
+        if (p.metadata_stats.key(s) == model::kIsRoot && p.metadata_stats.value(s).as_int() != 0) is_op_[i] = 0;
     }
   }
   bool operator()(EventIndex e) const {

@@ -37,6 +37,19 @@ class Reader {
   }
 
   bool varint(uint64_t* out) {
+    if (end_ - p_ >= 10) {  // the common case: no bounds to check byte by byte
+      uint64_t result = 0;
+      for (int i = 0; i < 10; ++i) {
+        const uint8_t byte = p_[i];
+        result |= uint64_t(byte & 0x7F) << (7 * i);
+        if (byte < 0x80) {
+          p_ += i + 1;
+          *out = result;
+          return true;
+        }
+      }
+      return fail();
+    }
     uint64_t result = 0;
     for (int shift = 0; shift < 64 && p_ < end_; shift += 7) {
       const uint8_t byte = *p_++;
