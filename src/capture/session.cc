@@ -14,6 +14,7 @@
 
 #include "capture/arena.h"
 #include "capture/clock_fit.h"
+#include "capture/cupti/device_tracer.h"
 #include "capture/recorder.h"
 #include "capture/session_events.h"
 #include "capture/xspace_export.h"
@@ -40,6 +41,8 @@ struct Session {
   std::thread thread;  // run_session_thread; none if it could not be started
   bool finished = false;
   RunInfo result;
+  std::unique_ptr<DeviceTracer> device;  // GPU tracing, when asked for and possible
+  std::string device_failure;            // else why not
 };
 
 // Everything start/stop share. Immortal: used by atexit handlers and after fork.
@@ -96,6 +99,14 @@ RunInfo write_run(const Session& s, const ClockPair& stop) {
   capture.calibration = g_load_pair;
   capture.max_buffer_bytes = s.options.max_buffer_bytes;
   capture.host_name = host;
+  DeviceTrace device;
+  if (s.device != nullptr) {
+    s.device->export_trace(s.start, stop, &device);
+    capture.device = &device;
+    capture.warnings.insert(capture.warnings.end(), device.warnings.begin(), device.warnings.end());
+  } else if (!s.device_failure.empty() && device_tracing_failure_matters()) {
+    capture.warnings.push_back("mlprof recorded no GPU activity: " + s.device_failure);
+  }
   if (s.options.first_step >= 0 && !g_range_started.load()) {
     capture.warnings.push_back("mlprof recorded nothing: no step in the range " +
                                std::to_string(s.options.first_step) + ".." +
@@ -117,6 +128,7 @@ void finish(Session& s) {
   internal::g_trace_level.store(0, std::memory_order_relaxed);
   notify_session_stopping();
   g_epoch.store(0, std::memory_order_release);  // writers let go of the arena
+  if (s.device != nullptr) s.device->stop();     // flushes what the GPU finished
   const ClockPair stop = read_clock_pair();
   if (s.arena != nullptr) s.arena->close();
   g_arena.store(nullptr, std::memory_order_release);
@@ -126,6 +138,7 @@ void finish(Session& s) {
     s.result.status = Status::error(std::string("mlprof: cannot write the profile: ") + e.what());
   }
   if (s.arena != nullptr) s.arena->release();
+  s.device.reset();
   if (s.auto_started) {
     if (s.result.status.ok()) {
       std::fprintf(stderr, "mlprof: wrote %s (%llu events%s)\n", s.result.xspace_path.c_str(),
@@ -229,6 +242,15 @@ Status start_session(const std::string& logdir, const ProfilerOptions& options, 
                          " bytes of address space for the capture buffer (max_buffer_bytes)");
   }
   s->deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(o.duration_ms);
+  // Before the start pair, so that the session spans the GPU trace; a failure only leaves a
+  // warning for the profile: host tracing goes on.
+  if (o.device_tracer_level > 0) {
+    try {
+      s->device = start_device_tracer(o, &s->device_failure);
+    } catch (const std::exception& e) {
+      s->device_failure = std::string("the GPU tracer could not start: ") + e.what();
+    }
+  }
   s->start = read_clock_pair();
 
   g_first_step.store(o.first_step);

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <unordered_map>
 
+#include "capture/cupti/device_tracer.h"
 #include "capture/plane_names.h"
 #include "capture/record_format.h"
 #include "capture/typed_record_export.h"
@@ -241,7 +242,8 @@ format::WirePlane task_environment_plane(const CaptureToExport& capture) {
 bool export_xspace(const CaptureToExport& capture, const std::string& path, ExportCounts* counts,
                    std::string* error) {
   format::WireSpace space;
-  space.planes.resize(2);  // sized once: `host` and PlaneNames keep a reference into it
+  // Sized once: `host` and PlaneNames keep a reference into it.
+  space.planes.resize(2 + (capture.device != nullptr ? capture.device->planes.size() : 0));
   format::WirePlane& host = space.planes[0];
   host.id = kHostPlaneId;
   host.name = "/host:CPU";
@@ -251,6 +253,12 @@ bool export_xspace(const CaptureToExport& capture, const std::string& path, Expo
   RecordCollector collector(&names, &typed, capture.start.ticks);
   if (capture.arena != nullptr) collector.collect(*capture.arena);
   typed.emit([&](uint32_t tid, const format::WireEvent& e) { collector.add_event(tid, e); });
+  if (capture.device != nullptr) {
+    for (const HostDeviceCall& call : capture.device->host_calls) {
+      const EventName name = names.copied(call.encoded_name);
+      collector.add_event(call.tid, {int64_t(call.start_ticks), int64_t(call.end_ticks), name.metadata_id, name.stats});
+    }
+  }
   std::vector<ThreadLine>& lines = collector.lines();
   std::sort(lines.begin(), lines.end(),
             [](const ThreadLine& a, const ThreadLine& b) { return a.tid < b.tid; });
@@ -273,6 +281,10 @@ bool export_xspace(const CaptureToExport& capture, const std::string& path, Expo
     events += line.events.size();
   }
   space.planes[1] = task_environment_plane(capture);
+  if (capture.device != nullptr) {
+    std::copy(capture.device->planes.begin(), capture.device->planes.end(), space.planes.begin() + 2);
+    events += capture.device->device_events;
+  }
   space.hostnames.push_back(format::make_valid_utf8(capture.host_name));
   space.warnings = capture.warnings;
   if (collector.dropped() > 0) {

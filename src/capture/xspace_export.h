@@ -12,6 +12,8 @@
 
 namespace mlprof::capture {
 
+struct DeviceTrace;
+
 struct CaptureToExport {
   const Arena* arena = nullptr;
   ClockPair start;           // when recording started: the lines' timestamp_ns
@@ -23,6 +25,8 @@ struct CaptureToExport {
   // The largest file to write: protobuf cannot read a larger message. Events that would not
   // fit are left out (the latest first) and a warning says so.
   uint64_t max_file_bytes = format::kMaxXSpaceBytes;
+  // GPU planes and the CUDA calls of host threads (cupti/device_tracer.h), or null.
+  const DeviceTrace* device = nullptr;
 };
 
 struct ExportCounts {
