@@ -22,7 +22,12 @@ void recommend(OverviewPage& page, const TfDataBottleneckAnalysis& tf_data) {
   if (page.whole_profile)
     r.push_back("No step markers were found, so the whole profile is treated as one step: mark each training step "
                 "with mlprof::StepTrace(\"train\", step) (with the code that fetches the next batch inside it).");
-  if (page.input_bound.verdict != "NOT") {
+  if (page.input_bound.verdict == "POTENTIALLY") {
+    r.push_back(fmt::format("Only {:.1f}% of the step time visibly waits for input, but {:.1f}% is covered by no "
+                            "traced activity: trace the input code (the batch fetch inside the step, the loader's "
+                            "stages) to see whether that time is spent on input.",
+                            input, page.breakdown_pct[size_t(Category::kOther)]));
+  } else if (page.input_bound.verdict != "NOT") {
     if (!tf_data.pipelines.empty() && tf_data.pipelines.front().bottleneck >= 0) {
       const auto& pl = tf_data.pipelines.front();
       r.push_back(fmt::format("{:.1f}% of the step time waits for input. The input bottleneck is {}: {}", input,
