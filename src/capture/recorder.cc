@@ -82,7 +82,9 @@ void start_chunk(ThreadState& t, ChunkHeader* chunk) noexcept {
 
 bool reserve_slow(ThreadState& t, size_t bytes) noexcept {
   const uint64_t session = g_epoch.load(std::memory_order_acquire);
-  if (t.epoch != session) {
+  // A detached thread (epoch 0, no arena) with no session running also takes this branch:
+  // e.g. a step that ends after stop() on a thread whose inner annotation already detached.
+  if (t.epoch != session || t.arena == nullptr) {
     detach(t);
     if (session == 0 || !attach(t, session)) return false;  // no session: nothing to count
   }
