@@ -1,0 +1,327 @@
+#include "analysis/kernel_stats.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <unordered_map>
+
+#include "analysis/csv.h"
+#include "analysis/event_kinds.h"
+
+namespace mlprof::analysis {
+namespace {
+
+using model::EventIndex;
+using model::kNone;
+using model::LineKind;
+using model::PlaneKind;
+using model::Profile;
+using model::StringId;
+
+bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = char(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return out;
+}
+
+int64_t to_int(std::string_view text) {
+  int64_t v = 0;
+  std::from_chars(text.data(), text.data() + text.size(), v);
+  return v;
+}
+
+// "80,1,1"
+std::array<int64_t, 3> to_dims(std::string_view text) {
+  std::array<int64_t, 3> dims{0, 0, 0};
+  for (size_t i = 0; i < 3 && !text.empty(); ++i) {
+    const size_t comma = text.find(',');
+    dims[i] = to_int(text.substr(0, comma));
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+  }
+  return dims;
+}
+
+// A CUDA call on the host (runtime "cudaX", driver "cuX", HIP): not an op.
+bool is_api_call(std::string_view name) {
+  if (is_runtime_api_name(name) || is_launch_name(name)) return true;
+  return name.size() > 2 && name.starts_with("cu") && name[2] >= 'A' && name[2] <= 'Z';
+}
+
+double ms(int64_t ps) { return double(ps) / 1e9; }
+double us(int64_t ps) { return double(ps) / 1e6; }
+
+// What a row is keyed by: the kernel, its op and its launch configuration.
+struct RowKey {
+  StringId name, op;
+  std::array<int64_t, 3> grid, block;
+  int64_t registers, static_shared, dynamic_shared;
+  bool operator==(const RowKey&) const = default;
+};
+
+struct RowKeyHash {
+  size_t operator()(const RowKey& k) const {
+    uint64_t h = uint64_t(k.name) * 0x9E3779B97F4A7C15ull ^ uint64_t(k.op) * 0xC2B2AE3D27D4EB4Full;
+    for (int64_t v : {k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2], k.registers,
+                      k.static_shared, k.dynamic_shared})
+      h = (h ^ uint64_t(v)) * 0x100000001B3ull;
+    return size_t(h);
+  }
+};
+
+// The op of a kernel launched from the host: the innermost event around its launch that is
+// not itself a CUDA call. Built on first need (TensorFlow's and PyTorch's kernels name theirs).
+class LaunchOps {
+ public:
+  explicit LaunchOps(const Profile& p) : p_(p) {}
+
+  StringId op_of(EventIndex kernel) {
+    auto c = p_.stat(kernel, model::kCorrelationId);
+    if (!c) return model::kEmptyString;
+    build();
+    auto it = ops_.find(key(p_.plane_of(kernel).host, c->as_uint()));
+    return it == ops_.end() ? model::kEmptyString : it->second;
+  }
+
+ private:
+  static uint64_t key(uint32_t host, uint64_t correlation_id) { return uint64_t(host) << 48 ^ correlation_id; }
+
+  void build() {
+    if (built_) return;
+    built_ = true;
+    for (const model::Line& line : p_.lines) {
+      const model::Plane& plane = p_.planes[line.plane];
+      if (plane.kind != PlaneKind::kHostThreads) continue;
+      for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+        if (p_.events.first_stat[e] == p_.events.first_stat[e + 1]) continue;
+        auto c = p_.stat(e, model::kCorrelationId);
+        if (!c) continue;
+        EventIndex op = p_.events.parent[e];
+        while (op != kNone && is_api_call(p_.name(op))) op = p_.events.parent[op];
+        if (op != kNone) ops_.emplace(key(plane.host, c->as_uint()), p_.name_id(op));
+      }
+    }
+  }
+
+  const Profile& p_;
+  bool built_ = false;
+  std::unordered_map<uint64_t, StringId> ops_;
+};
+
+class KernelCollector {
+ public:
+  explicit KernelCollector(const Profile& p)
+      : p_(p), launch_ops_(p), level0_(p.strings.find("level 0")), memset_details_(p.strings.find("memset_details")) {}
+
+  void add_line(const model::Line& line) {
+    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e)
+      if (is_kernel(e)) add(e);
+  }
+
+  KernelStatsTable finish() {
+    KernelStatsTable t;
+    t.rows.reserve(rows_.size());
+    for (auto& [key, row] : rows_) t.rows.push_back(std::move(row));
+    std::sort(t.rows.begin(), t.rows.end(), [](const KernelStatsRow& a, const KernelStatsRow& b) {
+      if (a.total_ps != b.total_ps) return a.total_ps > b.total_ps;
+      if (a.kernel_name != b.kernel_name) return a.kernel_name < b.kernel_name;
+      return a.op_name < b.op_name;
+    });
+    for (const KernelStatsRow& r : t.rows) {
+      t.launches += r.occurrences;
+      t.total_ps += r.total_ps;
+      if (r.uses_tensor_cores) t.tensor_core_ps += r.total_ps;
+      if (r.op_tensor_core_eligible) t.eligible_ps += r.total_ps;
+      if (r.op_tensor_core_eligible && !r.uses_tensor_cores) t.eligible_without_tensor_cores_ps += r.total_ps;
+    }
+    return t;
+  }
+
+ private:
+  // Not a copy or a memset (by name, or by the details only those carry).
+  bool is_kernel(EventIndex e) {
+    const model::NameIndex n = p_.events.name[e];
+    if (n >= name_is_kernel_.size()) name_is_kernel_.resize(p_.names.size(), -1);
+    int8_t& known = name_is_kernel_[n];
+    if (known < 0) {
+      const std::string_view name = p_.strings.view(p_.names[n].name);
+      known = memcpy_kind(name) == MemcpyKind::kNone && !name.starts_with("Memset") && !name.starts_with("Memcpy") &&
+              !name.starts_with("Memory ");
+    }
+    if (!known) return false;
+    if (p_.events.first_stat[e] == p_.events.first_stat[e + 1]) return true;
+    return !p_.stat(e, model::kMemcpyDetails) && (memset_details_ == model::kNoString || !p_.stat(e, memset_details_));
+  }
+
+  StringId op_of(EventIndex e) {
+    if (auto op = p_.stat(e, model::kTfOp); op && op->type == model::StatType::kString) return op->str;
+    if (level0_ != model::kNoString)
+      if (auto op = p_.stat(e, level0_); op && op->type == model::StatType::kString) return op->str;
+    return launch_ops_.op_of(e);
+  }
+
+  const KernelLaunchConfig& config_of(EventIndex e) {
+    auto details = p_.stat(e, model::kKernelDetails);
+    const StringId id = details && details->type == model::StatType::kString ? details->str : model::kEmptyString;
+    auto [it, added] = configs_.try_emplace(id);
+    if (added && id != model::kEmptyString) it->second = parse_kernel_details(p_.strings.view(id));
+    return it->second;
+  }
+
+  void add(EventIndex e) {
+    const KernelLaunchConfig& c = config_of(e);
+    const RowKey key{p_.name_id(e), op_of(e), c.grid, c.block, c.registers_per_thread, c.static_shared_bytes,
+                     c.dynamic_shared_bytes};
+    auto [it, added] = rows_.try_emplace(key);
+    KernelStatsRow& row = it->second;
+    const int64_t d = p_.duration_ps(e);
+    if (added) {
+      row.kernel_name = std::string(p_.strings.view(key.name));
+      row.op_name = std::string(p_.strings.view(key.op));
+      row.config = c;
+      row.min_ps = row.max_ps = d;
+      row.uses_tensor_cores = kernel_uses_tensor_cores(row.kernel_name);
+      row.op_tensor_core_eligible = op_is_tensor_core_eligible(row.op_name);
+    }
+    ++row.occurrences;
+    row.total_ps += d;
+    row.min_ps = std::min(row.min_ps, d);
+    row.max_ps = std::max(row.max_ps, d);
+    row.config.occupancy_pct = std::max(row.config.occupancy_pct, c.occupancy_pct);
+  }
+
+  const Profile& p_;
+  LaunchOps launch_ops_;
+  const StringId level0_;          // TensorFlow's annotation of the op, "level 0"
+  const StringId memset_details_;
+  std::vector<int8_t> name_is_kernel_;
+  std::unordered_map<StringId, KernelLaunchConfig> configs_;
+  std::unordered_map<RowKey, KernelStatsRow, RowKeyHash> rows_;
+};
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string dims_text(const std::array<int64_t, 3>& d) {
+  return std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]);
+}
+
+}  // namespace
+
+KernelLaunchConfig parse_kernel_details(std::string_view details) {
+  KernelLaunchConfig c;
+  while (!details.empty()) {
+    const size_t space = details.find(' ');
+    const std::string_view field = details.substr(0, space);
+    details = space == std::string_view::npos ? std::string_view() : details.substr(space + 1);
+    const size_t colon = field.find(':');
+    if (colon == std::string_view::npos) continue;
+    const std::string_view key = field.substr(0, colon), value = field.substr(colon + 1);
+    if (key == "regs") c.registers_per_thread = to_int(value);
+    else if (key == "static_shared" || key == "shm") c.static_shared_bytes = to_int(value);
+    else if (key == "dynamic_shared") c.dynamic_shared_bytes = to_int(value);
+    else if (key == "grid") c.grid = to_dims(value);
+    else if (key == "block") c.block = to_dims(value);
+    else if (key == "occ_pct") {
+      double v = -1;
+      std::from_chars(value.data(), value.data() + value.size(), v);
+      c.occupancy_pct = v;
+    }
+  }
+  return c;
+}
+
+bool kernel_uses_tensor_cores(std::string_view name) {
+  // cuBLAS/cuDNN (h884, s1688, 16816...), xmma and CUTLASS "tensorop" kernels, Hopper's
+  // warpgroup MMA, integer MMA.
+  static constexpr std::string_view kPatterns[] = {"h884",  "s884",     "h1688", "s1688", "hmma",  "i8816",
+                                                   "16816", "xmma",     "tensorop", "wgmma", "gmma_", "imma",
+                                                   "884gemm", "1688gemm"};
+  for (std::string_view p : kPatterns)
+    if (contains(name, p)) return true;
+  return false;
+}
+
+bool op_is_tensor_core_eligible(std::string_view op_name) {
+  // The op's type, lower case, without a framework's namespace ("aten::", "cudnn_", "_").
+  std::string type = lower(op_type_of(op_name));
+  if (const size_t ns = type.rfind("::"); ns != std::string::npos) type = type.substr(ns + 2);
+  while (!type.empty() && type.front() == '_') type.erase(0, 1);
+  if (type.starts_with("cudnn_")) type.erase(0, 6);
+  if (type.empty()) return false;
+  const bool convolution = (type.starts_with("conv") && !type.starts_with("convert")) || contains(type, "convolution");
+  const bool matrix_product = type == "mm" || type == "linear" || type.ends_with("addmm") || type.ends_with("bmm") ||
+                              contains(type, "matmul") || contains(type, "einsum") || contains(type, "gemm");
+  const bool recurrent = contains(type, "lstm") || contains(type, "gru") || contains(type, "rnn");
+  return convolution || matrix_product || recurrent;
+}
+
+KernelStatsTable compute_kernel_stats(const Profile& p) {
+  KernelCollector collector(p);
+  for (const model::Line& line : p.lines)
+    if (line.kind == LineKind::kStream && p.planes[line.plane].kind == PlaneKind::kDevice) collector.add_line(line);
+  return collector.finish();
+}
+
+nlohmann::json to_json(const KernelStatsTable& t) {
+  auto pct = [&](int64_t ps) { return t.total_ps > 0 ? 100.0 * double(ps) / double(t.total_ps) : 0.0; };
+  nlohmann::json rows = nlohmann::json::array();
+  size_t rank = 0;
+  for (const KernelStatsRow& r : t.rows) {
+    rows.push_back({
+        {"rank", ++rank},
+        {"kernel_name", r.kernel_name},
+        {"op_name", r.op_name},
+        {"grid", r.config.grid},
+        {"block", r.config.block},
+        {"registers_per_thread", r.config.registers_per_thread},
+        {"static_shared_memory_bytes", r.config.static_shared_bytes},
+        {"dynamic_shared_memory_bytes", r.config.dynamic_shared_bytes},
+        {"occupancy_pct", r.config.occupancy_pct >= 0 ? nlohmann::json(r.config.occupancy_pct) : nlohmann::json()},
+        {"occurrences", r.occurrences},
+        {"total_duration_us", us(r.total_ps)},
+        {"avg_duration_us", us(r.avg_ps())},
+        {"min_duration_us", us(r.min_ps)},
+        {"max_duration_us", us(r.max_ps)},
+        {"total_time_pct", pct(r.total_ps)},
+        {"uses_tensor_cores", r.uses_tensor_cores},
+        {"op_is_tensor_core_eligible", r.op_tensor_core_eligible},
+    });
+  }
+  return {
+      {"summary",
+       {{"kernel_launches", t.launches},
+        {"distinct_kernels", t.rows.size()},
+        {"total_kernel_time_ms", ms(t.total_ps)},
+        {"tensor_core_time_pct", pct(t.tensor_core_ps)},
+        {"tensor_core_eligible_time_pct", pct(t.eligible_ps)},
+        {"eligible_without_tensor_cores_time_pct", pct(t.eligible_without_tensor_cores_ps)}}},
+      {"kernels", std::move(rows)},
+  };
+}
+
+std::string to_csv(const KernelStatsTable& t) {
+  std::string out;
+  append_csv_row(out, {"rank", "kernel_name", "op_name", "grid", "block", "registers_per_thread",
+                       "static_shared_memory_bytes", "dynamic_shared_memory_bytes", "occupancy_pct", "occurrences",
+                       "total_duration_us", "avg_duration_us", "min_duration_us", "max_duration_us", "total_time_pct",
+                       "uses_tensor_cores", "op_is_tensor_core_eligible"});
+  size_t rank = 0;
+  for (const KernelStatsRow& r : t.rows) {
+    append_csv_row(out, {std::to_string(++rank), r.kernel_name, r.op_name, dims_text(r.config.grid),
+                         dims_text(r.config.block), std::to_string(r.config.registers_per_thread),
+                         std::to_string(r.config.static_shared_bytes), std::to_string(r.config.dynamic_shared_bytes),
+                         r.config.occupancy_pct >= 0 ? number(r.config.occupancy_pct) : "",
+                         std::to_string(r.occurrences), number(us(r.total_ps)), number(us(r.avg_ps())),
+                         number(us(r.min_ps)), number(us(r.max_ps)),
+                         number(t.total_ps > 0 ? 100.0 * double(r.total_ps) / double(t.total_ps) : 0),
+                         r.uses_tensor_cores ? "true" : "false", r.op_tensor_core_eligible ? "true" : "false"});
+  }
+  return out;
+}
+
+}  // namespace mlprof::analysis
