@@ -114,16 +114,17 @@ int op_begin(const char* name, int level, int64_t sequence_nr, uint32_t fwd_thre
   return depth;
 }
 
-void op_end() noexcept {
+int op_end() noexcept {
   capture::OpStack* s = capture::t_ops;
-  if (s == nullptr || s->depth == 0) return;
+  if (s == nullptr || s->depth == 0) return 0;
   const int depth = --s->depth;
-  if (depth >= capture::kMaxOpDepth) return;
+  if (depth >= capture::kMaxOpDepth) return depth;
   const capture::OpFrame& frame = s->frames[depth];
   // The record's arena stays mapped while this thread is still attached to its session.
   if (frame.record != nullptr && t_state.epoch == frame.epoch) {
     __atomic_store_n(&frame.record->end, now_ticks(), __ATOMIC_RELEASE);
   }
+  return depth;
 }
 
 int op_depth() noexcept {

@@ -20,7 +20,8 @@ namespace mlprof::internal {
 // Every op_begin must be matched by an op_end on the same thread.
 MLPROF_API int op_begin(const char* name, int level, int64_t sequence_nr, uint32_t fwd_thread,
                         uint16_t flags, const void* inputs, size_t input_bytes) noexcept;
-MLPROF_API void op_end() noexcept;
+// Returns the depth left (0: the thread's top-level op ended).
+MLPROF_API int op_end() noexcept;
 
 // The depth of the calling thread's op stack (0: no op open).
 MLPROF_API int op_depth() noexcept;
@@ -57,7 +58,9 @@ MLPROF_API void record_logical_thread(uint64_t logical_id) noexcept;
 
 // Session start and stop, for integrations that switch their hooks on and off. Called
 // with the options in force (start) from the thread that starts the session, and (stop)
-// before the session is written. Adding a listener while a session runs calls its start.
+// before the session is written: from the thread that calls mlprof::stop(), or the
+// session's own when it ends by itself. Adding a listener while a session runs calls its
+// start.
 struct SessionListener {
   void (*on_start)(const ProfilerOptions& options);
   void (*on_stop)();

@@ -299,6 +299,7 @@ RunInfo stop() {
     info.status = Status::error("mlprof::stop: no profiling session is running");
     return info;
   }
+  capture::notify_session_stopping();  // on the caller's thread: integrations tidy it up
   return capture::stop_locked(c);
 }
 

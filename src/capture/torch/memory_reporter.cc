@@ -2,6 +2,7 @@
 
 #include <c10/core/Allocator.h>
 #include <c10/util/ThreadLocalDebugInfo.h>
+#include <torch/csrc/profiler/orchestration/observer.h>
 
 #include <memory>
 
@@ -10,8 +11,18 @@
 namespace mlprof::libtorch {
 namespace {
 
-class MemoryReporter final : public c10::MemoryReportingInfoBase {
+// LibTorch's profilers read whatever sits under PROFILER_STATE as their own state
+// (ProfilerStateBase), so ours is one, of a disabled profiler: theirs can still start, and
+// stack on top of it while they run.
+class MemoryReporter final : public torch::profiler::impl::ProfilerStateBase {
  public:
+  MemoryReporter()
+      : ProfilerStateBase(torch::profiler::impl::ProfilerConfig(torch::profiler::impl::ProfilerState::Disabled)) {}
+
+  torch::profiler::impl::ActiveProfilerType profilerType() override {
+    return torch::profiler::impl::ActiveProfilerType::NONE;
+  }
+
   void reportMemoryUsage(void* ptr, int64_t alloc_size, int64_t total_allocated, int64_t total_reserved,
                          c10::Device device) override {
     internal::AllocatorReport report;
@@ -35,18 +46,29 @@ const std::shared_ptr<c10::DebugInfoBase>& reporter() {
 
 }  // namespace
 
-void ensure_memory_reporter() noexcept {
+bool ensure_memory_reporter() noexcept {
   const std::shared_ptr<c10::DebugInfoBase>& ours = reporter();
-  if (c10::ThreadLocalDebugInfo::get(c10::DebugInfoKind::PROFILER_STATE) == ours.get()) return;
+  if (c10::ThreadLocalDebugInfo::get(c10::DebugInfoKind::PROFILER_STATE) == ours.get()) return true;
   // Another profiler's state (LibTorch's own) keeps precedence while it is enabled.
   if (auto* other = dynamic_cast<c10::MemoryReportingInfoBase*>(
           c10::ThreadLocalDebugInfo::get(c10::DebugInfoKind::PROFILER_STATE));
       other != nullptr && other->memoryProfilingEnabled()) {
-    return;
+    return false;
   }
   try {
     c10::ThreadLocalDebugInfo::_push(c10::DebugInfoKind::PROFILER_STATE, ours);
+    return true;
   } catch (...) {  // out of memory: this thread's memory goes unrecorded
+    return false;
+  }
+}
+
+void release_memory_reporter() noexcept {
+  try {
+    // Only when it is the latest debug info pushed: _pop cannot take out what is below.
+    if (c10::ThreadLocalDebugInfo::_peek(c10::DebugInfoKind::PROFILER_STATE).get() == reporter().get())
+      c10::ThreadLocalDebugInfo::_pop(c10::DebugInfoKind::PROFILER_STATE);
+  } catch (...) {  // something else is on top: leave it
   }
 }
 

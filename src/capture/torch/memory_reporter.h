@@ -7,7 +7,12 @@
 
 namespace mlprof::libtorch {
 
-// Installs the reporter on the calling thread unless it is already there.
-void ensure_memory_reporter() noexcept;
+// Installs the reporter on the calling thread unless it is already there; false when
+// another profiler's state is in the way.
+bool ensure_memory_reporter() noexcept;
+
+// Takes it off again (after a session), so that LibTorch's own profilers, which take any
+// state under PROFILER_STATE for a running profiler, can start on this thread.
+void release_memory_reporter() noexcept;
 
 }  // namespace mlprof::libtorch

@@ -26,6 +26,7 @@ struct ThreadOps {
   uint32_t session = 0;
   bool ran_forward = false;  // ran a top-level op that was not backward
   bool named = false;
+  bool reporter = false;     // the memory reporter is installed
 };
 thread_local ThreadOps t_ops;
 
@@ -39,7 +40,7 @@ __attribute__((noinline)) void first_op_of_session(ThreadOps& t, const at::Recor
     set_thread_name("autograd thread");
     t.named = true;
   }
-  if (trace_level >= kVerbose) ensure_memory_reporter();
+  if (trace_level >= kVerbose) t.reporter = ensure_memory_reporter();
 }
 
 std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn) {
@@ -58,7 +59,7 @@ std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn) {
   if (internal::op_depth() == 0) {
     ThreadOps& t = t_ops;
     if (t.session != g_session.load(std::memory_order_relaxed)) first_op_of_session(t, fn, backward, trace_level);
-    else if (trace_level >= kVerbose) ensure_memory_reporter();
+    else if (trace_level >= kVerbose) t.reporter = ensure_memory_reporter();
     t.ran_forward |= !backward;
     on_top_level_op(now_ticks(), backward, c10::GradMode::is_enabled());
   }
@@ -75,7 +76,15 @@ std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn) {
   return nullptr;
 }
 
-void on_op_end(const at::RecordFunction&, at::ObserverContext*) { internal::op_end(); }
+void on_op_end(const at::RecordFunction&, at::ObserverContext*) {
+  if (internal::op_end() != 0) return;
+  // The session no longer records memory: leave the thread as it was.
+  ThreadOps& t = t_ops;
+  if (t.reporter && !internal::recording_memory()) {
+    release_memory_reporter();
+    t.reporter = false;
+  }
+}
 
 // One registration per form; switching between them never removes a callback (LibTorch
 // asks that no op run while one is removed).
@@ -100,13 +109,17 @@ void enable_op_callbacks(bool with_inputs) {
   if (off != at::INVALID_CALLBACK_HANDLE) at::disableCallback(off);
   if (on == at::INVALID_CALLBACK_HANDLE) on = register_callback(with_inputs);
   else at::reenableCallback(on);
-  ensure_memory_reporter();
 }
 
 void disable_op_callbacks() {
   std::lock_guard<std::mutex> lock(g_mu);
   for (at::CallbackHandle h : {g_plain, g_with_inputs})
     if (h != at::INVALID_CALLBACK_HANDLE) at::disableCallback(h);
+  ThreadOps& t = t_ops;
+  if (t.reporter) {
+    release_memory_reporter();
+    t.reporter = false;
+  }
 }
 
 }  // namespace mlprof::libtorch

@@ -4,6 +4,7 @@
 #include "capture/op_recorder.h"
 #include "capture/torch/op_callbacks.h"
 #include "capture/torch/step_detector.h"
+#include "mlprof/torch.h"
 
 namespace mlprof::libtorch {
 namespace {
@@ -23,4 +24,8 @@ __attribute__((constructor)) void join_sessions() {
 }
 
 }  // namespace
+}  // namespace mlprof::libtorch
+
+namespace mlprof::libtorch {
+bool enabled() noexcept { return true; }
 }  // namespace mlprof::libtorch

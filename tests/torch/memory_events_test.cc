@@ -1,0 +1,90 @@
+// At host_tracer_level 3 every allocation and free LibTorch's CPU allocator reports becomes a
+// memory event: every free has its allocation, the running total is the one LibTorch
+// reports, and each event names the op that asked for the memory.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "mlprof/mlprof.h"
+#include "mlprof/torch.h"
+#include "tiny_model.h"
+#include "xspace_events.h"
+
+namespace mlprof::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<HostEvent> memory_events_of_training(int level) {
+  torch::manual_seed(0);
+  TinyNet net;
+  torch::optim::Adam optimizer(net->parameters(), torch::optim::AdamOptions(1e-3));
+  const fs::path dir = fs::temp_directory_path() / ("mlprof_torch_memory_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  ProfilerOptions options;
+  options.host_tracer_level = level;
+  EXPECT_TRUE(start(dir.string(), options).ok());
+  train(net, optimizer, 4);
+  const RunInfo run = stop();
+  EXPECT_TRUE(run.status.ok()) << run.status.message();
+  std::vector<HostEvent> memory;
+  for (HostEvent& e : read_host_events(run.xspace_path))
+    if (e.name == "MemoryAllocation" || e.name == "MemoryDeallocation") memory.push_back(std::move(e));
+  std::stable_sort(memory.begin(), memory.end(),
+                   [](const HostEvent& a, const HostEvent& b) { return a.begin_ps < b.begin_ps; });
+  fs::remove_all(dir);
+  return memory;
+}
+
+TEST(TorchMemoryEvents, BalanceAndMatchLibTorchTotals) {
+  const std::vector<HostEvent> events = memory_events_of_training(3);
+  ASSERT_GT(events.size(), 50u);
+  std::map<std::string, int64_t> live;  // address -> bytes
+  int64_t net = 0;
+  const int64_t first_total = events.front().number("bytes_allocated");
+  const int64_t first_delta = events.front().name == "MemoryAllocation" ? events.front().number("allocation_bytes")
+                                                                         : -events.front().number("allocation_bytes");
+  for (const HostEvent& e : events) {
+    ASSERT_TRUE(e.has("addr") && e.has("allocation_bytes") && e.has("bytes_allocated")) << e.name;
+    EXPECT_EQ(e.stats.at("allocator_name"), "cpu");
+    const std::string addr = e.stats.at("addr");
+    const int64_t bytes = e.number("allocation_bytes");
+    if (e.name == "MemoryAllocation") {
+      EXPECT_FALSE(live.count(addr)) << "allocated twice without a free: " << addr;
+      live[addr] = bytes;
+      net += bytes;
+    } else {
+      ASSERT_TRUE(live.count(addr)) << "a free with no allocation: " << addr;
+      EXPECT_EQ(live[addr], bytes);
+      live.erase(addr);
+      net -= bytes;
+    }
+  }
+  // LibTorch's own running total moved by exactly what the events say.
+  EXPECT_EQ(events.back().number("bytes_allocated") - (first_total - first_delta), net);
+  EXPECT_GE(events.back().number("peak_bytes_in_use"), events.back().number("bytes_allocated"));
+}
+
+TEST(TorchMemoryEvents, NameTheOpThatAskedAndTheStep) {
+  const std::vector<HostEvent> events = memory_events_of_training(3);
+  std::map<std::string, int> by_op;
+  int with_shape = 0;
+  for (const HostEvent& e : events) {
+    if (e.name != "MemoryAllocation") continue;
+    if (e.has("tf_op")) ++by_op[e.stats.at("tf_op")];
+    if (e.has("shape") && e.has("data_type")) ++with_shape;
+  }
+  EXPECT_GT(by_op["aten::mkldnn_convolution"] + by_op["aten::_convolution"] + by_op["aten::convolution"], 0);
+  EXPECT_EQ(by_op.count("aten::empty"), 0u) << "allocations are charged to the op that called aten::empty";
+  EXPECT_GT(with_shape, 0);
+}
+
+TEST(TorchMemoryEvents, NoneBelowLevel3) {
+  EXPECT_TRUE(memory_events_of_training(2).empty());
+}
+
+}  // namespace
+}  // namespace mlprof::testing
