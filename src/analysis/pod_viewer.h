@@ -1,0 +1,59 @@
+// pod_viewer (DESIGN.md §5.8): the step-time breakdown of every worker (host) of a run side
+// by side: per worker and step the §5.2 categories, each worker's bottleneck category, and
+// which worker is slowest, so that a straggler in a multi-worker job stands out.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "analysis/step_breakdown.h"
+#include "model/profile.h"
+
+namespace mlprof::analysis {
+
+struct PodWorkerStep {
+  int64_t step_num = 0;
+  int64_t begin_ps = 0;  // since the profile's origin, comparable across workers
+  int64_t total_ps = 0;
+  std::array<int64_t, kNumCategories> breakdown_ps{};
+};
+
+struct PodWorker {
+  std::string host;
+  std::vector<PodWorkerStep> steps;  // by start
+  SeriesStats step_time_ms;
+  std::array<double, kNumCategories> breakdown_ms{};   // average per step
+  std::array<double, kNumCategories> breakdown_pct{};  // of the average step time
+  // The category taking the most time in an average step; only meaningful with steps.
+  Category bottleneck = Category::kOther;
+};
+
+// One step across the workers that ran it.
+struct PodStep {
+  struct Share {
+    size_t worker = 0;  // index into PodViewer::workers
+    size_t step = 0;    // index into that worker's steps
+  };
+  int64_t step_num = 0;
+  std::vector<Share> shares;  // one per worker that ran the step
+  size_t slowest_worker = 0;  // the one whose share took longest
+};
+
+struct PodViewer {
+  std::vector<PodWorker> workers;  // in the run's host order
+  std::vector<PodStep> steps;      // by step number
+  int slowest_worker = -1;         // by average step time; -1 when no worker has steps
+  double slowest_vs_fastest_pct = 0;  // how much longer its average step is than the fastest's
+  bool whole_profile = false;      // no step markers: no per-step view
+};
+
+PodViewer compute_pod_viewer(const model::Profile& profile, const StepAnalysis& steps);
+PodViewer compute_pod_viewer(const model::Profile& profile);
+
+nlohmann::json to_json(const PodViewer& pod);
+std::string to_csv(const PodViewer& pod);  // one row per worker and step
+
+}  // namespace mlprof::analysis
