@@ -88,6 +88,10 @@ std::vector<uint8_t> find_device_work_lines(const Profile& p) {
 std::vector<EventIndex> find_roots(const Profile& p, const Links& links, std::string* kind) {
   if (!links.explicit_roots.empty()) {
     *kind = "_r";
+    // A capture that inferred its steps (no markers in the program) says how: step_source.
+    if (const StringId source = p.strings.find("step_source"); source != model::kNoString)
+      if (auto s = p.stat(links.explicit_roots.front(), source); s && s->type == model::StatType::kString)
+        *kind = std::string(p.string_of(*s));
     return links.explicit_roots;
   }
   // TensorFlow and PyTorch: top-level host events with a root's name, of the outermost kind.
