@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
+#include "analysis/device_input_wait.h"
 #include "analysis/event_kinds.h"
 
 namespace mlprof::analysis {
@@ -210,7 +212,11 @@ StepAnalysis analyze_steps(const Profile& p) {
       if (slot >= 0 && kept(e)) by_step[next[size_t(slot)]++] = e;
     }
   }
+  // Devices idle until the host sends input (device_input_wait.h): steps only, not the pseudo step.
+  std::optional<DeviceInputWait> input_wait;
+  if (!out.whole_profile && g.has_device_work) input_wait.emplace(p, g);
   std::vector<Interval> intervals;
+  std::vector<TimeInterval> waits;
   for (size_t i = 0; i < out.steps.size(); ++i) {
     StepBreakdown& b = out.steps[i];
     intervals.clear();
@@ -219,6 +225,11 @@ StepAnalysis analyze_steps(const Profile& p) {
       const int64_t begin = std::max(p.start_ps(e), b.begin_ps);
       const int64_t end = std::min(p.end_ps(e), b.begin_ps + b.duration_ps);
       if (begin < end) intervals.push_back({begin, end, activity[e]});
+    }
+    if (input_wait) {
+      waits.clear();
+      input_wait->add_waits(b.group, b.begin_ps, b.begin_ps + b.duration_ps, &waits);
+      for (const auto& [begin, end] : waits) intervals.push_back({begin, end, uint8_t(Activity::kDeviceWaitHost)});
     }
     sweep(intervals, &b);
   }
