@@ -4,6 +4,7 @@
 //   MLPROF_STEPS=A:B              record steps A to B only (also "A,B", or "A")
 //   MLPROF_DURATION_MS=N          stop after N ms
 //   MLPROF_HOST_TRACER_LEVEL=N    0 to 3
+//   MLPROF_RUN_NAME=NAME          the run directory's name (default: the local time)
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -53,6 +54,11 @@ ProfilerOptions options_from_environment() {
   if (const char* level = std::getenv("MLPROF_HOST_TRACER_LEVEL"); level != nullptr && *level != '\0') {
     if (parse_int(level, &n) && n >= 0 && n <= 3) options.host_tracer_level = int(n);
     else warn_ignored("MLPROF_HOST_TRACER_LEVEL", level, "0, 1, 2 or 3");
+  }
+  if (const char* run = std::getenv("MLPROF_RUN_NAME"); run != nullptr && *run != '\0') {
+    const std::string name = run;
+    if (name.find('/') == std::string::npos && name != "." && name != "..") options.run_name = name;
+    else warn_ignored("MLPROF_RUN_NAME", run, "a directory name without '/'");
   }
   return options;
 }
