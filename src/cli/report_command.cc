@@ -9,6 +9,7 @@
 #include "analysis/framework_op_stats.h"
 #include "analysis/input_pipeline_analyzer.h"
 #include "analysis/overview_page.h"
+#include "analysis/pod_viewer.h"
 #include "analysis/tf_data_bottleneck_analysis.h"
 #include "cli/commands.h"
 #include "cli/report_text.h"
@@ -18,9 +19,9 @@ namespace mlprof::cli {
 namespace {
 
 // XProf's tool ids (DESIGN.md §3.2).
-constexpr std::array<std::string_view, 4> kTools = {"overview_page", "input_pipeline_analyzer", "framework_op_stats",
-                                                    "tf_data_bottleneck_analysis"};
-constexpr std::array<std::string_view, 3> kPlannedTools = {"kernel_stats", "memory_profile", "pod_viewer"};
+constexpr std::array<std::string_view, 5> kTools = {"overview_page", "input_pipeline_analyzer", "framework_op_stats",
+                                                    "tf_data_bottleneck_analysis", "pod_viewer"};
+constexpr std::array<std::string_view, 2> kPlannedTools = {"kernel_stats", "memory_profile"};
 
 struct ReportOptions {
   std::string path;
@@ -63,6 +64,8 @@ int run_report(const ReportOptions& o) {
     print(analysis::compute_input_pipeline_analysis(profile, analysis::analyze_steps(profile)), o.format);
   } else if (o.tool == "framework_op_stats") {
     print(analysis::compute_framework_op_stats(profile, {o.include_idle}), o.format);
+  } else if (o.tool == "pod_viewer") {
+    print(analysis::compute_pod_viewer(profile), o.format);
   } else {
     print(analysis::compute_tf_data_bottleneck_analysis(profile), o.format);
   }
@@ -76,7 +79,7 @@ Command add_report_command(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
   sub->add_option("PATH", o->path, "a logdir, a run directory or an .xplane.pb file")->required();
   sub->add_option("--tool,-t", o->tool,
-                  "overview_page, input_pipeline_analyzer, framework_op_stats or tf_data_bottleneck_analysis")
+                  "overview_page, input_pipeline_analyzer, framework_op_stats, tf_data_bottleneck_analysis or pod_viewer")
       ->capture_default_str();
   sub->add_option("--run", o->run, "the run to analyse (default: the newest)");
   sub->add_option("--host", o->host, "analyse one host only (default: all hosts of the run)");

@@ -7,6 +7,7 @@
 #include "analysis/framework_op_stats.h"
 #include "analysis/input_pipeline_analyzer.h"
 #include "analysis/overview_page.h"
+#include "analysis/pod_viewer.h"
 #include "analysis/profile_diff.h"
 #include "analysis/tf_data_bottleneck_analysis.h"
 
@@ -17,5 +18,6 @@ std::string render_text(const analysis::InputPipelineAnalysis& analysis);
 std::string render_text(const analysis::FrameworkOpStats& stats, size_t max_rows = 30);
 std::string render_text(const analysis::TfDataBottleneckAnalysis& analysis);
 std::string render_text(const analysis::ProfileDiff& diff);
+std::string render_text(const analysis::PodViewer& pod);
 
 }  // namespace mlprof::cli

@@ -5,6 +5,7 @@
 #include "analysis/framework_op_stats.h"
 #include "analysis/input_pipeline_analyzer.h"
 #include "analysis/overview_page.h"
+#include "analysis/pod_viewer.h"
 #include "analysis/tf_data_bottleneck_analysis.h"
 #include "server/tool_backend.h"
 
@@ -56,11 +57,21 @@ bool has_pipelines(const AnalyzedProfile& p) { return !p.tf_data().pipelines.emp
 std::string tf_data_json(const AnalyzedProfile& p, const ToolOptionValues&) { return dump(to_json(p.tf_data())); }
 std::string tf_data_csv(const AnalyzedProfile& p, const ToolOptionValues&) { return to_csv(p.tf_data()); }
 
+// pod_viewer: workers side by side, for a run with several hosts
+bool has_several_hosts(const AnalyzedProfile& p) { return p.profile().hosts.size() > 1 && always(p); }
+std::string pod_viewer_json(const AnalyzedProfile& p, const ToolOptionValues&) {
+  return dump(to_json(analysis::compute_pod_viewer(p.profile(), p.steps())));
+}
+std::string pod_viewer_csv(const AnalyzedProfile& p, const ToolOptionValues&) {
+  return to_csv(analysis::compute_pod_viewer(p.profile(), p.steps()));
+}
+
 const ToolEntry kTools[] = {
     {"overview_page", "Overview", always, overview_json, overview_csv, {}},
     {"input_pipeline_analyzer", "Input pipeline", always, input_pipeline_json, input_pipeline_csv, {}},
     {"framework_op_stats", "Framework op stats", has_ops, op_stats_json, op_stats_csv, kOpStatsOptions},
     {"tf_data_bottleneck_analysis", "Input pipeline bottleneck", has_pipelines, tf_data_json, tf_data_csv, {}},
+    {"pod_viewer", "Pod viewer", has_several_hosts, pod_viewer_json, pod_viewer_csv, {}},
 };
 
 }  // namespace

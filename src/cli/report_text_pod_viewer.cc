@@ -1,0 +1,71 @@
+#include <fmt/format.h>
+
+#include "cli/report_text.h"
+#include "cli/report_text_table.h"
+
+namespace mlprof::cli {
+
+using namespace analysis;
+
+namespace {
+constexpr std::array<const char*, kNumCategories> kCategoryLabels = {
+    "input", "output", "compilation", "kernel launch", "host compute", "device-to-device", "collectives",
+    "device compute", "other"};
+// Steps listed on a terminal; --format json or csv has all of them.
+constexpr size_t kMaxStepsShown = 20;
+}  // namespace
+
+std::string render_text(const PodViewer& pod) {
+  std::string out = fmt::format("Pod viewer ({} workers)\n\n", pod.workers.size());
+  if (pod.slowest_worker >= 0) {
+    const PodWorker& w = pod.workers[size_t(pod.slowest_worker)];
+    out += fmt::format("  Slowest worker: {}, {} per step on average", w.host, format_ms(w.step_time_ms.avg));
+    if (pod.workers.size() > 1) out += fmt::format(" ({} slower than the fastest)", format_pct(pod.slowest_vs_fastest_pct));
+    out += fmt::format("; its bottleneck is {} ({} of its step time).\n", kCategoryLabels[size_t(w.bottleneck)],
+                       format_pct(w.breakdown_pct[size_t(w.bottleneck)]));
+  } else {
+    out += pod.whole_profile ? "  No step markers: mark each training step with mlprof::StepTrace to compare workers.\n"
+                             : "  No worker has steps in this capture.\n";
+  }
+
+  out += "\nWorkers (average per step)\n";
+  std::vector<std::string> header = {"worker", "steps", "step time", "bottleneck"};
+  std::vector<bool> numeric = {false, true, true, false};
+  for (auto label : kCategoryLabels) header.push_back(label), numeric.push_back(true);
+  TextTable workers(header, numeric);
+  for (size_t i = 0; i < pod.workers.size(); ++i) {
+    const PodWorker& w = pod.workers[i];
+    const bool has_steps = !w.steps.empty();
+    std::vector<std::string> row = {
+        w.host + (int(i) == pod.slowest_worker && pod.workers.size() > 1 ? " (slowest)" : ""),
+        std::to_string(w.steps.size()), has_steps ? format_ms(w.step_time_ms.avg) : "-",
+        has_steps ? fmt::format("{} {}", kCategoryLabels[size_t(w.bottleneck)], format_pct(w.breakdown_pct[size_t(w.bottleneck)]))
+                  : "-"};
+    for (double v : w.breakdown_ms) row.push_back(has_steps ? format_ms(v) : "-");
+    workers.add_row(row);
+  }
+  out += workers.render();
+
+  if (!pod.steps.empty()) {
+    out += "\nSteps (step time per worker)\n";
+    std::vector<std::string> step_header = {"step", "slowest"};
+    std::vector<bool> step_numeric = {true, false};
+    for (const auto& w : pod.workers) step_header.push_back(w.host), step_numeric.push_back(true);
+    TextTable steps(step_header, step_numeric, 30);
+    const size_t shown = std::min(pod.steps.size(), kMaxStepsShown);
+    for (size_t i = 0; i < shown; ++i) {
+      const PodStep& step = pod.steps[i];
+      std::vector<std::string> row(pod.workers.size() + 2, "-");
+      row[0] = std::to_string(step.step_num);
+      row[1] = pod.workers[step.slowest_worker].host;
+      for (const auto& share : step.shares)
+        row[share.worker + 2] = format_ms(double(pod.workers[share.worker].steps[share.step].total_ps) / 1e9);
+      steps.add_row(row);
+    }
+    out += steps.render();
+    if (shown < pod.steps.size()) out += fmt::format("  ... {} more (see --format json or csv)\n", pod.steps.size() - shown);
+  }
+  return out;
+}
+
+}  // namespace mlprof::cli
