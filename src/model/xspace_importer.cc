@@ -427,6 +427,14 @@ StatValue XSpaceImport::resolve_value(PlaneScan& scan, const RawStat& stat) {
   return StatValue::of_string(resolve_key(scan, int64_t(stat.value.u64)));
 }
 
+// TraceMe's "name#k=v,...#". A '#' elsewhere belongs to the name: PyTorch's "ProfilerStep#3",
+// "Optimizer.step#SGD.step" or "## forward ##" (as a converted PyTorch trace holds them).
+bool is_encoded_annotation(std::string_view name) {
+  const size_t first = name.find('#');
+  return first != std::string_view::npos && first > 0 && name.size() > first + 1 && name.back() == '#' &&
+         name.find('=', first) != std::string_view::npos;
+}
+
 // Turns the plane's event metadata into EventNames, splitting "name#k=v,...#" into a name and
 // stats the way TensorFlow's own importer does.
 void XSpaceImport::add_names(std::vector<RawEventMetadata>& metas, PlaneScan* scan) {
@@ -434,7 +442,7 @@ void XSpaceImport::add_names(std::vector<RawEventMetadata>& metas, PlaneScan* sc
     EventName name;
     name.display_name = meta.display_name;
     name.stats.first = uint32_t(p_.metadata_stats.size());
-    if (meta.name.find('#') != std::string::npos) {
+    if (is_encoded_annotation(meta.name)) {
       const format::ParsedAnnotation parsed = format::parse_annotation(meta.name);
       name.name = p_.strings.intern(parsed.name);
       for (const auto& arg : parsed.args) {
