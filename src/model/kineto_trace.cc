@@ -257,8 +257,9 @@ bool TraceReader::read_thread_id(od::value& value, ThreadId* id) {
   } else if (type == od::json_type::string) {
     std::string_view label;
     if (auto code = value.get_string().get(label)) return json_error(code);
-    // Labels ("Spans", "stream 7") get ids far from any real pid or tid.
-    id->value = INT64_MIN / 2 + int64_t(strings_.intern(label));
+    // 2021 traces quote thread ids ("1234"); labels ("Spans", "stream 7") get ids far from
+    // any real pid or tid.
+    if (!parse_fixed(label, 0, &id->value)) id->value = INT64_MIN / 2 + int64_t(strings_.intern(label));
     id->present = true;
   }
   return true;
@@ -292,7 +293,19 @@ bool TraceReader::read_args(od::object& args, RawEvent* raw) {
         else if (key == "cbid") raw->has_cbid = true;
         break;
       case 'E':
-        if (key == "External id") target = &raw->external_id;
+      case 'e':
+        if (key == "External id" || key == "external id") {
+          target = &raw->external_id;
+        } else if (key == "est. achieved occupancy %") {
+          double v;
+          if (value.get_double().get(v) == simdjson::SUCCESS) raw->kernel.occupancy_pct = v;
+        }
+        break;
+      case 't':
+        if (key == "theoretical occupancy %" && raw->kernel.occupancy_pct < 0) {  // 2021 traces
+          double v;
+          if (value.get_double().get(v) == simdjson::SUCCESS) raw->kernel.occupancy_pct = v;
+        }
         break;
       case 'd':
         if (key == "device") target = &raw->device;
@@ -312,12 +325,6 @@ bool TraceReader::read_args(od::object& args, RawEvent* raw) {
           if (!read_int_array(value, raw->kernel.block)) return false;
         } else if (key == "bytes") {
           target = &raw->bytes;
-        }
-        break;
-      case 'e':
-        if (key == "est. achieved occupancy %") {
-          double v;
-          if (value.get_double().get(v) == simdjson::SUCCESS) raw->kernel.occupancy_pct = v;
         }
         break;
       case 'A':

@@ -261,7 +261,7 @@ void PyTorchImport::index_ops_and_steps() {
     if (e.category != Category::kCpuOp && e.category != Category::kUserAnnotation) continue;
     if (e.external_id != kineto::kNoId) op_by_external_id_.emplace(e.external_id, e.name);
     int64_t n;
-    if (e.category == Category::kUserAnnotation && step_number(p_.strings.view(e.name), &n)) {
+    if (step_number(p_.strings.view(e.name), &n)) {
       step_track[e.track] = 1;
       step_pids.insert(t_.tracks[e.track].pid);
     }
@@ -280,8 +280,9 @@ void PyTorchImport::index_ops_and_steps() {
                 e.category == Category::kMemcpy || e.category == Category::kMemset);
   }
   if (!missing || (t_.flow_starts.empty() && t_.flow_ends.empty())) return;
-  // Older traces may link a launch and its kernel only by a flow arrow that starts (or ends)
-  // at the event's own timestamp on its own thread (or stream).
+  // Older traces may link a launch and its kernel only by a flow arrow: it starts at the
+  // launch's timestamp on its thread and ends at the kernel's on its device (whose stream
+  // the arrow may name by a label, "stream 7", rather than by number).
   struct PointKey {
     int64_t pid, tid, ts;
     bool operator==(const PointKey&) const = default;
@@ -292,16 +293,17 @@ void PyTorchImport::index_ops_and_steps() {
     }
   };
   std::unordered_map<PointKey, int64_t, PointHash> flow_at;
-  for (const auto* points : {&t_.flow_starts, &t_.flow_ends})
-    for (const kineto::FlowPoint& f : *points) flow_at.emplace(PointKey{f.pid, f.tid, f.ts_ns}, f.id);
+  for (const kineto::FlowPoint& f : t_.flow_starts) flow_at.emplace(PointKey{f.pid, f.tid, f.ts_ns}, f.id);
+  for (const kineto::FlowPoint& f : t_.flow_ends) flow_at.emplace(PointKey{f.pid, INT64_MIN, f.ts_ns}, f.id);
   for (size_t i = 0; i < t_.events.size(); ++i) {
-    if (correlation_[i] != kineto::kNoId) continue;
     const kineto::Event& e = t_.events[i];
+    const bool launch = e.category == Category::kRuntime || e.category == Category::kDriver;
+    const bool gpu_work = e.category == Category::kKernel || e.category == Category::kMemcpy ||
+                          e.category == Category::kMemset;
+    if (correlation_[i] != kineto::kNoId || (!launch && !gpu_work)) continue;
     const kineto::Track& track = t_.tracks[e.track];
-    auto it = flow_at.find({track.pid, track.tid, e.ts_ns});
-    if (it != flow_at.end() && e.category != Category::kCpuOp && e.category != Category::kUserAnnotation &&
-        e.category != Category::kMemory)
-      correlation_[i] = it->second;
+    auto it = flow_at.find({track.pid, launch ? track.tid : INT64_MIN, e.ts_ns});
+    if (it != flow_at.end()) correlation_[i] = it->second;
   }
 }
 
@@ -593,7 +595,9 @@ void PyTorchImport::add_event(uint32_t i, uint32_t line, const StagedLine& stage
     }
     default: {
       int64_t step;
-      if (staged.role == LineRole::kThread && e.category == Category::kUserAnnotation &&
+      // 2021 traces file ProfilerStep#N as an op, later ones as a user annotation.
+      if (staged.role == LineRole::kThread &&
+          (e.category == Category::kUserAnnotation || e.category == Category::kCpuOp) &&
           step_number(p_.strings.view(e.name), &step)) {
         name = step_name(e.name, step, track.pid);
       } else if (parent == kNone && staged.role == LineRole::kThread && consumer_track_[e.track]) {
