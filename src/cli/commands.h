@@ -22,6 +22,7 @@ Command add_report_command(CLI::App& app);
 Command add_diff_command(CLI::App& app);
 Command add_serve_command(CLI::App& app);
 Command add_convert_command(CLI::App& app);
+Command add_run_command(CLI::App& app);
 Command add_capture_command(CLI::App& app);
 
 // Prints "mlprof: <path>: <problem>" on stderr and returns kBadInput.

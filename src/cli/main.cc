@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
       add_diff_command(app),
       add_serve_command(app),
       add_convert_command(app),
+      add_run_command(app),
       add_capture_command(app),
   };
 

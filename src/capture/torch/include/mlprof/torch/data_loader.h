@@ -221,7 +221,7 @@ template <typename Sampler = torch::data::samplers::RandomSampler, typename Data
 auto make_data_loader(Dataset dataset, torch::data::DataLoaderOptions options = torch::data::DataLoaderOptions()) {
   const auto size = dataset.size();
   TORCH_CHECK(size.has_value(), "Expected the dataset to be sized in order to construct the Sampler");
-  return make_data_loader(std::move(dataset), Sampler(*size), std::move(options));
+  return ::mlprof::libtorch::make_data_loader(std::move(dataset), Sampler(*size), std::move(options));
 }
 
 }  // namespace mlprof::libtorch

@@ -1,0 +1,164 @@
+// mlprof run [--logdir L] [--run-name R] [--steps A:B] [--duration-ms N] [--host-tracer-level N]
+//            -- PROGRAM ARGS...
+//
+// Profiles an unmodified program: sets the environment variables that start a session when
+// libmlprof loads (MLPROF_LOGDIR, ...) and preloads the LibTorch integration, so every ATen
+// op, autograd node and allocation of a LibTorch program is traced with no code change.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace mlprof::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunOptions {
+  std::string logdir = "logs";
+  std::string run_name;
+  std::string steps;
+  int64_t duration_ms = -1;
+  int host_tracer_level = -1;
+  std::vector<std::string> command;
+};
+
+// "A:B" or "A,B" or "A" with 0 <= A <= B.
+bool valid_steps(const std::string& text) {
+  const size_t sep = text.find_first_of(":,");
+  auto number = [](const std::string& s, long long* v) {
+    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return false;
+    errno = 0;
+    *v = std::strtoll(s.c_str(), nullptr, 10);
+    return errno == 0;
+  };
+  long long first = 0, last = 0;
+  if (!number(text.substr(0, sep), &first)) return false;
+  last = first;
+  if (sep != std::string::npos && !number(text.substr(sep + 1), &last)) return false;
+  return last >= first;
+}
+
+fs::path this_executable() {
+  std::error_code ec;
+  fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : p;
+}
+
+// The library to preload: MLPROF_PRELOAD_LIBRARY if set; the LibTorch integration installed
+// beside this program (bin/../lib) or in its build tree; else the plain SDK, which profiles
+// what the program annotates itself.
+std::string library_to_preload(std::string* note) {
+  if (const char* forced = std::getenv("MLPROF_PRELOAD_LIBRARY"); forced != nullptr && *forced != '\0') return forced;
+  std::vector<fs::path> candidates;
+  const fs::path exe = this_executable();
+  if (!exe.empty()) {
+    const fs::path prefix = exe.parent_path().parent_path();
+    candidates.push_back(prefix / MLPROF_INSTALL_LIBDIR / "libmlprof_torch.so");
+    candidates.push_back(prefix / "lib" / "libmlprof_torch.so");
+  }
+#ifdef MLPROF_BUILT_TORCH_LIBRARY
+  candidates.push_back(MLPROF_BUILT_TORCH_LIBRARY);
+#endif
+  std::error_code ec;
+  for (const fs::path& c : candidates)
+    if (fs::exists(c, ec)) return c.string();
+  *note = "mlprof run: the LibTorch integration (libmlprof_torch.so) is not installed: only the program's own "
+          "mlprof annotations are recorded";
+  if (!exe.empty()) {
+    const fs::path prefix = exe.parent_path().parent_path();
+    for (const fs::path& c : {prefix / MLPROF_INSTALL_LIBDIR / "libmlprof.so", prefix / "lib" / "libmlprof.so"})
+      if (fs::exists(c, ec)) return c.string();
+  }
+#ifdef MLPROF_BUILT_SDK_LIBRARY
+  return MLPROF_BUILT_SDK_LIBRARY;
+#else
+  return "libmlprof.so";
+#endif
+}
+
+int run_program(const RunOptions& o) {
+  if (o.command.empty()) {
+    std::fprintf(stderr, "mlprof run: no program given: mlprof run [options] -- PROGRAM [ARGS...]\n");
+    return kUsageError;
+  }
+  if (!o.steps.empty() && !valid_steps(o.steps)) {
+    std::fprintf(stderr, "mlprof run: --steps %s: expected FIRST:LAST with FIRST <= LAST, e.g. 10:15\n", o.steps.c_str());
+    return kUsageError;
+  }
+  if (o.run_name.find('/') != std::string::npos || o.run_name == "." || o.run_name == "..") {
+    std::fprintf(stderr, "mlprof run: --run-name %s: expected a directory name without '/'\n", o.run_name.c_str());
+    return kUsageError;
+  }
+  std::string note;
+  const std::string library = library_to_preload(&note);
+  if (!note.empty()) std::fprintf(stderr, "%s\n", note.c_str());
+
+  // The environment the program starts with; the child changes only its own copy.
+  std::string preload = library;
+  if (const char* existing = std::getenv("LD_PRELOAD"); existing != nullptr && *existing != '\0')
+    preload += std::string(":") + existing;
+  std::fflush(nullptr);
+  const pid_t child = fork();
+  if (child < 0) {
+    std::fprintf(stderr, "mlprof run: cannot start %s: %s\n", o.command[0].c_str(), std::strerror(errno));
+    return kBadInput;
+  }
+  if (child == 0) {
+    setenv("MLPROF_LOGDIR", o.logdir.c_str(), 1);
+    if (!o.steps.empty()) setenv("MLPROF_STEPS", o.steps.c_str(), 1);
+    else unsetenv("MLPROF_STEPS");
+    if (o.duration_ms >= 0) setenv("MLPROF_DURATION_MS", std::to_string(o.duration_ms).c_str(), 1);
+    if (!o.run_name.empty()) setenv("MLPROF_RUN_NAME", o.run_name.c_str(), 1);
+    if (o.host_tracer_level >= 0) setenv("MLPROF_HOST_TRACER_LEVEL", std::to_string(o.host_tracer_level).c_str(), 1);
+    setenv("LD_PRELOAD", preload.c_str(), 1);
+    std::vector<char*> argv;
+    for (const std::string& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execvp(argv[0], argv.data());
+    std::fprintf(stderr, "mlprof run: cannot run %s: %s\n", argv[0], std::strerror(errno));
+    _exit(127);
+  }
+  // Ctrl-C reaches the program (same process group); wait for it to write its profile.
+  std::signal(SIGINT, SIG_IGN);
+  std::signal(SIGQUIT, SIG_IGN);
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) return kBadInput;  // not started
+  std::fprintf(stderr, "mlprof run: read the profile with: mlprof report %s\n", o.logdir.c_str());
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
+}  // namespace
+
+Command add_run_command(CLI::App& app) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "run",
+      "Profile a program with no code change: mlprof run [options] -- PROGRAM [ARGS...].\n"
+      "LibTorch programs are traced op by op (the torch integration is preloaded); with no step markers in the "
+      "program, steps are inferred from its training loop. Exits with the program's exit code.");
+  sub->add_option("--logdir", options->logdir, "Where to write the profile (default: logs)");
+  sub->add_option("--run-name", options->run_name, "The run's name under LOGDIR/plugins/profile (default: the local time)");
+  sub->add_option("--steps", options->steps, "Record steps FIRST:LAST only, e.g. 10:15 (like Keras' profile_batch)");
+  sub->add_option("--duration-ms", options->duration_ms, "Stop recording after N milliseconds")->check(CLI::NonNegativeNumber);
+  sub->add_option("--host-tracer-level", options->host_tracer_level,
+                  "1: user annotations and steps, 2: also framework ops (default), 3: also input shapes and memory")
+      ->check(CLI::Range(0, 3));
+  sub->add_option("command", options->command, "The program and its arguments (after --)");
+  sub->positionals_at_end();
+  return {sub, [options] { return run_program(*options); }};
+}
+
+}  // namespace mlprof::cli
