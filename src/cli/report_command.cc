@@ -8,6 +8,7 @@
 
 #include "analysis/framework_op_stats.h"
 #include "analysis/input_pipeline_analyzer.h"
+#include "analysis/memory_profile.h"
 #include "analysis/overview_page.h"
 #include "analysis/pod_viewer.h"
 #include "analysis/tf_data_bottleneck_analysis.h"
@@ -19,9 +20,9 @@ namespace mlprof::cli {
 namespace {
 
 // XProf's tool ids (DESIGN.md §3.2).
-constexpr std::array<std::string_view, 5> kTools = {"overview_page", "input_pipeline_analyzer", "framework_op_stats",
-                                                    "tf_data_bottleneck_analysis", "pod_viewer"};
-constexpr std::array<std::string_view, 2> kPlannedTools = {"kernel_stats", "memory_profile"};
+constexpr std::array<std::string_view, 6> kTools = {"overview_page", "input_pipeline_analyzer", "framework_op_stats",
+                                                    "tf_data_bottleneck_analysis", "pod_viewer", "memory_profile"};
+constexpr std::array<std::string_view, 1> kPlannedTools = {"kernel_stats"};
 
 struct ReportOptions {
   std::string path;
@@ -30,6 +31,7 @@ struct ReportOptions {
   std::string host;
   std::string format = "text";
   bool include_idle = false;
+  analysis::MemoryProfileOptions memory;
 };
 
 // Renders a result in the chosen format.
@@ -66,6 +68,14 @@ int run_report(const ReportOptions& o) {
     print(analysis::compute_framework_op_stats(profile, {o.include_idle}), o.format);
   } else if (o.tool == "pod_viewer") {
     print(analysis::compute_pod_viewer(profile), o.format);
+  } else if (o.tool == "memory_profile") {
+    const analysis::MemoryProfile memory = analysis::compute_memory_profile(profile, o.memory);
+    if (memory.memory_ids.empty() && !o.memory.memory_id.empty()) {
+      std::fprintf(stderr, "mlprof: no memory \"%s\" in this profile (leave out --memory-id to list them)\n",
+                   o.memory.memory_id.c_str());
+      return kUsageError;
+    }
+    print(memory, o.format);
   } else {
     print(analysis::compute_tf_data_bottleneck_analysis(profile), o.format);
   }
@@ -79,7 +89,8 @@ Command add_report_command(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
   sub->add_option("PATH", o->path, "a logdir, a run directory or an .xplane.pb file")->required();
   sub->add_option("--tool,-t", o->tool,
-                  "overview_page, input_pipeline_analyzer, framework_op_stats, tf_data_bottleneck_analysis or pod_viewer")
+                  "overview_page, input_pipeline_analyzer, framework_op_stats, tf_data_bottleneck_analysis, pod_viewer or "
+                  "memory_profile")
       ->capture_default_str();
   sub->add_option("--run", o->run, "the run to analyse (default: the newest)");
   sub->add_option("--host", o->host, "analyse one host only (default: all hosts of the run)");
@@ -87,6 +98,12 @@ Command add_report_command(CLI::App& app) {
       ->check(CLI::IsMember({"text", "json", "csv"}))
       ->capture_default_str();
   sub->add_flag("--include-idle", o->include_idle, "framework_op_stats: add idle time as an op");
+  sub->add_option("--memory-id", o->memory.memory_id, "memory_profile: one memory (allocator) only");
+  sub->add_option("--sort", o->memory.breakdown_sort,
+                  "memory_profile: order of the breakdown at the peak: allocation, requested, occurrences or op")
+      ->check(CLI::IsMember({"allocation", "requested", "occurrences", "op"}))
+      ->capture_default_str();
+  sub->add_option("--filter", o->memory.breakdown_filter, "memory_profile: breakdown rows whose op contains this text");
   return {sub, [o]() { return run_report(*o); }};
 }
 

@@ -4,6 +4,8 @@
 
 #include "analysis/framework_op_stats.h"
 #include "analysis/input_pipeline_analyzer.h"
+#include "analysis/memory_profile.h"
+#include "analysis/memory_profile_events.h"
 #include "analysis/overview_page.h"
 #include "analysis/pod_viewer.h"
 #include "analysis/tf_data_bottleneck_analysis.h"
@@ -66,12 +68,30 @@ std::string pod_viewer_csv(const AnalyzedProfile& p, const ToolOptionValues&) {
   return to_csv(analysis::compute_pod_viewer(p.profile(), p.steps()));
 }
 
+// memory_profile: for profiles with allocator events
+analysis::MemoryProfile memory_profile(const AnalyzedProfile& p, const ToolOptionValues& options) {
+  analysis::MemoryProfileOptions o;
+  if (auto it = options.find("memory_id"); it != options.end()) o.memory_id = it->second;
+  if (auto it = options.find("filter"); it != options.end()) o.breakdown_filter = it->second;
+  if (auto it = options.find("sort"); it != options.end()) {
+    if (!analysis::is_memory_breakdown_sort(it->second))
+      throw QueryError(400, "option 'sort' takes allocation, requested, occurrences or op, not '" + it->second + "'");
+    o.breakdown_sort = it->second;
+  }
+  return analysis::compute_memory_profile(p.profile(), o);
+}
+bool has_memory(const AnalyzedProfile& p) { return analysis::has_memory_events(p.profile()); }
+std::string memory_json(const AnalyzedProfile& p, const ToolOptionValues& o) { return dump(to_json(memory_profile(p, o))); }
+std::string memory_csv(const AnalyzedProfile& p, const ToolOptionValues& o) { return to_csv(memory_profile(p, o)); }
+constexpr std::array<std::string_view, 3> kMemoryOptions = {"memory_id", "sort", "filter"};
+
 const ToolEntry kTools[] = {
     {"overview_page", "Overview", always, overview_json, overview_csv, {}},
     {"input_pipeline_analyzer", "Input pipeline", always, input_pipeline_json, input_pipeline_csv, {}},
     {"framework_op_stats", "Framework op stats", has_ops, op_stats_json, op_stats_csv, kOpStatsOptions},
     {"tf_data_bottleneck_analysis", "Input pipeline bottleneck", has_pipelines, tf_data_json, tf_data_csv, {}},
     {"pod_viewer", "Pod viewer", has_several_hosts, pod_viewer_json, pod_viewer_csv, {}},
+    {"memory_profile", "Memory profile", has_memory, memory_json, memory_csv, kMemoryOptions},
 };
 
 }  // namespace
