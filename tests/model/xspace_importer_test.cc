@@ -176,6 +176,28 @@ TEST(XSpaceImporter, RejectsBadInputWithAReason) {
   EXPECT_FALSE(load_error.problem.empty());
 }
 
+TEST(XSpaceImporter, EveryTruncationAndBitFlipFailsCleanly) {
+  const std::string good = nested_space().SerializeAsString();
+  for (size_t size = 1; size < good.size(); ++size) {
+    Profile p;
+    std::string error;
+    if (!import_xspace_bytes(good.data(), size, "h", &p, &error)) EXPECT_FALSE(error.empty()) << size;
+  }
+  for (size_t i = 0; i < good.size(); ++i) {
+    std::string bad = good;
+    bad[i] = char(bad[i] ^ 0x5A);
+    Profile p;
+    std::string error;
+    if (import_xspace_bytes(bad.data(), bad.size(), "h", &p, &error)) {
+      // Whatever parsed must be consistent.
+      EXPECT_EQ(p.events.first_stat.size(), p.num_events() + 1);
+      for (EventIndex e = 0; e < p.num_events(); ++e) ASSERT_TRUE(p.events.parent[e] == kNone || p.events.parent[e] < e);
+    } else {
+      EXPECT_FALSE(error.empty()) << i;
+    }
+  }
+}
+
 TEST(XSpaceImporter, AFailedHostLeavesTheOthersIntact) {
   const std::string good = nested_space().SerializeAsString();
   Profile p;
