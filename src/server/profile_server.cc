@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "server/api.h"
+#include "server/capture_endpoint.h"
 #include "server/gzip_body.h"
 #include "server/ui_assets.h"
 
@@ -165,6 +166,7 @@ void ProfileServer::Impl::add_routes(bool loopback_only) {
   http.Get("/api/csv", [this](const httplib::Request& req, httplib::Response& res) {
     send(req, res, api.csv(query_params(req)));
   });
+  add_capture_route(http, api.catalog().logdir());
   http.Get(R"(/api(/.*)?)", [](const httplib::Request& req, httplib::Response& res) {
     send(req, res, error_reply(404, "no API endpoint " + req.path));
   });

@@ -31,6 +31,19 @@ export class App {
     await this.reloadRuns();
   }
 
+  // Shows a run that may have just been written (a capture from the UI): the run list is
+  // fetched again first. `tool` '' picks the default.
+  async openRun(run: string, tool: string): Promise<void> {
+    try {
+      this.runs = await fetchRuns();
+      this.tools.clear();
+    } catch (e) {
+      this.showError(e);
+      return;
+    }
+    this.navigate({ run, host: '', tool, options: {} });
+  }
+
   private async reloadRuns(): Promise<void> {
     try {
       this.runs = await fetchRuns();

@@ -6,6 +6,7 @@ import { frameworkOpStatsPage } from './framework_op_stats_page';
 import { genericPage } from './generic_page';
 import { inputPipelinePage } from './input_pipeline_page';
 import { overviewPage } from './overview_page';
+import { podViewerPage } from './pod_viewer_page';
 import { tfDataBottleneckPage } from './tf_data_bottleneck_page';
 
 const pages: Record<string, ToolPage> = {
@@ -13,6 +14,7 @@ const pages: Record<string, ToolPage> = {
   input_pipeline_analyzer: inputPipelinePage,
   framework_op_stats: frameworkOpStatsPage,
   tf_data_bottleneck_analysis: tfDataBottleneckPage,
+  pod_viewer: podViewerPage,
 };
 
 export function pageFor(tool: string): ToolPage {

@@ -1,0 +1,41 @@
+// POST /api/capture (src/server/capture_endpoint.h): a capture from running workers'
+// profiler servers into the served logdir. The answer comes when the capture is done.
+
+export interface CaptureRequest {
+  addresses: string; // host:port[,host:port...]
+  duration_ms: number;
+  host_tracer_level: number;
+  device_tracer_level: number;
+  retries: number;
+}
+
+export interface WorkerCapture {
+  address: string;
+  ok: boolean;
+  empty_trace: boolean;
+  error: string;
+  events: number;
+  bytes: number;
+}
+
+export interface CaptureResult {
+  run: string; // '' when no worker wrote anything
+  all_ok: boolean;
+  workers: WorkerCapture[];
+}
+
+export async function postCapture(request: CaptureRequest): Promise<CaptureResult> {
+  const res = await fetch('/api/capture', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify(request),
+  });
+  let body: unknown;
+  try {
+    body = await res.json();
+  } catch {
+    throw new Error(`the server answered ${res.status} with something that is not JSON`);
+  }
+  if (!res.ok) throw new Error((body as { error?: string })?.error ?? `HTTP ${res.status}`);
+  return body as CaptureResult;
+}

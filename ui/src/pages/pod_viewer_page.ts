@@ -1,0 +1,144 @@
+// pod_viewer: the workers of a multi-host run side by side. Each worker's step time split
+// into the step-time categories (the average step, or one step picked in the selector), each
+// worker's bottleneck, and which worker is slowest: the straggler the others wait for.
+import './pod_viewer_page.css';
+import { h } from '../dom';
+import { formatMs, formatPct } from '../format';
+import { dataTable } from '../components/data_table';
+import { notice, pageHeader, panel } from '../components/panel';
+import { stackedBarChart } from '../charts/stacked_bar_chart';
+import { STEP_CATEGORIES, type CategoryValues } from '../step_categories';
+import type { PageContext, ToolPage } from './tool_page';
+
+interface PodWorker {
+  host: string;
+  step_count: number;
+  step_time_ms: { avg: number; stddev: number; min: number; max: number };
+  breakdown_ms: CategoryValues;
+  breakdown_pct: CategoryValues;
+  bottleneck: string;
+  bottleneck_pct: number;
+  is_slowest: boolean;
+}
+
+interface PodStep {
+  step: number;
+  slowest_host: string;
+  workers: { host: string; start_ms: number; total_ms: number; breakdown_ms: CategoryValues }[];
+}
+
+export interface PodViewerData {
+  workers: PodWorker[];
+  steps: PodStep[];
+  slowest_worker: { host: string; avg_step_time_ms: number; slower_than_fastest_pct: number; bottleneck: string } | null;
+  worker_count: number;
+  whole_profile_as_one_step: boolean;
+}
+
+// The page's own URL option (read here, never sent to the server): the step shown.
+const STEP_OPTION = 'step';
+
+export const podViewerPage: ToolPage = {
+  async render(root, ctx) {
+    const data = await ctx.fetchData<PodViewerData>({});
+    const step = data.steps.find((s) => String(s.step) === ctx.options[STEP_OPTION]);
+    root.append(
+      pageHeader('Pod viewer', `Run ${ctx.run} · ${data.worker_count} workers`),
+      slowestBanner(data),
+      breakdownPanel(data, step, ctx),
+      workerTable(data),
+    );
+  },
+};
+
+function categoryLabel(key: string): string {
+  return STEP_CATEGORIES.find((c) => c.key === key)?.label ?? key;
+}
+
+function slowestBanner(data: PodViewerData): HTMLElement {
+  const s = data.slowest_worker;
+  if (!s) {
+    return notice(
+      'info',
+      data.whole_profile_as_one_step
+        ? 'No step markers in this run: mark each training step (mlprof::StepTrace) to compare workers step by step.'
+        : 'No worker has steps in this run.',
+    );
+  }
+  const banner = notice(
+    data.worker_count > 1 && s.slower_than_fastest_pct >= 5 ? 'warning' : 'info',
+    h('strong', {}, `Slowest worker: ${s.host}`),
+    `, ${formatMs(s.avg_step_time_ms)} per step on average`,
+    data.worker_count > 1 ? ` (${formatPct(s.slower_than_fastest_pct)} slower than the fastest)` : '',
+    `; its bottleneck is ${categoryLabel(s.bottleneck).toLowerCase()}.`,
+  );
+  banner.dataset.testid = 'slowest-worker';
+  return banner;
+}
+
+function breakdownPanel(data: PodViewerData, step: PodStep | undefined, ctx: PageContext): HTMLElement {
+  const select = h(
+    'select',
+    { id: 'pod-step-select', 'aria-label': 'Step' },
+    h('option', { value: '' }, 'Average step'),
+    ...data.steps.map((s) => h('option', { value: s.step, selected: s === step }, `Step ${s.step}`)),
+  );
+  select.addEventListener('change', () => ctx.setOption(STEP_OPTION, select.value || undefined));
+
+  // One bar per worker: the chosen step's share, or its average step.
+  const workers = data.workers.filter((w) => w.step_count > 0);
+  const values = (key: string) =>
+    workers.map((w) =>
+      step ? (step.workers.find((x) => x.host === w.host)?.breakdown_ms[key] ?? 0) : (w.breakdown_ms[key] ?? 0),
+    );
+  const chart = stackedBarChart(
+    {
+      labels: workers.map((w) => w.host),
+      series: STEP_CATEGORIES.map((c) => ({ label: c.label, colour: c.colour, values: values(c.key) })),
+      xLabel: 'Worker',
+      formatValue: formatMs,
+      label: 'Step-time breakdown per worker',
+    },
+    ctx.onDispose,
+  );
+  const caption = step
+    ? `Step ${step.step}: the slowest worker was ${step.slowest_host}.`
+    : 'The average step of each worker; pick a step to see that step alone.';
+  return panel(
+    'Step-time breakdown per worker',
+    h('div', { class: 'pod-step-picker' }, h('label', { for: 'pod-step-select', class: 'muted small' }, 'Show'), select),
+    h('p', { class: 'muted small', 'data-testid': 'pod-caption' }, caption),
+    chart,
+  );
+}
+
+function workerTable(data: PodViewerData): HTMLElement {
+  return panel(
+    'Workers',
+    dataTable<PodWorker>({
+      label: 'Workers',
+      rows: data.workers,
+      filterable: false,
+      sort: { key: 'avg', descending: true },
+      columns: [
+        { key: 'host', title: 'Worker', value: (w) => w.host, render: (w) => (w.is_slowest ? `${w.host} (slowest)` : w.host) },
+        { key: 'steps', title: 'Steps', numeric: true, value: (w) => w.step_count },
+        { key: 'avg', title: 'Average step', numeric: true, value: (w) => w.step_time_ms.avg, render: (w) => formatMs(w.step_time_ms.avg) },
+        {
+          key: 'bottleneck',
+          title: 'Bottleneck',
+          value: (w) => w.bottleneck,
+          render: (w) => (w.bottleneck ? `${categoryLabel(w.bottleneck)} · ${formatPct(w.bottleneck_pct)}` : '–'),
+          help: 'The category that takes the most time in the worker’s average step',
+        },
+        ...STEP_CATEGORIES.map((c) => ({
+          key: c.key,
+          title: c.label,
+          numeric: true,
+          value: (w: PodWorker) => w.breakdown_ms[c.key] ?? 0,
+          render: (w: PodWorker) => formatMs(w.breakdown_ms[c.key] ?? 0),
+        })),
+      ],
+    }),
+  );
+}
