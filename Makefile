@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all bootstrap configure build test demo bench fuzz install clean asan tsan
+.PHONY: all bootstrap configure build test demo pod-demo bench fuzz install clean asan tsan
 
 all: build
 
@@ -24,6 +24,10 @@ test: build
 
 demo: build
 	@./scripts/demo.sh $(BUILD)
+
+# Sampling mode: three workers with profiler servers, captured together, in the pod viewer.
+pod-demo: build
+	@./scripts/pod_demo.sh $(BUILD)
 
 bench: build
 	@./scripts/bench.sh $(BUILD)

@@ -7,6 +7,10 @@ install(TARGETS mlprof EXPORT mlprofTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The profiler server (mlprof/server.h) as mlprof::rpc, when gRPC was found.
+if(TARGET mlprof_rpc)
+  install(TARGETS mlprof_rpc EXPORT mlprofTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 if(TARGET mlprof_cli)
   install(TARGETS mlprof_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()

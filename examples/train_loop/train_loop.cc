@@ -6,7 +6,12 @@
 // The loader's stages carry tf.data-style long names (Iterator::Prefetch::Map::FileRead:
 // consumers first, the stage's own type last) so mlprof's input pipeline tools understand
 // them. --slow-input makes reading slower than a step, so the run becomes input-bound.
+// --server-port starts a profiler server instead of a session (sampling mode): capture it
+// while it trains with `mlprof capture localhost:PORT --logdir L --duration-ms N`.
 #include <mlprof/mlprof.h>
+#ifdef MLPROF_EXAMPLE_HAS_SERVER
+#include <mlprof/server.h>
+#endif
 
 #include <chrono>
 #include <cmath>
@@ -27,6 +32,7 @@ struct Options {
   bool slow_input = false;
   int64_t first_step = -1, last_step = -1;  // --profile-steps A:B
   std::string run_name;                      // default: the local time
+  int server_port = -1;                      // --server-port N: sampling mode (0: any free port)
 };
 
 struct Batch {
@@ -108,11 +114,13 @@ void run_training(const Options& opt, BatchQueue<Batch>& queue) {
 int usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s [--logdir DIR] [--run-name NAME] [--steps N] [--slow-input] [--profile-steps A:B]\n"
+               "          [--server-port N]\n"
                "  --logdir DIR          where the profile goes (default demo-logdir)\n"
                "  --run-name NAME       run directory name (default: the local time)\n"
                "  --steps N             training steps to run (default 30)\n"
                "  --slow-input          make reading data slower than a step (input-bound)\n"
-               "  --profile-steps A:B   record steps A to B only (default: the whole run)\n",
+               "  --profile-steps A:B   record steps A to B only (default: the whole run)\n"
+               "  --server-port N       no session: serve captures on 127.0.0.1:N instead (0: any port)\n",
                argv0);
   return 1;
 }
@@ -127,6 +135,7 @@ int main(int argc, char** argv) {
     else if (a == "--steps" && i + 1 < argc) opt.steps = std::atoi(argv[++i]);
     else if (a == "--slow-input") opt.slow_input = true;
     else if (a == "--run-name" && i + 1 < argc) opt.run_name = argv[++i];
+    else if (a == "--server-port" && i + 1 < argc) opt.server_port = std::atoi(argv[++i]);
     else if (a == "--profile-steps" && i + 1 < argc) {
       if (std::sscanf(argv[++i], "%ld:%ld", &opt.first_step, &opt.last_step) != 2) return usage(argv[0]);
     } else if (a == "--help" || a == "-h") {
@@ -138,12 +147,26 @@ int main(int argc, char** argv) {
   }
   if (opt.steps <= 0) return usage(argv[0]);
 
-  mlprof::ProfilerOptions options;
-  options.first_step = opt.first_step;
-  options.last_step = opt.last_step;
-  options.run_name = opt.run_name;
-  if (auto status = mlprof::start(opt.logdir, options); !status.ok()) {
-    std::fprintf(stderr, "train_loop: profiling disabled: %s\n", status.message().c_str());
+  if (opt.server_port >= 0) {
+#ifdef MLPROF_EXAMPLE_HAS_SERVER
+    if (auto status = mlprof::start_server(opt.server_port); !status.ok()) {
+      std::fprintf(stderr, "train_loop: %s\n", status.message().c_str());
+      return 1;
+    }
+    std::printf("profiler server listening on 127.0.0.1:%d\n", mlprof::server_port());
+    std::fflush(stdout);
+#else
+    std::fprintf(stderr, "train_loop: --server-port needs mlprof built with gRPC (libmlprof_rpc)\n");
+    return 1;
+#endif
+  } else {
+    mlprof::ProfilerOptions options;
+    options.first_step = opt.first_step;
+    options.last_step = opt.last_step;
+    options.run_name = opt.run_name;
+    if (auto status = mlprof::start(opt.logdir, options); !status.ok()) {
+      std::fprintf(stderr, "train_loop: profiling disabled: %s\n", status.message().c_str());
+    }
   }
 
   BatchQueue<Batch> queue(8);  // prefetch depth
@@ -152,7 +175,7 @@ int main(int argc, char** argv) {
   queue.close();
   loader.join();
 
-  if (mlprof::is_active()) {
+  if (opt.server_port < 0 && mlprof::is_active()) {
     const mlprof::RunInfo run = mlprof::stop();
     if (!run.status.ok()) {
       std::fprintf(stderr, "train_loop: %s\n", run.status.message().c_str());
