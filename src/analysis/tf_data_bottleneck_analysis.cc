@@ -41,8 +41,10 @@ std::vector<Executions> collect_executions(const Profile& p) {
 std::string bottleneck_kind(const IteratorNode& node, bool alone_on_path) {
   if (is_source_iterator_type(node.type)) return "source";
   if (alone_on_path) return "consumer";
+  // DatasetGet: a LibTorch dataset's get(), which more DataLoader workers run in parallel.
   static const char* kParallelizable[] = {"Map", "Interleave", "Batch", "Filter", "MapAndBatch", "ParallelMap",
-                                          "ParallelMapV2", "ParallelInterleave", "ParallelBatch", "Prefetch"};
+                                          "ParallelMapV2", "ParallelInterleave", "ParallelBatch", "Prefetch",
+                                          "DatasetGet"};
   for (const char* t : kParallelizable)
     if (node.type == t) return "parallelizable";
   return "sequential";
