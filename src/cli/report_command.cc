@@ -8,6 +8,7 @@
 
 #include "analysis/framework_op_stats.h"
 #include "analysis/input_pipeline_analyzer.h"
+#include "analysis/kernel_stats.h"
 #include "analysis/memory_profile.h"
 #include "analysis/overview_page.h"
 #include "analysis/pod_viewer.h"
@@ -20,9 +21,9 @@ namespace mlprof::cli {
 namespace {
 
 // XProf's tool ids (DESIGN.md §3.2).
-constexpr std::array<std::string_view, 6> kTools = {"overview_page", "input_pipeline_analyzer", "framework_op_stats",
-                                                    "tf_data_bottleneck_analysis", "pod_viewer", "memory_profile"};
-constexpr std::array<std::string_view, 1> kPlannedTools = {"kernel_stats"};
+constexpr std::array<std::string_view, 7> kTools = {"overview_page", "input_pipeline_analyzer", "framework_op_stats",
+                                                    "tf_data_bottleneck_analysis", "pod_viewer", "memory_profile", "kernel_stats"};
+constexpr std::array<std::string_view, 0> kPlannedTools = {};
 
 struct ReportOptions {
   std::string path;
@@ -76,6 +77,8 @@ int run_report(const ReportOptions& o) {
       return kUsageError;
     }
     print(memory, o.format);
+  } else if (o.tool == "kernel_stats") {
+    print(analysis::compute_kernel_stats(profile), o.format);
   } else {
     print(analysis::compute_tf_data_bottleneck_analysis(profile), o.format);
   }
@@ -89,8 +92,8 @@ Command add_report_command(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
   sub->add_option("PATH", o->path, "a logdir, a run directory or an .xplane.pb file")->required();
   sub->add_option("--tool,-t", o->tool,
-                  "overview_page, input_pipeline_analyzer, framework_op_stats, tf_data_bottleneck_analysis, pod_viewer or "
-                  "memory_profile")
+                  "overview_page, input_pipeline_analyzer, framework_op_stats, tf_data_bottleneck_analysis, pod_viewer, "
+                  "memory_profile or kernel_stats")
       ->capture_default_str();
   sub->add_option("--run", o->run, "the run to analyse (default: the newest)");
   sub->add_option("--host", o->host, "analyse one host only (default: all hosts of the run)");

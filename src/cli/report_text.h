@@ -6,6 +6,7 @@
 
 #include "analysis/framework_op_stats.h"
 #include "analysis/input_pipeline_analyzer.h"
+#include "analysis/kernel_stats.h"
 #include "analysis/memory_profile.h"
 #include "analysis/overview_page.h"
 #include "analysis/pod_viewer.h"
@@ -19,6 +20,7 @@ std::string render_text(const analysis::InputPipelineAnalysis& analysis);
 std::string render_text(const analysis::FrameworkOpStats& stats, size_t max_rows = 30);
 std::string render_text(const analysis::TfDataBottleneckAnalysis& analysis);
 std::string render_text(const analysis::ProfileDiff& diff);
+std::string render_text(const analysis::KernelStatsTable& table, size_t max_rows = 30);
 std::string render_text(const analysis::MemoryProfile& memory, size_t max_rows = 15);
 std::string render_text(const analysis::PodViewer& pod);
 

@@ -4,6 +4,7 @@
 
 #include "analysis/framework_op_stats.h"
 #include "analysis/input_pipeline_analyzer.h"
+#include "analysis/kernel_stats.h"
 #include "analysis/memory_profile.h"
 #include "analysis/memory_profile_events.h"
 #include "analysis/overview_page.h"
@@ -85,11 +86,28 @@ std::string memory_json(const AnalyzedProfile& p, const ToolOptionValues& o) { r
 std::string memory_csv(const AnalyzedProfile& p, const ToolOptionValues& o) { return to_csv(memory_profile(p, o)); }
 constexpr std::array<std::string_view, 3> kMemoryOptions = {"memory_id", "sort", "filter"};
 
+// kernel_stats: for profiles with GPU streams
+bool has_kernels(const AnalyzedProfile& p) {
+  const model::Profile& profile = p.profile();
+  for (const model::Line& line : profile.lines)
+    if (line.kind == model::LineKind::kStream && line.num_events > 0 &&
+        profile.planes[line.plane].kind == model::PlaneKind::kDevice)
+      return true;
+  return false;
+}
+std::string kernel_stats_json(const AnalyzedProfile& p, const ToolOptionValues&) {
+  return dump(to_json(analysis::compute_kernel_stats(p.profile())));
+}
+std::string kernel_stats_csv(const AnalyzedProfile& p, const ToolOptionValues&) {
+  return to_csv(analysis::compute_kernel_stats(p.profile()));
+}
+
 const ToolEntry kTools[] = {
     {"overview_page", "Overview", always, overview_json, overview_csv, {}},
     {"input_pipeline_analyzer", "Input pipeline", always, input_pipeline_json, input_pipeline_csv, {}},
     {"framework_op_stats", "Framework op stats", has_ops, op_stats_json, op_stats_csv, kOpStatsOptions},
     {"tf_data_bottleneck_analysis", "Input pipeline bottleneck", has_pipelines, tf_data_json, tf_data_csv, {}},
+    {"kernel_stats", "Kernel stats", has_kernels, kernel_stats_json, kernel_stats_csv, {}},
     {"pod_viewer", "Pod viewer", has_several_hosts, pod_viewer_json, pod_viewer_csv, {}},
     {"memory_profile", "Memory profile", has_memory, memory_json, memory_csv, kMemoryOptions},
 };

@@ -1,0 +1,52 @@
+#include <fmt/format.h>
+
+#include "cli/report_text.h"
+#include "cli/report_text_table.h"
+
+namespace mlprof::cli {
+
+using namespace analysis;
+
+namespace {
+
+// Tensor Core findings above this share of kernel time get a line of advice.
+constexpr double kMissedTensorCoresPct = 10;
+
+std::string dims(const std::array<int64_t, 3>& d) { return fmt::format("{}x{}x{}", d[0], d[1], d[2]); }
+
+}  // namespace
+
+std::string render_text(const KernelStatsTable& t, size_t max_rows) {
+  std::string out = "Kernel stats\n";
+  if (t.rows.empty()) return out + "\n  No GPU kernels were found.\n";
+  auto pct = [&](int64_t ps) { return t.total_ps > 0 ? 100.0 * double(ps) / double(t.total_ps) : 0.0; };
+  out += fmt::format("\n  {} kernel launches, {} distinct, {} in all\n", t.launches, t.rows.size(),
+                     format_ms(double(t.total_ps) / 1e9));
+  out += fmt::format("  On Tensor Cores: {} of kernel time; in ops that could use them: {}\n",
+                     format_pct(pct(t.tensor_core_ps)), format_pct(pct(t.eligible_ps)));
+  const double missed = pct(t.eligible_without_tensor_cores_ps);
+  if (missed >= kMissedTensorCoresPct)
+    out += fmt::format(
+        "  {} of kernel time is in ops that could use Tensor Cores but whose kernels did not: try mixed precision\n"
+        "  (float16 or bfloat16), or TF32 on Ampere and later, with sizes that are multiples of 8.\n",
+        format_pct(missed));
+  out += "\n";
+
+  TextTable table({"rank", "count", "total", "avg", "min", "max", "%", "TC", "elig.", "grid", "block", "regs", "kernel",
+                   "op"},
+                  {true, true, true, true, true, true, true, false, false, false, false, true, false, false}, 48);
+  size_t rank = 0;
+  for (const KernelStatsRow& r : t.rows) {
+    if (++rank > max_rows) break;
+    table.add_row({std::to_string(rank), std::to_string(r.occurrences), format_ms(double(r.total_ps) / 1e9),
+                   format_ms(double(r.avg_ps()) / 1e9), format_ms(double(r.min_ps) / 1e9),
+                   format_ms(double(r.max_ps) / 1e9), format_pct(pct(r.total_ps)), r.uses_tensor_cores ? "yes" : "no",
+                   r.op_tensor_core_eligible ? "yes" : "no", dims(r.config.grid), dims(r.config.block),
+                   std::to_string(r.config.registers_per_thread), r.kernel_name, r.op_name.empty() ? "-" : r.op_name});
+  }
+  out += table.render();
+  if (t.rows.size() > max_rows) out += fmt::format("  ... {} more (see --format csv)\n", t.rows.size() - max_rows);
+  return out;
+}
+
+}  // namespace mlprof::cli

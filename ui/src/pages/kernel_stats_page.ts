@@ -1,0 +1,152 @@
+// kernel_stats: the GPU kernels, one row per launch configuration and op, with whether each
+// ran on Tensor Cores and whether its op could have; a summary says how much kernel time is
+// in ops that could use Tensor Cores but did not.
+import { h } from '../dom';
+import { formatBytes, formatCount, formatMs, formatPct, formatUs } from '../format';
+import { dataTable } from '../components/data_table';
+import { keyValueList, notice, pageHeader, panel } from '../components/panel';
+import type { PageContext, ToolPage } from './tool_page';
+
+interface KernelRow {
+  rank: number;
+  kernel_name: string;
+  op_name: string;
+  grid: number[];
+  block: number[];
+  registers_per_thread: number;
+  static_shared_memory_bytes: number;
+  dynamic_shared_memory_bytes: number;
+  occupancy_pct: number | null;
+  occurrences: number;
+  total_duration_us: number;
+  avg_duration_us: number;
+  min_duration_us: number;
+  max_duration_us: number;
+  total_time_pct: number;
+  uses_tensor_cores: boolean;
+  op_is_tensor_core_eligible: boolean;
+}
+
+export interface KernelStatsData {
+  summary: {
+    kernel_launches: number;
+    distinct_kernels: number;
+    total_kernel_time_ms: number;
+    tensor_core_time_pct: number;
+    tensor_core_eligible_time_pct: number;
+    eligible_without_tensor_cores_time_pct: number;
+  };
+  kernels: KernelRow[];
+}
+
+// Above this share of kernel time in eligible ops without Tensor Cores, the page says so.
+const kMissedTensorCoresPct = 10;
+
+export const kernelStatsPage: ToolPage = {
+  async render(root, ctx) {
+    const data = await ctx.fetchData<KernelStatsData>();
+    root.append(pageHeader('Kernel stats', `Run ${ctx.run} · ${ctx.host || 'all hosts'}`, exportButton(ctx)));
+    if (data.kernels.length === 0) {
+      root.append(notice('info', 'This profile has no GPU kernels.'));
+      return;
+    }
+    root.append(summary(data), panel('Kernels', kernelTable(data.kernels)));
+  },
+};
+
+function exportButton(ctx: PageContext): HTMLElement {
+  return h('a', { class: 'button', href: ctx.csvUrl(), download: '', 'data-testid': 'export-csv' }, 'Export as CSV');
+}
+
+function summary(data: KernelStatsData): HTMLElement {
+  const s = data.summary;
+  const missed = s.eligible_without_tensor_cores_time_pct;
+  const advice =
+    missed >= kMissedTensorCoresPct
+      ? notice(
+          'caution',
+          `${formatPct(missed)} of kernel time is in ops that could use Tensor Cores but whose kernels did not. ` +
+            'Try mixed precision (float16 or bfloat16), or TF32 on Ampere and later, and sizes that are multiples of 8.',
+        )
+      : null;
+  return panel(
+    'Summary',
+    advice,
+    keyValueList([
+      ['Kernel launches', formatCount(s.kernel_launches)],
+      ['Distinct kernels', formatCount(s.distinct_kernels)],
+      ['Total kernel time', formatMs(s.total_kernel_time_ms)],
+      ['Time on Tensor Cores', h('span', { 'data-testid': 'tensor-core-pct' }, formatPct(s.tensor_core_time_pct))],
+      ['Time in ops that could use Tensor Cores', formatPct(s.tensor_core_eligible_time_pct)],
+      ['…of which without Tensor Cores', formatPct(missed)],
+    ]),
+  );
+}
+
+const dims = (d: number[]) => d.join('×');
+const yesNo = (v: boolean) => (v ? 'Yes' : 'No');
+
+function kernelTable(rows: KernelRow[]): HTMLElement {
+  const duration = (key: 'total_duration_us' | 'avg_duration_us' | 'min_duration_us' | 'max_duration_us', title: string) => ({
+    key,
+    title,
+    numeric: true,
+    value: (r: KernelRow) => r[key],
+    render: (r: KernelRow) => formatUs(r[key]),
+  });
+  return dataTable<KernelRow>({
+    label: 'Kernels',
+    rows,
+    sort: { key: 'rank', descending: false },
+    filterPlaceholder: 'Filter by kernel or op',
+    filterable: true,
+    columns: [
+      { key: 'rank', title: 'Rank', numeric: true, value: (r) => r.rank },
+      { key: 'kernel_name', title: 'Kernel', wrap: true, value: (r) => r.kernel_name },
+      { key: 'op_name', title: 'Op', wrap: true, value: (r) => r.op_name, render: (r) => r.op_name || '–' },
+      { key: 'occurrences', title: 'Count', numeric: true, value: (r) => r.occurrences, render: (r) => formatCount(r.occurrences) },
+      duration('total_duration_us', 'Total'),
+      duration('avg_duration_us', 'Avg'),
+      duration('min_duration_us', 'Min'),
+      duration('max_duration_us', 'Max'),
+      { key: 'total_time_pct', title: '% of kernel time', numeric: true, value: (r) => r.total_time_pct, render: (r) => formatPct(r.total_time_pct) },
+      {
+        key: 'uses_tensor_cores',
+        title: 'Tensor Cores',
+        help: 'The kernel ran on Tensor Cores (by its name)',
+        value: (r) => yesNo(r.uses_tensor_cores),
+      },
+      {
+        key: 'op_is_tensor_core_eligible',
+        title: 'Op eligible',
+        help: 'The op could use Tensor Cores: convolutions, matrix products, recurrent cells',
+        value: (r) => yesNo(r.op_is_tensor_core_eligible),
+      },
+      { key: 'grid', title: 'Grid', value: (r) => dims(r.grid) },
+      { key: 'block', title: 'Block', value: (r) => dims(r.block) },
+      { key: 'registers_per_thread', title: 'Registers', help: 'Per thread', numeric: true, value: (r) => r.registers_per_thread },
+      {
+        key: 'static_shared_memory_bytes',
+        title: 'Static shared',
+        numeric: true,
+        value: (r) => r.static_shared_memory_bytes,
+        render: (r) => formatBytes(r.static_shared_memory_bytes),
+      },
+      {
+        key: 'dynamic_shared_memory_bytes',
+        title: 'Dynamic shared',
+        numeric: true,
+        value: (r) => r.dynamic_shared_memory_bytes,
+        render: (r) => formatBytes(r.dynamic_shared_memory_bytes),
+      },
+      {
+        key: 'occupancy_pct',
+        title: 'Occupancy',
+        help: 'Theoretical occupancy of the launch, where the profile gives it',
+        numeric: true,
+        value: (r) => r.occupancy_pct ?? -1,
+        render: (r) => formatPct(r.occupancy_pct),
+      },
+    ],
+  });
+}
