@@ -125,7 +125,8 @@ TEST_F(ServeCommand, MissingLogdirIsOneLineAndExit2) {
 }
 
 TEST_F(ServeCommand, FileInsteadOfLogdirIsExit2) {
-  const auto file = logdir_ / "plugins/profile/healthy/trainer.xplane.pb";
+  const auto file = logdir_ / "notes.txt";
+  std::ofstream(file) << "not a profile\n";
   const auto r = run_mlprof("serve " + file.string());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("not a directory"), std::string::npos) << r.err;

@@ -9,6 +9,7 @@ export interface Column<Row> {
   value: (row: Row) => CellValue; // what sorting and filtering see
   render?: (row: Row) => Node | string; // what the cell shows (default: the value)
   numeric?: boolean; // right-aligned; the first click sorts largest first
+  wrap?: boolean; // long names (op names): break anywhere rather than widen the table
   help?: string; // tooltip on the heading
 }
 
@@ -76,7 +77,7 @@ export function dataTable<Row>(opts: DataTableOptions<Row>): HTMLElement {
       const tr = h('tr');
       for (const column of opts.columns) {
         const content = column.render ? column.render(row) : String(column.value(row) ?? '');
-        tr.appendChild(h('td', { class: column.numeric ? 'num' : '' }, content));
+        tr.appendChild(h('td', { class: column.numeric ? 'num' : column.wrap ? 'wrap' : '' }, content));
       }
       body.appendChild(tr);
     }

@@ -99,7 +99,7 @@ function opTable(rows: RankedRow[]): HTMLElement {
       { key: 'rank', title: 'Rank', numeric: true, value: (r) => r.rank },
       { key: 'host_or_device', title: 'Host/device', value: (r) => r.host_or_device },
       { key: 'type', title: 'Type', value: (r) => r.type },
-      { key: 'operation', title: 'Operation', value: (r) => r.operation },
+      { key: 'operation', title: 'Operation', value: (r) => r.operation, wrap: true },
       { key: 'occurrences', title: 'Occurrences', numeric: true, value: (r) => r.occurrences, render: (r) => formatCount(r.occurrences) },
       {
         key: 'total_time_ms',

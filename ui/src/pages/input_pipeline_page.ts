@@ -130,7 +130,7 @@ function inputOpTable(ops: InputOp[]): HTMLElement {
     sort: { key: 'total_self_time_ms', descending: true },
     filterPlaceholder: 'Filter input ops',
     columns: [
-      { key: 'op', title: 'Input op', value: (r) => r.op },
+      { key: 'op', title: 'Input op', value: (r) => r.op, wrap: true },
       { key: 'count', title: 'Count', numeric: true, value: (r) => r.count, render: (r) => formatCount(r.count) },
       { key: 'total_time_ms', title: 'Total time', numeric: true, value: (r) => r.total_time_ms, render: (r) => formatMs(r.total_time_ms) },
       { key: 'total_time_pct', title: 'Total %', numeric: true, value: (r) => r.total_time_pct, render: (r) => formatPct(r.total_time_pct) },

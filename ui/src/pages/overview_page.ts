@@ -175,7 +175,7 @@ function topOps(data: OverviewData): HTMLElement {
         },
         { key: 'self_time_ms', title: 'Self time', numeric: true, value: (r) => r.self_time_ms, render: (r) => formatMs(r.self_time_ms) },
         { key: 'type', title: 'Type', value: (r) => r.type },
-        { key: 'name', title: 'Op', value: (r) => r.name },
+        { key: 'name', title: 'Op', value: (r) => r.name, wrap: true },
       ],
     }),
   );
@@ -188,13 +188,19 @@ function runEnvironment(env: RunEnvironment): HTMLElement {
     ['Device cores', env.device_core_count > 0 ? formatCount(env.device_core_count) : 'none (host only)'],
     ['Host threads with events', formatCount(env.host_thread_count)],
   ];
-  for (const d of env.devices)
-    rows.push([
-      d.name,
-      [d.host, d.core_count ? `${d.core_count} cores` : '', d.compute_capability !== '0.0' ? `compute ${d.compute_capability}` : '', d.memory_gib ? `${d.memory_gib.toFixed(1)} GiB` : '']
-        .filter(Boolean)
-        .join(' · '),
-    ]);
+  // Devices alike are counted once: "8 × GPU (80 cores · compute 7.0 · 15.8 GiB)".
+  const kinds = new Map<string, number>();
+  for (const d of env.devices) {
+    const kind = d.name.replace(/^\/device:/, '').replace(/:\d+$/, '');
+    const traits = [
+      d.core_count ? `${d.core_count} cores` : '',
+      d.compute_capability !== '0.0' ? `compute ${d.compute_capability}` : '',
+      d.memory_gib ? `${d.memory_gib.toFixed(1)} GiB` : '',
+    ].filter(Boolean);
+    const text = traits.length ? `${kind} (${traits.join(' · ')})` : kind;
+    kinds.set(text, (kinds.get(text) ?? 0) + 1);
+  }
+  if (kinds.size) rows.push(['Devices', [...kinds].map(([text, n]) => `${n} × ${text}`).join(', ')]);
   return panel('Run environment', keyValueList(rows));
 }
 
