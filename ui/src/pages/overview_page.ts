@@ -3,7 +3,7 @@
 import { h } from '../dom';
 import { formatCount, formatMs, formatPct } from '../format';
 import { barList } from '../components/bar_list';
-import { dataTable } from '../components/data_table';
+import { dataTable, type Column } from '../components/data_table';
 import { keyValueList, pageHeader, panel } from '../components/panel';
 import { recommendationList } from '../components/rich_text';
 import { verdictBanner } from '../components/verdict';
@@ -157,27 +157,25 @@ function stepTimeGraph(data: OverviewData, ctx: PageContext): HTMLElement {
 
 function topOps(data: OverviewData): HTMLElement {
   const where = data.top_ops[0]?.host_or_device === 'Device' ? 'device' : 'host';
+  const rows = data.top_ops.slice(0, 10);
+  // LibTorch ops are their own type ("aten::mm"): a second column would repeat the name.
+  const typed = rows.some((r) => r.type !== r.name);
+  const columns: Column<TopOp>[] = [
+    { key: 'self_time_pct', title: 'Self %', numeric: true, value: (r) => r.self_time_pct, render: (r) => formatPct(r.self_time_pct) },
+    {
+      key: 'cumulative_self_time_pct',
+      title: 'Cumulative %',
+      numeric: true,
+      value: (r) => r.cumulative_self_time_pct,
+      render: (r) => formatPct(r.cumulative_self_time_pct),
+    },
+    { key: 'self_time_ms', title: 'Self time', numeric: true, value: (r) => r.self_time_ms, render: (r) => formatMs(r.self_time_ms) },
+  ];
+  if (typed) columns.push({ key: 'type', title: 'Type', value: (r) => r.type, wrap: true });
+  columns.push({ key: 'name', title: 'Op', value: (r) => r.name, wrap: true });
   return panel(
-    `Top ${Math.min(10, data.top_ops.length)} ops on the ${where}`,
-    dataTable<TopOp>({
-      label: 'Top ops',
-      rows: data.top_ops.slice(0, 10),
-      pageSize: 10,
-      filterable: false,
-      columns: [
-        { key: 'self_time_pct', title: 'Self %', numeric: true, value: (r) => r.self_time_pct, render: (r) => formatPct(r.self_time_pct) },
-        {
-          key: 'cumulative_self_time_pct',
-          title: 'Cumulative %',
-          numeric: true,
-          value: (r) => r.cumulative_self_time_pct,
-          render: (r) => formatPct(r.cumulative_self_time_pct),
-        },
-        { key: 'self_time_ms', title: 'Self time', numeric: true, value: (r) => r.self_time_ms, render: (r) => formatMs(r.self_time_ms) },
-        { key: 'type', title: 'Type', value: (r) => r.type },
-        { key: 'name', title: 'Op', value: (r) => r.name, wrap: true },
-      ],
-    }),
+    `Top ${rows.length} ops on the ${where}`,
+    dataTable<TopOp>({ label: 'Top ops', rows, pageSize: 10, filterable: false, columns }),
   );
 }
 
