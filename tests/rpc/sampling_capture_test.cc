@@ -66,7 +66,7 @@ void wait_until_capturing(const WorkerProcess& worker) {
 
 TEST(SamplingCapture, ThreeWorkersRecordOneWindowIntoOneRun) {
   ScratchDir dir;
-  WorkerProcess a({}), b({"--input-ms", "8"}), c({});
+  WorkerProcess a({}), b({"--input-ms", "20"}), c({});
   const rpc::CaptureResult result = rpc::capture_profiles(capture_of({&a, &b, &c}, dir.path(), 500));
   ASSERT_TRUE(result.error.empty()) << result.error;
   ASSERT_EQ(result.workers.size(), 3u);
@@ -127,7 +127,7 @@ TEST(SamplingCapture, SecondCaptureOnABusyWorkerIsRefusedAndTheFirstIsUnharmed) 
   ScratchDir first_dir, second_dir;
   WorkerProcess worker({});
   auto first = std::async(std::launch::async, [&] {
-    return rpc::capture_profiles(capture_of({&worker}, first_dir.path(), 1500));
+    return rpc::capture_profiles(capture_of({&worker}, first_dir.path(), 2500));
   });
   wait_until_capturing(worker);
   const rpc::CaptureResult second = rpc::capture_profiles(capture_of({&worker}, second_dir.path(), 200));
@@ -217,7 +217,7 @@ TEST(SamplingCapture, EnvironmentVariableStartsTheServer) {
   ScratchDir dir;
   WorkerProcess worker({"--env"}, {"MLPROF_SERVER_PORT=0"});
   EXPECT_GT(worker.port(), 0);
-  const rpc::CaptureResult result = rpc::capture_profiles(capture_of({&worker}, dir.path(), 200));
+  const rpc::CaptureResult result = rpc::capture_profiles(capture_of({&worker}, dir.path(), 400));
   ASSERT_TRUE(result.all_ok()) << result.error << result.workers[0].error;
   EXPECT_FALSE(result.workers[0].empty_trace);
 }

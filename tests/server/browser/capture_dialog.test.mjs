@@ -111,7 +111,7 @@ async function waitForView(page, pattern) {
 describe('capture dialog', () => {
   test('captures two workers and opens the new run in the pod viewer', async () => {
     const a = await startWorker();
-    const b = await startWorker(['--input-ms', '8']);
+    const b = await startWorker(['--input-ms', '20']);
     await visit(async (page) => {
       await fillAndCapture(page, `${a.address}, grpc://${b.address}`, 500);
       await waitForView(page, /tool=pod_viewer/);
