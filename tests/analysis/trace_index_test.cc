@@ -1,0 +1,128 @@
+// The viewport query on hand-built lines: exact events and merged boxes for a few viewports,
+// and the same answer as a plain scan on a long row with a wide event among narrow ones.
+#include <gtest/gtest.h>
+
+#include "analysis/trace_index.h"
+#include "analysis/trace_search.h"
+#include "analysis/trace_test_profile.h"
+
+namespace mlprof {
+namespace {
+
+using analysis::TraceBox;
+using analysis::TraceIndex;
+using analysis::TraceViewport;
+
+// One thread whose events are given as (start, duration) in ps, named e0, e1, ...
+model::Profile one_line(const std::vector<std::pair<int64_t, int64_t>>& events) {
+  tensorflow::profiler::XSpace space;
+  auto host = testing::add_plane(&space, 1, "/host:CPU");
+  auto* line = host.line(1, "t", 0);
+  for (size_t i = 0; i < events.size(); ++i) host.event(line, "e" + std::to_string(i), events[i].first, events[i].second);
+  const std::string bytes = space.SerializeAsString();
+  model::Profile p;
+  std::string error;
+  EXPECT_TRUE(model::import_xspace_bytes(bytes.data(), bytes.size(), "h", &p, &error)) << error;
+  return p;
+}
+
+// Boxes as text: "name@start+dur" for events, "N×start+dur" for merged boxes.
+std::vector<std::string> query(const model::Profile& p, const TraceIndex& index, int64_t start, int64_t end, uint32_t width) {
+  std::vector<TraceBox> boxes;
+  EXPECT_EQ(index.tracks().size(), 1u);
+  EXPECT_EQ(index.tracks()[0].rows.size(), 1u);
+  index.query_row(index.tracks()[0].rows[0], TraceViewport{start, end, width}, boxes);
+  std::vector<std::string> out;
+  for (const TraceBox& b : boxes) {
+    const std::string where = std::to_string(b.start_ps) + "+" + std::to_string(b.duration_ps);
+    out.push_back(b.event != model::kNone ? std::string(p.name(b.event)) + "@" + where
+                                          : std::to_string(b.count) + "x" + where);
+  }
+  return out;
+}
+
+class ViewportTest : public ::testing::Test {
+ protected:
+  // 100 ps per pixel in the first viewport ([0, 1000) at 10 px).
+  model::Profile p = one_line({{0, 250},      // e0: wide
+                               {300, 10},     // e1..e3: narrow, one column
+                               {320, 10},
+                               {340, 10},
+                               {410, 10},     // e4, e5: narrow, one column
+                               {430, 10},
+                               {520, 10},     // e6: narrow, alone before a wide one in its column
+                               {540, 160},    // e7: wide
+                               {950, 250},    // e8: wide, past the viewport's end
+                               {1500, 100}}); // e9: outside
+  TraceIndex index{p};
+};
+
+TEST_F(ViewportTest, WideEventsAndMergedRunsOfNarrowOnes) {
+  EXPECT_EQ(query(p, index, 0, 1000, 10),
+            (std::vector<std::string>{"e0@0+250", "3x300+50", "2x410+30", "e6@520+10", "e7@540+160", "e8@950+250"}));
+}
+
+TEST_F(ViewportTest, ZoomedInNarrowEventsBecomeEvents) {
+  EXPECT_EQ(query(p, index, 300, 400, 10), (std::vector<std::string>{"e1@300+10", "e2@320+10", "e3@340+10"}));
+}
+
+TEST_F(ViewportTest, ZoomedOutEverythingMergesByColumn) {
+  EXPECT_EQ(query(p, index, 0, 2000, 2), (std::vector<std::string>{"9x0+1200", "e9@1500+100"}));
+}
+
+TEST_F(ViewportTest, EventsStartingBeforeTheViewportAreKept) {
+  EXPECT_EQ(query(p, index, 200, 600, 4), (std::vector<std::string>{"e0@0+250", "3x300+50", "2x410+30", "e6@520+10", "e7@540+160"}));
+  EXPECT_EQ(index.begin_ps(), 0);
+  EXPECT_EQ(index.end_ps(), 1600);
+}
+
+TEST(TraceIndex, LongRowSkipsNarrowRunsButFindsTheWideEvent) {
+  std::vector<std::pair<int64_t, int64_t>> events;
+  for (int64_t i = 0; i < 10000; ++i) {
+    if (i >= 5000 && i < 5300) continue;
+    events.push_back({i * 100, 10});
+  }
+  events.push_back({500000, 29000});  // one wide event where 300 narrow ones would be
+  const model::Profile p = one_line(events);
+  const TraceIndex index(p);
+  std::vector<TraceBox> boxes;
+  index.query_row(index.tracks()[0].rows[0], TraceViewport{0, 1000000, 100}, boxes);
+  ASSERT_EQ(boxes.size(), 50u + 1u + 47u);
+  uint64_t total = 0;
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    total += boxes[i].count;
+    if (i == 50) {
+      EXPECT_EQ(boxes[i].start_ps, 500000);
+      EXPECT_EQ(boxes[i].duration_ps, 29000);
+      EXPECT_NE(boxes[i].event, model::kNone);
+    } else {
+      EXPECT_EQ(boxes[i].count, 100u) << i;
+      EXPECT_EQ(boxes[i].duration_ps, 9910) << i;
+    }
+  }
+  EXPECT_EQ(total, 9701u);
+}
+
+TEST(TraceIndex, NestedAndOverlappingEventsGetRowsByLaneAndDepth) {
+  const model::Profile p = testing::trace_test_profile();
+  const TraceIndex index(p);
+  // main (3 depths), worker (depth 0 of lane 0, and lane 1), the stream.
+  ASSERT_EQ(index.tracks().size(), 3u);
+  EXPECT_EQ(index.tracks()[0].rows.size(), 3u);
+  ASSERT_EQ(index.tracks()[1].rows.size(), 2u);
+  EXPECT_EQ(index.tracks()[1].rows[1].lane, 1);
+  EXPECT_EQ(p.name(index.tracks()[1].rows[1].events[0]), "overlapping_b");
+}
+
+TEST(TraceSearch, FindsNamesIgnoringCaseInTimeOrder) {
+  const model::Profile p = testing::trace_test_profile();
+  const auto r = analysis::search_trace(p, "OVERLAPPING", 10);
+  ASSERT_EQ(r.total, 2u);
+  EXPECT_EQ(p.name(r.events[0]), "overlapping_a");
+  EXPECT_EQ(p.name(r.events[1]), "overlapping_b");
+  EXPECT_EQ(analysis::search_trace(p, "a", 1).events.size(), 1u);
+  EXPECT_EQ(p.name(analysis::search_trace(p, "a", 1).events[0]), "train");
+}
+
+}  // namespace
+}  // namespace mlprof
