@@ -84,6 +84,11 @@ function summary(data: KernelStatsData): HTMLElement {
 }
 
 const dims = (d: number[]) => d.join('×');
+// Templated kernels have names thousands of characters long: the cell shows their start, the
+// tooltip (and the filter) the whole name.
+const kShownNameLength = 60;
+const kernelName = (name: string) =>
+  name.length <= kShownNameLength ? name : h('span', { title: name }, `${name.slice(0, kShownNameLength)}…`);
 const yesNo = (v: boolean) => (v ? 'Yes' : 'No');
 
 function kernelTable(rows: KernelRow[]): HTMLElement {
@@ -102,7 +107,7 @@ function kernelTable(rows: KernelRow[]): HTMLElement {
     filterable: true,
     columns: [
       { key: 'rank', title: 'Rank', numeric: true, value: (r) => r.rank },
-      { key: 'kernel_name', title: 'Kernel', wrap: true, value: (r) => r.kernel_name },
+      { key: 'kernel_name', title: 'Kernel', wrap: true, value: (r) => r.kernel_name, render: (r) => kernelName(r.kernel_name) },
       { key: 'op_name', title: 'Op', wrap: true, value: (r) => r.op_name, render: (r) => r.op_name || '–' },
       { key: 'occurrences', title: 'Count', numeric: true, value: (r) => r.occurrences, render: (r) => formatCount(r.occurrences) },
       duration('total_duration_us', 'Total'),
@@ -122,22 +127,20 @@ function kernelTable(rows: KernelRow[]): HTMLElement {
         help: 'The op could use Tensor Cores: convolutions, matrix products, recurrent cells',
         value: (r) => yesNo(r.op_is_tensor_core_eligible),
       },
-      { key: 'grid', title: 'Grid', value: (r) => dims(r.grid) },
-      { key: 'block', title: 'Block', value: (r) => dims(r.block) },
+      {
+        key: 'launch',
+        title: 'Grid / block',
+        help: 'Blocks in the grid and threads in a block (x×y×z)',
+        value: (r) => `${dims(r.grid)} / ${dims(r.block)}`,
+      },
       { key: 'registers_per_thread', title: 'Registers', help: 'Per thread', numeric: true, value: (r) => r.registers_per_thread },
       {
-        key: 'static_shared_memory_bytes',
-        title: 'Static shared',
+        key: 'shared_memory',
+        title: 'Shared memory',
+        help: 'Static + dynamic, per block',
         numeric: true,
-        value: (r) => r.static_shared_memory_bytes,
-        render: (r) => formatBytes(r.static_shared_memory_bytes),
-      },
-      {
-        key: 'dynamic_shared_memory_bytes',
-        title: 'Dynamic shared',
-        numeric: true,
-        value: (r) => r.dynamic_shared_memory_bytes,
-        render: (r) => formatBytes(r.dynamic_shared_memory_bytes),
+        value: (r) => r.static_shared_memory_bytes + r.dynamic_shared_memory_bytes,
+        render: (r) => `${formatBytes(r.static_shared_memory_bytes)} + ${formatBytes(r.dynamic_shared_memory_bytes)}`,
       },
       {
         key: 'occupancy_pct',
