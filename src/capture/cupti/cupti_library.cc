@@ -44,6 +44,8 @@ const CuptiLibrary* load_cupti_from(const std::string& path, std::string* error)
 #undef MLPROF_CUPTI_RESOLVE
   lib->cuptiActivityRegisterTimestampCallback = reinterpret_cast<decltype(lib->cuptiActivityRegisterTimestampCallback)>(
       dlsym(handle, "cuptiActivityRegisterTimestampCallback"));
+  lib->cuptiActivityEnableAndDump =
+      reinterpret_cast<decltype(lib->cuptiActivityEnableAndDump)>(dlsym(handle, "cuptiActivityEnableAndDump"));
   if (!complete) {
     *error = path + " is not a usable CUPTI: it lacks " + missing;
     delete lib;

@@ -17,8 +17,10 @@ struct CuptiLibrary {
 #define MLPROF_CUPTI_MEMBER(name) decltype(&::name) name = nullptr;
   MLPROF_CUPTI_FUNCTIONS(MLPROF_CUPTI_MEMBER)
 #undef MLPROF_CUPTI_MEMBER
-  // Newer CUPTIs only (null otherwise): lets activity records use the session's clock.
+  // Newer CUPTIs only (null otherwise): lets activity records use the session's clock, and
+  // reports the devices a program initialised before the session started.
   decltype(&::cuptiActivityRegisterTimestampCallback) cuptiActivityRegisterTimestampCallback = nullptr;
+  decltype(&::cuptiActivityEnableAndDump) cuptiActivityEnableAndDump = nullptr;
 
   std::string path;  // the file it came from
 

@@ -262,7 +262,9 @@ class CuptiTracer final : public DeviceTracer {
     s.session.store(next_session_id(), std::memory_order_release);
     drain_thread_ = std::thread([this] { drain(); });
     for (const ActivityKind& k : kActivityKinds) {
-      const CUptiResult r = lib_->cuptiActivityEnable(k.kind);
+      // Device records come when CUDA initialises; a late start asks for those of now.
+      const bool dump = k.kind == CUPTI_ACTIVITY_KIND_DEVICE && lib_->cuptiActivityEnableAndDump != nullptr;
+      const CUptiResult r = dump ? lib_->cuptiActivityEnableAndDump(k.kind) : lib_->cuptiActivityEnable(k.kind);
       if (r == CUPTI_SUCCESS) {
         enabled_.push_back(k.kind);
       } else if (k.required) {
