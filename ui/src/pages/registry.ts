@@ -5,6 +5,7 @@ import type { ToolPage } from './tool_page';
 import { frameworkOpStatsPage } from './framework_op_stats_page';
 import { genericPage } from './generic_page';
 import { inputPipelinePage } from './input_pipeline_page';
+import { memoryProfilePage } from './memory_profile_page';
 import { kernelStatsPage } from './kernel_stats_page';
 import { overviewPage } from './overview_page';
 import { podViewerPage } from './pod_viewer_page';
@@ -15,6 +16,7 @@ const pages: Record<string, ToolPage> = {
   input_pipeline_analyzer: inputPipelinePage,
   framework_op_stats: frameworkOpStatsPage,
   tf_data_bottleneck_analysis: tfDataBottleneckPage,
+  memory_profile: memoryProfilePage,
   kernel_stats: kernelStatsPage,
   pod_viewer: podViewerPage,
 };
