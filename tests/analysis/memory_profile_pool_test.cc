@@ -87,6 +87,12 @@ TEST_F(PoolAllocatorRun, ProfileGivesThePoolsOwnPeakAndFragmentation) {
     alive += row.allocation_bytes;
   }
   EXPECT_EQ(alive, r.in_use);
+  // What the pool said about each block came through: op, region, data type and shape.
+  bool workspace = false;
+  for (const auto& row : rows)
+    workspace |= row.op.ends_with("/workspace") && row.region_type == "temp" && row.data_type == "half" &&
+                 row.shape.starts_with("[8,");
+  EXPECT_TRUE(workspace);
   // The timeline's points carry the pool's counters, whose fragmentation they must agree with.
   for (const auto& p : m.memory_ids[0].timeline)
     EXPECT_EQ(p.stack_bytes + p.heap_bytes + p.free_bytes, r.reserved);
