@@ -6,6 +6,7 @@
 #include "analysis/profile_diff.h"
 #include "cli/commands.h"
 #include "cli/report_text.h"
+#include "cli/progress_bar.h"
 #include "model/load_profile.h"
 
 namespace mlprof::cli {
@@ -28,7 +29,10 @@ struct Analysed {
 bool analyse(const std::string& path, const std::string& run, const std::string& host, Analysed* out,
              model::LoadError* error) {
   model::Profile profile;
-  if (!model::load_profile({path, run, host}, &profile, error)) return false;
+  {
+    ProgressBar bar("loading " + path);
+    if (!model::load_profile({path, run, host, [&](double f) { bar.update(f); }}, &profile, error)) return false;
+  }
   const auto steps = analysis::analyze_steps(profile);
   out->ops = analysis::compute_framework_op_stats(profile);
   out->overview = analysis::compute_overview_page(profile, steps, out->ops,

@@ -15,6 +15,7 @@
 #include "analysis/tf_data_bottleneck_analysis.h"
 #include "cli/commands.h"
 #include "cli/report_text.h"
+#include "cli/progress_bar.h"
 #include "model/load_profile.h"
 
 namespace mlprof::cli {
@@ -58,7 +59,11 @@ int run_report(const ReportOptions& o) {
   }
   model::Profile profile;
   model::LoadError error;
-  if (!model::load_profile({o.path, o.run, o.host}, &profile, &error)) return bad_input(error.path, error.problem);
+  {
+    ProgressBar bar("loading " + o.path);
+    if (!model::load_profile({o.path, o.run, o.host, [&](double f) { bar.update(f); }}, &profile, &error))
+      return bad_input(error.path, error.problem);
+  }
   if (o.format == "text") fmt::print("Run {}, {} host(s), {} events\n\n", profile.run, profile.hosts.size(), profile.num_events());
 
   if (o.tool == "overview_page") {

@@ -1,5 +1,9 @@
 #include "model/load_profile.h"
 
+#include <sys/stat.h>
+
+#include <vector>
+
 #include "format/profile_paths.h"
 #include "model/pytorch_importer.h"
 #include "model/xspace_importer.h"
@@ -19,13 +23,32 @@ bool load_profile(const LoadRequest& request, Profile* profile, LoadError* error
     return false;
   }
   profile->run = run->name;
-  bool any = false;
+  // Progress is by bytes over all the files this load reads.
+  std::vector<const format::HostFile*> files;
+  uint64_t total_bytes = 0;
   for (const format::HostFile& host : run->hosts) {
     if (!request.host.empty() && host.host != request.host) continue;
-    any = true;
+    files.push_back(&host);
+    struct stat st {};
+    if (::stat(host.path.c_str(), &st) == 0) total_bytes += uint64_t(st.st_size);
+  }
+  const bool any = !files.empty();
+  uint64_t done_bytes = 0;
+  for (const format::HostFile* file : files) {
+    const format::HostFile& host = *file;
+    struct stat st {};
+    const uint64_t file_bytes = ::stat(host.path.c_str(), &st) == 0 ? uint64_t(st.st_size) : 0;
+    LoadProgress file_progress;
+    if (request.progress && total_bytes > 0) {
+      file_progress = [&, file_bytes](double f) {
+        request.progress((double(done_bytes) + f * double(file_bytes)) / double(total_bytes));
+      };
+    }
     const bool imported = host.kind == format::ProfileFileKind::kPyTorchJson
                               ? import_pytorch_trace_file(host.path, host.host, profile, &problem)
-                              : import_xspace_file(host.path, host.host, profile, &problem);
+                              : import_xspace_file(host.path, host.host, profile, &problem, file_progress);
+    done_bytes += file_bytes;
+    if (request.progress && total_bytes > 0) request.progress(double(done_bytes) / double(total_bytes));
     if (!imported) {
       *error = {host.path, problem};
       return false;

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "model/load_progress.h"
 #include "model/profile.h"
 
 namespace mlprof::model {
@@ -12,6 +13,7 @@ struct LoadRequest {
   std::string path;  // logdir, run directory, .xplane.pb or trace .json(.gz)
   std::string run;   // run name; empty: the newest run
   std::string host;  // host name; empty: all hosts of the run
+  LoadProgress progress = {};  // optional: told the fraction of bytes read so far
 };
 
 struct LoadError {

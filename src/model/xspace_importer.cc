@@ -49,24 +49,42 @@ enum StatMetadataField : uint32_t { kStatMetaId = 1, kStatMetaName = 2 };
 enum MapEntryField : uint32_t { kMapKey = 1, kMapValue = 2 };
 
 // Drops the pages of a read-only mapping once they have been read (they stay in the page cache).
+// It sees how far each of the two passes has read, so it also reports progress.
 class PageReleaser {
  public:
   PageReleaser() = default;
-  PageReleaser(const uint8_t* base, size_t size) : base_(base), size_(size) {}
+  PageReleaser(const uint8_t* base, size_t size, const LoadProgress* progress)
+      : base_(base), size_(size), progress_(progress) {}
   void release_before(const uint8_t* p) {
     if (base_ == nullptr || p == nullptr || p < base_ || p > base_ + size_) return;
+    report(size_t(p - base_));
     const size_t page = size_t(::sysconf(_SC_PAGESIZE));
     const size_t upto = size_t(p - base_) / page * page;
     if (upto <= released_) return;
     ::madvise(const_cast<uint8_t*>(base_) + released_, upto - released_, MADV_DONTNEED);
     released_ = upto;
   }
-  void restart() { released_ = 0; }
+  void restart() {
+    released_ = 0;
+    ++pass_;
+  }
 
  private:
+  // Each pass is half the work; reports are throttled to steps of 1 %.
+  void report(size_t offset) {
+    if (progress_ == nullptr || !*progress_ || size_ == 0) return;
+    const double f = (double(pass_) + double(offset) / double(size_)) / 2.0;
+    if (f < reported_ + 0.01) return;
+    reported_ = f;
+    (*progress_)(f);
+  }
+
   const uint8_t* base_ = nullptr;
   size_t size_ = 0;
   size_t released_ = 0;
+  const LoadProgress* progress_ = nullptr;
+  int pass_ = 0;
+  double reported_ = 0;
 };
 
 // A stat as written. Its key (and a ref value) name a stat metadata id that may be declared
@@ -719,7 +737,7 @@ bool import_xspace_bytes(const void* data, size_t size, std::string_view host, P
 }
 
 bool import_xspace_file(const std::string& path, std::string_view host, Profile* profile,
-                        std::string* error) {
+                        std::string* error, const LoadProgress& progress) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     *error = std::strerror(errno);
@@ -755,7 +773,7 @@ bool import_xspace_file(const std::string& path, std::string_view host, Profile*
   }
   const size_t size = size_t(st.st_size);
   ::madvise(map, size, MADV_SEQUENTIAL);
-  PageReleaser pages(static_cast<const uint8_t*>(map), size);
+  PageReleaser pages(static_cast<const uint8_t*>(map), size, &progress);
   const bool ok = import_from(map, size, host, profile, &pages, error);
   ::munmap(map, size);
   return ok;

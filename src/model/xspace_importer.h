@@ -6,14 +6,16 @@
 #include <string>
 #include <string_view>
 
+#include "model/load_progress.h"
 #include "model/profile.h"
 
 namespace mlprof::model {
 
 // Appends the file as one more host of `profile`. On failure returns false, sets `error` to a
-// one-line reason (without the path) and leaves `profile` without that host.
+// one-line reason (without the path) and leaves `profile` without that host. `progress`, when
+// set, is told the fraction of the work done after each line of events.
 bool import_xspace_file(const std::string& path, std::string_view host, Profile* profile,
-                        std::string* error);
+                        std::string* error, const LoadProgress& progress = {});
 
 // The same for bytes already in memory (tests, network captures).
 bool import_xspace_bytes(const void* data, size_t size, std::string_view host, Profile* profile,

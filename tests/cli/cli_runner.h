@@ -32,7 +32,8 @@ inline std::string mlprof_binary() { return std::string(MLPROF_BINARY_DIR) + "/s
 inline CliResult run_mlprof(const std::string& args) {
   char dir_template[] = "/tmp/mlprof_cli_XXXXXX";
   const std::string dir = mkdtemp(dir_template);
-  const std::string cmd = mlprof_binary() + " " + args + " >" + dir + "/out 2>" + dir + "/err";
+  // A bound on every run: a command that never ends fails the test instead of hanging it.
+  const std::string cmd = "timeout 120 " + mlprof_binary() + " " + args + " >" + dir + "/out 2>" + dir + "/err";
   CliResult r;
   const int status = std::system(cmd.c_str());
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
