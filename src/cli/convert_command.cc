@@ -3,6 +3,8 @@
 //   xplane: XSpace for TensorBoard's Profile plugin. OUT ending in .xplane.pb is one file (the
 //           profile must have one host); any other OUT is a logdir, written as TensorBoard
 //           reads it: OUT/plugins/profile/<run>/<host>.xplane.pb plus its event file.
+//   chrome: Chrome's trace-event JSON; perfetto: Perfetto's protobuf trace. Both streamed to
+//           OUT, gzip-compressed when OUT ends in ".gz".
 #include <fmt/format.h>
 
 #include <array>
@@ -12,8 +14,11 @@
 #include <string>
 #include <string_view>
 
+#include "analysis/trace_export.h"
 #include "cli/commands.h"
+#include "format/chrome_trace_writer.h"
 #include "format/logdir.h"
+#include "format/perfetto_writer.h"
 #include "model/load_profile.h"
 #include "model/xspace_export.h"
 
@@ -57,19 +62,38 @@ int write_xplane(const model::Profile& profile, const ConvertOptions& o) {
   return kOk;
 }
 
-// The formats convert writes. chrome and perfetto are planned.
+// A timeline for chrome://tracing or Perfetto's UI.
+int write_timeline(const model::Profile& profile, const ConvertOptions& o) {
+  format::TraceOutputFile out(o.output);
+  if (!out.ok()) return bad_input(o.output, out.error());
+  std::string error;
+  bool written;
+  if (o.to == "chrome") {
+    format::ChromeTraceWriter writer(out);
+    written = analysis::write_trace(profile, writer, &error);
+  } else {
+    format::PerfettoWriter writer(out, profile.origin_ns);
+    written = analysis::write_trace(profile, writer, &error);
+  }
+  if (!written) return bad_input(o.output, error);
+  fmt::print("wrote {}\n", o.output);
+  return kOk;
+}
+
+// The formats convert writes.
 struct Converter {
   std::string_view name;
   int (*write)(const model::Profile&, const ConvertOptions&);
 };
-constexpr std::array<Converter, 1> kConverters = {{{"xplane", write_xplane}}};
+constexpr std::array<Converter, 3> kConverters = {
+    {{"xplane", write_xplane}, {"chrome", write_timeline}, {"perfetto", write_timeline}}};
 
 int run_convert(const ConvertOptions& o) {
   const Converter* converter = nullptr;
   for (const Converter& c : kConverters)
     if (c.name == o.to) converter = &c;
   if (converter == nullptr) {
-    std::fprintf(stderr, "mlprof: cannot convert to \"%s\" (formats: xplane)\n", o.to.c_str());
+    std::fprintf(stderr, "mlprof: cannot convert to \"%s\" (formats: xplane, chrome, perfetto)\n", o.to.c_str());
     return kUsageError;
   }
   model::Profile profile;
@@ -81,13 +105,14 @@ int run_convert(const ConvertOptions& o) {
 }  // namespace
 
 Command add_convert_command(CLI::App& app) {
-  auto* sub = app.add_subcommand("convert", "Write a profile in another format (xplane: for TensorBoard)");
+  auto* sub = app.add_subcommand("convert", "Write a profile in another format (xplane: for TensorBoard; chrome, perfetto: a timeline)");
   auto o = std::make_shared<ConvertOptions>();
   sub->add_option("IN", o->input, "a PyTorch trace .json(.gz), a folder of per-rank traces, a logdir, a run or an .xplane.pb")
       ->required();
-  sub->add_option("--to,-t", o->to, "the format to write: xplane")->required();
+  sub->add_option("--to,-t", o->to, "the format to write: xplane, chrome or perfetto")->required();
   sub->add_option("--output,-o", o->output,
-                  "xplane: an .xplane.pb file (one host), or a logdir to write <logdir>/plugins/profile/<run>/<host>.xplane.pb")
+                  "xplane: an .xplane.pb file (one host), or a logdir to write <logdir>/plugins/profile/<run>/<host>.xplane.pb; "
+                  "chrome, perfetto: a file (gzip when it ends in .gz)")
       ->required();
   sub->add_option("--run", o->run, "the run to convert (default: the newest)");
   sub->add_option("--host", o->host, "convert one host only (default: all hosts of the run)");

@@ -13,6 +13,7 @@
 #include "server/api.h"
 #include "server/capture_endpoint.h"
 #include "server/gzip_body.h"
+#include "server/trace_endpoint.h"
 #include "server/ui_assets.h"
 
 namespace mlprof::server {
@@ -108,12 +109,14 @@ void send(const httplib::Request& req, httplib::Response& res, const Reply& repl
 
 struct ProfileServer::Impl {
   Impl(const ServeOptions& options, std::unique_ptr<ToolBackend> backend)
-      : backend(std::move(backend)), api(RunCatalog(options.logdir), *this->backend) {}
+      : backend(std::move(backend)), api(RunCatalog(options.logdir), *this->backend),
+        trace_api(RunCatalog(options.logdir)) {}
 
   void add_routes(bool loopback_only);
 
   std::unique_ptr<ToolBackend> backend;
   Api api;
+  TraceApi trace_api;
   const std::vector<ServedAsset> assets = compress_assets();
   httplib::Server http;
   std::atomic<bool> stop_requested{false};
@@ -167,6 +170,7 @@ void ProfileServer::Impl::add_routes(bool loopback_only) {
     send(req, res, api.csv(query_params(req)));
   });
   add_capture_route(http, api.catalog().logdir());
+  add_trace_routes(http, trace_api);
   http.Get(R"(/api(/.*)?)", [](const httplib::Request& req, httplib::Response& res) {
     send(req, res, error_reply(404, "no API endpoint " + req.path));
   });
