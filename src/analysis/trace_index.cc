@@ -102,21 +102,20 @@ size_t TraceIndex::bytes_used() const {
 }
 
 // The first position in [from, to) whose event lasts at least min_duration, else `to`:
-// skips whole blocks whose longest event is shorter.
+// jumps past the largest block around the position whose longest event is shorter.
 size_t TraceIndex::first_wide(const TraceRow& row, size_t from, size_t to, int64_t min_duration) const {
   size_t k = from;
   while (k < to) {
-    bool skipped = false;
+    bool jumped = false;
     for (size_t level = row.max_duration.size(); level-- > 0;) {
       const size_t bits = kBlockBits * (level + 1);
-      const size_t size = size_t(1) << bits;
-      if ((k & (size - 1)) == 0 && k + size <= to && row.max_duration[level][k >> bits] < min_duration) {
-        k += size;
-        skipped = true;
+      if (row.max_duration[level][k >> bits] < min_duration) {
+        k = std::min(to, ((k >> bits) + 1) << bits);
+        jumped = true;
         break;
       }
     }
-    if (skipped) continue;
+    if (jumped) continue;
     if (profile_.duration_ps(row.events[k]) >= min_duration) return k;
     ++k;
   }
