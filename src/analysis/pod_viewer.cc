@@ -44,7 +44,7 @@ nlohmann::json categories_json(const std::array<int64_t, kNumCategories>& ps) {
 PodViewer compute_pod_viewer(const model::Profile& p, const StepAnalysis& sa) {
   PodViewer pod;
   pod.whole_profile = sa.whole_profile;
-  for (const model::Host& host : p.hosts) pod.workers.push_back({.host = std::string(p.strings.view(host.name))});
+  for (const model::Host& host : p.hosts) pod.workers.emplace_back().host = std::string(p.strings.view(host.name));
   if (!sa.whole_profile) {
     for (const StepBreakdown& s : sa.steps) {
       if (s.host >= pod.workers.size()) continue;

@@ -1,6 +1,7 @@
 // What a tensorflow.ProfileRequest asks for, read the way TensorFlow's server reads it:
 // options from `opts` unless an old client left them unset (version 0), the duration from
 // opts.duration_ms else the request's, the host from override_hostname else host_name.
+// max_events is not used: the session bounds its memory in bytes (max_buffer_bytes).
 #pragma once
 
 #include <cstdint>
