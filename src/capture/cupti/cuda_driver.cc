@@ -16,6 +16,7 @@ struct Driver {
   decltype(&::cuDeviceGetAttribute) attribute = nullptr;
   decltype(&::cuDeviceGetName) name = nullptr;
   decltype(&::cuDeviceTotalMem_v2) total_memory = nullptr;
+  decltype(&::cuGetErrorName) error_name = nullptr;
 };
 
 const Driver& driver() {
@@ -33,6 +34,7 @@ const Driver& driver() {
     d->attribute = reinterpret_cast<decltype(d->attribute)>(dlsym(d->handle, "cuDeviceGetAttribute"));
     d->name = reinterpret_cast<decltype(d->name)>(dlsym(d->handle, "cuDeviceGetName"));
     d->total_memory = reinterpret_cast<decltype(d->total_memory)>(dlsym(d->handle, "cuDeviceTotalMem_v2"));
+    d->error_name = reinterpret_cast<decltype(d->error_name)>(dlsym(d->handle, "cuGetErrorName"));
     return d;
   }();
   return *d;
@@ -44,6 +46,32 @@ bool cuda_driver_present(std::string* why_not) {
   const Driver& d = driver();
   if (d.handle == nullptr) *why_not = d.error;
   return d.handle != nullptr;
+}
+
+std::string driver_start_problem() {
+  const Driver& d = driver();
+  if (d.handle == nullptr) return d.error;
+  if (d.init == nullptr) return "libcuda.so.1 has no cuInit: it is not an NVIDIA driver";
+  const CUresult r = d.init(0);
+  if (r == CUDA_SUCCESS) return "";
+  const char* name = nullptr;
+  const std::string code = d.error_name != nullptr && d.error_name(r, &name) == CUDA_SUCCESS && name != nullptr
+                               ? std::string(name)
+                               : "CUresult " + std::to_string(int(r));
+  const std::string what = "the CUDA driver does not start (cuInit returned " + code + ")";
+  switch (r) {
+    case CUDA_ERROR_STUB_LIBRARY:
+      return what + ": the libcuda.so.1 found is the CUDA toolkit's stub, not a driver; install the NVIDIA driver "
+                    "and keep the toolkit's stubs folder off LD_LIBRARY_PATH";
+    case CUDA_ERROR_NO_DEVICE:
+      return what + ": no GPU is visible to this process; check nvidia-smi, CUDA_VISIBLE_DEVICES, or the "
+                    "container's GPU access";
+    case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
+    case CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE:
+      return what + ": the driver and the CUDA libraries do not match; update the NVIDIA driver";
+    default:
+      return what;
+  }
 }
 
 std::optional<DeviceProperties> device_properties_from_driver(uint32_t ordinal, NameTable* names) {

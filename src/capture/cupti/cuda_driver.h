@@ -16,6 +16,10 @@ namespace mlprof::capture::gpu {
 // has no NVIDIA driver.
 bool cuda_driver_present(std::string* why_not);
 
+// Why the driver cannot start (cuInit fails), with what to do: a sentence, or "" when it
+// starts. CUPTI reports a driver that cannot start only as an unknown error.
+std::string driver_start_problem();
+
 // The properties of device `ordinal` from the driver (name interned into `names`), or none
 // when the driver cannot tell.
 std::optional<DeviceProperties> device_properties_from_driver(uint32_t ordinal, NameTable* names);

@@ -357,6 +357,11 @@ class CuptiTracer final : public DeviceTracer {
   bool check(CUptiResult r, const char* call, std::string* why_not) {
     if (r == CUPTI_SUCCESS) return true;
     *why_not = explain_cupti_failure(call, r, lib_->result_name(r));
+    // CUPTI says no more when the driver itself cannot start: ask the driver why.
+    if (r == CUPTI_ERROR_UNKNOWN || r == CUPTI_ERROR_NOT_INITIALIZED) {
+      const std::string driver = driver_start_problem();
+      if (!driver.empty()) *why_not += "; " + driver;
+    }
     return false;
   }
 

@@ -398,7 +398,11 @@ class Builder {
       call.tid = os_thread(a->thread);
       call.start_ticks = ticks(a->start_ns);
       call.end_ticks = std::max(call.start_ticks, ticks(a->end_ns));
-      call.encoded_name = std::string(name) + "#correlation_id=" + std::to_string(a->correlation_id) + "#";
+      // Only a call that started device work links to it: the analysis counts such calls as
+      // launches and follows the id into the step.
+      call.encoded_name = std::string(name);
+      if (used_correlations_.contains(a->correlation_id))
+        call.encoded_name += "#correlation_id=" + std::to_string(a->correlation_id) + "#";
     }
     for (const OverheadActivity& o : log_.overheads) {
       if (!o.on_thread || int64_t(o.start_ns) < clock_.session_start_ns) continue;

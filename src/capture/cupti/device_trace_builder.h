@@ -8,9 +8,9 @@
 //     context_id and, when a framework op launched it, tf_op;
 //   - host synchronisations on the device's "Stream Synchronization" line (as PyTorch's
 //     importer files them);
-//   - the CUDA calls of each host thread, for its /host:CPU line, with the correlation_id
-//     of the work they started. A driver call made inside a runtime call is folded into it:
-//     the work it started links to the runtime call the program made.
+//   - the CUDA calls of each host thread, for its /host:CPU line; those that started device
+//     work carry its correlation_id. A driver call made inside a runtime call is folded into
+//     it: the work it started links to the runtime call the program made.
 #pragma once
 
 #include <cstdint>
