@@ -102,6 +102,13 @@ std::string kernel_stats_csv(const AnalyzedProfile& p, const ToolOptionValues&) 
   return to_csv(analysis::compute_kernel_stats(p.profile()));
 }
 
+// trace_viewer: the page reads the timeline from /api/trace (trace_endpoint.h); the tool's own
+// JSON only says where.
+std::string trace_viewer_json(const AnalyzedProfile& p, const ToolOptionValues&) {
+  return dump({{"api", "/api/trace"}, {"num_events", p.profile().num_events()}});
+}
+std::string trace_viewer_csv(const AnalyzedProfile&, const ToolOptionValues&) { return "api\n/api/trace\n"; }
+
 const ToolEntry kTools[] = {
     {"overview_page", "Overview", always, overview_json, overview_csv, {}},
     {"input_pipeline_analyzer", "Input pipeline", always, input_pipeline_json, input_pipeline_csv, {}},
@@ -110,6 +117,7 @@ const ToolEntry kTools[] = {
     {"kernel_stats", "Kernel stats", has_kernels, kernel_stats_json, kernel_stats_csv, {}},
     {"pod_viewer", "Pod viewer", has_several_hosts, pod_viewer_json, pod_viewer_csv, {}},
     {"memory_profile", "Memory profile", has_memory, memory_json, memory_csv, kMemoryOptions},
+    {"trace_viewer", "Trace viewer", always, trace_viewer_json, trace_viewer_csv, {}},
 };
 
 }  // namespace

@@ -10,6 +10,7 @@ import { kernelStatsPage } from './kernel_stats_page';
 import { overviewPage } from './overview_page';
 import { podViewerPage } from './pod_viewer_page';
 import { tfDataBottleneckPage } from './tf_data_bottleneck_page';
+import { traceViewerPage } from './trace_viewer_page';
 
 const pages: Record<string, ToolPage> = {
   overview_page: overviewPage,
@@ -19,6 +20,7 @@ const pages: Record<string, ToolPage> = {
   memory_profile: memoryProfilePage,
   kernel_stats: kernelStatsPage,
   pod_viewer: podViewerPage,
+  trace_viewer: traceViewerPage,
 };
 
 export function pageFor(tool: string): ToolPage {

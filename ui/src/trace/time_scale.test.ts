@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { clampRange, formatPs, panRange, timeTicks, zoomRange } from './time_scale';
+
+describe('time scale', () => {
+  it('zooms around the anchor and stays inside the trace', () => {
+    const r = zoomRange({ start: 0, end: 1000e6 }, 0.5, 0.5, 1000e6);
+    expect(r).toEqual({ start: 250e6, end: 750e6 });
+    expect(zoomRange(r, 4, 0.5, 1000e6)).toEqual({ start: 0, end: 1000e6 });
+  });
+
+  it('pans without leaving the trace', () => {
+    expect(panRange({ start: 0, end: 100 * 1e3 }, -5e3, 1e6)).toEqual({ start: 0, end: 100e3 });
+    expect(panRange({ start: 0, end: 100e3 }, 2e6, 1e6)).toEqual({ start: 900e3, end: 1e6 });
+    expect(clampRange({ start: 5, end: 5 }, 1e6).end - clampRange({ start: 5, end: 5 }, 1e6).start).toBe(1000);
+  });
+
+  it('ticks at round times', () => {
+    expect(timeTicks({ start: 0, end: 100e9 }, 5)).toEqual([0, 20e9, 40e9, 60e9, 80e9, 100e9]);
+    expect(formatPs(1.5e9)).toBe('1.5 ms');
+    expect(formatPs(2500)).toBe('2.5 ns');
+  });
+});

@@ -1,0 +1,52 @@
+// The trace viewer's arithmetic: the visible time range (zoom, pan, clamping to the trace),
+// ticks of the time axis, and how a duration in picoseconds reads.
+
+export interface TimeRange {
+  start: number; // ps since the trace's first event
+  end: number;
+}
+
+const MIN_SPAN_PS = 1000; // 1 ns
+
+export function clampRange(r: TimeRange, total: number): TimeRange {
+  const limit = Math.max(total, MIN_SPAN_PS);
+  let span = Math.min(Math.max(r.end - r.start, MIN_SPAN_PS), limit);
+  let start = Math.min(Math.max(r.start, 0), limit - span);
+  if (!Number.isFinite(start)) start = 0;
+  if (!Number.isFinite(span)) span = limit;
+  return { start, end: start + span };
+}
+
+// Zooms by `factor` (< 1 zooms in) keeping the time at `anchor` (0..1 of the width) in place.
+export function zoomRange(r: TimeRange, factor: number, anchor: number, total: number): TimeRange {
+  const span = r.end - r.start;
+  const at = r.start + span * anchor;
+  const next = span * factor;
+  return clampRange({ start: at - next * anchor, end: at - next * anchor + next }, total);
+}
+
+export function panRange(r: TimeRange, deltaPs: number, total: number): TimeRange {
+  return clampRange({ start: r.start + deltaPs, end: r.end + deltaPs }, total);
+}
+
+export function formatPs(ps: number): string {
+  const abs = Math.abs(ps);
+  const fmt = (v: number) => String(Number(v.toPrecision(4)));
+  if (abs >= 1e12) return `${fmt(ps / 1e12)} s`;
+  if (abs >= 1e9) return `${fmt(ps / 1e9)} ms`;
+  if (abs >= 1e6) return `${fmt(ps / 1e6)} µs`;
+  if (abs >= 1e3) return `${fmt(ps / 1e3)} ns`;
+  return `${fmt(ps)} ps`;
+}
+
+// Tick positions at 1, 2 or 5 times a power of ten, about `target` of them over the range.
+export function timeTicks(r: TimeRange, target: number): number[] {
+  const span = r.end - r.start;
+  if (!(span > 0) || target < 1) return [];
+  const raw = span / target;
+  const pow = Math.pow(10, Math.floor(Math.log10(raw)));
+  const step = [1, 2, 5, 10].map((m) => m * pow).find((s) => s >= raw) ?? 10 * pow;
+  const ticks: number[] = [];
+  for (let t = Math.ceil(r.start / step) * step; t <= r.end && ticks.length < 1000; t += step) ticks.push(t);
+  return ticks;
+}

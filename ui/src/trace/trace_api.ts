@@ -1,0 +1,108 @@
+// The trace viewer's endpoints (src/server/trace_endpoint.h): a viewport of the timeline, one
+// event's details, and search by name. Times are picoseconds since the trace's first event.
+
+// [start_ps, duration_ps, name_id, event]
+export type TraceEventBox = [number, number, number, number];
+// [start_ps, duration_ps, count]: a run of events narrower than a pixel.
+export type TraceMergedBox = [number, number, number];
+
+export interface TraceRow {
+  lane: number;
+  depth: number;
+  events: TraceEventBox[];
+  merged: TraceMergedBox[];
+}
+
+export interface TraceTrack {
+  line: number;
+  name: string;
+  rows: TraceRow[];
+}
+
+export interface TraceSection {
+  name: string;
+  kind: 'device' | 'host' | 'other';
+  tracks: TraceTrack[];
+}
+
+export interface TraceViewport {
+  begin_ps: number;
+  end_ps: number;
+  start_ps: number;
+  end_ps_view: number;
+  width_px: number;
+  names: Record<string, string>;
+  sections: TraceSection[];
+}
+
+export interface TraceEventRef {
+  event: number;
+  name: string;
+  plane: string;
+  line: string;
+  line_index: number;
+  start_ps: number;
+  duration_ps: number;
+}
+
+export interface TraceFlowLink extends TraceEventRef {
+  direction: 'in' | 'out';
+  kind: string;
+}
+
+export interface TraceEventDetails extends TraceEventRef {
+  display_name?: string;
+  host: string;
+  start_ms: number;
+  duration_ms: number;
+  parent?: TraceEventRef;
+  stats: { name: string; value: unknown }[];
+  step: { group_id: number; step_num: number; begin_ps: number; duration_ms: number } | null;
+  flows: TraceFlowLink[];
+}
+
+export interface TraceSearchHit {
+  event: number;
+  name: string;
+  line: number;
+  start_ps: number;
+  duration_ps: number;
+}
+
+export interface TraceSearchReply {
+  total: number;
+  events: TraceSearchHit[];
+}
+
+function query(path: string, params: Record<string, string | number>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== '') q.set(k, String(v));
+  return `${path}?${q.toString()}`;
+}
+
+async function get<T>(href: string, signal?: AbortSignal): Promise<T> {
+  const res = await fetch(href, { headers: { Accept: 'application/json' }, signal });
+  const body = (await res.json().catch(() => null)) as T & { error?: string };
+  if (!res.ok || body === null) throw new Error(body?.error ?? `${href}: HTTP ${res.status}`);
+  return body;
+}
+
+export function fetchViewport(
+  run: string,
+  host: string,
+  view: { start: number; end: number; width: number },
+  signal?: AbortSignal,
+): Promise<TraceViewport> {
+  const start = Math.max(0, Math.floor(view.start));
+  const end = Math.max(start + 1, Math.ceil(view.end));
+  const width = Math.min(20000, Math.max(1, Math.round(view.width)));
+  return get(query('/api/trace', { run, host, start_ps: start, end_ps: end, width_px: width }), signal);
+}
+
+export function fetchEventDetails(run: string, host: string, event: number): Promise<TraceEventDetails> {
+  return get(query('/api/trace/event', { run, host, event }));
+}
+
+export function fetchSearch(run: string, host: string, q: string, limit = 1000): Promise<TraceSearchReply> {
+  return get(query('/api/trace/search', { run, host, q, limit }));
+}
