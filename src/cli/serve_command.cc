@@ -59,7 +59,14 @@ class StopOnSignal {
 int serve(const ServeArgs& args) {
   std::error_code ec;
   if (!std::filesystem::exists(args.logdir, ec)) return bad_input(args.logdir, "no such directory");
-  if (!std::filesystem::is_directory(args.logdir, ec)) return bad_input(args.logdir, "not a directory (give the logdir)");
+  // A PyTorch trace is one file, not a logdir: it is served as a run of its own.
+  format::ProfileFileKind kind = format::ProfileFileKind::kXSpace;
+  const bool pytorch_trace =
+      std::filesystem::is_regular_file(args.logdir, ec) &&
+      format::profile_file_kind(std::filesystem::path(args.logdir).filename().string(), &kind) &&
+      kind == format::ProfileFileKind::kPyTorchJson;
+  if (!pytorch_trace && !std::filesystem::is_directory(args.logdir, ec))
+    return bad_input(args.logdir, "not a directory (give the logdir, or a PyTorch trace .json(.gz))");
 
   server::ServeOptions options{args.logdir, args.bind, args.port};
   server::ProfileServer server(options, server::make_analysis_backend());

@@ -52,8 +52,12 @@ class AnalysisBackend final : public ToolBackend {
     return profiles_.get(run.name + '\0' + host, files_version(run, host), [&] {
       model::Profile profile;
       model::LoadError error;
-      if (!model::load_profile({run.dir, "", host}, &profile, &error))
+      // The run's own files: a run made of one file (`mlprof serve trace.json.gz`) shares its
+      // directory with other files.
+      const std::string& path = run.hosts.size() == 1 ? run.hosts.front().path : run.dir;
+      if (!model::load_profile({path, "", host}, &profile, &error))
         throw std::runtime_error(error.path + ": " + error.problem);
+      profile.run = run.name;
       return std::make_shared<const AnalyzedProfile>(std::move(profile));
     });
   }

@@ -2,8 +2,13 @@
 // .xplane.pb back, same events per category), mlprof report / diff / info / convert on the
 // real traces, a folder of per-rank traces as one run, and one-line errors.
 #include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <regex>
 #include <filesystem>
 #include <fstream>
 
@@ -158,6 +163,70 @@ TEST(PyTorchConvert, AFolderOfRanksIsOneRun) {
   // A single file cannot hold two hosts.
   r = run_mlprof("convert " + dir.path() + " --to xplane -o " + (dir / "both.xplane.pb"));
   EXPECT_EQ(r.exit_code, 1);
+}
+
+// `mlprof serve PATH --port 0` in the background; the URL it prints, or empty.
+class Server {
+ public:
+  explicit Server(const std::string& path) {
+    int fds[2];
+    EXPECT_EQ(pipe(fds), 0);
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(fds[1], STDOUT_FILENO);
+      dup2(fds[1], STDERR_FILENO);
+      close(fds[0]);
+      const std::string bin = mlprof_binary();
+      execl(bin.c_str(), bin.c_str(), "serve", path.c_str(), "--port", "0", (char*)nullptr);
+      _exit(127);
+    }
+    close(fds[1]);
+    const std::regex url(R"(http://127\.0\.0\.1:(\d+)/)");
+    std::smatch m;
+    char buf[512];
+    for (ssize_t n; !std::regex_search(output_, m, url) && (n = read(fds[0], buf, sizeof buf)) > 0;)
+      output_.append(buf, size_t(n));
+    close(fds[0]);
+    if (!m.empty()) port_ = std::stoi(m[1].str());
+  }
+  ~Server() {
+    kill(pid_, SIGTERM);
+    waitpid(pid_, nullptr, 0);
+  }
+  // The body of GET `target`, or the output of the server when it does not answer.
+  std::string get(const std::string& target) {
+    if (port_ == 0) return "no server: " + output_;
+    httplib::Client client("127.0.0.1", port_);
+    auto r = client.Get(target);
+    return r ? r->body : "no answer";
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int port_ = 0;
+  std::string output_;
+};
+
+TEST(PyTorchConvert, ServeTakesOneTraceOrAFolderOfRanks) {
+  REQUIRE_TESTDATA();
+  {
+    Server server(kDir + "cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz");
+    const std::string runs = server.get("/api/runs");
+    EXPECT_NE(runs.find(R"("name":"cpu_only__rank-34.Jul_15_10_52_41.1074")"), std::string::npos) << runs;
+    const std::string overview =
+        server.get("/api/data?run=cpu_only__rank-34.Jul_15_10_52_41.1074&tool=overview_page");
+    EXPECT_NE(overview.find("\"verdict\""), std::string::npos) << overview;
+    EXPECT_NE(overview.find("rank34"), std::string::npos) << overview;
+  }
+  ScratchDir dir;
+  std::filesystem::copy_file(kDir + "trace_compare__base__base.json.gz", dir / "rank0.pt.trace.json.gz");
+  std::filesystem::copy_file(kDir + "trace_compare__test__test.json.gz", dir / "rank1.pt.trace.json.gz");
+  Server server(dir.path());
+  const std::string run = std::filesystem::path(dir.path()).filename().string();
+  const std::string runs = server.get("/api/runs");
+  EXPECT_NE(runs.find(R"("hosts":["rank0","rank1"])"), std::string::npos) << runs;
+  const std::string ops = server.get("/api/data?run=" + run + "&tool=framework_op_stats&host=rank1");
+  EXPECT_NE(ops.find("AddmmBackward0"), std::string::npos) << ops;
 }
 
 TEST(PyTorchConvert, BadTracesGiveOneLineNamingTheFile) {
