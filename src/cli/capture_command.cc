@@ -97,6 +97,7 @@ int run_capture(const CaptureArgs&) {
 Command add_capture_command(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "capture", "Capture a profile from running workers' profiler servers (sampling mode), all into one run");
+  sub->footer("Exit code 2 when a worker could not be captured; the other workers' profiles are kept.");
   auto a = std::make_shared<CaptureArgs>();
   sub->add_option("ADDRESSES", a->addresses,
                   "the workers' profiler servers: HOST:PORT[,HOST:PORT...] (a grpc:// prefix is fine)")
