@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all bootstrap configure build test demo pod-demo bench fuzz install clean asan tsan
+.PHONY: all bootstrap configure build test demo pod-demo bench install clean asan tsan
 
 all: build
 
@@ -31,6 +31,15 @@ pod-demo: build
 
 bench: build
 	@./scripts/bench.sh $(BUILD)
+
+# The whole suite under AddressSanitizer with UndefinedBehaviorSanitizer, and the capture tests
+# under ThreadSanitizer, each in a build folder of its own.
+asan: bootstrap
+	@$(MAKE) --no-print-directory test BUILD=build-asan CMAKE_FLAGS="-DMLPROF_SANITIZE=address -DMLPROF_BUILD_BENCH=OFF -DMLPROF_WITH_UI=OFF"
+
+tsan: bootstrap
+	@$(MAKE) --no-print-directory build BUILD=build-tsan CMAKE_FLAGS="-DMLPROF_SANITIZE=thread -DMLPROF_BUILD_BENCH=OFF -DMLPROF_WITH_UI=OFF -DMLPROF_WITH_TORCH=OFF"
+	@ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -L '^capture_'
 
 install: build
 	@cmake --install $(BUILD)
