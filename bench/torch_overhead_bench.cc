@@ -1,0 +1,217 @@
+// What tracing costs a LibTorch program (DESIGN.md §6): per op, on a loop of tiny in-place
+// ops where that cost dominates, and on the demo model's training step. One binary, one run;
+// the modes take turns in every round so that drift in machine speed cancels, and each
+// figure is the median over rounds of a mode's cost against the baseline's in the same
+// round. Times are the process's CPU time (LibTorch runs on one
+// thread here; the profilers' own threads count too), so that other load on the machine
+// does not blur them; the wall time of the baseline is printed beside.
+//
+//   no profiling                      the baseline
+//   callback mechanism alone          an empty RecordFunction callback: LibTorch's own floor
+//   mlprof level 2                    ops with sequence numbers
+//   mlprof level 3                    also input shapes and memory events
+//   LibTorch legacy profiler          torch::autograd::profiler::enableProfilerLegacy (CPU)
+//   ... with shapes and memory        report_input_shapes and profile_memory on
+//
+// Targets: mlprof level 2 <= 0.35x the legacy profiler's added cost per op, level 3 <= 0.35x
+// the legacy profiler with shapes and memory, and <= 3 % on the demo's step time.
+#include <torch/csrc/autograd/profiler_legacy.h>
+#include <torch/torch.h>
+
+#include <malloc.h>
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "mlprof/mlprof.h"
+#include "mlprof/torch.h"
+#include "torch_autoencoder/autoencoder.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using torch::autograd::profiler::ProfilerConfig;
+using torch::autograd::profiler::ProfilerState;
+
+enum Mode { kNone, kCallbackOnly, kMlprof2, kMlprof3, kLegacy, kLegacyFull, kNumModes };
+const char* const kModeNames[kNumModes] = {
+    "no profiling", "callback mechanism alone", "mlprof level 2", "mlprof level 3 (shapes, memory)",
+    "LibTorch legacy profiler", "LibTorch legacy profiler with shapes and memory"};
+
+double process_cpu_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) * 1e9 + double(ts.tv_nsec);
+}
+
+std::unique_ptr<at::ObserverContext> empty_start(const at::RecordFunction&) { return nullptr; }
+void empty_end(const at::RecordFunction&, at::ObserverContext*) {}
+
+// Runs `work` under one mode; returns its wall time in ns (setup and writing excluded).
+class ModeRunner {
+ public:
+  ModeRunner() : logdir_((fs::temp_directory_path() / ("mlprof_torch_bench_" + std::to_string(getpid()))).string()) {
+    empty_callback_ = at::addGlobalCallback(at::RecordFunctionCallback(empty_start, empty_end));
+    at::disableCallback(empty_callback_);
+  }
+  ~ModeRunner() { fs::remove_all(logdir_); }
+
+  // CPU ns, and wall ns in *wall. `work` runs once untimed first: steady state is timed.
+  double run(Mode mode, const std::function<void()>& work, double* wall) {
+    begin(mode);
+    work();
+    const auto w0 = std::chrono::steady_clock::now();
+    const double c0 = process_cpu_ns();
+    work();
+    const double c1 = process_cpu_ns();
+    *wall = double(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - w0).count());
+    end(mode);
+    return c1 - c0;
+  }
+
+ private:
+  void begin(Mode mode) {
+    switch (mode) {
+      case kCallbackOnly: at::reenableCallback(empty_callback_); break;
+      case kMlprof2:
+      case kMlprof3: {
+        mlprof::ProfilerOptions o;
+        o.host_tracer_level = mode == kMlprof2 ? 2 : 3;
+        o.max_buffer_bytes = uint64_t{1} << 30;
+        if (!mlprof::start(logdir_, o).ok()) std::abort();
+        // The session's thread commits the first 16 MiB of capture buffer at once: a cost
+        // per session, not per op, so it stays out of the timed window.
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        break;
+      }
+      case kLegacy: torch::autograd::profiler::enableProfilerLegacy(ProfilerConfig(ProfilerState::CPU)); break;
+      case kLegacyFull:
+        torch::autograd::profiler::enableProfilerLegacy(ProfilerConfig(ProfilerState::CPU, true, true));
+        break;
+      default: break;
+    }
+  }
+  void end(Mode mode) {
+    switch (mode) {
+      case kCallbackOnly: at::disableCallback(empty_callback_); break;
+      case kMlprof2:
+      case kMlprof3: {
+        const mlprof::RunInfo run = mlprof::stop();
+        if (!run.status.ok() || run.dropped > 0) {
+          std::fprintf(stderr, "torch_overhead_bench: %s (%llu dropped)\n", run.status.message().c_str(),
+                       (unsigned long long)run.dropped);
+        }
+        fs::remove_all(logdir_);
+        break;
+      }
+      case kLegacy:
+      case kLegacyFull: torch::autograd::profiler::disableProfilerLegacy(); break;
+      default: break;
+    }
+  }
+
+  std::string logdir_;
+  at::CallbackHandle empty_callback_;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+struct Costs {
+  double base_cpu = 0, base_wall = 0;  // medians of the baseline, ns
+  double added[kNumModes] = {};        // per mode: median over rounds of (mode - baseline), ns
+};
+
+// The modes take turns in each round, in an order that rotates from round to round.
+Costs measure(ModeRunner& runner, int rounds, const std::function<void()>& work) {
+  std::vector<std::vector<double>> cpu(kNumModes, std::vector<double>(size_t(rounds)));
+  std::vector<double> walls;
+  for (int r = 0; r < rounds; ++r)
+    for (int k = 0; k < kNumModes; ++k) {
+      const Mode mode = Mode((k + r) % kNumModes);
+      double wall = 0;
+      cpu[mode][size_t(r)] = runner.run(mode, work, &wall);
+      if (mode == kNone) walls.push_back(wall);
+    }
+  Costs c;
+  c.base_cpu = median(cpu[kNone]);
+  c.base_wall = median(walls);
+  for (int m = 0; m < kNumModes; ++m) {
+    std::vector<double> added;
+    for (int r = 0; r < rounds; ++r) added.push_back(cpu[m][size_t(r)] - cpu[kNone][size_t(r)]);
+    c.added[m] = median(added);
+  }
+  return c;
+}
+
+void tiny_ops(ModeRunner& runner, int rounds) {
+  constexpr int kOps = 100000;
+  torch::Tensor a = torch::zeros({1}), b = torch::ones({1});
+  auto work = [&] {
+    for (int i = 0; i < kOps; ++i) a.add_(b);  // one ATen op (aten::add_), no allocation
+  };
+  const Costs c = measure(runner, rounds, work);
+  auto per_op = [&](Mode m) { return c.added[m] / kOps; };
+  std::printf("tiny ops: %s %.1f ns per op (CPU; wall %.1f ns)\n", kModeNames[kNone], c.base_cpu / kOps, c.base_wall / kOps);
+  for (Mode m : {kCallbackOnly, kLegacy, kLegacyFull}) std::printf("tiny ops: %s +%.0f ns per op\n", kModeNames[m], per_op(m));
+  std::printf("tiny ops: %s +%.0f ns per op = %.2fx the legacy profiler's (target <= 0.35x)\n", kModeNames[kMlprof2],
+              per_op(kMlprof2), per_op(kMlprof2) / per_op(kLegacy));
+  std::printf("tiny ops: %s +%.0f ns per op = %.2fx the legacy profiler's with shapes and memory (target <= 0.35x)\n",
+              kModeNames[kMlprof3], per_op(kMlprof3), per_op(kMlprof3) / per_op(kLegacyFull));
+  std::printf("tiny ops: mlprof's own work above the callback mechanism: level 2 +%.0f ns, level 3 +%.0f ns per op\n",
+              per_op(kMlprof2) - per_op(kCallbackOnly), per_op(kMlprof3) - per_op(kCallbackOnly));
+}
+
+void demo_steps(ModeRunner& runner, AutoencoderFilters filters, const char* label, int64_t batch, int steps_per_round,
+                int rounds) {
+  torch::manual_seed(1);
+  Autoencoder model(filters);
+  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(1e-3));
+  const torch::Tensor images = torch::rand({batch, 1, 28, 28});
+  auto work = [&] {
+    for (int s = 0; s < steps_per_round; ++s) {
+      optimizer.zero_grad();
+      torch::Tensor loss = torch::binary_cross_entropy(model->forward(images), images);
+      loss.backward();
+      optimizer.step();
+    }
+  };
+  const Costs c = measure(runner, rounds, work);
+  std::printf("demo step (%s, batch %lld): %s %.2f ms per step (CPU; wall %.2f ms)\n", label, (long long)batch,
+              kModeNames[kNone], c.base_cpu / steps_per_round / 1e6, c.base_wall / steps_per_round / 1e6);
+  for (Mode m : {kMlprof2, kMlprof3, kLegacy, kLegacyFull}) {
+    const double pct = 100 * c.added[m] / c.base_cpu;
+    std::printf("demo step (%s, batch %lld): %s %+.2f%%%s\n", label, (long long)batch, kModeNames[m], pct,
+                m == kMlprof2 || m == kMlprof3 ? " of the step time (target <= 3%)" : " of the step time");
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // --quick: fewer rounds (a smoke run).
+  const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+  torch::set_num_threads(1);  // LibTorch on this thread only: its CPU time is the step's
+  ModeRunner runner;
+  tiny_ops(runner, quick ? 3 : 15);
+  // The tiny ops allocate nothing: what memory costs there is the profilers' own. The demo
+  // steps allocate large tensors, and glibc moves its mmap threshold as large blocks come and
+  // go, so a mode that allocates differently (an export, the legacy profiler's event lists)
+  // would change the page faults of the steps after it. Fixed thresholds keep the steps'
+  // memory behaviour the same in every mode.
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  demo_steps(runner, kLargeFilters, "the demo model, filters 512/128", 4, 2, quick ? 3 : 11);
+  demo_steps(runner, kSmallFilters, "the article's fix, filters 16/8", 16, 25, quick ? 3 : 15);
+  return 0;
+}
