@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -28,6 +29,11 @@ std::string CuptiLibrary::result_name(CUptiResult result) const {
 }
 
 const CuptiLibrary* load_cupti_from(const std::string& path, std::string* error) {
+  // One per file for the process: CUDA may call into a loaded CUPTI until exit.
+  static std::mutex mu;
+  static auto* loaded = new std::map<std::string, const CuptiLibrary*>;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = loaded->find(path); it != loaded->end()) return it->second;
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     *error = "cannot load CUPTI (" + dl_error() + ")";
@@ -62,21 +68,18 @@ const CuptiLibrary* load_cupti_from(const std::string& path, std::string* error)
     delete lib;
     return nullptr;  // the library stays loaded: it may not be safe to unload
   }
+  loaded->emplace(path, lib);
   return lib;
 }
 
 const CuptiLibrary* load_cupti(std::string* error) {
   static std::mutex mu;
-  static const CuptiLibrary* loaded = nullptr;
+  static const CuptiLibrary* loaded = nullptr;  // from the usual places
   std::lock_guard<std::mutex> lock(mu);
   if (const char* chosen = std::getenv(kCuptiLibraryVariable); chosen != nullptr && *chosen != '\0') {
-    if (loaded != nullptr && loaded->path == chosen) return loaded;
     const CuptiLibrary* lib = load_cupti_from(chosen, error);
-    if (lib == nullptr) {
-      *error += " (from " + std::string(kCuptiLibraryVariable) + "=" + chosen + "); " + kFix;
-      return nullptr;
-    }
-    return loaded = lib;
+    if (lib == nullptr) *error += " (from " + std::string(kCuptiLibraryVariable) + "=" + chosen + "); " + kFix;
+    return lib;
   }
   if (loaded != nullptr) return loaded;
   std::vector<std::string> candidates = {"libcupti.so." + std::to_string(CUDA_VERSION / 1000), "libcupti.so"};

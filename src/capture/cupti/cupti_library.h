@@ -37,7 +37,7 @@ inline constexpr const char* kCuptiLibraryVariable = "MLPROF_CUPTI_LIBRARY";
 // cannot, or when that CUPTI is older than the headers mlprof was built with.
 const CuptiLibrary* load_cupti(std::string* error);
 
-// Loads the CUPTI at `path` (not cached): for tests and load_cupti().
+// Loads the CUPTI at `path`, once per path and process.
 const CuptiLibrary* load_cupti_from(const std::string& path, std::string* error);
 
 }  // namespace mlprof::capture::gpu
