@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "analysis/csv.h"
+#include "analysis/self_time.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -64,6 +65,32 @@ void recommend(OverviewPage& page, const TfDataBottleneckAnalysis& tf_data) {
                             compute));
 }
 
+// A host with no device computes on the host: there an op whose inputs include a half or
+// bfloat16 tensor counts as 16-bit compute, and an op with other inputs as 32-bit. Inputs come
+// from the op's `shape` stat (TensorFlow's verbose form, which mlprof's LibTorch integration
+// writes at host_tracer_level 3); ops without it are left out.
+void add_host_op_precision(const model::Profile& p, const StepAnalysis& sa, int64_t* bits16, int64_t* bits32) {
+  const model::StringId shape = p.strings.find("shape");
+  if (shape == model::kNoString) return;
+  std::vector<uint8_t> selected(sa.grouping.steps.size(), 0);
+  for (const StepBreakdown& s : sa.steps)
+    if (s.group < selected.size()) selected[s.group] = 1;
+  auto in_steps = [&](model::EventIndex e) {
+    const int32_t g = sa.grouping.group_of[e];
+    return sa.whole_profile || (g >= 0 && selected[size_t(g)]);
+  };
+  auto has_shape = [&](model::EventIndex e) { return p.stat(e, shape).has_value(); };
+  for (const auto& line : p.lines) {
+    if (p.planes[line.plane].kind != model::PlaneKind::kHostThreads) continue;
+    for_each_op_self_time(p, line, has_shape, [&](model::EventIndex e, int64_t self) {
+      if (!in_steps(e)) return;
+      const std::string_view inputs = p.string_of(*p.stat(e, shape));
+      const bool bits16_input = inputs.find("half[") != std::string_view::npos || inputs.find("bfloat16[") != std::string_view::npos;
+      *(bits16_input ? bits16 : bits32) += self;
+    });
+  }
+}
+
 }  // namespace
 
 OverviewPage compute_overview_page(const model::Profile& p, const StepAnalysis& sa, const FrameworkOpStats& ops,
@@ -95,6 +122,7 @@ OverviewPage compute_overview_page(const model::Profile& p, const StepAnalysis& 
     page.category_ms[c] = series_stats(per_category[c]);
     page.breakdown_pct[c] = page.step_time_ms.avg > 0 ? 100 * page.category_ms[c].avg / page.step_time_ms.avg : 0;
   }
+  if (bits16 + bits32 == 0) add_host_op_precision(p, sa, &bits16, &bits32);
   if (bits16 + bits32 > 0) {
     page.bits16_pct = 100.0 * double(bits16) / double(bits16 + bits32);
     page.bits32_pct = 100.0 - page.bits16_pct;

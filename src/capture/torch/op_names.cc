@@ -94,6 +94,7 @@ __attribute__((noinline)) const OpName* intern_slow(const char* name, CacheSlot*
 }  // namespace
 
 const OpName* intern_op_name(const char* name) noexcept {
+  if (__builtin_expect(name == nullptr, 0)) name = "(unnamed)";
   ThreadCache* cache = t_cache;
   if (__builtin_expect(cache == nullptr, 0) && (cache = new_cache()) == nullptr) return intern_slow(name, nullptr);
   const size_t index = size_t((reinterpret_cast<uintptr_t>(name) >> 3) * 0x9e3779b97f4a7c15ull >> 55) & (kCacheSlots - 1);
