@@ -1,5 +1,7 @@
 #include "analysis/memory_profile.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -35,31 +37,46 @@ MemoryTimelinePoint point_of(const AllocatorEvent& e) {
   return p;
 }
 
+// Deallocations of blocks the profile never saw allocated (or saw freed already).
+struct UnmatchedFrees {
+  uint64_t count = 0;
+  int64_t bytes = 0;
+  size_t first = 0;  // event index of the first one
+};
+
 // The blocks alive just after event `peak`, as (index of their allocation event). Blocks
 // freed later that the profile never saw allocated were alive too, allocated before it
-// began: their count and bytes go to `before_count` and `before_bytes`.
+// began: their count and bytes go to `before_count` and `before_bytes`. Every free with no
+// live allocation at its address is counted in `unmatched`.
 std::vector<size_t> alive_at(const std::vector<AllocatorEvent>& events, size_t peak, uint64_t* before_count,
-                             int64_t* before_bytes) {
+                             int64_t* before_bytes, UnmatchedFrees* unmatched) {
   std::unordered_map<uint64_t, size_t> live;  // address -> allocation event
   std::unordered_set<uint64_t> seen;          // every address up to the peak
+  auto free_block = [&](const AllocatorEvent& e, size_t i) {
+    if (live.erase(e.address) != 0) return;
+    if (unmatched->count++ == 0) unmatched->first = i;
+    unmatched->bytes += e.allocation_bytes;
+  };
   for (size_t i = 0; i <= peak; ++i) {
     const AllocatorEvent& e = events[i];
     seen.insert(e.address);
     if (e.allocation) live[e.address] = i;
-    else live.erase(e.address);
+    else free_block(e, i);
   }
+  std::vector<size_t> out;
+  out.reserve(live.size());
+  for (const auto& [address, index] : live) out.push_back(index);
+  std::sort(out.begin(), out.end());
   for (size_t i = peak + 1; i < events.size(); ++i) {
     const AllocatorEvent& e = events[i];
+    if (e.allocation) live[e.address] = i;
+    else free_block(e, i);
     if (!seen.insert(e.address).second) continue;
     if (!e.allocation) {
       ++*before_count;
       *before_bytes += e.allocation_bytes;
     }
   }
-  std::vector<size_t> out;
-  out.reserve(live.size());
-  for (const auto& [address, index] : live) out.push_back(index);
-  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -87,10 +104,10 @@ void sort_and_filter(std::vector<MemoryBreakdownRow>& rows, const MemoryProfileO
 }
 
 std::vector<MemoryBreakdownRow> breakdown_at(const std::vector<AllocatorEvent>& events, size_t peak,
-                                             MemorySummary* summary) {
+                                             MemorySummary* summary, UnmatchedFrees* unmatched) {
   uint64_t before_count = 0;
   int64_t before_bytes = 0;
-  const std::vector<size_t> alive = alive_at(events, peak, &before_count, &before_bytes);
+  const std::vector<size_t> alive = alive_at(events, peak, &before_count, &before_bytes, unmatched);
   summary->live_allocations = alive.size();
   using Key = std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>;
   std::map<Key, MemoryBreakdownRow> by_key;
@@ -124,7 +141,7 @@ std::vector<MemoryBreakdownRow> breakdown_at(const std::vector<AllocatorEvent>& 
   return rows;
 }
 
-MemoryIdProfile analyze(const AllocatorEvents& a, const MemoryProfileOptions& o) {
+MemoryIdProfile analyze(const AllocatorEvents& a, const MemoryProfileOptions& o, std::vector<std::string>* warnings) {
   MemoryIdProfile out;
   MemorySummary& s = out.summary;
   s.memory_id = a.memory_id;
@@ -150,7 +167,16 @@ MemoryIdProfile analyze(const AllocatorEvents& a, const MemoryProfileOptions& o)
   s.capacity_bytes = at_peak.stack_bytes + at_peak.heap_bytes + at_peak.free_bytes;
 
   for (size_t i : select_timeline_points(in_use, o.max_timeline_points)) out.timeline.push_back(point_of(events[i]));
-  out.breakdown = breakdown_at(events, peak, &s);
+  UnmatchedFrees unmatched;
+  out.breakdown = breakdown_at(events, peak, &s, &unmatched);
+  if (unmatched.count > 0) {
+    const AllocatorEvent& first = events[unmatched.first];
+    warnings->push_back(fmt::format(
+        "{}: {} deallocation{} ({} bytes) had no matching allocation in the profile (blocks allocated before it "
+        "began, or allocation events lost); the first at {:.3f} ms, address {:#x}.",
+        a.memory_id, unmatched.count, unmatched.count == 1 ? "" : "s", unmatched.bytes, ms(first.time_ps),
+        first.address));
+  }
   sort_and_filter(out.breakdown, o);
   return out;
 }
@@ -165,7 +191,7 @@ MemoryProfile compute_memory_profile(const model::Profile& profile, const Memory
   MemoryProfile out;
   for (const AllocatorEvents& a : read_memory_events(profile)) {
     if (!options.memory_id.empty() && a.memory_id != options.memory_id) continue;
-    out.memory_ids.push_back(analyze(a, options));
+    out.memory_ids.push_back(analyze(a, options, &out.warnings));
   }
   // The memory closest to running out first: the largest peak.
   std::stable_sort(out.memory_ids.begin(), out.memory_ids.end(), [](const MemoryIdProfile& a, const MemoryIdProfile& b) {
@@ -233,7 +259,7 @@ nlohmann::json to_json(const MemoryProfile& m) {
         {"breakdown", breakdown},
     });
   }
-  return {{"memory_ids", ids}};
+  return {{"memory_ids", ids}, {"warnings", m.warnings}};
 }
 
 std::string to_csv(const MemoryProfile& m) {

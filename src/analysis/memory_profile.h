@@ -69,6 +69,9 @@ struct MemoryIdProfile {
 
 struct MemoryProfile {
   std::vector<MemoryIdProfile> memory_ids;  // the largest peak first
+  // What the input got wrong, one sentence each: e.g. deallocations with no matching
+  // allocation (blocks allocated before the profile began, or allocation events lost).
+  std::vector<std::string> warnings;
 };
 
 inline constexpr const char* kAllocatedBeforeProfile = "(allocated before the profile)";

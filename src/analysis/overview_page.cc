@@ -2,9 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include "analysis/csv.h"
+#include "analysis/memory_profile.h"
+#include "analysis/memory_profile_events.h"
 #include "analysis/self_time.h"
 
 namespace mlprof::analysis {
@@ -91,6 +95,41 @@ void add_host_op_precision(const model::Profile& p, const StepAnalysis& sa, int6
   }
 }
 
+// "14.1 GiB", "512.0 MiB": the unit of `unit_of`, so that two numbers read alike.
+std::string gib_or_mib(int64_t bytes, int64_t unit_of) {
+  if (unit_of >= (int64_t(1) << 30)) return fmt::format("{:.1f}", double(bytes) / double(int64_t(1) << 30));
+  return fmt::format("{:.1f}", double(bytes) / double(int64_t(1) << 20));
+}
+
+// A memory whose peak comes within 10 % of its capacity is close to running out (§5.5): say
+// where it peaked and what to free first, naming the op with the most bytes alive there.
+void recommend_memory(OverviewPage& page, const model::Profile& p) {
+  if (!has_memory_events(p)) return;
+  MemoryProfileOptions options;
+  options.max_timeline_points = 2;
+  for (const MemoryIdProfile& id : compute_memory_profile(p, options).memory_ids) {
+    const MemorySummary& s = id.summary;
+    if (s.capacity_bytes <= 0) continue;
+    const double pct = 100.0 * double(s.peak_heap_bytes) / double(s.capacity_bytes);
+    if (pct <= 90) continue;
+    std::map<std::string_view, int64_t> bytes_by_op;
+    for (const MemoryBreakdownRow& r : id.breakdown)
+      if (!r.op.empty() && r.op != kAllocatedBeforeProfile) bytes_by_op[r.op] += r.allocation_bytes;
+    const auto top = std::max_element(bytes_by_op.begin(), bytes_by_op.end(),
+                                      [](const auto& a, const auto& b) { return a.second < b.second; });
+    const char* unit = s.capacity_bytes >= (int64_t(1) << 30) ? "GiB" : "MiB";
+    std::string sentence = fmt::format(
+        "Memory peaks at {:.0f}% of {}'s capacity ({} of {} {}) at {}: to avoid running out, use a smaller batch, "
+        "mixed precision (16-bit activations take half the memory), or free the largest buffers alive at the peak",
+        pct, s.memory_id, gib_or_mib(s.peak_heap_bytes, s.capacity_bytes), gib_or_mib(s.capacity_bytes, s.capacity_bytes),
+        unit, s.peak_step >= 0 ? fmt::format("step {}", s.peak_step) : fmt::format("{:.3f} ms", ms(s.peak_time_ps)));
+    if (top != bytes_by_op.end())
+      sentence += fmt::format(" (the most, {} {}, were allocated by {})", gib_or_mib(top->second, s.capacity_bytes),
+                              unit, top->first);
+    page.recommendations.push_back(sentence + "; see memory_profile.");
+  }
+}
+
 }  // namespace
 
 OverviewPage compute_overview_page(const model::Profile& p, const StepAnalysis& sa, const FrameworkOpStats& ops,
@@ -140,6 +179,7 @@ OverviewPage compute_overview_page(const model::Profile& p, const StepAnalysis& 
     page.top_ops.push_back({r.name, r.type, r.on_device, r.occurrences, r.self_ps, r.self_pct, r.cumulative_self_pct});
   }
   recommend(page, tf_data);
+  recommend_memory(page, p);
   return page;
 }
 

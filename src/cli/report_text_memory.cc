@@ -47,6 +47,7 @@ std::string render_text(const MemoryProfile& m, size_t max_rows) {
            "  writes them with profile_memory=True.\n";
     return out;
   }
+  for (const std::string& w : m.warnings) out += "  Warning: " + w + "\n";
   for (const MemoryIdProfile& id : m.memory_ids) {
     out += "\n" + render_summary(id.summary, id.timeline.size());
     out += fmt::format("\n  Alive at the peak ({} allocations):\n", id.summary.live_allocations);
