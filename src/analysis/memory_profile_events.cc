@@ -37,8 +37,24 @@ struct RawEvent {
 
 class MemoryEventReader {
  public:
-  explicit MemoryEventReader(const Profile& p) : p_(p) {
-    for (size_t f = 0; f < kNumFields; ++f) key_of_field_[f] = p.strings.find(kFieldStats[f]);
+  explicit MemoryEventReader(const Profile& p) : p_(p), field_of_key_(p.strings.size(), kNumFields) {
+    for (size_t f = 0; f < kNumFields; ++f) {
+      key_of_field_[f] = p.strings.find(kFieldStats[f]);
+      if (key_of_field_[f] < field_of_key_.size()) field_of_key_[key_of_field_[f]] = uint8_t(f);
+    }
+  }
+
+  // Only the allocator's name (the first pass groups events by it).
+  std::string_view allocator(model::EventIndex e) const {
+    const StringId key = key_of_field_[kAllocator];
+    if (key == model::kNoString) return {};
+    const model::StatRange own = p_.event_stat_range(e);
+    for (uint32_t i = own.first; i < own.first + own.count; ++i)
+      if (p_.event_stats.key(i) == key) return p_.string_of(p_.event_stats.value(i));
+    const model::StatRange named = p_.names[p_.events.name[e]].stats;
+    for (uint32_t i = named.first; i < named.first + named.count; ++i)
+      if (p_.metadata_stats.key(i) == key) return p_.string_of(p_.metadata_stats.value(i));
+    return {};
   }
 
   RawEvent read(model::EventIndex e) const {
@@ -59,19 +75,17 @@ class MemoryEventReader {
   void take(RawEvent& raw, const model::StatTable& table, uint32_t first, uint32_t count) const {
     for (uint32_t i = first; i < first + count; ++i) {
       const StringId key = table.key(i);
-      for (uint32_t f = 0; f < kNumFields; ++f) {
-        if (key_of_field_[f] != key) continue;
-        if (!raw.has(Field(f))) {
-          raw.value[f] = table.value(i);
-          raw.present |= 1u << f;
-        }
-        break;
+      const uint32_t f = key < field_of_key_.size() ? field_of_key_[key] : kNumFields;
+      if (f < kNumFields && !raw.has(Field(f))) {
+        raw.value[f] = table.value(i);
+        raw.present |= 1u << f;
       }
     }
   }
 
   const Profile& p_;
   std::array<StringId, kNumFields> key_of_field_;  // kNoString for names the profile lacks
+  std::vector<uint8_t> field_of_key_;              // by string id: its Field, or kNumFields
 };
 
 // Name indices of MemoryAllocation (1) and MemoryDeallocation (2) events; 0 for the others.
@@ -183,7 +197,7 @@ std::vector<AllocatorEvents> read_memory_events(const model::Profile& p) {
   std::map<std::pair<uint32_t, std::string_view>, std::vector<PendingEvent>> by_allocator;
   for (model::EventIndex e = 0; e < p.num_events(); ++e) {
     if (kinds[p.events.name[e]] == 0) continue;
-    std::string_view allocator = reader.text(reader.read(e), kAllocator);
+    std::string_view allocator = reader.allocator(e);
     if (allocator.empty()) allocator = "allocator";
     by_allocator[{p.plane_of(e).host, allocator}].push_back({p.start_ps(e), e});
   }
