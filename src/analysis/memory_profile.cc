@@ -52,6 +52,8 @@ std::vector<size_t> alive_at(const std::vector<AllocatorEvent>& events, size_t p
                              int64_t* before_bytes, UnmatchedFrees* unmatched) {
   std::unordered_map<uint64_t, size_t> live;  // address -> allocation event
   std::unordered_set<uint64_t> seen;          // every address up to the peak
+  live.reserve(4096);
+  seen.reserve(4096);
   auto free_block = [&](const AllocatorEvent& e, size_t i) {
     if (live.erase(e.address) != 0) return;
     if (unmatched->count++ == 0) unmatched->first = i;

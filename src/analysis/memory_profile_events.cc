@@ -129,8 +129,8 @@ struct PendingEvent {
 // state over events that leave numbers out.
 std::vector<AllocatorEvent> complete(const Profile& p, const MemoryEventReader& reader,
                                      std::vector<PendingEvent>& pending, const std::vector<uint8_t>& kinds) {
-  std::stable_sort(pending.begin(), pending.end(),
-                   [](const PendingEvent& a, const PendingEvent& b) { return a.time_ps < b.time_ps; });
+  auto earlier = [](const PendingEvent& a, const PendingEvent& b) { return a.time_ps < b.time_ps; };
+  if (!std::is_sorted(pending.begin(), pending.end(), earlier)) std::stable_sort(pending.begin(), pending.end(), earlier);
   std::vector<AllocatorEvent> out;
   out.reserve(pending.size());
   int64_t heap = 0, stack = 0, free = 0;
@@ -195,11 +195,19 @@ std::vector<AllocatorEvents> read_memory_events(const model::Profile& p) {
   const MemoryEventReader reader(p);
   // Keyed by (host, allocator name): the same allocator name on two hosts is two memories.
   std::map<std::pair<uint32_t, std::string_view>, std::vector<PendingEvent>> by_allocator;
+  // Consecutive events mostly name the same allocator (the same interned string): skip the map then.
+  std::pair<uint32_t, const char*> last_key{UINT32_MAX, nullptr};
+  std::vector<PendingEvent>* last = nullptr;
   for (model::EventIndex e = 0; e < p.num_events(); ++e) {
     if (kinds[p.events.name[e]] == 0) continue;
     std::string_view allocator = reader.allocator(e);
     if (allocator.empty()) allocator = "allocator";
-    by_allocator[{p.plane_of(e).host, allocator}].push_back({p.start_ps(e), e});
+    const uint32_t host = p.plane_of(e).host;
+    if (last == nullptr || last_key.first != host || last_key.second != allocator.data()) {
+      last = &by_allocator[{host, allocator}];
+      last_key = {host, allocator.data()};
+    }
+    last->push_back({p.start_ps(e), e});
   }
   std::set<uint32_t> hosts;
   for (const auto& [key, events] : by_allocator) hosts.insert(key.first);
