@@ -135,7 +135,9 @@ int run_program(const RunOptions& o) {
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127) return kBadInput;  // not started
-  std::fprintf(stderr, "mlprof run: read the profile with: mlprof report %s\n", o.logdir.c_str());
+  std::error_code ec;
+  if (fs::exists(fs::path(o.logdir) / "plugins" / "profile", ec))
+    std::fprintf(stderr, "mlprof run: read the profile with: mlprof report %s\n", o.logdir.c_str());
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return WEXITSTATUS(status);
 }
