@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make demo: profile the bundled example training program twice (healthy input, then slow
-# input), print what mlprof finds, and serve the web UI.
+# input), and the LibTorch autoencoder twice (512/128 filters, then 16/8), print what mlprof
+# finds, and serve the web UI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -27,6 +28,24 @@ if "$mlprof" report --help >/dev/null 2>&1; then
 else
   echo "== mlprof info $logdir =="
   "$mlprof" info "$logdir"
+fi
+
+# LibTorch (built when LibTorch is found): the seeds' convolutional autoencoder, profiled with
+# no profiling code by `mlprof run`, then the article's fix (16 and 8 filters) against it.
+autoencoder="$build/examples/torch_autoencoder"
+if [[ -x "$autoencoder" ]] && "$mlprof" run --help >/dev/null 2>&1; then
+  echo
+  echo "== mlprof run --steps 3:6 -- torch_autoencoder (LibTorch, Conv2D 512/128 filters) =="
+  "$mlprof" run --logdir "$logdir" --run-name autoencoder_512_128 --steps 3:6 -- "$autoencoder" --steps 8
+  echo
+  echo "== mlprof run --steps 3:6 -- torch_autoencoder --filters small (16/8 filters) =="
+  "$mlprof" run --logdir "$logdir" --run-name autoencoder_16_8 --steps 3:6 -- "$autoencoder" --steps 8 --filters small
+  echo
+  echo "== mlprof report $logdir --run autoencoder_512_128 =="
+  "$mlprof" report "$logdir" --run autoencoder_512_128
+  echo
+  echo "== mlprof diff (512/128 filters -> 16/8) =="
+  "$mlprof" diff "$logdir/plugins/profile/autoencoder_512_128" "$logdir/plugins/profile/autoencoder_16_8"
 fi
 
 if "$mlprof" serve --help >/dev/null 2>&1; then
