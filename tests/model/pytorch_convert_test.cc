@@ -113,8 +113,8 @@ TEST(PyTorchConvert, ConvertCommandWritesAFileOrALogdir) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("marked by _r"), std::string::npos) << r.out;
 
-  // Formats still to come are a usage error, not a crash.
-  r = run_mlprof("convert " + trace + " --to perfetto -o " + (dir / "x.pftrace"));
+  // An unknown format is a usage error that lists the known ones.
+  r = run_mlprof("convert " + trace + " --to csv -o " + (dir / "x.csv"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("xplane"), std::string::npos) << r.err;
 }
