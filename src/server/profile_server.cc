@@ -12,6 +12,7 @@
 
 #include "server/api.h"
 #include "server/capture_endpoint.h"
+#include "server/diff_endpoint.h"
 #include "server/gzip_body.h"
 #include "server/trace_endpoint.h"
 #include "server/ui_assets.h"
@@ -110,13 +111,14 @@ void send(const httplib::Request& req, httplib::Response& res, const Reply& repl
 struct ProfileServer::Impl {
   Impl(const ServeOptions& options, std::unique_ptr<ToolBackend> backend)
       : backend(std::move(backend)), api(RunCatalog(options.logdir), *this->backend),
-        trace_api(RunCatalog(options.logdir)) {}
+        trace_api(RunCatalog(options.logdir)), diff_api(RunCatalog(options.logdir)) {}
 
   void add_routes(bool loopback_only);
 
   std::unique_ptr<ToolBackend> backend;
   Api api;
   TraceApi trace_api;
+  DiffApi diff_api;
   const std::vector<ServedAsset> assets = compress_assets();
   httplib::Server http;
   std::atomic<bool> stop_requested{false};
@@ -171,6 +173,7 @@ void ProfileServer::Impl::add_routes(bool loopback_only) {
   });
   add_capture_route(http, api.catalog().logdir());
   add_trace_routes(http, trace_api);
+  add_diff_routes(http, diff_api);
   http.Get(R"(/api(/.*)?)", [](const httplib::Request& req, httplib::Response& res) {
     send(req, res, error_reply(404, "no API endpoint " + req.path));
   });

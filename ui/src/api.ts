@@ -63,3 +63,12 @@ export function csvUrl(run: string, host: string, tool: string, options: ToolOpt
 export async function fetchToolData<T>(run: string, host: string, tool: string, options: ToolOptions = {}): Promise<T> {
   return getJson<T>(dataUrl(run, host, tool, options));
 }
+
+// GET /api/diff (src/server/diff_endpoint.h): run B against run A.
+export function diffUrl(runA: string, hostA: string, runB: string, hostB: string): string {
+  return url('/api/diff', { run_a: runA, host_a: hostA, run_b: runB, host_b: hostB });
+}
+
+export async function fetchDiff<T>(runA: string, hostA: string, runB: string, hostB: string): Promise<T> {
+  return getJson<T>(diffUrl(runA, hostA, runB, hostB));
+}

@@ -4,6 +4,7 @@ import { csvUrl, fetchRuns, fetchToolData, fetchTools, type RunSummary, type Too
 import { clear, h } from './dom';
 import { readViewState, viewStateHash, type ViewState } from './location_state';
 import { notice } from './components/panel';
+import { compareHash, isCompareHash, readCompareState, renderComparePage } from './pages/compare_page';
 import { pageFor } from './pages/registry';
 import type { PageContext } from './pages/tool_page';
 import { renderSidebar } from './sidebar';
@@ -96,9 +97,9 @@ export class App {
     return { run: run.name, host, tool, options };
   }
 
-  private async drawSidebar(state: ViewState): Promise<ToolInfo[]> {
+  private async drawSidebar(state: ViewState, comparing = false): Promise<ToolInfo[]> {
     const tools = state.run ? await this.toolsFor(state.run, state.host) : [];
-    renderSidebar(this.sidebar, { runs: this.runs, tools, state }, {
+    renderSidebar(this.sidebar, { runs: this.runs, tools, state, comparing }, {
       navigate: (next) => this.navigate(next),
       refreshRuns: () => void this.reloadRuns(),
     });
@@ -120,6 +121,10 @@ export class App {
   }
 
   private async showView(token: number): Promise<void> {
+    if (isCompareHash()) {
+      await this.showCompare(token);
+      return;
+    }
     let state: ViewState | null;
     try {
       state = await this.resolve(readViewState());
@@ -145,6 +150,34 @@ export class App {
       return;
     }
     await this.renderPage(state, token);
+  }
+
+  // The compare page: two runs side by side. The sidebar shows run A's tools.
+  private async showCompare(token: number): Promise<void> {
+    const compare = readCompareState();
+    let state: ViewState | null;
+    try {
+      state = await this.resolve({ run: compare.run_a, host: compare.host_a, tool: '', options: {} });
+      if (token !== this.renderToken) return;
+      if (!state) {
+        clear(this.sidebar);
+        this.replacePage(this.emptyState());
+        return;
+      }
+      await this.drawSidebar(state, true);
+    } catch (e) {
+      this.showError(e);
+      return;
+    }
+    if (token !== this.renderToken) return;
+    document.title = 'Compare runs · mlprof';
+    const root = h('div', { class: 'page', 'data-tool': 'compare' });
+    this.replacePage(root);
+    await renderComparePage(root, this.runs, compare, (next) => {
+      const hash = compareHash(next);
+      if (hash !== window.location.hash) window.location.hash = hash;
+    });
+    if (token === this.renderToken) root.setAttribute('data-ready', 'true');
   }
 
   private async renderPage(state: ViewState, token: number): Promise<void> {

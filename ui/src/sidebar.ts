@@ -2,6 +2,7 @@
 import type { RunSummary, ToolInfo } from './api';
 import { clear, h } from './dom';
 import { viewStateHash, type ViewState } from './location_state';
+import { compareHash } from './pages/compare_page';
 
 export const ALL_HOSTS_LABEL = 'All hosts';
 
@@ -9,6 +10,7 @@ export interface SidebarModel {
   runs: RunSummary[];
   tools: ToolInfo[];
   state: ViewState; // the resolved selection
+  comparing?: boolean; // the compare page is shown
 }
 
 export interface SidebarActions {
@@ -70,5 +72,18 @@ export function renderSidebar(root: HTMLElement, model: SidebarModel, actions: S
     h('div', { class: 'field' }, h('div', { class: 'field-label' }, h('span', {}, 'Run'), refresh), runSelect),
     h('div', { class: 'field' }, h('div', { class: 'field-label' }, 'Host'), hostSelect),
     h('div', { class: 'field' }, h('div', { class: 'field-label' }, 'Tools'), tools.length ? nav : h('p', { class: 'muted' }, 'No tool has data for this run.')),
+    h(
+      'nav',
+      { class: 'tool-nav compare-link', 'aria-label': 'Compare' },
+      h(
+        'a',
+        {
+          href: compareHash({ run_a: state.run, host_a: state.host }),
+          'aria-current': model.comparing ? 'page' : undefined,
+          'data-testid': 'compare-runs-link',
+        },
+        'Compare runs',
+      ),
+    ),
   );
 }
