@@ -56,9 +56,19 @@ struct CacheSlot {
   const OpName* name;
 };
 
+// Two levels: by address (names of dispatched ops live as long as their operator), then by
+// text (backward nodes' names are built anew for each call), before the shared table's lock.
 struct ThreadCache {
-  CacheSlot slots[kCacheSlots] = {};
+  CacheSlot by_address[kCacheSlots] = {};
+  const OpName* by_text[kCacheSlots] = {};
 };
+
+// FNV-1a over the text.
+uint64_t text_hash(const char* s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (; *s != '\0'; ++s) h = (h ^ uint8_t(*s)) * 0x100000001b3ull;
+  return h;
+}
 
 thread_local ThreadCache* t_cache __attribute__((tls_model("initial-exec"))) = nullptr;
 
@@ -80,10 +90,21 @@ __attribute__((noinline)) ThreadCache* new_cache() noexcept {
   return cache;
 }
 
-__attribute__((noinline)) const OpName* intern_slow(const char* name, CacheSlot* slot) noexcept {
+__attribute__((noinline)) const OpName* intern_slow(const char* name, ThreadCache* cache, CacheSlot* slot) noexcept {
+  const OpName** by_text = nullptr;
+  if (cache != nullptr) {
+    by_text = &cache->by_text[text_hash(name) & (kCacheSlots - 1)];
+    if (*by_text != nullptr && std::strcmp((*by_text)->text, name) == 0) {
+      *slot = CacheSlot{name, *by_text};
+      return *by_text;
+    }
+  }
   try {
     const OpName* interned = table().intern(name);
-    if (slot != nullptr) *slot = CacheSlot{name, interned};
+    if (cache != nullptr) {
+      *by_text = interned;
+      *slot = CacheSlot{name, interned};
+    }
     return interned;
   } catch (...) {  // out of memory: the op goes unnamed rather than the program down
     static const OpName unnamed{"(name unavailable)", 0, -1};
@@ -96,11 +117,11 @@ __attribute__((noinline)) const OpName* intern_slow(const char* name, CacheSlot*
 const OpName* intern_op_name(const char* name) noexcept {
   if (__builtin_expect(name == nullptr, 0)) name = "(unnamed)";
   ThreadCache* cache = t_cache;
-  if (__builtin_expect(cache == nullptr, 0) && (cache = new_cache()) == nullptr) return intern_slow(name, nullptr);
+  if (__builtin_expect(cache == nullptr, 0) && (cache = new_cache()) == nullptr) return intern_slow(name, nullptr, nullptr);
   const size_t index = size_t((reinterpret_cast<uintptr_t>(name) >> 3) * 0x9e3779b97f4a7c15ull >> 55) & (kCacheSlots - 1);
-  CacheSlot& slot = cache->slots[index];
+  CacheSlot& slot = cache->by_address[index];
   if (__builtin_expect(slot.address == name && std::strcmp(name, slot.name->text) == 0, 1)) return slot.name;
-  return intern_slow(name, &slot);
+  return intern_slow(name, cache, &slot);
 }
 
 }  // namespace mlprof::libtorch
