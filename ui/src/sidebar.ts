@@ -74,7 +74,7 @@ export function renderSidebar(root: HTMLElement, model: SidebarModel, actions: S
     h('div', { class: 'field' }, h('div', { class: 'field-label' }, 'Tools'), tools.length ? nav : h('p', { class: 'muted' }, 'No tool has data for this run.')),
     h(
       'nav',
-      { class: 'tool-nav compare-link', 'aria-label': 'Compare' },
+      { class: 'compare-nav', 'aria-label': 'Compare' },
       h(
         'a',
         {
