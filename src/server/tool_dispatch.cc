@@ -107,7 +107,10 @@ std::string kernel_stats_csv(const AnalyzedProfile& p, const ToolOptionValues&) 
 std::string trace_viewer_json(const AnalyzedProfile& p, const ToolOptionValues&) {
   return dump({{"api", "/api/trace"}, {"num_events", p.profile().num_events()}});
 }
-std::string trace_viewer_csv(const AnalyzedProfile&, const ToolOptionValues&) { return "api\n/api/trace\n"; }
+// A timeline has no table form: say where the events can be had instead of an empty CSV.
+std::string trace_viewer_csv(const AnalyzedProfile&, const ToolOptionValues&) {
+  throw QueryError(400, "trace_viewer has no CSV form: use /api/trace, or mlprof convert --to chrome|perfetto");
+}
 
 const ToolEntry kTools[] = {
     {"overview_page", "Overview", always, overview_json, overview_csv, {}},

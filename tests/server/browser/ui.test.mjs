@@ -79,6 +79,7 @@ describe('run, host and tool selection', () => {
         'Input pipeline',
         'Framework op stats',
         'Input pipeline bottleneck',
+        'Trace viewer',
       ]);
       assert.equal(await page.locator('.tool-nav a[aria-current="page"]').textContent(), 'Overview');
       assert.match(page.url(), /#run=input_bound&host=trainer&tool=overview_page$/);
