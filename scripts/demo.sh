@@ -16,19 +16,14 @@ echo "== Profiling examples/train_loop --slow-input (30 steps) =="
 "$build/examples/train_loop" --logdir "$logdir" --run-name slow_input --steps 30 --slow-input
 echo
 
-if "$mlprof" report --help >/dev/null 2>&1; then
-  echo "== mlprof report $logdir --run slow_input =="
-  "$mlprof" report "$logdir" --run slow_input
-  echo
-  echo "== mlprof report $logdir --run healthy_input =="
-  "$mlprof" report "$logdir" --run healthy_input
-  echo
-  echo "== mlprof diff (healthy -> slow input) =="
-  "$mlprof" diff "$logdir/plugins/profile/healthy_input" "$logdir/plugins/profile/slow_input"
-else
-  echo "== mlprof info $logdir =="
-  "$mlprof" info "$logdir"
-fi
+echo "== mlprof report $logdir --run slow_input =="
+"$mlprof" report "$logdir" --run slow_input
+echo
+echo "== mlprof report $logdir --run healthy_input =="
+"$mlprof" report "$logdir" --run healthy_input
+echo
+echo "== mlprof diff (healthy -> slow input) =="
+"$mlprof" diff "$logdir/plugins/profile/healthy_input" "$logdir/plugins/profile/slow_input"
 
 # LibTorch (built when LibTorch is found): the seeds' convolutional autoencoder, profiled with
 # no profiling code by `mlprof run`, then the article's fix (16 and 8 filters) against it.
@@ -48,9 +43,7 @@ if [[ -x "$autoencoder" ]] && "$mlprof" run --help >/dev/null 2>&1; then
   "$mlprof" diff "$logdir/plugins/profile/autoencoder_512_128" "$logdir/plugins/profile/autoencoder_16_8"
 fi
 
-if "$mlprof" serve --help >/dev/null 2>&1; then
-  port=${MLPROF_DEMO_PORT:-6006}
-  echo
-  echo "== Web UI: http://127.0.0.1:$port/ (Ctrl-C to stop) =="
-  exec "$mlprof" serve "$logdir" --port "$port"
-fi
+port=${MLPROF_DEMO_PORT:-6006}
+echo
+echo "== Web UI: http://127.0.0.1:$port/ (Ctrl-C to stop) =="
+exec "$mlprof" serve "$logdir" --port "$port"
