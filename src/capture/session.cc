@@ -241,7 +241,6 @@ Status start_session(const std::string& logdir, const ProfilerOptions& options, 
     return Status::error("mlprof::start: cannot reserve " + std::to_string(o.max_buffer_bytes) +
                          " bytes of address space for the capture buffer (max_buffer_bytes)");
   }
-  s->deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(o.duration_ms);
   // Before the start pair, so that the session spans the GPU trace; a failure only leaves a
   // warning for the profile: host tracing goes on.
   if (o.device_tracer_level > 0) {
@@ -252,6 +251,9 @@ Status start_session(const std::string& logdir, const ProfilerOptions& options, 
     }
   }
   s->start = read_clock_pair();
+  // From the recorded start, so the written span is never shorter than duration_ms (starting
+  // the GPU tracer above can take a while).
+  s->deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(o.duration_ms);
 
   g_first_step.store(o.first_step);
   g_last_step.store(o.first_step >= 0 ? o.last_step : -1);

@@ -66,7 +66,7 @@ test('trace viewer: tracks, zoom, details and search', async () => {
     const label = await page.locator('.trace-track-label', { hasText: /^train$/ }).boundingBox();
     const canvas = await page.locator('.trace-canvas').boundingBox();
     await page.mouse.click(canvas.x + 30, label.y + 10);
-    await page.waitForSelector('.trace-details-name');
+    await page.waitForSelector('.trace-details-name', { timeout: 30_000 });
     assert.equal(await page.locator('.trace-details-name').textContent(), 'train');
     assert.match(await page.locator('.trace-details').textContent(), /step_num/);
 
