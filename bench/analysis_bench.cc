@@ -30,6 +30,7 @@
 #include "analysis/tf_data_bottleneck_analysis.h"
 #include "format/xspace_encoder.h"
 #include "model/xspace_importer.h"
+#include "process_stats.h"
 
 namespace {
 
@@ -132,35 +133,15 @@ bool write_profile(const std::string& path, int64_t steps, std::string* error) {
 
 // Writes the profile from a child process so that the parent's peak memory is the analysis'.
 bool write_in_child(const std::string& path, int64_t steps) {
-  const pid_t child = fork();
-  if (child == 0) {
+  return mlprof::bench::run_in_child([&] {
     std::string error;
     const bool ok = write_profile(path, steps, &error);
     if (!ok) std::fprintf(stderr, "analysis_bench: %s\n", error.c_str());
-    std::_Exit(ok ? 0 : 1);
-  }
-  int status = 0;
-  return child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return ok;
+  });
 }
-
-// Resident set size now and at its peak, in bytes (Linux /proc/self/status).
-size_t status_kib(const char* field) {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  const std::string key = std::string(field) + ":";
-  while (std::getline(f, line))
-    if (line.rfind(key, 0) == 0) return size_t(std::strtoull(line.c_str() + key.size(), nullptr, 10));
-  return 0;
-}
-void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-double cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
-}
 
 }  // namespace
 
@@ -172,13 +153,13 @@ int main(int argc, char** argv) {
   if (!write_in_child(path, steps)) return 1;
   const double file_mb = double(std::filesystem::file_size(path)) / 1e6;
 
-  reset_peak_rss();
-  const size_t rss_before = status_kib("VmRSS") * 1024;
+  mlprof::bench::reset_peak_rss();
+  const size_t rss_before = mlprof::bench::proc_status_kib("VmRSS") * 1024;
   const auto start = Clock::now();
-  const double cpu_start = cpu_seconds();
+  const double cpu_start = mlprof::bench::process_cpu_seconds();
   double last = 0, last_cpu = cpu_start;
   auto phase = [&](const char* name, double events) {
-    const double now = seconds_since(start), cpu = cpu_seconds();
+    const double now = seconds_since(start), cpu = mlprof::bench::process_cpu_seconds();
     std::printf("analysis_bench: %-28s %6.3f s (%6.3f s CPU), %7.1f M events/s\n", name, now - last, cpu - last_cpu,
                 events / (now - last) / 1e6);
     last = now;
@@ -204,8 +185,8 @@ int main(int argc, char** argv) {
   phase("tf_data_bottleneck_analysis", events);
   const auto overview = mlprof::analysis::compute_overview_page(profile, steps_analysis, op_stats, tf_data);
   phase("overview_page", events);
-  const double total = seconds_since(start), total_cpu = cpu_seconds() - cpu_start;
-  const size_t peak = status_kib("VmHWM") * 1024;
+  const double total = seconds_since(start), total_cpu = mlprof::bench::process_cpu_seconds() - cpu_start;
+  const size_t peak = mlprof::bench::proc_status_kib("VmHWM") * 1024;
 
   const double peak_per_event = double(peak - std::min(peak, rss_before)) / events;
   // Wall time depends on what else runs: say how busy the machine was.

@@ -30,6 +30,7 @@
 #include "analysis/memory_profile.h"
 #include "format/xspace_encoder.h"
 #include "model/xspace_importer.h"
+#include "process_stats.h"
 
 namespace {
 
@@ -176,21 +177,12 @@ bool write_profile(const std::string& path, int64_t events, std::string* error) 
 
 // The profile is written by a child process so that its memory is gone before the analysis.
 bool write_in_child(const std::string& path, int64_t events) {
-  const pid_t child = fork();
-  if (child == 0) {
+  return mlprof::bench::run_in_child([&] {
     std::string error;
     const bool ok = write_profile(path, events, &error);
     if (!ok) std::fprintf(stderr, "memory_bench: %s\n", error.c_str());
-    std::_Exit(ok ? 0 : 1);
-  }
-  int status = 0;
-  return child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
-double cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
+    return ok;
+  });
 }
 
 }  // namespace
@@ -210,9 +202,9 @@ int main(int argc, char** argv) {
   }
 
   const auto start = Clock::now();
-  const double cpu_start = cpu_seconds();
+  const double cpu_start = mlprof::bench::process_cpu_seconds();
   const mlprof::analysis::MemoryProfile result = mlprof::analysis::compute_memory_profile(profile);
-  const double wall = std::chrono::duration<double>(Clock::now() - start).count(), cpu = cpu_seconds() - cpu_start;
+  const double wall = std::chrono::duration<double>(Clock::now() - start).count(), cpu = mlprof::bench::process_cpu_seconds() - cpu_start;
 
   uint64_t analysed = 0;
   for (const auto& id : result.memory_ids) analysed += id.summary.num_allocs + id.summary.num_deallocs;
