@@ -116,6 +116,19 @@ class TraceReader {
   uint32_t last_track_ = 0;
 };
 
+
+// Whether a top-level value that is not an object is really what its first character says.
+bool top_level_value_parses(od::document& doc, od::json_type type) {
+  switch (type) {
+    case od::json_type::array: return true;  // its elements are not read: an array is refused anyway
+    case od::json_type::null: { bool is_null = false; return doc.is_null().get(is_null) == simdjson::SUCCESS && is_null; }
+    case od::json_type::boolean: { bool b; return doc.get_bool().get(b) == simdjson::SUCCESS; }
+    case od::json_type::number: { double d; return doc.get_double().get(d) == simdjson::SUCCESS; }
+    case od::json_type::string: { std::string_view v; return doc.get_string().get(v) == simdjson::SUCCESS; }
+    default: return false;
+  }
+}
+
 bool TraceReader::read(const JsonText& text, std::string* error) {
   text_ = &text;
   if (text.view().find_first_not_of(" \t\r\n") == std::string_view::npos) {
@@ -135,6 +148,9 @@ bool TraceReader::read(const JsonText& text, std::string* error) {
   bool ok;
   if (auto code = doc.type().get(type)) {
     ok = json_error(code);
+  } else if (type != od::json_type::object && !top_level_value_parses(doc, type)) {
+    // type() only looks at the first character: "not json" starts like null.
+    ok = fail("not valid JSON");
   } else if (type != od::json_type::object) {
     const char* what = type == od::json_type::array ? "an array" : type == od::json_type::string ? "a string"
                        : type == od::json_type::number ? "a number" : type == od::json_type::boolean ? "a boolean" : "null";

@@ -41,6 +41,8 @@ std::vector<BadCase> bad_cases() {
       {"an empty file", "", "empty file"},
       {"only whitespace", " \n\t ", "empty file"},
       {"a JSON array", R"([{"ph": "X"}])", "the JSON is an array"},
+      {"text that starts like null", "not json", "not valid JSON"},
+      {"text that starts like true", "trace", "not valid JSON"},
       {"a JSON number", "42", "the JSON is a number"},
       {"a JSON string", R"("trace")", "the JSON is a string"},
       {"JSON null", "null", "the JSON is null"},
