@@ -3,31 +3,14 @@
 // aten::mm 45 ms) against run B "input_bound" (60 to 64 ms of input wait, aten::mm 16 ms).
 // Run by ctest as ui_compare_browser_test.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { launchBrowser, makeFixtureLogdir, openPage, skipUnlessRunnable, startServer } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { openPage, screenshotDirectory, skipUnlessRunnable, useServedFixture } from './harness.mjs';
 
 skipUnlessRunnable();
 
-const screenshotDir = process.env.MLPROF_SCREENSHOT_DIR ?? fs.mkdtempSync('/tmp/mlprof-screenshots-');
-fs.mkdirSync(screenshotDir, { recursive: true });
-
-let logdir;
-let server;
-let browser;
-
-before(async () => {
-  logdir = makeFixtureLogdir();
-  server = await startServer(logdir);
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  if (server) assert.equal(await server.stop(), 0, 'mlprof serve exits 0 on SIGTERM');
-  if (logdir) fs.rmSync(logdir, { recursive: true, force: true });
-});
+const screenshotDir = screenshotDirectory();
+const fixture = useServedFixture();
 
 async function settled(page, pattern = /.*/) {
   await page.waitForFunction(
@@ -52,9 +35,9 @@ function assertNoProblems(problems) {
 
 describe('compare runs', () => {
   test('opens from the sidebar, picks run A and run B, and shows what changed', async () => {
-    const { page, problems } = await openPage(browser.context, server.url);
+    const { page, problems } = await openPage(fixture.browser.context, fixture.server.url);
     try {
-      await page.goto(`${server.url}#run=healthy&host=trainer&tool=overview_page`);
+      await page.goto(`${fixture.server.url}#run=healthy&host=trainer&tool=overview_page`);
       await settled(page, /tool=overview_page/);
 
       await page.click('[data-testid="compare-runs-link"]');
@@ -119,9 +102,9 @@ describe('compare runs', () => {
   });
 
   test('an unknown run shows a message, not a blank page', async () => {
-    const { page, problems } = await openPage(browser.context, server.url);
+    const { page, problems } = await openPage(fixture.browser.context, fixture.server.url);
     try {
-      await page.goto(`${server.url}#compare=1&run_a=healthy&run_b=gone`);
+      await page.goto(`${fixture.server.url}#compare=1&run_a=healthy&run_b=gone`);
       await settled(page, /compare=1/);
       assert.match(await page.locator('.notice-error').textContent(), /no run named 'gone'/);
       assert.deepEqual(problems.pageErrors, []);

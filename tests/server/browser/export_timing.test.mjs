@@ -8,26 +8,12 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { launchBrowser, makeFixtureLogdir, openPage, skipUnlessRunnable, startServer } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { openPage, skipUnlessRunnable, useServedFixture } from './harness.mjs';
 
 skipUnlessRunnable();
 
-let logdir;
-let server;
-let browser;
-
-before(async () => {
-  logdir = makeFixtureLogdir();
-  server = await startServer(logdir);
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  if (server) assert.equal(await server.stop(), 0, 'mlprof serve exits 0 on SIGTERM');
-  if (logdir) fs.rmSync(logdir, { recursive: true, force: true });
-});
+const fixture = useServedFixture();
 
 async function settled(page, pattern = /.*/) {
   await page.waitForFunction(
@@ -50,14 +36,14 @@ describe('framework op stats CSV export', () => {
     ['healthy', 'worker1'],
   ]) {
     test(`the download of ${run}${host ? ` / ${host}` : ''} equals mlprof report --format csv`, async () => {
-      const { page, problems } = await openPage(browser.context, server.url);
+      const { page, problems } = await openPage(fixture.browser.context, fixture.server.url);
       try {
-        await page.goto(`${server.url}#run=${run}${host ? `&host=${host}` : ''}&tool=framework_op_stats`);
+        await page.goto(`${fixture.server.url}#run=${run}${host ? `&host=${host}` : ''}&tool=framework_op_stats`);
         await settled(page, /tool=framework_op_stats/);
         const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export-csv"]')]);
         const downloaded = fs.readFileSync(await download.path());
 
-        const args = ['report', path.join(logdir, 'plugins', 'profile', run), '--tool', 'framework_op_stats', '--format', 'csv'];
+        const args = ['report', path.join(fixture.logdir, 'plugins', 'profile', run), '--tool', 'framework_op_stats', '--format', 'csv'];
         if (host) args.push('--host', host);
         const cli = spawnSync(process.env.MLPROF, args, { maxBuffer: 64 << 20 });
         assert.equal(cli.status, 0, String(cli.stderr));
@@ -74,16 +60,16 @@ describe('framework op stats CSV export', () => {
 
 describe('overview render time', () => {
   test('is measured from navigation to the rendered page, and printed', async () => {
-    const { page, problems } = await openPage(browser.context, server.url);
+    const { page, problems } = await openPage(fixture.browser.context, fixture.server.url);
     try {
       // A first visit warms the server's caches (profile load and analysis), so the number
       // below is the UI's and the API's answer time, not the profile's parse time.
-      await page.goto(`${server.url}#run=input_bound&tool=overview_page`);
+      await page.goto(`${fixture.server.url}#run=input_bound&tool=overview_page`);
       await settled(page, /tool=overview_page/);
       await page.goto('about:blank');
 
       const started = Date.now();
-      await page.goto(`${server.url}#run=input_bound&tool=overview_page`);
+      await page.goto(`${fixture.server.url}#run=input_bound&tool=overview_page`);
       await page.locator('.page[data-tool="overview_page"][data-ready="true"]').waitFor();
       const wallMs = Date.now() - started;
       // The same, from the browser's own clock: navigation start to the page's ready mark.

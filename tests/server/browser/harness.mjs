@@ -2,11 +2,13 @@
 // a headless Chromium (the system's, never a downloaded one) whose every request, console
 // message and page error is recorded. Requests that would leave 127.0.0.1 are blocked and
 // recorded, so a test can assert that the UI works with no network at all.
+import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { after, before } from 'node:test';
 
 export const SKIP = 77; // ctest's SKIP_RETURN_CODE
 
@@ -139,4 +141,29 @@ export async function openPage(context, serverUrl) {
     return route.abort('blockedbyclient');
   });
   return { page, problems };
+}
+
+// For a whole test file: the fixture logdir served by `mlprof serve` and a browser, set up
+// before its tests and torn down after them (mlprof serve must exit 0 on SIGTERM). The
+// returned object's fields are filled in once the tests start.
+export function useServedFixture() {
+  const fixture = { logdir: undefined, server: undefined, browser: undefined };
+  before(async () => {
+    fixture.logdir = makeFixtureLogdir();
+    fixture.server = await startServer(fixture.logdir);
+    fixture.browser = await launchBrowser();
+  });
+  after(async () => {
+    await fixture.browser?.close();
+    if (fixture.server) assert.equal(await fixture.server.stop(), 0, 'mlprof serve exits 0 on SIGTERM');
+    if (fixture.logdir) fs.rmSync(fixture.logdir, { recursive: true, force: true });
+  });
+  return fixture;
+}
+
+// Where screenshots go: the build tree's folder when ctest names one, else a fresh temp folder.
+export function screenshotDirectory() {
+  const dir = process.env.MLPROF_SCREENSHOT_DIR ?? fs.mkdtempSync('/tmp/mlprof-screenshots-');
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
 }

@@ -3,39 +3,22 @@
 // shrinks), a click on an event shows it in the details pane, and search counts the matches.
 // Run by ctest as ui_trace_viewer_browser_test.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
-import { launchBrowser, makeFixtureLogdir, openPage, skipUnlessRunnable, startServer } from './harness.mjs';
+import { test } from 'node:test';
+import { openPage, screenshotDirectory, skipUnlessRunnable, useServedFixture } from './harness.mjs';
 
 skipUnlessRunnable();
 
-const screenshotDir = process.env.MLPROF_SCREENSHOT_DIR ?? fs.mkdtempSync('/tmp/mlprof-screenshots-');
-fs.mkdirSync(screenshotDir, { recursive: true });
-
-let logdir;
-let server;
-let browser;
-
-before(async () => {
-  logdir = makeFixtureLogdir();
-  server = await startServer(logdir);
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  if (server) assert.equal(await server.stop(), 0, 'mlprof serve exits 0 on SIGTERM');
-  if (logdir) fs.rmSync(logdir, { recursive: true, force: true });
-});
+const screenshotDir = screenshotDirectory();
+const fixture = useServedFixture();
 
 const visibleRange = (page) =>
   page.locator('.trace-viewer').evaluate((el) => [Number(el.dataset.startPs), Number(el.dataset.endPs)]);
 
 test('trace viewer: tracks, zoom, details and search', async () => {
-  const { page, problems } = await openPage(browser.context, server.url);
+  const { page, problems } = await openPage(fixture.browser.context, fixture.server.url);
   try {
-    await page.goto(`${server.url}#run=input_bound&host=trainer&tool=trace_viewer`);
+    await page.goto(`${fixture.server.url}#run=input_bound&host=trainer&tool=trace_viewer`);
     await page.waitForSelector('.page[data-tool="trace_viewer"][data-ready="true"]', { timeout: 15_000 });
 
     // The host section with one track per thread.
