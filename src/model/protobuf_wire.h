@@ -62,6 +62,13 @@ class Reader {
     return fail();
   }
 
+  // An int64 field: a varint holding the two's complement bits.
+  bool int64(int64_t* out) {
+    uint64_t v;
+    if (!varint(&v)) return false;
+    *out = int64_t(v);
+    return true;
+  }
   bool fixed64(uint64_t* out) {
     if (end_ - p_ < 8) return fail();
     std::memcpy(out, p_, 8);

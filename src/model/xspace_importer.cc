@@ -290,9 +290,7 @@ bool XSpaceImport::count_line(Reader in) {
   uint32_t tag;
   while (in.next_tag(&tag)) {
     if (tag == tag_of(kLineTimestampNs, wire::kVarint)) {
-      uint64_t v;
-      if (!in.varint(&v)) return false;
-      timestamp_ns = int64_t(v);
+      if (!in.int64(&timestamp_ns)) return false;
     } else if (tag == tag_of(kLineEvents, wire::kLengthDelimited)) {
       if (!in.skip(tag)) return false;
       ++num_events_;
@@ -312,9 +310,7 @@ bool XSpaceImport::read_event_metadata_entry(Reader in, RawEventMetadata* meta) 
   uint32_t tag;
   while (in.next_tag(&tag)) {
     if (tag == tag_of(kMapKey, wire::kVarint)) {
-      uint64_t v;
-      if (!in.varint(&v)) return false;
-      key = int64_t(v);
+      if (!in.int64(&key)) return false;
       has_key = true;
     } else if (tag == tag_of(kMapValue, wire::kLengthDelimited)) {
       Reader value;
@@ -332,9 +328,7 @@ bool XSpaceImport::read_event_metadata(Reader in, RawEventMetadata* meta) {
   uint32_t tag;
   while (in.next_tag(&tag)) {
     if (tag == tag_of(kMetaId, wire::kVarint)) {
-      uint64_t v;
-      if (!in.varint(&v)) return false;
-      meta->id = int64_t(v);
+      if (!in.int64(&meta->id)) return false;
     } else if (tag == tag_of(kMetaName, wire::kLengthDelimited)) {
       if (!in.bytes(&text)) return false;
       meta->name.assign(text);
@@ -360,9 +354,7 @@ bool XSpaceImport::read_stat_metadata_entry(Reader in, PlaneScan* scan) {
   uint32_t tag;
   while (in.next_tag(&tag)) {
     if (tag == tag_of(kMapKey, wire::kVarint)) {
-      uint64_t v;
-      if (!in.varint(&v)) return false;
-      key = int64_t(v);
+      if (!in.int64(&key)) return false;
       has_key = true;
     } else if (tag == tag_of(kMapValue, wire::kLengthDelimited)) {
       Reader value;
@@ -370,9 +362,7 @@ bool XSpaceImport::read_stat_metadata_entry(Reader in, PlaneScan* scan) {
       uint32_t inner;
       while (value.next_tag(&inner)) {
         if (inner == tag_of(kStatMetaId, wire::kVarint)) {
-          uint64_t v;
-          if (!value.varint(&v)) return false;
-          id = int64_t(v);
+          if (!value.int64(&id)) return false;
         } else if (inner == tag_of(kStatMetaName, wire::kLengthDelimited)) {
           if (!value.bytes(&text)) return false;
           name = p_.strings.intern(text);

@@ -181,7 +181,9 @@ TEST(XSpaceImporter, EveryTruncationAndBitFlipFailsCleanly) {
   for (size_t size = 1; size < good.size(); ++size) {
     Profile p;
     std::string error;
-    if (!import_xspace_bytes(good.data(), size, "h", &p, &error)) EXPECT_FALSE(error.empty()) << size;
+    if (!import_xspace_bytes(good.data(), size, "h", &p, &error)) {
+      EXPECT_FALSE(error.empty()) << size;
+    }
   }
   for (size_t i = 0; i < good.size(); ++i) {
     std::string bad = good;
