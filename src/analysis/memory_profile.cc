@@ -6,10 +6,9 @@
 #include <cctype>
 #include <map>
 #include <tuple>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "analysis/csv.h"
+#include "analysis/memory_profile_blocks.h"
 #include "analysis/memory_profile_events.h"
 #include "analysis/memory_profile_timeline.h"
 
@@ -18,69 +17,39 @@ namespace {
 
 double ms(int64_t ps) { return double(ps) / 1e9; }
 
-MemoryTimelinePoint point_of(const AllocatorEvent& e) {
-  MemoryTimelinePoint p;
-  p.time_ps = e.time_ps;
-  p.stack_bytes = e.stack_bytes;
-  p.heap_bytes = e.heap_bytes;
-  p.free_bytes = e.free_bytes;
-  p.fragmentation_pct = e.fragmentation_pct;
-  p.allocation = e.allocation;
-  p.requested_bytes = e.requested_bytes;
-  p.allocation_bytes = e.allocation_bytes;
-  p.address = e.address;
-  p.step = e.step;
-  p.op = e.op;
-  p.region_type = e.region_type;
-  p.data_type = e.data_type;
-  p.shape = e.shape;
-  return p;
+MemoryTimelinePoint point_of(const model::Profile& p, const AllocatorEvent& e) {
+  MemoryTimelinePoint point;
+  point.time_ps = p.start_ps(e.event);
+  point.stack_bytes = e.stack_bytes;
+  point.heap_bytes = e.heap_bytes;
+  point.free_bytes = e.free_bytes;
+  point.fragmentation_pct = e.fragmentation_pct;
+  point.allocation = e.allocation;
+  point.requested_bytes = e.requested_bytes;
+  point.allocation_bytes = e.allocation_bytes;
+  point.address = e.address;
+  point.step = e.step;
+  point.op = e.op;
+  point.region_type = e.region_type;
+  point.data_type = e.data_type;
+  point.shape = e.shape;
+  return point;
 }
 
 // Deallocations of blocks the profile never saw allocated (or saw freed already).
 struct UnmatchedFrees {
   uint64_t count = 0;
   int64_t bytes = 0;
-  size_t first = 0;  // event index of the first one
+  size_t first = 0;  // position of the first one
 };
 
-// The blocks alive just after event `peak`, as (index of their allocation event). Blocks
-// freed later that the profile never saw allocated were alive too, allocated before it
-// began: their count and bytes go to `before_count` and `before_bytes`. Every free with no
-// live allocation at its address is counted in `unmatched`.
-std::vector<size_t> alive_at(const std::vector<AllocatorEvent>& events, size_t peak, uint64_t* before_count,
-                             int64_t* before_bytes, UnmatchedFrees* unmatched) {
-  std::unordered_map<uint64_t, size_t> live;  // address -> allocation event
-  std::unordered_set<uint64_t> seen;          // every address up to the peak
-  live.reserve(4096);
-  seen.reserve(4096);
-  auto free_block = [&](const AllocatorEvent& e, size_t i) {
-    if (live.erase(e.address) != 0) return;
-    if (unmatched->count++ == 0) unmatched->first = i;
-    unmatched->bytes += e.allocation_bytes;
-  };
-  for (size_t i = 0; i <= peak; ++i) {
-    const AllocatorEvent& e = events[i];
-    seen.insert(e.address);
-    if (e.allocation) live[e.address] = i;
-    else free_block(e, i);
-  }
-  std::vector<size_t> out;
-  out.reserve(live.size());
-  for (const auto& [address, index] : live) out.push_back(index);
-  std::sort(out.begin(), out.end());
-  for (size_t i = peak + 1; i < events.size(); ++i) {
-    const AllocatorEvent& e = events[i];
-    if (e.allocation) live[e.address] = i;
-    else free_block(e, i);
-    if (!seen.insert(e.address).second) continue;
-    if (!e.allocation) {
-      ++*before_count;
-      *before_bytes += e.allocation_bytes;
-    }
-  }
-  return out;
-}
+// Blocks alive at the peak: their positions among the memory's events, and those the
+// profile never saw allocated (freed after the peak, at an address no event named before).
+struct AliveAtPeak {
+  std::vector<uint32_t> positions;  // of allocations the profile saw, ascending
+  uint64_t before_count = 0;
+  int64_t before_bytes = 0;
+};
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -105,17 +74,16 @@ void sort_and_filter(std::vector<MemoryBreakdownRow>& rows, const MemoryProfileO
   });
 }
 
-std::vector<MemoryBreakdownRow> breakdown_at(const std::vector<AllocatorEvent>& events, size_t peak,
-                                             MemorySummary* summary, UnmatchedFrees* unmatched) {
-  uint64_t before_count = 0;
-  int64_t before_bytes = 0;
-  const std::vector<size_t> alive = alive_at(events, peak, &before_count, &before_bytes, unmatched);
-  summary->live_allocations = alive.size();
+// The allocations alive at the peak, by op and kind of tensor.
+std::vector<MemoryBreakdownRow> breakdown_of(const MemoryEventReader& reader, const AllocatorEvents& a,
+                                             const AliveAtPeak& alive, int64_t heap_bytes) {
   using Key = std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>;
   std::map<Key, MemoryBreakdownRow> by_key;
   int64_t seen_bytes = 0;
-  for (size_t i : alive) {
-    const AllocatorEvent& e = events[i];
+  AllocatorState scratch;
+  for (uint32_t position : alive.positions) {
+    AllocatorEvent e = reader.read(a.events[position], scratch);
+    reader.describe(e);
     MemoryBreakdownRow& row = by_key[{e.op, e.region_type, e.data_type, e.shape}];
     if (row.occurrences == 0) {
       row.op = e.op;
@@ -132,51 +100,104 @@ std::vector<MemoryBreakdownRow> breakdown_at(const std::vector<AllocatorEvent>& 
   rows.reserve(by_key.size() + 1);
   for (auto& [key, row] : by_key) rows.push_back(std::move(row));
   // The allocator's heap counts blocks allocated before the profile began; so does the table.
-  const int64_t unseen = summary->heap_bytes - seen_bytes > 0 ? summary->heap_bytes - seen_bytes : before_bytes;
+  const int64_t unseen = heap_bytes - seen_bytes > 0 ? heap_bytes - seen_bytes : alive.before_bytes;
   if (unseen > 0) {
     MemoryBreakdownRow row;
     row.op = kAllocatedBeforeProfile;
     row.allocation_bytes = row.requested_bytes = unseen;
-    row.occurrences = before_count;
+    row.occurrences = alive.before_count;
     rows.push_back(std::move(row));
   }
   return rows;
 }
 
-MemoryIdProfile analyze(const AllocatorEvents& a, const MemoryProfileOptions& o, std::vector<std::string>* warnings) {
-  MemoryIdProfile out;
-  MemorySummary& s = out.summary;
+// The first pass over a memory's events: counts, the lifetime peak and the peak (its
+// position in `*peak`), and if asked the memory in use after each event.
+MemorySummary summarize(const model::Profile& p, const MemoryEventReader& reader, const AllocatorEvents& a,
+                        size_t* peak, std::vector<int64_t>* in_use) {
+  MemorySummary s;
   s.memory_id = a.memory_id;
-  const std::vector<AllocatorEvent>& events = a.events;
-  if (events.empty()) return out;
-  std::vector<int64_t> in_use(events.size());
-  size_t peak = 0;
-  for (size_t i = 0; i < events.size(); ++i) {
-    const AllocatorEvent& e = events[i];
+  *peak = 0;
+  if (a.events.empty()) return s;
+  if (in_use != nullptr) in_use->resize(a.events.size());
+  AllocatorState state;
+  AllocatorEvent at_peak;
+  int64_t peak_in_use = 0;
+  for (size_t i = 0; i < a.events.size(); ++i) {
+    const AllocatorEvent e = reader.read(a.events[i], state);
     (e.allocation ? s.num_allocs : s.num_deallocs)++;
-    in_use[i] = e.in_use_bytes();
-    if (in_use[i] > in_use[peak]) peak = i;
+    const int64_t used = e.in_use_bytes();
+    if (in_use != nullptr) (*in_use)[i] = used;
+    if (i == 0 || used > peak_in_use) {
+      peak_in_use = used;
+      at_peak = e;
+      *peak = i;
+    }
     s.lifetime_peak_heap_bytes = std::max({s.lifetime_peak_heap_bytes, e.peak_bytes_in_use, e.heap_bytes});
   }
-  const AllocatorEvent& at_peak = events[peak];
   s.peak_heap_bytes = at_peak.in_use_bytes();
-  s.peak_time_ps = at_peak.time_ps;
+  s.peak_time_ps = p.start_ps(at_peak.event);
   s.peak_step = at_peak.step;
   s.stack_bytes = at_peak.stack_bytes;
   s.heap_bytes = at_peak.heap_bytes;
   s.free_bytes = at_peak.free_bytes;
   s.fragmentation_pct = at_peak.fragmentation_pct;
   s.capacity_bytes = at_peak.stack_bytes + at_peak.heap_bytes + at_peak.free_bytes;
+  return s;
+}
 
-  for (size_t i : select_timeline_points(in_use, o.max_timeline_points)) out.timeline.push_back(point_of(events[i]));
+MemoryIdProfile analyze(const model::Profile& p, const MemoryEventReader& reader, const AllocatorEvents& a,
+                        const MemoryProfileOptions& o, std::vector<std::string>* warnings) {
+  MemoryIdProfile out;
+  size_t peak = 0;
+  std::vector<int64_t> in_use;
+  out.summary = summarize(p, reader, a, &peak, &in_use);
+  MemorySummary& s = out.summary;
+  if (a.events.empty()) return out;
+  const std::vector<size_t> points = select_timeline_points(in_use, o.max_timeline_points);
+  in_use = {};
+
+  // The second pass: the timeline's points, and which blocks are alive where. Every free
+  // with no live allocation at its address counts as unmatched.
+  MemoryBlockTable blocks;
+  AliveAtPeak alive;
   UnmatchedFrees unmatched;
-  out.breakdown = breakdown_at(events, peak, &s, &unmatched);
+  AllocatorState state;
+  size_t next_point = 0;
+  out.timeline.reserve(points.size());
+  for (size_t i = 0; i < a.events.size(); ++i) {
+    AllocatorEvent e = reader.read(a.events[i], state);
+    if (next_point < points.size() && points[next_point] == i) {
+      reader.describe(e);
+      out.timeline.push_back(point_of(p, e));
+      ++next_point;
+    }
+    bool added = false;
+    uint32_t& live = blocks.at(e.address, &added);
+    if (e.allocation) {
+      live = uint32_t(i);
+    } else if (live != MemoryBlockTable::kNotLive) {
+      live = MemoryBlockTable::kNotLive;
+    } else {
+      if (unmatched.count++ == 0) unmatched.first = i;
+      unmatched.bytes += e.allocation_bytes;
+      if (added && i > peak) {  // alive at the peak, allocated before the profile began
+        ++alive.before_count;
+        alive.before_bytes += e.allocation_bytes;
+      }
+    }
+    if (i == peak) blocks.for_each_live([&](uint32_t position) { alive.positions.push_back(position); });
+  }
+  std::sort(alive.positions.begin(), alive.positions.end());
+  s.live_allocations = alive.positions.size();
+  out.breakdown = breakdown_of(reader, a, alive, s.heap_bytes);
   if (unmatched.count > 0) {
-    const AllocatorEvent& first = events[unmatched.first];
+    AllocatorState scratch;
+    const AllocatorEvent first = reader.read(a.events[unmatched.first], scratch);
     warnings->push_back(fmt::format(
         "{}: {} deallocation{} ({} bytes) had no matching allocation in the profile (blocks allocated before it "
         "began, or allocation events lost); the first at {:.3f} ms, address {:#x}.",
-        a.memory_id, unmatched.count, unmatched.count == 1 ? "" : "s", unmatched.bytes, ms(first.time_ps),
+        a.memory_id, unmatched.count, unmatched.count == 1 ? "" : "s", unmatched.bytes, ms(p.start_ps(first.event)),
         first.address));
   }
   sort_and_filter(out.breakdown, o);
@@ -191,13 +212,25 @@ bool is_memory_breakdown_sort(const std::string& sort) {
 
 MemoryProfile compute_memory_profile(const model::Profile& profile, const MemoryProfileOptions& options) {
   MemoryProfile out;
-  for (const AllocatorEvents& a : read_memory_events(profile)) {
+  const MemoryEventReader reader(profile);
+  for (const AllocatorEvents& a : reader.group()) {
     if (!options.memory_id.empty() && a.memory_id != options.memory_id) continue;
-    out.memory_ids.push_back(analyze(a, options, &out.warnings));
+    out.memory_ids.push_back(analyze(profile, reader, a, options, &out.warnings));
   }
   // The memory closest to running out first: the largest peak.
   std::stable_sort(out.memory_ids.begin(), out.memory_ids.end(), [](const MemoryIdProfile& a, const MemoryIdProfile& b) {
     return a.summary.peak_heap_bytes > b.summary.peak_heap_bytes;
+  });
+  return out;
+}
+
+std::vector<MemorySummary> compute_memory_peaks(const model::Profile& profile) {
+  std::vector<MemorySummary> out;
+  const MemoryEventReader reader(profile);
+  size_t peak = 0;
+  for (const AllocatorEvents& a : reader.group()) out.push_back(summarize(profile, reader, a, &peak, nullptr));
+  std::stable_sort(out.begin(), out.end(), [](const MemorySummary& a, const MemorySummary& b) {
+    return a.peak_heap_bytes > b.peak_heap_bytes;
   });
   return out;
 }

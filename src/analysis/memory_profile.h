@@ -78,6 +78,11 @@ inline constexpr const char* kAllocatedBeforeProfile = "(allocated before the pr
 
 MemoryProfile compute_memory_profile(const model::Profile& profile, const MemoryProfileOptions& options = {});
 
+// Each memory's summary alone, the largest peak first: one pass over the events where the
+// full profile takes two (no timeline, no breakdown, so live_allocations stays 0). For callers
+// that only ask how close memory came to running out.
+std::vector<MemorySummary> compute_memory_peaks(const model::Profile& profile);
+
 // Whether the options name a sort the breakdown knows.
 bool is_memory_breakdown_sort(const std::string& sort);
 

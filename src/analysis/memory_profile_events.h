@@ -3,8 +3,15 @@
 // MemoryDeallocation with stats (allocator_name, bytes_allocated, ...); TensorFlow's own,
 // the capture SDK's (record_allocation and LibTorch's allocator) and the PyTorch importer's
 // "[memory]" events all come through here, so one reader serves them all.
+//
+// Memory events can be tens of millions: nothing is kept per event but its index. The memory
+// profile reads each event's numbers as it walks a memory's events in time order (the
+// allocator's state carries over what an event leaves out), and reads what describes an event
+// (op, region, type, shape: strings, and the enclosing events for the op) only for the few it
+// shows.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -15,10 +22,9 @@
 namespace mlprof::analysis {
 
 // One allocation or deallocation with the allocator's state after it. Byte counts the
-// event did not carry are filled in by read_memory_events (see there).
+// event did not carry come from the state before it (see MemoryEventReader::read).
 struct AllocatorEvent {
   model::EventIndex event = model::kNone;
-  int64_t time_ps = 0;
   bool allocation = true;
   uint64_t address = 0;
   int64_t allocation_bytes = 0;  // the block handed out or returned (positive)
@@ -29,6 +35,7 @@ struct AllocatorEvent {
   int64_t peak_bytes_in_use = -1;  // the allocator's own peak since the program started, or -1
   double fragmentation_pct = 0;  // (free − largest free chunk) / free, as a percentage
   int64_t step = -1;             // the `id` stat: the step it happened in
+  // Filled by MemoryEventReader::describe only.
   std::string_view op;           // the op that asked (tf_op, else the enclosing event)
   std::string_view region_type;  // "output", "temp", "persist", "dynamic"
   std::string_view data_type;    // "float", "half", ...
@@ -37,16 +44,63 @@ struct AllocatorEvent {
   int64_t in_use_bytes() const { return stack_bytes + heap_bytes; }
 };
 
+// The allocator's state after an event; what the next event leaves out keeps these values.
+struct AllocatorState {
+  int64_t heap_bytes = 0, stack_bytes = 0, free_bytes = 0;
+  double fragmentation_pct = 0;
+};
+
 // The events of one memory (an allocator on a host), in time order.
 struct AllocatorEvents {
   std::string memory_id;  // the allocator's name; "<host>/<allocator>" when several hosts have one
-  std::vector<AllocatorEvent> events;
+  std::vector<model::EventIndex> events;
 };
 
-// All memories of the profile, sorted by memory id. String views point into `profile`.
-// A byte count an event leaves out keeps the allocator's last value, except the heap,
-// which then follows the allocations themselves (a user allocator may report only sizes).
-std::vector<AllocatorEvents> read_memory_events(const model::Profile& profile);
+class MemoryEventReader {
+ public:
+  explicit MemoryEventReader(const model::Profile& profile);
+
+  // All memories of the profile, sorted by memory id.
+  std::vector<AllocatorEvents> group() const;
+
+  // Event `e`'s numbers and the allocator's state after it, which `state` holds before and
+  // after. A byte count the event leaves out keeps the allocator's last value, except the
+  // heap, which then follows the allocations themselves (a user allocator may report only sizes).
+  AllocatorEvent read(model::EventIndex e, AllocatorState& state) const;
+
+  // Adds what describes the event: op, region type, data type and shape. String views point
+  // into the profile.
+  void describe(AllocatorEvent& event) const;
+
+  // The stats a memory event may carry, in the order of kFieldStats.
+  enum Field : uint8_t {
+    kAllocator, kAddress, kAllocationBytes, kRequestedBytes, kHeap, kFree, kStack, kPeak, kFragmentation,
+    kLargestFreeChunk, kOp, kStep, kRegionType, kDataType, kShape, kNumFields
+  };
+
+ private:
+  // What one event says, before the allocator's state fills the gaps. Values are set only
+  // where `present` says so (an event reads tens of millions of these).
+  struct RawEvent {
+    RawEvent() {}  // leaves `value` uninitialised
+    union {
+      std::array<model::StatValue, kNumFields> value;
+    };
+    uint32_t present = 0;  // bit per Field
+    bool has(Field f) const { return (present >> f) & 1; }
+    int64_t number(Field f, int64_t otherwise) const { return has(f) ? value[f].as_int() : otherwise; }
+  };
+
+  void decode(model::EventIndex e, RawEvent& raw) const;
+  void take(RawEvent& raw, const model::StatTable& table, model::StatRange range) const;
+  std::string_view allocator(model::EventIndex e) const;
+  std::string_view text(const RawEvent& raw, Field f) const;
+
+  const model::Profile& p_;
+  std::vector<uint8_t> kind_of_name_;              // by name index: 0, 1 allocation, 2 deallocation
+  std::array<model::StringId, kNumFields> key_of_field_;  // kNoString for names the profile lacks
+  std::vector<uint8_t> field_of_key_;              // by string id: its Field, or kNumFields
+};
 
 // Whether the profile holds any memory event (cheap: stops at the first).
 bool has_memory_events(const model::Profile& profile);

@@ -105,15 +105,18 @@ std::string gib_or_mib(int64_t bytes, int64_t unit_of) {
 // where it peaked and what to free first, naming the op with the most bytes alive there.
 void recommend_memory(OverviewPage& page, const model::Profile& p) {
   if (!has_memory_events(p)) return;
-  MemoryProfileOptions options;
-  options.max_timeline_points = 2;
-  for (const MemoryIdProfile& id : compute_memory_profile(p, options).memory_ids) {
-    const MemorySummary& s = id.summary;
+  // The peaks alone first (one pass); the breakdown at the peak only for a memory that ran close.
+  for (const MemorySummary& s : compute_memory_peaks(p)) {
     if (s.capacity_bytes <= 0) continue;
     const double pct = 100.0 * double(s.peak_heap_bytes) / double(s.capacity_bytes);
     if (pct <= 90) continue;
+    MemoryProfileOptions options;
+    options.memory_id = s.memory_id;
+    options.max_timeline_points = 2;
+    const MemoryProfile close = compute_memory_profile(p, options);
+    if (close.memory_ids.empty()) continue;
     std::map<std::string_view, int64_t> bytes_by_op;
-    for (const MemoryBreakdownRow& r : id.breakdown)
+    for (const MemoryBreakdownRow& r : close.memory_ids.front().breakdown)
       if (!r.op.empty() && r.op != kAllocatedBeforeProfile) bytes_by_op[r.op] += r.allocation_bytes;
     const auto top = std::max_element(bytes_by_op.begin(), bytes_by_op.end(),
                                       [](const auto& a, const auto& b) { return a.second < b.second; });
