@@ -20,7 +20,7 @@ struct ChunkHeader {
   std::atomic<uint32_t> published;
   uint32_t tid;                             // the owner's OS thread id
   std::atomic<uint64_t> dropped;            // events the owner lost once capture memory was full
-  std::atomic<const char*> thread_name;     // set_thread_name() name (immortal), or null
+  std::atomic<const char*> thread_name;     // set_thread_name() name (kept until the session is written), or null
   char os_thread_name[16];                  // the OS name when the owner took the chunk
 };
 static_assert(sizeof(ChunkHeader) % 8 == 0);

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "mlprof/mlprof.h"
+#include "capture/thread_name.h"
 #include "format/annotation.h"
 
 namespace mlprof::capture {
@@ -29,10 +30,12 @@ void detach(ThreadState& t) noexcept {
   t.dropping = false;
 }
 
-// A thread leaving lets go of its session's arena; its chunks stay for the exporter. If a
-// later thread-exit destructor annotates again, attach() arms the hook again.
+// A thread leaving lets go of its session's arena and its name; its chunks stay for the
+// exporter. If a later thread-exit destructor annotates again, attach() arms the hook again.
 void on_thread_exit(void*) {
   detach(t_state);
+  retire_thread_name(t_state.name);
+  t_state.name = nullptr;
   t_state.exit_hook_armed = false;
 }
 
@@ -45,14 +48,18 @@ pthread_key_t thread_exit_key() {
   return key;
 }
 
-bool attach(ThreadState& t, uint64_t session) noexcept {
-  Arena* arena = g_arena.load(std::memory_order_acquire);
-  if (arena == nullptr || arena->session_id() != session || !arena->attach()) return false;
-  if (t.tid == 0) t.tid = uint32_t(syscall(SYS_gettid));
+void arm_exit_hook(ThreadState& t) noexcept {
   if (!t.exit_hook_armed) {
     pthread_setspecific(thread_exit_key(), &t);
     t.exit_hook_armed = true;
   }
+}
+
+bool attach(ThreadState& t, uint64_t session) noexcept {
+  Arena* arena = g_arena.load(std::memory_order_acquire);
+  if (arena == nullptr || arena->session_id() != session || !arena->attach()) return false;
+  if (t.tid == 0) t.tid = uint32_t(syscall(SYS_gettid));
+  arm_exit_hook(t);
   prctl(PR_GET_NAME, t.os_name);  // once per thread and session, off the hot path
   t.arena = arena;
   t.epoch = session;
@@ -110,10 +117,14 @@ void reset_thread_after_fork() noexcept {
   t_state.tid = 0;
 }
 
-void set_name_of_this_thread(const char* interned_name) noexcept {
+const char* set_name_of_this_thread(const char* name) noexcept {
   ThreadState& t = t_state;
-  t.name = interned_name;
-  if (t.chunk != nullptr) t.chunk->thread_name.store(interned_name, std::memory_order_relaxed);
+  const char* previous = t.name;
+  t.name = name;
+  // Release: the exporter reads the name's bytes through this pointer.
+  if (t.chunk != nullptr) t.chunk->thread_name.store(name, std::memory_order_release);
+  arm_exit_hook(t);  // the name is given back when the thread exits
+  return previous;
 }
 
 void record_literal_slow(const char* name, uint64_t start, uint64_t end) noexcept {

@@ -72,8 +72,9 @@ inline CopiedNameRecord* stage_copied(ThreadState& t, size_t length, uint64_t en
 // Forgets the calling thread's attachment; used after fork() in the child.
 void reset_thread_after_fork() noexcept;
 
-// Names the calling thread's line from now on; `interned_name` lives for the process.
-void set_name_of_this_thread(const char* interned_name) noexcept;
+// Names the calling thread's line from now on; returns the name it replaces, for
+// retire_thread_name() (thread_name.h). `name` stays valid until retired.
+const char* set_name_of_this_thread(const char* name) noexcept;
 
 // record_literal() when the fast path cannot take the record.
 __attribute__((noinline)) void record_literal_slow(const char* name, uint64_t start, uint64_t end) noexcept;

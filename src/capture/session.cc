@@ -17,6 +17,7 @@
 #include "capture/cupti/device_tracer.h"
 #include "capture/recorder.h"
 #include "capture/session_events.h"
+#include "capture/thread_name.h"
 #include "capture/xspace_export.h"
 #include "format/logdir.h"
 
@@ -138,6 +139,7 @@ void finish(Session& s) {
     s.result.status = Status::error(std::string("mlprof: cannot write the profile: ") + e.what());
   }
   if (s.arena != nullptr) s.arena->release();
+  thread_names_capture_ends();
   s.device.reset();
   if (s.auto_started) {
     if (s.result.status.ok()) {
@@ -199,6 +201,7 @@ void after_fork_in_child() {
   g_first_step.store(-1);
   g_last_step.store(-1);
   reset_thread_after_fork();
+  reset_thread_names_after_fork();
   Control& c = control();
   new (&c.api_mu) std::mutex;
   new (&c.signal_mu) std::mutex;
@@ -259,6 +262,7 @@ Status start_session(const std::string& logdir, const ProfilerOptions& options, 
   g_last_step.store(o.first_step >= 0 ? o.last_step : -1);
   g_range_level.store(o.host_tracer_level);
   g_range_started.store(false);
+  thread_names_capture_begins();
   g_arena.store(s->arena, std::memory_order_release);
   g_epoch.store(s->id, std::memory_order_release);
   internal::g_trace_level.store(o.first_step >= 0 ? -1 : o.host_tracer_level);

@@ -70,7 +70,7 @@ class RecordCollector {
 
   void collect_chunk(const ChunkHeader& chunk, uint32_t published) {
     ThreadLine& line = line_for(chunk.tid);
-    if (const char* name = chunk.thread_name.load(std::memory_order_relaxed)) line.name = name;
+    if (const char* name = chunk.thread_name.load(std::memory_order_acquire)) line.name = name;
     std::memcpy(line.os_name, chunk.os_thread_name, sizeof chunk.os_thread_name);
     const char* p = reinterpret_cast<const char*>(&chunk) + sizeof(ChunkHeader);
     const char* end = reinterpret_cast<const char*>(&chunk) + published;

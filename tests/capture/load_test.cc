@@ -1,0 +1,314 @@
+// The capture path under load: writers that never pause while sessions start and stop,
+// threads that come and go during a session, and a capture buffer far too small.
+#include <malloc.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "capture/load_scale.h"
+#include "capture/run_reader.h"
+#include "format/scratch_dir.h"
+#include "mlprof/mlprof.h"
+
+namespace mlprof {
+namespace {
+
+using testing::load_size;
+
+ProfilerOptions options(const std::string& run_name, uint64_t max_buffer_bytes) {
+  ProfilerOptions o;
+  o.run_name = run_name;
+  o.host_name = "testhost";
+  o.max_buffer_bytes = max_buffer_bytes;
+  return o;
+}
+
+// Each event of a line with its "seq" stat, in the line's order.
+std::map<std::string, std::vector<int64_t>> seqs_by_line(const tensorflow::profiler::XPlane& host) {
+  int64_t seq_id = -1;
+  for (const auto& [id, meta] : host.stat_metadata()) {
+    if (meta.name() == "seq") seq_id = id;
+  }
+  std::map<std::string, std::vector<int64_t>> out;
+  for (const auto& line : host.lines()) {
+    std::vector<int64_t>& seqs = out[line.name()];
+    for (const auto& e : line.events()) {
+      int64_t seq = -1;
+      for (const auto& s : e.stats()) {
+        if (s.metadata_id() == seq_id) seq = s.int64_value();
+      }
+      seqs.push_back(seq);
+    }
+  }
+  return out;
+}
+
+// What the controlling thread saw of one writer around one session: the last event the
+// writer had finished right after start(), right before stop() and right after it.
+struct WriterWindow {
+  int64_t after_start = -1;
+  int64_t before_stop = -1;
+  int64_t after_stop = -1;
+};
+
+struct Cycle {
+  uint64_t buffer = 0;
+  RunInfo run;
+  std::vector<WriterWindow> writers;
+};
+
+// Events after `after_start` may still have seen no session for a few events (the start
+// became visible to the writer a moment later); past this many, every one must count.
+constexpr int64_t kStartSlack = 4;
+constexpr int64_t kMinEventsPerSession = 3000;
+
+TEST(Load, SixteenWritersWhileSessionsStartAndStop) {
+  constexpr int kWriters = 16;
+  const int cycles = load_size(50, 50);
+  const auto session_length = std::chrono::microseconds(testing::kUnderSanitizer ? 3000 : 2000);
+  testing::ScratchDir dir;
+
+  std::atomic<bool> quit{false};
+  std::vector<std::atomic<int64_t>> done(kWriters);
+  for (auto& d : done) d.store(-1);
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      set_thread_name("writer-" + std::to_string(w));
+      // The writers take every cycle the controlling thread and the session's own leave;
+      // at equal priority, 16 busy threads on a small machine would starve the stops.
+      setpriority(PRIO_PROCESS, pid_t(syscall(SYS_gettid)), 19);
+      for (int64_t seq = 0; !quit.load(std::memory_order_relaxed); ++seq) {
+        { Trace t("w", {{"seq", seq}}); }
+        done[w].store(seq, std::memory_order_release);
+      }
+    });
+  }
+
+  std::vector<Cycle> results(cycles);
+  for (int c = 0; c < cycles; ++c) {
+    // Every other session has a buffer of 16 chunks, which the writers overflow; the
+    // others hold ~170000 events, more than the writers usually finish in a session.
+    const uint64_t buffer = c % 2 == 0 ? uint64_t{8} << 20 : uint64_t{1} << 20;
+    Cycle& cycle = results[c];
+    cycle.buffer = buffer;
+    cycle.writers.resize(kWriters);
+    ASSERT_TRUE(start(dir.path(), options("cycle_" + std::to_string(c), buffer)).ok());
+    for (int w = 0; w < kWriters; ++w) cycle.writers[w].after_start = done[w].load(std::memory_order_acquire);
+    // Until the writers have finished some events in the session (on a busy machine they,
+    // at the lowest priority, may not run for a while), and at least a moment.
+    const auto session_start = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(session_length);
+    auto finished_in_session = [&] {
+      int64_t n = 0;
+      for (int w = 0; w < kWriters; ++w) n += done[w].load(std::memory_order_acquire) - cycle.writers[w].after_start;
+      return n;
+    };
+    while (finished_in_session() < kMinEventsPerSession &&
+           std::chrono::steady_clock::now() - session_start < std::chrono::seconds(2)) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    for (int w = 0; w < kWriters; ++w) cycle.writers[w].before_stop = done[w].load(std::memory_order_acquire);
+    cycle.run = stop();
+    for (int w = 0; w < kWriters; ++w) cycle.writers[w].after_stop = done[w].load(std::memory_order_acquire);
+  }
+  quit = true;
+  for (auto& t : writers) t.join();
+
+  std::vector<int64_t> last_seen(kWriters, -1);  // across runs: no event in two runs
+  int runs_with_drops = 0;
+  for (int c = 0; c < cycles; ++c) {
+    SCOPED_TRACE("cycle " + std::to_string(c));
+    const Cycle& cycle = results[c];
+    const auto space = testing::read_run(cycle.run);
+    const auto* host = testing::find_plane(space, "/host:CPU");
+    ASSERT_NE(host, nullptr);
+    int64_t written = 0;
+    for (const auto& line : host->lines()) written += line.events_size();
+    EXPECT_EQ(uint64_t(written), cycle.run.events);
+    if (cycle.run.dropped > 0) {
+      ++runs_with_drops;
+      ASSERT_EQ(space.warnings_size(), 1);
+      EXPECT_EQ(space.warnings(0), "mlprof dropped " + std::to_string(cycle.run.dropped) +
+                                       " events: the capture buffer (max_buffer_bytes = " +
+                                       std::to_string(cycle.buffer) + ") was full");
+    } else {
+      EXPECT_EQ(space.warnings_size(), 0);
+    }
+
+    const auto lines = seqs_by_line(*host);
+    uint64_t must_have_dropped = 0, may_have_dropped = 0;
+    for (const auto& [name, seqs] : lines) ASSERT_TRUE(name.starts_with("writer-")) << name;
+    for (int w = 0; w < kWriters; ++w) {
+      const WriterWindow& window = cycle.writers[w];
+      const auto it = lines.find("writer-" + std::to_string(w));
+      if (it == lines.end()) {
+        // Never got a chunk: whatever it finished within the session was dropped.
+        must_have_dropped += std::max<int64_t>(0, window.before_stop - (window.after_start + kStartSlack));
+        may_have_dropped += window.after_stop + 1 - window.after_start;
+        continue;
+      }
+      const std::vector<int64_t>& seqs = it->second;
+      // One thread's events, in order, none missing in between.
+      for (size_t i = 1; i < seqs.size(); ++i) {
+        ASSERT_EQ(seqs[i], seqs[0] + int64_t(i)) << it->first << " event " << i;
+      }
+      EXPECT_LE(seqs.front(), window.after_start + kStartSlack) << it->first;
+      EXPECT_GT(seqs.front(), last_seen[w]) << it->first << ": an event in two runs";
+      EXPECT_LE(seqs.back(), window.after_stop + 1) << it->first;
+      last_seen[w] = seqs.back();
+      // What the writer finished before stop() and is not in the run was dropped.
+      must_have_dropped += std::max<int64_t>(0, window.before_stop - seqs.back());
+      may_have_dropped += window.after_stop + 1 - seqs.back();
+    }
+    EXPECT_GE(cycle.run.dropped, must_have_dropped);
+    EXPECT_LE(cycle.run.dropped, may_have_dropped);
+  }
+  EXPECT_GT(runs_with_drops, 0);
+}
+
+// Heap bytes in use (glibc); the sanitizers' allocators do not report it.
+size_t heap_in_use() { return mallinfo2().uordblks; }
+
+TEST(Load, ThreadsComingAndGoingDuringASession) {
+  const int threads = load_size(400, 160);
+  constexpr int kWave = 16;
+  constexpr int kEvents = 100;  // half literal names, half copied
+  testing::ScratchDir dir;
+  ASSERT_TRUE(start(dir.path(), options("churn", uint64_t{512} << 20)).ok());
+  std::vector<long> tids(threads);
+  for (int first = 0; first < threads; first += kWave) {
+    std::vector<std::thread> wave;
+    for (int i = first; i < std::min(threads, first + kWave); ++i) {
+      wave.emplace_back([&tids, i] {
+        tids[i] = syscall(SYS_gettid);
+        set_thread_name("churn-" + std::to_string(i));
+        for (int e = 0; e < kEvents / 2; ++e) {
+          { MLPROF_TRACE("literal"); }
+          { Trace t(std::string_view("copied")); }
+        }
+      });
+    }
+    for (auto& t : wave) t.join();
+  }
+  const RunInfo run = stop();
+  EXPECT_EQ(run.events, uint64_t(threads) * kEvents);
+  EXPECT_EQ(run.dropped, 0u);
+
+  const auto space = testing::read_run(run);
+  const auto* host = testing::find_plane(space, "/host:CPU");
+  ASSERT_NE(host, nullptr);
+  std::map<int64_t, const tensorflow::profiler::XLine*> lines;
+  for (const auto& line : host->lines()) lines[line.id()] = &line;
+  // The kernel may give an exited thread's id to a new one: such threads share a line.
+  std::map<long, int> threads_per_tid;
+  for (long tid : tids) ++threads_per_tid[tid];
+  EXPECT_EQ(lines.size(), threads_per_tid.size());
+  for (int i = 0; i < threads; ++i) {
+    ASSERT_EQ(lines.count(tids[i]), 1u) << "thread " << i;
+    const auto& line = *lines.at(tids[i]);
+    EXPECT_EQ(line.events_size(), threads_per_tid[tids[i]] * kEvents) << "thread " << i;
+    if (threads_per_tid[tids[i]] == 1) {
+      EXPECT_EQ(line.name(), "churn-" + std::to_string(i));
+    }
+  }
+}
+
+TEST(Load, NamedThreadsThatExitLeaveNothingBehind) {
+  if (testing::kUnderSanitizer) {
+    GTEST_SKIP() << "the sanitizers' allocators do not report heap use";
+  }
+  // Threads named once each, by names never seen again: the library keeps no name of a
+  // thread that has exited once no session can still need it.
+  auto churn = [](int round, bool with_session, const std::string& logdir) {
+    if (with_session) {
+      ASSERT_TRUE(start(logdir, options("names_" + std::to_string(round), uint64_t{64} << 20)).ok());
+    }
+    for (int wave = 0; wave < 20; ++wave) {
+      std::vector<std::thread> threads;
+      for (int i = 0; i < 10; ++i) {
+        threads.emplace_back([=] {
+          set_thread_name("a thread with a long and unique name, round " + std::to_string(round) +
+                          ", wave " + std::to_string(wave) + ", number " + std::to_string(i));
+          MLPROF_TRACE("named");
+        });
+      }
+      for (auto& t : threads) t.join();
+    }
+    if (with_session) {
+      const RunInfo run = stop();
+      EXPECT_EQ(run.events, 200u);
+    }
+  };
+  testing::ScratchDir dir;
+  churn(0, true, dir.path());  // warm-up: the allocator's and the library's one-time costs
+  churn(1, false, dir.path());
+  const size_t before = heap_in_use();
+  for (int round = 2; round < 6; ++round) churn(round, round % 2 == 0, dir.path());
+  const size_t after = heap_in_use();
+  // 800 names of ~80 bytes would be 64 KiB and more; allow some allocator noise.
+  EXPECT_LT(after, before + 16 * 1024) << "heap grew from " << before << " to " << after;
+}
+
+// Resident memory in KiB (/proc/self/statm counts pages).
+size_t resident_kib() {
+  std::ifstream statm("/proc/self/statm");
+  size_t size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * size_t(sysconf(_SC_PAGESIZE)) / 1024;
+}
+
+TEST(Load, AFullBufferDropsExactlyAndMemoryStaysUnderTheCap) {
+  constexpr uint64_t kCap = uint64_t{2} << 20;  // 32 chunks
+  constexpr int kThreads = 8;
+  const int per_thread = load_size(60000, 12000);  // 4 kinds of events, in turn
+  testing::ScratchDir dir;
+  const size_t resident_before = resident_kib();
+  ASSERT_TRUE(start(dir.path(), options("full", kCap)).ok());
+  std::vector<std::thread> threads;
+  std::atomic<int> finished{0};
+  std::atomic<size_t> resident_peak{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      const std::string copied = "a copied name of some length, " + std::string(40, 'x');
+      for (int i = 0; i < per_thread / 4; ++i) {
+        { MLPROF_TRACE("literal"); }
+        { Trace c(copied); }
+        { Trace a("with_args", {{"i", i}, {"s", "text"}}); }
+        { StepTrace s("step", i); }
+      }
+      if (finished.fetch_add(1) + 1 == kThreads) resident_peak = resident_kib();
+    });
+  }
+  for (auto& t : threads) t.join();
+  const RunInfo run = stop();
+  const uint64_t attempted = uint64_t(kThreads) * (per_thread / 4) * 4;
+  EXPECT_GT(run.dropped, attempted / 2);  // ~100 bytes an event: most do not fit in 2 MiB
+  EXPECT_EQ(run.events + run.dropped, attempted);
+  const auto space = testing::read_run(run);
+  int64_t written = 0;
+  for (const auto& line : testing::find_plane(space, "/host:CPU")->lines()) written += line.events_size();
+  EXPECT_EQ(uint64_t(written), run.events);
+  ASSERT_EQ(space.warnings_size(), 1);
+  EXPECT_EQ(space.warnings(0), "mlprof dropped " + std::to_string(run.dropped) +
+                                   " events: the capture buffer (max_buffer_bytes = 2097152) was full");
+  if (!testing::kUnderSanitizer) {  // their shadow memory grows with what is written
+    // The writers attempted ~50 MB; the capture held at most the cap (plus thread stacks
+    // and the test's own allocations).
+    EXPECT_LT(resident_peak.load(), resident_before + kCap / 1024 + 6 * 1024)
+        << "KiB resident: " << resident_before << " before, " << resident_peak.load() << " at the end";
+  }
+}
+
+}  // namespace
+}  // namespace mlprof
