@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <exception>
 #include <mutex>
@@ -35,6 +36,7 @@ struct Session {
   std::string logdir;
   ProfilerOptions options;
   bool auto_started = false;
+  bool stopped_at_exit = false;  // the program exited without stop(): say so on stderr
   pid_t pid = 0;
   Arena* arena = nullptr;
   ClockPair start;
@@ -116,6 +118,8 @@ RunInfo write_run(const Session& s, const ClockPair& stop) {
   ExportCounts counts;
   if (!export_xspace(capture, location.xspace_path, &counts, &error)) {
     info.status = Status::error("mlprof: " + error);
+    rmdir(location.run_dir.c_str());  // the run directory made for it, if it is empty: no empty run listed
+    return info;  // no events written
   }
   info.events = counts.events;
   info.dropped = counts.dropped;
@@ -148,6 +152,17 @@ void finish(Session& s) {
                    s.result.dropped > 0 ? ", some dropped: see the warnings" : "");
     } else {
       std::fprintf(stderr, "%s\n", s.result.status.message().c_str());
+    }
+  } else if (s.stopped_at_exit) {
+    if (s.result.status.ok()) {
+      std::fprintf(stderr, "mlprof: the program exited during a profiling session: wrote %s (%llu events%s)\n",
+                   s.result.xspace_path.c_str(), static_cast<unsigned long long>(s.result.events),
+                   s.result.dropped > 0 ? ", some dropped: see the warnings" : "");
+    } else {
+      std::string why = s.result.status.message();
+      if (why.starts_with("mlprof: ")) why.erase(0, 8);
+      std::fprintf(stderr, "mlprof: the program exited during a profiling session, which could not be written: %s\n",
+                   why.c_str());
     }
   }
 }
@@ -209,6 +224,16 @@ void after_fork_in_child() {
   c.session = nullptr;  // the parent's: left alone
 }
 
+// exit() or a return from main() with a session running (started by this process, not
+// inherited over fork): the run is written, as stop() would, and stderr says so.
+void stop_session_at_exit() {
+  Control& c = control();
+  std::lock_guard<std::mutex> lock(c.api_mu);
+  if (c.session == nullptr || c.session->pid != getpid()) return;
+  c.session->stopped_at_exit = true;
+  stop_locked(c);
+}
+
 __attribute__((constructor)) void register_fork_handler() {
   pthread_atfork(nullptr, nullptr, after_fork_in_child);
 }
@@ -233,6 +258,10 @@ Status start_session(const std::string& logdir, const ProfilerOptions& options, 
                          "); call mlprof::stop() before starting another");
   }
   Arena::unmap_idle_arenas();
+  // Registered with the first session: atexit handlers and static destructors run in
+  // reverse order, and writing a session uses no object that a static destructor ends.
+  static const bool exit_handler_registered = std::atexit(stop_session_at_exit) == 0;
+  (void)exit_handler_registered;
   auto s = std::make_unique<Session>();
   s->id = ++c.last_session_id;
   s->logdir = logdir;

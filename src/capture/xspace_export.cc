@@ -1,5 +1,6 @@
 #include "capture/xspace_export.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -237,6 +238,19 @@ format::WirePlane task_environment_plane(const CaptureToExport& capture) {
   return plane;
 }
 
+// Under a file size limit (ulimit -f), writing past it raises SIGXFSZ, which ends the
+// program unless it ignores the signal: check first, and report instead.
+bool fits_file_size_limit(const format::WireSpace& space, const std::string& path, std::string* error) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_FSIZE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return true;
+  const uint64_t size = format::xspace_size(space);
+  if (size <= limit.rlim_cur) return true;
+  *error = "cannot write " + path + ": the profile (" + std::to_string(size) +
+           " bytes) is larger than the file size limit (ulimit -f: " + std::to_string(limit.rlim_cur) +
+           " bytes)";
+  return false;
+}
+
 }  // namespace
 
 bool export_xspace(const CaptureToExport& capture, const std::string& path, ExportCounts* counts,
@@ -298,6 +312,7 @@ bool export_xspace(const CaptureToExport& capture, const std::string& path, Expo
   }
   counts->events = events;
   counts->dropped = collector.dropped();
+  if (!fits_file_size_limit(space, path, error)) return false;
   return format::write_xspace_file(space, path, error);
 }
 
