@@ -115,4 +115,11 @@ void Arena::unmap_idle_arenas() noexcept {
   std::erase_if(released.arenas, [](Arena* a) { return a->try_unmap(); });
 }
 
+void Arena::unmap_in_forked_child() noexcept {
+  if (!unmapped_ && base_ != nullptr) munmap(base_, capacity_bytes());
+  unmapped_ = true;
+}
+
+void Arena::reset_lock_in_forked_child() noexcept { new (&released_arenas().mu) std::mutex; }
+
 }  // namespace mlprof::capture

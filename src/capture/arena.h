@@ -50,6 +50,12 @@ class Arena {
   // Unmaps released arenas that no thread is attached to any more.
   static void unmap_idle_arenas() noexcept;
 
+  // In a forked child, whose only thread writes to no session: the parent's capture memory
+  // is of no use there, and the lock of released arenas may have been held by a thread the
+  // child does not have.
+  void unmap_in_forked_child() noexcept;
+  static void reset_lock_in_forked_child() noexcept;
+
  private:
   Arena(uint64_t session_id, char* base, uint32_t num_chunks, void (*wake_populater)())
       : session_id_(session_id), base_(base), num_chunks_(num_chunks), wake_populater_(wake_populater) {}

@@ -207,16 +207,20 @@ RunInfo stop_locked(Control& c) {
   return result;
 }
 
-// In a forked child: the parent's session is not ours to write, and its locks may be held.
+// In a forked child: the parent's session is not ours to write (the child records nothing
+// until it starts a session of its own, and never writes the parent's run, even at exit),
+// its capture memory is given back, and the locks a parent thread held are made anew.
 void after_fork_in_child() {
   internal::g_trace_level.store(0);
   g_epoch.store(0);
-  g_arena.store(nullptr);
+  if (Arena* parents = g_arena.exchange(nullptr)) parents->unmap_in_forked_child();
+  Arena::reset_lock_in_forked_child();
   g_active.store(false);
   g_first_step.store(-1);
   g_last_step.store(-1);
   reset_thread_after_fork();
   reset_thread_names_after_fork();
+  reset_session_events_after_fork();
   Control& c = control();
   new (&c.api_mu) std::mutex;
   new (&c.signal_mu) std::mutex;

@@ -1,6 +1,7 @@
 #include "capture/session_events.h"
 
 #include <mutex>
+#include <new>
 
 #include "capture/op_recorder.h"
 
@@ -45,6 +46,12 @@ void notify_session_stopping() {
   if (!l.session_running) return;
   l.session_running = false;
   for (int i = 0; i < l.count; ++i) l.list[i].on_stop();
+}
+
+void reset_session_events_after_fork() noexcept {
+  Listeners& l = listeners();
+  new (&l.mu) std::mutex;
+  l.session_running = false;
 }
 
 void note_program_step(int64_t step) noexcept {

@@ -15,6 +15,10 @@ void notify_session_started(const ProfilerOptions& options);
 // From the session's end, before it is written.
 void notify_session_stopping();
 
+// In a forked child: no session runs there (the parent's is not the child's), and the
+// listeners' lock may have been held by a thread the child does not have.
+void reset_session_events_after_fork() noexcept;
+
 // A StepTrace began step `step`.
 void note_program_step(int64_t step) noexcept;
 

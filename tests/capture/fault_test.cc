@@ -241,6 +241,30 @@ TEST(Fork, TheChildNeitherWritesTheParentsRunNorHangs) {
   }
 }
 
+// Resident memory in KiB, from /proc/self/status.
+long resident_kib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.starts_with("VmRSS:")) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+TEST(Fork, TheChildGivesBackTheParentsCaptureMemory) {
+  if (testing::kUnderSanitizer) GTEST_SKIP() << "the sanitizers' shadow memory blurs resident sizes";
+  testing::ScratchDir dir;
+  ASSERT_TRUE(start(dir.path(), options("big")).ok());
+  for (int i = 0; i < 1'500'000; ++i) MLPROF_TRACE("fill");  // 36 MB of records
+  const long parent_kib = resident_kib();
+  const pid_t pid = fork();
+  if (pid == 0) _exit(resident_kib() + 24 * 1024 < parent_kib ? 0 : 1);
+  ASSERT_GT(pid, 0);
+  EXPECT_EQ(wait_child(pid, std::chrono::seconds(60)), 0) << "the parent's capture memory is resident in the child";
+  const RunInfo run = stop();
+  EXPECT_EQ(run.events, 1'500'000u);
+}
+
 // fork() while another thread starts and stops sessions (so locks of the session, the arena
 // and the thread names may be held at that moment): every child can still profile.
 TEST(Fork, ChildrenForkedWhileSessionsStartAndStopCanProfile) {
