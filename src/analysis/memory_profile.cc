@@ -75,14 +75,14 @@ void sort_and_filter(std::vector<MemoryBreakdownRow>& rows, const MemoryProfileO
 }
 
 // The allocations alive at the peak, by op and kind of tensor.
-std::vector<MemoryBreakdownRow> breakdown_of(const MemoryEventReader& reader, const AllocatorEvents& a,
+std::vector<MemoryBreakdownRow> breakdown_of(const MemoryEventReader& reader, const MemorySeries& m,
                                              const AliveAtPeak& alive, int64_t heap_bytes) {
   using Key = std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>;
   std::map<Key, MemoryBreakdownRow> by_key;
   int64_t seen_bytes = 0;
-  AllocatorState scratch;
+  AllocatorState scratch;  // sizes and descriptions do not depend on the state
   for (uint32_t position : alive.positions) {
-    AllocatorEvent e = reader.read(a.events[position], scratch);
+    AllocatorEvent e = reader.read(m.events[position], scratch);
     reader.describe(e);
     MemoryBreakdownRow& row = by_key[{e.op, e.region_type, e.data_type, e.shape}];
     if (row.occurrences == 0) {
@@ -111,30 +111,14 @@ std::vector<MemoryBreakdownRow> breakdown_of(const MemoryEventReader& reader, co
   return rows;
 }
 
-// The first pass over a memory's events: counts, the lifetime peak and the peak (its
-// position in `*peak`), and if asked the memory in use after each event.
-MemorySummary summarize(const model::Profile& p, const MemoryEventReader& reader, const AllocatorEvents& a,
-                        size_t* peak, std::vector<int64_t>* in_use) {
+MemorySummary summary_of(const model::Profile& p, const MemorySeries& m) {
   MemorySummary s;
-  s.memory_id = a.memory_id;
-  *peak = 0;
-  if (a.events.empty()) return s;
-  if (in_use != nullptr) in_use->resize(a.events.size());
-  AllocatorState state;
-  AllocatorEvent at_peak;
-  int64_t peak_in_use = 0;
-  for (size_t i = 0; i < a.events.size(); ++i) {
-    const AllocatorEvent e = reader.read(a.events[i], state);
-    (e.allocation ? s.num_allocs : s.num_deallocs)++;
-    const int64_t used = e.in_use_bytes();
-    if (in_use != nullptr) (*in_use)[i] = used;
-    if (i == 0 || used > peak_in_use) {
-      peak_in_use = used;
-      at_peak = e;
-      *peak = i;
-    }
-    s.lifetime_peak_heap_bytes = std::max({s.lifetime_peak_heap_bytes, e.peak_bytes_in_use, e.heap_bytes});
-  }
+  s.memory_id = m.memory_id;
+  if (m.events.empty()) return s;
+  const AllocatorEvent& at_peak = m.at_peak;
+  s.num_allocs = m.num_allocs;
+  s.num_deallocs = m.num_deallocs;
+  s.lifetime_peak_heap_bytes = m.lifetime_peak_heap_bytes;
   s.peak_heap_bytes = at_peak.in_use_bytes();
   s.peak_time_ps = p.start_ps(at_peak.event);
   s.peak_step = at_peak.step;
@@ -146,58 +130,52 @@ MemorySummary summarize(const model::Profile& p, const MemoryEventReader& reader
   return s;
 }
 
-MemoryIdProfile analyze(const model::Profile& p, const MemoryEventReader& reader, const AllocatorEvents& a,
+MemoryIdProfile analyze(const model::Profile& p, const MemoryEventReader& reader, MemorySeries& m,
                         const MemoryProfileOptions& o, std::vector<std::string>* warnings) {
   MemoryIdProfile out;
-  size_t peak = 0;
-  std::vector<int64_t> in_use;
-  out.summary = summarize(p, reader, a, &peak, &in_use);
-  MemorySummary& s = out.summary;
-  if (a.events.empty()) return out;
-  const std::vector<size_t> points = select_timeline_points(in_use, o.max_timeline_points);
-  in_use = {};
+  MemorySummary& s = out.summary = summary_of(p, m);
+  if (m.events.empty()) return out;
+  MemoryEventReader::SeriesCursor cursor;
+  for (size_t i : select_timeline_points(m.in_use_bytes, o.max_timeline_points)) {
+    AllocatorEvent e = reader.event_at(m, i, cursor);
+    reader.describe(e);
+    out.timeline.push_back(point_of(p, e));
+  }
+  m.in_use_bytes = {};
 
-  // The second pass: the timeline's points, and which blocks are alive where. Every free
-  // with no live allocation at its address counts as unmatched.
+  // Which blocks are alive where, from the addresses alone. Every free with no live
+  // allocation at its address counts as unmatched.
   MemoryBlockTable blocks;
   AliveAtPeak alive;
   UnmatchedFrees unmatched;
-  AllocatorState state;
-  size_t next_point = 0;
-  out.timeline.reserve(points.size());
-  for (size_t i = 0; i < a.events.size(); ++i) {
-    AllocatorEvent e = reader.read(a.events[i], state);
-    if (next_point < points.size() && points[next_point] == i) {
-      reader.describe(e);
-      out.timeline.push_back(point_of(p, e));
-      ++next_point;
-    }
+  AllocatorState scratch;  // a size does not depend on the state
+  for (size_t i = 0; i < m.events.size(); ++i) {
     bool added = false;
-    uint32_t& live = blocks.at(e.address, &added);
-    if (e.allocation) {
+    uint32_t& live = blocks.at(m.addresses[i], &added);
+    if (m.allocations[i]) {
       live = uint32_t(i);
     } else if (live != MemoryBlockTable::kNotLive) {
       live = MemoryBlockTable::kNotLive;
     } else {
+      const int64_t bytes = reader.read(m.events[i], scratch).allocation_bytes;
       if (unmatched.count++ == 0) unmatched.first = i;
-      unmatched.bytes += e.allocation_bytes;
-      if (added && i > peak) {  // alive at the peak, allocated before the profile began
+      unmatched.bytes += bytes;
+      if (added && i > m.peak) {  // alive at the peak, allocated before the profile began
         ++alive.before_count;
-        alive.before_bytes += e.allocation_bytes;
+        alive.before_bytes += bytes;
       }
     }
-    if (i == peak) blocks.for_each_live([&](uint32_t position) { alive.positions.push_back(position); });
+    if (i == m.peak) blocks.for_each_live([&](uint32_t position) { alive.positions.push_back(position); });
   }
   std::sort(alive.positions.begin(), alive.positions.end());
   s.live_allocations = alive.positions.size();
-  out.breakdown = breakdown_of(reader, a, alive, s.heap_bytes);
+  out.breakdown = breakdown_of(reader, m, alive, s.heap_bytes);
   if (unmatched.count > 0) {
-    AllocatorState scratch;
-    const AllocatorEvent first = reader.read(a.events[unmatched.first], scratch);
+    const AllocatorEvent first = reader.read(m.events[unmatched.first], scratch);
     warnings->push_back(fmt::format(
         "{}: {} deallocation{} ({} bytes) had no matching allocation in the profile (blocks allocated before it "
         "began, or allocation events lost); the first at {:.3f} ms, address {:#x}.",
-        a.memory_id, unmatched.count, unmatched.count == 1 ? "" : "s", unmatched.bytes, ms(p.start_ps(first.event)),
+        m.memory_id, unmatched.count, unmatched.count == 1 ? "" : "s", unmatched.bytes, ms(p.start_ps(first.event)),
         first.address));
   }
   sort_and_filter(out.breakdown, o);
@@ -213,9 +191,10 @@ bool is_memory_breakdown_sort(const std::string& sort) {
 MemoryProfile compute_memory_profile(const model::Profile& profile, const MemoryProfileOptions& options) {
   MemoryProfile out;
   const MemoryEventReader reader(profile);
-  for (const AllocatorEvents& a : reader.group()) {
-    if (!options.memory_id.empty() && a.memory_id != options.memory_id) continue;
-    out.memory_ids.push_back(analyze(profile, reader, a, options, &out.warnings));
+  for (MemorySeries& m : reader.series(/*keep_columns=*/true)) {
+    if (!options.memory_id.empty() && m.memory_id != options.memory_id) continue;
+    out.memory_ids.push_back(analyze(profile, reader, m, options, &out.warnings));
+    m = {};  // its columns are done with
   }
   // The memory closest to running out first: the largest peak.
   std::stable_sort(out.memory_ids.begin(), out.memory_ids.end(), [](const MemoryIdProfile& a, const MemoryIdProfile& b) {
@@ -226,9 +205,8 @@ MemoryProfile compute_memory_profile(const model::Profile& profile, const Memory
 
 std::vector<MemorySummary> compute_memory_peaks(const model::Profile& profile) {
   std::vector<MemorySummary> out;
-  const MemoryEventReader reader(profile);
-  size_t peak = 0;
-  for (const AllocatorEvents& a : reader.group()) out.push_back(summarize(profile, reader, a, &peak, nullptr));
+  for (const MemorySeries& m : MemoryEventReader(profile).series(/*keep_columns=*/false))
+    out.push_back(summary_of(profile, m));
   std::stable_sort(out.begin(), out.end(), [](const MemorySummary& a, const MemorySummary& b) {
     return a.peak_heap_bytes > b.peak_heap_bytes;
   });

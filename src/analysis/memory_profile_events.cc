@@ -44,79 +44,31 @@ MemoryEventReader::MemoryEventReader(const Profile& p)
   }
 }
 
-void MemoryEventReader::take(RawEvent& raw, const model::StatTable& table, model::StatRange range) const {
+void MemoryEventReader::take(RawEvent& raw, const model::StatTable& table, model::StatRange range,
+                             uint32_t wanted) const {
   for (uint32_t i = range.first; i < range.first + range.count; ++i) {
     const StringId key = table.key(i);
     const uint32_t f = key < field_of_key_.size() ? field_of_key_[key] : uint32_t(kNumFields);
-    if (f < kNumFields && !raw.has(Field(f))) {
+    if (((wanted & ~raw.present) >> f) & 1) {  // wanted has no bit kNumFields
       raw.value[f] = table.value(i);
       raw.present |= 1u << f;
     }
   }
 }
 
-void MemoryEventReader::decode(model::EventIndex e, RawEvent& raw) const {
+void MemoryEventReader::decode(model::EventIndex e, RawEvent& raw, uint32_t wanted) const {
   raw.present = 0;
   // The event's own stats win over its name's (TraceMe-encoded names carry theirs there).
-  take(raw, p_.event_stats, p_.event_stat_range(e));
+  take(raw, p_.event_stats, p_.event_stat_range(e), wanted);
   const model::StatRange named = p_.names[p_.events.name[e]].stats;
-  if (named.count > 0) take(raw, p_.metadata_stats, named);
-}
-
-std::string_view MemoryEventReader::allocator(model::EventIndex e) const {
-  const StringId key = key_of_field_[kAllocator];
-  if (key == model::kNoString) return {};
-  const model::StatRange own = p_.event_stat_range(e);
-  for (uint32_t i = own.first; i < own.first + own.count; ++i)
-    if (p_.event_stats.key(i) == key) return p_.string_of(p_.event_stats.value(i));
-  const model::StatRange named = p_.names[p_.events.name[e]].stats;
-  for (uint32_t i = named.first; i < named.first + named.count; ++i)
-    if (p_.metadata_stats.key(i) == key) return p_.string_of(p_.metadata_stats.value(i));
-  return {};
+  if (named.count > 0) take(raw, p_.metadata_stats, named, wanted);
 }
 
 std::string_view MemoryEventReader::text(const RawEvent& raw, Field f) const {
   return raw.has(f) ? p_.string_of(raw.value[f]) : std::string_view();
 }
 
-std::vector<AllocatorEvents> MemoryEventReader::group() const {
-  if (kind_of_name_.empty()) return {};
-  // Keyed by (host, allocator name): the same allocator name on two hosts is two memories.
-  std::map<std::pair<uint32_t, std::string_view>, std::vector<model::EventIndex>> by_allocator;
-  // Consecutive events mostly name the same allocator (the same interned string): skip the map then.
-  std::pair<uint32_t, const char*> last_key{UINT32_MAX, nullptr};
-  std::vector<model::EventIndex>* last = nullptr;
-  const std::vector<model::NameIndex>& names = p_.events.name;
-  for (model::EventIndex e = 0; e < p_.num_events(); ++e) {
-    if (kind_of_name_[names[e]] == 0) continue;
-    std::string_view allocator_name = allocator(e);
-    if (allocator_name.empty()) allocator_name = "allocator";
-    const uint32_t host = p_.plane_of(e).host;
-    if (last == nullptr || last_key.first != host || last_key.second != allocator_name.data()) {
-      last = &by_allocator[{host, allocator_name}];
-      last_key = {host, allocator_name.data()};
-    }
-    last->push_back(e);
-  }
-  std::set<uint32_t> hosts;
-  for (const auto& [key, events] : by_allocator) hosts.insert(key.first);
-  auto earlier = [&](model::EventIndex a, model::EventIndex b) { return p_.start_ps(a) < p_.start_ps(b); };
-  std::vector<AllocatorEvents> out;
-  for (auto& [key, events] : by_allocator) {
-    AllocatorEvents a;
-    a.memory_id = std::string(key.second);
-    if (hosts.size() > 1) a.memory_id = std::string(p_.strings.view(p_.hosts[key.first].name)) + "/" + a.memory_id;
-    if (!std::is_sorted(events.begin(), events.end(), earlier)) std::stable_sort(events.begin(), events.end(), earlier);
-    a.events = std::move(events);
-    out.push_back(std::move(a));
-  }
-  std::sort(out.begin(), out.end(), [](const AllocatorEvents& a, const AllocatorEvents& b) { return a.memory_id < b.memory_id; });
-  return out;
-}
-
-AllocatorEvent MemoryEventReader::read(model::EventIndex e, AllocatorState& s) const {
-  RawEvent r;
-  decode(e, r);
+AllocatorEvent MemoryEventReader::apply(model::EventIndex e, const RawEvent& r, AllocatorState& s) const {
   AllocatorEvent a;
   a.event = e;
   a.allocation = kind_of_name_[p_.events.name[e]] == 1;
@@ -142,9 +94,106 @@ AllocatorEvent MemoryEventReader::read(model::EventIndex e, AllocatorState& s) c
   return a;
 }
 
+AllocatorEvent MemoryEventReader::read(model::EventIndex e, AllocatorState& state) const {
+  RawEvent r;
+  decode(e, r, kAllFields);
+  return apply(e, r, state);
+}
+
+void MemoryEventReader::add(MemorySeries& m, model::EventIndex e, const RawEvent& r, AllocatorState& state,
+                            bool keep_columns) const {
+  const size_t position = m.events.size();
+  if (keep_columns && position % MemorySeries::kCheckpointEvery == 0) m.checkpoints.push_back(state);
+  const AllocatorEvent a = apply(e, r, state);
+  m.events.push_back(e);
+  (a.allocation ? m.num_allocs : m.num_deallocs)++;
+  m.lifetime_peak_heap_bytes = std::max({m.lifetime_peak_heap_bytes, a.peak_bytes_in_use, a.heap_bytes});
+  if (position == 0 || a.in_use_bytes() > m.at_peak.in_use_bytes()) {
+    m.peak = position;
+    m.at_peak = a;
+  }
+  if (keep_columns) {
+    m.in_use_bytes.push_back(a.in_use_bytes());
+    m.addresses.push_back(a.address);
+    m.allocations.push_back(a.allocation);
+  }
+}
+
+std::vector<MemorySeries> MemoryEventReader::series(bool keep_columns) const {
+  if (kind_of_name_.empty()) return {};
+  // One memory while its events come in time order: the state is carried as they come.
+  struct Building {
+    MemorySeries series;
+    AllocatorState state;
+    bool in_order = true;  // else only `series.events` is filled here, and sorted afterwards
+  };
+  // Keyed by (host, allocator name): the same allocator name on two hosts is two memories.
+  std::map<std::pair<uint32_t, std::string_view>, Building> by_allocator;
+  // Consecutive events mostly name the same allocator (the same interned string): skip the map then.
+  std::pair<uint32_t, const char*> last_key{UINT32_MAX, nullptr};
+  Building* last = nullptr;
+  const std::vector<model::NameIndex>& names = p_.events.name;
+  RawEvent r;
+  for (model::EventIndex e = 0; e < p_.num_events(); ++e) {
+    if (kind_of_name_[names[e]] == 0) continue;
+    decode(e, r, kStateFields);
+    std::string_view allocator_name = text(r, kAllocator);
+    if (allocator_name.empty()) allocator_name = "allocator";
+    const uint32_t host = p_.plane_of(e).host;
+    if (last == nullptr || last_key.first != host || last_key.second != allocator_name.data()) {
+      last = &by_allocator[{host, allocator_name}];
+      last_key = {host, allocator_name.data()};
+    }
+    MemorySeries& m = last->series;
+    if (last->in_order && !m.events.empty() && p_.start_ps(e) < p_.start_ps(m.events.back())) last->in_order = false;
+    if (last->in_order) add(m, e, r, last->state, keep_columns);
+    else m.events.push_back(e);
+  }
+  std::set<uint32_t> hosts;
+  for (const auto& [key, building] : by_allocator) hosts.insert(key.first);
+  auto earlier = [&](model::EventIndex a, model::EventIndex b) { return p_.start_ps(a) < p_.start_ps(b); };
+  std::vector<MemorySeries> out;
+  for (auto& [key, building] : by_allocator) {
+    MemorySeries m;
+    if (building.in_order) {
+      m = std::move(building.series);
+    } else {  // events from several threads: sort them, then a second pass
+      std::vector<model::EventIndex>& events = building.series.events;
+      std::stable_sort(events.begin(), events.end(), earlier);
+      AllocatorState state;
+      for (model::EventIndex e : events) {
+        decode(e, r, kStateFields);
+        add(m, e, r, state, keep_columns);
+      }
+    }
+    if (!m.events.empty()) {  // the fields left out above
+      AllocatorState scratch;
+      const AllocatorEvent full = read(m.at_peak.event, scratch);
+      m.at_peak.requested_bytes = full.requested_bytes;
+      m.at_peak.step = full.step;
+    }
+    m.memory_id = std::string(key.second);
+    if (hosts.size() > 1) m.memory_id = std::string(p_.strings.view(p_.hosts[key.first].name)) + "/" + m.memory_id;
+    out.push_back(std::move(m));
+  }
+  std::sort(out.begin(), out.end(), [](const MemorySeries& a, const MemorySeries& b) { return a.memory_id < b.memory_id; });
+  return out;
+}
+
+AllocatorEvent MemoryEventReader::event_at(const MemorySeries& m, size_t position, SeriesCursor& cursor) const {
+  const size_t checkpoint = position - position % MemorySeries::kCheckpointEvery;
+  if (cursor.next <= checkpoint || cursor.next > position) {
+    cursor.next = checkpoint;
+    cursor.state = m.checkpoints[checkpoint / MemorySeries::kCheckpointEvery];
+  }
+  for (; cursor.next < position; ++cursor.next) read(m.events[cursor.next], cursor.state);
+  ++cursor.next;
+  return read(m.events[position], cursor.state);
+}
+
 void MemoryEventReader::describe(AllocatorEvent& a) const {
   RawEvent r;
-  decode(a.event, r);
+  decode(a.event, r, 1u << kOp | 1u << kRegionType | 1u << kDataType | 1u << kShape);
   a.region_type = text(r, kRegionType);
   a.shape = text(r, kShape);
   if (r.has(kDataType))

@@ -50,18 +50,43 @@ struct AllocatorState {
   double fragmentation_pct = 0;
 };
 
-// The events of one memory (an allocator on a host), in time order.
-struct AllocatorEvents {
+// One memory (an allocator on a host): its events in time order and what the memory profile
+// keeps of each after one pass over them, a few bytes an event; the full state after any event
+// is read again from the nearest checkpoint.
+struct MemorySeries {
+  static constexpr size_t kCheckpointEvery = 64;
+
   std::string memory_id;  // the allocator's name; "<host>/<allocator>" when several hosts have one
   std::vector<model::EventIndex> events;
+  // Per event, kept only when asked (MemoryEventReader::series):
+  std::vector<int64_t> in_use_bytes;        // stack + heap after it
+  std::vector<uint64_t> addresses;
+  std::vector<bool> allocations;            // allocation or deallocation
+  std::vector<AllocatorState> checkpoints;  // the state before event k * kCheckpointEvery
+  // Over all events:
+  uint64_t num_allocs = 0;
+  uint64_t num_deallocs = 0;
+  int64_t lifetime_peak_heap_bytes = 0;  // the allocator's own peak or heap, the highest seen
+  size_t peak = 0;                       // the first event after which the most was in use
+  AllocatorEvent at_peak;
 };
 
 class MemoryEventReader {
  public:
   explicit MemoryEventReader(const model::Profile& profile);
 
-  // All memories of the profile, sorted by memory id.
-  std::vector<AllocatorEvents> group() const;
+  // All memories of the profile, sorted by memory id; per-event columns and checkpoints only
+  // if `keep_columns`. One pass over the memory events' stats when each memory's events come
+  // in time order (one thread per allocator, as most sources write them), two otherwise.
+  std::vector<MemorySeries> series(bool keep_columns) const;
+
+  // Event `position` of `series` with the allocator's state after it (needs checkpoints):
+  // read on from the checkpoint before it, or from where `cursor` left off when that is nearer.
+  struct SeriesCursor {
+    size_t next = 0;  // the event `state` comes before
+    AllocatorState state;
+  };
+  AllocatorEvent event_at(const MemorySeries& series, size_t position, SeriesCursor& cursor) const;
 
   // Event `e`'s numbers and the allocator's state after it, which `state` holds before and
   // after. A byte count the event leaves out keeps the allocator's last value, except the
@@ -91,9 +116,17 @@ class MemoryEventReader {
     int64_t number(Field f, int64_t otherwise) const { return has(f) ? value[f].as_int() : otherwise; }
   };
 
-  void decode(model::EventIndex e, RawEvent& raw) const;
-  void take(RawEvent& raw, const model::StatTable& table, model::StatRange range) const;
-  std::string_view allocator(model::EventIndex e) const;
+  static constexpr uint32_t kAllFields = (1u << kNumFields) - 1;
+  // What the allocator's state and the summary need; the rest is read again where shown.
+  static constexpr uint32_t kStateFields = 1u << kAllocator | 1u << kAddress | 1u << kAllocationBytes |
+                                           1u << kHeap | 1u << kFree | 1u << kStack | 1u << kPeak |
+                                           1u << kFragmentation | 1u << kLargestFreeChunk;
+
+  void decode(model::EventIndex e, RawEvent& raw, uint32_t wanted) const;
+  void take(RawEvent& raw, const model::StatTable& table, model::StatRange range, uint32_t wanted) const;
+  AllocatorEvent apply(model::EventIndex e, const RawEvent& raw, AllocatorState& state) const;
+  void add(MemorySeries& series, model::EventIndex e, const RawEvent& raw, AllocatorState& state,
+           bool keep_columns) const;
   std::string_view text(const RawEvent& raw, Field f) const;
 
   const model::Profile& p_;
