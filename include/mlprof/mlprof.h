@@ -81,6 +81,9 @@ struct RunInfo {
 };
 
 // Starts a session that writes into logdir. Fails (without side effects) if a session runs.
+// A session still running when the program calls exit() or quick_exit() or returns from
+// main() is written then, and stderr says so in one line. A child made by fork() does not
+// inherit the session: it records nothing until it starts its own.
 MLPROF_API Status start(const std::string& logdir, const ProfilerOptions& options = {});
 // Stops the running session and writes it. Safe while other threads still annotate.
 MLPROF_API RunInfo stop();

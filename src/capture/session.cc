@@ -264,7 +264,8 @@ Status start_session(const std::string& logdir, const ProfilerOptions& options, 
   Arena::unmap_idle_arenas();
   // Registered with the first session: atexit handlers and static destructors run in
   // reverse order, and writing a session uses no object that a static destructor ends.
-  static const bool exit_handler_registered = std::atexit(stop_session_at_exit) == 0;
+  static const bool exit_handler_registered =
+      std::atexit(stop_session_at_exit) == 0 && std::at_quick_exit(stop_session_at_exit) == 0;
   (void)exit_handler_registered;
   auto s = std::make_unique<Session>();
   s->id = ++c.last_session_id;

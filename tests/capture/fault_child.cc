@@ -2,6 +2,7 @@
 //   fault_child exit LOGDIR         exit() with a session running
 //   fault_child return LOGDIR       return from main() with a session running
 //   fault_child exit-thread LOGDIR  exit() from another thread with a session running
+//   fault_child quick-exit LOGDIR   quick_exit() with a session running
 //   fault_child unwritable LOGDIR GOOD_LOGDIR
 //                                   stop() cannot write LOGDIR; then a session into GOOD_LOGDIR
 //   fault_child file-limit LOGDIR GOOD_LOGDIR ignore|default
@@ -66,12 +67,13 @@ int main(int argc, char** argv) {
   if (argc < 3) return 2;
   const std::string mode = argv[1];
   const char* logdir = argv[2];
-  if (mode == "exit" || mode == "return" || mode == "exit-thread") {
+  if (mode == "exit" || mode == "return" || mode == "exit-thread" || mode == "quick-exit") {
     if (!mlprof::start(logdir, options("at_exit")).ok()) return 3;
     start_background_writer();
     annotate();
     std::fflush(stdout);
     if (mode == "exit") std::exit(0);
+    if (mode == "quick-exit") std::quick_exit(0);
     if (mode == "exit-thread") {
       std::thread([] { std::exit(0); }).detach();
       for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));  // ended by that exit()

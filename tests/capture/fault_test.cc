@@ -85,8 +85,9 @@ std::map<std::string, int> event_counts(const std::string& path) {
 
 int lines_in(const std::string& text) { return int(std::count(text.begin(), text.end(), '\n')); }
 
-// exit(), a return from main() and exit() from another thread, each with a session running
-// and a thread still annotating: the run is written and stderr says so in one line.
+// exit(), a return from main(), exit() from another thread and quick_exit(), each with a
+// session running and a thread still annotating: the run is written and stderr says so in
+// one line.
 class AtExit : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(AtExit, TheRunIsWrittenAndStderrSaysSo) {
@@ -105,7 +106,7 @@ TEST_P(AtExit, TheRunIsWrittenAndStderrSaysSo) {
       << child.err;
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, AtExit, ::testing::Values("exit", "return", "exit-thread"),
+INSTANTIATE_TEST_SUITE_P(Modes, AtExit, ::testing::Values("exit", "return", "exit-thread", "quick-exit"),
                          [](const auto& info) {
                            std::string name = info.param;
                            std::erase(name, '-');
