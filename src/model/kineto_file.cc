@@ -3,29 +3,19 @@
 #include <zlib.h>
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
-#include <vector>
 
 namespace mlprof::model::kineto {
 namespace {
 
-constexpr size_t kPadding = 64;  // simdjson::SIMDJSON_PADDING
-constexpr size_t kReadChunk = size_t(1) << 20;
-constexpr const char* kTooLarge = "more than 4 GiB of JSON, the parser's limit for one document";
+constexpr size_t kInputChunk = size_t(256) << 10;
 
 bool is_gzip(const unsigned char* bytes, size_t size) { return size >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b; }
-
-struct FdCloser {
-  int fd;
-  ~FdCloser() { ::close(fd); }
-};
 
 // Reads until `size` bytes or the end of the file; returns the count, or -1 on error.
 ssize_t read_fully(int fd, void* buffer, size_t size) {
@@ -42,138 +32,28 @@ ssize_t read_fully(int fd, void* buffer, size_t size) {
 
 }  // namespace
 
-// Compressed input, chunk by chunk; a chunk of size 0 is the end.
-class JsonText::ByteSource {
- public:
-  virtual ~ByteSource() = default;
-  virtual bool next(const unsigned char** chunk, size_t* size, std::string* error) = 0;
+struct JsonSource::Inflater {
+  z_stream zs{};
+  bool started = false;
+  ~Inflater() {
+    if (started) inflateEnd(&zs);
+  }
 };
 
-namespace {
+JsonSource::JsonSource() = default;
 
-class MemorySource final : public JsonText::ByteSource {
- public:
-  MemorySource(const unsigned char* bytes, size_t size) : bytes_(bytes), size_(size) {}
-  bool next(const unsigned char** chunk, size_t* size, std::string*) override {
-    *chunk = bytes_;
-    *size = std::min<size_t>(size_, UINT32_MAX);  // zlib counts in 32 bits
-    bytes_ += *size;
-    size_ -= *size;
-    return true;
-  }
-
- private:
-  const unsigned char* bytes_;
-  size_t size_;
-};
-
-class FileSource final : public JsonText::ByteSource {
- public:
-  FileSource(int fd, const unsigned char* prefix, size_t prefix_size)
-      : fd_(fd), buffer_(kReadChunk), prefix_(prefix, prefix + prefix_size) {}
-  bool next(const unsigned char** chunk, size_t* size, std::string* error) override {
-    if (!prefix_.empty()) {
-      buffer_.assign(prefix_.begin(), prefix_.end());
-      prefix_.clear();
-      *chunk = buffer_.data();
-      *size = buffer_.size();
-      buffer_.resize(kReadChunk);
-      return true;
-    }
-    const ssize_t n = read_fully(fd_, buffer_.data(), buffer_.size());
-    if (n < 0) {
-      *error = std::strerror(errno);
-      return false;
-    }
-    *chunk = buffer_.data();
-    *size = size_t(n);
-    return true;
-  }
-
- private:
-  int fd_;
-  std::vector<unsigned char> buffer_;
-  std::vector<unsigned char> prefix_;  // bytes already read to sniff the format
-};
-
-}  // namespace
-
-void JsonText::release() {
-  if (mapped_bytes_ > 0) ::munmap(data_, mapped_bytes_);
-  else std::free(data_);
-  data_ = nullptr;
-  size_ = capacity_ = mapped_bytes_ = 0;
+JsonSource::~JsonSource() {
+  if (fd_ >= 0) ::close(fd_);
 }
 
-bool JsonText::reserve(size_t size, std::string* error) {
-  if (size > kMaxJsonBytes) {
-    *error = kTooLarge;
-    return false;
-  }
-  if (size + kPadding <= capacity_) return true;
-  const size_t capacity = size + kPadding;
-  void* grown = std::realloc(data_, capacity);
-  if (grown == nullptr) {
-    *error = "out of memory for " + std::to_string(size >> 20) + " MiB of JSON";
-    return false;
-  }
-  data_ = static_cast<char*>(grown);
-  capacity_ = capacity;
-  return true;
-}
-
-// Maps the file instead of copying it: the mapping sits at the start of a zeroed anonymous
-// region one padding longer, so the parser may read past the end of the file.
-bool JsonText::map_file(int fd, size_t size, std::string* error) {
-  const size_t page = size_t(::sysconf(_SC_PAGESIZE));
-  const size_t total = (size + kPadding + page - 1) / page * page;
-  void* region = ::mmap(nullptr, total, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (region == MAP_FAILED) {
-    *error = std::string("cannot map the file (") + std::strerror(errno) + ")";
-    return false;
-  }
-  if (::mmap(region, size, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, fd, 0) == MAP_FAILED) {
-    *error = std::string("cannot map the file (") + std::strerror(errno) + ")";
-    ::munmap(region, total);
-    return false;
-  }
-  data_ = static_cast<char*>(region);
-  size_ = size;
-  capacity_ = total;
-  mapped_bytes_ = total;
-  return true;
-}
-
-void JsonText::finish(size_t size) {
-  size_ = size;
-  std::memset(data_ + size_, 0, kPadding);
-}
-
-bool JsonText::assign(const void* bytes, size_t size, std::string* error) {
-  release();
-  const auto* b = static_cast<const unsigned char*>(bytes);
-  if (is_gzip(b, size)) {
-    uint32_t hint = 0;
-    if (size >= 18) std::memcpy(&hint, b + size - 4, 4);
-    MemorySource source(b, size);
-    return inflate(source, hint, error);
-  }
-  if (!reserve(size, error)) return false;
-  if (size > 0) std::memcpy(data_, bytes, size);
-  finish(size);
-  return true;
-}
-
-bool JsonText::read_file(const std::string& path, std::string* error) {
-  release();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+bool JsonSource::open_file(const std::string& path, std::string* error) {
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) {
     *error = std::strerror(errno);
     return false;
   }
-  FdCloser closer{fd};
   struct stat st {};
-  if (::fstat(fd, &st) != 0) {
+  if (::fstat(fd_, &st) != 0) {
     *error = std::strerror(errno);
     return false;
   }
@@ -181,89 +61,115 @@ bool JsonText::read_file(const std::string& path, std::string* error) {
     *error = "is a directory, expected a trace .json or .json.gz file";
     return false;
   }
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  unsigned char magic[2] = {0, 0};
-  const ssize_t got = read_fully(fd, magic, sizeof magic);
+  input_size_ = uint64_t(std::max<off_t>(st.st_size, 0));
+  ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+  sniffed_.resize(2);
+  const ssize_t got = read_fully(fd_, sniffed_.data(), sniffed_.size());
   if (got < 0) {
     *error = std::strerror(errno);
     return false;
   }
-  if (is_gzip(magic, size_t(got))) {
-    // The gzip trailer holds the uncompressed size modulo 4 GiB: a hint for one allocation.
-    uint32_t hint = 0;
-    if (st.st_size < 18 || ::pread(fd, &hint, 4, st.st_size - 4) != 4) hint = 0;
-    FileSource source(fd, magic, size_t(got));
-    return inflate(source, hint, error);
+  sniffed_.resize(size_t(got));
+  input_read_ = size_t(got);
+  gzip_ = is_gzip(sniffed_.data(), sniffed_.size());
+  return true;
+}
+
+void JsonSource::open_bytes(const void* bytes, size_t size) {
+  bytes_ = static_cast<const unsigned char*>(bytes);
+  input_size_ = size;
+  gzip_ = is_gzip(bytes_, size);
+}
+
+bool JsonSource::read(char* out, size_t room, size_t* got, std::string* error) {
+  *got = 0;
+  if (room == 0) return true;
+  return gzip_ ? inflate(out, room, got, error) : read_plain(out, room, got, error);
+}
+
+bool JsonSource::read_plain(char* out, size_t room, size_t* got, std::string* error) {
+  if (bytes_ != nullptr || fd_ < 0) {
+    const size_t n = size_t(std::min<uint64_t>(room, input_size_ - input_read_));
+    if (n > 0) std::memcpy(out, bytes_ + input_read_, n);
+    input_read_ += n;
+    *got = n;
+    return true;
   }
-  const uint64_t file_size = uint64_t(std::max<off_t>(st.st_size, 0));
-  if (file_size > kMaxJsonBytes) {
-    *error = kTooLarge;
+  size_t done = 0;
+  if (!sniffed_.empty()) {
+    done = std::min(room, sniffed_.size());
+    std::memcpy(out, sniffed_.data(), done);
+    sniffed_.erase(sniffed_.begin(), sniffed_.begin() + ptrdiff_t(done));
+  }
+  const ssize_t n = read_fully(fd_, out + done, room - done);
+  if (n < 0) {
+    *error = std::strerror(errno);
     return false;
   }
-  // A regular file is mapped; what cannot be (a pipe, /proc) is read into one buffer.
-  if (S_ISREG(st.st_mode) && file_size > 0) return map_file(fd, size_t(file_size), error);
-  if (!reserve(size_t(file_size), error)) return false;
-  std::memcpy(data_, magic, size_t(got));
-  size_t size = size_t(got);
-  for (;;) {
-    if (size + kPadding >= capacity_ && !reserve(std::max(size + kReadChunk, 2 * (capacity_ - kPadding)), error))
-      return false;
-    const size_t room = capacity_ - kPadding - size;
-    const ssize_t n = read_fully(fd, data_ + size, room);
-    if (n < 0) {
-      *error = std::strerror(errno);
-      return false;
-    }
-    size += size_t(n);
-    if (size_t(n) < room) break;  // a short read: the end of the file
+  input_read_ += uint64_t(n);
+  *got = done + size_t(n);
+  return true;
+}
+
+bool JsonSource::next_input(std::string* error) {
+  z_stream& zs = inflater_->zs;
+  if (fd_ < 0) {  // bytes in memory: all of them at once (zlib counts in 32 bits)
+    const size_t n = size_t(std::min<uint64_t>(input_size_ - input_read_, UINT32_MAX));
+    zs.next_in = const_cast<unsigned char*>(bytes_ + input_read_);
+    zs.avail_in = uInt(n);
+    input_read_ += n;
+    input_done_ = n == 0;
+    return true;
   }
-  finish(size);
+  input_.resize(kInputChunk);
+  size_t have = 0;
+  if (!sniffed_.empty()) {
+    std::memcpy(input_.data(), sniffed_.data(), sniffed_.size());
+    have = sniffed_.size();
+    sniffed_.clear();
+  }
+  const ssize_t n = read_fully(fd_, input_.data() + have, input_.size() - have);
+  if (n < 0) {
+    *error = std::strerror(errno);
+    return false;
+  }
+  input_read_ += uint64_t(n);
+  have += size_t(n);
+  zs.next_in = input_.data();
+  zs.avail_in = uInt(have);
+  input_done_ = have == 0;
   return true;
 }
 
 // Several gzip members are read one after another, as gunzip does; bytes after the last
 // member that do not start another one are ignored, as gunzip does.
-bool JsonText::inflate(ByteSource& source, uint64_t size_hint, std::string* error) {
-  z_stream zs{};
-  if (inflateInit2(&zs, 15 + 16) != Z_OK) {
-    *error = "cannot start gzip decompression";
-    return false;
-  }
-  struct Ender {
-    z_stream* zs;
-    ~Ender() { inflateEnd(zs); }
-  } ender{&zs};
-  if (!reserve(size_t(std::clamp<uint64_t>(size_hint, kReadChunk, kMaxJsonBytes)), error)) return false;
-  size_t out = 0;
-  bool input_done = false;
-  auto refill = [&]() -> bool {
-    const unsigned char* chunk = nullptr;
-    size_t n = 0;
-    if (!source.next(&chunk, &n, error)) return false;
-    if (n == 0) input_done = true;
-    zs.next_in = const_cast<unsigned char*>(chunk);
-    zs.avail_in = uInt(n);
-    return true;
-  };
-  for (;;) {
-    if (zs.avail_in == 0 && !input_done && !refill()) return false;
-    if (out + kPadding >= capacity_ && !reserve(std::max(out + kReadChunk, 2 * (capacity_ - kPadding)), error))
+bool JsonSource::inflate(char* out, size_t room, size_t* got, std::string* error) {
+  if (!inflater_) {
+    inflater_ = std::make_unique<Inflater>();
+    if (inflateInit2(&inflater_->zs, 15 + 16) != Z_OK) {
+      *error = "cannot start gzip decompression";
       return false;
-    zs.next_out = reinterpret_cast<unsigned char*>(data_ + out);
-    zs.avail_out = uInt(std::min<size_t>(capacity_ - kPadding - out, UINT32_MAX));
-    const uInt room = zs.avail_out;
+    }
+    inflater_->started = true;
+  }
+  z_stream& zs = inflater_->zs;
+  const uInt capacity = uInt(std::min<size_t>(room, UINT32_MAX));
+  zs.next_out = reinterpret_cast<unsigned char*>(out);
+  zs.avail_out = capacity;
+  while (!stream_end_ && zs.avail_out == capacity) {
+    if (zs.avail_in == 0 && !input_done_ && !next_input(error)) return false;
     const int rc = ::inflate(&zs, Z_NO_FLUSH);
-    out += room - zs.avail_out;
     if (rc == Z_STREAM_END) {
-      if (zs.avail_in == 0 && !input_done && !refill()) return false;
+      if (zs.avail_in == 0 && !input_done_ && !next_input(error)) return false;
       if (zs.avail_in >= 2 && is_gzip(zs.next_in, zs.avail_in)) {
         inflateReset(&zs);
         continue;
       }
+      stream_end_ = true;
       break;
     }
-    if (rc == Z_BUF_ERROR || rc == Z_OK) {
-      if (zs.avail_in == 0 && input_done && zs.avail_out != 0) {
+    if (rc == Z_OK || rc == Z_BUF_ERROR) {
+      if (zs.avail_in == 0 && input_done_ && zs.avail_out == capacity) {
         *error = "truncated gzip data";
         return false;
       }
@@ -276,7 +182,7 @@ bool JsonText::inflate(ByteSource& source, uint64_t size_hint, std::string* erro
     *error = std::string("corrupt gzip data (") + (zs.msg != nullptr ? zs.msg : "inflate failed") + ")";
     return false;
   }
-  finish(out);
+  *got = capacity - zs.avail_out;
   return true;
 }
 

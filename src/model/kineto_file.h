@@ -1,48 +1,51 @@
-// The text of a PyTorch trace file (Kineto's Chrome-trace JSON, plain or gzip-compressed) in
-// one buffer padded the way simdjson needs, so the parser can read past the end safely.
+// The text of a PyTorch trace file (Kineto's Chrome-trace JSON, plain or gzip-compressed),
+// read piece by piece: a gzip file is inflated as it is read, so no more than one piece of
+// the text is ever held here however large the file.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
-#include <string_view>
+#include <vector>
 
 namespace mlprof::model::kineto {
 
-// simdjson parses at most 4 GiB in one document.
-inline constexpr uint64_t kMaxJsonBytes = 0xFFFFFFFFull - 64;
-
-class JsonText {
+class JsonSource {
  public:
-  JsonText() = default;
-  JsonText(const JsonText&) = delete;
-  JsonText& operator=(const JsonText&) = delete;
-  ~JsonText() { release(); }
+  JsonSource();
+  ~JsonSource();
+  JsonSource(const JsonSource&) = delete;
+  JsonSource& operator=(const JsonSource&) = delete;
 
-  const char* data() const { return data_; }
-  size_t size() const { return size_; }
-  size_t capacity() const { return capacity_; }  // size() plus at least the parser's padding
-  std::string_view view() const { return {data_, size_}; }
-
-  // Reads `path`, inflating it when it starts with the gzip magic (whatever its name says).
+  // Opens `path`, inflating it when it starts with the gzip magic (whatever its name says).
   // Returns false with a one-line reason (without the path) when it cannot.
-  bool read_file(const std::string& path, std::string* error);
-  // The same for bytes in memory.
-  bool assign(const void* bytes, size_t size, std::string* error);
+  bool open_file(const std::string& path, std::string* error);
+  // The same for bytes in memory, which must outlive the reads.
+  void open_bytes(const void* bytes, size_t size);
 
-  class ByteSource;  // compressed input, chunk by chunk
+  // Writes up to `room` bytes of text at `out`; *got is 0 only at the end of the text.
+  bool read(char* out, size_t room, size_t* got, std::string* error);
+
+  // How much of the input (compressed bytes for gzip) has been read, for a progress bar.
+  uint64_t input_size() const { return input_size_; }
+  uint64_t input_read() const { return input_read_; }
 
  private:
-  bool reserve(size_t size, std::string* error);
-  bool map_file(int fd, size_t size, std::string* error);
-  void release();
-  bool inflate(ByteSource& source, uint64_t size_hint, std::string* error);
-  void finish(size_t size);  // sets the size and clears the padding
+  bool next_input(std::string* error);  // refills the inflater's input
+  bool read_plain(char* out, size_t room, size_t* got, std::string* error);
+  bool inflate(char* out, size_t room, size_t* got, std::string* error);
 
-  char* data_ = nullptr;   // malloc'd, or mapped when mapped_bytes_ > 0
-  size_t size_ = 0;
-  size_t capacity_ = 0;
-  size_t mapped_bytes_ = 0;
+  int fd_ = -1;
+  const unsigned char* bytes_ = nullptr;  // open_bytes: the input
+  uint64_t input_size_ = 0, input_read_ = 0;
+  bool gzip_ = false;
+  bool input_done_ = false;
+  bool stream_end_ = false;                // the last gzip member ended
+  std::vector<unsigned char> sniffed_;     // bytes read from the file to recognise gzip
+  std::vector<unsigned char> input_;       // gzip: compressed bytes from the file
+  struct Inflater;
+  std::unique_ptr<Inflater> inflater_;
 };
 
 }  // namespace mlprof::model::kineto

@@ -1,5 +1,6 @@
-// One forward pass over the JSON with simdjson's On-Demand API: nothing is materialised but
-// the fields kept in Trace, so the parse runs near the speed of the text scan.
+// One forward pass over the JSON, batch by batch (kineto_walk.h), with simdjson's On-Demand
+// API: nothing is materialised but the fields kept in Trace, so the parse runs near the speed
+// of the text scan.
 #include "model/kineto_trace.h"
 
 #include <simdjson.h>
@@ -8,6 +9,7 @@
 #include <cstring>
 
 #include "model/kineto_number.h"
+#include "model/kineto_walk.h"
 
 namespace mlprof::model::kineto {
 namespace {
@@ -60,11 +62,16 @@ struct RawEvent {
   std::string_view arg_name;  // "M" events: the process or thread name
 };
 
-class TraceReader {
+class TraceReader final : public TraceJsonVisitor {
  public:
   TraceReader(StringTable* strings, Trace* trace) : strings_(*strings), t_(*trace) {}
 
-  bool read(const JsonText& text, std::string* error);
+  bool wants(std::string_view key) const override {
+    return key == "deviceProperties" || key == "distributedInfo" || key == "baseTimeNanoseconds" ||
+           key == "host_name" || key == "hostname";
+  }
+  bool top_level_value(std::string_view key, const PaddedJson& value, std::string* error) override;
+  bool event_batch(const PaddedJson& batch, std::string* error) override;
 
  private:
   bool fail(std::string reason) {
@@ -74,13 +81,17 @@ class TraceReader {
   bool json_error(error_code code) {
     std::string where;
     const char* at = nullptr;
-    if (doc_ != nullptr && doc_->current_location().get(at) == simdjson::SUCCESS && at != nullptr && text_ != nullptr &&
-        at >= text_->data() && at <= text_->data() + text_->size())
-      where = " at byte " + std::to_string(at - text_->data());
+    if (doc_ != nullptr && doc_->current_location().get(at) == simdjson::SUCCESS && at != nullptr &&
+        at >= json_.data && at <= json_.data + json_.size)
+      where = " at byte " + std::to_string(json_.offset + uint64_t(at - json_.data));
     return fail(std::string("not valid JSON (") + simdjson::error_message(code) + ")" + where);
   }
+  bool finish(bool ok, std::string* error) {
+    doc_ = nullptr;
+    if (!ok) *error = error_;
+    return ok;
+  }
 
-  bool read_top_level(od::object& top);
   bool read_events(od::array& events);
   bool read_event(od::object& object, RawEvent* raw);
   bool read_args(od::object& args, RawEvent* raw);
@@ -96,7 +107,8 @@ class TraceReader {
 
   StringTable& strings_;
   Trace& t_;
-  const JsonText* text_ = nullptr;
+  od::parser parser_;            // reused by every batch: its buffers are allocated once
+  PaddedJson json_;              // the text being parsed
   od::document* doc_ = nullptr;
   std::string error_;
   uint64_t event_index_ = 0;
@@ -116,88 +128,43 @@ class TraceReader {
   uint32_t last_track_ = 0;
 };
 
-
-// Whether a top-level value that is not an object is really what its first character says.
-bool top_level_value_parses(od::document& doc, od::json_type type) {
-  switch (type) {
-    case od::json_type::array: return true;  // its elements are not read: an array is refused anyway
-    case od::json_type::null: { bool is_null = false; return doc.is_null().get(is_null) == simdjson::SUCCESS && is_null; }
-    case od::json_type::boolean: { bool b; return doc.get_bool().get(b) == simdjson::SUCCESS; }
-    case od::json_type::number: { double d; return doc.get_double().get(d) == simdjson::SUCCESS; }
-    case od::json_type::string: { std::string_view v; return doc.get_string().get(v) == simdjson::SUCCESS; }
-    default: return false;
-  }
-}
-
-bool TraceReader::read(const JsonText& text, std::string* error) {
-  text_ = &text;
-  if (text.view().find_first_not_of(" \t\r\n") == std::string_view::npos) {
-    *error = "empty file";
-    return false;
-  }
-  od::parser parser;
+bool TraceReader::event_batch(const PaddedJson& batch, std::string* error) {
+  json_ = batch;
   od::document doc;
-  doc_ = nullptr;
-  if (auto code = parser.iterate(text.data(), text.size(), text.capacity()).get(doc)) {
-    json_error(code);
-    *error = error_;
-    return false;
-  }
+  if (auto code = parser_.iterate(batch.data, batch.size, batch.capacity).get(doc)) return finish(json_error(code), error);
   doc_ = &doc;
-  od::json_type type;
-  bool ok;
-  if (auto code = doc.type().get(type)) {
-    ok = json_error(code);
-  } else if (type != od::json_type::object && !top_level_value_parses(doc, type)) {
-    // type() only looks at the first character: "not json" starts like null.
-    ok = fail("not valid JSON");
-  } else if (type != od::json_type::object) {
-    const char* what = type == od::json_type::array ? "an array" : type == od::json_type::string ? "a string"
-                       : type == od::json_type::number ? "a number" : type == od::json_type::boolean ? "a boolean" : "null";
-    ok = fail(std::string("not a PyTorch trace: the JSON is ") + what + ", expected an object with traceEvents");
-  } else {
-    od::object top;
-    if (auto code = doc.get_object().get(top)) ok = json_error(code);
-    else ok = read_top_level(top);
-    const char* rest = nullptr;
-    if (ok && doc.current_location().get(rest) == simdjson::SUCCESS) ok = fail("not valid JSON (content after the top-level object)");
-  }
-  if (!ok) *error = error_;
-  return ok;
+  od::array events;
+  if (auto code = doc.get_array().get(events)) return finish(json_error(code), error);
+  if (!read_events(events)) return finish(false, error);
+  const char* rest = nullptr;
+  if (doc.current_location().get(rest) == simdjson::SUCCESS) return finish(fail("not valid JSON (in traceEvents)"), error);
+  return finish(true, error);
 }
 
-bool TraceReader::read_top_level(od::object& top) {
-  bool has_events = false;
-  for (auto field_result : top) {
-    od::field field;
-    if (auto code = std::move(field_result).get(field)) return json_error(code);
-    const std::string_view key = key_of(field);
-    od::value value = field.value();
-    if (key == "traceEvents") {
-      od::array events;
-      if (value.get_array().get(events)) return fail("not a PyTorch trace: traceEvents is not an array");
-      if (!read_events(events)) return false;
-      has_events = true;
-    } else if (key == "deviceProperties") {
-      od::array devices;
-      if (value.get_array().get(devices) == simdjson::SUCCESS && !read_device_properties(devices)) return false;
-    } else if (key == "distributedInfo") {
-      od::object info;
-      if (value.get_object().get(info) == simdjson::SUCCESS && !read_distributed_info(info)) return false;
-    } else if (key == "baseTimeNanoseconds") {
-      std::string_view token;
-      int64_t base = 0;
-      token = value.raw_json_token();
-      if (!parse_fixed(token, 0, &base) || base < 0) return fail("baseTimeNanoseconds is out of range");
-      t_.base_time_ns = base;
-    } else if (key == "host_name" || key == "hostname") {
-      std::string_view name;
-      if (value.get_string().get(name) == simdjson::SUCCESS) t_.host_name = strings_.intern(name);
-    }
-    // Anything else (schemaVersion, traceName, displayTimeUnit, ...) is skipped by the iterator.
+bool TraceReader::top_level_value(std::string_view key, const PaddedJson& value, std::string* error) {
+  if (key == "baseTimeNanoseconds") {
+    int64_t base = 0;
+    if (!parse_fixed({value.data, value.size}, 0, &base) || base < 0)
+      return finish(fail("baseTimeNanoseconds is out of range"), error);
+    t_.base_time_ns = base;
+    return true;
   }
-  if (!has_events) return fail("not a PyTorch trace: no traceEvents");
-  return true;
+  json_ = value;
+  od::document doc;
+  if (auto code = parser_.iterate(value.data, value.size, value.capacity).get(doc)) return finish(json_error(code), error);
+  doc_ = &doc;
+  bool ok = true;
+  if (key == "deviceProperties") {
+    od::array devices;
+    if (doc.get_array().get(devices) == simdjson::SUCCESS) ok = read_device_properties(devices);
+  } else if (key == "distributedInfo") {
+    od::object info;
+    if (doc.get_object().get(info) == simdjson::SUCCESS) ok = read_distributed_info(info);
+  } else {  // host_name, hostname
+    std::string_view name;
+    if (doc.get_string().get(name) == simdjson::SUCCESS) t_.host_name = strings_.intern(name);
+  }
+  return finish(ok, error);
 }
 
 bool TraceReader::read_events(od::array& events) {
@@ -569,9 +536,10 @@ bool is_device_category(Category c) {
   }
 }
 
-bool read_trace(const JsonText& text, StringTable* strings, Trace* trace, std::string* error) {
+bool read_trace(JsonSource& source, StringTable* strings, Trace* trace, const LoadProgress& progress,
+                std::string* error) {
   TraceReader reader(strings, trace);
-  return reader.read(text, error);
+  return walk_trace_json(source, reader, progress, error);
 }
 
 }  // namespace mlprof::model::kineto

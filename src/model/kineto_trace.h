@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "model/kineto_file.h"
+#include "model/load_progress.h"
 #include "model/string_table.h"
 #include "model/well_known_strings.h"
 
@@ -119,7 +120,8 @@ struct Trace {
   std::array<uint64_t, kNumCategories> count_by_category{};
 };
 
-// Parses the JSON text. Returns false with a one-line reason when it is not a trace.
-bool read_trace(const JsonText& text, StringTable* strings, Trace* trace, std::string* error);
+// Reads the JSON text from `source`. Returns false with a one-line reason when it is not a trace.
+bool read_trace(JsonSource& source, StringTable* strings, Trace* trace, const LoadProgress& progress,
+                std::string* error);
 
 }  // namespace mlprof::model::kineto

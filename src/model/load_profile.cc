@@ -45,7 +45,7 @@ bool load_profile(const LoadRequest& request, Profile* profile, LoadError* error
       };
     }
     const bool imported = host.kind == format::ProfileFileKind::kPyTorchJson
-                              ? import_pytorch_trace_file(host.path, host.host, profile, &problem)
+                              ? import_pytorch_trace_file(host.path, host.host, profile, &problem, file_progress)
                               : import_xspace_file(host.path, host.host, profile, &problem, file_progress);
     done_bytes += file_bytes;
     if (request.progress && total_bytes > 0) request.progress(double(done_bytes) / double(total_bytes));

@@ -665,25 +665,27 @@ NameIndex PyTorchImport::consumer_name(StringId name, int64_t pid) {
   });
 }
 
-bool import_text(const kineto::JsonText& text, std::string_view host, Profile* profile, std::string* error) {
+bool import_source(kineto::JsonSource& source, std::string_view host, Profile* profile, const LoadProgress& progress,
+                   std::string* error) {
   kineto::Trace trace;
-  if (!kineto::read_trace(text, &profile->strings, &trace, error)) return false;
+  if (!kineto::read_trace(source, &profile->strings, &trace, progress, error)) return false;
   PyTorchImport import(profile, trace, host);
   return import.run(error);
 }
 
 }  // namespace
 
-bool import_pytorch_trace_file(const std::string& path, std::string_view host, Profile* profile,
-                               std::string* error) {
-  kineto::JsonText text;
-  return text.read_file(path, error) && import_text(text, host, profile, error);
+bool import_pytorch_trace_file(const std::string& path, std::string_view host, Profile* profile, std::string* error,
+                               const LoadProgress& progress) {
+  kineto::JsonSource source;
+  return source.open_file(path, error) && import_source(source, host, profile, progress, error);
 }
 
 bool import_pytorch_trace_bytes(const void* data, size_t size, std::string_view host, Profile* profile,
                                 std::string* error) {
-  kineto::JsonText text;
-  return text.assign(data, size, error) && import_text(text, host, profile, error);
+  kineto::JsonSource source;
+  source.open_bytes(data, size);
+  return import_source(source, host, profile, {}, error);
 }
 
 }  // namespace mlprof::model

@@ -21,14 +21,16 @@
 #include <string>
 #include <string_view>
 
+#include "model/load_progress.h"
 #include "model/profile.h"
 
 namespace mlprof::model {
 
 // Appends the file as one more host of `profile`. On failure returns false, sets `error` to a
-// one-line reason (without the path) and leaves `profile` without that host.
+// one-line reason (without the path) and leaves `profile` without that host. The file is read
+// piece by piece (a .gz inflated as it is read); `progress` hears the fraction read so far.
 bool import_pytorch_trace_file(const std::string& path, std::string_view host, Profile* profile,
-                               std::string* error);
+                               std::string* error, const LoadProgress& progress = {});
 
 // The same for bytes already in memory (JSON, or gzip-compressed JSON).
 bool import_pytorch_trace_bytes(const void* data, size_t size, std::string_view host, Profile* profile,

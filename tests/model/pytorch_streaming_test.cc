@@ -1,0 +1,123 @@
+// The PyTorch importer reads a trace piece by piece: events that straddle the pieces, strings
+// full of brackets, commas and escapes, top-level values after traceEvents, gzip read as it
+// inflates, and the bounds it keeps (one event may not be larger than the window).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "model/json_structure_scanner.h"
+#include "model/kineto_walk.h"
+#include "model/pytorch_importer.h"
+#include "model/pytorch_test_support.h"
+
+namespace mlprof::model {
+namespace {
+
+using namespace mlprof::testing;
+
+// The scanner fed in pieces of every size finds the same ends as in one piece.
+TEST(JsonStructureScanner, FollowsStringsEscapesAndNestingAcrossPieces) {
+  // Three elements of an array, then its closing bracket at `close`.
+  std::string text = R"({"a": "}]\"{[,", "b": [1, {"c": "\\"}]}, "x\\\\", [[], {}]  ] tail)";
+  text.insert(7, 54, ' ');  // the first backslash at byte 63, the quote it escapes at byte 64
+  const size_t close = text.find("] tail");
+  const size_t last_end = text.find("}]  ]") + 2;
+  for (size_t piece = 1; piece <= text.size(); ++piece) {
+    SCOPED_TRACE(piece);
+    JsonStructureScanner scanner;
+    scanner.reset();
+    JsonStructureScanner::Result r;
+    size_t last = 0;
+    for (size_t from = 0; from < text.size(); from += piece) {
+      r = scanner.scan(text.data(), from, std::min(text.size(), from + piece), false);
+      if (r.last_value_end != 0) last = r.last_value_end;
+      if (r.stop != JsonStructureScanner::Stop::kNone) break;
+    }
+    ASSERT_EQ(r.stop, JsonStructureScanner::Stop::kClose);
+    EXPECT_EQ(r.at, close);
+    EXPECT_EQ(last, last_end);
+  }
+}
+
+TEST(JsonStructureScanner, StopsAtACommaOutsideNesting) {
+  const std::string text = R"("a,b", [1, 2], {"c": 3}, 7)";
+  JsonStructureScanner scanner;
+  scanner.reset();
+  auto r = scanner.scan(text.data(), 0, text.size(), true);
+  EXPECT_EQ(r.stop, JsonStructureScanner::Stop::kComma);
+  EXPECT_EQ(r.at, 5u);
+}
+
+// Enough events for many windows, each with text that looks like structure, and every
+// top-level value the importer reads written after traceEvents.
+std::string large_trace(size_t events) {
+  std::string json = R"({"schemaVersion": 1, "traceEvents": [)";
+  for (size_t i = 0; i < events; ++i) {
+    json += i == 0 ? "\n" : ",\n";
+    json += R"({"ph": "X", "cat": "cpu_op", "name": "op}{][,\"x\\", "pid": 1, "tid": 1, "ts": )" +
+            std::to_string(1000 + 10 * i) + R"(, "dur": 5, "args": {"External id": )" + std::to_string(i) +
+            R"(, "Input Dims": [[2, 2], []], "Concrete Inputs": ["", "[1, {2}]"]}})";
+  }
+  json += R"(],
+  "deviceProperties": [{"id": 0, "name": "GPU", "numSms": 80}],
+  "distributedInfo": {"backend": "nccl", "rank": 7, "world_size": 8},
+  "baseTimeNanoseconds": 1700000000000000000,
+  "traceName": "a }{ name"
+})";
+  return json;
+}
+
+TEST(PyTorchStreaming, EventsAcrossManyWindowsAndValuesAfterTraceEvents) {
+  const size_t kEvents = 20000;  // about 4 MiB of JSON
+  const std::string json = large_trace(kEvents);
+  ASSERT_GT(json.size(), size_t(3) << 20);
+  for (const std::string& bytes : {json, gzip(json)}) {
+    Profile p;
+    std::string error;
+    ASSERT_TRUE(import_pytorch_trace_bytes(bytes.data(), bytes.size(), "h", &p, &error)) << error;
+    EXPECT_EQ(p.num_events(), kEvents);
+    EXPECT_EQ(p.name(0), "op}{][,\"x\\");
+    EXPECT_EQ(p.origin_ns, 1700000000000000000 + 1000 * 1000);
+    EXPECT_EQ(p.strings.view(p.hosts[0].hostname), "rank7");
+    EXPECT_EQ(p.start_ps(EventIndex(kEvents - 1)), int64_t(kEvents - 1) * 10 * 1000 * 1000);
+  }
+}
+
+TEST(PyTorchStreaming, AnEventLargerThanTheWindowLimitIsRefused) {
+  std::string json = R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 1, "args": {"big": ")";
+  json.append(kineto::kMaxValueBytes + 10, 'x');
+  json += R"("}}]})";
+  Profile p;
+  std::string error;
+  EXPECT_FALSE(import_pytorch_trace_bytes(json.data(), json.size(), "h", &p, &error));
+  EXPECT_NE(error.find("larger than 16 MiB"), std::string::npos) << error;
+  EXPECT_EQ(p.num_events(), 0u);
+}
+
+TEST(PyTorchStreaming, MalformedSeparatorsAcrossWindows) {
+  const std::string good = large_trace(12000);
+  struct Case {
+    const char* what;
+    std::string json;
+  };
+  std::string missing_comma = good, trailing_comma = good, mismatched = good;
+  missing_comma.erase(missing_comma.find(",\n", good.size() / 2), 1);
+  trailing_comma.insert(trailing_comma.find("],\n  \"deviceProperties\""), ",");
+  mismatched.replace(mismatched.find("],\n  \"deviceProperties\""), 1, "}");
+  for (const Case& c : {Case{"a missing comma", missing_comma}, Case{"a trailing comma", trailing_comma},
+                        Case{"a mismatched bracket", mismatched}, Case{"cut short", good.substr(0, good.size() / 2)}}) {
+    SCOPED_TRACE(c.what);
+    Profile p;
+    std::string error;
+    EXPECT_FALSE(import_pytorch_trace_bytes(c.json.data(), c.json.size(), "h", &p, &error));
+    // simdjson reads the element after a trailing comma as one that is no object.
+    EXPECT_TRUE(error.find("not valid JSON") != std::string::npos ||
+                error.find("traceEvents[12000] is not an object") != std::string::npos)
+        << error;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+    EXPECT_EQ(p.num_events(), 0u);
+  }
+}
+
+}  // namespace
+}  // namespace mlprof::model
