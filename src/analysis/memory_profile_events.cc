@@ -119,6 +119,22 @@ void MemoryEventReader::add(MemorySeries& m, model::EventIndex e, const RawEvent
   }
 }
 
+namespace {
+
+// Room for `n` events; at least half as much again as now, so that growing line by line stays linear.
+void reserve(MemorySeries& m, size_t n, bool columns) {
+  if (n <= m.events.capacity()) return;
+  n = std::max(n, m.events.capacity() + m.events.capacity() / 2);
+  m.events.reserve(n);
+  if (!columns) return;
+  m.in_use_bytes.reserve(n);
+  m.addresses.reserve(n);
+  m.allocations.reserve(n);
+  m.checkpoints.reserve(n / MemorySeries::kCheckpointEvery + 1);
+}
+
+}  // namespace
+
 std::vector<MemorySeries> MemoryEventReader::series(bool keep_columns) const {
   if (kind_of_name_.empty()) return {};
   // One memory while its events come in time order: the state is carried as they come.
@@ -126,7 +142,14 @@ std::vector<MemorySeries> MemoryEventReader::series(bool keep_columns) const {
     MemorySeries series;
     AllocatorState state;
     bool in_order = true;  // else only `series.events` is filled here, and sorted afterwards
+    uint32_t line = UINT32_MAX;  // of the last event
   };
+  // Memory events per line, to size a memory's columns once per line it is found on rather
+  // than doubling them (tens of millions of events: copies and page faults).
+  std::vector<size_t> memory_events_of_line(p_.lines.size(), 0);
+  for (size_t l = 0; l < p_.lines.size(); ++l)
+    for (uint32_t e = p_.lines[l].first_event; e < p_.lines[l].first_event + p_.lines[l].num_events; ++e)
+      memory_events_of_line[l] += kind_of_name_[p_.events.name[e]] != 0;
   // Keyed by (host, allocator name): the same allocator name on two hosts is two memories.
   std::map<std::pair<uint32_t, std::string_view>, Building> by_allocator;
   // Consecutive events mostly name the same allocator (the same interned string): skip the map then.
@@ -146,6 +169,10 @@ std::vector<MemorySeries> MemoryEventReader::series(bool keep_columns) const {
     }
     MemorySeries& m = last->series;
     if (last->in_order && !m.events.empty() && p_.start_ps(e) < p_.start_ps(m.events.back())) last->in_order = false;
+    if (const uint32_t line = p_.events.line[e]; line != last->line) {
+      last->line = line;
+      reserve(m, m.events.size() + memory_events_of_line[line], keep_columns && last->in_order);
+    }
     if (last->in_order) add(m, e, r, last->state, keep_columns);
     else m.events.push_back(e);
   }
@@ -160,6 +187,7 @@ std::vector<MemorySeries> MemoryEventReader::series(bool keep_columns) const {
     } else {  // events from several threads: sort them, then a second pass
       std::vector<model::EventIndex>& events = building.series.events;
       std::stable_sort(events.begin(), events.end(), earlier);
+      reserve(m, events.size(), keep_columns);
       AllocatorState state;
       for (model::EventIndex e : events) {
         decode(e, r, kStateFields);
