@@ -51,7 +51,8 @@ struct Track {
 };
 
 struct Event {
-  int64_t ts_ns = 0;              // ts × 1000, without baseTimeNanoseconds
+  int64_t ts_ns = 0;              // ts × 1000, without baseTimeNanoseconds (the importer then
+                                  // rewrites it as the start in ps, to hold no second copy)
   int64_t dur_ps = 0;             // 0 for instants
   int64_t correlation = kNoId;    // args.correlation: a runtime call and the GPU work it started
   int64_t external_id = kNoId;    // args["External id"]: GPU work and the op that launched it

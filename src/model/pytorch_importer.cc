@@ -164,7 +164,7 @@ enum NameVariant : uint32_t { kStepName, kConsumerName, kKernelName, kDeviceOpNa
 
 class PyTorchImport {
  public:
-  PyTorchImport(Profile* profile, const kineto::Trace& trace, std::string_view host)
+  PyTorchImport(Profile* profile, kineto::Trace& trace, std::string_view host)
       : p_(*profile), t_(trace), host_(host) {}
 
   bool run(std::string* error);
@@ -192,19 +192,17 @@ class PyTorchImport {
   std::string thread_line_name(const kineto::Track& track) const;
 
   Profile& p_;
-  const kineto::Trace& t_;
+  kineto::Trace& t_;  // its events' times and correlations are rewritten in place
   std::string host_;
   std::string error_;
 
   int64_t origin_ns_ = 0;
-  std::vector<int64_t> start_ps_;          // per trace event
   std::vector<uint32_t> line_of_;          // per trace event: index into lines_
   std::vector<StagedLine> lines_;
   std::vector<uint32_t> order_;            // trace events grouped by line, each line sorted
   std::vector<int64_t> devices_;           // device ordinals, by first appearance
   std::unordered_map<int64_t, StringId> op_by_external_id_;
   std::vector<uint8_t> consumer_track_;    // host threads whose work joins the process's step
-  std::vector<int64_t> correlation_;       // per trace event, after flows fill the gaps
 
   std::vector<NameIndex> plain_names_;     // by StringId
   std::unordered_map<NameKey, NameIndex, NameKeyHash> variant_names_;
@@ -217,11 +215,11 @@ bool PyTorchImport::run(std::string* error) {
     *error = "no events in traceEvents";
     return false;
   }
+  index_ops_and_steps();  // reads ts as written, to match flow arrows
   if (!place_in_time()) {
     *error = error_;
     return false;
   }
-  index_ops_and_steps();
   assign_lines();
   order_lines();
   add_host();
@@ -239,15 +237,14 @@ bool PyTorchImport::place_in_time() {
     earliest = std::min(earliest, ns);
   }
   origin_ns_ = p_.hosts.empty() ? earliest : p_.origin_ns;
-  start_ps_.resize(t_.events.size());
   for (size_t i = 0; i < t_.events.size(); ++i) {
-    const kineto::Event& e = t_.events[i];
+    kineto::Event& e = t_.events[i];
     int64_t ps, end;
     if (__builtin_sub_overflow(e.ts_ns + base, origin_ns_, &ps) || __builtin_mul_overflow(ps, int64_t(1000), &ps) ||
         __builtin_add_overflow(ps, e.dur_ps, &end))
       return fail("timestamps span more than the model can hold (about 106 days): an event at ts " +
                   std::to_string(e.ts_ns / 1000) + " us is out of range");
-    start_ps_[i] = ps;
+    e.ts_ns = ps;  // from here on: the start in ps since the profile's origin
   }
   return true;
 }
@@ -270,16 +267,15 @@ void PyTorchImport::index_ops_and_steps() {
   for (size_t k = 0; k < t_.tracks.size(); ++k)
     consumer_track_[k] = !t_.tracks[k].device && !step_track[k] && step_pids.count(t_.tracks[k].pid) > 0;
 
-  correlation_.resize(t_.events.size());
   bool missing = false;
-  for (size_t i = 0; i < t_.events.size(); ++i) {
-    const kineto::Event& e = t_.events[i];
-    correlation_[i] = e.correlation;
+  for (const kineto::Event& e : t_.events) {
     missing |= e.correlation == kineto::kNoId &&
                (e.category == Category::kRuntime || e.category == Category::kDriver || e.category == Category::kKernel ||
                 e.category == Category::kMemcpy || e.category == Category::kMemset);
   }
-  if (!missing || (t_.flow_starts.empty() && t_.flow_ends.empty())) return;
+  // The flows are read once, here: their memory goes before the model grows.
+  std::vector<kineto::FlowPoint> starts = std::move(t_.flow_starts), ends = std::move(t_.flow_ends);
+  if (!missing || (starts.empty() && ends.empty())) return;
   // Older traces may link a launch and its kernel only by a flow arrow: it starts at the
   // launch's timestamp on its thread and ends at the kernel's on its device (whose stream
   // the arrow may name by a label, "stream 7", rather than by number).
@@ -293,17 +289,16 @@ void PyTorchImport::index_ops_and_steps() {
     }
   };
   std::unordered_map<PointKey, int64_t, PointHash> flow_at;
-  for (const kineto::FlowPoint& f : t_.flow_starts) flow_at.emplace(PointKey{f.pid, f.tid, f.ts_ns}, f.id);
-  for (const kineto::FlowPoint& f : t_.flow_ends) flow_at.emplace(PointKey{f.pid, INT64_MIN, f.ts_ns}, f.id);
-  for (size_t i = 0; i < t_.events.size(); ++i) {
-    const kineto::Event& e = t_.events[i];
+  for (const kineto::FlowPoint& f : starts) flow_at.emplace(PointKey{f.pid, f.tid, f.ts_ns}, f.id);
+  for (const kineto::FlowPoint& f : ends) flow_at.emplace(PointKey{f.pid, INT64_MIN, f.ts_ns}, f.id);
+  for (kineto::Event& e : t_.events) {
     const bool launch = e.category == Category::kRuntime || e.category == Category::kDriver;
     const bool gpu_work = e.category == Category::kKernel || e.category == Category::kMemcpy ||
                           e.category == Category::kMemset;
-    if (correlation_[i] != kineto::kNoId || (!launch && !gpu_work)) continue;
+    if (e.correlation != kineto::kNoId || (!launch && !gpu_work)) continue;
     const kineto::Track& track = t_.tracks[e.track];
     auto it = flow_at.find({track.pid, launch ? track.tid : INT64_MIN, e.ts_ns});
-    if (it != flow_at.end()) correlation_[i] = it->second;
+    if (it != flow_at.end()) e.correlation = it->second;
   }
 }
 
@@ -386,7 +381,8 @@ void PyTorchImport::order_lines() {
   for (uint32_t i = 0; i < t_.events.size(); ++i) order_[fill[line_of_[i]]++] = i;
   std::vector<uint32_t>().swap(line_of_);
   auto before = [&](uint32_t a, uint32_t b) {
-    if (start_ps_[a] != start_ps_[b]) return start_ps_[a] < start_ps_[b];
+    const int64_t start_a = t_.events[a].ts_ns, start_b = t_.events[b].ts_ns;
+    if (start_a != start_b) return start_a < start_b;
     if (t_.events[a].dur_ps != t_.events[b].dur_ps) return t_.events[a].dur_ps > t_.events[b].dur_ps;
     return a < b;
   };
@@ -516,7 +512,7 @@ void PyTorchImport::add_line(const StagedLine& staged) {
   std::vector<EventIndex> open;
   for (uint32_t k = staged.first; k < staged.first + staged.count; ++k) {
     const uint32_t i = order_[k];
-    const int64_t start = start_ps_[i], stop = start + t_.events[i].dur_ps;
+    const int64_t start = t_.events[i].ts_ns, stop = start + t_.events[i].dur_ps;
     while (!open.empty()) {
       const EventIndex top = open.back();
       const int64_t top_end = p_.end_ps(top);
@@ -539,7 +535,7 @@ StringId PyTorchImport::op_of(const kineto::Event& e) const {
 void PyTorchImport::add_event(uint32_t i, uint32_t line, const StagedLine& staged, EventIndex parent) {
   const kineto::Event& e = t_.events[i];
   const kineto::Track& track = t_.tracks[e.track];
-  const int64_t correlation = correlation_[i];
+  const int64_t correlation = e.correlation;
   StatTable& stats = p_.event_stats;
   auto add_correlation = [&] {
     if (correlation != kineto::kNoId) stats.add(kCorrelationId, StatValue::of_uint(uint64_t(correlation)));
@@ -611,7 +607,7 @@ void PyTorchImport::add_event(uint32_t i, uint32_t line, const StagedLine& stage
     }
   }
   EventColumns& ev = p_.events;
-  ev.start_ps.push_back(start_ps_[i]);
+  ev.start_ps.push_back(e.ts_ns);
   ev.duration_ps.push_back(e.dur_ps);
   ev.name.push_back(name);
   ev.line.push_back(line);
