@@ -103,6 +103,9 @@ int main(int argc, char** argv) {
   std::printf("trace_viewport_bench: events %zu, tracks %zu, rows %zu, model %.2f GB (built in %.1f s), index %.2f GB\n",
               p.num_events(), index.tracks().size(), rows, p.bytes_used() / 1e9, build_model_ms / 1e3,
               index.bytes_used() / 1e9);
+  const double n = double(p.num_events());
+  std::printf("trace_viewport_bench: memory per event: model %.1f B + index %.2f B = %.1f B (target <= 40)\n",
+              p.bytes_used() / n, index.bytes_used() / n, (p.bytes_used() + index.bytes_used()) / n);
   std::printf("trace_viewport_bench: index build %.2f s (%.1f ns per event)\n", build_index_ms / 1e3,
               build_index_ms * 1e6 / double(p.num_events()));
   const int64_t span = index.end_ps() - index.begin_ps();

@@ -25,17 +25,30 @@ int line_order(LineKind kind) {
   }
 }
 
-void build_maxima(const model::Profile& p, TraceRow& row) {
-  std::vector<int64_t> level;
+// The first position in [lo, hi) whose event fails `pred` (true for a prefix of the row).
+template <class Pred>
+size_t partition_point(const TraceRowEvents& events, size_t lo, size_t hi, Pred pred) {
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (pred(events[mid])) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// Codes compare as their durations do, so the largest code is the largest ceiling.
+void build_maxima(const model::Profile& p, const std::vector<EventIndex>& events, TraceRow& row) {
+  std::vector<uint16_t> level;
   const size_t block = size_t(1) << kBlockBits;
-  for (size_t i = 0; i < row.events.size(); i += block) {
+  level.reserve((events.size() + block - 1) / block);
+  for (size_t i = 0; i < events.size(); i += block) {
     int64_t m = 0;
-    for (size_t j = i, end = std::min(row.events.size(), i + block); j < end; ++j)
-      m = std::max(m, p.duration_ps(row.events[j]));
-    level.push_back(m);
+    for (size_t j = i, end = std::min(events.size(), i + block); j < end; ++j) m = std::max(m, p.duration_ps(events[j]));
+    level.push_back(encode_duration_ceiling(m));
   }
   while (level.size() > 1) {
-    std::vector<int64_t> up;
+    std::vector<uint16_t> up;
+    up.reserve((level.size() + block - 1) / block);
     for (size_t i = 0; i < level.size(); i += block)
       up.push_back(*std::max_element(level.begin() + i, level.begin() + std::min(level.size(), i + block)));
     row.max_duration.push_back(std::move(level));
@@ -45,6 +58,15 @@ void build_maxima(const model::Profile& p, TraceRow& row) {
 }
 
 }  // namespace
+
+uint16_t encode_duration_ceiling(int64_t duration_ps) {
+  const uint64_t v = uint64_t(std::max<int64_t>(duration_ps, 0));
+  unsigned shift = 0;
+  while ((v >> shift) > 1023) ++shift;
+  uint64_t mantissa = (v + (uint64_t(1) << shift) - 1) >> shift;  // rounded up
+  if (mantissa > 1023) mantissa = (v + (uint64_t(1) << ++shift) - 1) >> shift;
+  return uint16_t(shift << 10 | mantissa);
+}
 
 TraceIndex::TraceIndex(const model::Profile& p) : profile_(p) {
   begin_ps_ = INT64_MAX;
@@ -69,22 +91,27 @@ TraceIndex::TraceIndex(const model::Profile& p) : profile_(p) {
         ++c[placement.depth[i]];
       }
       std::vector<std::vector<uint32_t>> row_of(placement.num_lanes);
+      std::vector<std::vector<EventIndex>> row_events;  // the line's rows, until compressed
       for (uint16_t lane = 0; lane < placement.num_lanes; ++lane)
         for (uint16_t d = 0; d < counts[lane].size(); ++d) {
           row_of[lane].push_back(uint32_t(track.rows.size()));
           TraceRow row;
           row.lane = lane;
           row.depth = d;
-          row.events.reserve(counts[lane][d]);
           track.rows.push_back(std::move(row));
+          row_events.emplace_back().reserve(counts[lane][d]);
         }
       for (uint32_t i = 0; i < line.num_events; ++i) {
         const EventIndex e = line.first_event + i;
-        track.rows[row_of[placement.lane[i]][placement.depth[i]]].events.push_back(e);
+        row_events[row_of[placement.lane[i]][placement.depth[i]]].push_back(e);
         begin_ps_ = std::min(begin_ps_, p.start_ps(e));
         end_ps_ = std::max(end_ps_, p.end_ps(e));
       }
-      for (auto& row : track.rows) build_maxima(p, row);
+      for (size_t r = 0; r < track.rows.size(); ++r) {
+        build_maxima(p, row_events[r], track.rows[r]);
+        track.rows[r].events = TraceRowEvents(row_events[r]);
+        std::vector<EventIndex>().swap(row_events[r]);
+      }
       tracks_.push_back(std::move(track));
     }
   }
@@ -95,8 +122,8 @@ size_t TraceIndex::bytes_used() const {
   size_t bytes = tracks_.capacity() * sizeof(TraceTrackRows);
   for (const auto& t : tracks_)
     for (const auto& r : t.rows) {
-      bytes += sizeof(TraceRow) + r.events.capacity() * sizeof(EventIndex);
-      for (const auto& level : r.max_duration) bytes += level.capacity() * sizeof(int64_t);
+      bytes += sizeof(TraceRow) + r.events.bytes_used();
+      for (const auto& level : r.max_duration) bytes += level.capacity() * sizeof(uint16_t);
     }
   return bytes;
 }
@@ -109,7 +136,7 @@ size_t TraceIndex::first_wide(const TraceRow& row, size_t from, size_t to, int64
     bool jumped = false;
     for (size_t level = row.max_duration.size(); level-- > 0;) {
       const size_t bits = kBlockBits * (level + 1);
-      if (row.max_duration[level][k >> bits] < min_duration) {
+      if (decode_duration_ceiling(row.max_duration[level][k >> bits]) < min_duration) {
         k = std::min(to, ((k >> bits) + 1) << bits);
         jumped = true;
         break;
@@ -127,8 +154,8 @@ void TraceIndex::query_row(const TraceRow& row, const TraceViewport& view, std::
   const auto& ev = row.events;
   if (view.end_ps <= view.start_ps || view.width_px == 0) return;
   // Visible: ends after the viewport starts and starts before it ends.
-  size_t k = std::partition_point(ev.begin(), ev.end(), [&](EventIndex e) { return p.end_ps(e) <= view.start_ps; }) - ev.begin();
-  const size_t hi = std::partition_point(ev.begin() + k, ev.end(), [&](EventIndex e) { return p.start_ps(e) < view.end_ps; }) - ev.begin();
+  size_t k = partition_point(ev, 0, ev.size(), [&](EventIndex e) { return p.end_ps(e) <= view.start_ps; });
+  const size_t hi = partition_point(ev, k, ev.size(), [&](EventIndex e) { return p.start_ps(e) < view.end_ps; });
   const double ps_per_px = double(view.end_ps - view.start_ps) / view.width_px;
   const int64_t one_px = std::max<int64_t>(1, int64_t(std::ceil(ps_per_px)));
   while (k < hi) {
@@ -142,7 +169,7 @@ void TraceIndex::query_row(const TraceRow& row, const TraceViewport& view, std::
     const double column = std::floor(double(std::max(p.start_ps(e), view.start_ps) - view.start_ps) / ps_per_px);
     const int64_t column_end = view.start_ps + int64_t(std::ceil((column + 1) * ps_per_px));
     const size_t past_column =
-        std::partition_point(ev.begin() + k + 1, ev.begin() + hi, [&](EventIndex x) { return p.start_ps(x) < column_end; }) - ev.begin();
+        partition_point(ev, k + 1, hi, [&](EventIndex x) { return p.start_ps(x) < column_end; });
     const size_t stop = first_wide(row, k + 1, past_column, one_px);
     const uint32_t count = uint32_t(stop - k);
     if (count == 1) {

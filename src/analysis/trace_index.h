@@ -3,21 +3,29 @@
 // overlap, its ends are sorted too, so a viewport's events are found by binary search; a
 // hierarchy of block maxima of durations finds the next event wide enough to draw without
 // scanning the narrow ones. A query costs about O(rows × (log n + boxes drawn)), whatever
-// the number of events: 4.3 bytes per event on top of the model.
+// the number of events: about 1.2 bytes per event on top of the model (trace_row_events.h,
+// and block maxima rounded up to 16-bit floating-point numbers).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "analysis/trace_row_events.h"
 #include "model/profile.h"
 
 namespace mlprof::analysis {
 
 struct TraceRow {
   uint16_t lane = 0, depth = 0;
-  std::vector<model::EventIndex> events;          // sorted by start (and by end)
-  std::vector<std::vector<int64_t>> max_duration; // [L]: the longest duration per block of 32^(L+1) events
+  TraceRowEvents events;                           // sorted by start (and by end)
+  std::vector<std::vector<uint16_t>> max_duration; // [L]: per block of 32^(L+1) events, its longest
+                                                   // duration, rounded up (duration_ceiling)
 };
+
+// A duration in 16 bits, never less than the duration: a 10-bit mantissa and a 6-bit
+// exponent, so a block's maximum costs 2 bytes and skipping a block stays safe.
+uint16_t encode_duration_ceiling(int64_t duration_ps);
+inline int64_t decode_duration_ceiling(uint16_t code) { return int64_t(code & 1023) << (code >> 10); }
 
 struct TraceTrackRows {
   uint32_t line = 0;          // index into Profile::lines

@@ -1,5 +1,6 @@
 // The viewport query on hand-built lines: exact events and merged boxes for a few viewports,
-// and the same answer as a plain scan on a long row with a wide event among narrow ones.
+// and the same answer as a plain scan on a long row with a wide event among narrow ones; the
+// compact forms the index keeps (row events in 1, 2 or 4 bytes, block maxima in 16 bits).
 #include <gtest/gtest.h>
 
 #include "analysis/trace_index.h"
@@ -112,6 +113,30 @@ TEST(TraceIndex, NestedAndOverlappingEventsGetRowsByLaneAndDepth) {
   ASSERT_EQ(index.tracks()[1].rows.size(), 2u);
   EXPECT_EQ(index.tracks()[1].rows[1].lane, 1);
   EXPECT_EQ(p.name(index.tracks()[1].rows[1].events[0]), "overlapping_b");
+}
+
+TEST(TraceRowEvents, KeepsEveryIndexWhateverTheGaps) {
+  for (const uint32_t gap : {1u, 7u, 300u, 70'000u}) {
+    std::vector<model::EventIndex> events;
+    for (uint32_t i = 0; i < 100; ++i) events.push_back(5 + i * gap + i / 10);
+    const analysis::TraceRowEvents row(events);
+    ASSERT_EQ(row.size(), events.size());
+    for (size_t k = 0; k < events.size(); ++k) ASSERT_EQ(row[k], events[k]) << "gap " << gap << ", position " << k;
+    // Blocks of 32 spanning under 256 indices take a byte per event.
+    if (gap == 1) EXPECT_LT(row.bytes_used(), 100u + 4 * 4 + 1);
+  }
+  EXPECT_EQ(analysis::TraceRowEvents(std::vector<model::EventIndex>()).size(), 0u);
+}
+
+TEST(TraceIndex, DurationCeilingIsNeverBelowTheDurationAndClose) {
+  for (const int64_t d : {int64_t(0), int64_t(1), int64_t(1023), int64_t(1024), int64_t(1025), int64_t(999'999),
+                          int64_t(3'600'000), int64_t(1) << 40, (int64_t(1) << 40) + 1, INT64_MAX / 2}) {
+    const int64_t c = analysis::decode_duration_ceiling(analysis::encode_duration_ceiling(d));
+    EXPECT_GE(c, d);
+    EXPECT_LE(double(c), double(d) * (1 + 1.0 / 512) + 1) << d;
+  }
+  EXPECT_EQ(analysis::decode_duration_ceiling(analysis::encode_duration_ceiling(1000)), 1000);
+  EXPECT_LT(analysis::encode_duration_ceiling(1000), analysis::encode_duration_ceiling(5000));
 }
 
 TEST(TraceSearch, FindsNamesIgnoringCaseInTimeOrder) {
