@@ -1,5 +1,6 @@
 // The backend over src/analysis: loads a run's profile (once, while its files stay the same)
 // and answers each tool through the dispatch table.
+#include <atomic>
 #include <memory>
 
 #include "model/load_profile.h"
@@ -32,6 +33,12 @@ class AnalysisBackend final : public ToolBackend {
     return tool.csv(*load(q.run, q.host), q.options);
   }
 
+  std::shared_ptr<const AnalyzedProfile> profile(const format::RunLocation& run, const std::string& host) override {
+    return load(run, host);
+  }
+
+  size_t profiles_loaded() const override { return loads_; }
+
  private:
   static const ToolEntry& checked_tool(const ToolQuery& q) {
     const ToolEntry* tool = find_tool(q.tool);
@@ -58,12 +65,14 @@ class AnalysisBackend final : public ToolBackend {
       if (!model::load_profile({path, "", host}, &profile, &error))
         throw std::runtime_error(error.path + ": " + error.problem);
       profile.run = run.name;
+      ++loads_;
       return std::make_shared<const AnalyzedProfile>(std::move(profile));
     });
   }
 
   // Profiles can be large (DESIGN.md §6: up to 48 bytes per event): keep only the last two.
   ComputeOnceCache<AnalyzedProfile> profiles_{2};
+  std::atomic<size_t> loads_{0};
 };
 
 }  // namespace

@@ -17,4 +17,9 @@ const analysis::TfDataBottleneckAnalysis& AnalyzedProfile::tf_data() const {
   return *tf_data_;
 }
 
+const TraceTimeline& AnalyzedProfile::trace() const {
+  std::call_once(trace_once_, [this] { trace_.emplace(profile_); });
+  return *trace_;
+}
+
 }  // namespace mlprof::server

@@ -111,7 +111,7 @@ void send(const httplib::Request& req, httplib::Response& res, const Reply& repl
 struct ProfileServer::Impl {
   Impl(const ServeOptions& options, std::unique_ptr<ToolBackend> backend)
       : backend(std::move(backend)), api(RunCatalog(options.logdir), *this->backend),
-        trace_api(RunCatalog(options.logdir)), diff_api(RunCatalog(options.logdir)) {}
+        trace_api(RunCatalog(options.logdir), *this->backend), diff_api(RunCatalog(options.logdir)) {}
 
   void add_routes(bool loopback_only);
 

@@ -13,6 +13,8 @@
 
 namespace mlprof::server {
 
+class AnalyzedProfile;
+
 struct ToolInfo {
   std::string name;   // XProf's tool id, e.g. "overview_page"
   std::string title;  // what the UI shows, e.g. "Overview"
@@ -46,6 +48,16 @@ class ToolBackend {
 
   // A tool's main table as CSV (one row per op, step or pipeline).
   virtual std::string csv(const ToolQuery& query) = 0;
+
+  // The run's loaded profile, which the trace viewer shares with the tools so that a run is
+  // read and held once. A backend without profiles answers 404.
+  virtual std::shared_ptr<const AnalyzedProfile> profile(const format::RunLocation& run, const std::string& host) {
+    throw QueryError(404, "no profile for run '" + run.name + "'");
+  }
+
+  // How many times a profile was read from its files (once per run and host while they stay
+  // the same and in the cache).
+  virtual size_t profiles_loaded() const { return 0; }
 };
 
 // The backend over the analysis tools of src/analysis.

@@ -3,19 +3,13 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
-#include <mutex>
-#include <optional>
 
-#include "analysis/step_grouping.h"
 #include "analysis/trace_event_details.h"
-#include "analysis/trace_flows.h"
-#include "analysis/trace_index.h"
 #include "analysis/trace_search.h"
-#include "model/load_profile.h"
-#include "server/compute_once_cache.h"
+#include "server/analyzed_profile.h"
 #include "server/gzip_body.h"
-#include "server/tool_backend.h"
 
 namespace mlprof::server {
 namespace {
@@ -53,53 +47,48 @@ const char* section_kind(model::PlaneKind k) {
   return k == model::PlaneKind::kDevice ? "device" : k == model::PlaneKind::kHostThreads ? "host" : "other";
 }
 
+// The flows with an end among the listed events, each once, by (from, to): with both ends'
+// lines and starts, since the other end may lie outside the view or merged into a box.
+json viewport_flows(const model::Profile& p, const analysis::TraceFlows& all, const std::vector<model::EventIndex>& listed,
+                    int64_t zero, bool& truncated) {
+  json out = json::array();
+  if (all.flows.empty()) return out;
+  std::vector<uint32_t> ids;
+  for (const model::EventIndex e : listed) {
+    for (const analysis::TraceFlow& f : all.starting_at(e)) ids.push_back(uint32_t(&f - all.flows.data()));
+    for (const uint32_t id : all.ending_at(e)) ids.push_back(id);
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  truncated = ids.size() > kMaxViewportFlows;
+  if (truncated) ids.resize(kMaxViewportFlows);
+  for (const uint32_t id : ids) {
+    const analysis::TraceFlow& f = all.flows[id];
+    out.push_back({f.from, f.to, f.kind == analysis::TraceFlowKind::kLaunch ? "launch" : "producer_consumer",
+                   p.events.line[f.from], p.start_ps(f.from) - zero, p.events.line[f.to], p.start_ps(f.to) - zero});
+  }
+  return out;
+}
+
 }  // namespace
 
-// A run's profile with what the viewer asks of it. The step grouping waits for the first
-// details request: the timeline itself does not need it.
-struct TraceApi::Loaded {
-  explicit Loaded(model::Profile p) : profile(std::move(p)), index(profile), flows(analysis::find_trace_flows(profile)) {}
-  const analysis::StepGrouping& steps() const {
-    std::call_once(steps_once, [&] { steps_.emplace(analysis::group_steps(profile)); });
-    return *steps_;
-  }
-  model::Profile profile;
-  analysis::TraceIndex index;
-  analysis::TraceFlows flows;
-  mutable std::once_flag steps_once;
-  mutable std::optional<analysis::StepGrouping> steps_;
-};
-
-struct TraceApi::State {
-  explicit State(RunCatalog c) : catalog(std::move(c)) {}
-  RunCatalog catalog;
-  ComputeOnceCache<Loaded> loaded{1};  // profiles are large: keep the one being viewed
-};
-
-TraceApi::TraceApi(RunCatalog catalog) : state_(std::make_unique<State>(std::move(catalog))) {}
+TraceApi::TraceApi(RunCatalog catalog, ToolBackend& backend) : catalog_(std::move(catalog)), backend_(backend) {}
 TraceApi::~TraceApi() = default;
 
-std::shared_ptr<const TraceApi::Loaded> TraceApi::load(const QueryParams& params) {
+std::shared_ptr<const AnalyzedProfile> TraceApi::load(const QueryParams& params) {
   const std::string run_name = param(params, "run"), host = param(params, "host");
   if (run_name.empty()) throw QueryError(400, "missing parameter 'run'");
-  const auto run = state_->catalog.find_run(run_name);
+  const auto run = catalog_.find_run(run_name);
   if (!run) throw QueryError(404, "no run named '" + run_name + "'");
   if (!has_host(*run, host)) throw QueryError(404, "run '" + run_name + "' has no host named '" + host + "'");
-  return state_->loaded.get(run->name + '\0' + host, files_version(*run, host), [&] {
-    model::Profile profile;
-    model::LoadError error;
-    const std::string& path = run->hosts.size() == 1 ? run->hosts.front().path : run->dir;
-    if (!model::load_profile({path, "", host}, &profile, &error)) throw std::runtime_error(error.path + ": " + error.problem);
-    profile.run = run->name;
-    return std::make_shared<const Loaded>(std::move(profile));
-  });
+  return backend_.profile(*run, host);
 }
 
 Reply TraceApi::viewport(const QueryParams& params) {
   return guarded([&] {
     const auto loaded = load(params);
-    const model::Profile& p = loaded->profile;
-    const analysis::TraceIndex& index = loaded->index;
+    const model::Profile& p = loaded->profile();
+    const analysis::TraceIndex& index = loaded->trace().index;
     const int64_t zero = index.begin_ps(), span = index.end_ps() - index.begin_ps();
     const int64_t start = int_param(params, "start_ps", 0), end = int_param(params, "end_ps", std::max<int64_t>(span, 1));
     const int64_t width = int_param(params, "width_px", 1000);
@@ -111,6 +100,7 @@ Reply TraceApi::viewport(const QueryParams& params) {
     json names = json::object();
     uint32_t section_plane = model::kNone;
     std::vector<analysis::TraceBox> boxes;
+    std::vector<model::EventIndex> listed;
     for (const auto& track : index.tracks()) {
       const model::Line& line = p.lines[track.line];
       if (line.plane != section_plane) {
@@ -134,6 +124,7 @@ Reply TraceApi::viewport(const QueryParams& params) {
           const std::string key = std::to_string(n);
           if (!names.contains(key)) names[key] = std::string(p.strings.view(p.names[n].name));
           events.push_back({b.start_ps - zero, b.duration_ps, n, b.event});
+          listed.push_back(b.event);
         }
         rows.push_back({{"lane", row.lane}, {"depth", row.depth}, {"events", std::move(events)}, {"merged", std::move(merged)}});
       }
@@ -141,9 +132,12 @@ Reply TraceApi::viewport(const QueryParams& params) {
       sections.back()["tracks"].push_back(
           {{"line", track.line}, {"name", std::string(p.strings.view(line_name))}, {"rows", std::move(rows)}});
     }
+    bool flows_truncated = false;
+    json flows = viewport_flows(p, loaded->trace().flows, listed, zero, flows_truncated);
     json out = {{"run", param(params, "run")}, {"host", param(params, "host")}, {"begin_ps", 0}, {"end_ps", span},
                 {"start_ps", start}, {"end_ps_view", end}, {"width_px", width},
-                {"names", std::move(names)}, {"sections", std::move(sections)}};
+                {"names", std::move(names)}, {"sections", std::move(sections)},
+                {"flows", std::move(flows)}, {"flows_truncated", flows_truncated}};
     return Reply{200, "application/json", out.dump(), ""};
   });
 }
@@ -151,10 +145,12 @@ Reply TraceApi::viewport(const QueryParams& params) {
 Reply TraceApi::event(const QueryParams& params) {
   return guarded([&] {
     const auto loaded = load(params);
+    const model::Profile& p = loaded->profile();
     const int64_t e = int_param(params, "event", -1);
-    if (e < 0 || uint64_t(e) >= loaded->profile.num_events()) throw QueryError(404, "no event " + param(params, "event"));
-    const json d = analysis::trace_event_details(loaded->profile, loaded->steps(), loaded->flows, model::EventIndex(e),
-                                                 loaded->index.begin_ps());
+    if (e < 0 || uint64_t(e) >= p.num_events()) throw QueryError(404, "no event " + param(params, "event"));
+    const TraceTimeline& trace = loaded->trace();
+    const json d = analysis::trace_event_details(p, loaded->steps().grouping, trace.flows, model::EventIndex(e),
+                                                 trace.index.begin_ps());
     return Reply{200, "application/json", d.dump(), ""};
   });
 }
@@ -164,12 +160,13 @@ Reply TraceApi::search(const QueryParams& params) {
     const auto loaded = load(params);
     const int64_t limit = int_param(params, "limit", 1000);
     if (limit < 0 || limit > 100000) throw QueryError(400, "limit must be from 0 to 100000");
-    const model::Profile& p = loaded->profile;
+    const model::Profile& p = loaded->profile();
+    const int64_t zero = loaded->trace().index.begin_ps();
     const auto found = analysis::search_trace(p, param(params, "q"), size_t(limit));
     json events = json::array();
     for (auto e : found.events)
       events.push_back({{"event", e}, {"name", std::string(p.name(e))}, {"line", p.events.line[e]},
-                        {"start_ps", p.start_ps(e) - loaded->index.begin_ps()}, {"duration_ps", p.duration_ps(e)}});
+                        {"start_ps", p.start_ps(e) - zero}, {"duration_ps", p.duration_ps(e)}});
     return Reply{200, "application/json", json{{"total", found.total}, {"events", std::move(events)}}.dump(), ""};
   });
 }

@@ -1,14 +1,17 @@
 // The trace viewer's API: viewport queries over a run's timeline with no event cap, one
-// event's details, and search by name. The profile and its index are built once per run and
-// host (while their files stay the same) and kept for the next queries.
+// event's details, and search by name. The profile is the one the tools use (ToolBackend::
+// profile), so a run is read and held once; its index is built on the first query.
 //
 //   GET /api/trace?run=&host=[&start_ps=&end_ps=&width_px=]
 //       {"run", "host", "begin_ps": 0, "end_ps", "start_ps", "end_ps_view", "width_px",
 //        "names": {"<id>": name}, "sections": [{"name", "kind": "device"|"host"|"other",
 //        "tracks": [{"line", "name", "rows": [{"lane", "depth",
-//        "events": [[start_ps, duration_ps, name_id, event]], "merged": [[start_ps, duration_ps, count]]}]}]}]}
+//        "events": [[start_ps, duration_ps, name_id, event]], "merged": [[start_ps, duration_ps, count]]}]}]}],
+//        "flows": [[from_event, to_event, "launch"|"producer_consumer", from_line, from_start_ps, to_line, to_start_ps]],
+//        "flows_truncated": bool}
 //       Times are ps since the trace's first event; events at least one pixel wide are listed,
-//       narrower ones merge into boxes per pixel column.
+//       narrower ones merge into boxes per pixel column. Flows are those with a listed end
+//       (at most kMaxViewportFlows).
 //   GET /api/trace/event?run=&host=&event=   trace_event_details (stats, step, flows)
 //   GET /api/trace/search?run=&host=&q=[&limit=]   {"total", "events": [{"event", "name", "line", "start_ps", "duration_ps"}]}
 #pragma once
@@ -17,6 +20,7 @@
 
 #include "server/api.h"
 #include "server/run_catalog.h"
+#include "server/tool_backend.h"
 
 namespace httplib {
 class Server;
@@ -24,9 +28,12 @@ class Server;
 
 namespace mlprof::server {
 
+inline constexpr size_t kMaxViewportFlows = 5000;
+
 class TraceApi {
  public:
-  explicit TraceApi(RunCatalog catalog);
+  // `backend` loads and holds the profiles; it must outlive this.
+  TraceApi(RunCatalog catalog, ToolBackend& backend);
   ~TraceApi();
 
   Reply viewport(const QueryParams& params);
@@ -34,10 +41,9 @@ class TraceApi {
   Reply search(const QueryParams& params);
 
  private:
-  struct Loaded;
-  struct State;
-  std::shared_ptr<const Loaded> load(const QueryParams& params);
-  std::unique_ptr<State> state_;
+  std::shared_ptr<const AnalyzedProfile> load(const QueryParams& params);
+  RunCatalog catalog_;
+  ToolBackend& backend_;
 };
 
 // Registers the three routes; `api` must outlive the server.

@@ -1,9 +1,11 @@
-// The trace viewer's API over a logdir: a viewport lists the tracks with their boxes, an
-// event's details carry its stats and step, and search finds events by name.
+// The trace viewer's API over a logdir: a viewport lists the tracks with their boxes and the
+// flows of its events, an event's details carry its stats and step, search finds events by
+// name, and the profile is the one the tools read (one load per run and host).
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "model/xspace_builder.h"
+#include "server/tool_backend.h"
 #include "server/trace_endpoint.h"
 
 namespace mlprof {
@@ -19,21 +21,27 @@ class TraceApiTest : public ::testing::Test {
     auto* main = host.line(100, "main", 1'000'000);
     host.event(main, "train", 0, 100 * testing::kPsPerUs, {{"step_num", int64_t(3)}, {"_r", int64_t(1)}});
     host.event(main, "matmul", 10 * testing::kPsPerUs, 20 * testing::kPsPerUs, {{"flops", int64_t(1000)}});
+    host.event(main, "cudaLaunchKernel", 15 * testing::kPsPerUs, 2 * testing::kPsPerUs, {{"correlation_id", uint64_t(42)}});
+    auto gpu = testing::add_plane(&space, 2, "/device:GPU:0");
+    auto* stream = gpu.line(7, "Stream #7(Compute)", 1'000'000);
+    gpu.event(stream, "kernel_a", 40 * testing::kPsPerUs, 10 * testing::kPsPerUs, {{"correlation_id", uint64_t(42)}});
     testing::write_xspace(dir.path() + "/plugins/profile/run1/worker.xplane.pb", space);
   }
   testing::TempDir dir;
+  std::unique_ptr<server::ToolBackend> backend = server::make_analysis_backend();
 };
 
 TEST_F(TraceApiTest, ViewportEventAndSearch) {
-  server::TraceApi api{server::RunCatalog(dir.path())};
+  server::TraceApi api{server::RunCatalog(dir.path()), *backend};
   const auto reply = api.viewport({{"run", "run1"}, {"host", "worker"}, {"width_px", "100"}});
   ASSERT_EQ(reply.status, 200) << reply.body;
   const json v = json::parse(reply.body);
   EXPECT_EQ(v["end_ps"], 100 * testing::kPsPerUs);
-  ASSERT_EQ(v["sections"].size(), 1u);
-  EXPECT_EQ(v["sections"][0]["kind"], "host");
+  ASSERT_EQ(v["sections"].size(), 2u);
+  EXPECT_EQ(v["sections"][0]["kind"], "host");  // planes in the file's order
+  EXPECT_EQ(v["sections"][1]["kind"], "device");
   const json& rows = v["sections"][0]["tracks"][0]["rows"];
-  ASSERT_EQ(rows.size(), 2u);
+  ASSERT_EQ(rows.size(), 3u);  // train; matmul; the launch inside matmul
   const json& matmul = rows[1]["events"][0];
   EXPECT_EQ(matmul[0], 10 * testing::kPsPerUs);
   EXPECT_EQ(v["names"][std::to_string(matmul[2].get<int>())], "matmul");
@@ -50,6 +58,45 @@ TEST_F(TraceApiTest, ViewportEventAndSearch) {
   EXPECT_EQ(api.viewport({{"run", "nope"}}).status, 404);
   EXPECT_EQ(api.viewport({{"run", "run1"}, {"host", "worker"}, {"start_ps", "x"}}).status, 400);
   EXPECT_EQ(api.event({{"run", "run1"}, {"host", "worker"}, {"event", "99"}}).status, 404);
+}
+
+TEST_F(TraceApiTest, ViewportListsTheFlowsOfItsEvents) {
+  server::TraceApi api{server::RunCatalog(dir.path()), *backend};
+  const json v = json::parse(api.viewport({{"run", "run1"}, {"host", "worker"}, {"width_px", "100"}}).body);
+  ASSERT_EQ(v["flows"].size(), 1u) << v["flows"];
+  const json& f = v["flows"][0];
+  EXPECT_EQ(f[2], "launch");
+  EXPECT_EQ(f[4], 15 * testing::kPsPerUs);  // from the launch
+  EXPECT_EQ(f[6], 40 * testing::kPsPerUs);  // to the kernel
+  const json launch = json::parse(api.event({{"run", "run1"}, {"host", "worker"}, {"event", std::to_string(f[0].get<int>())}}).body);
+  EXPECT_EQ(launch["name"], "cudaLaunchKernel");
+  EXPECT_EQ(v["flows_truncated"], false);
+
+  // A view of the kernel alone still lists its flow (the launch lies outside it).
+  const json later = json::parse(
+      api.viewport({{"run", "run1"}, {"host", "worker"}, {"start_ps", std::to_string(39 * testing::kPsPerUs)},
+                    {"end_ps", std::to_string(60 * testing::kPsPerUs)}, {"width_px", "100"}})
+          .body);
+  ASSERT_EQ(later["flows"].size(), 1u);
+  EXPECT_EQ(later["flows"][0][1], f[1]);
+  // A view with neither end lists no flow.
+  const json none = json::parse(
+      api.viewport({{"run", "run1"}, {"host", "worker"}, {"start_ps", std::to_string(60 * testing::kPsPerUs)},
+                    {"end_ps", std::to_string(90 * testing::kPsPerUs)}, {"width_px", "100"}})
+          .body);
+  EXPECT_EQ(none["flows"].size(), 0u);
+}
+
+TEST_F(TraceApiTest, SharesTheToolsProfile) {
+  server::TraceApi api{server::RunCatalog(dir.path()), *backend};
+  ASSERT_EQ(api.viewport({{"run", "run1"}, {"host", "worker"}}).status, 200);
+  ASSERT_EQ(api.search({{"run", "run1"}, {"host", "worker"}, {"q", "mat"}}).status, 200);
+  const auto run = server::RunCatalog(dir.path()).find_run("run1");
+  ASSERT_TRUE(run);
+  EXPECT_FALSE(backend->json({*run, "worker", "overview_page", {}}).empty());
+  EXPECT_EQ(backend->profiles_loaded(), 1u);  // the viewer and the tools read the run once
+  EXPECT_EQ(api.event({{"run", "run1"}, {"host", "worker"}, {"event", "1"}}).status, 200);
+  EXPECT_EQ(backend->profiles_loaded(), 1u);
 }
 
 }  // namespace
