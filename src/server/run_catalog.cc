@@ -1,10 +1,8 @@
 #include "server/run_catalog.h"
 
-#include <filesystem>
-#include <system_error>
+#include <sys/stat.h>
 
 namespace mlprof::server {
-namespace fs = std::filesystem;
 
 std::vector<format::RunLocation> RunCatalog::runs() const {
   // find_profiles reports "no profile found" as an error; for a server that is just an
@@ -29,11 +27,17 @@ std::string files_version(const format::RunLocation& run, std::string_view host)
   std::string version;
   for (const auto& h : run.hosts) {
     if (!host.empty() && h.host != host) continue;
-    std::error_code ec;
-    const auto size = fs::file_size(h.path, ec);
-    const auto time = fs::last_write_time(h.path, ec);
-    version += h.path + ':' + std::to_string(ec ? 0 : size) + ':' +
-               std::to_string(ec ? 0 : time.time_since_epoch().count()) + ';';
+    // Size and modification time miss a rewrite that keeps both (a copy that preserves times,
+    // a same-size change within one clock tick): the change time and the inode catch those.
+    struct stat st {};
+    version += h.path;
+    if (::stat(h.path.c_str(), &st) == 0) {
+      version += ':' + std::to_string(st.st_size) + ':' + std::to_string(st.st_mtim.tv_sec) + '.' +
+                 std::to_string(st.st_mtim.tv_nsec) + ':' + std::to_string(st.st_ctim.tv_sec) + '.' +
+                 std::to_string(st.st_ctim.tv_nsec) + ':' + std::to_string(st.st_ino) + ':' +
+                 std::to_string(st.st_dev);
+    }
+    version += ';';
   }
   return version;
 }

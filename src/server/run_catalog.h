@@ -30,8 +30,9 @@ class RunCatalog {
 // Says whether `host` names one of the run's hosts; an empty host means all of them.
 bool has_host(const format::RunLocation& run, std::string_view host);
 
-// Changes whenever one of the profile files that a query reads changes (size or time), so
-// cached results of a rewritten profile are computed again.
+// Changes whenever one of the profile files that a query reads changes (size, modification or
+// change time, or the file itself, replaced by a rename), so cached results of a rewritten
+// profile are computed again.
 std::string files_version(const format::RunLocation& run, std::string_view host);
 
 }  // namespace mlprof::server
