@@ -15,6 +15,10 @@ const char* format_name(format::ProfileFileKind kind) {
   return kind == format::ProfileFileKind::kXSpace ? "xspace" : "pytorch_trace_json";
 }
 
+// Run and host names come from directory names and error messages quote the URL, so either may
+// hold bytes that are not UTF-8: those are replaced rather than turned into a server error.
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 std::string param(const QueryParams& params, const std::string& name) {
   auto it = params.find(name);
   return it == params.end() ? std::string() : it->second;
@@ -51,7 +55,7 @@ Reply guarded(F&& f) {
 }  // namespace
 
 Reply error_reply(int status, const std::string& message) {
-  return {status, "application/json", json{{"error", message}}.dump(), ""};
+  return {status, "application/json", dump(json{{"error", message}}), ""};
 }
 
 Api::Api(RunCatalog catalog, ToolBackend& backend) : catalog_(std::move(catalog)), backend_(backend) {}
@@ -63,7 +67,7 @@ Reply Api::runs() const {
     for (const auto& h : run.hosts) hosts.push_back(h.host);
     runs.push_back({{"name", run.name}, {"hosts", std::move(hosts)}});
   }
-  return {200, "application/json", json{{"runs", std::move(runs)}}.dump(), ""};
+  return {200, "application/json", dump(json{{"runs", std::move(runs)}}), ""};
 }
 
 Reply Api::hosts(const std::string& run_name) const {
@@ -71,7 +75,7 @@ Reply Api::hosts(const std::string& run_name) const {
   if (!run) return error_reply(404, "no run named '" + run_name + "'");
   json hosts = json::array();
   for (const auto& h : run->hosts) hosts.push_back({{"name", h.host}, {"format", format_name(h.kind)}});
-  return {200, "application/json", json{{"run", run->name}, {"hosts", std::move(hosts)}}.dump(), ""};
+  return {200, "application/json", dump(json{{"run", run->name}, {"hosts", std::move(hosts)}}), ""};
 }
 
 Reply Api::tools(const std::string& run_name, const QueryParams& params) {
@@ -85,7 +89,7 @@ Reply Api::tools(const std::string& run_name, const QueryParams& params) {
     });
     json tools = json::array();
     for (const auto& t : *list) tools.push_back({{"name", t.name}, {"title", t.title}});
-    return Reply{200, "application/json", json{{"run", run->name}, {"host", host}, {"tools", std::move(tools)}}.dump(), ""};
+    return Reply{200, "application/json", dump(json{{"run", run->name}, {"host", host}, {"tools", std::move(tools)}}), ""};
   });
 }
 

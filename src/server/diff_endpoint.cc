@@ -102,7 +102,7 @@ Reply DiffApi::diff(const QueryParams& params) {
       auto d = analysis::compute_profile_diff(oa, pa->op_stats(), ob, pb->op_stats(), max_ops);
       d.a_name = side_name(a);
       d.b_name = side_name(b);
-      return std::make_shared<const std::string>(analysis::to_json(d).dump());
+      return std::make_shared<const std::string>(analysis::to_json(d).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     });
     return Reply{200, "application/json", *body, ""};
   });
