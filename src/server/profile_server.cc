@@ -4,13 +4,17 @@
 
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "server/api.h"
+#include "server/bounded_http_server.h"
 #include "server/capture_endpoint.h"
 #include "server/diff_endpoint.h"
 #include "server/gzip_body.h"
@@ -106,12 +110,45 @@ void send(const httplib::Request& req, httplib::Response& res, const Reply& repl
   set_body(req, res, body, *body, reply.content_type);
 }
 
+// The API's one request body is the capture dialog's small JSON. httplib reads a body whole
+// before routing, and one without a length (chunked, or none given) until the client stops, so
+// anything else is refused before it is read.
+constexpr size_t kMaxRequestBody = size_t(1) << 20;
+// A browser's request line and headers take a few KB; httplib allows 8 KB a line.
+constexpr size_t kMaxRequestHead = size_t(64) << 10;
+
+// The unread body must not be taken for the next request: the reply closes the connection.
+void close_after_reply(const httplib::Request& req) {
+  // The request is the server's own, mutable object; the handler is only handed it as const.
+  auto& headers = const_cast<httplib::Request&>(req).headers;
+  headers.erase("Connection");
+  headers.emplace("Connection", "close");
+}
+
+// A reply refusing the request's method or body, if it must be refused.
+std::optional<Reply> refused_request(const httplib::Request& req) {
+  if (req.method != "GET" && req.method != "HEAD" && req.method != "POST")
+    return error_reply(405, "the API takes GET and POST, not " + req.method);
+  if (req.method != "POST") return std::nullopt;
+  if (req.has_header("Transfer-Encoding") || !req.has_header("Content-Length"))
+    return error_reply(411, "send the request body with a Content-Length");
+  const std::string length = req.get_header_value("Content-Length");
+  uint64_t bytes = 0;
+  const auto [end, ec] = std::from_chars(length.data(), length.data() + length.size(), bytes);
+  if (ec != std::errc() || end != length.data() + length.size())
+    return error_reply(400, "Content-Length is not a number: '" + length + "'");
+  if (bytes > kMaxRequestBody)
+    return error_reply(413, "the request body is " + std::to_string(bytes) + " bytes; the API takes at most " +
+                                std::to_string(kMaxRequestBody));
+  return std::nullopt;
+}
+
 }  // namespace
 
 struct ProfileServer::Impl {
   Impl(const ServeOptions& options, std::unique_ptr<ToolBackend> backend)
       : backend(std::move(backend)), api(RunCatalog(options.logdir), *this->backend),
-        trace_api(RunCatalog(options.logdir), *this->backend), diff_api(RunCatalog(options.logdir)) {}
+        trace_api(RunCatalog(options.logdir)), diff_api(RunCatalog(options.logdir)) {}
 
   void add_routes(bool loopback_only);
 
@@ -120,7 +157,7 @@ struct ProfileServer::Impl {
   TraceApi trace_api;
   DiffApi diff_api;
   const std::vector<ServedAsset> assets = compress_assets();
-  httplib::Server http;
+  BoundedHttpServer http{kMaxRequestHead};
   std::atomic<bool> stop_requested{false};
   std::atomic<bool> serve_entered{false};
   std::atomic<bool> serve_returned{false};
@@ -137,16 +174,22 @@ void ProfileServer::Impl::add_routes(bool loopback_only) {
   // A short keep-alive lets a stop finish soon even while a browser keeps a connection open.
   http.set_keep_alive_timeout(2);
 
-  if (loopback_only) {
+  http.set_payload_max_length(kMaxRequestBody);
+  http.set_pre_routing_handler([loopback_only](const httplib::Request& req, httplib::Response& res) {
+    if (auto refusal = refused_request(req)) {
+      if (refusal->status == 405) res.set_header("Allow", "GET, HEAD, POST");
+      close_after_reply(req);
+      send(req, res, *refusal);
+      return httplib::Server::HandlerResponse::Handled;
+    }
     // A server on the loopback address answers only to loopback names, so a web page that
     // points its own domain at 127.0.0.1 (DNS rebinding) cannot read the profiles.
-    http.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
-      if (is_loopback_address(host_name_of(req.get_header_value("Host"))))
-        return httplib::Server::HandlerResponse::Unhandled;
+    if (loopback_only && !is_loopback_address(host_name_of(req.get_header_value("Host")))) {
       send(req, res, error_reply(403, "this server answers only to localhost and 127.0.0.1"));
       return httplib::Server::HandlerResponse::Handled;
-    });
-  }
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
   http.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
     std::string what = "internal error";
     try {
@@ -227,7 +270,15 @@ std::string ProfileServer::url() const {
 
 void ProfileServer::serve() {
   impl_->serve_entered = true;
+  // A write to a client that has gone raises SIGPIPE, which ends the process unless someone set
+  // it aside. The server's threads, started here, inherit this thread's mask: with SIGPIPE
+  // blocked their writes fail with EPIPE instead, whatever the host program does with it.
+  sigset_t pipe_signal, previous;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous);
   if (!impl_->stop_requested) impl_->http.listen_after_bind();
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   impl_->serve_returned = true;
 }
 
