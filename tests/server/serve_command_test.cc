@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "cli/cli_runner.h"
+#include "raw_http.h"
 
 namespace fs = std::filesystem;
 using mlprof::testing::run_mlprof;
@@ -70,6 +71,10 @@ class ServeProcess {
   }
 
   const std::string& output() const { return output_; }
+  pid_t pid() const { return pid_; }
+
+  // Whether the process is still running (it has not exited nor been killed).
+  bool running() { return pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == 0; }
 
  private:
   pid_t pid_ = -1;
@@ -100,6 +105,50 @@ TEST_F(ServeCommand, PrintsTheUrlAndStopsCleanlyOnSigterm) {
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
   EXPECT_NE(res->body.find("input_bound"), std::string::npos);
+  EXPECT_EQ(serve.stop_with(SIGTERM), 0);
+}
+
+// Whether SIGPIPE is blocked or ignored in every thread of the process: then a write to a
+// client that has gone cannot end it.
+bool sigpipe_is_harmless_in_every_thread(pid_t pid) {
+  const uint64_t bit = uint64_t(1) << (SIGPIPE - 1);
+  int threads = 0;
+  for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
+    std::ifstream status(task.path() / "status");
+    uint64_t blocked = 0, ignored = 0;
+    for (std::string line; std::getline(status, line);) {
+      if (line.rfind("SigBlk:", 0) == 0) blocked = std::stoull(line.substr(7), nullptr, 16);
+      if (line.rfind("SigIgn:", 0) == 0) ignored = std::stoull(line.substr(7), nullptr, 16);
+    }
+    if (!(blocked & bit) && !(ignored & bit)) return false;
+    ++threads;
+  }
+  return threads > 0;
+}
+
+TEST_F(ServeCommand, ClientsThatGoAwayMidResponseDoNotEndIt) {
+  ServeProcess serve(logdir_.string());
+  const std::string url = serve.wait_for_url();
+  ASSERT_FALSE(url.empty()) << serve.output();
+  const int port = std::stoi(url.substr(url.rfind(':') + 1));
+  EXPECT_TRUE(sigpipe_is_harmless_in_every_thread(serve.pid()));
+
+  // The op table as CSV, asked for and dropped after its first bytes, 20 times.
+  for (int i = 0; i < 20; ++i) {
+    const int fd = mlprof::testing::connect_to(port, 4096);
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(mlprof::testing::send_all(
+        fd, "GET /api/data?run=healthy&tool=framework_op_stats&include_idle=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+    char head[12];
+    ASSERT_EQ(recv(fd, head, sizeof head, MSG_WAITALL), ssize_t(sizeof head));
+    EXPECT_EQ(std::string(head, sizeof head), "HTTP/1.1 200");
+    mlprof::testing::close_abruptly(fd);
+  }
+  httplib::Client client(url.substr(0, url.size() - 1));
+  auto res = client.Get("/api/runs");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_TRUE(serve.running());
   EXPECT_EQ(serve.stop_with(SIGTERM), 0);
 }
 
