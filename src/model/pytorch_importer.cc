@@ -160,6 +160,27 @@ struct LaunchKeyHash {
   }
 };
 
+// A memory record's numbers, as a key: training repeats the same blocks at the same totals
+// step after step.
+struct MemoryRecordHash {
+  size_t operator()(const kineto::MemoryRecord& m) const {
+    uint64_t h = 0;
+    for (int64_t x : {m.addr, m.bytes, m.total_allocated, m.total_reserved, m.device_type, m.device_id})
+      h = (h ^ uint64_t(x)) * 0x100000001B3ull + (h >> 29);
+    return size_t(h);
+  }
+};
+struct MemoryRecordEqual {
+  bool operator()(const kineto::MemoryRecord& a, const kineto::MemoryRecord& b) const {
+    return a.addr == b.addr && a.bytes == b.bytes && a.total_allocated == b.total_allocated &&
+           a.total_reserved == b.total_reserved && a.device_type == b.device_type && a.device_id == b.device_id;
+  }
+};
+struct RepeatedMemoryRecord {
+  uint32_t count = 0;
+  NameIndex name = kNone;  // the name that carries its stats, once made
+};
+
 enum NameVariant : uint32_t { kStepName, kConsumerName, kKernelName, kDeviceOpName, kMemoryName };
 
 class PyTorchImport {
@@ -182,6 +203,8 @@ class PyTorchImport {
   void add_plane(std::string name, std::vector<uint32_t> lines, int64_t device);
   void add_line(const StagedLine& line);
   void add_event(uint32_t i, uint32_t line, const StagedLine& staged, EventIndex parent);
+  NameIndex memory_event(const kineto::MemoryRecord& m, StatTable& stats);
+  void add_memory_stats(const kineto::MemoryRecord& m, StatTable& stats);
 
   NameIndex plain_name(StringId name);
   template <typename AddStats>
@@ -207,6 +230,7 @@ class PyTorchImport {
   std::vector<NameIndex> plain_names_;     // by StringId
   std::unordered_map<NameKey, NameIndex, NameKeyHash> variant_names_;
   std::unordered_map<LaunchKey, StringId, LaunchKeyHash> kernel_details_;
+  std::unordered_map<kineto::MemoryRecord, RepeatedMemoryRecord, MemoryRecordHash, MemoryRecordEqual> memory_records_;
   uint32_t host_index_ = 0;
 };
 
@@ -220,6 +244,7 @@ bool PyTorchImport::run(std::string* error) {
     *error = error_;
     return false;
   }
+  for (const kineto::MemoryRecord& m : t_.memory) ++memory_records_[m].count;
   assign_lines();
   order_lines();
   add_host();
@@ -571,22 +596,7 @@ void PyTorchImport::add_event(uint32_t i, uint32_t line, const StagedLine& stage
       break;
     }
     case Category::kMemory: {
-      const kineto::MemoryRecord& m = t_.memory[e.detail];
-      const StringId allocator = p_.strings.intern(allocator_name(m));
-      const StringId kind = p_.strings.intern(m.bytes < 0 ? "MemoryDeallocation" : "MemoryAllocation");
-      name = variant_name({kind, kMemoryName, allocator, 0}, [&] {
-        p_.metadata_stats.add(p_.strings.intern("allocator_name"), StatValue::of_string(allocator));
-      });
-      stats.add(p_.strings.intern("addr"), StatValue::of_uint(uint64_t(m.addr)));
-      stats.add(p_.strings.intern("allocation_bytes"),
-                StatValue::of_uint(m.bytes < 0 ? uint64_t(0) - uint64_t(m.bytes) : uint64_t(m.bytes)));
-      if (m.total_allocated >= 0) {
-        stats.add(p_.strings.intern("bytes_allocated"), StatValue::of_int(m.total_allocated));
-        // PyTorch's caching allocator holds "reserved" bytes, of which "allocated" are in use:
-        // the rest is free to it, what TensorFlow's allocators call available.
-        if (m.total_reserved >= m.total_allocated)
-          stats.add(p_.strings.intern("bytes_available"), StatValue::of_int(m.total_reserved - m.total_allocated));
-      }
+      name = memory_event(t_.memory[e.detail], stats);
       break;
     }
     default: {
@@ -613,6 +623,45 @@ void PyTorchImport::add_event(uint32_t i, uint32_t line, const StagedLine& stage
   ev.line.push_back(line);
   ev.parent.push_back(parent);
   ev.first_stat.push_back(uint32_t(stats.size()));
+}
+
+// A record the trace repeats shares a name that carries all its stats (as an XEventMetadata
+// carries stats for all its events); one seen once carries its own.
+NameIndex PyTorchImport::memory_event(const kineto::MemoryRecord& m, StatTable& stats) {
+  RepeatedMemoryRecord& repeated = memory_records_[m];
+  if (repeated.name != kNone) return repeated.name;
+  const StringId allocator = p_.strings.intern(allocator_name(m));
+  const StringId kind = p_.strings.intern(m.bytes < 0 ? "MemoryDeallocation" : "MemoryAllocation");
+  const StringId allocator_key = p_.strings.intern("allocator_name");
+  if (repeated.count < 2) {
+    const NameIndex name = variant_name({kind, kMemoryName, allocator, 0}, [&] {
+      p_.metadata_stats.add(allocator_key, StatValue::of_string(allocator));
+    });
+    add_memory_stats(m, stats);
+    return name;
+  }
+  EventName n;
+  n.name = kind;
+  n.stats.first = uint32_t(p_.metadata_stats.size());
+  p_.metadata_stats.add(allocator_key, StatValue::of_string(allocator));
+  add_memory_stats(m, p_.metadata_stats);
+  n.stats.count = uint32_t(p_.metadata_stats.size()) - n.stats.first;
+  repeated.name = NameIndex(p_.names.size());
+  p_.names.push_back(n);
+  return repeated.name;
+}
+
+void PyTorchImport::add_memory_stats(const kineto::MemoryRecord& m, StatTable& stats) {
+  stats.add(p_.strings.intern("addr"), StatValue::of_uint(uint64_t(m.addr)));
+  stats.add(p_.strings.intern("allocation_bytes"),
+            StatValue::of_uint(m.bytes < 0 ? uint64_t(0) - uint64_t(m.bytes) : uint64_t(m.bytes)));
+  if (m.total_allocated >= 0) {
+    stats.add(p_.strings.intern("bytes_allocated"), StatValue::of_int(m.total_allocated));
+    // PyTorch's caching allocator holds "reserved" bytes, of which "allocated" are in use:
+    // the rest is free to it, what TensorFlow's allocators call available.
+    if (m.total_reserved >= m.total_allocated)
+      stats.add(p_.strings.intern("bytes_available"), StatValue::of_int(m.total_reserved - m.total_allocated));
+  }
 }
 
 NameIndex PyTorchImport::plain_name(StringId name) {
