@@ -1,11 +1,14 @@
 // The trace viewer page in a real headless Chromium over the fixture logdir (see
 // tests/server/write_fixture_logdir.cc): its tracks are listed, W zooms in (the visible range
-// shrinks), a click on an event shows it in the details pane, and search counts the matches.
-// Run by ctest as ui_trace_viewer_browser_test.
+// shrinks), a click on an event shows it in the details pane, and search counts the matches;
+// tracks and sections collapse and the URL remembers it; over a PyTorch capture with kernels
+// (kineto_capture.mjs), the visible launches' flow arrows are drawn, a toggle hides them, and
+// the selected event's stay. Run by ctest as ui_trace_viewer_browser_test.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import { openPage, screenshotDirectory, skipUnlessRunnable, useServedFixture } from './harness.mjs';
+import { writeKinetoCapture } from './kineto_capture.mjs';
 
 skipUnlessRunnable();
 
@@ -14,6 +17,36 @@ const fixture = useServedFixture();
 
 const visibleRange = (page) =>
   page.locator('.trace-viewer').evaluate((el) => [Number(el.dataset.startPs), Number(el.dataset.endPs)]);
+const viewerData = (page, name) => page.locator('.trace-viewer').getAttribute(`data-${name}`);
+// Waits until a data attribute of the viewer (set when a frame is drawn) has this value.
+const waitForViewer = (page, name, value) =>
+  page.waitForFunction(
+    ([n, v]) => document.querySelector('.trace-viewer')?.getAttribute(`data-${n}`) === v,
+    [name, String(value)],
+  );
+const openViewer = async (page, hash) => {
+  await page.goto(`${fixture.server.url}#${hash}`);
+  await page.waitForSelector('.page[data-tool="trace_viewer"][data-ready="true"]', { timeout: 15_000 });
+  await page.waitForFunction(() => document.querySelector('.trace-viewer')?.hasAttribute('data-rows'));
+};
+
+// Runs a test body on a fresh page; a failure leaves a screenshot; the page must log no error.
+async function onPage(name, body) {
+  const { page, problems } = await openPage(fixture.browser.context, fixture.server.url);
+  try {
+    await body(page);
+    await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });
+    assert.deepEqual(problems.pageErrors, [], 'no uncaught errors');
+    assert.deepEqual(problems.consoleErrors, [], 'no console errors');
+    assert.deepEqual(problems.failed, [], 'no failed requests');
+    assert.deepEqual(problems.external, [], 'no request leaves 127.0.0.1');
+  } catch (e) {
+    await page.screenshot({ path: path.join(screenshotDir, `${name}-failed-${Date.now()}.png`), fullPage: true }).catch(() => {});
+    throw e;
+  } finally {
+    await page.close();
+  }
+}
 
 test('trace viewer: tracks, zoom, details and search', async () => {
   const { page, problems } = await openPage(fixture.browser.context, fixture.server.url);
@@ -86,3 +119,75 @@ test('trace viewer: tracks, zoom, details and search', async () => {
     await page.close();
   }
 });
+
+test('trace viewer: tracks and sections collapse, and the URL remembers it', () =>
+  onPage('trace_viewer_collapse', async (page) => {
+    await openViewer(page, 'run=input_bound&host=trainer&tool=trace_viewer');
+    // train: the step, its phases and their ops (3 rows); input_loader: Map and FileRead (2 rows).
+    const rows0 = Number(await viewerData(page, 'rows'));
+    assert.equal(rows0, 5);
+    const train = page.locator('.trace-track-label', { hasText: /^train$/ });
+    assert.equal(await train.getAttribute('aria-expanded'), 'true');
+    await train.click();
+    assert.equal(await train.getAttribute('aria-expanded'), 'false');
+    assert.equal(Number(await viewerData(page, 'rows')), rows0 - 2, 'a collapsed track keeps its first row');
+    const line = (await train.getAttribute('data-key')).slice(1);
+    assert.match(await page.evaluate(() => window.location.hash), new RegExp(`collapsed=t${line}(&|$)`));
+
+    // A reload (or a shared link) shows the track collapsed.
+    await page.reload();
+    await page.waitForSelector('.page[data-tool="trace_viewer"][data-ready="true"]', { timeout: 15_000 });
+    await page.waitForFunction(() => document.querySelector('.trace-viewer')?.hasAttribute('data-rows'));
+    assert.equal(await page.locator('.trace-track-label', { hasText: /^train$/ }).getAttribute('aria-expanded'), 'false');
+    assert.equal(Number(await viewerData(page, 'rows')), rows0 - 2);
+
+    // The section folds every track; unfolding it brings back the tracks as they were.
+    const section = page.locator('.trace-section-label').first();
+    await section.click();
+    assert.equal(await section.getAttribute('aria-expanded'), 'false');
+    assert.equal(Number(await viewerData(page, 'rows')), 0);
+    assert.equal(await page.locator('.trace-track-label').count(), 0);
+    assert.match(await page.evaluate(() => window.location.hash), /collapsed=s0%2Ct\d+/);
+    await page.locator('.trace-section-label').first().click();
+    assert.equal(Number(await viewerData(page, 'rows')), rows0 - 2);
+    await page.locator('.trace-track-label', { hasText: /^train$/ }).click();
+    assert.equal(Number(await viewerData(page, 'rows')), rows0);
+    assert.doesNotMatch(await page.evaluate(() => window.location.hash), /collapsed=/);
+  }));
+
+test('trace viewer: flow arrows of visible events, a toggle, and the selected event highlighted', () =>
+  onPage('trace_viewer_flows', async (page) => {
+    // 4 steps of 5 ops on one thread, each op launching a kernel: 20 launch flows.
+    const capture = writeKinetoCapture(path.join(fixture.logdir, 'plugins/profile/flows/worker0.pt.trace.json'), {
+      threads: 1,
+      steps: 4,
+      opsPerStep: 5,
+    });
+    assert.equal(capture.flows, 20);
+    await openViewer(page, 'run=flows&host=worker0&tool=trace_viewer');
+    const toggle = page.locator('.trace-flows-toggle');
+    assert.equal(await toggle.getAttribute('aria-pressed'), 'true');
+    await waitForViewer(page, 'flows-drawn', 20);
+    assert.equal(await viewerData(page, 'selected-flows-drawn'), '0');
+
+    await toggle.click();
+    assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
+    await waitForViewer(page, 'flows-drawn', 0);
+    assert.match(await page.evaluate(() => window.location.hash), /flows=0/);
+
+    // Selecting a launch (through search) draws its own flow, highlighted, with the others hidden.
+    await page.locator('.trace-search').fill('cudaLaunchKernel');
+    await page.locator('.trace-search').press('Enter');
+    await page.waitForFunction(() => document.querySelector('.trace-details-name')?.textContent === 'cudaLaunchKernel');
+    await waitForViewer(page, 'selected-flows-drawn', 1);
+    assert.equal(await viewerData(page, 'flows-drawn'), '0');
+    assert.match(await page.locator('.trace-flows').textContent(), /launch: gemm_kernel/);
+
+    // Back to the whole trace with flows on: the other 19 in grey, the selected one on top.
+    await toggle.click();
+    await page.locator('.trace-button', { hasText: 'Reset' }).click();
+    await page.waitForFunction(() => !document.querySelector('.trace-viewer[data-loading]'));
+    await waitForViewer(page, 'flows-drawn', 19);
+    await waitForViewer(page, 'selected-flows-drawn', 1);
+    assert.doesNotMatch(await page.evaluate(() => window.location.hash), /flows=/);
+  }));

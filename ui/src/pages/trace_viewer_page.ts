@@ -1,9 +1,12 @@
 // trace_viewer: the run's timeline on a canvas. Sections per device and for the host threads,
-// each with its tracks (collapse a section by its header); zoom with the wheel or W/S, pan by
-// dragging or A/D; each view change asks /api/trace for what the visible range holds at this
-// width (the last reply stays drawn, scaled, until the next arrives). Click an event for its
-// details and flow arrows; shift-drag measures an interval; search highlights and steps
-// through events by name.
+// each with its tracks (collapse a section or a track by its label; the URL remembers which);
+// zoom with the wheel or W/S, pan by dragging or A/D. A reply of /api/trace spans the view and
+// a span either side (viewport_plan.ts), so panning redraws from it, at most once a frame, and
+// a new one is asked only when the view leaves it or the zoom changes; the last reply stays
+// drawn, scaled, until the next arrives. Flow arrows of the visible events (launch → kernel,
+// producer → consumer) can be hidden; the selected event's stay highlighted. Click an event
+// for its details; shift-drag measures an interval; search highlights and steps through
+// events by name.
 import { h, clear } from '../dom';
 import { pageHeader } from '../components/panel';
 import { PALETTE } from '../charts/palette';
@@ -11,12 +14,15 @@ import {
   fetchEventDetails,
   fetchSearch,
   fetchViewport,
+  type TraceEventBox,
   type TraceEventDetails,
   type TraceRow,
   type TraceSearchHit,
   type TraceViewport,
 } from '../trace/trace_api';
 import { clampRange, formatPs, panRange, timeTicks, zoomRange, type TimeRange } from '../trace/time_scale';
+import { covers, rangeToFetch, type FetchedRange } from '../trace/viewport_plan';
+import { formatCollapsed, parseCollapsed, rememberOption, sectionKey, trackKey } from '../trace/collapsed_tracks';
 import type { PageContext, ToolPage } from './tool_page';
 import './trace_viewer_page.css';
 
@@ -25,6 +31,8 @@ const HEADER_PX = 22;
 const TRACK_GAP_PX = 4;
 const AXIS_PX = 24;
 const FETCH_DELAY_MS = 80;
+// Flow arrows drawn per frame at most (the selected event's come on top of these).
+const MAX_FLOWS_PER_FRAME = 1500;
 
 interface RowPlace {
   row: TraceRow;
@@ -32,35 +40,72 @@ interface RowPlace {
   y: number;
 }
 
+interface Label {
+  text: string;
+  y: number;
+  height: number;
+  key: string; // sectionKey or trackKey
+  kind: 'section' | 'track';
+  collapsed: boolean;
+  rows: number; // a track's rows (1 when collapsed)
+}
+
 interface Layout {
   rows: RowPlace[];
-  labels: { text: string; y: number; height: number; section?: string; collapsed?: boolean }[];
-  lineY: Map<number, number>; // a track's first row
+  labels: Label[];
+  lineY: Map<number, number>; // a track's first row (a collapsed section's header)
+  eventY: Map<number, number>; // the middle of the row each listed event sits in
   height: number;
 }
+
+const EMPTY_LAYOUT: Layout = { rows: [], labels: [], lineY: new Map(), eventY: new Map(), height: 0 };
 
 function colourOf(nameId: number): string {
   return PALETTE[(nameId * 2654435761) % PALETTE.length >>> 0] ?? PALETTE[0];
 }
 
+// A collapsed track shows its first row only (lane 0, depth 0: the outermost events).
 function layoutOf(reply: TraceViewport, collapsed: Set<string>): Layout {
-  const out: Layout = { rows: [], labels: [], lineY: new Map(), height: 0 };
+  const out: Layout = { rows: [], labels: [], lineY: new Map(), eventY: new Map(), height: 0 };
   let y = 0;
-  for (const section of reply.sections) {
-    const isCollapsed = collapsed.has(section.name);
-    out.labels.push({ text: section.name, y, height: HEADER_PX, section: section.name, collapsed: isCollapsed });
+  reply.sections.forEach((section, index) => {
+    const key = sectionKey(index);
+    const sectionCollapsed = collapsed.has(key);
+    out.labels.push({ text: section.name, y, height: HEADER_PX, key, kind: 'section', collapsed: sectionCollapsed, rows: 0 });
+    if (sectionCollapsed) for (const track of section.tracks) out.lineY.set(track.line, y + HEADER_PX / 2 - ROW_PX / 2);
     y += HEADER_PX;
-    if (isCollapsed) continue;
+    if (sectionCollapsed) return;
     for (const track of section.tracks) {
-      const rows = Math.max(1, track.rows.length);
-      out.labels.push({ text: track.name, y, height: rows * ROW_PX });
+      const tKey = trackKey(track.line);
+      const trackCollapsed = collapsed.has(tKey) && track.rows.length > 1;
+      const shown = trackCollapsed ? track.rows.slice(0, 1) : track.rows;
+      const rows = Math.max(1, shown.length);
+      out.labels.push({ text: track.name, y, height: rows * ROW_PX, key: tKey, kind: 'track', collapsed: trackCollapsed, rows: track.rows.length });
       out.lineY.set(track.line, y);
-      track.rows.forEach((row, i) => out.rows.push({ row, line: track.line, y: y + i * ROW_PX }));
+      shown.forEach((row, i) => {
+        const rowY = y + i * ROW_PX;
+        out.rows.push({ row, line: track.line, y: rowY });
+        for (const e of row.events) out.eventY.set(e[3], rowY + ROW_PX / 2);
+      });
       y += rows * ROW_PX + TRACK_GAP_PX;
     }
-  }
+  });
   out.height = y + 8;
   return out;
+}
+
+// The first event of a row (sorted by start, never overlapping, so by end too) that ends at
+// or after `ps`.
+function firstEndingAfter(events: TraceEventBox[] | [number, number, number][], ps: number): number {
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const e = events[mid];
+    if (e[0] + e[1] < ps) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function hatchPattern(ctx: CanvasRenderingContext2D): CanvasPattern | string {
@@ -106,8 +151,10 @@ class TraceViewer {
   private total = 1;
   private view: TimeRange = { start: 0, end: 1 };
   private reply: TraceViewport | null = null;
-  private layout: Layout = { rows: [], labels: [], lineY: new Map(), height: 0 };
-  private collapsed = new Set<string>();
+  private fetched: FetchedRange | null = null; // what `reply` spans
+  private layout: Layout = EMPTY_LAYOUT;
+  private collapsed: Set<string>;
+  private showFlows: boolean;
   private selected: TraceEventDetails | null = null;
   private measure: TimeRange | null = null;
   private measureMode = false;
@@ -117,11 +164,26 @@ class TraceViewer {
   private hitIndex = -1;
   private fetchTimer = 0;
   private fetchAbort: AbortController | null = null;
+  private fetchAgain = false; // the view changed while a fetch was in flight
+  private drawFrame = 0;
   private hatch: CanvasPattern | string = '#bdc1c6';
   private readonly cleanups: (() => void)[] = [];
   private disposed = false;
 
   constructor(private readonly ctx: PageContext) {
+    this.collapsed = parseCollapsed(ctx.options.collapsed);
+    this.showFlows = ctx.options.flows !== '0';
+    const flowsToggle = h(
+      'button',
+      { type: 'button', class: 'trace-button trace-flows-toggle', 'aria-pressed': String(this.showFlows), title: 'Show the flow arrows of visible events' },
+      'Flows',
+    );
+    flowsToggle.addEventListener('click', () => {
+      this.showFlows = !this.showFlows;
+      flowsToggle.setAttribute('aria-pressed', String(this.showFlows));
+      rememberOption('flows', this.showFlows ? '' : '0');
+      this.scheduleDraw();
+    });
     const measureToggle = h('button', { type: 'button', class: 'trace-button', 'aria-pressed': 'false' }, 'Measure');
     measureToggle.addEventListener('click', () => {
       this.measureMode = !this.measureMode;
@@ -140,6 +202,7 @@ class TraceViewer {
         button('+', 'Zoom in (W)', () => this.zoom(0.5, 0.5)),
         button('Reset', 'Show the whole trace', () => this.setView({ start: 0, end: this.total })),
         measureToggle,
+        flowsToggle,
         this.rangeText,
         this.measureText,
         h('span', { class: 'trace-spacer' }),
@@ -164,13 +227,16 @@ class TraceViewer {
     const first = await fetchViewport(this.ctx.run, this.ctx.host, { start: 0, end: 1e15, width: 1 });
     this.total = Math.max(first.end_ps, 1);
     this.view = { start: 0, end: this.total };
-    const reply = await fetchViewport(this.ctx.run, this.ctx.host, { ...this.view, width: this.plotWidth() });
-    this.accept(reply);
+    this.showRange();
+    const range = rangeToFetch(this.view, this.plotWidth(), this.total);
+    const reply = await fetchViewport(this.ctx.run, this.ctx.host, { ...range, width: range.widthPx });
+    this.accept(reply, range);
   }
 
   dispose(): void {
     this.disposed = true;
     window.clearTimeout(this.fetchTimer);
+    window.cancelAnimationFrame(this.drawFrame);
     this.fetchAbort?.abort();
     this.cleanups.forEach((c) => c());
   }
@@ -225,8 +291,9 @@ class TraceViewer {
     this.on(this.canvas, 'mousedown', (e) => this.drag(e));
     this.on(this.canvas, 'mousemove', (e) => this.hover(e));
     this.on(this.canvas, 'mouseleave', () => (this.tooltip.hidden = true));
+    this.on(this.scroller, 'scroll', () => this.scheduleDraw());
     this.on(window, 'resize', () => {
-      this.draw();
+      this.scheduleDraw();
       this.scheduleFetch();
     });
   }
@@ -249,33 +316,75 @@ class TraceViewer {
 
   private setView(r: TimeRange): void {
     this.view = clampRange(r, this.total);
-    this.draw();
-    this.scheduleFetch();
+    this.showRange();
+    this.scheduleDraw();
+    if (!covers(this.fetched, this.view, this.plotWidth())) this.scheduleFetch();
   }
 
+  // The visible range, for tests and scripts (the canvas says it only in pixels).
+  private showRange(): void {
+    this.element.setAttribute('data-start-ps', String(Math.round(this.view.start)));
+    this.element.setAttribute('data-end-ps', String(Math.round(this.view.end)));
+  }
+
+  // Draws once in the next frame, however many view changes come before it.
+  private scheduleDraw(): void {
+    if (this.drawFrame || this.disposed) return;
+    this.drawFrame = window.requestAnimationFrame(() => {
+      this.drawFrame = 0;
+      this.draw();
+    });
+  }
+
+  // One fetch at a time, at most one per FETCH_DELAY_MS while the view keeps changing (a
+  // long pan gets replies as it goes): a view change while one is in flight asks again when
+  // it lands, and its reply is drawn meanwhile.
   private scheduleFetch(): void {
-    window.clearTimeout(this.fetchTimer);
-    this.fetchTimer = window.setTimeout(() => void this.fetchNow(), FETCH_DELAY_MS);
+    this.element.setAttribute('data-loading', 'true');
+    if (this.fetchAbort) {
+      this.fetchAgain = true;
+      return;
+    }
+    if (this.fetchTimer) return;
+    this.fetchTimer = window.setTimeout(() => {
+      this.fetchTimer = 0;
+      void this.fetchNow();
+    }, FETCH_DELAY_MS);
   }
 
   private async fetchNow(): Promise<void> {
-    this.fetchAbort?.abort();
     const abort = new AbortController();
     this.fetchAbort = abort;
-    this.element.setAttribute('data-loading', 'true');
+    this.fetchAgain = false;
+    const range = rangeToFetch(this.view, this.plotWidth(), this.total);
     try {
-      const reply = await fetchViewport(this.ctx.run, this.ctx.host, { ...this.view, width: this.plotWidth() }, abort.signal);
-      if (!abort.signal.aborted && !this.disposed) this.accept(reply);
+      const reply = await fetchViewport(this.ctx.run, this.ctx.host, { ...range, width: range.widthPx }, abort.signal);
+      if (!abort.signal.aborted && !this.disposed) this.accept(reply, range);
     } catch (e) {
       if (!abort.signal.aborted) this.rangeText.textContent = `Could not load the trace: ${(e as Error).message}`;
     } finally {
-      if (this.fetchAbort === abort) this.element.removeAttribute('data-loading');
+      this.fetchAbort = null;
+      if (!this.disposed && (this.fetchAgain || !covers(this.fetched, this.view, this.plotWidth()))) {
+        this.fetchAgain = false;
+        if (!covers(this.fetched, this.view, this.plotWidth())) this.scheduleFetch();
+        else this.element.removeAttribute('data-loading');
+      } else {
+        this.element.removeAttribute('data-loading');
+      }
     }
   }
 
-  private accept(reply: TraceViewport): void {
+  private accept(reply: TraceViewport, range: FetchedRange): void {
     this.reply = reply;
+    this.fetched = range;
     this.matchNames();
+    this.relayout();
+  }
+
+  private toggleCollapsed(key: string): void {
+    if (this.collapsed.has(key)) this.collapsed.delete(key);
+    else this.collapsed.add(key);
+    rememberOption('collapsed', formatCollapsed(this.collapsed));
     this.relayout();
   }
 
@@ -285,29 +394,28 @@ class TraceViewer {
     clear(this.labels);
     this.labels.style.height = `${this.layout.height}px`;
     for (const l of this.layout.labels) {
+      // A track of one row has nothing to hide: its label is plain text.
+      const foldable = l.kind === 'section' || l.rows > 1;
       const el = h(
         'div',
         {
-          class: l.section ? 'trace-section-label' : 'trace-track-label',
+          class: l.kind === 'section' ? 'trace-section-label' : 'trace-track-label',
           style: `top:${l.y}px;height:${l.height}px`,
           title: l.text,
+          'data-key': l.key,
         },
-        l.section ? `${l.collapsed ? '▸' : '▾'} ${l.text}` : l.text,
+        l.text,
       );
-      if (l.section) {
-        const name = l.section;
+      if (foldable) {
         el.setAttribute('role', 'button');
         el.setAttribute('aria-expanded', String(!l.collapsed));
-        el.addEventListener('click', () => {
-          if (this.collapsed.has(name)) this.collapsed.delete(name);
-          else this.collapsed.add(name);
-          this.relayout();
-        });
+        el.addEventListener('click', () => this.toggleCollapsed(l.key));
       }
       this.labels.append(el);
     }
     if (this.reply.sections.length === 0) this.labels.append(h('p', { class: 'muted' }, 'This run has no events.'));
-    this.draw();
+    this.element.setAttribute('data-rows', String(this.layout.rows.length));
+    this.scheduleDraw();
   }
 
   private sizeCanvas(c: HTMLCanvasElement, height: number): CanvasRenderingContext2D | null {
@@ -323,67 +431,77 @@ class TraceViewer {
     return g;
   }
 
+  // Draws the rows in sight (the scroller's visible band) from the reply in hand; within a
+  // row only the boxes in the visible time range, found by binary search.
   private draw(): void {
     if (this.disposed) return;
+    const began = performance.now();
     const width = this.plotWidth();
-    this.element.setAttribute('data-start-ps', String(Math.round(this.view.start)));
-    this.element.setAttribute('data-end-ps', String(Math.round(this.view.end)));
     this.rangeText.textContent = `${formatPs(this.view.start)} – ${formatPs(this.view.end)} (${formatPs(this.view.end - this.view.start)} visible)`;
     this.drawAxis(width);
     const g = this.sizeCanvas(this.canvas, Math.max(this.layout.height, 60));
     if (!g) return;
+    const top = this.scroller.scrollTop - ROW_PX;
+    const bottom = this.scroller.scrollTop + (this.scroller.clientHeight || this.layout.height) + ROW_PX;
     g.clearRect(0, 0, width, this.layout.height + 60);
     g.font = '11px system-ui, sans-serif';
     g.textBaseline = 'middle';
     const names = this.reply?.names ?? {};
-    // Section header bands.
-    for (const l of this.layout.labels)
-      if (l.section) {
-        g.fillStyle = '#f1f3f4';
-        g.fillRect(0, l.y, width, l.height);
-      }
+    g.fillStyle = '#f1f3f4';
+    for (const l of this.layout.labels) if (l.kind === 'section' && l.y + l.height >= top && l.y <= bottom) g.fillRect(0, l.y, width, l.height);
+    const psPerPx = (this.view.end - this.view.start) / width;
+    const viewStart = this.view.start;
+    const xOf = (ps: number) => (ps - viewStart) / psPerPx;
+    const searching = this.matchedNames.size > 0;
+    const selectedEvent = this.selected?.event;
     for (const place of this.layout.rows) {
+      if (place.y + ROW_PX < top || place.y > bottom) continue;
       const y = place.y + 1;
       const hgt = ROW_PX - 2;
-      g.fillStyle = this.hatch;
-      for (const [start, dur] of place.row.merged) {
-        const x0 = this.xOf(start);
-        const x1 = Math.max(this.xOf(start + dur), x0 + 1);
-        if (x1 < 0 || x0 > width) continue;
-        g.fillRect(x0, y, x1 - x0, hgt);
+      const merged = place.row.merged;
+      if (merged.length) {
+        g.fillStyle = this.hatch;
+        g.beginPath();
+        for (let i = firstEndingAfter(merged, viewStart); i < merged.length; ++i) {
+          const [start, dur] = merged[i];
+          const x0 = xOf(start);
+          if (x0 > width) break;
+          g.rect(x0, y, Math.max(xOf(start + dur) - x0, 1), hgt);
+        }
+        g.fill();
       }
-      for (const [start, dur, nameId, event] of place.row.events) {
-        const x0 = this.xOf(start);
-        const x1 = Math.max(this.xOf(start + dur), x0 + 1);
-        if (x1 < 0 || x0 > width) continue;
-        const matched = this.matchedNames.has(nameId);
-        const dim = this.matchedNames.size > 0 && !matched;
-        g.globalAlpha = dim ? 0.35 : 1;
-        g.fillStyle = colourOf(nameId);
+      const events = place.row.events;
+      let fill = ''; // setting the same fill again still parses it: skip that
+      for (let i = firstEndingAfter(events, viewStart); i < events.length; ++i) {
+        const [start, dur, nameId, event] = events[i];
+        const x0 = xOf(start);
+        if (x0 > width) break;
+        const x1 = Math.max(xOf(start + dur), x0 + 1);
+        const matched = searching && this.matchedNames.has(nameId);
+        const dim = searching && !matched;
+        if (dim) g.globalAlpha = 0.35;
+        const colour = colourOf(nameId);
+        if (colour !== fill) g.fillStyle = fill = colour;
         g.fillRect(x0, y, x1 - x0, hgt);
-        g.globalAlpha = 1;
-        if (matched || this.selected?.event === event) {
-          g.strokeStyle = this.selected?.event === event ? '#202124' : '#c5221f';
+        if (dim) g.globalAlpha = 1;
+        if (matched || selectedEvent === event) {
+          fill = '';
+          g.strokeStyle = selectedEvent === event ? '#202124' : '#c5221f';
           g.lineWidth = 2;
           g.strokeRect(x0 + 1, y + 1, Math.max(x1 - x0 - 2, 1), hgt - 2);
         }
         const vx0 = Math.max(x0, 0);
         const vw = Math.min(x1, width) - vx0;
         if (vw > 24) {
-          g.save();
-          g.beginPath();
-          g.rect(vx0 + 2, y, vw - 4, hgt);
-          g.clip();
-          g.fillStyle = dim ? '#5f6368' : '#202124';
-          g.fillText(names[String(nameId)] ?? '', vx0 + 3, y + hgt / 2);
-          g.restore();
+          this.label(g, names[String(nameId)] ?? '', vx0 + 3, y + hgt / 2, vw - 5, dim);
+          fill = '';
         }
       }
     }
-    this.drawFlows(g);
+    this.drawFlows(g, xOf, width);
     if (this.measure) {
-      const x0 = this.xOf(this.measure.start);
-      const x1 = this.xOf(this.measure.end);
+      const x0 = xOf(this.measure.start);
+      const x1 = xOf(this.measure.end);
       g.fillStyle = 'rgba(26, 115, 232, 0.12)';
       g.fillRect(Math.min(x0, x1), 0, Math.abs(x1 - x0), this.layout.height);
       g.strokeStyle = '#1a73e8';
@@ -395,6 +513,27 @@ class TraceViewer {
       g.lineTo(x1, this.layout.height);
       g.stroke();
     }
+    // What a frame costs here, for the panning benchmark (bench/trace_viewer_pan_bench.mjs).
+    this.element.setAttribute('data-draw-ms', (performance.now() - began).toFixed(2));
+  }
+
+  // An event's name inside its box, cut to the room there is (text widths are measured once
+  // per name: measuring and clipping every box each frame costs more than drawing it).
+  private readonly textWidths = new Map<string, number>();
+  private label(g: CanvasRenderingContext2D, text: string, x: number, y: number, room: number, dim: boolean): void {
+    let w = this.textWidths.get(text);
+    if (w === undefined) {
+      w = g.measureText(text).width;
+      this.textWidths.set(text, w);
+    }
+    let shown = text;
+    if (w > room) {
+      const chars = Math.floor((room / w) * text.length) - 1;
+      if (chars < 2) return;
+      shown = text.slice(0, chars) + '…';
+    }
+    g.fillStyle = dim ? '#5f6368' : '#202124';
+    g.fillText(shown, x, y);
   }
 
   private drawAxis(width: number): void {
@@ -422,41 +561,75 @@ class TraceViewer {
     }
   }
 
-  // The row an event sits in, when the reply lists it; else its track's first row.
+  // Where a flow's end sits: its event's row when the reply lists it, else its track's first row.
   private yOfEvent(event: number, line: number): number | null {
-    for (const place of this.layout.rows)
-      if (place.line === line && place.row.events.some((e) => e[3] === event)) return place.y + ROW_PX / 2;
-    const y = this.layout.lineY.get(line);
-    return y === undefined ? null : y + ROW_PX / 2;
+    const y = this.layout.eventY.get(event);
+    if (y !== undefined) return y;
+    const lineY = this.layout.lineY.get(line);
+    return lineY === undefined ? null : lineY + ROW_PX / 2;
   }
 
-  private drawFlows(g: CanvasRenderingContext2D): void {
-    const sel = this.selected;
-    if (!sel) return;
-    const selY = this.yOfEvent(sel.event, sel.line_index);
-    if (selY === null) return;
-    g.strokeStyle = '#d93025';
-    g.fillStyle = '#d93025';
-    g.lineWidth = 1.5;
-    for (const f of sel.flows) {
-      const otherY = this.yOfEvent(f.event, f.line_index);
-      if (otherY === null) continue;
-      const [x0, y0, x1, y1] =
-        f.direction === 'out'
-          ? [this.xOf(sel.start_ps), selY, this.xOf(f.start_ps), otherY]
-          : [this.xOf(f.start_ps), otherY, this.xOf(sel.start_ps), selY];
+  // The visible events' flows (when shown) in one thin path, at most MAX_FLOWS_PER_FRAME of
+  // them; then the selected event's, highlighted. The counts drawn go to data attributes.
+  private drawFlows(g: CanvasRenderingContext2D, xOf: (ps: number) => number, width: number): void {
+    let drawn = 0;
+    let selectedDrawn = 0;
+    const selected = this.selected?.event;
+    const arrows = (list: [number, number, number, number][], colour: string, lineWidth: number) => {
+      g.strokeStyle = colour;
+      g.fillStyle = colour;
+      g.lineWidth = lineWidth;
       g.beginPath();
-      g.moveTo(x0, y0);
-      g.lineTo(x1, y1);
+      for (const [x0, y0, x1, y1] of list) {
+        g.moveTo(x0, y0);
+        g.lineTo(x1, y1);
+      }
       g.stroke();
-      const a = Math.atan2(y1 - y0, x1 - x0);
       g.beginPath();
-      g.moveTo(x1, y1);
-      g.lineTo(x1 - 8 * Math.cos(a - 0.4), y1 - 8 * Math.sin(a - 0.4));
-      g.lineTo(x1 - 8 * Math.cos(a + 0.4), y1 - 8 * Math.sin(a + 0.4));
-      g.closePath();
+      for (const [x0, y0, x1, y1] of list) {
+        const a = Math.atan2(y1 - y0, x1 - x0);
+        g.moveTo(x1, y1);
+        g.lineTo(x1 - 7 * Math.cos(a - 0.4), y1 - 7 * Math.sin(a - 0.4));
+        g.lineTo(x1 - 7 * Math.cos(a + 0.4), y1 - 7 * Math.sin(a + 0.4));
+        g.closePath();
+      }
       g.fill();
+    };
+    const segment = (from: number, fromLine: number, fromPs: number, to: number, toLine: number, toPs: number) => {
+      const x0 = xOf(fromPs);
+      const x1 = xOf(toPs);
+      if ((x0 < 0 && x1 < 0) || (x0 > width && x1 > width)) return null;
+      const y0 = this.yOfEvent(from, fromLine);
+      const y1 = this.yOfEvent(to, toLine);
+      if (y0 === null || y1 === null) return null;
+      return [x0, y0, x1, y1] as [number, number, number, number];
+    };
+    if (this.showFlows && this.reply) {
+      const list: [number, number, number, number][] = [];
+      for (const [from, to, , fromLine, fromPs, toLine, toPs] of this.reply.flows ?? []) {
+        if (list.length >= MAX_FLOWS_PER_FRAME) break;
+        if (from === selected || to === selected) continue;
+        const s = segment(from, fromLine, fromPs, to, toLine, toPs);
+        if (s) list.push(s);
+      }
+      arrows(list, 'rgba(95, 99, 104, 0.55)', 1);
+      drawn = list.length;
     }
+    const sel = this.selected;
+    if (sel) {
+      const list: [number, number, number, number][] = [];
+      for (const f of sel.flows) {
+        const s =
+          f.direction === 'out'
+            ? segment(sel.event, sel.line_index, sel.start_ps, f.event, f.line_index, f.start_ps)
+            : segment(f.event, f.line_index, f.start_ps, sel.event, sel.line_index, sel.start_ps);
+        if (s) list.push(s);
+      }
+      arrows(list, '#d93025', 2);
+      selectedDrawn = list.length;
+    }
+    this.element.setAttribute('data-flows-drawn', String(drawn));
+    this.element.setAttribute('data-selected-flows-drawn', String(selectedDrawn));
   }
 
   // What lies under a point: an event, a merged box, or nothing.
@@ -507,7 +680,7 @@ class TraceViewer {
       if (measuring) {
         this.measure = { start: startPs, end: this.psOf(e.clientX - rect.left) };
         this.showMeasure();
-        this.draw();
+        this.scheduleDraw();
       } else {
         const span = startView.end - startView.start;
         this.setView(panRange(startView, (-dx / this.plotWidth()) * span, this.total));
@@ -522,7 +695,7 @@ class TraceViewer {
         else if (!measuring) {
           this.measure = null;
           this.showMeasure();
-          this.draw();
+          this.scheduleDraw();
         }
       }
     };
@@ -548,7 +721,7 @@ class TraceViewer {
       if (this.disposed) return;
       this.selected = d;
       this.showDetails(d);
-      this.draw();
+      this.scheduleDraw();
     } catch (e) {
       clear(this.details);
       this.details.append(h('p', { class: 'muted' }, `Could not load the event: ${(e as Error).message}`));
@@ -627,7 +800,7 @@ class TraceViewer {
     if (!text) {
       this.searchCount.textContent = '';
       this.element.removeAttribute('data-matches');
-      this.draw();
+      this.scheduleDraw();
       return;
     }
     this.searchCount.textContent = 'Searching…';
@@ -638,7 +811,7 @@ class TraceViewer {
       this.element.setAttribute('data-matches', String(reply.total));
       this.searchCount.textContent = `${reply.total.toLocaleString()} match${reply.total === 1 ? '' : 'es'}`;
       if (this.hits.length) this.step(1);
-      else this.draw();
+      else this.scheduleDraw();
     } catch (e) {
       this.searchCount.textContent = `Search failed: ${(e as Error).message}`;
     }

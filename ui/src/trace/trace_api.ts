@@ -25,6 +25,10 @@ export interface TraceSection {
   tracks: TraceTrack[];
 }
 
+// [from_event, to_event, kind, from_line, from_start_ps, to_line, to_start_ps]: an arrow with
+// at least one end among the reply's events.
+export type TraceViewportFlow = [number, number, 'launch' | 'producer_consumer', number, number, number, number];
+
 export interface TraceViewport {
   begin_ps: number;
   end_ps: number;
@@ -33,6 +37,8 @@ export interface TraceViewport {
   width_px: number;
   names: Record<string, string>;
   sections: TraceSection[];
+  flows: TraceViewportFlow[];
+  flows_truncated: boolean;
 }
 
 export interface TraceEventRef {

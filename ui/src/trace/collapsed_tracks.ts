@@ -1,0 +1,27 @@
+// Which sections and tracks of the trace viewer are collapsed, kept in the URL's hash
+// (`collapsed=s0,t12`: section 0, the track of line 12) so that a reload or a shared link
+// shows the same tracks. Sections are numbered in the viewer's order; tracks by their line.
+import { readViewState, viewStateHash } from '../location_state';
+
+export const sectionKey = (index: number): string => `s${index}`;
+export const trackKey = (line: number): string => `t${line}`;
+
+export function parseCollapsed(text: string | undefined): Set<string> {
+  const out = new Set<string>();
+  for (const key of (text ?? '').split(',')) if (/^[st]\d+$/.test(key)) out.add(key);
+  return out;
+}
+
+export function formatCollapsed(keys: Set<string>): string {
+  const order = (k: string) => (k[0] === 's' ? 0 : 1e9) + Number(k.slice(1));
+  return [...keys].sort((a, b) => order(a) - order(b)).join(',');
+}
+
+// Writes one of the page's options into the hash without rendering the page again.
+export function rememberOption(name: string, value: string): void {
+  const state = readViewState();
+  if (value) state.options[name] = value;
+  else delete state.options[name];
+  const hash = viewStateHash(state);
+  if (hash !== window.location.hash) history.replaceState(null, '', hash);
+}

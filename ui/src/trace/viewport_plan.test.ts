@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { covers, rangeToFetch } from './viewport_plan';
+
+describe('viewport plan', () => {
+  it('asks for one span of margin on each side at the same density', () => {
+    expect(rangeToFetch({ start: 1000, end: 2000 }, 500, 10_000)).toEqual({ start: 0, end: 3000, widthPx: 1500 });
+    // Clamped to the trace: less margin, fewer pixels.
+    expect(rangeToFetch({ start: 0, end: 1000 }, 500, 1500)).toEqual({ start: 0, end: 1500, widthPx: 750 });
+  });
+
+  it('a reply covers views inside it at about its density', () => {
+    const fetched = rangeToFetch({ start: 1000, end: 2000 }, 500, 10_000);
+    expect(covers(fetched, { start: 1000, end: 2000 }, 500)).toBe(true);
+    expect(covers(fetched, { start: 1800, end: 2800 }, 500)).toBe(true); // panned within the margin
+    expect(covers(fetched, { start: 2500, end: 3500 }, 500)).toBe(false); // panned past it
+    expect(covers(fetched, { start: 1200, end: 1700 }, 500)).toBe(false); // zoomed in 2×: too coarse
+    expect(covers(fetched, { start: 1100, end: 1900 }, 500)).toBe(true); // zoomed in 1.25×
+    expect(covers(null, { start: 0, end: 1 }, 500)).toBe(false);
+  });
+});

@@ -1,0 +1,34 @@
+// Which part of the trace to ask the server for, and when a reply already in hand can draw the
+// view: a reply spans the visible range plus one span either side at the same pixel density,
+// so panning draws from it without waiting, and a new one is asked only when the view leaves
+// it or the zoom changes enough that its boxes would look coarse (or needlessly fine).
+import type { TimeRange } from './time_scale';
+
+export interface FetchedRange extends TimeRange {
+  widthPx: number; // the width the server merged boxes for
+}
+
+const MARGIN_SPANS = 1;
+const MAX_WIDTH_PX = 20000; // the server's limit
+// How far the zoom may drift from the reply's before a new one is worth asking.
+const MIN_DENSITY_RATIO = 0.7;
+const MAX_DENSITY_RATIO = 1.5;
+
+// The range to fetch for a view `plotWidth` pixels wide, inside [0, total].
+export function rangeToFetch(view: TimeRange, plotWidth: number, total: number): FetchedRange {
+  const span = view.end - view.start;
+  const start = Math.max(0, view.start - span * MARGIN_SPANS);
+  const end = Math.min(Math.max(total, view.end), view.end + span * MARGIN_SPANS);
+  const widthPx = Math.min(MAX_WIDTH_PX, Math.max(1, Math.round(((end - start) / span) * plotWidth)));
+  return { start, end, widthPx };
+}
+
+// Whether `fetched` holds everything the view shows at about the view's density.
+export function covers(fetched: FetchedRange | null, view: TimeRange, plotWidth: number): boolean {
+  if (!fetched) return false;
+  if (view.start < fetched.start || view.end > fetched.end) return false;
+  const fetchedPsPerPx = (fetched.end - fetched.start) / fetched.widthPx;
+  const viewPsPerPx = (view.end - view.start) / plotWidth;
+  const ratio = fetchedPsPerPx / viewPsPerPx;
+  return ratio >= MIN_DENSITY_RATIO && ratio <= MAX_DENSITY_RATIO;
+}
