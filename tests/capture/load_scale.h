@@ -7,16 +7,28 @@
 
 namespace mlprof::testing {
 
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-constexpr bool kUnderSanitizer = true;
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kUnderThreadSanitizer = true;
 #elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-constexpr bool kUnderSanitizer = true;
+#if __has_feature(thread_sanitizer)
+constexpr bool kUnderThreadSanitizer = true;
 #else
-constexpr bool kUnderSanitizer = false;
+constexpr bool kUnderThreadSanitizer = false;
 #endif
 #else
-constexpr bool kUnderSanitizer = false;
+constexpr bool kUnderThreadSanitizer = false;
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kUnderSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kUnderSanitizer = true;
+#else
+constexpr bool kUnderSanitizer = kUnderThreadSanitizer;
+#endif
+#else
+constexpr bool kUnderSanitizer = kUnderThreadSanitizer;
 #endif
 
 // `plain` in a plain build, `sanitized` under a sanitizer, times MLPROF_LOAD_SCALE.
