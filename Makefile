@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all bootstrap configure build test test-fast demo pod-demo bench install clean asan tsan asan-readers
+.PHONY: all bootstrap configure build test test-fast demo pod-demo bench install clean asan tsan fuzz asan-readers
 
 all: build
 

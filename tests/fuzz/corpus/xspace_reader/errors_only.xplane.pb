@@ -1,0 +1,1 @@
+the capture failed"h

@@ -1,0 +1,24 @@
+// libFuzzer target: the streaming XSpace importer (model/xspace_importer.h), the path every
+// .xplane.pb takes into the tools. Bytes are imported as one host; the result is either a
+// one-line error with no host added, or a Profile every tool can walk.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "fuzz/fuzz_check.h"
+#include "fuzz/profile_invariants.h"
+#include "model/xspace_importer.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using mlprof::fuzz::check;
+  mlprof::model::Profile profile;
+  std::string error;
+  if (!mlprof::model::import_xspace_bytes(data, size, "fuzz", &profile, &error)) {
+    mlprof::fuzz::check_one_line_error(error);
+    check(profile.hosts.empty(), "a rejected file adds no host");
+    return 0;
+  }
+  check(profile.hosts.size() == 1, "an imported file is one host");
+  mlprof::fuzz::check_profile(profile);
+  return 0;
+}
