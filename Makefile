@@ -64,6 +64,11 @@ tsan: bootstrap
 	@$(TSAN_ENV) cmake --build build-tsan -j $(JOBS) --target capture_tests
 	@$(TSAN_ENV) ctest --test-dir build-tsan/tests/capture --output-on-failure -j $(JOBS)
 
+# libFuzzer targets (tests/fuzz) built with clang, ASan and UBSan in build-fuzz, each run for
+# FUZZ_SECONDS (60 by default); fails when one found a crash.
+fuzz: bootstrap
+	@./scripts/fuzz.sh
+
 install: build
 	@cmake --install $(BUILD)
 
