@@ -152,24 +152,31 @@ std::vector<MemorySeries> MemoryEventReader::series(bool keep_columns) const {
       memory_events_of_line[l] += kind_of_name_[p_.events.name[e]] != 0;
   // Keyed by (host, allocator name): the same allocator name on two hosts is two memories.
   std::map<std::pair<uint32_t, std::string_view>, Building> by_allocator;
-  // Consecutive events mostly name the same allocator (the same interned string): skip the map then.
-  std::pair<uint32_t, const char*> last_key{UINT32_MAX, nullptr};
+  // Consecutive events mostly name the same allocator (the same interned string) on the same
+  // host: skip the map then.
+  std::pair<uint32_t, StringId> last_key{UINT32_MAX, model::kNoString};
   Building* last = nullptr;
+  uint32_t line = UINT32_MAX, host = 0;
   const std::vector<model::NameIndex>& names = p_.events.name;
   RawEvent r;
   for (model::EventIndex e = 0; e < p_.num_events(); ++e) {
     if (kind_of_name_[names[e]] == 0) continue;
     decode(e, r, kStateFields);
-    std::string_view allocator_name = text(r, kAllocator);
-    if (allocator_name.empty()) allocator_name = "allocator";
-    const uint32_t host = p_.plane_of(e).host;
-    if (last == nullptr || last_key.first != host || last_key.second != allocator_name.data()) {
+    if (p_.events.line[e] != line) {
+      line = p_.events.line[e];
+      host = p_.planes[p_.lines[line].plane].host;
+    }
+    const bool named = r.has(kAllocator) && r.value[kAllocator].type == model::StatType::kString;
+    const StringId allocator_id = named ? r.value[kAllocator].str : model::kNoString;
+    if (last == nullptr || last_key.first != host || last_key.second != allocator_id) {
+      std::string_view allocator_name = named ? p_.strings.view(allocator_id) : std::string_view();
+      if (allocator_name.empty()) allocator_name = "allocator";
       last = &by_allocator[{host, allocator_name}];
-      last_key = {host, allocator_name.data()};
+      last_key = {host, allocator_id};
     }
     MemorySeries& m = last->series;
     if (last->in_order && !m.events.empty() && p_.start_ps(e) < p_.start_ps(m.events.back())) last->in_order = false;
-    if (const uint32_t line = p_.events.line[e]; line != last->line) {
+    if (line != last->line) {
       last->line = line;
       reserve(m, m.events.size() + memory_events_of_line[line], keep_columns && last->in_order);
     }
