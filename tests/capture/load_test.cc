@@ -54,8 +54,10 @@ std::map<std::string, std::vector<int64_t>> seqs_by_line(const tensorflow::profi
 }
 
 // What the controlling thread saw of one writer around one session: the last event the
-// writer had finished right after start(), right before stop() and right after it.
+// writer had finished right before start(), right after it (start() returns a moment after
+// the session begins recording), right before stop() and right after it.
 struct WriterWindow {
+  int64_t before_start = -1;
   int64_t after_start = -1;
   int64_t before_stop = -1;
   int64_t after_stop = -1;
@@ -104,6 +106,7 @@ TEST(Load, SixteenWritersWhileSessionsStartAndStop) {
     Cycle& cycle = results[c];
     cycle.buffer = buffer;
     cycle.writers.resize(kWriters);
+    for (int w = 0; w < kWriters; ++w) cycle.writers[w].before_start = done[w].load(std::memory_order_acquire);
     ASSERT_TRUE(start(dir.path(), options("cycle_" + std::to_string(c), buffer)).ok());
     for (int w = 0; w < kWriters; ++w) cycle.writers[w].after_start = done[w].load(std::memory_order_acquire);
     // Until the writers have finished some events in the session (on a busy machine they,
@@ -156,7 +159,7 @@ TEST(Load, SixteenWritersWhileSessionsStartAndStop) {
       if (it == lines.end()) {
         // Never got a chunk: whatever it finished within the session was dropped.
         must_have_dropped += std::max<int64_t>(0, window.before_stop - (window.after_start + kStartSlack));
-        may_have_dropped += window.after_stop + 1 - window.after_start;
+        may_have_dropped += window.after_stop + 1 - window.before_start;
         continue;
       }
       const std::vector<int64_t>& seqs = it->second;
@@ -164,6 +167,7 @@ TEST(Load, SixteenWritersWhileSessionsStartAndStop) {
       for (size_t i = 1; i < seqs.size(); ++i) {
         ASSERT_EQ(seqs[i], seqs[0] + int64_t(i)) << it->first << " event " << i;
       }
+      EXPECT_GT(seqs.front(), window.before_start) << it->first;
       EXPECT_LE(seqs.front(), window.after_start + kStartSlack) << it->first;
       EXPECT_GT(seqs.front(), last_seen[w]) << it->first << ": an event in two runs";
       EXPECT_LE(seqs.back(), window.after_stop + 1) << it->first;
