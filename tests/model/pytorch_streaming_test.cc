@@ -3,7 +3,13 @@
 // inflates, and the bounds it keeps (one event may not be larger than the window).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
 #include <string>
+#include <vector>
+
+#include "format/scratch_dir.h"
+#include "model/load_profile.h"
 
 #include "model/json_structure_scanner.h"
 #include "model/kineto_walk.h"
@@ -81,6 +87,23 @@ TEST(PyTorchStreaming, EventsAcrossManyWindowsAndValuesAfterTraceEvents) {
     EXPECT_EQ(p.strings.view(p.hosts[0].hostname), "rank7");
     EXPECT_EQ(p.start_ps(EventIndex(kEvents - 1)), int64_t(kEvents - 1) * 10 * 1000 * 1000);
   }
+}
+
+// A progress bar hears how far the read has come, window by window, up to the whole file.
+TEST(PyTorchStreaming, LoadingReportsProgressByBytesRead) {
+  ScratchDir dir;
+  const std::string path = dir / "large.pt.trace.json";
+  std::ofstream(path, std::ios::binary) << large_trace(40000);
+  std::vector<double> fractions;
+  Profile p;
+  LoadError error;
+  ASSERT_TRUE(load_profile({path, "", "", [&](double f) { fractions.push_back(f); }}, &p, &error)) << error.problem;
+  EXPECT_EQ(p.num_events(), 40000u);
+  ASSERT_GE(fractions.size(), 4u);
+  EXPECT_TRUE(std::is_sorted(fractions.begin(), fractions.end()));
+  // Reading the 8 MB in 1 MiB windows is told on the way (up to 0.9: the model is built after).
+  EXPECT_GE(std::count_if(fractions.begin(), fractions.end(), [](double f) { return f > 0 && f < 0.85; }), 4);
+  EXPECT_EQ(fractions.back(), 1.0);
 }
 
 TEST(PyTorchStreaming, AnEventLargerThanTheWindowLimitIsRefused) {
