@@ -5,7 +5,8 @@
 #include <mutex>
 #include <new>
 #include <string>
-#include <vector>
+#include <string_view>
+#include <unordered_set>
 
 #include "mlprof/mlprof.h"
 #include "capture/recorder.h"
@@ -17,7 +18,9 @@ namespace {
 struct ThreadNames {
   std::mutex mu;
   bool capture_running = false;  // a session records or is being written
-  std::vector<const char*> retired;  // kept until that session ends
+  // Kept until that session ends; a thread taking one of these names again reuses it, so
+  // threads that switch between a few names keep a few copies, not one per switch.
+  std::unordered_multiset<std::string_view> retired;
 };
 
 ThreadNames& thread_names() {
@@ -32,7 +35,7 @@ void retire_locked(ThreadNames& names, const char* name) {
     return;
   }
   try {
-    names.retired.push_back(name);
+    names.retired.emplace(name);
   } catch (const std::bad_alloc&) {
     // Kept for good rather than freed while a chunk may point at it.
   }
@@ -56,7 +59,7 @@ void thread_names_capture_ends() noexcept {
   ThreadNames& names = thread_names();
   std::lock_guard<std::mutex> lock(names.mu);
   names.capture_running = false;
-  for (const char* name : names.retired) delete[] name;
+  for (std::string_view name : names.retired) delete[] name.data();
   names.retired.clear();
 }
 
@@ -71,11 +74,18 @@ void reset_thread_names_after_fork() noexcept {
 namespace mlprof {
 
 void set_thread_name(std::string_view name) {
-  char* copy = new char[name.size() + 1];
-  std::memcpy(copy, name.data(), name.size());
-  copy[name.size()] = '\0';
   capture::ThreadNames& names = capture::thread_names();
   std::lock_guard<std::mutex> lock(names.mu);
+  const char* copy = nullptr;
+  if (const auto kept = names.retired.find(name); kept != names.retired.end()) {
+    copy = kept->data();
+    names.retired.erase(kept);
+  } else {
+    char* fresh = new char[name.size() + 1];
+    std::memcpy(fresh, name.data(), name.size());
+    fresh[name.size()] = '\0';
+    copy = fresh;
+  }
   capture::retire_locked(names, capture::set_name_of_this_thread(copy));
 }
 

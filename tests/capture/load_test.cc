@@ -265,6 +265,35 @@ TEST(Load, NamedThreadsThatExitLeaveNothingBehind) {
   EXPECT_LT(after, before + 16 * 1024) << "heap grew from " << before << " to " << after;
 }
 
+TEST(Load, AThreadSwitchingNamesInASessionKeepsAFewCopies) {
+  if (testing::kUnderSanitizer) {
+    GTEST_SKIP() << "the sanitizers' allocators do not report heap use";
+  }
+  testing::ScratchDir dir;
+  ASSERT_TRUE(start(dir.path(), options("renames", uint64_t{64} << 20)).ok());
+  long tid = 0;
+  size_t before = 0, after = 0;
+  std::thread([&] {
+    tid = syscall(SYS_gettid);
+    set_thread_name("a worker that is idle");
+    before = heap_in_use();
+    for (int i = 0; i < 20000; ++i) {
+      set_thread_name(i % 2 == 0 ? "a worker that is busy" : "a worker that is idle");
+      MLPROF_TRACE("task");
+    }
+    after = heap_in_use();
+  }).join();
+  const RunInfo run = stop();
+  EXPECT_EQ(run.events, 20000u);
+  EXPECT_LT(after, before + 4096) << "heap grew from " << before << " to " << after;
+  const auto space = testing::read_run(run);
+  const auto* host = testing::find_plane(space, "/host:CPU");
+  ASSERT_NE(host, nullptr);
+  ASSERT_EQ(host->lines_size(), 1);
+  EXPECT_EQ(host->lines(0).id(), tid);
+  EXPECT_EQ(host->lines(0).name(), "a worker that is idle");  // the name it had last
+}
+
 // Resident memory in KiB (/proc/self/statm counts pages).
 size_t resident_kib() {
   std::ifstream statm("/proc/self/statm");
