@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <string>
+#include <string_view>
 
 namespace mlprof::server {
 namespace {
@@ -75,6 +76,11 @@ class HeadLimitedStream final : public httplib::Stream {
     // An answer before the head's end is httplib's 400 or 414 for a malformed head: what
     // follows is no request, so the connection ends after it.
     answered_early_ = answered_early_ || in_head_;
+    // httplib announces "Connection: close" for some answers without closing after them: the
+    // connection ends as announced. (It writes the status line and headers in one piece.)
+    const std::string_view bytes(ptr, size);
+    announced_close_ = announced_close_ ||
+                       (bytes.rfind("HTTP/1.", 0) == 0 && bytes.find("\r\nConnection: close\r\n") != bytes.npos);
     if (!is_writable()) return -1;
     ssize_t n;
     do n = ::send(sock_, ptr, size, MSG_NOSIGNAL);
@@ -86,8 +92,9 @@ class HeadLimitedStream final : public httplib::Stream {
   void get_local_ip_and_port(std::string& ip, int& port) const override { address_of(sock_, false, ip, port); }
   socket_t socket() const override { return sock_; }
 
-  // Whether the connection must close after this request: its head was refused or malformed.
-  bool ends_connection() const { return refused_ || answered_early_; }
+  // Whether the connection must close after this request: its head was refused or malformed,
+  // or the answer said it closes.
+  bool ends_connection() const { return refused_ || answered_early_ || announced_close_; }
 
  private:
   // Follows the head through `n` bytes about to be handed out, shortening `n` to end at the
@@ -131,6 +138,7 @@ class HeadLimitedStream final : public httplib::Stream {
   char buffer_[4096];
   size_t begin_ = 0, end_ = 0;
   bool in_head_ = true, request_line_read_ = false, refused_ = false, answered_early_ = false;
+  bool announced_close_ = false;
   size_t head_bytes_ = 0, line_bytes_ = 0;
 };
 

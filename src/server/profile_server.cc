@@ -143,6 +143,18 @@ std::optional<Reply> refused_request(const httplib::Request& req) {
   return std::nullopt;
 }
 
+// The message for an error httplib answers itself, before any route: a malformed request line
+// or headers, a line over its 8 KB, a path no route takes.
+std::string library_error_message(int status) {
+  switch (status) {
+    case 400: return "malformed request";
+    case 404: return "not found";
+    case 413: return "the request body is too large";
+    case 414: return "the request's URL is too long";
+    default: return "request refused (HTTP " + std::to_string(status) + ")";
+  }
+}
+
 }  // namespace
 
 struct ProfileServer::Impl {
@@ -190,6 +202,14 @@ void ProfileServer::Impl::add_routes(bool loopback_only) {
     }
     return httplib::Server::HandlerResponse::Unhandled;
   });
+  // Errors of the server's own have a body; httplib's come bare: give them the API's JSON form.
+  http.set_error_handler(httplib::Server::HandlerWithResponse(
+      [](const httplib::Request& req, httplib::Response& res) {
+        if (res.has_header("Content-Type")) return httplib::Server::HandlerResponse::Unhandled;
+        if (res.status != 404) close_after_reply(req);  // what follows a malformed request is no request
+        res.set_content(error_reply(res.status, library_error_message(res.status)).body, "application/json");
+        return httplib::Server::HandlerResponse::Handled;
+      }));
   http.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
     std::string what = "internal error";
     try {
