@@ -160,7 +160,7 @@ std::string library_error_message(int status) {
 struct ProfileServer::Impl {
   Impl(const ServeOptions& options, std::unique_ptr<ToolBackend> backend)
       : backend(std::move(backend)), api(RunCatalog(options.logdir), *this->backend),
-        trace_api(RunCatalog(options.logdir)), diff_api(RunCatalog(options.logdir)) {}
+        trace_api(RunCatalog(options.logdir), *this->backend), diff_api(RunCatalog(options.logdir)) {}
 
   void add_routes(bool loopback_only);
 
