@@ -133,7 +133,9 @@ TEST_F(ServerConcurrency, FiftyClientsGetOneAnswerComputedOnce) {
 }
 
 TEST_F(ServerConcurrency, FiftyClientsReadTheSameTimeline) {
-  start_server();
+  auto backend = server::make_analysis_backend();
+  const server::ToolBackend* analysis = backend.get();
+  start_server(std::move(backend));
   const std::string first = "/api/trace?run=input_bound&width_px=800";
   const std::vector<std::string> paths = {
       "/api/trace?run=healthy&host=worker1&width_px=400",
@@ -152,6 +154,8 @@ TEST_F(ServerConcurrency, FiftyClientsReadTheSameTimeline) {
   // Each step has aten::addmm, aten::relu and aten::mm on the train thread.
   const json found = json::parse(answers.bodies[paths[1]].begin()->substr(4));
   EXPECT_EQ(found["total"], 30);
+  // Two profiles (input_bound, healthy's worker1), each read once for 200 requests.
+  EXPECT_EQ(analysis->profiles_loaded(), 2u);
 }
 
 }  // namespace
