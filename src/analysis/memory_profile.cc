@@ -152,11 +152,8 @@ MemoryIdProfile analyze(const model::Profile& p, const MemoryEventReader& reader
   for (size_t i = 0; i < m.events.size(); ++i) {
     bool added = false;
     uint32_t& live = blocks.at(m.addresses[i], &added);
-    if (m.allocations[i]) {
-      live = uint32_t(i);
-    } else if (live != MemoryBlockTable::kNotLive) {
-      live = MemoryBlockTable::kNotLive;
-    } else {
+    const bool allocation = m.allocations[i];
+    if (!allocation && live == MemoryBlockTable::kNotLive) {  // rare: kept apart from the unpredictable choice below
       const int64_t bytes = reader.read(m.events[i], scratch).allocation_bytes;
       if (unmatched.count++ == 0) unmatched.first = i;
       unmatched.bytes += bytes;
@@ -165,6 +162,7 @@ MemoryIdProfile analyze(const model::Profile& p, const MemoryEventReader& reader
         alive.before_bytes += bytes;
       }
     }
+    live = allocation ? uint32_t(i) : MemoryBlockTable::kNotLive;
     if (i == m.peak) blocks.for_each_live([&](uint32_t position) { alive.positions.push_back(position); });
   }
   std::sort(alive.positions.begin(), alive.positions.end());

@@ -6,63 +6,76 @@
 namespace mlprof::analysis {
 namespace {
 
-// Calls visit(index) for each run of equal values higher (sign +1) or lower (sign -1) than
-// the runs beside it, ascending, at the run's first index; a series' ends count when they are
-// higher (lower) than their one neighbour; a flat line has one maximum, its start. Walks the
-// series once and keeps nothing: a timeline can have tens of millions of events.
+// Calls visit(index, +1) for each run of equal values higher than the runs beside it and
+// visit(index, -1) for each lower one, ascending, at the run's first index; a series' ends
+// count when they are higher (lower) than their one neighbour; a flat line has one maximum,
+// its start. Walks the series once and keeps nothing: a timeline can have tens of millions of
+// events.
 template <typename Visit>
-void for_each_extreme(std::span<const int64_t> v, int sign, Visit&& visit) {
+void for_each_extreme(std::span<const int64_t> v, Visit&& visit) {
   const size_t n = v.size();
   if (n == 0) return;
-  auto beyond = [&](int64_t a, int64_t b) { return sign > 0 ? a > b : a < b; };
   bool has_before = false;
   int64_t before = 0;  // the value of the run before the current one
   size_t start = 0;    // the current run's first index
   for (size_t i = 1; i <= n; ++i) {
     if (i < n && v[i] == v[start]) continue;
     if (!has_before && i == n) {  // a flat line
-      if (sign > 0) visit(start);
+      visit(start, +1);
       return;
     }
     const int64_t value = v[start];
-    if ((!has_before || beyond(value, before)) && (i == n || beyond(value, v[i]))) visit(start);
+    if ((!has_before || value > before) && (i == n || value > v[i])) visit(start, +1);
+    else if ((!has_before || value < before) && (i == n || value < v[i])) visit(start, -1);
     has_before = true;
     before = value;
     start = i;
   }
 }
 
-// At most `budget` of the extremes: all if they fit, else the most extreme of each of
-// `budget` consecutive groups of them (the first one on ties).
-std::vector<size_t> thinned_extremes(std::span<const int64_t> v, int sign, size_t budget) {
-  size_t count = 0;
-  for_each_extreme(v, sign, [&](size_t) { ++count; });
-  std::vector<size_t> out;
-  if (budget == 0) return out;
-  out.reserve(std::min(count, budget));
-  if (count <= budget) {
-    for_each_extreme(v, sign, [&](size_t i) { out.push_back(i); });
-    return out;
+// Keeps at most `budget` of `count` extremes of one sign, fed in order: all if they fit, else
+// the most extreme of each of `budget` consecutive groups of them (the first one on ties).
+class Thinning {
+ public:
+  Thinning(int sign, size_t count, size_t budget) : sign_(sign), count_(count), budget_(budget) {
+    group_end_ = budget_ == 0 ? 0 : count_ / budget_;
+    out_.reserve(std::min(count_, budget_));
   }
-  size_t rank = 0, group = 0, group_end = count / budget, best = 0;
-  for_each_extreme(v, sign, [&](size_t i) {
-    if (rank == group_end) {  // every group holds at least one: count > budget
-      out.push_back(best);
-      ++group;
-      group_end = count * (group + 1) / budget;
+
+  void add(size_t i, std::span<const int64_t> v) {
+    if (budget_ == 0) return;
+    if (count_ <= budget_) {
+      out_.push_back(i);
+      return;
     }
-    if (rank == count * group / budget || (sign > 0 ? v[i] > v[best] : v[i] < v[best])) best = i;
-    ++rank;
-  });
-  out.push_back(best);
-  return out;
-}
+    if (rank_ == group_end_) {  // every group holds at least one: count > budget
+      out_.push_back(best_);
+      ++group_;
+      group_end_ = count_ * (group_ + 1) / budget_;
+    }
+    if (rank_ == count_ * group_ / budget_ || (sign_ > 0 ? v[i] > v[best_] : v[i] < v[best_])) best_ = i;
+    ++rank_;
+  }
+
+  std::vector<size_t> finish() {
+    if (budget_ > 0 && count_ > budget_) out_.push_back(best_);
+    return std::move(out_);
+  }
+
+ private:
+  int sign_;
+  size_t count_, budget_;
+  size_t rank_ = 0, group_ = 0, group_end_ = 0, best_ = 0;
+  std::vector<size_t> out_;
+};
 
 }  // namespace
 
 std::vector<size_t> local_maxima(std::span<const int64_t> in_use) {
   std::vector<size_t> out;
-  for_each_extreme(in_use, +1, [&](size_t i) { out.push_back(i); });
+  for_each_extreme(in_use, [&](size_t i, int sign) {
+    if (sign > 0) out.push_back(i);
+  });
   return out;
 }
 
@@ -72,12 +85,17 @@ std::vector<size_t> select_timeline_points(std::span<const int64_t> in_use, size
     std::iota(all.begin(), all.end(), size_t(0));
     return all;
   }
-  std::vector<size_t> kept = thinned_extremes(in_use, +1, budget);
-  if (kept.size() < budget) {
-    const std::vector<size_t> minima = thinned_extremes(in_use, -1, budget - kept.size());
-    kept.insert(kept.end(), minima.begin(), minima.end());
-    std::sort(kept.begin(), kept.end());
-  }
+  // Counted first, so that both kinds are thinned in one more walk: the maxima to the budget,
+  // the minima to what the maxima leave.
+  size_t maxima = 0, minima = 0;
+  for_each_extreme(in_use, [&](size_t, int sign) { ++(sign > 0 ? maxima : minima); });
+  const size_t maxima_kept = std::min(maxima, budget);
+  Thinning highs(+1, maxima, budget), lows(-1, minima, budget - maxima_kept);
+  for_each_extreme(in_use, [&](size_t i, int sign) { (sign > 0 ? highs : lows).add(i, in_use); });
+  std::vector<size_t> kept = highs.finish();
+  const std::vector<size_t> valleys = lows.finish();
+  kept.insert(kept.end(), valleys.begin(), valleys.end());
+  std::sort(kept.begin(), kept.end());
   return kept;
 }
 
