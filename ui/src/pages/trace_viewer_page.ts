@@ -31,8 +31,16 @@ const HEADER_PX = 22;
 const TRACK_GAP_PX = 4;
 const AXIS_PX = 24;
 const FETCH_DELAY_MS = 80;
-// Flow arrows drawn per frame at most (the selected event's come on top of these).
-const MAX_FLOWS_PER_FRAME = 1500;
+// Flow arrows drawn per frame at most (the selected event's come on top of these): when more
+// are in sight, every k-th, so that all tracks keep some.
+const MAX_FLOWS_PER_FRAME = 600;
+// Names drawn inside boxes: only in boxes this wide, and at most this many per frame (text
+// is the dearest thing a frame draws).
+const MIN_LABEL_PX = 40;
+const MAX_LABELS_PER_FRAME = 1500;
+// Runs of events under a pixel wide, merged: a flat grey (a pattern fill costs far more to
+// raster than the boxes themselves).
+const MERGED_FILL = '#bdc1c6';
 
 interface RowPlace {
   row: TraceRow;
@@ -108,21 +116,6 @@ function firstEndingAfter(events: TraceEventBox[] | [number, number, number][], 
   return lo;
 }
 
-function hatchPattern(ctx: CanvasRenderingContext2D): CanvasPattern | string {
-  const tile = document.createElement('canvas');
-  tile.width = tile.height = 6;
-  const t = tile.getContext('2d');
-  if (!t) return '#bdc1c6';
-  t.fillStyle = '#e8eaed';
-  t.fillRect(0, 0, 6, 6);
-  t.strokeStyle = '#9aa0a6';
-  t.beginPath();
-  t.moveTo(0, 6);
-  t.lineTo(6, 0);
-  t.stroke();
-  return ctx.createPattern(tile, 'repeat') ?? '#bdc1c6';
-}
-
 export const traceViewerPage: ToolPage = {
   async render(root: HTMLElement, ctx: PageContext): Promise<void> {
     const viewer = new TraceViewer(ctx);
@@ -138,6 +131,12 @@ export const traceViewerPage: ToolPage = {
 class TraceViewer {
   readonly element: HTMLElement;
   private readonly canvas = h('canvas', { class: 'trace-canvas' });
+  // As tall as all the rows, so the scroller scrolls; the canvas inside it sticks to the top
+  // of the scroller's view and is only as tall as that view (drawing and compositing cost
+  // follow what is on screen, not how many tracks the trace has).
+  private readonly canvasBox = h('div', { class: 'trace-canvas-box' }, this.canvas);
+  private canvasTop = 0; // the layout's y at the canvas's top edge
+  private labelsShown = ''; // what the label elements show now
   private readonly axis = h('canvas', { class: 'trace-axis' });
   private readonly labels = h('div', { class: 'trace-labels' });
   private readonly scroller: HTMLElement;
@@ -166,7 +165,6 @@ class TraceViewer {
   private fetchAbort: AbortController | null = null;
   private fetchAgain = false; // the view changed while a fetch was in flight
   private drawFrame = 0;
-  private hatch: CanvasPattern | string = '#bdc1c6';
   private readonly cleanups: (() => void)[] = [];
   private disposed = false;
 
@@ -191,7 +189,7 @@ class TraceViewer {
     });
     const button = (label: string, title: string, onClick: () => void) =>
       h('button', { type: 'button', class: 'trace-button', title, onclick: onClick }, label);
-    this.scroller = h('div', { class: 'trace-scroller' }, this.labels, this.canvas);
+    this.scroller = h('div', { class: 'trace-scroller' }, this.labels, this.canvasBox);
     this.element = h(
       'div',
       { class: 'trace-viewer' },
@@ -220,8 +218,6 @@ class TraceViewer {
   }
 
   async start(): Promise<void> {
-    const ctx2d = this.canvas.getContext('2d');
-    if (ctx2d) this.hatch = hatchPattern(ctx2d);
     this.listen();
     // A one-pixel-wide reply (cheap) tells the trace's length.
     const first = await fetchViewport(this.ctx.run, this.ctx.host, { start: 0, end: 1e15, width: 1 });
@@ -391,6 +387,14 @@ class TraceViewer {
   private relayout(): void {
     if (!this.reply) return;
     this.layout = layoutOf(this.reply, this.collapsed);
+    this.element.setAttribute('data-rows', String(this.layout.rows.length));
+    // Replies while panning keep the same tracks: their labels stay as they are.
+    const labelsShown = JSON.stringify(this.layout.labels) + String(this.reply.sections.length);
+    if (labelsShown === this.labelsShown) {
+      this.scheduleDraw();
+      return;
+    }
+    this.labelsShown = labelsShown;
     clear(this.labels);
     this.labels.style.height = `${this.layout.height}px`;
     for (const l of this.layout.labels) {
@@ -414,20 +418,21 @@ class TraceViewer {
       this.labels.append(el);
     }
     if (this.reply.sections.length === 0) this.labels.append(h('p', { class: 'muted' }, 'This run has no events.'));
-    this.element.setAttribute('data-rows', String(this.layout.rows.length));
     this.scheduleDraw();
   }
 
-  private sizeCanvas(c: HTMLCanvasElement, height: number): CanvasRenderingContext2D | null {
+  // Sizes a canvas for the device's pixels; drawing then uses CSS pixels, shifted up by `top`.
+  private sizeCanvas(c: HTMLCanvasElement, height: number, top = 0): CanvasRenderingContext2D | null {
     const dpr = window.devicePixelRatio || 1;
     const width = c.clientWidth || this.plotWidth();
-    c.style.height = `${height}px`;
+    const cssHeight = `${height}px`;
+    if (c.style.height !== cssHeight) c.style.height = cssHeight;
     if (c.width !== Math.round(width * dpr) || c.height !== Math.round(height * dpr)) {
       c.width = Math.round(width * dpr);
       c.height = Math.round(height * dpr);
     }
     const g = c.getContext('2d');
-    g?.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g?.setTransform(dpr, 0, 0, dpr, 0, -top * dpr);
     return g;
   }
 
@@ -439,11 +444,16 @@ class TraceViewer {
     const width = this.plotWidth();
     this.rangeText.textContent = `${formatPs(this.view.start)} – ${formatPs(this.view.end)} (${formatPs(this.view.end - this.view.start)} visible)`;
     this.drawAxis(width);
-    const g = this.sizeCanvas(this.canvas, Math.max(this.layout.height, 60));
+    const fullHeight = Math.max(this.layout.height, 60);
+    const boxHeight = `${fullHeight}px`;
+    if (this.canvasBox.style.height !== boxHeight) this.canvasBox.style.height = boxHeight;
+    const shown = Math.min(fullHeight, this.scroller.clientHeight || fullHeight);
+    this.canvasTop = Math.max(0, Math.min(this.scroller.scrollTop, fullHeight - shown));
+    const g = this.sizeCanvas(this.canvas, shown, this.canvasTop);
     if (!g) return;
-    const top = this.scroller.scrollTop - ROW_PX;
-    const bottom = this.scroller.scrollTop + (this.scroller.clientHeight || this.layout.height) + ROW_PX;
-    g.clearRect(0, 0, width, this.layout.height + 60);
+    const top = this.canvasTop - ROW_PX;
+    const bottom = this.canvasTop + shown + ROW_PX;
+    g.clearRect(0, this.canvasTop, width, shown);
     g.font = '11px system-ui, sans-serif';
     g.textBaseline = 'middle';
     const names = this.reply?.names ?? {};
@@ -454,21 +464,32 @@ class TraceViewer {
     const xOf = (ps: number) => (ps - viewStart) / psPerPx;
     const searching = this.matchedNames.size > 0;
     const selectedEvent = this.selected?.event;
+    let labels = 0;
     for (const place of this.layout.rows) {
       if (place.y + ROW_PX < top || place.y > bottom) continue;
       const y = place.y + 1;
       const hgt = ROW_PX - 2;
       const merged = place.row.merged;
       if (merged.length) {
-        g.fillStyle = this.hatch;
-        g.beginPath();
+        // Zoomed out, merged boxes fill neighbouring pixel columns: one rectangle per run of
+        // touching boxes instead of one per column.
+        g.fillStyle = MERGED_FILL;
+        let runStart = NaN;
+        let runEnd = NaN;
         for (let i = firstEndingAfter(merged, viewStart); i < merged.length; ++i) {
-          const [start, dur] = merged[i];
-          const x0 = xOf(start);
+          const box = merged[i];
+          const x0 = xOf(box[0]);
           if (x0 > width) break;
-          g.rect(x0, y, Math.max(xOf(start + dur) - x0, 1), hgt);
+          const x1 = Math.max(xOf(box[0] + box[1]), x0 + 1);
+          if (x0 <= runEnd + 0.5) {
+            runEnd = Math.max(runEnd, x1);
+            continue;
+          }
+          if (runEnd > runStart) g.fillRect(runStart, y, runEnd - runStart, hgt);
+          runStart = x0;
+          runEnd = x1;
         }
-        g.fill();
+        if (runEnd > runStart) g.fillRect(runStart, y, runEnd - runStart, hgt);
       }
       const events = place.row.events;
       let fill = ''; // setting the same fill again still parses it: skip that
@@ -492,7 +513,8 @@ class TraceViewer {
         }
         const vx0 = Math.max(x0, 0);
         const vw = Math.min(x1, width) - vx0;
-        if (vw > 24) {
+        if (vw > MIN_LABEL_PX && labels < MAX_LABELS_PER_FRAME) {
+          ++labels;
           this.label(g, names[String(nameId)] ?? '', vx0 + 3, y + hgt / 2, vw - 5, dim);
           fill = '';
         }
@@ -569,8 +591,8 @@ class TraceViewer {
     return lineY === undefined ? null : lineY + ROW_PX / 2;
   }
 
-  // The visible events' flows (when shown) in one thin path, at most MAX_FLOWS_PER_FRAME of
-  // them; then the selected event's, highlighted. The counts drawn go to data attributes.
+  // The visible events' flows (when shown) in one thin path, at most about MAX_FLOWS_PER_FRAME
+  // of them; then the selected event's, highlighted. The counts drawn go to data attributes.
   private drawFlows(g: CanvasRenderingContext2D, xOf: (ps: number) => number, width: number): void {
     let drawn = 0;
     let selectedDrawn = 0;
@@ -605,12 +627,15 @@ class TraceViewer {
       return [x0, y0, x1, y1] as [number, number, number, number];
     };
     if (this.showFlows && this.reply) {
-      const list: [number, number, number, number][] = [];
+      let list: [number, number, number, number][] = [];
       for (const [from, to, , fromLine, fromPs, toLine, toPs] of this.reply.flows ?? []) {
-        if (list.length >= MAX_FLOWS_PER_FRAME) break;
         if (from === selected || to === selected) continue;
         const s = segment(from, fromLine, fromPs, to, toLine, toPs);
         if (s) list.push(s);
+      }
+      if (list.length > MAX_FLOWS_PER_FRAME) {
+        const stride = Math.ceil(list.length / MAX_FLOWS_PER_FRAME);
+        list = list.filter((_, i) => i % stride === 0);
       }
       arrows(list, 'rgba(95, 99, 104, 0.55)', 1);
       drawn = list.length;
@@ -648,7 +673,7 @@ class TraceViewer {
   }
 
   private hover(e: MouseEvent): void {
-    const found = this.hit(e.offsetX, e.offsetY);
+    const found = this.hit(e.offsetX, e.offsetY + this.canvasTop);
     if (!found) {
       this.tooltip.hidden = true;
       return;
@@ -690,7 +715,7 @@ class TraceViewer {
       window.removeEventListener('mousemove', move);
       window.removeEventListener('mouseup', up);
       if (!moved) {
-        const found = this.hit(e.clientX - rect.left, e.clientY - rect.top);
+        const found = this.hit(e.clientX - rect.left, e.clientY - rect.top + this.canvasTop);
         if (found?.event !== undefined) void this.select(found.event);
         else if (!measuring) {
           this.measure = null;
