@@ -36,6 +36,19 @@ size_t partition_point(const TraceRowEvents& events, size_t lo, size_t hi, Pred 
   return lo;
 }
 
+// The same, for an answer expected near `lo`: steps of doubling length from lo, then a
+// bisection of the last step, so the probes stay near lo in memory (a pixel column's events
+// are a small part of a row).
+template <class Pred>
+size_t gallop(const TraceRowEvents& events, size_t lo, size_t hi, Pred pred) {
+  for (size_t step = 1; lo < hi; step *= 2) {
+    const size_t probe = std::min(hi, lo + step) - 1;
+    if (!pred(events[probe])) return partition_point(events, lo, probe, pred);
+    lo = probe + 1;
+  }
+  return lo;
+}
+
 // Codes compare as their durations do, so the largest code is the largest ceiling.
 void build_maxima(const model::Profile& p, const std::vector<EventIndex>& events, TraceRow& row) {
   std::vector<uint16_t> level;
@@ -169,7 +182,7 @@ void TraceIndex::query_row(const TraceRow& row, const TraceViewport& view, std::
     const double column = std::floor(double(std::max(p.start_ps(e), view.start_ps) - view.start_ps) / ps_per_px);
     const int64_t column_end = view.start_ps + int64_t(std::ceil((column + 1) * ps_per_px));
     const size_t past_column =
-        partition_point(ev, k + 1, hi, [&](EventIndex x) { return p.start_ps(x) < column_end; });
+        gallop(ev, k + 1, hi, [&](EventIndex x) { return p.start_ps(x) < column_end; });
     const size_t stop = first_wide(row, k + 1, past_column, one_px);
     const uint32_t count = uint32_t(stop - k);
     if (count == 1) {
