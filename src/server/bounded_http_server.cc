@@ -158,6 +158,11 @@ void close_gracefully(int sock) {
 
 }  // namespace
 
+void BoundedHttpServer::widen_listen_backlog() {
+  // Listening again on a listening socket only changes its backlog.
+  if (svr_sock_ != INVALID_SOCKET) ::listen(svr_sock_, SOMAXCONN);
+}
+
 // Like httplib's own loop: up to the keep-alive count of requests per connection.
 bool BoundedHttpServer::process_and_close_socket(socket_t sock) {
   bool ok = false;

@@ -20,6 +20,11 @@ class BoundedHttpServer : public httplib::Server {
  public:
   explicit BoundedHttpServer(size_t max_head_bytes) : max_head_bytes_(max_head_bytes) {}
 
+  // Lets the bound socket queue as many connections as the system allows. httplib listens with
+  // a backlog of 5: a page opening a dozen requests at once, or a burst of clients, lose their
+  // connection attempts and retry after a second. Call after binding.
+  void widen_listen_backlog();
+
  private:
   bool process_and_close_socket(socket_t sock) override;
   bool wait_for_next_request(socket_t sock) const;

@@ -270,9 +270,11 @@ bool ProfileServer::bind(std::string* error) {
   errno = 0;
   if (options_.port == 0) {
     port_ = impl_->http.bind_to_any_port(options_.bind);
-    if (port_ > 0) return true;
   } else if (impl_->http.bind_to_port(options_.bind, options_.port)) {
     port_ = options_.port;
+  }
+  if (port_ > 0) {
+    impl_->http.widen_listen_backlog();
     return true;
   }
   const int err = errno;
