@@ -1,0 +1,89 @@
+// mlprof serve under load, in-process over real sockets on 127.0.0.1: the time 50 clients
+// connecting at once wait for /api/runs (5 rounds), and the server's peak memory while one
+// client sends a 256 MB request line (the server stops reading at its 64 KB head limit).
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <latch>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <httplib.h>
+
+#include "process_stats.h"
+#include "server/profile_server.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void burst(int port, int clients) {
+  std::vector<double> ms(size_t(clients), 0);
+  int failed = 0;
+  std::latch go(clients + 1);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < clients; ++i) {
+    threads.emplace_back([&, i] {
+      httplib::Client client("127.0.0.1", port);
+      go.arrive_and_wait();
+      const auto start = Clock::now();
+      auto res = client.Get("/api/runs");
+      ms[size_t(i)] = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+      if (!res || res->status != 200) ++failed;
+    });
+  }
+  go.arrive_and_wait();
+  for (auto& t : threads) t.join();
+  std::sort(ms.begin(), ms.end());
+  std::printf("serve burst: %d clients at once, GET /api/runs: median %.1f ms, slowest %.1f ms, failed %d\n", clients,
+              ms[ms.size() / 2], ms.back(), failed);
+}
+
+void endless_request_line(int port, size_t megabytes) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(uint16_t(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) return;
+  const size_t rss_before = mlprof::bench::proc_status_kib("VmRSS");
+  mlprof::bench::reset_peak_rss();
+  const std::string chunk(1 << 20, 'a');
+  std::string request = "GET /api/runs?x=";
+  size_t sent = 0;
+  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  for (; sent < megabytes; ++sent)
+    if (::send(fd, chunk.data(), chunk.size(), MSG_NOSIGNAL) != ssize_t(chunk.size())) break;
+  char answer[16] = {};
+  ::recv(fd, answer, sizeof answer - 1, 0);
+  ::close(fd);
+  const size_t peak = mlprof::bench::proc_status_kib("VmHWM");
+  std::printf("serve head bound: a %zu MB request line (%zu MB sent): answer '%.12s', peak RSS %.1f MB over %.1f MB before\n",
+              megabytes, sent, answer, double(peak > rss_before ? peak - rss_before : 0) / 1024, double(rss_before) / 1024);
+}
+
+}  // namespace
+
+int main() {
+  const auto logdir = std::filesystem::temp_directory_path() / ("mlprof_serve_load_bench_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(logdir);
+  mlprof::server::ProfileServer server({logdir.string(), "127.0.0.1", 0}, mlprof::server::make_analysis_backend());
+  std::string error;
+  if (!server.bind(&error)) {
+    std::fprintf(stderr, "serve_load_bench: %s\n", error.c_str());
+    return 1;
+  }
+  std::thread serving([&] { server.serve(); });
+  for (int round = 0; round < 5; ++round) burst(server.port(), 50);
+  endless_request_line(server.port(), 256);
+  server.stop();
+  serving.join();
+  std::filesystem::remove_all(logdir);
+  return 0;
+}
