@@ -413,7 +413,13 @@ class TraceViewer {
       if (foldable) {
         el.setAttribute('role', 'button');
         el.setAttribute('aria-expanded', String(!l.collapsed));
+        el.tabIndex = 0;
         el.addEventListener('click', () => this.toggleCollapsed(l.key));
+        el.addEventListener('keydown', (e) => {
+          if (e.key !== 'Enter' && e.key !== ' ') return;
+          e.preventDefault();
+          this.toggleCollapsed(l.key);
+        });
       }
       this.labels.append(el);
     }
