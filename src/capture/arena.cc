@@ -19,10 +19,12 @@ namespace {
 constexpr uint32_t kPopulateAheadChunks = 256;
 constexpr uint32_t kPopulateLowWaterChunks = 128;
 
-// Arenas released while threads were still attached, waiting to be unmapped.
+// Arenas released while threads were still attached, waiting to be unmapped; and control
+// blocks whose mapping is gone, for the next arenas.
 struct ReleasedArenas {
   std::mutex mu;
   std::vector<Arena*> arenas;
+  std::vector<Arena*> spare;
 };
 
 ReleasedArenas& released_arenas() {
@@ -43,9 +45,38 @@ Arena* Arena::create(uint64_t session_id, uint64_t max_bytes, void (*wake_popula
     // Huge pages: 512 times fewer faults and TLB entries for a buffer written end to end.
     madvise(base, chunks * kChunkBytes, MADV_HUGEPAGE);
   }
-  Arena* arena = new (std::nothrow) Arena(session_id, base, uint32_t(chunks), wake_populater);
-  if (arena == nullptr && base != nullptr) munmap(base, chunks * kChunkBytes);
+  Arena* arena = nullptr;
+  {
+    ReleasedArenas& released = released_arenas();
+    std::lock_guard<std::mutex> lock(released.mu);
+    if (!released.spare.empty()) {
+      arena = released.spare.back();
+      released.spare.pop_back();
+    }
+  }
+  if (arena == nullptr) arena = new (std::nothrow) Arena;
+  if (arena == nullptr) {
+    if (base != nullptr) munmap(base, chunks * kChunkBytes);
+    return nullptr;
+  }
+  arena->reset(session_id, base, uint32_t(chunks), wake_populater);
   return arena;
+}
+
+// A thread that read the block's address for an earlier session may call attach() at any
+// time: it either sees the block closed, or open with the new session's id and fields.
+void Arena::reset(uint64_t session_id, char* base, uint32_t num_chunks, void (*wake_populater)()) noexcept {
+  session_id_.store(session_id, std::memory_order_relaxed);
+  base_ = base;
+  num_chunks_ = num_chunks;
+  wake_populater_ = wake_populater;
+  next_chunk_.store(0, std::memory_order_relaxed);
+  dropped_without_chunk_.store(0, std::memory_order_relaxed);
+  populated_chunks_.store(0, std::memory_order_relaxed);
+  populate_wanted_.store(false, std::memory_order_relaxed);
+  populate_failed_.store(false, std::memory_order_relaxed);
+  unmapped_ = false;
+  open_.store(true, std::memory_order_seq_cst);
 }
 
 // attach/close form a Dekker pair (both seq_cst): either attach sees the arena closed, or
@@ -104,7 +135,10 @@ bool Arena::try_unmap() noexcept {
 void Arena::release() noexcept {
   ReleasedArenas& released = released_arenas();
   std::lock_guard<std::mutex> lock(released.mu);
-  if (try_unmap()) return;
+  if (try_unmap()) {
+    released.spare.push_back(this);
+    return;
+  }
   if (base_ != nullptr) madvise(base_, uint64_t(chunks_taken()) * kChunkBytes, MADV_DONTNEED);
   released.arenas.push_back(this);
 }
@@ -112,7 +146,11 @@ void Arena::release() noexcept {
 void Arena::unmap_idle_arenas() noexcept {
   ReleasedArenas& released = released_arenas();
   std::lock_guard<std::mutex> lock(released.mu);
-  std::erase_if(released.arenas, [](Arena* a) { return a->try_unmap(); });
+  std::erase_if(released.arenas, [&](Arena* a) {
+    if (!a->try_unmap()) return false;
+    released.spare.push_back(a);
+    return true;
+  });
 }
 
 void Arena::unmap_in_forked_child() noexcept {

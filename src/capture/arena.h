@@ -5,7 +5,8 @@
 // Lifetime: a thread attaches (pins the arena) before taking chunks and detaches when it
 // notices the session is gone or exits; the mapping is unmapped only once the session is
 // closed and no thread is attached, so a late writer never touches unmapped memory. The
-// control block itself is never freed: a racing thread may always read it.
+// control block itself is never freed, since a racing thread may always read it: once its
+// mapping is gone it is kept for the next session's arena (so blocks do not pile up).
 #pragma once
 
 #include <atomic>
@@ -21,7 +22,7 @@ class Arena {
   // writer's slow path, at most once per populate_ahead) when writers near the committed end.
   static Arena* create(uint64_t session_id, uint64_t max_bytes, void (*wake_populater)() = nullptr);
 
-  uint64_t session_id() const { return session_id_; }
+  uint64_t session_id() const { return session_id_.load(std::memory_order_relaxed); }
   uint64_t capacity_bytes() const { return uint64_t(num_chunks_) * kChunkBytes; }
 
   // Writers. attach() fails once the arena is closed.
@@ -57,18 +58,20 @@ class Arena {
   static void reset_lock_in_forked_child() noexcept;
 
  private:
-  Arena(uint64_t session_id, char* base, uint32_t num_chunks, void (*wake_populater)())
-      : session_id_(session_id), base_(base), num_chunks_(num_chunks), wake_populater_(wake_populater) {}
+  Arena() = default;
+  // Sets up a new or recycled block for a session; opens it last.
+  void reset(uint64_t session_id, char* base, uint32_t num_chunks, void (*wake_populater)()) noexcept;
   bool try_unmap() noexcept;
 
-  const uint64_t session_id_;
-  char* base_;
-  const uint32_t num_chunks_;
+  // Atomic: a block is recycled while a thread that read g_arena long ago may compare it.
+  std::atomic<uint64_t> session_id_{0};
+  char* base_ = nullptr;
+  uint32_t num_chunks_ = 0;
   std::atomic<uint32_t> next_chunk_{0};
-  std::atomic<bool> open_{true};
+  std::atomic<bool> open_{false};
   std::atomic<uint32_t> attached_{0};
   std::atomic<uint64_t> dropped_without_chunk_{0};
-  void (*const wake_populater_)();
+  void (*wake_populater_)() = nullptr;
   std::atomic<uint32_t> populated_chunks_{0};
   std::atomic<bool> populate_wanted_{false};
   std::atomic<bool> populate_failed_{false};

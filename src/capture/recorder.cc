@@ -58,6 +58,10 @@ void arm_exit_hook(ThreadState& t) noexcept {
 bool attach(ThreadState& t, uint64_t session) noexcept {
   Arena* arena = g_arena.load(std::memory_order_acquire);
   if (arena == nullptr || arena->session_id() != session || !arena->attach()) return false;
+  if (arena->session_id() != session) {  // the block was recycled for a later session meanwhile
+    arena->detach();
+    return false;
+  }
   if (t.tid == 0) t.tid = uint32_t(syscall(SYS_gettid));
   arm_exit_hook(t);
   prctl(PR_GET_NAME, t.os_name);  // once per thread and session, off the hot path
