@@ -56,6 +56,9 @@ struct Control {
   std::mutex signal_mu;             // wakes the session thread
   std::condition_variable signal_cv;
   uint64_t finish_requested = 0;    // highest session id asked to finish; guarded by signal_mu
+  // In a forked child, the parent's session at the fork: never written or freed there (its
+  // thread is not in the child), only kept reachable, so leak checkers do not report it.
+  Session* parents_session = nullptr;
 };
 
 Control& control() {
@@ -225,7 +228,8 @@ void after_fork_in_child() {
   new (&c.api_mu) std::mutex;
   new (&c.signal_mu) std::mutex;
   new (&c.signal_cv) std::condition_variable;
-  c.session = nullptr;  // the parent's: left alone
+  if (c.session != nullptr) c.parents_session = c.session;  // the parent's: left alone
+  c.session = nullptr;
 }
 
 // exit() or a return from main() with a session running (started by this process, not
