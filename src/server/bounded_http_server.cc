@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <string>
@@ -41,34 +42,52 @@ void address_of(int sock, bool peer, std::string& ip, int& port) {
   if (addr.ss_family == AF_INET6) port = ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port);
 }
 
+// Bytes read from a connection and not yet handed out: they may begin the next request.
+struct ReadAhead {
+  char bytes[4096];
+  size_t begin = 0, end = 0;
+  bool empty() const { return begin == end; }
+};
+
 // One request's socket stream: counts the bytes of the head (up to the empty line that ends
-// the headers) and refuses the request, with its own answer, once they pass the limit.
+// the headers) and refuses the request, with its own answer, once they pass the limit or the
+// head's time is up.
 class HeadLimitedStream final : public httplib::Stream {
  public:
-  HeadLimitedStream(int sock, size_t max_head_bytes, milliseconds read_timeout, milliseconds write_timeout)
-      : sock_(sock), max_head_bytes_(max_head_bytes), read_timeout_(read_timeout), write_timeout_(write_timeout) {}
+  HeadLimitedStream(int sock, ReadAhead& buffer, size_t max_head_bytes, milliseconds max_head_time,
+                    milliseconds read_timeout, milliseconds write_timeout)
+      : sock_(sock), buffer_(buffer), max_head_bytes_(max_head_bytes), head_deadline_(Clock::now() + max_head_time),
+        read_timeout_(read_timeout), write_timeout_(write_timeout) {}
 
-  bool is_readable() const override { return begin_ < end_ || wait_for(sock_, POLLIN, read_timeout_); }
+  bool is_readable() const override { return !buffer_.empty() || wait_for(sock_, POLLIN, read_timeout_); }
   bool is_writable() const override { return !refused_ && wait_for(sock_, POLLOUT, write_timeout_); }
 
   ssize_t read(char* ptr, size_t size) override {
     if (refused_) return -1;
-    if (begin_ == end_) {
+    if (buffer_.empty()) {
+      // A client that sends its head a byte now and then would hold a worker for good.
+      const auto head_time_left = std::chrono::duration_cast<milliseconds>(head_deadline_ - Clock::now());
+      if (in_head_ && head_time_left < read_timeout_ &&
+          (head_time_left <= milliseconds(0) || !wait_for(sock_, POLLIN, head_time_left))) {
+        refuse(408, "Request Timeout", "the request's head took too long");
+        return -1;
+      }
       if (!wait_for(sock_, POLLIN, read_timeout_)) return -1;
       ssize_t n;
-      do n = ::recv(sock_, buffer_, sizeof buffer_, 0);
+      do n = ::recv(sock_, buffer_.bytes, sizeof buffer_.bytes, 0);
       while (n < 0 && errno == EINTR);
       if (n <= 0) return n;
-      begin_ = 0;
-      end_ = size_t(n);
+      buffer_.begin = 0;
+      buffer_.end = size_t(n);
     }
-    size_t n = std::min(size, end_ - begin_);
-    if (in_head_ && !count_head(buffer_ + begin_, n)) {
-      refuse();
+    size_t n = std::min(size, buffer_.end - buffer_.begin);
+    if (in_head_ && !count_head(buffer_.bytes + buffer_.begin, n)) {
+      if (request_line_read_) refuse(431, "Request Header Fields Too Large", "the request's headers are too large");
+      else refuse(414, "URI Too Long", "the request's URL is too long");
       return -1;
     }
-    std::copy(buffer_ + begin_, buffer_ + begin_ + n, ptr);
-    begin_ += n;
+    std::copy(buffer_.bytes + buffer_.begin, buffer_.bytes + buffer_.begin + n, ptr);
+    buffer_.begin += n;
     return ssize_t(n);
   }
 
@@ -117,14 +136,13 @@ class HeadLimitedStream final : public httplib::Stream {
     return true;
   }
 
-  void refuse() {
+  // Answers the request in place of httplib, which never sees its whole head.
+  void refuse(int status, const char* reason, const char* error) {
     refused_ = true;
-    const std::string body = request_line_read_ ? R"({"error": "the request's headers are too large"})"
-                                                : R"({"error": "the request's URL is too long"})";
-    const std::string response =
-        std::string(request_line_read_ ? "HTTP/1.1 431 Request Header Fields Too Large" : "HTTP/1.1 414 URI Too Long") +
-        "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
-        "\r\nConnection: close\r\n\r\n" + body;
+    const std::string body = std::string(R"({"error": ")") + error + "\"}";
+    const std::string response = "HTTP/1.1 " + std::to_string(status) + " " + reason +
+                                 "\r\nContent-Type: application/json\r\nContent-Length: " +
+                                 std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
     for (size_t sent = 0; sent < response.size() && wait_for(sock_, POLLOUT, write_timeout_);) {
       const ssize_t n = ::send(sock_, response.data() + sent, response.size() - sent, MSG_NOSIGNAL);
       if (n <= 0 && errno != EINTR) break;
@@ -133,10 +151,10 @@ class HeadLimitedStream final : public httplib::Stream {
   }
 
   const int sock_;
+  ReadAhead& buffer_;
   const size_t max_head_bytes_;
+  const Clock::time_point head_deadline_;
   const milliseconds read_timeout_, write_timeout_;
-  char buffer_[4096];
-  size_t begin_ = 0, end_ = 0;
   bool in_head_ = true, request_line_read_ = false, refused_ = false, answered_early_ = false;
   bool announced_close_ = false;
   size_t head_bytes_ = 0, line_bytes_ = 0;
@@ -166,9 +184,10 @@ void BoundedHttpServer::widen_listen_backlog() {
 // Like httplib's own loop: up to the keep-alive count of requests per connection.
 bool BoundedHttpServer::process_and_close_socket(socket_t sock) {
   bool ok = false;
-  for (size_t left = keep_alive_max_count_; left > 0 && wait_for_next_request(sock); --left) {
-    HeadLimitedStream stream(sock, max_head_bytes_, to_ms(read_timeout_sec_, read_timeout_usec_),
-                             to_ms(write_timeout_sec_, write_timeout_usec_));
+  ReadAhead buffer;  // kept from one request to the next: a client may send them back to back
+  for (size_t left = keep_alive_max_count_; left > 0 && (!buffer.empty() || wait_for_next_request(sock)); --left) {
+    HeadLimitedStream stream(sock, buffer, max_head_bytes_, max_head_time_,
+                             to_ms(read_timeout_sec_, read_timeout_usec_), to_ms(write_timeout_sec_, write_timeout_usec_));
     bool closed = false;
     ok = process_request(stream, left == 1, closed, nullptr);
     if (!ok || closed || stream.ends_connection()) break;

@@ -114,8 +114,9 @@ void send(const httplib::Request& req, httplib::Response& res, const Reply& repl
 // before routing, and one without a length (chunked, or none given) until the client stops, so
 // anything else is refused before it is read.
 constexpr size_t kMaxRequestBody = size_t(1) << 20;
-// A browser's request line and headers take a few KB; httplib allows 8 KB a line.
+// A browser's request line and headers take a few KB, sent at once; httplib allows 8 KB a line.
 constexpr size_t kMaxRequestHead = size_t(64) << 10;
+constexpr std::chrono::seconds kMaxRequestHeadTime{10};
 
 // The unread body must not be taken for the next request: the reply closes the connection.
 void close_after_reply(const httplib::Request& req) {
@@ -169,7 +170,7 @@ struct ProfileServer::Impl {
   TraceApi trace_api;
   DiffApi diff_api;
   const std::vector<ServedAsset> assets = compress_assets();
-  BoundedHttpServer http{kMaxRequestHead};
+  BoundedHttpServer http{kMaxRequestHead, kMaxRequestHeadTime};
   std::atomic<bool> stop_requested{false};
   std::atomic<bool> serve_entered{false};
   std::atomic<bool> serve_returned{false};
