@@ -20,10 +20,15 @@ inline bool parse_fixed(std::string_view token, int decimals, int64_t* out) {
   p += negative;
   int64_t v = 0;
   int digits = 0, fraction = 0;
-  for (; p < end && unsigned(*p - '0') < 10; ++p, ++digits) v = v * 10 + (*p - '0');
+  // Digits past the 18th go the slow way below; accumulating them here would overflow v.
+  for (; p < end && unsigned(*p - '0') < 10; ++p, ++digits)
+    if (digits < 18) v = v * 10 + (*p - '0');
   if (p < end && *p == '.') {
     for (++p; p < end && unsigned(*p - '0') < 10; ++p)
-      if (fraction < decimals) v = v * 10 + (*p - '0'), ++fraction, ++digits;
+      if (fraction < decimals) {
+        if (digits < 18) v = v * 10 + (*p - '0');
+        ++fraction, ++digits;
+      }
   }
   while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
   if (p != end || digits == 0 || digits > 18) return parse_fixed_slowly(token, decimals, out);

@@ -1,0 +1,36 @@
+// Kineto's JSON numbers read as fixed-point integers (model/kineto_number.h), at the edges of
+// int64: more than 18 digits leave the fast path for the exact one without overflowing on the
+// way (found by the pytorch_importer fuzz target; UndefinedBehaviorSanitizer saw the overflow).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "model/kineto_number.h"
+
+namespace mlprof::model::kineto {
+namespace {
+
+TEST(KinetoNumber, ReadsEighteenDigitsOnTheFastPath) {
+  int64_t v = 0;
+  ASSERT_TRUE(parse_fixed("1712195495406752.8", 3, &v));
+  EXPECT_EQ(v, 1712195495406752800);
+}
+
+TEST(KinetoNumber, NineteenDigitsThatFitAreExact) {
+  int64_t v = 0;
+  ASSERT_TRUE(parse_fixed("1234567890123456789", 0, &v));
+  EXPECT_EQ(v, 1234567890123456789);
+  ASSERT_TRUE(parse_fixed("-9223372036854775808", 0, &v));
+  EXPECT_EQ(v, INT64_MIN);
+}
+
+TEST(KinetoNumber, MoreDigitsThanInt64HoldsAreRefused) {
+  int64_t v = 7;
+  EXPECT_FALSE(parse_fixed("16940399940809126950", 0, &v));  // 20 digits: the fuzzer's timestamp
+  EXPECT_FALSE(parse_fixed("9223372036854775808", 0, &v));
+  EXPECT_FALSE(parse_fixed("999999999999999999.999", 3, &v));  // fits only before the scaling
+  EXPECT_EQ(v, 7);
+}
+
+}  // namespace
+}  // namespace mlprof::model::kineto
