@@ -131,6 +131,19 @@ TEST_F(ServerLogdirChanges, ADeletedRunOrHostIs404) {
             get_json("/api/data?run=healthy&host=trainer&tool=framework_op_stats", 200));
 }
 
+TEST_F(ServerLogdirChanges, AVanishedLogdirListsNoRunsUntilItComesBack) {
+  EXPECT_NEAR(input_pct("input_bound"), 60, 2);
+  const std::string saved = read_file(input_bound_file());
+  fs::remove_all(logdir_);
+  EXPECT_EQ(get_json("/api/runs", 200), json::parse(R"({"runs": []})"));
+  EXPECT_EQ(get_json("/api/data?run=input_bound&tool=overview_page", 404)["error"], "no run named 'input_bound'");
+
+  fs::create_directories(run_dir("input_bound"));
+  write_file(input_bound_file(), saved);
+  EXPECT_EQ(get_json("/api/runs", 200)["runs"].size(), 1u);
+  EXPECT_NEAR(input_pct("input_bound"), 60, 2);
+}
+
 TEST_F(ServerLogdirChanges, ANewRunIsListedAndServed) {
   EXPECT_EQ(get_json("/api/runs", 200)["runs"].size(), 2u);
   fs::create_directories(run_dir("zz_new"));
