@@ -1,5 +1,6 @@
 #include "capture/arena.h"
 
+#include <pthread.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -30,6 +31,12 @@ struct ReleasedArenas {
 ReleasedArenas& released_arenas() {
   static ReleasedArenas* released = new ReleasedArenas;  // immortal: used from atexit
   return *released;
+}
+
+// fork() while another thread updates the lists would leave the child half-updated ones:
+// the forking thread waits for the lock, and the child makes it anew (reset_lock_in_forked_child).
+__attribute__((constructor)) void hold_released_arenas_across_fork() {
+  pthread_atfork([] { released_arenas().mu.lock(); }, [] { released_arenas().mu.unlock(); }, nullptr);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // mlprof::set_thread_name: names the calling thread's line in this and later sessions.
 #include "capture/thread_name.h"
 
+#include <pthread.h>
+
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -26,6 +28,13 @@ struct ThreadNames {
 ThreadNames& thread_names() {
   static ThreadNames* names = new ThreadNames;
   return *names;
+}
+
+// fork() while another thread holds the lock (a session freeing the retired names, say)
+// would leave the child a half-updated set, whose names it would free again: the forking
+// thread waits for the lock, and the child makes it anew (reset_thread_names_after_fork).
+__attribute__((constructor)) void hold_thread_names_across_fork() {
+  pthread_atfork([] { thread_names().mu.lock(); }, [] { thread_names().mu.unlock(); }, nullptr);
 }
 
 void retire_locked(ThreadNames& names, const char* name) {
