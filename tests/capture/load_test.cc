@@ -197,11 +197,20 @@ size_t heap_in_use() {
   return mallinfo2().uordblks;
 }
 
+// Address space in KiB (/proc/self/statm counts pages).
+size_t address_space_kib() {
+  std::ifstream statm("/proc/self/statm");
+  size_t size = 0;
+  statm >> size;
+  return size * size_t(sysconf(_SC_PAGESIZE)) / 1024;
+}
+
 TEST(Load, ThreadsComingAndGoingDuringASession) {
   const int threads = load_size(400, 160);
   constexpr int kWave = 16;
   constexpr int kEvents = 100;  // half literal names, half copied
   testing::ScratchDir dir;
+  const size_t address_space_before = address_space_kib();
   ASSERT_TRUE(start(dir.path(), options("churn", uint64_t{512} << 20)).ok());
   std::vector<long> tids(threads);
   for (int first = 0; first < threads; first += kWave) {
@@ -221,6 +230,8 @@ TEST(Load, ThreadsComingAndGoingDuringASession) {
   const RunInfo run = stop();
   EXPECT_EQ(run.events, uint64_t(threads) * kEvents);
   EXPECT_EQ(run.dropped, 0u);
+  // The threads that exited let go of the session's 512 MiB: it is unmapped at stop().
+  EXPECT_LT(address_space_kib(), address_space_before + 256 * 1024);
 
   const auto space = testing::read_run(run);
   const auto* host = testing::find_plane(space, "/host:CPU");
