@@ -78,7 +78,9 @@ class CopyWriter final : public kineto::TraceJsonVisitor {
       }
       ns += shift_ns_ * copy_;
       std::fwrite(text.data(), 1, begin, out_);
-      std::fprintf(out_, "%" PRId64 ".%03d", ns / 1000, int(ns % 1000));
+      // As the source writes it: whole microseconds as integers.
+      if (ns % 1000 == 0) std::fprintf(out_, "%" PRId64, ns / 1000);
+      else std::fprintf(out_, "%" PRId64 ".%03d", ns / 1000, int(ns % 1000));
       std::fwrite(text.data() + end, 1, text.size() - end, out_);
     }
     return true;

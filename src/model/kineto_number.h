@@ -14,27 +14,29 @@ namespace mlprof::model::kineto {
 inline bool parse_fixed_slowly(std::string_view token, int decimals, int64_t* out);
 
 inline bool parse_fixed(std::string_view token, int decimals, int64_t* out) {
-  // The common shape first: an unquoted decimal of at most 18 digits, no exponent.
+  // The common shape first: an unquoted decimal of at most 19 digits (they fit in 64 bits
+  // unsigned; microseconds since the epoch with a nanosecond fraction have 19), no exponent.
   const char *p = token.data(), *end = p + token.size();
   const bool negative = p < end && *p == '-';
   p += negative;
-  int64_t v = 0;
+  uint64_t v = 0;
   int digits = 0, fraction = 0;
-  // Digits past the 18th go the slow way below; accumulating them here would overflow v.
+  // Digits past the 19th go the slow way below; accumulating them here would overflow v.
   for (; p < end && unsigned(*p - '0') < 10; ++p, ++digits)
-    if (digits < 18) v = v * 10 + (*p - '0');
+    if (digits < 19) v = v * 10 + unsigned(*p - '0');
   if (p < end && *p == '.') {
     for (++p; p < end && unsigned(*p - '0') < 10; ++p)
       if (fraction < decimals) {
-        if (digits < 18) v = v * 10 + (*p - '0');
+        if (digits < 19) v = v * 10 + unsigned(*p - '0');
         ++fraction, ++digits;
       }
   }
   while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
-  if (p != end || digits == 0 || digits > 18) return parse_fixed_slowly(token, decimals, out);
+  if (p != end || digits == 0 || digits > 19) return parse_fixed_slowly(token, decimals, out);
   for (; fraction < decimals; ++fraction)
-    if (__builtin_mul_overflow(v, int64_t(10), &v)) return false;
-  *out = negative ? -v : v;
+    if (__builtin_mul_overflow(v, uint64_t(10), &v)) return false;
+  if (v > uint64_t(INT64_MAX) + negative) return false;
+  *out = negative ? int64_t(0 - v) : int64_t(v);
   return true;
 }
 
