@@ -7,8 +7,11 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -52,10 +55,18 @@ class ServedLogdir : public ::testing::Test {
     thread_ = std::thread([this] { server_->serve(); });
     client_ = make_client(server_->port());
   }
+  // Stops the server; one that cannot stop (a worker deadlocked) ends the test program with a
+  // message rather than hanging it.
   void stop_server() {
     if (!server_) return;
-    server_->stop();
-    thread_.join();
+    auto stopped = std::async(std::launch::async, [this] {
+      server_->stop();
+      thread_.join();
+    });
+    if (stopped.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+      std::fprintf(stderr, "the server did not stop within 60 s: a worker is stuck\n");
+      std::_Exit(1);
+    }
     server_.reset();
   }
 
