@@ -141,7 +141,7 @@ MemoryIdProfile analyze(const model::Profile& p, const MemoryEventReader& reader
     reader.describe(e);
     out.timeline.push_back(point_of(p, e));
   }
-  m.in_use_bytes = {};
+  m.in_use_bytes = {};  // done with: room for the table below
 
   // Which blocks are alive where, from the addresses alone. Every free with no live
   // allocation at its address counts as unmatched.

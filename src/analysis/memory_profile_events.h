@@ -4,11 +4,10 @@
 // the capture SDK's (record_allocation and LibTorch's allocator) and the PyTorch importer's
 // "[memory]" events all come through here, so one reader serves them all.
 //
-// Memory events can be tens of millions: nothing is kept per event but its index. The memory
-// profile reads each event's numbers as it walks a memory's events in time order (the
-// allocator's state carries over what an event leaves out), and reads what describes an event
-// (op, region, type, shape: strings, and the enclosing events for the op) only for the few it
-// shows.
+// Memory events can be tens of millions: one pass reads each event's numbers in time order per
+// memory (the allocator's state carries over what an event leaves out) and keeps a few bytes
+// an event (MemorySeries); what describes an event (op, region, type, shape: strings, and the
+// enclosing events for the op) is read only for the few events the profile shows.
 #pragma once
 
 #include <array>

@@ -249,6 +249,67 @@ TEST(MemoryProfile, OneMemoryIdPerAllocatorLargestPeakFirst) {
   EXPECT_EQ(one.memory_ids[0].summary.memory_id, "cpu");
 }
 
+// One allocator's events recorded on two threads, interleaved in time: read in time order,
+// not thread by thread (thread by thread, B's free would come before its allocation).
+model::Profile two_thread_profile() {
+  tensorflow::profiler::XSpace space;
+  auto host = testing::add_plane(&space, 1, "/host:CPU");
+  auto* t1 = host.line(1, "t1", 1'700'000'000'000'000'000);
+  auto* t2 = host.line(2, "t2", 1'700'000'000'000'000'000);
+  SequenceShape sizes_only;
+  sizes_only.report_state = false;  // the heap then follows the allocations, so their order shows
+  add_sequence(host, t1, {{true, 0xA, 1000}}, sizes_only, 1);
+  add_sequence(host, t1, {{false, 0xB, 3000}}, sizes_only, 4);
+  add_sequence(host, t2, {{true, 0xB, 3000}, {true, 0xC, 500}}, sizes_only, 2);
+  return testing::import_space(space);
+}
+
+TEST(MemoryProfile, OneAllocatorOnSeveralThreadsIsReadInTimeOrder) {
+  const MemoryProfile m = compute_memory_profile(two_thread_profile());
+  EXPECT_TRUE(m.warnings.empty());
+  ASSERT_EQ(m.memory_ids.size(), 1u);
+  const MemoryIdProfile& id = m.memory_ids[0];
+  EXPECT_EQ(id.summary.peak_heap_bytes, 4500);
+  EXPECT_EQ(id.summary.peak_time_ps, 3 * kPsPerMs);
+  EXPECT_EQ(id.summary.live_allocations, 3u);
+  std::vector<int64_t> heap;
+  for (const MemoryTimelinePoint& p : id.timeline) heap.push_back(p.heap_bytes);
+  EXPECT_EQ(heap, (std::vector<int64_t>{1000, 4000, 4500, 1500}));
+}
+
+// The overview's question alone: the same summaries (bar the live count, which needs the
+// breakdown), in the same order.
+TEST(MemoryProfile, PeaksAloneMatchTheFullProfile) {
+  tensorflow::profiler::XSpace space;
+  auto host = testing::add_plane(&space, 1, "/host:CPU");
+  SequenceShape cpu;
+  cpu.allocator = "cpu";
+  add_sequence(host, host.line(1, "t1", 1'700'000'000'000'000'000), known_sequence(), {});
+  add_sequence(host, host.line(2, "t2", 1'700'000'000'000'000'000), {{true, 1, 300}, {false, 1, 300}}, cpu);
+  for (const model::Profile& p : {testing::import_space(space), two_thread_profile()}) {
+    const MemoryProfile full = compute_memory_profile(p);
+    const std::vector<MemorySummary> peaks = compute_memory_peaks(p);
+    ASSERT_EQ(peaks.size(), full.memory_ids.size());
+    for (size_t i = 0; i < peaks.size(); ++i) {
+      const MemorySummary &a = peaks[i], &b = full.memory_ids[i].summary;
+      EXPECT_EQ(a.memory_id, b.memory_id);
+      EXPECT_EQ(a.num_allocs, b.num_allocs);
+      EXPECT_EQ(a.num_deallocs, b.num_deallocs);
+      EXPECT_EQ(a.capacity_bytes, b.capacity_bytes);
+      EXPECT_EQ(a.lifetime_peak_heap_bytes, b.lifetime_peak_heap_bytes);
+      EXPECT_EQ(a.peak_heap_bytes, b.peak_heap_bytes);
+      EXPECT_EQ(a.peak_time_ps, b.peak_time_ps);
+      EXPECT_EQ(a.peak_step, b.peak_step);
+      EXPECT_EQ(a.stack_bytes, b.stack_bytes);
+      EXPECT_EQ(a.heap_bytes, b.heap_bytes);
+      EXPECT_EQ(a.free_bytes, b.free_bytes);
+      EXPECT_EQ(a.fragmentation_pct, b.fragmentation_pct);
+      EXPECT_EQ(a.live_allocations, 0u);
+    }
+  }
+  EXPECT_EQ(compute_memory_peaks(testing::import_space(space))[0].memory_id, "GPU_0_bfc");  // the largest peak first
+}
+
 TEST(MemoryProfile, BreakdownSortsAndFilters) {
   const model::Profile p = profile_of(known_sequence());
   MemoryProfileOptions o;
