@@ -22,6 +22,10 @@ struct ChunkHeader {
   std::atomic<uint64_t> dropped;            // events the owner lost once capture memory was full
   std::atomic<const char*> thread_name;     // set_thread_name() name (kept until the session is written), or null
   char os_thread_name[16];                  // the OS name when the owner took the chunk
+  // The owner's number in the process: tells apart threads the OS gave the same id, one
+  // after the other, so that each keeps a line of its own.
+  uint32_t thread_serial;
+  uint32_t reserved;
 };
 static_assert(sizeof(ChunkHeader) % 8 == 0);
 

@@ -39,6 +39,9 @@ void on_thread_exit(void*) {
   t_state.exit_hook_armed = false;
 }
 
+// Numbers for threads, from 1 (thread ids alone are reused by the OS).
+std::atomic<uint32_t> g_next_thread_serial{1};
+
 pthread_key_t thread_exit_key() {
   static const pthread_key_t key = [] {
     pthread_key_t k;
@@ -63,6 +66,7 @@ bool attach(ThreadState& t, uint64_t session) noexcept {
     return false;
   }
   if (t.tid == 0) t.tid = uint32_t(syscall(SYS_gettid));
+  if (t.serial == 0) t.serial = g_next_thread_serial.fetch_add(1, std::memory_order_relaxed);
   arm_exit_hook(t);
   prctl(PR_GET_NAME, t.os_name);  // once per thread and session, off the hot path
   t.arena = arena;
@@ -82,6 +86,7 @@ void count_drop(ThreadState& t) noexcept {
 
 void start_chunk(ThreadState& t, ChunkHeader* chunk) noexcept {
   chunk->tid = t.tid;
+  chunk->thread_serial = t.serial;
   chunk->thread_name.store(t.name, std::memory_order_relaxed);
   std::memcpy(chunk->os_thread_name, t.os_name, sizeof chunk->os_thread_name);
   t.chunk = chunk;

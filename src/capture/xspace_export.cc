@@ -24,6 +24,7 @@ constexpr int64_t kTaskEnvironmentPlaneId = 80;
 
 struct ThreadLine {
   uint32_t tid = 0;
+  uint32_t serial = 0;  // the thread among those the OS gave this id (ChunkHeader::thread_serial)
   // Until convert_times(), offset_ps and duration_ps hold the start and end ticks.
   std::vector<format::WireEvent> events;
   const char* name = nullptr;  // set_thread_name(), from the thread's latest chunk
@@ -48,7 +49,7 @@ class RecordCollector {
       const ChunkHeader* c = arena.chunk(i);
       published_[i] = c->published.load(std::memory_order_acquire);
       dropped_ += c->dropped.load(std::memory_order_acquire);
-      if (published_[i] > sizeof(ChunkHeader)) line_for(c->tid).record_bytes += published_[i];
+      if (published_[i] > sizeof(ChunkHeader)) line_for(c->tid, c->thread_serial).record_bytes += published_[i];
     }
     for (ThreadLine& line : lines_) line.events.reserve(line.record_bytes / sizeof(LiteralRecord));
     for (uint32_t i = 0; i < chunks; ++i) {
@@ -56,21 +57,34 @@ class RecordCollector {
     }
   }
 
-  // Events made from typed records, once every chunk was read.
-  void add_event(uint32_t tid, const format::WireEvent& event) { line_for(tid).events.push_back(event); }
+  // Events made from typed records, once every chunk was read. They go by thread id alone:
+  // to the line of the latest thread with that id.
+  void add_event(uint32_t tid, const format::WireEvent& event) {
+    const auto latest = latest_line_of_tid_.find(tid);
+    ThreadLine& line = latest != latest_line_of_tid_.end() ? lines_[latest->second] : line_for(tid, 0);
+    line.events.push_back(event);
+  }
 
   std::vector<ThreadLine>& lines() { return lines_; }
   uint64_t dropped() const { return dropped_; }
 
  private:
-  ThreadLine& line_for(uint32_t tid) {
-    auto [it, added] = line_index_.try_emplace(tid, lines_.size());
-    if (added) lines_.emplace_back().tid = tid;
+  // One line per thread: threads the OS gave the same id one after the other get a line
+  // each, so every event stays under the name of the thread that wrote it.
+  ThreadLine& line_for(uint32_t tid, uint32_t serial) {
+    auto [it, added] = line_index_.try_emplace(uint64_t(serial) << 32 | tid, lines_.size());
+    if (added) {
+      ThreadLine& line = lines_.emplace_back();
+      line.tid = tid;
+      line.serial = serial;
+      auto [latest, first] = latest_line_of_tid_.try_emplace(tid, it->second);
+      if (!first && lines_[latest->second].serial < serial) latest->second = it->second;
+    }
     return lines_[it->second];
   }
 
   void collect_chunk(const ChunkHeader& chunk, uint32_t published) {
-    ThreadLine& line = line_for(chunk.tid);
+    ThreadLine& line = line_for(chunk.tid, chunk.thread_serial);
     if (const char* name = chunk.thread_name.load(std::memory_order_acquire)) line.name = name;
     std::memcpy(line.os_name, chunk.os_thread_name, sizeof chunk.os_thread_name);
     const char* p = reinterpret_cast<const char*>(&chunk) + sizeof(ChunkHeader);
@@ -114,7 +128,8 @@ class RecordCollector {
   TypedRecordExport* typed_;
   const uint64_t first_tick_;
   std::vector<ThreadLine> lines_;
-  std::unordered_map<uint32_t, size_t> line_index_;
+  std::unordered_map<uint64_t, size_t> line_index_;        // by serial << 32 | tid
+  std::unordered_map<uint32_t, size_t> latest_line_of_tid_;
   std::vector<uint32_t> published_;
   uint64_t dropped_ = 0;
 };
@@ -275,7 +290,9 @@ bool export_xspace(const CaptureToExport& capture, const std::string& path, Expo
   }
   std::vector<ThreadLine>& lines = collector.lines();
   std::sort(lines.begin(), lines.end(),
-            [](const ThreadLine& a, const ThreadLine& b) { return a.tid < b.tid; });
+            [](const ThreadLine& a, const ThreadLine& b) {
+              return a.tid != b.tid ? a.tid < b.tid : a.serial < b.serial;
+            });
 
   // The rate comes from the longest baseline; times count from the start pair.
   const ClockPair& rate_from =

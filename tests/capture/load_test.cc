@@ -236,19 +236,15 @@ TEST(Load, ThreadsComingAndGoingDuringASession) {
   const auto space = testing::read_run(run);
   const auto* host = testing::find_plane(space, "/host:CPU");
   ASSERT_NE(host, nullptr);
-  std::map<int64_t, const tensorflow::profiler::XLine*> lines;
-  for (const auto& line : host->lines()) lines[line.id()] = &line;
-  // The kernel may give an exited thread's id to a new one: such threads share a line.
-  std::map<long, int> threads_per_tid;
-  for (long tid : tids) ++threads_per_tid[tid];
-  EXPECT_EQ(lines.size(), threads_per_tid.size());
+  // One line per thread, named by it, with its events, even where the kernel gave an
+  // exited thread's id to a new one.
+  std::map<std::string, std::pair<int64_t, int>> lines;  // name -> id, events
+  for (const auto& line : host->lines()) lines[line.name()] = {line.id(), line.events_size()};
+  EXPECT_EQ(lines.size(), size_t(threads));
   for (int i = 0; i < threads; ++i) {
-    ASSERT_EQ(lines.count(tids[i]), 1u) << "thread " << i;
-    const auto& line = *lines.at(tids[i]);
-    EXPECT_EQ(line.events_size(), threads_per_tid[tids[i]] * kEvents) << "thread " << i;
-    if (threads_per_tid[tids[i]] == 1) {
-      EXPECT_EQ(line.name(), "churn-" + std::to_string(i));
-    }
+    const std::string name = "churn-" + std::to_string(i);
+    ASSERT_EQ(lines.count(name), 1u) << name;
+    EXPECT_EQ(lines.at(name), std::make_pair(int64_t(tids[i]), kEvents)) << name;
   }
 }
 
