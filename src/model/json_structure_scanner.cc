@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
 #endif
 
 namespace mlprof::model {
@@ -15,14 +15,18 @@ struct BlockMasks {
   uint64_t quote, backslash, open, close, comma;
 };
 
-#if defined(__SSE2__)
+#if defined(__x86_64__)
 uint64_t bits_equal(const __m128i (&v)[4], __m128i c) {
   uint64_t m = 0;
   for (int i = 0; i < 4; ++i) m |= uint64_t(uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(v[i], c)))) << (16 * i);
   return m;
 }
 
-BlockMasks classify(const char* block) {
+struct Classify128 {
+  BlockMasks operator()(const char* block) const;
+};
+
+BlockMasks Classify128::operator()(const char* block) const {
   __m128i v[4], folded[4];
   const __m128i case_bit = _mm_set1_epi8(0x20);
   for (int i = 0; i < 4; ++i) {
@@ -32,8 +36,34 @@ BlockMasks classify(const char* block) {
   return {bits_equal(v, _mm_set1_epi8('"')), bits_equal(v, _mm_set1_epi8('\\')), bits_equal(folded, _mm_set1_epi8('{')),
           bits_equal(folded, _mm_set1_epi8('}')), bits_equal(v, _mm_set1_epi8(','))};
 }
+
+[[gnu::target("avx2"), gnu::always_inline]] inline uint64_t bits_equal(__m256i lo, __m256i hi, char c) {
+  const __m256i k = _mm256_set1_epi8(c);
+  return uint64_t(uint32_t(_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, k)))) |
+         uint64_t(uint32_t(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, k)))) << 32;
+}
+
+struct Classify256 {
+  [[gnu::target("avx2")]] BlockMasks operator()(const char* block) const {
+    const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
+    const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32));
+    const __m256i case_bit = _mm256_set1_epi8(0x20);
+    const __m256i folded_lo = _mm256_or_si256(lo, case_bit), folded_hi = _mm256_or_si256(hi, case_bit);
+    return {bits_equal(lo, hi, '"'), bits_equal(lo, hi, '\\'), bits_equal(folded_lo, folded_hi, '{'),
+            bits_equal(folded_lo, folded_hi, '}'), bits_equal(lo, hi, ',')};
+  }
+};
+
+bool have_avx2() {
+  static const bool have = __builtin_cpu_supports("avx2");
+  return have;
+}
 #else
-BlockMasks classify(const char* block) {
+struct Classify128 {
+  BlockMasks operator()(const char* block) const;
+};
+
+BlockMasks Classify128::operator()(const char* block) const {
   BlockMasks m{};
   for (int i = 0; i < 64; ++i) {
     const uint64_t bit = uint64_t(1) << i;
@@ -64,7 +94,33 @@ uint64_t prefix_xor(uint64_t x) {
 
 }  // namespace
 
+JsonStructureScanner::JsonStructureScanner(bool wide) {
+#if defined(__x86_64__)
+  wide_ = wide && have_avx2();
+#else
+  (void)wide;
+#endif
+}
+
 JsonStructureScanner::Result JsonStructureScanner::scan(const char* text, size_t from, size_t to, bool stop_at_comma) {
+  return wide_ ? scan_wide(text, from, to, stop_at_comma) : scan_with<Classify128>(text, from, to, stop_at_comma);
+}
+
+#if defined(__x86_64__)
+[[gnu::target("avx2")]] JsonStructureScanner::Result JsonStructureScanner::scan_wide(const char* text, size_t from,
+                                                                                    size_t to, bool stop_at_comma) {
+  return scan_with<Classify256>(text, from, to, stop_at_comma);
+}
+#else
+JsonStructureScanner::Result JsonStructureScanner::scan_wide(const char* text, size_t from, size_t to,
+                                                             bool stop_at_comma) {
+  return scan_with<Classify128>(text, from, to, stop_at_comma);
+}
+#endif
+
+template <typename Classify>
+[[gnu::always_inline]] inline JsonStructureScanner::Result JsonStructureScanner::scan_with(const char* text, size_t from,
+                                                                                         size_t to, bool stop_at_comma) {
   Result result;
   char tail[64];
   for (size_t pos = from; pos < to; pos += 64) {
@@ -75,7 +131,7 @@ JsonStructureScanner::Result JsonStructureScanner::scan(const char* text, size_t
       std::memcpy(tail, block, to - pos);
       block = tail;
     }
-    const BlockMasks m = classify(block);
+    const BlockMasks m = Classify()(block);
     // Characters after an odd run of backslashes are escaped; backslashes are rare in traces.
     uint64_t escaped = escape_carry_;
     escape_carry_ = 0;

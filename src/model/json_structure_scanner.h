@@ -12,6 +12,10 @@ namespace mlprof::model {
 
 class JsonStructureScanner {
  public:
+  // `wide`: with 256-bit vectors where the processor has them (tests turn them off to check
+  // the 128-bit path too).
+  explicit JsonStructureScanner(bool wide = true);
+
   enum class Stop : uint8_t {
     kNone,   // reached the end of the text
     kClose,  // a '}' or ']' closed the container the scan started in
@@ -34,6 +38,11 @@ class JsonStructureScanner {
   bool in_string() const { return in_string_ != 0; }
 
  private:
+  template <typename Classify>
+  Result scan_with(const char* text, size_t from, size_t to, bool stop_at_comma);
+  Result scan_wide(const char* text, size_t from, size_t to, bool stop_at_comma);
+
+  bool wide_ = false;
   int64_t depth_ = 0;
   uint64_t in_string_ = 0;     // all ones while the text is inside a string
   uint64_t escape_carry_ = 0;  // 1 when the previous piece ended in an unescaped backslash

@@ -28,14 +28,16 @@ TEST(JsonStructureScanner, FollowsStringsEscapesAndNestingAcrossPieces) {
   text.insert(7, 54, ' ');  // the first backslash at byte 63, the quote it escapes at byte 64
   const size_t close = text.find("] tail");
   const size_t last_end = text.find("}]  ]") + 2;
-  for (size_t piece = 1; piece <= text.size(); ++piece) {
-    SCOPED_TRACE(piece);
-    JsonStructureScanner scanner;
+  for (size_t piece = 1; piece <= 2 * text.size(); ++piece) {
+    const bool wide = piece > text.size();  // each piece size with 256-bit vectors, then without
+    SCOPED_TRACE(std::to_string(piece) + (wide ? " wide" : ""));
+    JsonStructureScanner scanner(wide);
     scanner.reset();
     JsonStructureScanner::Result r;
     size_t last = 0;
-    for (size_t from = 0; from < text.size(); from += piece) {
-      r = scanner.scan(text.data(), from, std::min(text.size(), from + piece), false);
+    const size_t size = wide ? piece - text.size() : piece;
+    for (size_t from = 0; from < text.size(); from += size) {
+      r = scanner.scan(text.data(), from, std::min(text.size(), from + size), false);
       if (r.last_value_end != 0) last = r.last_value_end;
       if (r.stop != JsonStructureScanner::Stop::kNone) break;
     }
@@ -47,11 +49,13 @@ TEST(JsonStructureScanner, FollowsStringsEscapesAndNestingAcrossPieces) {
 
 TEST(JsonStructureScanner, StopsAtACommaOutsideNesting) {
   const std::string text = R"("a,b", [1, 2], {"c": 3}, 7)";
-  JsonStructureScanner scanner;
-  scanner.reset();
-  auto r = scanner.scan(text.data(), 0, text.size(), true);
-  EXPECT_EQ(r.stop, JsonStructureScanner::Stop::kComma);
-  EXPECT_EQ(r.at, 5u);
+  for (bool wide : {true, false}) {
+    JsonStructureScanner scanner(wide);
+    scanner.reset();
+    auto r = scanner.scan(text.data(), 0, text.size(), true);
+    EXPECT_EQ(r.stop, JsonStructureScanner::Stop::kComma);
+    EXPECT_EQ(r.at, 5u);
+  }
 }
 
 // Enough events for many windows, each with text that looks like structure, and every
