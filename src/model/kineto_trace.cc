@@ -39,6 +39,16 @@ bool is_launch_flow(std::string_view s) {
   return s == "ac2g" || s == "async_cpu_to_gpu" || s == "launch";
 }
 
+// A raw token as an error message quotes it: its first 40 bytes, without the whitespace that
+// follows it in the file, control characters as '?', so that the message stays one line.
+std::string quotable(std::string_view token) {
+  std::string out(token.substr(0, 40));
+  while (!out.empty() && (out.back() == ' ' || out.back() == '\n' || out.back() == '\r' || out.back() == '\t')) out.pop_back();
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return out;
+}
+
 // A pid or tid: a number, or a label such as "Spans" that we map to a negative id.
 struct ThreadId {
   int64_t value = 0;
@@ -124,6 +134,27 @@ class TraceReader final : public TraceJsonVisitor {
     }
   };
   std::unordered_map<TrackKey, uint32_t, TrackHash> tracks_;
+  // Training repeats launch configurations and memory blocks (at the same totals) step after
+  // step: each distinct one is kept once.
+  struct RecordHash {
+    template <typename Record>
+    size_t operator()(const Record& r) const {
+      static_assert(sizeof(Record) % 8 == 0, "a record is 64-bit words with no padding");
+      uint64_t words[sizeof(Record) / 8], h = 0;
+      std::memcpy(words, &r, sizeof words);
+      for (uint64_t w : words) h = (h ^ w) * 0x100000001B3ull + (h >> 29);
+      return size_t(h);
+    }
+  };
+  template <typename Record>
+  static uint32_t distinct(std::unordered_map<Record, uint32_t, RecordHash>& index, std::vector<Record>& records,
+                           const Record& r) {
+    auto [it, added] = index.try_emplace(r, uint32_t(records.size()));
+    if (added) records.push_back(r);
+    return it->second;
+  }
+  std::unordered_map<KernelLaunch, uint32_t, RecordHash> kernel_index_;
+  std::unordered_map<MemoryRecord, uint32_t, RecordHash> memory_index_;
   TrackKey last_key_{INT64_MIN, INT64_MIN, false};
   uint32_t last_track_ = 0;
 };
@@ -382,7 +413,7 @@ Category TraceReader::category_of(const RawEvent& raw) const {
 bool TraceReader::parse_time(std::string_view token, int decimals, const char* what, int64_t* out) {
   if (parse_fixed(token, decimals, out)) return true;
   return fail("traceEvents[" + std::to_string(event_index_) + "]: " + what + " " +
-              (token.empty() ? std::string("is missing") : "\"" + std::string(token.substr(0, 40)) + "\" is not a time in range"));
+              (token.empty() ? std::string("is missing") : "\"" + quotable(token) + "\" is not a time in range"));
 }
 
 uint32_t TraceReader::track_of(int64_t pid, int64_t tid, bool device) {
@@ -442,8 +473,7 @@ bool TraceReader::add_event(RawEvent& raw) {
   e.track = track_of(pid, tid, device);
   switch (e.category) {
     case Category::kKernel:
-      e.detail = uint32_t(t_.kernels.size());
-      t_.kernels.push_back(raw.kernel);
+      e.detail = distinct(kernel_index_, t_.kernels, raw.kernel);
       break;
     case Category::kMemcpy:
     case Category::kMemset:
@@ -451,8 +481,7 @@ bool TraceReader::add_event(RawEvent& raw) {
       t_.copies.push_back({raw.bytes});
       break;
     case Category::kMemory:
-      e.detail = uint32_t(t_.memory.size());
-      t_.memory.push_back(raw.memory);
+      e.detail = distinct(memory_index_, t_.memory, raw.memory);
       break;
     default:
       break;

@@ -60,6 +60,7 @@ struct Event {
   uint32_t track = 0;             // index into Trace::tracks
   Category category = Category::kOther;
   uint32_t detail = UINT32_MAX;   // kKernel: kernels[], kMemcpy/kMemset: copies[], kMemory: memory[]
+                                  // (kernels and memory records are kept once however often they repeat)
 };
 
 struct KernelLaunch {
@@ -68,6 +69,7 @@ struct KernelLaunch {
   int64_t grid[3] = {0, 0, 0};
   int64_t block[3] = {0, 0, 0};
   double occupancy_pct = -1;         // est. achieved occupancy %
+  bool operator==(const KernelLaunch&) const = default;
 };
 
 struct Copy {
@@ -81,6 +83,7 @@ struct MemoryRecord {
   int64_t total_reserved = -1;
   int64_t device_type = -1;      // c10::DeviceType: 0 CPU, 1 CUDA, ...
   int64_t device_id = -1;
+  bool operator==(const MemoryRecord&) const = default;
 };
 
 // One end of a CPU-to-GPU flow arrow (ac2g, async_cpu_to_gpu, launch): older traces may link

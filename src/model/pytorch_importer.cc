@@ -142,42 +142,10 @@ struct NameKeyHash {
     return size_t(h);
   }
 };
-// A kernel's launch configuration, as a key for its interned kernel_details.
-struct LaunchKey {
-  std::array<int64_t, 9> v;
-  static LaunchKey of(const kineto::KernelLaunch& k) {
-    int64_t occupancy;
-    std::memcpy(&occupancy, &k.occupancy_pct, sizeof occupancy);
-    return {{k.registers, k.shared_memory, k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2], occupancy}};
-  }
-  bool operator==(const LaunchKey&) const = default;
-};
-struct LaunchKeyHash {
-  size_t operator()(const LaunchKey& k) const {
-    uint64_t h = 0;
-    for (int64_t x : k.v) h = (h ^ uint64_t(x)) * 0x100000001B3ull + (h >> 29);
-    return size_t(h);
-  }
-};
 
-// A memory record's numbers, as a key: training repeats the same blocks at the same totals
-// step after step.
-struct MemoryRecordHash {
-  size_t operator()(const kineto::MemoryRecord& m) const {
-    uint64_t h = 0;
-    for (int64_t x : {m.addr, m.bytes, m.total_allocated, m.total_reserved, m.device_type, m.device_id})
-      h = (h ^ uint64_t(x)) * 0x100000001B3ull + (h >> 29);
-    return size_t(h);
-  }
-};
-struct MemoryRecordEqual {
-  bool operator()(const kineto::MemoryRecord& a, const kineto::MemoryRecord& b) const {
-    return a.addr == b.addr && a.bytes == b.bytes && a.total_allocated == b.total_allocated &&
-           a.total_reserved == b.total_reserved && a.device_type == b.device_type && a.device_id == b.device_id;
-  }
-};
+// How often the trace names a memory record, and the name that then carries its stats.
 struct RepeatedMemoryRecord {
-  uint32_t count = 0;
+  uint32_t count = 0;      // the events that name it
   NameIndex name = kNone;  // the name that carries its stats, once made
 };
 
@@ -203,7 +171,7 @@ class PyTorchImport {
   void add_plane(std::string name, std::vector<uint32_t> lines, int64_t device);
   void add_line(const StagedLine& line);
   void add_event(uint32_t i, uint32_t line, const StagedLine& staged, EventIndex parent);
-  NameIndex memory_event(const kineto::MemoryRecord& m, StatTable& stats);
+  NameIndex memory_event(uint32_t record, StatTable& stats);
   void add_memory_stats(const kineto::MemoryRecord& m, StatTable& stats);
 
   NameIndex plain_name(StringId name);
@@ -229,8 +197,8 @@ class PyTorchImport {
 
   std::vector<NameIndex> plain_names_;     // by StringId
   std::unordered_map<NameKey, NameIndex, NameKeyHash> variant_names_;
-  std::unordered_map<LaunchKey, StringId, LaunchKeyHash> kernel_details_;
-  std::unordered_map<kineto::MemoryRecord, RepeatedMemoryRecord, MemoryRecordHash, MemoryRecordEqual> memory_records_;
+  std::vector<StringId> kernel_details_;                // by Trace::kernels index, once made
+  std::vector<RepeatedMemoryRecord> memory_records_;   // by Trace::memory index
   uint32_t host_index_ = 0;
 };
 
@@ -244,7 +212,10 @@ bool PyTorchImport::run(std::string* error) {
     *error = error_;
     return false;
   }
-  for (const kineto::MemoryRecord& m : t_.memory) ++memory_records_[m].count;
+  kernel_details_.assign(t_.kernels.size(), kNoString);
+  memory_records_.resize(t_.memory.size());
+  for (const kineto::Event& e : t_.events)
+    if (e.category == Category::kMemory) ++memory_records_[e.detail].count;
   assign_lines();
   order_lines();
   add_host();
@@ -569,9 +540,9 @@ void PyTorchImport::add_event(uint32_t i, uint32_t line, const StagedLine& stage
   switch (e.category) {
     case Category::kKernel: {
       const kineto::KernelLaunch& k = t_.kernels[e.detail];
-      auto [it, added] = kernel_details_.try_emplace(LaunchKey::of(k), kEmptyString);
-      if (added) it->second = p_.strings.intern(kernel_details(k));
-      const StringId details = it->second, op = op_of(e);
+      StringId& interned = kernel_details_[e.detail];
+      if (interned == kNoString) interned = p_.strings.intern(kernel_details(k));
+      const StringId details = interned, op = op_of(e);
       name = variant_name({e.name, kKernelName, details, op}, [&] {
         p_.metadata_stats.add(kKernelDetails, StatValue::of_string(details));
         if (op != kEmptyString) p_.metadata_stats.add(kTfOp, StatValue::of_string(op));
@@ -596,7 +567,7 @@ void PyTorchImport::add_event(uint32_t i, uint32_t line, const StagedLine& stage
       break;
     }
     case Category::kMemory: {
-      name = memory_event(t_.memory[e.detail], stats);
+      name = memory_event(e.detail, stats);
       break;
     }
     default: {
@@ -627,8 +598,9 @@ void PyTorchImport::add_event(uint32_t i, uint32_t line, const StagedLine& stage
 
 // A record the trace repeats shares a name that carries all its stats (as an XEventMetadata
 // carries stats for all its events); one seen once carries its own.
-NameIndex PyTorchImport::memory_event(const kineto::MemoryRecord& m, StatTable& stats) {
-  RepeatedMemoryRecord& repeated = memory_records_[m];
+NameIndex PyTorchImport::memory_event(uint32_t record, StatTable& stats) {
+  const kineto::MemoryRecord& m = t_.memory[record];
+  RepeatedMemoryRecord& repeated = memory_records_[record];
   if (repeated.name != kNone) return repeated.name;
   const StringId allocator = p_.strings.intern(allocator_name(m));
   const StringId kind = p_.strings.intern(m.bytes < 0 ? "MemoryDeallocation" : "MemoryAllocation");
