@@ -133,7 +133,7 @@ TEST_F(ServeCommand, ClientsThatGoAwayMidResponseDoNotEndIt) {
   const int port = std::stoi(url.substr(url.rfind(':') + 1));
   EXPECT_TRUE(sigpipe_is_harmless_in_every_thread(serve.pid()));
 
-  // The op table as CSV, asked for and dropped after its first bytes, 20 times.
+  // The op table, asked for and dropped after its first bytes, 20 times.
   for (int i = 0; i < 20; ++i) {
     const int fd = mlprof::testing::connect_to(port, 4096);
     ASSERT_GE(fd, 0);
