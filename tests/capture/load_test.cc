@@ -75,7 +75,7 @@ constexpr int64_t kStartSlack = 4;
 
 TEST(Load, SixteenWritersWhileSessionsStartAndStop) {
   constexpr int kWriters = 16;
-  const int cycles = load_size(50, 50);
+  const int cycles = load_size(50, 30);
   const auto session_length = std::chrono::microseconds(testing::kUnderSanitizer ? 3000 : 2000);
   const int64_t min_events_per_session = load_size(3000, 600);
   testing::ScratchDir dir;
