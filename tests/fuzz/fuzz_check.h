@@ -18,7 +18,10 @@ inline void check(bool ok, std::string_view what) {
 // Errors are one line, without the path (the callers add it), and never empty.
 inline void check_one_line_error(std::string_view error) {
   check(!error.empty(), "a rejected input comes with a reason");
-  check(error.find('\n') == std::string_view::npos, "the reason is one line");
+  if (error.find('\n') != std::string_view::npos) {
+    std::fprintf(stderr, "the reason: %.*s\n", int(error.size()), error.data());
+    check(false, "the reason is one line");
+  }
 }
 
 }  // namespace mlprof::fuzz

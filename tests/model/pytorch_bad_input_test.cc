@@ -58,6 +58,9 @@ std::vector<BadCase> bad_cases() {
       {"a ts of 30 digits", event_with(R"("ts": 123456789012345678901234567890, "dur": 1)"), "not a time in range"},
       {"a huge dur", event_with(R"("ts": 1, "dur": 99999999999999999999)"), "not a time in range"},
       {"a huge negative ts", event_with(R"("ts": -9.3e15, "dur": 1)"), "not a time in range"},
+      // The message quotes the token without the line break after it (found by fuzzing).
+      {"a ts with a control character", event_with("\"ts\": 12\x18" "34\n   , \"dur\": 1"),
+       "ts \"12?34\" is not a time in range"},
       {"times further apart than the model holds",
        R"({"traceEvents": [{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 0, "dur": 1},
                            {"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": 9000000000000000, "dur": 1}]})",
