@@ -58,7 +58,7 @@ for name in "${targets[@]}"; do
   # The work corpus grows across runs; the real files are read as seeds, never written.
   "$BUILD/tests/fuzz/${name}_fuzzer" "$work/corpus" "$work/testdata" "${dict[@]}" \
     -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-    -artifact_prefix="$work/crashes/" > "$work/fuzz.log" 2>&1 || true
+    -artifact_prefix="$work/crashes/" > "$work/fuzz.log" 2>&1 && status=0 || status=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/fuzz.log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/fuzz.log" | tail -1)
   corpus=$(find "$work/corpus" -type f | wc -l)
@@ -66,5 +66,9 @@ for name in "${targets[@]}"; do
   printf '%-17s %10s executions %7s exec/s  corpus %5d  findings %d%s\n' "$name" "${execs:-?}" "${rate:-?}" \
     "$corpus" "$crashes" "$([[ $crashes -gt 0 ]] && echo "  (see $work/fuzz.log and $work/crashes/)")"
   [[ $crashes -eq 0 ]] || found=1
+  if [[ $status -ne 0 && $crashes -eq 0 ]]; then
+    echo "fuzz: ${name}_fuzzer stopped with status $status and no finding saved (see $work/fuzz.log)"
+    found=1
+  fi
 done
 exit $found
