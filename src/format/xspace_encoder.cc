@@ -134,6 +134,7 @@ class Output {
   void commit(char* end) { pos_ = end; }
 
   void put_bytes(const void* data, size_t n) {
+    if (n == 0) return;  // an empty string_view's data may be null, which memcpy must not get
     if (n > kCapacity / 4) {  // large strings bypass the buffer
       flush();
       ok_ = ok_ && sink_(static_cast<const char*>(data), n);

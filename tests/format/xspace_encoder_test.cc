@@ -152,6 +152,24 @@ TEST(XSpaceEncoder, FileHoldsTheSameBytes) {
   EXPECT_FALSE(std::filesystem::exists(dir / "h.xplane.pb.tmp"));
 }
 
+// A string stat left empty by a default string_view, whose data is null: written as an empty
+// string (UndefinedBehaviorSanitizer caught the null handed to memcpy converting a TensorFlow file).
+TEST(XSpaceEncoder, EmptyStringStatWithNoDataIsWritten) {
+  WireSpace space;
+  WirePlane& plane = space.planes.emplace_back();
+  plane.name = "/host:CPU";
+  plane.stat_metadata = {{1, "note", ""}};
+  plane.stats = {WireStat::of_string(1, std::string_view())};
+  mlprof::testing::ScratchDir dir;
+  std::string error;
+  ASSERT_TRUE(write_xspace_file(space, dir / "e.xplane.pb", &error)) << error;
+  tp::XSpace read;
+  ASSERT_TRUE(read_xspace(dir / "e.xplane.pb", &read, &error)) << error;
+  ASSERT_EQ(read.planes(0).stats_size(), 1);
+  EXPECT_EQ(read.planes(0).stats(0).value_case(), tp::XStat::kStrValue);
+  EXPECT_EQ(read.planes(0).stats(0).str_value(), "");
+}
+
 TEST(XSpaceEncoder, LargeLinesStreamThroughTheBuffer) {
   // Several MiB of events: exercises buffer flushes in the middle of lines.
   std::vector<WireEvent> events;
