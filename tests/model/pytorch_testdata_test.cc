@@ -122,7 +122,9 @@ TEST(PyTorchTestdata, NanosecondTimestampsSurvive) {
   REQUIRE_TESTDATA();
   const Profile p = load("ns_resolution_trace__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
   size_t sub_microsecond = 0;
-  for (EventIndex e = 0; e < p.num_events(); ++e) sub_microsecond += (p.origin_ns * 1000 + p.start_ps(e)) % 1000000 != 0;
+  // The origin's nanoseconds within its microsecond: in picoseconds the whole origin overflows int64.
+  const int64_t origin_ps_in_us = p.origin_ns % 1000 * 1000;
+  for (EventIndex e = 0; e < p.num_events(); ++e) sub_microsecond += (origin_ps_in_us + p.start_ps(e)) % 1000000 != 0;
   EXPECT_GT(sub_microsecond, p.num_events() / 2);
   for (EventIndex e = 0; e < p.num_events(); ++e) ASSERT_EQ(p.start_ps(e) % 1000, 0);  // ns, never rounded finer
 }
