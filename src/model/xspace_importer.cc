@@ -30,6 +30,15 @@ using wire::Reader;
 using wire::tag_of;
 using wire::type_of;
 
+// A name from the file as an error message quotes it: at most 80 bytes, control characters
+// as '?', so that the message stays one line.
+std::string quotable(std::string_view name) {
+  std::string out(name.substr(0, 80));
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return out;
+}
+
 // Field numbers of xplane.proto (DESIGN.md §4.1).
 enum SpaceField : uint32_t { kSpacePlanes = 1, kSpaceErrors = 2, kSpaceWarnings = 3, kSpaceHostnames = 4 };
 enum PlaneField : uint32_t {
@@ -618,7 +627,7 @@ bool XSpaceImport::finish_line(uint32_t index, int64_t timestamp_ns, bool sorted
   int64_t base_ps;
   if (__builtin_sub_overflow(timestamp_ns, p_.origin_ns, &base_ps) ||
       __builtin_mul_overflow(base_ps, int64_t(1000), &base_ps))
-    return fail("line \"" + std::string(p_.strings.view(line.name)) + "\" has a timestamp out of range");
+    return fail("line \"" + quotable(p_.strings.view(line.name)) + "\" has a timestamp out of range");
   const uint32_t begin = line.first_event, end = begin + line.num_events;
   for (uint32_t e = begin; e < end; ++e) p_.events.start_ps[e] += base_ps;
   if (!sorted) sort_line(begin, end);

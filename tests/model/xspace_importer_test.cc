@@ -176,6 +176,20 @@ TEST(XSpaceImporter, RejectsBadInputWithAReason) {
   EXPECT_FALSE(load_error.problem.empty());
 }
 
+// A name from the file that an error quotes keeps the message one line (found by fuzzing).
+TEST(XSpaceImporter, AnErrorQuotesANameOnOneLine) {
+  tensorflow::profiler::XSpace space;
+  auto host = add_plane(&space, 1, "/host:CPU");
+  host.event(host.line(1, "first", 1000), "a", 0, 1);
+  host.event(host.line(2, "input_loa\nder", INT64_MAX), "b", 0, 1);
+  const std::string bytes = space.SerializeAsString();
+  Profile p;
+  std::string error;
+  EXPECT_FALSE(import_xspace_bytes(bytes.data(), bytes.size(), "h", &p, &error));
+  EXPECT_EQ(error, "line \"input_loa?der\" has a timestamp out of range");
+  EXPECT_TRUE(p.hosts.empty());
+}
+
 TEST(XSpaceImporter, EveryTruncationAndBitFlipFailsCleanly) {
   const std::string good = nested_space().SerializeAsString();
   for (size_t size = 1; size < good.size(); ++size) {
