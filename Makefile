@@ -44,7 +44,7 @@ bench: build
 ASAN_FLAGS = -DMLPROF_SANITIZE=address -DMLPROF_BUILD_BENCH=OFF -DMLPROF_WITH_UI=OFF
 TSAN_FLAGS = -DMLPROF_SANITIZE=thread -DMLPROF_BUILD_BENCH=OFF -DMLPROF_WITH_UI=OFF -DMLPROF_WITH_TORCH=OFF
 # verify_asan_link_order=0: `mlprof run` preloads its library ahead of the program's ASan runtime.
-ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:verify_asan_link_order=0 \
+ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:verify_asan_link_order=0 \
   LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 TSAN_ENV = TSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/tsan.supp:halt_on_error=1:second_deadlock_stack=1
