@@ -77,7 +77,10 @@ uint16_t encode_duration_ceiling(int64_t duration_ps) {
   unsigned shift = 0;
   while ((v >> shift) > 1023) ++shift;
   uint64_t mantissa = (v + (uint64_t(1) << shift) - 1) >> shift;  // rounded up
-  if (mantissa > 1023) mantissa = (v + (uint64_t(1) << ++shift) - 1) >> shift;
+  if (mantissa > 1023) {  // rounding up carried: one more bit of shift (two statements, since
+    ++shift;              // GCC's UndefinedBehaviorSanitizer build read `shift` before `++shift`)
+    mantissa = (v + (uint64_t(1) << shift) - 1) >> shift;
+  }
   return uint16_t(shift << 10 | mantissa);
 }
 
