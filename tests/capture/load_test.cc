@@ -210,6 +210,9 @@ TEST(Load, ThreadsComingAndGoingDuringASession) {
   constexpr int kWave = 16;
   constexpr int kEvents = 100;  // half literal names, half copied
   testing::ScratchDir dir;
+  // glibc reserves 64 MiB of address space for each malloc arena it makes for concurrent
+  // threads (up to eight per core), which would swamp the capture's own mapping below.
+  mallopt(M_ARENA_MAX, 1);
   const size_t address_space_before = address_space_kib();
   ASSERT_TRUE(start(dir.path(), options("churn", uint64_t{512} << 20)).ok());
   std::vector<long> tids(threads);
