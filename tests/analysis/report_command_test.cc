@@ -80,7 +80,9 @@ TEST_F(ReportCommand, EveryToolInEveryFormat) {
           run_mlprof("report " + q(dir_.path()) + " --host worker0 --tool " + tool + " --format " + format);
       EXPECT_EQ(r.exit_code, 0) << tool << " " << format << ": " << r.err;
       EXPECT_FALSE(r.out.empty()) << tool << " " << format;
-      if (std::string(format) == "json") EXPECT_NO_THROW((void)nlohmann::json::parse(r.out)) << tool;
+      if (std::string(format) == "json") {
+        EXPECT_TRUE(nlohmann::json::accept(r.out)) << tool;
+      }
     }
   }
   const CliResult csv = run_mlprof("report " + q(dir_.path()) + " --host worker0 --tool framework_op_stats --format csv");

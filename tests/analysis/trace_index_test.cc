@@ -123,7 +123,9 @@ TEST(TraceRowEvents, KeepsEveryIndexWhateverTheGaps) {
     ASSERT_EQ(row.size(), events.size());
     for (size_t k = 0; k < events.size(); ++k) ASSERT_EQ(row[k], events[k]) << "gap " << gap << ", position " << k;
     // Blocks of 32 spanning under 256 indices take a byte per event.
-    if (gap == 1) EXPECT_LT(row.bytes_used(), 100u + 4 * 4 + 1);
+    if (gap == 1) {
+      EXPECT_LT(row.bytes_used(), 100u + 4 * 4 + 1);
+    }
   }
   EXPECT_EQ(analysis::TraceRowEvents(std::vector<model::EventIndex>()).size(), 0u);
 }

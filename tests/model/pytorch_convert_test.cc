@@ -64,8 +64,12 @@ void expect_same_profile(const Profile& a, const Profile& b) {
     for (StringId key : keys) {
       const auto va = a.stat(e, key), vb = b.stat(e, key);
       ASSERT_EQ(va.has_value(), vb.has_value()) << a.name(e) << " " << a.strings.view(key);
-      if (va) ASSERT_EQ(va->as_uint(), vb->as_uint()) << a.name(e) << " " << a.strings.view(key);
-      if (va && va->type == StatType::kString) ASSERT_EQ(a.string_of(*va), b.string_of(*vb));
+      if (va) {
+        ASSERT_EQ(va->as_uint(), vb->as_uint()) << a.name(e) << " " << a.strings.view(key);
+      }
+      if (va && va->type == StatType::kString) {
+        ASSERT_EQ(a.string_of(*va), b.string_of(*vb));
+      }
     }
   }
 }

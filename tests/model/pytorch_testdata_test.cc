@@ -87,7 +87,9 @@ TEST(PyTorchTestdata, EveryFileLoadsWithItsEventsPerCategory) {
     // Every line is sorted and nests properly: a parent starts no later and ends no earlier.
     for (const Line& line : p.lines)
       for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
-        if (e > line.first_event) ASSERT_LE(p.start_ps(e - 1), p.start_ps(e));
+        if (e > line.first_event) {
+          ASSERT_LE(p.start_ps(e - 1), p.start_ps(e));
+        }
         const EventIndex parent = p.events.parent[e];
         if (parent == kNone) continue;
         ASSERT_EQ(p.events.line[parent], p.events.line[e]);
@@ -115,7 +117,9 @@ TEST(PyTorchTestdata, MemoryProfileRecordsKeepTheirPeak) {
   EXPECT_GT(on_gpu, 0u);
   // The device's own properties ride on its plane.
   for (uint32_t i = 0; i < p.planes.size(); ++i)
-    if (p.planes[i].kind == PlaneKind::kDevice) EXPECT_EQ(p.plane_stat(i, kCoreCount)->as_int(), 80);  // V100
+    if (p.planes[i].kind == PlaneKind::kDevice) {  // V100
+      EXPECT_EQ(p.plane_stat(i, kCoreCount)->as_int(), 80);
+    }
 }
 
 TEST(PyTorchTestdata, NanosecondTimestampsSurvive) {
