@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
+#include <vector>
 
 namespace mlprof::format {
 namespace fs = std::filesystem;
@@ -20,18 +21,38 @@ std::string host_of(const std::string& file_name) {
   return file_name;
 }
 
-// Collects the profile files directly inside `dir` into a run.
+bool is_trace_json(const std::string& file_name) {
+  return ends_with(file_name, ".trace.json") || ends_with(file_name, ".trace.json.gz");
+}
+
+// Collects the profile files directly inside `dir` into a run. A folder holds other JSON too
+// (configs, metrics), so a plain *.json(.gz) counts as a host only when the folder has neither
+// an .xplane.pb nor a *.trace.json(.gz); and a host with both an .xplane.pb and a trace JSON
+// (older TensorFlow wrote both) is read from the .xplane.pb alone.
 RunLocation scan_run(const fs::path& dir) {
   RunLocation run;
   run.name = dir.filename().string();
   run.dir = dir.string();
+  std::vector<HostFile> xspace, trace_json, plain_json;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     if (!entry.is_regular_file(ec)) continue;
     const std::string name = entry.path().filename().string();
     ProfileFileKind kind;
-    if (profile_file_kind(name, &kind)) run.hosts.push_back({host_of(name), entry.path().string(), kind});
+    if (!profile_file_kind(name, &kind)) continue;
+    HostFile file{host_of(name), entry.path().string(), kind};
+    if (kind == ProfileFileKind::kXSpace) xspace.push_back(std::move(file));
+    else if (is_trace_json(name)) trace_json.push_back(std::move(file));
+    else plain_json.push_back(std::move(file));
   }
+  run.hosts = std::move(xspace);
+  for (auto& file : trace_json) {
+    const bool has_xspace = std::any_of(run.hosts.begin(), run.hosts.end(), [&](const HostFile& h) {
+      return h.kind == ProfileFileKind::kXSpace && h.host == file.host;
+    });
+    if (!has_xspace) run.hosts.push_back(std::move(file));
+  }
+  if (run.hosts.empty()) run.hosts = std::move(plain_json);
   std::sort(run.hosts.begin(), run.hosts.end(),
             [](const HostFile& a, const HostFile& b) { return a.host < b.host; });
   return run;

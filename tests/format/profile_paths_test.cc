@@ -1,0 +1,58 @@
+// Which files of a folder make a run's hosts.
+#include "format/profile_paths.h"
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "format/scratch_dir.h"
+
+namespace mlprof::format {
+namespace {
+
+void touch(const std::string& path) { std::ofstream(path) << "x"; }
+
+std::vector<std::string> hosts_of(const std::string& dir) {
+  const ProfileLocation loc = find_profiles(dir);
+  EXPECT_EQ(loc.error, "");
+  std::vector<std::string> hosts;
+  if (loc.runs.size() == 1)
+    for (const HostFile& h : loc.runs[0].hosts) hosts.push_back(h.host);
+  return hosts;
+}
+
+TEST(ProfilePaths, RankTracesIgnoreOtherJsonInTheFolder) {
+  testing::ScratchDir dir;
+  touch(dir.path() + "/worker0.1700000000.pt.trace.json.gz");
+  touch(dir.path() + "/worker1.1700000000.pt.trace.json");
+  touch(dir.path() + "/config.json");
+  touch(dir.path() + "/metrics.json.gz");
+  EXPECT_EQ(hosts_of(dir.path()), (std::vector<std::string>{"worker0.1700000000", "worker1.1700000000"}));
+}
+
+TEST(ProfilePaths, PlainJsonCountsWhenItIsAllThereIs) {
+  testing::ScratchDir dir;
+  touch(dir.path() + "/rank0.json");
+  touch(dir.path() + "/rank1.json.gz");
+  EXPECT_EQ(hosts_of(dir.path()), (std::vector<std::string>{"rank0", "rank1"}));
+}
+
+TEST(ProfilePaths, AHostWithXSpaceAndTraceJsonIsReadFromTheXSpace) {
+  testing::ScratchDir dir;
+  touch(dir.path() + "/host.xplane.pb");
+  touch(dir.path() + "/host.trace.json.gz");
+  touch(dir.path() + "/other.trace.json.gz");
+  touch(dir.path() + "/notes.json");
+  const ProfileLocation loc = find_profiles(dir.path());
+  ASSERT_EQ(loc.runs.size(), 1u);
+  ASSERT_EQ(loc.runs[0].hosts.size(), 2u);
+  EXPECT_EQ(loc.runs[0].hosts[0].host, "host");
+  EXPECT_EQ(loc.runs[0].hosts[0].kind, ProfileFileKind::kXSpace);
+  EXPECT_EQ(loc.runs[0].hosts[1].host, "other");
+  EXPECT_EQ(loc.runs[0].hosts[1].kind, ProfileFileKind::kPyTorchJson);
+}
+
+}  // namespace
+}  // namespace mlprof::format
