@@ -4,7 +4,8 @@
 //   MLPROF_STEPS=A:B              record steps A to B only (also "A,B", or "A")
 //   MLPROF_DURATION_MS=N          stop after N ms
 //   MLPROF_HOST_TRACER_LEVEL=N    0 to 3
-// MLPROF_SERVER_PORT (sampling mode) is read by libmlprof_rpc, see mlprof/server.h.
+// MLPROF_SERVER_PORT (sampling mode) is read by libmlprof_rpc, see mlprof/server.h (this
+// library only warns when it is set and libmlprof_rpc is not loaded: server_port_check.cc).
 //   MLPROF_RUN_NAME=NAME          the run directory's name (default: the local time)
 #include <cerrno>
 #include <cstdio>

@@ -8,6 +8,10 @@
 
 #include "mlprof/server.h"
 
+// Tells libmlprof, which warns about MLPROF_SERVER_PORT when this library is absent, that
+// the server is handled here.
+extern "C" __attribute__((visibility("default"))) const int mlprof_rpc_server_autostart = 1;
+
 namespace mlprof {
 namespace {
 

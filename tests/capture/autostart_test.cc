@@ -29,7 +29,7 @@ std::string read_all(const std::string& path) {
 
 ChildResult run_child(const std::string& environment, const std::string& args,
                       const testing::ScratchDir& dir) {
-  const std::string command = "env -u MLPROF_LOGDIR -u MLPROF_STEPS -u MLPROF_DURATION_MS " +
+  const std::string command = "env -u MLPROF_LOGDIR -u MLPROF_STEPS -u MLPROF_DURATION_MS -u MLPROF_SERVER_PORT " +
                               environment + " '" + MLPROF_AUTOSTART_CHILD + "' " + args + " >'" +
                               (dir / "out.txt") + "' 2>'" + (dir / "err.txt") + "'";
   ChildResult r;
@@ -105,6 +105,15 @@ TEST(AutoStart, NothingHappensWithoutMlprofLogdir) {
   ASSERT_EQ(child.exit_code, 0) << child.err;
   EXPECT_NE(child.out.find("active: 0"), std::string::npos) << child.out;
   EXPECT_TRUE(child.err.empty()) << child.err;
+}
+
+TEST(AutoStart, AServerPortWithoutTheRpcLibraryIsNamed) {
+  testing::ScratchDir dir;
+  const ChildResult child = run_child("MLPROF_SERVER_PORT=6009", "", dir);
+  ASSERT_EQ(child.exit_code, 0) << child.err;
+  EXPECT_EQ(child.err,
+            "mlprof: MLPROF_SERVER_PORT=6009 is set, but this program does not load libmlprof_rpc "
+            "(link mlprof::rpc to start the profiler server): no server\n");
 }
 
 TEST(AutoStart, BadValuesAreReportedAndIgnored) {
