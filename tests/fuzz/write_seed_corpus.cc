@@ -17,6 +17,7 @@
 #include "format/annotation.h"
 #include "fuzz/fixture_logdir.h"
 #include "fuzz/seed_traces.h"
+#include "model/gzip_bytes.h"
 #include "model/xspace_builder.h"
 #ifdef MLPROF_WITH_RPC_SEEDS
 #include "rpc/profiler_service.pb.h"
@@ -33,20 +34,6 @@ void put(const std::string& target, const std::string& name, const std::string& 
   const fs::path dir = g_corpus / target;
   fs::create_directories(dir);
   std::ofstream(dir / name, std::ios::binary) << bytes;
-}
-
-std::string gzip(const std::string& bytes) {
-  z_stream zs{};
-  deflateInit2(&zs, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&zs, uLong(bytes.size())) + 32, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
-  zs.avail_in = uInt(bytes.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = uInt(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
 }
 
 // A TensorFlow-style host: TraceMe names with metadata, every stat value kind, a derived
@@ -101,9 +88,9 @@ void write_pytorch_seeds() {
   using mlprof::fuzz::kCurrentKinetoTrace;
   using mlprof::fuzz::kOldKinetoTrace;
   put("pytorch_importer", "current.json", kCurrentKinetoTrace);
-  put("pytorch_importer", "current.json.gz", gzip(kCurrentKinetoTrace));
+  put("pytorch_importer", "current.json.gz", mlprof::testing::gzip(kCurrentKinetoTrace, Z_BEST_COMPRESSION));
   put("pytorch_importer", "old_schema.json", kOldKinetoTrace);
-  put("pytorch_importer", "old_schema.json.gz", gzip(kOldKinetoTrace));
+  put("pytorch_importer", "old_schema.json.gz", mlprof::testing::gzip(kOldKinetoTrace, Z_BEST_COMPRESSION));
   put("pytorch_importer", "events_array_only.json",
       R"([{"ph": "B", "name": "a", "pid": 1, "tid": 1, "ts": 1}, {"ph": "E", "pid": 1, "tid": 1, "ts": 2}])");
   put("pytorch_importer", "empty_events.json", R"({"traceEvents": []})");

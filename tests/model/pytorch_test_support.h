@@ -2,31 +2,16 @@
 // categories of a trace as the model shows them (to compare with counts taken from the JSON).
 #pragma once
 
-#include <zlib.h>
-
 #include <gtest/gtest.h>
 
 #include <array>
 #include <string>
 #include <string_view>
 
+#include "model/gzip_bytes.h"
 #include "model/profile.h"
 
 namespace mlprof::testing {
-
-inline std::string gzip(std::string_view bytes) {
-  z_stream zs{};
-  deflateInit2(&zs, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&zs, uLong(bytes.size())) + 32, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
-  zs.avail_in = uInt(bytes.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = uInt(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
 
 inline model::EventIndex find_event(const model::Profile& p, std::string_view name, size_t nth = 0) {
   for (model::EventIndex e = 0; e < p.num_events(); ++e)
