@@ -10,7 +10,8 @@ packages=(
   libsimdjson-dev zlib1g-dev libzstd-dev libcpp-httplib-dev libcli11-dev libfmt-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
-  libtorch-dev
+  libtorch-dev python3-torch python3-dev pybind11-dev
+  libisal-dev
   chromium
 )
 
