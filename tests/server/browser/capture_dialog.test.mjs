@@ -8,12 +8,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { launchBrowser, openPage, skipUnlessRunnable, startServer } from './harness.mjs';
+import {
+  launchBrowser,
+  screenshotDirectory,
+  settled,
+  skipUnlessRunnable,
+  startServer,
+  visit as visitPage,
+} from './harness.mjs';
 
 skipUnlessRunnable();
 
-const screenshotDir = process.env.MLPROF_SCREENSHOT_DIR ?? fs.mkdtempSync('/tmp/mlprof-screenshots-');
-fs.mkdirSync(screenshotDir, { recursive: true });
+const screenshotDir = screenshotDirectory();
 
 let logdir;
 let server;
@@ -72,24 +78,9 @@ after(async () => {
   if (logdir) fs.rmSync(logdir, { recursive: true, force: true });
 });
 
-// Opens the UI, runs `check`, and asserts that nothing went wrong on the way.
-async function visit(check) {
-  const { page, problems } = await openPage(browser.context, server.url);
-  try {
-    await page.goto(server.url);
-    await page.waitForFunction(() => document.body.dataset.view !== undefined, null, { timeout: 15_000 });
-    await check(page);
-    assert.deepEqual(problems.pageErrors, [], 'no uncaught errors');
-    assert.deepEqual(problems.consoleErrors, [], 'no console errors');
-    assert.deepEqual(problems.failed, [], 'no failed requests');
-    assert.deepEqual(problems.external, [], 'no request leaves 127.0.0.1');
-  } catch (e) {
-    await page.screenshot({ path: path.join(screenshotDir, `capture-failed-${Date.now()}.png`), fullPage: true }).catch(() => {});
-    throw e;
-  } finally {
-    await page.close();
-  }
-}
+// Opens the UI, runs `check`, and asserts that nothing went wrong on the way (harness.mjs).
+const visit = (check) =>
+  visitPage({ context: browser.context, url: server.url, ready: (page) => settled(page), screenshotDir }, check);
 
 async function fillAndCapture(page, addresses, durationMs) {
   await page.click('#capture-open');

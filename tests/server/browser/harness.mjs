@@ -167,3 +167,37 @@ export function screenshotDirectory() {
   fs.mkdirSync(dir, { recursive: true });
   return dir;
 }
+
+// Opens `url` on a fresh page, waits for `ready(page)`, runs `check(page)`, then asserts that
+// the page logged no error, no request failed and none left 127.0.0.1. With `name`, a
+// screenshot of the page at the end goes to `screenshotDir`; a failure always leaves one.
+export async function visit({ context, url, ready, screenshotDir, name }, check) {
+  const { page, problems } = await openPage(context, url);
+  try {
+    await page.goto(url);
+    if (ready) await ready(page);
+    await check(page);
+    if (name) await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });
+    assert.deepEqual(problems.pageErrors, [], 'no uncaught errors');
+    assert.deepEqual(problems.consoleErrors, [], 'no console errors');
+    assert.deepEqual(problems.failed, [], 'no failed requests');
+    assert.deepEqual(problems.external, [], 'no request leaves 127.0.0.1');
+  } catch (e) {
+    if (screenshotDir)
+      await page
+        .screenshot({ path: path.join(screenshotDir, `${name ?? 'visit'}-failed-${Date.now()}.png`), fullPage: true })
+        .catch(() => {});
+    throw e;
+  } finally {
+    await page.close();
+  }
+}
+
+// Waits until the app has finished showing a view whose URL hash matches `pattern`.
+export async function settled(page, pattern = /.*/, timeout = 15_000) {
+  await page.waitForFunction(
+    (source) => document.body.dataset.view !== undefined && new RegExp(source).test(document.body.dataset.view),
+    pattern.source,
+    { timeout },
+  );
+}

@@ -7,12 +7,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { launchBrowser, openPage, skipUnlessRunnable, startServer } from './harness.mjs';
+import { launchBrowser, screenshotDirectory, skipUnlessRunnable, startServer, visit as visitPage } from './harness.mjs';
 
 skipUnlessRunnable();
 
-const screenshotDir = process.env.MLPROF_SCREENSHOT_DIR ?? fs.mkdtempSync('/tmp/mlprof-screenshots-');
-fs.mkdirSync(screenshotDir, { recursive: true });
+const screenshotDir = screenshotDirectory();
 
 let logdir;
 let server;
@@ -60,23 +59,16 @@ after(async () => {
   if (logdir) fs.rmSync(logdir, { recursive: true, force: true });
 });
 
-async function visit(hash, check) {
-  const { page, problems } = await openPage(browser.context, server.url);
-  try {
-    await page.goto(`${server.url}${hash}`);
-    await page.waitForSelector('.page[data-ready="true"]', { timeout: 15_000 });
-    await check(page);
-    assert.deepEqual(problems.pageErrors, [], 'no uncaught errors');
-    assert.deepEqual(problems.consoleErrors, [], 'no console errors');
-    assert.deepEqual(problems.failed, [], 'no failed requests');
-    assert.deepEqual(problems.external, [], 'no request leaves 127.0.0.1');
-  } catch (e) {
-    await page.screenshot({ path: path.join(screenshotDir, `memory-failed-${Date.now()}.png`), fullPage: true }).catch(() => {});
-    throw e;
-  } finally {
-    await page.close();
-  }
-}
+const visit = (hash, check) =>
+  visitPage(
+    {
+      context: browser.context,
+      url: `${server.url}${hash}`,
+      ready: (page) => page.waitForSelector('.page[data-ready="true"]', { timeout: 15_000 }),
+      screenshotDir,
+    },
+    check,
+  );
 
 // The summary's label -> value pairs.
 async function summary(page) {

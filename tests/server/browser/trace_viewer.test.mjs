@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import { openPage, screenshotDirectory, skipUnlessRunnable, useServedFixture } from './harness.mjs';
+import { screenshotDirectory, skipUnlessRunnable, useServedFixture, visit } from './harness.mjs';
 import { writeKinetoCapture } from './kineto_capture.mjs';
 
 skipUnlessRunnable();
@@ -24,36 +24,21 @@ const waitForViewer = (page, name, value) =>
     ([n, v]) => document.querySelector('.trace-viewer')?.getAttribute(`data-${n}`) === v,
     [name, String(value)],
   );
-const openViewer = async (page, hash) => {
-  await page.goto(`${fixture.server.url}#${hash}`);
+const viewerReady = async (page) => {
   await page.waitForSelector('.page[data-tool="trace_viewer"][data-ready="true"]', { timeout: 15_000 });
   await page.waitForFunction(() => document.querySelector('.trace-viewer')?.hasAttribute('data-rows'));
 };
 
-// Runs a test body on a fresh page; a failure leaves a screenshot; the page must log no error.
-async function onPage(name, body) {
-  const { page, problems } = await openPage(fixture.browser.context, fixture.server.url);
-  try {
-    await body(page);
-    await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });
-    assert.deepEqual(problems.pageErrors, [], 'no uncaught errors');
-    assert.deepEqual(problems.consoleErrors, [], 'no console errors');
-    assert.deepEqual(problems.failed, [], 'no failed requests');
-    assert.deepEqual(problems.external, [], 'no request leaves 127.0.0.1');
-  } catch (e) {
-    await page.screenshot({ path: path.join(screenshotDir, `${name}-failed-${Date.now()}.png`), fullPage: true }).catch(() => {});
-    throw e;
-  } finally {
-    await page.close();
-  }
-}
+// Runs a test body on a fresh page showing the trace viewer at `hash`; the page must log no
+// error; its screenshot is left as `name`.png.
+const onViewer = (name, hash, body) =>
+  visit(
+    { context: fixture.browser.context, url: `${fixture.server.url}#${hash}`, ready: viewerReady, screenshotDir, name },
+    body,
+  );
 
-test('trace viewer: tracks, zoom, details and search', async () => {
-  const { page, problems } = await openPage(fixture.browser.context, fixture.server.url);
-  try {
-    await page.goto(`${fixture.server.url}#run=input_bound&host=trainer&tool=trace_viewer`);
-    await page.waitForSelector('.page[data-tool="trace_viewer"][data-ready="true"]', { timeout: 15_000 });
-
+test('trace viewer: tracks, zoom, details and search', () =>
+  onViewer('trace_viewer', 'run=input_bound&host=trainer&tool=trace_viewer', async (page) => {
     // The host section with one track per thread.
     const sections = await page.locator('.trace-section-label').allTextContents();
     assert.ok(sections.length >= 1, `sections: ${sections}`);
@@ -107,22 +92,10 @@ test('trace viewer: tracks, zoom, details and search', async () => {
     await page.keyboard.up('Shift');
     assert.match(await page.locator('.trace-measure').textContent(), /^Measured: [\d.]+ (ps|ns|µs|ms|s)$/);
 
-    await page.screenshot({ path: path.join(screenshotDir, 'trace_viewer.png'), fullPage: true });
-    assert.deepEqual(problems.pageErrors, [], 'no uncaught errors');
-    assert.deepEqual(problems.consoleErrors, [], 'no console errors');
-    assert.deepEqual(problems.failed, [], 'no failed requests');
-    assert.deepEqual(problems.external, [], 'no request leaves 127.0.0.1');
-  } catch (e) {
-    await page.screenshot({ path: path.join(screenshotDir, `trace-viewer-failed-${Date.now()}.png`), fullPage: true }).catch(() => {});
-    throw e;
-  } finally {
-    await page.close();
-  }
-});
+  }));
 
 test('trace viewer: tracks and sections collapse, and the URL remembers it', () =>
-  onPage('trace_viewer_collapse', async (page) => {
-    await openViewer(page, 'run=input_bound&host=trainer&tool=trace_viewer');
+  onViewer('trace_viewer_collapse', 'run=input_bound&host=trainer&tool=trace_viewer', async (page) => {
     // train: the step, its phases and their ops (3 rows); input_loader: Map and FileRead (2 rows).
     const rows0 = Number(await viewerData(page, 'rows'));
     assert.equal(rows0, 5);
@@ -136,8 +109,7 @@ test('trace viewer: tracks and sections collapse, and the URL remembers it', () 
 
     // A reload (or a shared link) shows the track collapsed.
     await page.reload();
-    await page.waitForSelector('.page[data-tool="trace_viewer"][data-ready="true"]', { timeout: 15_000 });
-    await page.waitForFunction(() => document.querySelector('.trace-viewer')?.hasAttribute('data-rows'));
+    await viewerReady(page);
     assert.equal(await page.locator('.trace-track-label', { hasText: /^train$/ }).getAttribute('aria-expanded'), 'false');
     assert.equal(Number(await viewerData(page, 'rows')), rows0 - 2);
 
@@ -155,16 +127,15 @@ test('trace viewer: tracks and sections collapse, and the URL remembers it', () 
     assert.doesNotMatch(await page.evaluate(() => window.location.hash), /collapsed=/);
   }));
 
-test('trace viewer: flow arrows of visible events, a toggle, and the selected event highlighted', () =>
-  onPage('trace_viewer_flows', async (page) => {
-    // 4 steps of 5 ops on one thread, each op launching a kernel: 20 launch flows.
-    const capture = writeKinetoCapture(path.join(fixture.logdir, 'plugins/profile/flows/worker0.pt.trace.json'), {
-      threads: 1,
-      steps: 4,
-      opsPerStep: 5,
-    });
-    assert.equal(capture.flows, 20);
-    await openViewer(page, 'run=flows&host=worker0&tool=trace_viewer');
+test('trace viewer: flow arrows of visible events, a toggle, and the selected event highlighted', async () => {
+  // 4 steps of 5 ops on one thread, each op launching a kernel: 20 launch flows.
+  const capture = writeKinetoCapture(path.join(fixture.logdir, 'plugins/profile/flows/worker0.pt.trace.json'), {
+    threads: 1,
+    steps: 4,
+    opsPerStep: 5,
+  });
+  assert.equal(capture.flows, 20);
+  await onViewer('trace_viewer_flows', 'run=flows&host=worker0&tool=trace_viewer', async (page) => {
     const toggle = page.locator('.trace-flows-toggle');
     assert.equal(await toggle.getAttribute('aria-pressed'), 'true');
     await waitForViewer(page, 'flows-drawn', 20);
@@ -190,4 +161,5 @@ test('trace viewer: flow arrows of visible events, a toggle, and the selected ev
     await waitForViewer(page, 'flows-drawn', 19);
     await waitForViewer(page, 'selected-flows-drawn', 1);
     assert.doesNotMatch(await page.evaluate(() => window.location.hash), /flows=/);
-  }));
+  });
+});

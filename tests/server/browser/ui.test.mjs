@@ -5,12 +5,20 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { launchBrowser, makeFixtureLogdir, openPage, skipUnlessRunnable, startServer } from './harness.mjs';
+import {
+  launchBrowser,
+  makeFixtureLogdir,
+  openPage,
+  screenshotDirectory,
+  settled,
+  skipUnlessRunnable,
+  startServer,
+  visit as visitPage,
+} from './harness.mjs';
 
 skipUnlessRunnable();
 
-const screenshotDir = process.env.MLPROF_SCREENSHOT_DIR ?? fs.mkdtempSync('/tmp/mlprof-screenshots-');
-fs.mkdirSync(screenshotDir, { recursive: true });
+const screenshotDir = screenshotDirectory();
 
 let logdir;
 let server;
@@ -29,33 +37,9 @@ after(async () => {
 });
 
 // Opens the UI at `hash`, waits for the view to settle, runs `check`, and asserts that nothing
-// went wrong on the way.
-async function visit(hash, check) {
-  const { page, problems } = await openPage(browser.context, server.url);
-  try {
-    await page.goto(`${server.url}${hash}`);
-    await settled(page);
-    await check(page);
-    assert.deepEqual(problems.pageErrors, [], 'no uncaught errors');
-    assert.deepEqual(problems.consoleErrors, [], 'no console errors');
-    assert.deepEqual(problems.failed, [], 'no failed requests');
-    assert.deepEqual(problems.external, [], 'no request leaves 127.0.0.1');
-  } catch (e) {
-    await screenshot(page, `failed-${Date.now()}`).catch(() => {});
-    throw e;
-  } finally {
-    await page.close();
-  }
-}
-
-// Waits until the UI has finished showing a view whose URL hash matches `pattern`.
-async function settled(page, pattern = /.*/) {
-  await page.waitForFunction(
-    (source) => document.body.dataset.view !== undefined && new RegExp(source).test(document.body.dataset.view),
-    pattern.source,
-    { timeout: 15_000 },
-  );
-}
+// went wrong on the way (harness.mjs).
+const visit = (hash, check) =>
+  visitPage({ context: browser.context, url: `${server.url}${hash}`, ready: settled, screenshotDir }, check);
 
 async function screenshot(page, name) {
   await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });

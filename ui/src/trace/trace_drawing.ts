@@ -1,0 +1,180 @@
+// Painting the trace viewer's canvases: the rows in sight with their boxes and labels, the
+// measured interval, and the time axis. Only what lies in the visible band and time range is
+// drawn (found by binary search within a row), so a frame costs what is on screen.
+import { formatPs, timeTicks, type TimeRange } from './time_scale';
+import { colourOf, firstEndingAfter, ROW_PX, type Layout } from './trace_layout';
+
+export const AXIS_PX = 24;
+// Names drawn inside boxes: only in boxes this wide, and at most this many per frame (text
+// is the dearest thing a frame draws).
+const MIN_LABEL_PX = 40;
+const MAX_LABELS_PER_FRAME = 1500;
+// Runs of events under a pixel wide, merged: a flat grey (a pattern fill costs far more to
+// raster than the boxes themselves).
+const MERGED_FILL = '#bdc1c6';
+
+export interface Frame {
+  layout: Layout;
+  names: Record<string, string>;
+  view: TimeRange;
+  width: number; // CSS pixels
+  top: number; // the visible band, in layout pixels
+  height: number;
+  matchedNames: Set<number>; // search matches (the others dim while searching)
+  selectedEvent: number | undefined;
+  measure: TimeRange | null;
+}
+
+// Sizes a canvas for the device's pixels; drawing then uses CSS pixels, shifted up by `top`.
+export function sizeCanvas(c: HTMLCanvasElement, width: number, height: number, top = 0): CanvasRenderingContext2D | null {
+  const dpr = window.devicePixelRatio || 1;
+  const cssHeight = `${height}px`;
+  if (c.style.height !== cssHeight) c.style.height = cssHeight;
+  if (c.width !== Math.round(width * dpr) || c.height !== Math.round(height * dpr)) {
+    c.width = Math.round(width * dpr);
+    c.height = Math.round(height * dpr);
+  }
+  const g = c.getContext('2d');
+  g?.setTransform(dpr, 0, 0, dpr, 0, -top * dpr);
+  return g;
+}
+
+export class TimelinePainter {
+  // Text widths are measured once per name: measuring and clipping every box each frame
+  // costs more than drawing it.
+  private readonly textWidths = new Map<string, number>();
+
+  drawRows(g: CanvasRenderingContext2D, f: Frame): void {
+    const { layout, width } = f;
+    const top = f.top - ROW_PX;
+    const bottom = f.top + f.height + ROW_PX;
+    g.clearRect(0, f.top, width, f.height);
+    g.font = '11px system-ui, sans-serif';
+    g.textBaseline = 'middle';
+    g.fillStyle = '#f1f3f4';
+    for (const l of layout.labels) if (l.kind === 'section' && l.y + l.height >= top && l.y <= bottom) g.fillRect(0, l.y, width, l.height);
+    const psPerPx = (f.view.end - f.view.start) / width;
+    const viewStart = f.view.start;
+    const xOf = (ps: number) => (ps - viewStart) / psPerPx;
+    const searching = f.matchedNames.size > 0;
+    let labels = 0;
+    for (const place of layout.rows) {
+      if (place.y + ROW_PX < top || place.y > bottom) continue;
+      const y = place.y + 1;
+      const hgt = ROW_PX - 2;
+      const merged = place.row.merged;
+      if (merged.length) {
+        // Zoomed out, merged boxes fill neighbouring pixel columns: one rectangle per run of
+        // touching boxes instead of one per column.
+        g.fillStyle = MERGED_FILL;
+        let runStart = NaN;
+        let runEnd = NaN;
+        for (let i = firstEndingAfter(merged, viewStart); i < merged.length; ++i) {
+          const box = merged[i];
+          const x0 = xOf(box[0]);
+          if (x0 > width) break;
+          const x1 = Math.max(xOf(box[0] + box[1]), x0 + 1);
+          if (x0 <= runEnd + 0.5) {
+            runEnd = Math.max(runEnd, x1);
+            continue;
+          }
+          if (runEnd > runStart) g.fillRect(runStart, y, runEnd - runStart, hgt);
+          runStart = x0;
+          runEnd = x1;
+        }
+        if (runEnd > runStart) g.fillRect(runStart, y, runEnd - runStart, hgt);
+      }
+      const events = place.row.events;
+      let fill = ''; // setting the same fill again still parses it: skip that
+      for (let i = firstEndingAfter(events, viewStart); i < events.length; ++i) {
+        const [start, dur, nameId, event] = events[i];
+        const x0 = xOf(start);
+        if (x0 > width) break;
+        const x1 = Math.max(xOf(start + dur), x0 + 1);
+        const matched = searching && f.matchedNames.has(nameId);
+        const dim = searching && !matched;
+        if (dim) g.globalAlpha = 0.35;
+        const colour = colourOf(nameId);
+        if (colour !== fill) g.fillStyle = fill = colour;
+        g.fillRect(x0, y, x1 - x0, hgt);
+        if (dim) g.globalAlpha = 1;
+        if (matched || f.selectedEvent === event) {
+          fill = '';
+          g.strokeStyle = f.selectedEvent === event ? '#202124' : '#c5221f';
+          g.lineWidth = 2;
+          g.strokeRect(x0 + 1, y + 1, Math.max(x1 - x0 - 2, 1), hgt - 2);
+        }
+        const vx0 = Math.max(x0, 0);
+        const vw = Math.min(x1, width) - vx0;
+        if (vw > MIN_LABEL_PX && labels < MAX_LABELS_PER_FRAME) {
+          ++labels;
+          this.label(g, f.names[String(nameId)] ?? '', vx0 + 3, y + hgt / 2, vw - 5, dim);
+          fill = '';
+        }
+      }
+    }
+  }
+
+  drawMeasure(g: CanvasRenderingContext2D, f: Frame): void {
+    if (!f.measure) return;
+    const xOf = (ps: number) => ((ps - f.view.start) / (f.view.end - f.view.start)) * f.width;
+    const x0 = xOf(f.measure.start);
+    const x1 = xOf(f.measure.end);
+    g.fillStyle = 'rgba(26, 115, 232, 0.12)';
+    g.fillRect(Math.min(x0, x1), 0, Math.abs(x1 - x0), f.layout.height);
+    g.strokeStyle = '#1a73e8';
+    g.lineWidth = 1;
+    g.beginPath();
+    g.moveTo(x0, 0);
+    g.lineTo(x0, f.layout.height);
+    g.moveTo(x1, 0);
+    g.lineTo(x1, f.layout.height);
+    g.stroke();
+  }
+
+  // An event's name inside its box, cut to the room there is.
+  private label(g: CanvasRenderingContext2D, text: string, x: number, y: number, room: number, dim: boolean): void {
+    let w = this.textWidths.get(text);
+    if (w === undefined) {
+      w = g.measureText(text).width;
+      this.textWidths.set(text, w);
+    }
+    let shown = text;
+    if (w > room) {
+      const chars = Math.floor((room / w) * text.length) - 1;
+      if (chars < 2) return;
+      shown = text.slice(0, chars) + '…';
+    }
+    g.fillStyle = dim ? '#5f6368' : '#202124';
+    g.fillText(shown, x, y);
+  }
+}
+
+// `plotWidth`: the timeline canvas's width, which the axis's x follows (the axis may be wider,
+// over the scroller's scrollbar).
+export function drawAxis(axis: HTMLCanvasElement, view: TimeRange, plotWidth: number, measure: TimeRange | null): void {
+  const width = axis.clientWidth || plotWidth;
+  const g = sizeCanvas(axis, width, AXIS_PX);
+  if (!g) return;
+  const xOf = (ps: number) => ((ps - view.start) / (view.end - view.start)) * plotWidth;
+  g.clearRect(0, 0, width, AXIS_PX);
+  g.font = '11px system-ui, sans-serif';
+  g.fillStyle = '#5f6368';
+  g.strokeStyle = '#dadce0';
+  g.textBaseline = 'top';
+  for (const t of timeTicks(view, Math.max(2, Math.floor(plotWidth / 110)))) {
+    const x = Math.round(xOf(t)) + 0.5;
+    g.beginPath();
+    g.moveTo(x, AXIS_PX - 8);
+    g.lineTo(x, AXIS_PX);
+    g.stroke();
+    g.fillText(formatPs(t), x + 3, 4);
+  }
+  if (measure) {
+    g.fillStyle = '#1a73e8';
+    const x = (xOf(measure.start) + xOf(measure.end)) / 2;
+    g.textAlign = 'center';
+    g.fillText(formatPs(Math.abs(measure.end - measure.start)), x, 4);
+    g.textAlign = 'start';
+  }
+}
