@@ -199,7 +199,7 @@ int main(int argc, char** argv) {
   std::printf("analysis_bench: %.0f events (%.0f MB file, %zu steps, verdict %s): load + every tool %.3f s "
               "(%.3f s CPU, %.1f M events/s), peak memory %.1f bytes/event (model %.1f); <= 2 s: %s; <= 48 "
               "bytes/event: %s; load average %.1f on %u cores\n",
-              events, file_mb, overview.steps.size(), input.summary.verdict.c_str(), total, total_cpu, events / total / 1e6,
+              events, file_mb, overview.steps.size(), std::string(verdict_name(input.summary.verdict)).c_str(), total, total_cpu, events / total / 1e6,
               peak_per_event, double(profile.bytes_used()) / events, time_verdict, peak_per_event <= 48 ? "met" : "NOT met",
               load, std::thread::hardware_concurrency());
   return 0;

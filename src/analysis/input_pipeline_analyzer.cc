@@ -36,31 +36,6 @@ InputOpCategory classify_input_op(std::string_view name) {
   return InputOpCategory::kPreprocessing;
 }
 
-InputBound input_bound_verdict(double input_pct, double other_pct) {
-  InputBound b;
-  b.input_pct = input_pct;
-  b.other_pct = other_pct;
-  char buf[256];
-  if (input_pct >= 20) {
-    b.verdict = "HIGHLY";
-    std::snprintf(buf, sizeof buf, "Your program is HIGHLY input-bound: %.1f%% of the step time is spent waiting for input.", input_pct);
-  } else if (input_pct >= 5) {
-    b.verdict = "MODERATELY";
-    std::snprintf(buf, sizeof buf, "Your program is MODERATELY input-bound: %.1f%% of the step time is spent waiting for input.", input_pct);
-  } else if (other_pct >= 3) {
-    b.verdict = "POTENTIALLY";
-    std::snprintf(buf, sizeof buf,
-                  "Your program is POTENTIALLY input-bound: %.1f%% of the step time is waiting for input, but %.1f%% "
-                  "is not covered by any traced activity and may hide input work.",
-                  input_pct, other_pct);
-  } else {
-    b.verdict = "NOT";
-    std::snprintf(buf, sizeof buf, "Your program is NOT input-bound: %.1f%% of the step time is spent waiting for input.", input_pct);
-  }
-  b.explanation = buf;
-  return b;
-}
-
 InputPipelineAnalysis compute_input_pipeline_analysis(const Profile& p, const StepAnalysis& sa) {
   InputPipelineAnalysis out;
   out.whole_profile = sa.whole_profile;
@@ -90,12 +65,13 @@ InputPipelineAnalysis compute_input_pipeline_analysis(const Profile& p, const St
     const std::string_view name = p.strings.view(p.names[n].name);
     input_name[n] = is_iterator_name(name) || is_enqueue_name(name);
   }
-  // On a step's own thread a root iterator is the loop waiting for its batch (counted as input
-  // time in the step breakdown), not input processing.
+  // On a step's own thread the loop waiting for its batch (input_bound.h) is input time in the
+  // step breakdown, not input processing.
   std::vector<uint8_t> step_line(p.lines.size(), 0);
   for (uint32_t group : sa.grouping.selected) step_line[p.events.line[sa.grouping.steps[group].root]] = 1;
-  std::vector<uint8_t> root_iterator(p.names.size());
-  for (size_t n = 0; n < p.names.size(); ++n) root_iterator[n] = is_root_iterator(p.strings.view(p.names[n].name));
+  std::vector<uint8_t> waits_on_step_line(p.names.size());
+  for (size_t n = 0; n < p.names.size(); ++n)
+    waits_on_step_line[n] = waits_for_input(input_wait_name(p.strings.view(p.names[n].name)), true);
   std::unordered_map<StringId, InputOpRow> rows;
   for (uint32_t l = 0; l < p.lines.size(); ++l) {
     const auto& line = p.lines[l];
@@ -104,7 +80,7 @@ InputPipelineAnalysis compute_input_pipeline_analysis(const Profile& p, const St
         p, line,
         [&](EventIndex e) {
           const auto n = p.events.name[e];
-          return input_name[n] != 0 && !(step_line[l] && root_iterator[n]);
+          return input_name[n] != 0 && !(step_line[l] && waits_on_step_line[n]);
         },
         [&](EventIndex e, int64_t self) {
           InputOpRow& r = rows[p.name_id(e)];
@@ -129,7 +105,7 @@ InputPipelineAnalysis compute_input_pipeline_analysis(const Profile& p, const St
   });
 
   // What to do, naming the slowest input stage.
-  if (out.summary.verdict == "HIGHLY" || out.summary.verdict == "MODERATELY" || out.summary.verdict == "POTENTIALLY") {
+  if (out.summary.verdict != InputBoundVerdict::kNot) {
     size_t top = 0;
     for (size_t c = 1; c < 4; ++c)
       if (out.category_self_ps[c] > out.category_self_ps[top]) top = c;
@@ -189,7 +165,7 @@ nlohmann::json to_json(const InputPipelineAnalysis& a) {
                    {"self_time_pct", r.self_pct},
                    {"category", std::string(kInputOpCategoryKeys[size_t(r.category)])}});
   return {
-      {"summary", {{"input_pct", a.summary.input_pct}, {"verdict", a.summary.verdict},
+      {"summary", {{"input_pct", a.summary.input_pct}, {"verdict", verdict_name(a.summary.verdict)},
                    {"explanation", a.summary.explanation}}},
       {"device_side", {{"steps", steps}, {"step_time_ms", stats(a.step_time_ms)}, {"input_ms", stats(a.input_ms)},
                        {"whole_profile_as_one_step", a.whole_profile}}},

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/input_bound.h"
 #include "analysis/step_breakdown.h"
 #include "model/profile.h"
 
@@ -30,15 +31,6 @@ struct InputOpRow {
   double total_pct = 0;  // of all input ops' self time (the input processing time)
   double self_pct = 0;
 };
-
-// The input-bound verdict of §5.2, shared with the overview page.
-struct InputBound {
-  std::string verdict;  // HIGHLY, MODERATELY, POTENTIALLY, NOT
-  double input_pct = 0;
-  double other_pct = 0;
-  std::string explanation;
-};
-InputBound input_bound_verdict(double input_pct, double other_pct);
 
 struct InputPipelineAnalysis {
   InputBound summary;

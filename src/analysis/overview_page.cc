@@ -27,12 +27,12 @@ void recommend(OverviewPage& page, const TfDataBottleneckAnalysis& tf_data) {
   if (page.whole_profile)
     r.push_back("No step markers were found, so the whole profile is treated as one step: mark each training step "
                 "with mlprof::StepTrace(\"train\", step) (with the code that fetches the next batch inside it).");
-  if (page.input_bound.verdict == "POTENTIALLY") {
+  if (page.input_bound.verdict == InputBoundVerdict::kPotentially) {
     r.push_back(fmt::format("Only {:.1f}% of the step time visibly waits for input, but {:.1f}% is covered by no "
                             "traced activity: trace the input code (the batch fetch inside the step, the loader's "
                             "stages) to see whether that time is spent on input.",
                             input, page.breakdown_pct[size_t(Category::kOther)]));
-  } else if (page.input_bound.verdict != "NOT") {
+  } else if (page.input_bound.verdict != InputBoundVerdict::kNot) {
     if (!tf_data.pipelines.empty() && tf_data.pipelines.front().bottleneck >= 0) {
       const auto& pl = tf_data.pipelines.front();
       r.push_back(fmt::format("{:.1f}% of the step time waits for input. The input bottleneck is {}: {}", input,
@@ -63,7 +63,7 @@ void recommend(OverviewPage& page, const TfDataBottleneckAnalysis& tf_data) {
                             top.on_device ? "device" : "host", top.name, top.self_pct));
   }
   const double compute = page.breakdown_pct[size_t(Category::kDeviceCompute)];
-  if (page.input_bound.verdict == "NOT" && page.environment.device_type != "CPU" && compute < 50 && !page.whole_profile)
+  if (page.input_bound.verdict == InputBoundVerdict::kNot && page.environment.device_type != "CPU" && compute < 50 && !page.whole_profile)
     r.push_back(fmt::format("The device computes during only {:.1f}% of the step: a larger batch or fewer "
                             "host-device synchronisations would keep it busier.",
                             compute));
@@ -220,7 +220,7 @@ nlohmann::json to_json(const OverviewPage& page) {
                    {"breakdown_ms", category_stats}, {"step_count", page.steps.size()},
                    {"steps_found", page.steps_found}, {"step_marker", page.step_marker},
                    {"whole_profile_as_one_step", page.whole_profile}}},
-      {"input_bound", {{"verdict", page.input_bound.verdict}, {"input_pct", page.input_bound.input_pct},
+      {"input_bound", {{"verdict", verdict_name(page.input_bound.verdict)}, {"input_pct", page.input_bound.input_pct},
                        {"explanation", page.input_bound.explanation}}},
       {"precision", {{"bits16_pct", page.bits16_pct}, {"bits32_pct", page.bits32_pct}}},
       {"top_ops", top},

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analysis/framework_op_stats.h"
-#include "analysis/input_pipeline_analyzer.h"
+#include "analysis/input_bound.h"
 #include "analysis/run_environment.h"
 #include "analysis/step_breakdown.h"
 #include "analysis/tf_data_bottleneck_analysis.h"

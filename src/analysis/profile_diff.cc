@@ -33,8 +33,8 @@ ProfileDiff compute_profile_diff(const OverviewPage& a, const FrameworkOpStats& 
   d.b_steps = b.steps.size();
   d.step_time_ms = {a.step_time_ms.avg, b.step_time_ms.avg};
   for (size_t c = 0; c < kNumCategories; ++c) d.breakdown_ms[c] = {a.category_ms[c].avg, b.category_ms[c].avg};
-  d.a_verdict = a.input_bound.verdict;
-  d.b_verdict = b.input_bound.verdict;
+  d.a_verdict = std::string(verdict_name(a.input_bound.verdict));
+  d.b_verdict = std::string(verdict_name(b.input_bound.verdict));
 
   // Op stats cover the whole profile, so they are divided by every step found in it.
   const auto before = ms_per_step(a_ops, a.whole_profile ? 1 : a.steps_found);

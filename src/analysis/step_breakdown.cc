@@ -7,6 +7,7 @@
 
 #include "analysis/device_input_wait.h"
 #include "analysis/event_kinds.h"
+#include "analysis/input_bound.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -22,8 +23,7 @@ constexpr uint8_t kNoActivity = 255;
 struct NameActivity {
   uint8_t host = uint8_t(Activity::kHostCompute);
   uint8_t device = uint8_t(Activity::kDeviceCompute32);
-  bool input_request = false;  // waiting when on the step's own thread
-  bool iterator = false;       // a tf.data iterator
+  InputWaitName input;
 };
 
 NameActivity activity_of_name(std::string_view name) {
@@ -32,8 +32,7 @@ NameActivity activity_of_name(std::string_view name) {
     a.host = a.device = kNoActivity;
     return a;
   }
-  a.input_request = is_input_request_name(name);
-  a.iterator = is_iterator_name(name);
+  a.input = input_wait_name(name);
   if (is_iterator_name(name)) a.host = uint8_t(Activity::kHostPreprocess);
   else if (is_compile_name(name)) a.host = uint8_t(Activity::kHostCompile);
   else if (is_launch_name(name)) a.host = uint8_t(Activity::kHostPrepareLaunch);
@@ -68,7 +67,7 @@ class Classifier {
     const NameActivity& a = names_[p_.events.name[e]];
     if (kind == PlaneKind::kDevice) return g_.device_work_line[line] ? a.device : kNoActivity;
     if (kind != PlaneKind::kHostThreads) return kNoActivity;
-    if (a.input_request && (root_line == kNone || line == root_line || !a.iterator))
+    if (waits_for_input(a.input, root_line == kNone || line == root_line))
       return uint8_t(Activity::kHostWaitInput);
     // A host event that carries a correlation id launched device work.
     if (a.host == uint8_t(Activity::kHostCompute) && p_.events.first_stat[e] != p_.events.first_stat[e + 1] &&

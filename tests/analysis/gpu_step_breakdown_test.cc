@@ -71,7 +71,7 @@ TEST(GpuStepBreakdown, EveryInstantOfTheStepIsCharged) {
   }
   const OverviewPage page = compute_overview_page(import_space(cuda_program()));
   EXPECT_NEAR(page.input_bound.input_pct, 11.0, 1e-6);
-  EXPECT_EQ(page.input_bound.verdict, "MODERATELY");
+  EXPECT_EQ(verdict_name(page.input_bound.verdict), "MODERATELY");
   EXPECT_NEAR(page.bits16_pct, 100.0 * 2 / 7, 1e-6);
 }
 
@@ -112,7 +112,7 @@ TEST(GpuStepBreakdown, ADeviceWaitingForItsHostsInputIsInputBound) {
 
   const OverviewPage page = compute_overview_page(p);
   EXPECT_NEAR(page.input_bound.input_pct, 69.0, 1e-6);
-  EXPECT_EQ(page.input_bound.verdict, "HIGHLY");
+  EXPECT_EQ(verdict_name(page.input_bound.verdict), "HIGHLY");
 }
 
 TEST(GpuStepBreakdown, ACopyQueuedBeforeTheDeviceWentIdleIsNoWaitForTheHost) {

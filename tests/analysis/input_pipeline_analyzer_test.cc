@@ -21,7 +21,7 @@ TEST(InputPipelineAnalyzer, ClassifiesInputOps) {
 TEST(InputPipelineAnalyzer, LoaderWorkIsInputProcessingAndTheWaitIsNot) {
   const model::Profile p = import_space(training_space({}));
   const InputPipelineAnalysis a = compute_input_pipeline_analysis(p, analyze_steps(p));
-  EXPECT_EQ(a.summary.verdict, "HIGHLY");
+  EXPECT_EQ(verdict_name(a.summary.verdict), "HIGHLY");
   EXPECT_NEAR(a.summary.input_pct, 30.0, 3.0);
   EXPECT_EQ(a.steps.size(), 18u);
   EXPECT_NEAR(a.step_time_ms.avg, 100.0, 1e-6);

@@ -71,7 +71,7 @@ TEST(SdkEndToEnd, SleepingInputIsThirtyPercentAndHighlyInputBound) {
   EXPECT_EQ(page.steps.size(), 8u);  // ten steps, the first and last dropped
   EXPECT_NEAR(page.step_time_ms.avg, 100.0, 10.0);
   EXPECT_NEAR(page.input_bound.input_pct, 30.0, 3.0);
-  EXPECT_EQ(page.input_bound.verdict, "HIGHLY");
+  EXPECT_EQ(verdict_name(page.input_bound.verdict), "HIGHLY");
 
   const TfDataBottleneckAnalysis tf_data = compute_tf_data_bottleneck_analysis(profile);
   ASSERT_FALSE(tf_data.pipelines.empty());

@@ -30,7 +30,7 @@ TEST(StepBreakdown, InputBoundRunIsHighlyInputBound) {
 
   const OverviewPage page = compute_overview_page(p);
   EXPECT_NEAR(page.input_bound.input_pct, 30.0, 3.0);
-  EXPECT_EQ(page.input_bound.verdict, "HIGHLY");
+  EXPECT_EQ(verdict_name(page.input_bound.verdict), "HIGHLY");
   EXPECT_NEAR(page.step_time_ms.avg, 100.0, 1e-6);
   EXPECT_NEAR(page.step_time_ms.stddev, 0.0, 1e-6);
   ASSERT_FALSE(page.recommendations.empty());
@@ -47,7 +47,7 @@ TEST(StepBreakdown, ComputeBoundRunIsNotInputBound) {
   shape.compute_ms = 99.5;
   const OverviewPage page = compute_overview_page(import_space(training_space(shape)));
   EXPECT_NEAR(page.input_bound.input_pct, 0.5, 0.05);
-  EXPECT_EQ(page.input_bound.verdict, "NOT");
+  EXPECT_EQ(verdict_name(page.input_bound.verdict), "NOT");
   EXPECT_NEAR(page.breakdown_pct[size_t(Category::kHostCompute)], 99.5, 0.05);
 }
 
@@ -55,14 +55,14 @@ TEST(StepBreakdown, VerdictThresholds) {
   TrainingShape moderate;
   moderate.input_wait_ms = 10;
   moderate.compute_ms = 90;
-  EXPECT_EQ(compute_overview_page(import_space(training_space(moderate))).input_bound.verdict, "MODERATELY");
+  EXPECT_EQ(verdict_name(compute_overview_page(import_space(training_space(moderate))).input_bound.verdict), "MODERATELY");
 
   TrainingShape untraced;  // 1 % input, 9 % of each step covered by nothing
   untraced.input_wait_ms = 1;
   untraced.compute_ms = 90;
   untraced.gap_ms = 9;
   const OverviewPage page = compute_overview_page(import_space(training_space(untraced)));
-  EXPECT_EQ(page.input_bound.verdict, "POTENTIALLY");
+  EXPECT_EQ(verdict_name(page.input_bound.verdict), "POTENTIALLY");
   EXPECT_NEAR(page.breakdown_pct[size_t(Category::kOther)], 9.0, 0.01);
   bool warns_other = false;
   for (const auto& r : page.recommendations) warns_other |= r.find("Untraced time (other)") != std::string::npos;
@@ -135,7 +135,7 @@ TEST(StepBreakdown, DeviceWorkJoinsItsStepThroughLinks) {
   EXPECT_NEAR(page.bits16_pct, 25.0, 1e-9);
   EXPECT_NEAR(page.bits32_pct, 75.0, 1e-9);
   EXPECT_NEAR(page.breakdown_pct[size_t(Category::kInput)], 10.0, 1e-9);
-  EXPECT_EQ(page.input_bound.verdict, "MODERATELY");
+  EXPECT_EQ(verdict_name(page.input_bound.verdict), "MODERATELY");
   EXPECT_EQ(page.environment.device_type, "GPU");
   EXPECT_EQ(page.environment.device_count, 1u);
   ASSERT_FALSE(page.top_ops.empty());

@@ -48,7 +48,7 @@ TEST_F(TensorFlowFile, StepsComeFromFunctionRunAndItsLinks) {
 
 TEST_F(TensorFlowFile, OverviewPage) {
   const OverviewPage page = compute_overview_page(profile_);
-  EXPECT_EQ(page.input_bound.verdict, "NOT");
+  EXPECT_EQ(verdict_name(page.input_bound.verdict), "NOT");
   EXPECT_LT(page.input_bound.input_pct, 5.0);
   EXPECT_GT(page.breakdown_pct[size_t(Category::kDeviceCompute)], 60.0);
   EXPECT_GT(page.bits16_pct, 99.9);  // Eigen::half kernels, but for one small float one
@@ -86,7 +86,7 @@ TEST_F(TensorFlowFile, FrameworkOpStatsCountTheTensorFlowOpsLine) {
 
 TEST_F(TensorFlowFile, InputPipelineAndTfData) {
   const InputPipelineAnalysis ip = compute_input_pipeline_analysis(profile_, analyze_steps(profile_));
-  EXPECT_EQ(ip.summary.verdict, "NOT");
+  EXPECT_EQ(verdict_name(ip.summary.verdict), "NOT");
   bool has_memcpy = false;
   for (const auto& r : ip.ops) has_memcpy |= r.name == "MemcpyH2D" && r.category == InputOpCategory::kEnqueue;
   EXPECT_TRUE(has_memcpy);
