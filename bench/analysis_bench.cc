@@ -1,4 +1,4 @@
-// Analysis at scale (DESIGN.md §6: loading plus every tool on a 10 M-event profile in ≤ 2 s and
+// Analysis at scale (docs/ARCHITECTURE.md §6: loading plus every tool on a 10 M-event profile in ≤ 2 s and
 // ≤ 48 bytes of memory per event).
 //
 // Writes an XSpace shaped like a GPU training run: a main thread with step markers, an input

@@ -1,5 +1,5 @@
 // The cost of an annotation, against a bare loop and an ideal recorder (two tick reads and
-// a store into a preallocated per-thread array) measured in the same run (DESIGN.md §6).
+// a store into a preallocated per-thread array) measured in the same run (docs/ARCHITECTURE.md §6).
 // After Google Benchmark's table it prints one summary line per figure.
 #include <benchmark/benchmark.h>
 

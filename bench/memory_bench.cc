@@ -1,4 +1,4 @@
-// memory_profile at scale (DESIGN.md §6): 10 M allocator events analysed in ≤ 1 s.
+// memory_profile at scale (docs/ARCHITECTURE.md §6): 10 M allocator events analysed in ≤ 1 s.
 //
 // Writes an XSpace with MemoryAllocation / MemoryDeallocation events the way TensorFlow writes
 // them (allocator_name, addr, allocation_bytes, requested_bytes, bytes_allocated,

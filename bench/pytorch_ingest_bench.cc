@@ -1,4 +1,4 @@
-// PyTorch trace ingest (issue 10, DESIGN.md §6: ≥ 300 MB/s of uncompressed JSON per core;
+// PyTorch trace ingest (issue 10, docs/ARCHITECTURE.md §6: ≥ 300 MB/s of uncompressed JSON per core;
 // `mlprof report` ≥ 50× faster than Holistic Trace Analysis and within 1/10 of its memory).
 // From the largest real trace in ../shared/testdata/pytorch it writes, in its own build
 // folder, time-shifted copies of the trace in one file: ten copies (as HTA was measured on)

@@ -1,4 +1,4 @@
-// What tracing costs a LibTorch program (DESIGN.md §6): per op, on a loop of tiny in-place
+// What tracing costs a LibTorch program (docs/ARCHITECTURE.md §6): per op, on a loop of tiny in-place
 // ops where that cost dominates, and on the demo model's training step. One binary, one run;
 // the modes take turns in every round so that drift in machine speed cancels, and each
 // figure is the median over rounds of a mode's cost against the baseline's in the same

@@ -1,4 +1,4 @@
-// The trace viewer at scale (DESIGN.md §6: 100 M events answer a viewport query in ≤ 100 ms).
+// The trace viewer at scale (docs/ARCHITECTURE.md §6: 100 M events answer a viewport query in ≤ 100 ms).
 // Builds a synthetic profile straight into the model (16 threads, each a run of parents with
 // three children), indexes it, prints the bytes per event of model and index, and times
 // viewport queries over the whole trace, 1/10000 of it and 1 ms of it,

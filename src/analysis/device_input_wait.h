@@ -1,4 +1,4 @@
-// "Device waiting for host" (DESIGN.md §5.2), for GPUs: a device that sits idle inside a step
+// "Device waiting for host" (docs/ARCHITECTURE.md §5.2), for GPUs: a device that sits idle inside a step
 // until the host sends it input. The time from when the device ran out of work (or the step
 // began) to the start of a host-to-device copy counts, when the host issued that copy only
 // after then: the device was waiting for the host's input, whatever the host was doing

@@ -1,5 +1,5 @@
 // What an event is, from its name: the naming conventions of TensorFlow, tf.data, CUDA and
-// LibTorch that the analysis relies on (DESIGN.md §4.2, §5).
+// LibTorch that the analysis relies on (docs/ARCHITECTURE.md §3.2, §5).
 #pragma once
 
 #include <string_view>

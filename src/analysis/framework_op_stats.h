@@ -1,4 +1,4 @@
-// framework_op_stats (the seed's "TensorFlow stats", DESIGN.md §5.3): per op, on the host and
+// framework_op_stats (the seed's "TensorFlow stats", docs/ARCHITECTURE.md §5.3): per op, on the host and
 // on devices, occurrences, total and self time and their shares, with pie data by op and type.
 #pragma once
 

@@ -1,4 +1,4 @@
-// input_pipeline_analyzer (DESIGN.md §5.4): is the program input-bound, the device-side step
+// input_pipeline_analyzer (docs/ARCHITECTURE.md §5.4): is the program input-bound, the device-side step
 // times and waiting for input, and where the host spends its input processing time.
 #pragma once
 

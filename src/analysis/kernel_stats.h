@@ -1,4 +1,4 @@
-// kernel_stats (DESIGN.md §5.6): one row per GPU kernel launch configuration, that is per
+// kernel_stats (docs/ARCHITECTURE.md §5.6): one row per GPU kernel launch configuration, that is per
 // (kernel name, grid, block, registers, static and dynamic shared memory, op), with its count
 // and durations, whether the kernel ran on Tensor Cores and whether its op could have.
 //

@@ -1,4 +1,4 @@
-// memory_profile (DESIGN.md §5.5, the seed's "Memory profile tool"): per memory (allocator),
+// memory_profile (docs/ARCHITECTURE.md §5.5, the seed's "Memory profile tool"): per memory (allocator),
 // where memory use peaked and when, what was alive at the peak, and how fragmented the free
 // memory was; for debugging out-of-memory errors.
 #pragma once

@@ -1,4 +1,4 @@
-// The memory profile's table of blocks by address (DESIGN.md §5.5): for every address an
+// The memory profile's table of blocks by address (docs/ARCHITECTURE.md §5.5): for every address an
 // allocator's events named, the position of the allocation live there, or none. Walked once
 // per event over tens of millions of events, so it is one flat array probed linearly rather
 // than a node per block.

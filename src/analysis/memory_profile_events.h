@@ -1,4 +1,4 @@
-// Reads allocator events out of the Profile model for the memory profile (DESIGN.md §5.5).
+// Reads allocator events out of the Profile model for the memory profile (docs/ARCHITECTURE.md §5.5).
 // Every source writes them the way TensorFlow does: events named MemoryAllocation /
 // MemoryDeallocation with stats (allocator_name, bytes_allocated, ...); TensorFlow's own,
 // the capture SDK's (record_allocation and LibTorch's allocator) and the PyTorch importer's

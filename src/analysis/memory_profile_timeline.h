@@ -1,5 +1,5 @@
 // Reduces a memory timeline to a few points a chart can draw without losing what matters:
-// the highs (DESIGN.md §5.5: at most 1,000 points, keeping every maximum).
+// the highs (docs/ARCHITECTURE.md §5.5: at most 1,000 points, keeping every maximum).
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// pod_viewer (DESIGN.md §5.8): the step-time breakdown of every worker (host) of a run side
+// pod_viewer (docs/ARCHITECTURE.md §5.8): the step-time breakdown of every worker (host) of a run side
 // by side: per worker and step the §5.2 categories, each worker's bottleneck category, and
 // which worker is slowest, so that a straggler in a multi-worker job stands out.
 #pragma once

@@ -1,5 +1,5 @@
 // Self time: an op's duration minus the time of the ops nested in it on the same line
-// (directly or through events that are not ops), DESIGN.md §5.3.
+// (directly or through events that are not ops), docs/ARCHITECTURE.md §5.3.
 #pragma once
 
 #include <algorithm>

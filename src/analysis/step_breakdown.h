@@ -1,4 +1,4 @@
-// Step-time breakdown (DESIGN.md §5.2): every instant of a step is charged to the
+// Step-time breakdown (docs/ARCHITECTURE.md §5.2): every instant of a step is charged to the
 // highest-priority activity running then; what nothing covers is "other". Shared by the
 // overview page, the input pipeline analyzer and diff.
 #pragma once

@@ -1,4 +1,4 @@
-// Steps and grouping (DESIGN.md §5.1): which events belong to which step. A step starts at a
+// Steps and grouping (docs/ARCHITECTURE.md §5.1): which events belong to which step. A step starts at a
 // root event; its group grows by nesting on one thread, by producer/consumer links (_p/_c)
 // across threads, and by correlation ids from a launch on the host to its work on a device.
 #pragma once

@@ -1,4 +1,4 @@
-// tf_data_bottleneck_analysis (DESIGN.md §5.7): per host and input pipeline, the iterator tree
+// tf_data_bottleneck_analysis (docs/ARCHITECTURE.md §5.7): per host and input pipeline, the iterator tree
 // rebuilt from long names, the critical path of the slowest execution, the bottleneck iterator
 // and what to change.
 #pragma once

@@ -10,7 +10,7 @@
 
 namespace mlprof::analysis {
 
-// Times are picoseconds since `trace_begin_ps` (the viewer's zero), keys per DESIGN.md §3.3.
+// Times are picoseconds since `trace_begin_ps` (the viewer's zero), keys per docs/ARCHITECTURE.md §4.
 nlohmann::ordered_json trace_event_details(const model::Profile& profile, const StepGrouping& steps,
                                            const TraceFlows& flows, model::EventIndex event, int64_t trace_begin_ps);
 

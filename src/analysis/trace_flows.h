@@ -1,6 +1,6 @@
 // Arrows between events in a timeline: from a launch on a host thread to the device work with
 // its correlation id, and from a producer to its consumers (_p/_c with matching types, the
-// links step grouping follows across threads; DESIGN.md §4.2, §5.1).
+// links step grouping follows across threads; docs/ARCHITECTURE.md §3.2, §5.1).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // Interns the names of one plane while the exporter walks the records: event metadata per
 // distinct bare name, stat metadata per stat name, and the stats that "name#k=v,...#"
-// annotations carry (DESIGN.md §4.3).
+// annotations carry (docs/ARCHITECTURE.md §3.3).
 #pragma once
 
 #include <cstdint>

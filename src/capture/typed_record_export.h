@@ -1,6 +1,6 @@
 // Exports typed records (typed_records.h) as events of the /host:CPU plane: ops with their
 // sequence number, forward thread and input shapes; MemoryAllocation / MemoryDeallocation
-// events with the stats of DESIGN.md §5.5, as TensorFlow's allocators write them; inferred
+// events with the stats of docs/ARCHITECTURE.md §5.5, as TensorFlow's allocators write them; inferred
 // steps as step roots that say how they were found (step_source).
 #pragma once
 

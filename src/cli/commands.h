@@ -9,7 +9,7 @@
 
 namespace mlprof::cli {
 
-// Exit codes (DESIGN.md §3.2).
+// Exit codes (docs/ARCHITECTURE.md §4).
 enum ExitCode : int { kOk = 0, kUsageError = 1, kBadInput = 2 };
 
 struct Command {

@@ -21,7 +21,7 @@
 namespace mlprof::cli {
 namespace {
 
-// XProf's tool ids (DESIGN.md §3.2).
+// XProf's tool ids (docs/ARCHITECTURE.md §4).
 constexpr std::array<std::string_view, 7> kTools = {"overview_page", "input_pipeline_analyzer", "framework_op_stats",
                                                     "tf_data_bottleneck_analysis", "pod_viewer", "memory_profile", "kernel_stats"};
 constexpr std::array<std::string_view, 0> kPlannedTools = {};

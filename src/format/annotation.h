@@ -1,4 +1,4 @@
-// The annotation metadata encoding of TraceMe: "name#k1=v1,k2=v2#" (DESIGN.md §4.3).
+// The annotation metadata encoding of TraceMe: "name#k1=v1,k2=v2#" (docs/ARCHITECTURE.md §3.3).
 // '#' never appears in keys or values; commas inside "" '' [] {} () do not split.
 #pragma once
 

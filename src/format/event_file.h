@@ -1,5 +1,5 @@
 // The empty TensorBoard event file that makes TensorBoard list a logdir's profiles
-// (DESIGN.md §4.4): events.out.tfevents.<seconds>.<host>.profile-empty.
+// (docs/ARCHITECTURE.md §3.4): events.out.tfevents.<seconds>.<host>.profile-empty.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Where a capture goes (DESIGN.md §4.4):
+// Where a capture goes (docs/ARCHITECTURE.md §3.4):
 //   <logdir>/plugins/profile/<run>/<host>.xplane.pb
 // plus, once per logdir, the empty event file TensorBoard needs to list it.
 #pragma once

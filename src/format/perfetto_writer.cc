@@ -31,7 +31,7 @@ void put_bytes(std::string& out, uint32_t field, std::string_view bytes) {
   out.append(bytes);
 }
 
-// Field numbers (DESIGN.md §4.7 and Perfetto's protos).
+// Field numbers (docs/ARCHITECTURE.md §3.7 and Perfetto's protos).
 namespace packet {
 constexpr uint32_t kTimestamp = 8, kSequenceId = 10, kTrackEvent = 11, kSequenceFlags = 13, kTrackDescriptor = 60;
 }

@@ -1,4 +1,4 @@
-// Perfetto's protobuf trace (DESIGN.md §4.7), written without libprotobuf: one TracePacket
+// Perfetto's protobuf trace (docs/ARCHITECTURE.md §3.7), written without libprotobuf: one TracePacket
 // per track descriptor and per begin or end of an event, each framed as field 1 of `Trace`.
 // Process tracks carry the process, thread tracks the thread; events are begin/end pairs on
 // their thread's track, flows are flow ids on the begin events (terminating on the target).

@@ -1,4 +1,4 @@
-// Writes an XSpace (DESIGN.md §4.1) in protobuf wire format without libprotobuf, so the
+// Writes an XSpace (docs/ARCHITECTURE.md §3.1) in protobuf wire format without libprotobuf, so the
 // capture SDK needs nothing beyond the C++ standard library.
 //
 // The caller describes the space with the Wire* structs below; events are passed as spans

@@ -1,4 +1,4 @@
-// What a PyTorch trace (Kineto's Chrome-trace JSON, DESIGN.md §4.6) says, read in one pass
+// What a PyTorch trace (Kineto's Chrome-trace JSON, docs/ARCHITECTURE.md §3.6) says, read in one pass
 // and kept close to the file: events with the few arguments the analysis needs, the threads
 // and streams they ran on, flows, device properties and the distributed setup. Names are
 // interned into the profile's string table as they are read. pytorch_importer.cc turns this

@@ -1,4 +1,4 @@
-// What planes and lines are, from their names and ids (DESIGN.md §4.2). Shared by importers so
+// What planes and lines are, from their names and ids (docs/ARCHITECTURE.md §3.2). Shared by importers so
 // that every format ends up with the same kinds.
 #pragma once
 

@@ -7,7 +7,7 @@
 //
 // Events of one line are contiguous, sorted by start (an enclosing event before the events it
 // contains), and carry the index of their enclosing event on the same line (`parent`).
-// Memory is about 32 bytes per event plus 13 per stat (DESIGN.md §6 asks for ≤ 48 in all).
+// Memory is about 32 bytes per event plus 13 per stat (docs/ARCHITECTURE.md §6 asks for ≤ 48 in all).
 #pragma once
 
 #include <cstdint>

@@ -12,7 +12,7 @@
 //   - ProfilerStep#N carries `step_num` and `_r`; work on other threads of its process (the
 //     autograd engine) is tied to the step running when it starts by producer/consumer stats;
 //   - "[memory]" instants become MemoryAllocation / MemoryDeallocation events with the memory
-//     profile's stats (DESIGN.md §5.5: allocator_name, addr, allocation_bytes, bytes_allocated
+//     profile's stats (docs/ARCHITECTURE.md §5.5: allocator_name, addr, allocation_bytes, bytes_allocated
 //     = Total Allocated, bytes_available = Total Reserved − Total Allocated); the op that
 //     asked is the event's parent;
 //   - the host's hostname is "rank<N>" from distributedInfo, so one file per rank makes a pod.

@@ -1,4 +1,4 @@
-// Names the analysis looks for (DESIGN.md §4.2), interned first in every StringTable so that
+// Names the analysis looks for (docs/ARCHITECTURE.md §3.2), interned first in every StringTable so that
 // their ids are compile-time constants. Append only: the order fixes the ids.
 #pragma once
 

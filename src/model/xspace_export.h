@@ -1,4 +1,4 @@
-// The model written back as XSpace (DESIGN.md §4.1, §4.2), one space per host, so that any
+// The model written back as XSpace (docs/ARCHITECTURE.md §3.1, §3.2), one space per host, so that any
 // profile mlprof reads, a PyTorch trace too, opens in TensorBoard's Profile plugin. Stats
 // that events share through their name are written on each event, as TensorFlow writes
 // kernel_details and the like.

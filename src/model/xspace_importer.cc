@@ -39,7 +39,7 @@ std::string quotable(std::string_view name) {
   return out;
 }
 
-// Field numbers of xplane.proto (DESIGN.md §4.1).
+// Field numbers of xplane.proto (docs/ARCHITECTURE.md §3.1).
 enum SpaceField : uint32_t { kSpacePlanes = 1, kSpaceErrors = 2, kSpaceWarnings = 3, kSpaceHostnames = 4 };
 enum PlaneField : uint32_t {
   kPlaneId = 1, kPlaneName = 2, kPlaneLines = 3, kPlaneEventMetadata = 4, kPlaneStatMetadata = 5,

@@ -1,6 +1,6 @@
 // Reads XSpace files (ours, TensorFlow's, JAX's) into the Profile model. It decodes the
 // protobuf wire format as a stream, straight into the columns, because the generated message
-// classes would cost several times the model's memory (DESIGN.md §6).
+// classes would cost several times the model's memory (docs/ARCHITECTURE.md §6).
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
 // Where a remote capture's file goes: <repository_root>/<session_id>/<host>.xplane.pb
-// (DESIGN.md §4.5). TensorFlow's client and ours send repository_root = <logdir>/plugins/profile,
+// (docs/ARCHITECTURE.md §3.5). TensorFlow's client and ours send repository_root = <logdir>/plugins/profile,
 // so the session is an ordinary one over <logdir> with run_name = session_id. Any other root
 // is written through a staging logdir inside the target directory, then moved into place.
 #pragma once

@@ -70,7 +70,7 @@ class AnalysisBackend final : public ToolBackend {
     });
   }
 
-  // Profiles can be large (DESIGN.md §6: up to 48 bytes per event): keep only the last two.
+  // Profiles can be large (docs/ARCHITECTURE.md §6: up to 48 bytes per event): keep only the last two.
   ComputeOnceCache<AnalyzedProfile> profiles_{2};
   std::atomic<size_t> loads_{0};
 };

@@ -1,6 +1,6 @@
 // `mlprof serve`: the HTTP server that answers the JSON API (api.h) and serves the web UI
 // compiled into the binary (ui_assets.h). It reads nothing from disk but the profiles the run
-// catalog lists, so no URL reaches a file outside the logdir (DESIGN.md §7).
+// catalog lists, so no URL reaches a file outside the logdir (docs/ARCHITECTURE.md §7).
 #pragma once
 
 #include <memory>

@@ -43,7 +43,7 @@ class ToolBackend {
   // Tools that have data for the run (or one of its hosts), in the order the UI lists them.
   virtual std::vector<ToolInfo> tools(const format::RunLocation& run, const std::string& host) = 0;
 
-  // A tool's result as a JSON document (DESIGN.md §3.3).
+  // A tool's result as a JSON document (docs/ARCHITECTURE.md §4).
   virtual std::string json(const ToolQuery& query) = 0;
 
   // A tool's main table as CSV (one row per op, step or pipeline).

@@ -1,4 +1,4 @@
-// The step-time categories of DESIGN.md §5.2, in the analysis' key order, with the label and
+// The step-time categories of docs/ARCHITECTURE.md §5.2, in the analysis' key order, with the label and
 // colour every page uses for them. Waiting for input is red: the first thing to look at.
 export interface StepCategory {
   key: string;

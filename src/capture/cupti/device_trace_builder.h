@@ -1,4 +1,4 @@
-// GPU activity -> XSpace (DESIGN.md §4.2), as a pure function of the records, so that it is
+// GPU activity -> XSpace (docs/ARCHITECTURE.md §3.2), as a pure function of the records, so that it is
 // tested with synthetic records on machines without a GPU:
 //   - one "/device:GPU:<n>" plane per device, with its capabilities as plane stats
 //     (clock_rate, core_count, memory_bandwidth, memory_size, compute_cap_major/minor);

@@ -1,5 +1,5 @@
 // Op names outlive their ops: LibTorch's RecordFunction::name() of backward nodes and
-// autograd entries points into the RecordFunction, which dies with the op (DESIGN.md §8).
+// autograd entries points into the RecordFunction, which dies with the op (docs/ARCHITECTURE.md §8).
 // Every name is interned once per process; a per-thread cache keyed by the name's address
 // (checked against the text, since a dead name's address is reused) makes the common case
 // a hash, a load and a short compare.

@@ -44,7 +44,7 @@ export interface InputPipelineData {
   recommendations: string[];
 }
 
-// The seed's names for the host-side categories (DESIGN.md §5.4).
+// The seed's names for the host-side categories (docs/ARCHITECTURE.md §5.4).
 const HOST_CATEGORIES = [
   { key: 'reading_data_from_files_on_demand', label: 'Reading data from files on demand', colour: '#d93025' },
   { key: 'reading_data_from_files_in_advance', label: 'Reading data from files in advance', colour: '#f29900' },
