@@ -1,6 +1,7 @@
 // mlprof serve LOGDIR: the web UI and its JSON API over every run under LOGDIR, until
 // interrupted (Ctrl-C or SIGTERM end it cleanly with exit code 0).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <atomic>
 #include <csignal>
@@ -20,6 +21,7 @@ struct ServeArgs {
   std::string logdir;
   int port = 6006;
   std::string bind = "127.0.0.1";
+  std::vector<std::string> allow_capture;
 };
 
 // Stops the server on SIGINT or SIGTERM. The signals are blocked in every thread (the
@@ -68,7 +70,7 @@ int serve(const ServeArgs& args) {
   if (!pytorch_trace && !std::filesystem::is_directory(args.logdir, ec))
     return bad_input(args.logdir, "not a directory (give the logdir, or a PyTorch trace .json(.gz))");
 
-  server::ServeOptions options{args.logdir, args.bind, args.port};
+  server::ServeOptions options{args.logdir, args.bind, args.port, args.allow_capture};
   server::ProfileServer server(options, server::make_analysis_backend());
   std::string error;
   if (!server.bind(&error)) {
@@ -84,6 +86,13 @@ int serve(const ServeArgs& args) {
   if (!server::ui_is_built())
     fmt::print("mlprof: this binary was built without the web UI (no npm at build time); the JSON API "
                "is at {}api/runs\n", server.url());
+  if (!server::is_loopback_address(args.bind)) {
+    if (args.allow_capture.empty())
+      fmt::print("mlprof: listening beyond this machine: the Capture dialog is off (--allow-capture host:port,... "
+                 "turns it on for those workers)\n");
+    else
+      fmt::print("mlprof: the Capture dialog may capture only from {}\n", fmt::join(args.allow_capture, ", "));
+  }
   fmt::print("mlprof: press Ctrl-C to stop\n");
   std::fflush(stdout);
   server.serve();
@@ -102,6 +111,10 @@ Command add_serve_command(CLI::App& app) {
   sub->add_option("--bind", args->bind,
                   "the address to listen on; only 127.0.0.1 (the default) keeps the profiles to this machine")
       ->capture_default_str();
+  sub->add_option("--allow-capture", args->allow_capture,
+                  "with --bind beyond loopback: the workers (host:port, comma-separated) the Capture dialog may "
+                  "capture from; without it capture is off there")
+      ->delimiter(',');
   return {sub, [args] { return serve(*args); }};
 }
 

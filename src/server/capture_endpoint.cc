@@ -3,6 +3,8 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #ifdef MLPROF_WITH_RPC_CLIENT
 #include "rpc/capture_client.h"
 #include "rpc/service_address.h"
@@ -74,6 +76,12 @@ Reply to_reply(const rpc::CaptureResult& result) {
 
 #endif
 
+[[maybe_unused]] std::string fmt_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out;
+}
+
 bool is_json_content(const std::string& content_type) {
   return content_type.rfind("application/json", 0) == 0;
 }
@@ -86,29 +94,77 @@ bool same_origin_or_none(const httplib::Request& req) {
 
 }  // namespace
 
-Reply capture_reply(const std::string& request_body, const std::string& logdir) {
+CapturePolicy capture_policy(bool loopback, const std::vector<std::string>& allowed) {
+  CapturePolicy policy;
+  if (loopback) return policy;
+  if (allowed.empty()) {
+    policy.enabled = false;
+    policy.reason =
+        "this server listens beyond this machine, so it captures only from workers its operator lists "
+        "(mlprof serve --allow-capture host:port,...)";
+    return policy;
+  }
+  for (const std::string& a : allowed) {
+    std::string address = a, error;
 #ifdef MLPROF_WITH_RPC_CLIENT
+    rpc::normalize_service_address(a, &address, &error);  // as the requests' addresses are
+#endif
+    policy.workers.push_back(address);
+  }
+  return policy;
+}
+
+Reply capture_policy_reply(const CapturePolicy& policy) {
+#ifndef MLPROF_WITH_RPC_CLIENT
+  (void)policy;
+  const json body = {{"enabled", false},
+                     {"reason", "this mlprof was built without gRPC, so it cannot capture from workers"},
+                     {"workers", json::array()}};
+#else
+  json body = {{"enabled", policy.enabled}, {"workers", policy.workers}};
+  if (!policy.enabled) body["reason"] = policy.reason;
+#endif
+  return Reply{200, "application/json", body.dump(), ""};
+}
+
+Reply capture_reply(const std::string& request_body, const std::string& logdir, const CapturePolicy& policy) {
+#ifdef MLPROF_WITH_RPC_CLIENT
+  if (!policy.enabled) return error_reply(403, "capture is off: " + policy.reason);
   rpc::CaptureRequest request;
   try {
     request = read_request(request_body, logdir);
   } catch (const std::exception& e) {
     return error_reply(400, e.what());
   }
+  for (const std::string& address : request.addresses) {
+    if (policy.workers.empty() ||
+        std::find(policy.workers.begin(), policy.workers.end(), address) != policy.workers.end())
+      continue;
+    return error_reply(403, "capture from " + address + " is not allowed: this server captures only from " +
+                                fmt_list(policy.workers));
+  }
   return to_reply(rpc::capture_profiles(request));
 #else
+  (void)request_body, (void)logdir, (void)policy;
   return error_reply(501, "this mlprof was built without gRPC, so it cannot capture from workers");
 #endif
 }
 
-void add_capture_route(httplib::Server& http, const std::string& logdir) {
-  http.Post("/api/capture", [logdir](const httplib::Request& req, httplib::Response& res) {
+void add_capture_route(httplib::Server& http, const std::string& logdir, CapturePolicy policy) {
+  http.Get("/api/capture", [policy](const httplib::Request&, httplib::Response& res) {
+    const Reply reply = capture_policy_reply(policy);
+    res.status = reply.status;
+    res.set_header("Cache-Control", "no-store");
+    res.set_content(reply.body, reply.content_type);
+  });
+  http.Post("/api/capture", [logdir, policy](const httplib::Request& req, httplib::Response& res) {
     Reply reply;
     if (!is_json_content(req.get_header_value("Content-Type"))) {
       reply = error_reply(415, "send the capture request as application/json");
     } else if (!same_origin_or_none(req)) {
       reply = error_reply(403, "captures are taken only from this server's own page");
     } else {
-      reply = capture_reply(req.body, logdir);
+      reply = capture_reply(req.body, logdir, policy);
     }
     res.status = reply.status;
     res.set_header("Cache-Control", "no-store");

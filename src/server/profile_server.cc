@@ -30,9 +30,13 @@ constexpr const char* kContentSecurityPolicy =
     "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; "
     "object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
+}  // namespace
+
 bool is_loopback_address(const std::string& address) {
   return address == "127.0.0.1" || address == "localhost" || address == "::1" || address.rfind("127.", 0) == 0;
 }
+
+namespace {
 
 // The host name of a Host header, without its port ("[::1]:6006" -> "::1").
 std::string host_name_of(const std::string& host_header) {
@@ -163,7 +167,7 @@ struct ProfileServer::Impl {
       : backend(std::move(backend)), api(RunCatalog(options.logdir), *this->backend),
         trace_api(RunCatalog(options.logdir), *this->backend), diff_api(RunCatalog(options.logdir)) {}
 
-  void add_routes(bool loopback_only);
+  void add_routes(bool loopback_only, const CapturePolicy& capture);
 
   std::unique_ptr<ToolBackend> backend;
   Api api;
@@ -176,7 +180,7 @@ struct ProfileServer::Impl {
   std::atomic<bool> serve_returned{false};
 };
 
-void ProfileServer::Impl::add_routes(bool loopback_only) {
+void ProfileServer::Impl::add_routes(bool loopback_only, const CapturePolicy& capture) {
   http.set_default_headers({{"X-Content-Type-Options", "nosniff"}, {"Referrer-Policy", "no-referrer"}});
   // SO_REUSEADDR only: httplib's default also sets SO_REUSEPORT, which would let a second
   // server share a port already in use instead of reporting it.
@@ -235,7 +239,7 @@ void ProfileServer::Impl::add_routes(bool loopback_only) {
   http.Get("/api/csv", [this](const httplib::Request& req, httplib::Response& res) {
     send(req, res, api.csv(query_params(req)));
   });
-  add_capture_route(http, api.catalog().logdir());
+  add_capture_route(http, api.catalog().logdir(), capture);
   add_trace_routes(http, trace_api);
   add_diff_routes(http, diff_api);
   http.Get(R"(/api(/.*)?)", [](const httplib::Request& req, httplib::Response& res) {
@@ -262,7 +266,8 @@ void ProfileServer::Impl::add_routes(bool loopback_only) {
 
 ProfileServer::ProfileServer(ServeOptions options, std::unique_ptr<ToolBackend> backend)
     : impl_(std::make_unique<Impl>(options, std::move(backend))), options_(std::move(options)) {
-  impl_->add_routes(is_loopback_address(options_.bind));
+  const bool loopback = is_loopback_address(options_.bind);
+  impl_->add_routes(loopback, capture_policy(loopback, options_.allow_capture));
 }
 
 ProfileServer::~ProfileServer() { stop(); }

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "server/tool_backend.h"
 
@@ -14,7 +15,13 @@ struct ServeOptions {
   std::string logdir;
   std::string bind = "127.0.0.1";  // loopback unless the user asks otherwise
   int port = 6006;                 // 0: any free port
+  // Bound beyond loopback, the capture dialog may reach only these workers (host:port);
+  // none listed: capture is off there (capture_endpoint.h).
+  std::vector<std::string> allow_capture;
 };
+
+// 127.x.x.x, ::1 or localhost: only this machine can connect.
+bool is_loopback_address(const std::string& address);
 
 class ProfileServer {
  public:

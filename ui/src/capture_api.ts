@@ -39,3 +39,17 @@ export async function postCapture(request: CaptureRequest): Promise<CaptureResul
   if (!res.ok) throw new Error((body as { error?: string })?.error ?? `HTTP ${res.status}`);
   return body as CaptureResult;
 }
+
+// GET /api/capture: whether this server captures, and from whom (a server listening beyond
+// this machine captures only from the workers its operator lists).
+export interface CapturePolicy {
+  enabled: boolean;
+  reason?: string; // why not, when off
+  workers: string[]; // the only workers allowed; empty: any
+}
+
+export async function fetchCapturePolicy(): Promise<CapturePolicy> {
+  const res = await fetch('/api/capture', { headers: { Accept: 'application/json' } });
+  if (!res.ok) throw new Error(`GET /api/capture: HTTP ${res.status}`);
+  return (await res.json()) as CapturePolicy;
+}

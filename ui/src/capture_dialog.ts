@@ -2,7 +2,7 @@
 // (the same capture as `mlprof capture`) and, when it is done, opens the new run. Workers
 // that fail are listed with the reason; the others' profiles are kept.
 import './capture_dialog.css';
-import { postCapture, type CaptureRequest, type CaptureResult, type WorkerCapture } from './capture_api';
+import { fetchCapturePolicy, postCapture, type CaptureRequest, type CaptureResult, type WorkerCapture } from './capture_api';
 import { clear, h } from './dom';
 import { formatBytes, formatCount } from './format';
 
@@ -48,7 +48,9 @@ class CaptureDialog {
   private readonly status = h('div', { class: 'capture-status', role: 'status', 'aria-live': 'polite' });
   private readonly submit = h('button', { type: 'submit', class: 'button primary', id: 'capture-start' }, 'Capture');
   private readonly cancel = h('button', { type: 'button', class: 'button' }, 'Close');
+  private readonly policyNote = h('div', { class: 'capture-policy', id: 'capture-policy' });
   private busy = false;
+  private off = false; // the server does not capture: the form stays disabled
 
   constructor(private readonly onCaptured: (result: CaptureResult) => void) {
     this.addresses.value = localStorage.getItem(REMEMBERED_ADDRESSES) ?? '';
@@ -56,6 +58,7 @@ class CaptureDialog {
       'form',
       { method: 'dialog' },
       h('h2', {}, 'Capture a profile from running workers'),
+      this.policyNote,
       h(
         'div',
         { class: 'capture-form' },
@@ -92,6 +95,25 @@ class CaptureDialog {
     if (!this.busy) this.showStatus('');
     this.dialog.showModal();
     this.addresses.focus();
+    void this.checkPolicy();
+  }
+
+  // Says why the server does not capture (and disables the form), or whom it captures from.
+  private async checkPolicy(): Promise<void> {
+    clear(this.policyNote);
+    try {
+      const policy = await fetchCapturePolicy();
+      this.off = !policy.enabled;
+      if (!policy.enabled) {
+        this.policyNote.append(h('div', { class: 'notice notice-caution' }, `Capture is off: ${policy.reason ?? ''}`));
+      } else if (policy.workers.length) {
+        this.policyNote.append(h('p', { class: 'hint' }, `This server captures only from ${policy.workers.join(', ')}.`));
+        if (!this.addresses.value) this.addresses.value = policy.workers.join(', ');
+      }
+    } catch {
+      this.off = false; // the capture request itself will say what is wrong
+    }
+    this.setBusy(this.busy);
   }
 
   private request(): CaptureRequest {
@@ -145,7 +167,7 @@ class CaptureDialog {
   private setBusy(busy: boolean): void {
     this.busy = busy;
     for (const el of [this.addresses, this.duration, this.hostLevel, this.deviceLevel, this.retries, this.submit])
-      el.disabled = busy;
+      el.disabled = busy || this.off;
     this.submit.textContent = busy ? 'Capturing…' : 'Capture';
   }
 

@@ -164,4 +164,52 @@ describe('capture dialog', () => {
     assert.equal(bad.status, 400);
     assert.match((await bad.json()).error, /not a worker address/);
   });
+
+  // A server listening beyond loopback: anyone on the network could otherwise make it open
+  // connections to any address they name.
+  test('bound beyond loopback, capture is off and the dialog says why; --allow-capture allows only the listed workers', async () => {
+    const worker = await startWorker();
+    const wide = await startServer(logdir, ['--bind', '0.0.0.0']);
+    try {
+      await visitPage({ context: browser.context, url: wide.url, ready: (page) => settled(page), screenshotDir }, async (page) => {
+        await page.click('#capture-open');
+        await page.waitForSelector('#capture-policy .notice');
+        assert.match(await page.locator('#capture-policy').textContent(), /Capture is off: .*--allow-capture/);
+        assert.equal(await page.locator('#capture-start').isDisabled(), true);
+        await page.screenshot({ path: path.join(screenshotDir, 'capture-off.png') });
+      });
+      const refused = await fetch(`${wide.url}api/capture`, {
+        method: 'POST',
+        body: JSON.stringify({ addresses: worker.address, duration_ms: 10 }),
+        headers: { 'Content-Type': 'application/json' },
+      });
+      assert.equal(refused.status, 403);
+      assert.match((await refused.json()).error, /capture is off/);
+    } finally {
+      assert.equal(await wide.stop(), 0);
+    }
+    const listed = await startServer(logdir, ['--bind', '0.0.0.0', '--allow-capture', worker.address]);
+    try {
+      const policy = await (await fetch(`${listed.url}api/capture`)).json();
+      assert.deepEqual(policy, { enabled: true, workers: [worker.address] });
+      const other = await fetch(`${listed.url}api/capture`, {
+        method: 'POST',
+        body: JSON.stringify({ addresses: `${worker.address},127.0.0.1:1`, duration_ms: 10 }),
+        headers: { 'Content-Type': 'application/json' },
+      });
+      assert.equal(other.status, 403);
+      assert.match((await other.json()).error, /127\.0\.0\.1:1 is not allowed/);
+      const ok = await fetch(`${listed.url}api/capture`, {
+        method: 'POST',
+        body: JSON.stringify({ addresses: worker.address, duration_ms: 100 }),
+        headers: { 'Content-Type': 'application/json' },
+      });
+      assert.equal(ok.status, 200);
+      assert.equal((await ok.json()).all_ok, true);
+    } finally {
+      assert.equal(await listed.stop(), 0);
+    }
+    // On loopback (the default) the dialog captures from anyone, as before.
+    assert.deepEqual(await (await fetch(`${server.url}api/capture`)).json(), { enabled: true, workers: [] });
+  });
 });

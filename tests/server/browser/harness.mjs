@@ -59,9 +59,9 @@ export function makeFixtureLogdir() {
   return dir;
 }
 
-// Starts `mlprof serve LOGDIR --port 0` and resolves with its URL once it listens.
-export function startServer(logdir) {
-  const child = spawn(env('MLPROF'), ['serve', logdir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+// Starts `mlprof serve LOGDIR --port 0 [ARGS]` and resolves with its URL once it listens.
+export function startServer(logdir, args = []) {
+  const child = spawn(env('MLPROF'), ['serve', logdir, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error(`mlprof serve printed no URL in 20 s:\n${output}`)), 20_000);
