@@ -7,6 +7,8 @@
 #include <charconv>
 
 #include "analysis/trace_event_details.h"
+#include "analysis/trace_counters.h"
+#include "analysis/trace_range_summary.h"
 #include "analysis/trace_search.h"
 #include "server/analyzed_profile.h"
 #include "server/gzip_body.h"
@@ -41,6 +43,13 @@ Reply guarded(F&& f) {
   } catch (const std::exception& e) {
     return error_reply(500, e.what());
   }
+}
+
+// A section's title: the plane's name, after its host's when the profile has several.
+std::string section_name(const model::Profile& p, const model::Plane& plane) {
+  std::string name(p.strings.view(plane.name));
+  if (p.hosts.size() > 1) name = std::string(p.strings.view(p.hosts[plane.host].name)) + " " + name;
+  return name;
 }
 
 const char* section_kind(model::PlaneKind k) {
@@ -101,14 +110,14 @@ Reply TraceApi::viewport(const QueryParams& params) {
     uint32_t section_plane = model::kNone;
     std::vector<analysis::TraceBox> boxes;
     std::vector<model::EventIndex> listed;
+    std::vector<bool> plane_shown(p.planes.size(), false);
     for (const auto& track : index.tracks()) {
       const model::Line& line = p.lines[track.line];
       if (line.plane != section_plane) {
         section_plane = line.plane;
         const model::Plane& plane = p.planes[line.plane];
-        std::string name(p.strings.view(plane.name));
-        if (p.hosts.size() > 1) name = std::string(p.strings.view(p.hosts[plane.host].name)) + " " + name;
-        sections.push_back({{"name", name}, {"kind", section_kind(plane.kind)}, {"tracks", json::array()}});
+        sections.push_back({{"name", section_name(p, plane)}, {"kind", section_kind(plane.kind)}, {"tracks", json::array()}});
+        plane_shown[line.plane] = true;
       }
       json rows = json::array();
       for (const auto& row : track.rows) {
@@ -132,12 +141,28 @@ Reply TraceApi::viewport(const QueryParams& params) {
       sections.back()["tracks"].push_back(
           {{"line", track.line}, {"name", std::string(p.strings.view(line_name))}, {"rows", std::move(rows)}});
     }
+    const bool with_steps = param(params, "steps") == "1";
+    // Every device the profile names is listed: one with no events says so.
+    if (with_steps)
+      for (uint32_t i = 0; i < p.planes.size(); ++i)
+        if (!plane_shown[i] && p.planes[i].kind == model::PlaneKind::kDevice)
+          sections.push_back({{"name", section_name(p, p.planes[i])}, {"kind", "device"}, {"tracks", json::array()},
+                              {"empty", "no events were recorded on this device during the capture"}});
     bool flows_truncated = false;
     json flows = viewport_flows(p, loaded->trace().flows, listed, zero, flows_truncated);
     json out = {{"run", param(params, "run")}, {"host", param(params, "host")}, {"begin_ps", 0}, {"end_ps", span},
                 {"start_ps", start}, {"end_ps_view", end}, {"width_px", width},
                 {"names", std::move(names)}, {"sections", std::move(sections)},
                 {"flows", std::move(flows)}, {"flows_truncated", flows_truncated}};
+    if (with_steps) {
+      json steps = json::array();
+      const auto& grouping = loaded->steps().grouping;
+      for (const uint32_t g : grouping.selected) {
+        const auto& s = grouping.steps[g];
+        steps.push_back({s.begin_ps - zero, s.duration_ps(), s.step_num});
+      }
+      out["steps"] = std::move(steps);
+    }
     return Reply{200, "application/json", out.dump(), ""};
   });
 }
@@ -168,6 +193,53 @@ Reply TraceApi::search(const QueryParams& params) {
       events.push_back({{"event", e}, {"name", std::string(p.name(e))}, {"line", p.events.line[e]},
                         {"start_ps", p.start_ps(e) - zero}, {"duration_ps", p.duration_ps(e)}});
     return Reply{200, "application/json", json{{"total", found.total}, {"events", std::move(events)}}.dump(), ""};
+  });
+}
+
+Reply TraceApi::summary(const QueryParams& params) {
+  return guarded([&] {
+    const auto loaded = load(params);
+    const model::Profile& p = loaded->profile();
+    const int64_t zero = loaded->trace().index.begin_ps();
+    const int64_t start = int_param(params, "start_ps", 0), end = int_param(params, "end_ps", -1);
+    if (end <= start) throw QueryError(400, "end_ps must be after start_ps");
+    const int64_t limit = int_param(params, "limit", 100);
+    if (limit < 1 || limit > 10000) throw QueryError(400, "limit must be from 1 to 10000");
+    std::vector<uint32_t> lines;
+    const std::string list = param(params, "lines");
+    for (size_t at = 0; at < list.size();) {
+      const size_t comma = std::min(list.find(',', at), list.size());
+      uint32_t l = 0;
+      auto [ptr, ec] = std::from_chars(list.data() + at, list.data() + comma, l);
+      if (ec != std::errc() || ptr != list.data() + comma || l >= p.lines.size())
+        throw QueryError(400, "parameter 'lines' must list line numbers of this trace, comma-separated");
+      lines.push_back(l);
+      at = comma + 1;
+    }
+    const auto s = analysis::summarize_trace_range(p, zero + start, zero + end, lines, size_t(limit));
+    json names = json::array();
+    for (const auto& n : s.names) names.push_back({{"name", n.name}, {"count", n.count}, {"total_ps", n.total_ps}});
+    const json out = {{"start_ps", start}, {"end_ps", end}, {"events", s.events},
+                      {"distinct_names", s.distinct_names}, {"names", std::move(names)}};
+    return Reply{200, "application/json", out.dump(-1, ' ', false, json::error_handler_t::replace), ""};
+  });
+}
+
+Reply TraceApi::counters(const QueryParams& params) {
+  return guarded([&] {
+    const auto loaded = load(params);
+    const model::Profile& p = loaded->profile();
+    const int64_t zero = loaded->trace().index.begin_ps();
+    json counters = json::array();
+    for (const auto& t : analysis::trace_counter_tracks(p, loaded->trace().flows)) {
+      json points = json::array();
+      for (const auto& [time, value] : t.points) points.push_back({time - zero, value});
+      counters.push_back({{"name", t.name},
+                          {"section", t.plane < p.planes.size() ? section_name(p, p.planes[t.plane]) : ""},
+                          {"unit", t.unit}, {"points", std::move(points)}});
+    }
+    return Reply{200, "application/json",
+                 json{{"counters", std::move(counters)}}.dump(-1, ' ', false, json::error_handler_t::replace), ""};
   });
 }
 
@@ -211,6 +283,12 @@ void add_trace_routes(httplib::Server& http, TraceApi& api) {
   });
   http.Get("/api/trace/search", [&api](const httplib::Request& req, httplib::Response& res) {
     send_reply(req, res, api.search(params_of(req)));
+  });
+  http.Get("/api/trace/summary", [&api](const httplib::Request& req, httplib::Response& res) {
+    send_reply(req, res, api.summary(params_of(req)));
+  });
+  http.Get("/api/trace/counters", [&api](const httplib::Request& req, httplib::Response& res) {
+    send_reply(req, res, api.counters(params_of(req)));
   });
 }
 

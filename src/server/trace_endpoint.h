@@ -12,7 +12,14 @@
 //       Times are ps since the trace's first event; events at least one pixel wide are listed,
 //       narrower ones merge into boxes per pixel column. Flows are those with a listed end
 //       (at most kMaxViewportFlows).
+//       With steps=1 also "steps": [[begin_ps, duration_ps, step_num]] (the step windows), and
+//       device planes without events are sections with no tracks and "empty": why.
 //   GET /api/trace/event?run=&host=&event=   trace_event_details (stats, step, flows)
+//   GET /api/trace/summary?run=&host=&start_ps=&end_ps=[&lines=1,2][&limit=]   a range's events per name
+//       {"events", "distinct_names", "names": [{"name", "count", "total_ps"}]} (trace_range_summary.h)
+//   GET /api/trace/counters?run=&host=   {"counters": [{"name", "section", "unit", "points": [[t_ps, value]]}]}
+//       (trace_counters.h: GPU queue length per stream, in its device's section; memory in use
+//       per allocator, "section" "")
 //   GET /api/trace/search?run=&host=&q=[&limit=]   {"total", "events": [{"event", "name", "line", "start_ps", "duration_ps"}]}
 #pragma once
 
@@ -39,6 +46,8 @@ class TraceApi {
   Reply viewport(const QueryParams& params);
   Reply event(const QueryParams& params);
   Reply search(const QueryParams& params);
+  Reply summary(const QueryParams& params);
+  Reply counters(const QueryParams& params);
 
  private:
   std::shared_ptr<const AnalyzedProfile> load(const QueryParams& params);
@@ -46,7 +55,7 @@ class TraceApi {
   ToolBackend& backend_;
 };
 
-// Registers the three routes; `api` must outlive the server.
+// Registers the routes; `api` must outlive the server.
 void add_trace_routes(httplib::Server& http, TraceApi& api);
 
 }  // namespace mlprof::server

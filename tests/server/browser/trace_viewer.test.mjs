@@ -45,7 +45,19 @@ test('trace viewer: tracks, zoom, details and search', () =>
     const tracks = await page.locator('.trace-track-label').allTextContents();
     assert.ok(tracks.includes('train') && tracks.includes('input_loader'), `tracks: ${tracks}`);
 
-    // The whole trace first (10 steps 110 ms apart), then W zooms in around the middle.
+    // It opens on the steps: of the 10 steps (110 ms apart; the first and last are partial, so
+    // 8 count), the first three, with a little margin; the axis starts at a readable origin.
+    assert.equal(await viewerData(page, 'steps'), '8');
+    const [stepsStart, stepsEnd] = await visibleRange(page);
+    assert.ok(stepsStart > 100e9 && stepsStart < 115e9, `the view starts at the first whole step, not at ${stepsStart} ps`);
+    const stepsSpan = stepsEnd - stepsStart;
+    assert.ok(stepsSpan > 300e9 && stepsSpan < 360e9, `three steps are in view, not ${stepsSpan} ps`);
+    assert.match(await page.locator('.trace-axis').getAttribute('aria-label'), /^Time axis: \d+ ms, \d+ ms/);
+    await page.locator('.trace-button', { hasText: 'Reset' }).click();
+    await page.waitForFunction(() => !document.querySelector('.trace-viewer[data-loading]'));
+    assert.match(await page.locator('.trace-axis').getAttribute('aria-label'), /^Time axis: 0 ms, /);
+
+    // Reset shows the whole trace; then W zooms in around the middle.
     const [start0, end0] = await visibleRange(page);
     assert.equal(start0, 0);
     assert.ok(end0 > 1000e9 && end0 < 1200e9, `the trace spans about 1.1 s, not ${end0} ps`);
@@ -91,6 +103,13 @@ test('trace viewer: tracks, zoom, details and search', () =>
     await page.mouse.up();
     await page.keyboard.up('Shift');
     assert.match(await page.locator('.trace-measure').textContent(), /^Measured: [\d.]+ (ps|ns|µs|ms|s)$/);
+    // The range's events per name, like Perfetto's area selection.
+    await page.waitForSelector('[data-testid="range-summary"]');
+    const summary = await page.locator('table[aria-label="Events in the selected range"] tbody tr').evaluateAll((trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+    );
+    assert.ok(summary.length >= 1, 'the range holds events');
+    assert.ok(summary.every((r) => Number(r[1].replace(/,/g, '')) >= 1 && /\d (ps|ns|µs|ms|s)$/.test(r[2])), JSON.stringify(summary));
 
   }));
 
@@ -136,17 +155,15 @@ test('trace viewer: flow arrows of visible events, a toggle, and the selected ev
   });
   assert.equal(capture.flows, 20);
   await onViewer('trace_viewer_flows', 'run=flows&host=worker0&tool=trace_viewer', async (page) => {
+    // By default only the selected event's arrows: none before a selection.
     const toggle = page.locator('.trace-flows-toggle');
-    assert.equal(await toggle.getAttribute('aria-pressed'), 'true');
-    await waitForViewer(page, 'flows-drawn', 20);
+    assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
+    await page.locator('.trace-button', { hasText: 'Reset' }).click();
+    await page.waitForFunction(() => !document.querySelector('.trace-viewer[data-loading]'));
+    await waitForViewer(page, 'flows-drawn', 0);
     assert.equal(await viewerData(page, 'selected-flows-drawn'), '0');
 
-    await toggle.click();
-    assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
-    await waitForViewer(page, 'flows-drawn', 0);
-    assert.match(await page.evaluate(() => window.location.hash), /flows=0/);
-
-    // Selecting a launch (through search) draws its own flow, highlighted, with the others hidden.
+    // Selecting a launch (through search) draws its own flow, highlighted.
     await page.locator('.trace-search').fill('cudaLaunchKernel');
     await page.locator('.trace-search').press('Enter');
     await page.waitForFunction(() => document.querySelector('.trace-details-name')?.textContent === 'cudaLaunchKernel');
@@ -154,12 +171,21 @@ test('trace viewer: flow arrows of visible events, a toggle, and the selected ev
     assert.equal(await viewerData(page, 'flows-drawn'), '0');
     assert.match(await page.locator('.trace-flows').textContent(), /launch: gemm_kernel/);
 
-    // Back to the whole trace with flows on: the other 19 in grey, the selected one on top.
+    // Asked for, every visible event's arrows: the other 19 in grey, the selected one on top.
     await toggle.click();
+    assert.equal(await toggle.getAttribute('aria-pressed'), 'true');
+    assert.match(await page.evaluate(() => window.location.hash), /flows=1/);
     await page.locator('.trace-button', { hasText: 'Reset' }).click();
     await page.waitForFunction(() => !document.querySelector('.trace-viewer[data-loading]'));
     await waitForViewer(page, 'flows-drawn', 19);
     await waitForViewer(page, 'selected-flows-drawn', 1);
+    await toggle.click();
+    await waitForViewer(page, 'flows-drawn', 0);
     assert.doesNotMatch(await page.evaluate(() => window.location.hash), /flows=/);
+
+    // The GPU queue length of the stream, from the launches, is a counter track at the top of
+    // the device's section.
+    const counters = await page.locator('.trace-counter-label').allTextContents();
+    assert.ok(counters.some((c) => /^Queue · /.test(c)), `counters: ${counters}`);
   });
 });

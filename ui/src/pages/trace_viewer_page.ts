@@ -3,22 +3,35 @@
 // zoom with the wheel or W/S, pan by dragging or A/D. A reply of /api/trace spans the view and
 // a span either side (viewport_plan.ts), so panning redraws from it, at most once a frame, and
 // a new one is asked only when the view leaves it or the zoom changes; the last reply stays
-// drawn, scaled, until the next arrives. Flow arrows of the visible events (launch → kernel,
-// producer → consumer) can be hidden; the selected event's stay highlighted. Click an event
-// for its details; shift-drag measures an interval; search highlights and steps through
-// events by name.
+// drawn, scaled, until the next arrives. It opens on the steps (the first few when there are
+// many), devices first, counter tracks (GPU queue length, memory in use) at the top; tracks can
+// be pinned there too. The selected event's flow arrows (launch → kernel, producer → consumer)
+// are drawn; every visible event's only when asked. Click an event for its details;
+// shift-drag selects a range and lists what it holds per name; search highlights and steps
+// through events by name.
 //
 // This file holds the view's state and the fetching; the parts live in src/trace: layout
 // (trace_layout), painting (trace_drawing, trace_flows_drawing), mouse and keys (trace_input),
 // the details pane (trace_details), search (trace_search) and the track labels.
-import { h } from '../dom';
+import { clear, h } from '../dom';
 import { pageHeader } from '../components/panel';
-import { fetchEventDetails, fetchViewport, type TraceEventDetails, type TraceEventRef, type TraceViewport } from '../trace/trace_api';
-import { clampRange, formatPs, zoomRange, type TimeRange } from '../trace/time_scale';
+import {
+  fetchCounters,
+  fetchEventDetails,
+  fetchRangeSummary,
+  fetchViewport,
+  type CounterTrack,
+  type TraceEventDetails,
+  type TraceEventRef,
+  type TraceStep,
+  type TraceViewport,
+} from '../trace/trace_api';
+import { clampRange, formatPs, formatRange, zoomRange, type TimeRange } from '../trace/time_scale';
 import { covers, rangeToFetch, type FetchedRange } from '../trace/viewport_plan';
 import { formatCollapsed, parseCollapsed, rememberOption } from '../trace/collapsed_tracks';
 import { EMPTY_LAYOUT, hitAt, layoutOf, type Layout } from '../trace/trace_layout';
-import { drawAxis, sizeCanvas, TimelinePainter } from '../trace/trace_drawing';
+import { drawAxis, formatCounter, sizeCanvas, TimelinePainter } from '../trace/trace_drawing';
+import { rangeSummaryView } from '../trace/trace_range_summary';
 import { drawFlows } from '../trace/trace_flows_drawing';
 import { listenTraceInput } from '../trace/trace_input';
 import { showDetails, showDetailsMessage } from '../trace/trace_details';
@@ -28,6 +41,21 @@ import type { PageContext, ToolPage } from './tool_page';
 import './trace_viewer_page.css';
 
 const FETCH_DELAY_MS = 80;
+// Opening on a run of many steps shows this many of them.
+const STEPS_SHOWN = 3;
+// Below the timeline, the details pane keeps this much of the window.
+const DETAILS_PX = 220;
+
+// The view a trace opens on: its steps (the first few when there are many; step grouping has
+// already left out partial steps at the edges), else the whole trace.
+export function initialView(steps: TraceStep[], total: number): TimeRange {
+  if (!steps.length) return { start: 0, end: total };
+  const shown = steps.slice(0, STEPS_SHOWN);
+  const start = Math.min(...shown.map((s) => s[0]));
+  const end = Math.max(...shown.map((s) => s[0] + s[1]));
+  const margin = (end - start) * 0.02;
+  return { start: Math.max(0, start - margin), end: Math.min(total, end + margin) };
+}
 
 export const traceViewerPage: ToolPage = {
   async render(root: HTMLElement, ctx: PageContext): Promise<void> {
@@ -66,7 +94,10 @@ class TraceViewer {
   private fetched: FetchedRange | null = null; // what `reply` spans
   private layout: Layout = EMPTY_LAYOUT;
   private collapsed: Set<string>;
+  private pinned: Set<string>;
+  private counters: CounterTrack[] = [];
   private showFlows: boolean;
+  private summaryToken = 0;
   private selected: TraceEventDetails | null = null;
   private measure: TimeRange | null = null;
   private measureMode = false;
@@ -79,16 +110,24 @@ class TraceViewer {
 
   constructor(private readonly ctx: PageContext) {
     this.collapsed = parseCollapsed(ctx.options.collapsed);
-    this.showFlows = ctx.options.flows !== '0';
+    this.pinned = parseCollapsed(ctx.options.pinned);
+    // The selected event's arrows always; every visible event's only when asked (they hide
+    // the tracks under a mesh).
+    this.showFlows = ctx.options.flows === '1';
     const flowsToggle = h(
       'button',
-      { type: 'button', class: 'trace-button trace-flows-toggle', 'aria-pressed': String(this.showFlows), title: 'Show the flow arrows of visible events' },
-      'Flows',
+      {
+        type: 'button',
+        class: 'trace-button trace-flows-toggle',
+        'aria-pressed': String(this.showFlows),
+        title: 'Draw the flow arrows of every visible event (the selected event’s are always drawn)',
+      },
+      'All flows',
     );
     flowsToggle.addEventListener('click', () => {
       this.showFlows = !this.showFlows;
       flowsToggle.setAttribute('aria-pressed', String(this.showFlows));
-      rememberOption('flows', this.showFlows ? '' : '0');
+      rememberOption('flows', this.showFlows ? '1' : '');
       this.scheduleDraw();
     });
     const measureToggle = h('button', { type: 'button', class: 'trace-button', 'aria-pressed': 'false' }, 'Measure');
@@ -134,15 +173,21 @@ class TraceViewer {
       this.tooltip,
       this.details,
     );
-    showDetailsMessage(this.details, 'Click an event to see its details.');
+    showDetailsMessage(this.details, 'Click an event to see its details; shift-drag to see what a range holds.');
   }
 
   async start(): Promise<void> {
     this.listen();
-    // A one-pixel-wide reply (cheap) tells the trace's length.
-    const first = await fetchViewport(this.ctx.run, this.ctx.host, { start: 0, end: 1e15, width: 1 });
+    this.fitHeight();
+    // A one-pixel-wide reply (cheap) tells the trace's length and its steps.
+    const [first, counters] = await Promise.all([
+      fetchViewport(this.ctx.run, this.ctx.host, { start: 0, end: 1e15, width: 1 }, undefined, true),
+      fetchCounters(this.ctx.run, this.ctx.host).catch(() => [] as CounterTrack[]),
+    ]);
+    this.counters = counters.filter((c) => c.points.length > 1);
     this.total = Math.max(first.end_ps, 1);
-    this.view = { start: 0, end: this.total };
+    this.view = clampRange(initialView(first.steps ?? [], this.total), this.total);
+    this.element.setAttribute('data-steps', String(first.steps?.length ?? 0));
     this.showRange();
     const range = rangeToFetch(this.view, this.plotWidth(), this.total);
     const reply = await fetchViewport(this.ctx.run, this.ctx.host, { ...range, width: range.widthPx });
@@ -157,8 +202,14 @@ class TraceViewer {
     this.cleanups.forEach((c) => c());
   }
 
+  // The timeline takes the window's height below its top, leaving room for the details.
+  private fitHeight(): void {
+    const top = this.scroller.getBoundingClientRect().top + window.scrollY;
+    this.scroller.style.maxHeight = `${Math.max(240, window.innerHeight - top - DETAILS_PX)}px`;
+  }
+
   private plotWidth(): number {
-    return Math.max(200, this.canvas.clientWidth || this.scroller.clientWidth - 200 || 1000);
+    return Math.max(200, this.canvas.clientWidth || this.scroller.clientWidth - 240 || 1000);
   }
 
   private on<K extends keyof HTMLElementEventMap>(
@@ -189,15 +240,18 @@ class TraceViewer {
           this.showMeasure();
           this.scheduleDraw();
         },
+        measured: () => void this.summarizeRange(),
         select: (event) => void this.select(event),
         tooltip: (text, clientX, clientY) => this.showTooltip(text, clientX, clientY),
         names: () => this.reply?.names ?? {},
+        counterText: (place, value) => formatCounter(place, value),
       },
       (target, type, fn, options) => this.on(target, type, fn, options),
     );
     this.on(this.search.input, 'keydown', (e) => this.search.onKey(e));
     this.on(this.scroller, 'scroll', () => this.scheduleDraw());
     this.on(window, 'resize', () => {
+      this.fitHeight();
       this.scheduleDraw();
       this.scheduleFetch();
     });
@@ -300,15 +354,25 @@ class TraceViewer {
     this.relayout();
   }
 
+  private togglePinned(key: string): void {
+    if (this.pinned.has(key)) this.pinned.delete(key);
+    else this.pinned.add(key);
+    rememberOption('pinned', formatCollapsed(this.pinned));
+    this.relayout();
+  }
+
   private relayout(): void {
     if (!this.reply) return;
-    this.layout = layoutOf(this.reply, this.collapsed);
+    this.layout = layoutOf(this.reply, this.collapsed, this.pinned, this.counters);
     this.element.setAttribute('data-rows', String(this.layout.rows.length));
     // Replies while panning keep the same tracks: their labels stay as they are.
     const labelsShown = JSON.stringify(this.layout.labels) + String(this.reply.sections.length);
     if (labelsShown !== this.labelsShown) {
       this.labelsShown = labelsShown;
-      renderTrackLabels(this.labels, this.layout, (key) => this.toggleCollapsed(key));
+      renderTrackLabels(this.labels, this.layout, {
+        toggle: (key) => this.toggleCollapsed(key),
+        pin: (key) => this.togglePinned(key),
+      });
       if (this.reply.sections.length === 0) this.labels.append(h('p', { class: 'muted' }, 'This run has no events.'));
     }
     this.scheduleDraw();
@@ -319,7 +383,7 @@ class TraceViewer {
     if (this.disposed) return;
     const began = performance.now();
     const width = this.plotWidth();
-    this.rangeText.textContent = `${formatPs(this.view.start)} – ${formatPs(this.view.end)} (${formatPs(this.view.end - this.view.start)} visible)`;
+    this.rangeText.textContent = `${formatRange(this.view)} (${formatPs(this.view.end - this.view.start)} visible)`;
     drawAxis(this.axis, this.view, width, this.measure);
     const fullHeight = Math.max(this.layout.height, 60);
     const boxHeight = `${fullHeight}px`;
@@ -340,6 +404,7 @@ class TraceViewer {
       measure: this.measure,
     };
     this.painter.drawRows(g, frame);
+    this.painter.drawCounters(g, frame);
     const psPerPx = (this.view.end - this.view.start) / width;
     const xOf = (ps: number) => (ps - this.view.start) / psPerPx;
     const flows = drawFlows(g, this.layout, xOf, width, this.showFlows ? (this.reply?.flows ?? []) : null, this.selected);
@@ -356,7 +421,25 @@ class TraceViewer {
       : '';
   }
 
+  // The selected range's events per name, from the server (merged boxes included).
+  private async summarizeRange(): Promise<void> {
+    const range = this.measure;
+    if (!range || range.start === range.end) return;
+    const token = ++this.summaryToken;
+    const r = { start: Math.min(range.start, range.end), end: Math.max(range.start, range.end) };
+    showDetailsMessage(this.details, 'Summing up the range…');
+    try {
+      const summary = await fetchRangeSummary(this.ctx.run, this.ctx.host, r, []);
+      if (this.disposed || token !== this.summaryToken) return;
+      clear(this.details);
+      this.details.append(rangeSummaryView(summary));
+    } catch (e) {
+      showDetailsMessage(this.details, `Could not sum up the range: ${(e as Error).message}`);
+    }
+  }
+
   private async select(event: number): Promise<void> {
+    ++this.summaryToken;
     showDetailsMessage(this.details, 'Loading…');
     try {
       const d = await fetchEventDetails(this.ctx.run, this.ctx.host, event);

@@ -5,15 +5,20 @@ import { readViewState, viewStateHash } from '../location_state';
 
 export const sectionKey = (index: number): string => `s${index}`;
 export const trackKey = (line: number): string => `t${line}`;
+// The groups that are no section of the reply: counter tracks and pinned tracks.
+export const COUNTERS_KEY = 'counters';
+export const PINNED_KEY = 'pinned';
 
+// Also read for the pinned tracks (`pinned=t12,t40`).
 export function parseCollapsed(text: string | undefined): Set<string> {
   const out = new Set<string>();
-  for (const key of (text ?? '').split(',')) if (/^[st]\d+$/.test(key)) out.add(key);
+  for (const key of (text ?? '').split(','))
+    if (/^[st]\d+$/.test(key) || key === COUNTERS_KEY || key === PINNED_KEY) out.add(key);
   return out;
 }
 
 export function formatCollapsed(keys: Set<string>): string {
-  const order = (k: string) => (k[0] === 's' ? 0 : 1e9) + Number(k.slice(1));
+  const order = (k: string) => (k[0] === 's' ? 0 : k[0] === 't' ? 1e9 : -1) + (Number(k.slice(1)) || 0);
   return [...keys].sort((a, b) => order(a) - order(b)).join(',');
 }
 

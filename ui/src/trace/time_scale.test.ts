@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clampRange, formatPs, panRange, timeTicks, zoomRange } from './time_scale';
+import { axisLabels, clampRange, formatPs, formatRange, panRange, timeTicks, zoomRange } from './time_scale';
 
 describe('time scale', () => {
   it('zooms around the anchor and stays inside the trace', () => {
@@ -18,5 +18,12 @@ describe('time scale', () => {
     expect(timeTicks({ start: 0, end: 100e9 }, 5)).toEqual([0, 20e9, 40e9, 60e9, 80e9, 100e9]);
     expect(formatPs(1.5e9)).toBe('1.5 ms');
     expect(formatPs(2500)).toBe('2.5 ns');
+  });
+
+  it('labels the axis in one unit, from a readable origin', () => {
+    expect(axisLabels({ start: 0, end: 1000e9 }, 5).map((l) => l.text)).toEqual(['0 ms', '200 ms', '400 ms', '600 ms', '800 ms', '1000 ms']);
+    expect(axisLabels({ start: 0, end: 3e12 }, 3).map((l) => l.text)).toEqual(['0 s', '1 s', '2 s', '3 s']);
+    expect(axisLabels({ start: 1.5e6, end: 2.5e6 }, 2).map((l) => l.text)).toEqual(['1500 ns', '2000 ns', '2500 ns']);
+    expect(formatRange({ start: 0, end: 250e9 })).toBe('0 – 250 ms');
   });
 });

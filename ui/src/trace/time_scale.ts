@@ -50,3 +50,28 @@ export function timeTicks(r: TimeRange, target: number): number[] {
   for (let t = Math.ceil(r.start / step) * step; t <= r.end && ticks.length < 1000; t += step) ticks.push(t);
   return ticks;
 }
+
+const UNITS: [number, string][] = [
+  [1e12, 's'],
+  [1e9, 'ms'],
+  [1e6, 'µs'],
+  [1e3, 'ns'],
+  [1, 'ps'],
+];
+
+// The axis's labels: every tick in one unit, the largest that keeps the step a whole number
+// of it or more ("0 ms", "200 ms", ... rather than "0 ps", "200 ms", ..., "1 s").
+export function axisLabels(r: TimeRange, target: number): { t: number; text: string }[] {
+  const ticks = timeTicks(r, target);
+  const step = ticks.length > 1 ? ticks[1] - ticks[0] : r.end - r.start;
+  const [scale, unit] = UNITS.find(([s]) => step >= s) ?? UNITS[UNITS.length - 1];
+  return ticks.map((t) => ({ t, text: `${Number((t / scale).toPrecision(12))} ${unit}` }));
+}
+
+// A range as text, both ends in the unit of its span ("0 ms – 250 ms").
+export function formatRange(r: TimeRange): string {
+  const span = r.end - r.start;
+  const [scale, unit] = UNITS.find(([s]) => span >= s) ?? UNITS[UNITS.length - 1];
+  const fmt = (v: number) => String(Number((v / scale).toFixed(3)));
+  return `${fmt(r.start)} – ${fmt(r.end)} ${unit}`;
+}

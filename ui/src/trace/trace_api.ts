@@ -23,7 +23,11 @@ export interface TraceSection {
   name: string;
   kind: 'device' | 'host' | 'other';
   tracks: TraceTrack[];
+  empty?: string; // a device with no events: why
 }
+
+// [begin_ps, duration_ps, step_num]
+export type TraceStep = [number, number, number];
 
 // [from_event, to_event, kind, from_line, from_start_ps, to_line, to_start_ps]: an arrow with
 // at least one end among the reply's events.
@@ -39,6 +43,7 @@ export interface TraceViewport {
   sections: TraceSection[];
   flows: TraceViewportFlow[];
   flows_truncated: boolean;
+  steps?: TraceStep[]; // asked with steps=1
 }
 
 export interface TraceEventRef {
@@ -80,6 +85,21 @@ export interface TraceSearchReply {
   events: TraceSearchHit[];
 }
 
+export interface TraceRangeSummary {
+  start_ps: number;
+  end_ps: number;
+  events: number;
+  distinct_names: number;
+  names: { name: string; count: number; total_ps: number }[];
+}
+
+export interface CounterTrack {
+  name: string;
+  section: string; // the section it is drawn in (a device's, for its streams' queues), or ''
+  unit: string; // 'bytes' or '' (a count)
+  points: [number, number][]; // [t_ps, value from then on]
+}
+
 function query(path: string, params: Record<string, string | number>): string {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== '') q.set(k, String(v));
@@ -98,11 +118,22 @@ export function fetchViewport(
   host: string,
   view: { start: number; end: number; width: number },
   signal?: AbortSignal,
+  steps = false,
 ): Promise<TraceViewport> {
   const start = Math.max(0, Math.floor(view.start));
   const end = Math.max(start + 1, Math.ceil(view.end));
   const width = Math.min(20000, Math.max(1, Math.round(view.width)));
-  return get(query('/api/trace', { run, host, start_ps: start, end_ps: end, width_px: width }), signal);
+  return get(query('/api/trace', { run, host, start_ps: start, end_ps: end, width_px: width, steps: steps ? 1 : '' }), signal);
+}
+
+export function fetchRangeSummary(run: string, host: string, range: { start: number; end: number }, lines: number[]): Promise<TraceRangeSummary> {
+  const start = Math.max(0, Math.floor(range.start));
+  const end = Math.max(start + 1, Math.ceil(range.end));
+  return get(query('/api/trace/summary', { run, host, start_ps: start, end_ps: end, lines: lines.join(',') }));
+}
+
+export async function fetchCounters(run: string, host: string): Promise<CounterTrack[]> {
+  return (await get<{ counters: CounterTrack[] }>(query('/api/trace/counters', { run, host }))).counters;
 }
 
 export function fetchEventDetails(run: string, host: string, event: number): Promise<TraceEventDetails> {

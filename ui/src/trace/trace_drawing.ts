@@ -1,13 +1,14 @@
 // Painting the trace viewer's canvases: the rows in sight with their boxes and labels, the
 // measured interval, and the time axis. Only what lies in the visible band and time range is
 // drawn (found by binary search within a row), so a frame costs what is on screen.
-import { formatPs, timeTicks, type TimeRange } from './time_scale';
-import { colourOf, firstEndingAfter, ROW_PX, type Layout } from './trace_layout';
+import { formatBytes } from '../format';
+import { axisLabels, formatPs, type TimeRange } from './time_scale';
+import { colourOf, COUNTER_PX, firstEndingAfter, lastAtOrBefore, ROW_PX, type CounterPlace, type Layout } from './trace_layout';
 
 export const AXIS_PX = 24;
-// Names drawn inside boxes: only in boxes this wide, and at most this many per frame (text
-// is the dearest thing a frame draws).
-const MIN_LABEL_PX = 40;
+// Names drawn inside boxes: in any box with room for a few letters, and at most this many per
+// frame (text is the dearest thing a frame draws).
+const MIN_LABEL_PX = 18;
 const MAX_LABELS_PER_FRAME = 1500;
 // Runs of events under a pixel wide, merged: a flat grey (a pattern fill costs far more to
 // raster than the boxes themselves).
@@ -115,6 +116,50 @@ export class TimelinePainter {
     }
   }
 
+  // Counter tracks: a step line filled below, scaled to the track's maximum (written at its
+  // top right).
+  drawCounters(g: CanvasRenderingContext2D, f: Frame): void {
+    const psPerPx = (f.view.end - f.view.start) / f.width;
+    const xOf = (ps: number) => (ps - f.view.start) / psPerPx;
+    g.font = '10px system-ui, sans-serif';
+    g.textBaseline = 'top';
+    for (const place of f.layout.counters) {
+      if (place.y + COUNTER_PX < f.top || place.y > f.top + f.height) continue;
+      const pts = place.counter.points;
+      const base = place.y + COUNTER_PX - 1;
+      const scale = place.max > 0 ? (COUNTER_PX - 4) / place.max : 0;
+      const colour = place.counter.unit === 'bytes' ? '#8430ce' : '#1967d2';
+      g.beginPath();
+      g.moveTo(0, base);
+      let i = Math.max(0, lastAtOrBefore(pts, f.view.start));
+      let value = pts.length && pts[0][0] <= f.view.start ? pts[i][1] : 0;
+      g.lineTo(0, base - value * scale);
+      for (; i < pts.length; ++i) {
+        const px = xOf(pts[i][0]);
+        if (px < 0) continue;
+        if (px > f.width) break;
+        g.lineTo(px, base - value * scale);
+        value = pts[i][1];
+        g.lineTo(px, base - value * scale);
+      }
+      g.lineTo(f.width, base - value * scale);
+      g.lineTo(f.width, base);
+      g.closePath();
+      g.globalAlpha = 0.25;
+      g.fillStyle = colour;
+      g.fill();
+      g.globalAlpha = 1;
+      g.strokeStyle = colour;
+      g.lineWidth = 1;
+      g.stroke();
+      g.fillStyle = '#5f6368';
+      g.textAlign = 'right';
+      g.fillText(`max ${formatCounter(place, place.max)}`, f.width - 4, place.y + 1);
+      g.textAlign = 'start';
+    }
+    g.textBaseline = 'middle';
+  }
+
   drawMeasure(g: CanvasRenderingContext2D, f: Frame): void {
     if (!f.measure) return;
     const xOf = (ps: number) => ((ps - f.view.start) / (f.view.end - f.view.start)) * f.width;
@@ -150,6 +195,10 @@ export class TimelinePainter {
   }
 }
 
+export function formatCounter(place: CounterPlace, value: number): string {
+  return place.counter.unit === 'bytes' ? formatBytes(value) : value.toLocaleString();
+}
+
 // `plotWidth`: the timeline canvas's width, which the axis's x follows (the axis may be wider,
 // over the scroller's scrollbar).
 export function drawAxis(axis: HTMLCanvasElement, view: TimeRange, plotWidth: number, measure: TimeRange | null): void {
@@ -162,13 +211,19 @@ export function drawAxis(axis: HTMLCanvasElement, view: TimeRange, plotWidth: nu
   g.fillStyle = '#5f6368';
   g.strokeStyle = '#dadce0';
   g.textBaseline = 'top';
-  for (const t of timeTicks(view, Math.max(2, Math.floor(plotWidth / 110)))) {
+  const labels = axisLabels(view, Math.max(2, Math.floor(plotWidth / 110)));
+  // What the axis says, for screen readers and tests (a canvas's text cannot be read).
+  const said = `Time axis: ${labels.map((l) => l.text).join(', ')}`;
+  if (axis.getAttribute('aria-label') !== said) axis.setAttribute('aria-label', said);
+  for (const { t, text } of labels) {
     const x = Math.round(xOf(t)) + 0.5;
     g.beginPath();
     g.moveTo(x, AXIS_PX - 8);
     g.lineTo(x, AXIS_PX);
     g.stroke();
-    g.fillText(formatPs(t), x + 3, 4);
+    // A label that would run past the right edge goes left of its tick instead.
+    const w = g.measureText(text).width;
+    g.fillText(text, x + 3 + w > width ? x - 3 - w : x + 3, 4);
   }
   if (measure) {
     g.fillStyle = '#1a73e8';

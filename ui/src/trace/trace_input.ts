@@ -2,7 +2,7 @@
 // zoom and A/D pan, a drag pans, a shift-drag (or a drag in measure mode) measures, a click
 // selects the event under it, and hovering names it in a tooltip.
 import { formatPs, panRange, type TimeRange } from './time_scale';
-import type { Hit } from './trace_layout';
+import type { CounterPlace, Hit } from './trace_layout';
 
 export interface InputHost {
   canvas: HTMLCanvasElement;
@@ -14,9 +14,11 @@ export interface InputHost {
   hit(x: number, y: number): Hit | null; // x, y: CSS pixels on the canvas
   measuring(): boolean; // measure mode is on
   setMeasure(r: TimeRange | null): void;
+  measured(): void; // a range selection ended
   select(event: number): void;
   tooltip(text: string | null, clientX: number, clientY: number): void;
   names(): Record<string, string>;
+  counterText(place: CounterPlace, value: number): string;
 }
 
 type Listen = <K extends keyof HTMLElementEventMap>(
@@ -64,8 +66,9 @@ export function listenTraceInput(host: InputHost, on: Listen): void {
       host.tooltip(null, 0, 0);
       return;
     }
-    const text =
-      found.count !== undefined
+    const text = found.counter
+      ? `${found.counter.counter.name}: ${host.counterText(found.counter, found.value ?? 0)}`
+      : found.count !== undefined
         ? `${found.count.toLocaleString()} events merged (each under a pixel) · ${formatPs(found.dur)}`
         : `${host.names()[String(found.nameId)] ?? ''} · ${formatPs(found.dur)}`;
     host.tooltip(text, e.clientX, e.clientY);
@@ -97,7 +100,10 @@ function drag(host: InputHost, down: MouseEvent, on: Listen): void {
   const stopUp = on(window, 'mouseup', (e) => {
     stopMove();
     stopUp();
-    if (moved) return;
+    if (moved) {
+      if (measuring) host.measured();
+      return;
+    }
     const found = host.hit(e.clientX - rect.left, e.clientY - rect.top);
     if (found?.event !== undefined) host.select(found.event);
     else if (!measuring) host.setMeasure(null);

@@ -1,12 +1,13 @@
 // Where each section, track and row of the trace viewer sits, from a viewport reply and the
 // collapsed keys: the y of every row and label, and of every listed event (for flow arrows).
 import { PALETTE } from '../charts/palette';
-import type { TraceEventBox, TraceRow, TraceViewport } from './trace_api';
-import { sectionKey, trackKey } from './collapsed_tracks';
+import type { CounterTrack, TraceEventBox, TraceRow, TraceSection, TraceViewport } from './trace_api';
+import { COUNTERS_KEY, PINNED_KEY, sectionKey, trackKey } from './collapsed_tracks';
 
 export const ROW_PX = 20;
 export const HEADER_PX = 22;
 export const TRACK_GAP_PX = 4;
+export const COUNTER_PX = 30;
 
 export interface RowPlace {
   row: TraceRow;
@@ -18,52 +19,100 @@ export interface Label {
   text: string;
   y: number;
   height: number;
-  key: string; // sectionKey or trackKey
-  kind: 'section' | 'track';
+  key: string; // sectionKey, trackKey, COUNTERS_KEY or PINNED_KEY
+  kind: 'section' | 'track' | 'counter';
   collapsed: boolean;
   rows: number; // a track's rows (1 when collapsed)
+  foldable: boolean; // a section with tracks, a track of several rows
+  pinned?: boolean; // a track shown in the pinned group
+  title?: string; // the tooltip, when more than the text
+}
+
+export interface CounterPlace {
+  counter: CounterTrack;
+  y: number;
+  max: number; // the value at the top of the track
 }
 
 export interface Layout {
   rows: RowPlace[];
   labels: Label[];
+  counters: CounterPlace[];
   lineY: Map<number, number>; // a track's first row (a collapsed section's header)
   eventY: Map<number, number>; // the middle of the row each listed event sits in
   height: number;
 }
 
-export const EMPTY_LAYOUT: Layout = { rows: [], labels: [], lineY: new Map(), eventY: new Map(), height: 0 };
+export const EMPTY_LAYOUT: Layout = { rows: [], labels: [], counters: [], lineY: new Map(), eventY: new Map(), height: 0 };
+
+// Devices first (where the work is), then host threads, then the rest; the reply's order
+// within each kind. Returns the reply's indices, which the collapsed keys use.
+export function sectionOrder(sections: TraceSection[]): number[] {
+  const rank = (s: TraceSection) => (s.kind === 'device' ? 0 : s.kind === 'host' ? 1 : 2);
+  return sections.map((_, i) => i).sort((a, b) => rank(sections[a]) - rank(sections[b]) || a - b);
+}
 
 export function colourOf(nameId: number): string {
   return PALETTE[(nameId * 2654435761) % PALETTE.length >>> 0] ?? PALETTE[0];
 }
 
-// A collapsed track shows its first row only (lane 0, depth 0: the outermost events).
-export function layoutOf(reply: TraceViewport, collapsed: Set<string>): Layout {
-  const out: Layout = { rows: [], labels: [], lineY: new Map(), eventY: new Map(), height: 0 };
+// A collapsed track shows its first row only (lane 0, depth 0: the outermost events). Pinned
+// tracks leave their section for a group at the top; counters come first of all.
+export function layoutOf(
+  reply: TraceViewport,
+  collapsed: Set<string>,
+  pinned: Set<string> = new Set(),
+  counters: CounterTrack[] = [],
+): Layout {
+  const out: Layout = { rows: [], labels: [], counters: [], lineY: new Map(), eventY: new Map(), height: 0 };
   let y = 0;
-  reply.sections.forEach((section, index) => {
-    const key = sectionKey(index);
-    const sectionCollapsed = collapsed.has(key);
-    out.labels.push({ text: section.name, y, height: HEADER_PX, key, kind: 'section', collapsed: sectionCollapsed, rows: 0 });
-    if (sectionCollapsed) for (const track of section.tracks) out.lineY.set(track.line, y + HEADER_PX / 2 - ROW_PX / 2);
+  const header = (text: string, key: string, title?: string, foldable = true): boolean => {
+    const folded = foldable && collapsed.has(key);
+    out.labels.push({ text, y, height: HEADER_PX, key, kind: 'section', collapsed: folded, rows: 0, title, foldable });
     y += HEADER_PX;
-    if (sectionCollapsed) return;
-    for (const track of section.tracks) {
-      const tKey = trackKey(track.line);
-      const trackCollapsed = collapsed.has(tKey) && track.rows.length > 1;
-      const shown = trackCollapsed ? track.rows.slice(0, 1) : track.rows;
-      const rows = Math.max(1, shown.length);
-      out.labels.push({ text: track.name, y, height: rows * ROW_PX, key: tKey, kind: 'track', collapsed: trackCollapsed, rows: track.rows.length });
-      out.lineY.set(track.line, y);
-      shown.forEach((row, i) => {
-        const rowY = y + i * ROW_PX;
-        out.rows.push({ row, line: track.line, y: rowY });
-        for (const e of row.events) out.eventY.set(e[3], rowY + ROW_PX / 2);
-      });
-      y += rows * ROW_PX + TRACK_GAP_PX;
+    return folded;
+  };
+  const track = (t: TraceSection['tracks'][number], isPinned: boolean) => {
+    const tKey = trackKey(t.line);
+    const trackCollapsed = collapsed.has(tKey) && t.rows.length > 1;
+    const shown = trackCollapsed ? t.rows.slice(0, 1) : t.rows;
+    const rows = Math.max(1, shown.length);
+    out.labels.push({ text: t.name, y, height: rows * ROW_PX, key: tKey, kind: 'track', collapsed: trackCollapsed, rows: t.rows.length, foldable: t.rows.length > 1, pinned: isPinned });
+    out.lineY.set(t.line, y);
+    shown.forEach((row, i) => {
+      const rowY = y + i * ROW_PX;
+      out.rows.push({ row, line: t.line, y: rowY });
+      for (const e of row.events) out.eventY.set(e[3], rowY + ROW_PX / 2);
+    });
+    y += rows * ROW_PX + TRACK_GAP_PX;
+  };
+  const counterTracks = (list: CounterTrack[]) => {
+    for (const counter of list) {
+      const max = counter.points.reduce((m, p) => Math.max(m, p[1]), 0);
+      out.labels.push({ text: counter.name, y, height: COUNTER_PX, key: COUNTERS_KEY, kind: 'counter', collapsed: false, rows: 1, foldable: false });
+      out.counters.push({ counter, y, max });
+      y += COUNTER_PX + TRACK_GAP_PX;
     }
-  });
+  };
+  const sectionNames = new Set(reply.sections.map((s) => s.name));
+  const ownCounters = (name: string) => counters.filter((c) => c.section === name);
+  const loose = counters.filter((c) => !sectionNames.has(c.section));
+  if (loose.length && !header('Counters', COUNTERS_KEY)) counterTracks(loose);
+  const pinnedTracks = reply.sections.flatMap((s) => s.tracks.filter((t) => pinned.has(trackKey(t.line))));
+  if (pinnedTracks.length && !header('Pinned', PINNED_KEY)) for (const t of pinnedTracks) track(t, true);
+  for (const index of sectionOrder(reply.sections)) {
+    const section = reply.sections[index];
+    const key = sectionKey(index);
+    const text = section.empty ? `${section.name} (no events)` : section.name;
+    // An empty device has nothing to unfold: it stays a header saying why.
+    const sectionCollapsed = header(text, key, section.empty ? `${section.name}: ${section.empty}` : undefined, !section.empty);
+    if (sectionCollapsed) {
+      for (const t of section.tracks) if (!out.lineY.has(t.line)) out.lineY.set(t.line, y - HEADER_PX / 2 - ROW_PX / 2);
+      continue;
+    }
+    counterTracks(ownCounters(section.name));
+    for (const t of section.tracks) if (!pinned.has(trackKey(t.line))) track(t, false);
+  }
   out.height = y + 8;
   return out;
 }
@@ -82,6 +131,18 @@ export function firstEndingAfter(events: TraceEventBox[] | [number, number, numb
   return lo;
 }
 
+// The last point at or before `ps` (-1: none).
+export function lastAtOrBefore(points: [number, number][], ps: number): number {
+  let lo = 0;
+  let hi = points.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (points[mid][0] <= ps) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - 1;
+}
+
 // Where a flow's end sits: its event's row when the reply lists it, else its track's first row.
 export function yOfEvent(layout: Layout, event: number, line: number): number | null {
   const y = layout.eventY.get(event);
@@ -96,11 +157,19 @@ export interface Hit {
   start: number;
   dur: number;
   count?: number; // a merged box's events
+  counter?: CounterPlace; // a counter track, with its value at `start`
+  value?: number;
 }
 
 // What lies under a point (`t` in ps, `y` in layout pixels): the shortest event there, a
 // merged box, or nothing. `slack` widens every box by that many ps either side.
 export function hitAt(layout: Layout, t: number, y: number, slack: number): Hit | null {
+  const counter = layout.counters.find((c) => y >= c.y && y < c.y + COUNTER_PX);
+  if (counter) {
+    const pts = counter.counter.points;
+    const i = lastAtOrBefore(pts, t);
+    return { start: t, dur: 0, counter, value: i >= 0 ? pts[i][1] : 0 };
+  }
   const place = layout.rows.find((p) => y >= p.y && y < p.y + ROW_PX);
   if (!place) return null;
   let best: Hit | null = null;

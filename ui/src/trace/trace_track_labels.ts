@@ -1,34 +1,52 @@
-// The names beside the trace viewer's canvas: one per section and per track, placed at the
-// layout's y; those that fold are buttons (click, Enter or space).
+// The names beside the trace viewer's canvas: one per section, track and counter, placed at the
+// layout's y. Those that fold are buttons (click, Enter or space); a track has a pin that moves
+// it to the pinned group at the top (and back).
 import { clear, h } from '../dom';
 import type { Layout } from './trace_layout';
 
-export function renderTrackLabels(container: HTMLElement, layout: Layout, toggle: (key: string) => void): void {
+export interface LabelActions {
+  toggle(key: string): void;
+  pin(key: string): void;
+}
+
+export function renderTrackLabels(container: HTMLElement, layout: Layout, actions: LabelActions): void {
   clear(container);
   container.style.height = `${layout.height}px`;
   for (const l of layout.labels) {
-    // A track of one row has nothing to hide: its label is plain text.
-    const foldable = l.kind === 'section' || l.rows > 1;
+    const cls = l.kind === 'section' ? 'trace-section-label' : l.kind === 'counter' ? 'trace-track-label trace-counter-label' : 'trace-track-label';
+    const text = h('span', { class: 'trace-label-text' }, l.text);
     const el = h(
       'div',
-      {
-        class: l.kind === 'section' ? 'trace-section-label' : 'trace-track-label',
-        style: `top:${l.y}px;height:${l.height}px`,
-        title: l.text,
-        'data-key': l.key,
-      },
-      l.text,
+      { class: cls, style: `top:${l.y}px;height:${l.height}px`, title: l.title ?? l.text, 'data-key': l.key },
+      text,
     );
-    if (foldable) {
+    if (l.foldable) {
       el.setAttribute('role', 'button');
       el.setAttribute('aria-expanded', String(!l.collapsed));
       el.tabIndex = 0;
-      el.addEventListener('click', () => toggle(l.key));
+      el.addEventListener('click', () => actions.toggle(l.key));
       el.addEventListener('keydown', (e) => {
         if (e.key !== 'Enter' && e.key !== ' ') return;
         e.preventDefault();
-        toggle(l.key);
+        actions.toggle(l.key);
       });
+    }
+    if (l.kind === 'track') {
+      const pin = h(
+        'button',
+        {
+          type: 'button',
+          class: 'trace-pin',
+          title: l.pinned ? 'Unpin: back to its section' : 'Pin to the top',
+          'aria-label': l.pinned ? `Unpin ${l.text}` : `Pin ${l.text}`,
+          'aria-pressed': String(Boolean(l.pinned)),
+        },
+      ); // its glyph comes from the style sheet, so the label's text stays the track's name
+      pin.addEventListener('click', (e) => {
+        e.stopPropagation();
+        actions.pin(l.key);
+      });
+      el.append(pin);
     }
     container.append(el);
   }

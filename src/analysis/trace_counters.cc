@@ -1,0 +1,81 @@
+#include "analysis/trace_counters.h"
+
+#include <algorithm>
+#include <map>
+
+#include "analysis/memory_profile.h"
+
+namespace mlprof::analysis {
+
+std::vector<std::pair<int64_t, int64_t>> reduce_counter(const std::vector<std::pair<int64_t, int64_t>>& points,
+                                                        size_t max_points) {
+  if (points.size() <= max_points || max_points < 4) return points;
+  std::vector<std::pair<int64_t, int64_t>> out;
+  const size_t buckets = max_points / 2;
+  const int64_t begin = points.front().first;
+  const double span = double(points.back().first - begin) + 1;
+  size_t i = 0;
+  for (size_t b = 0; b < buckets && i < points.size(); ++b) {
+    const int64_t end = begin + int64_t(span * double(b + 1) / double(buckets));
+    size_t peak = i, last = i;
+    for (; i < points.size() && (points[i].first < end || b + 1 == buckets); ++i) {
+      if (points[i].second > points[peak].second) peak = i;
+      last = i;
+    }
+    out.push_back(points[peak]);
+    if (last != peak) out.push_back(points[last]);
+  }
+  return out;
+}
+
+namespace {
+
+std::string line_name(const model::Profile& p, uint32_t l) {
+  const model::Line& line = p.lines[l];
+  const model::StringId name = line.display_name != model::kEmptyString ? line.display_name : line.name;
+  return std::string(p.strings.view(name));
+}
+
+void add_queue_lengths(const model::Profile& p, const TraceFlows& flows, size_t max_points,
+                       std::vector<CounterTrack>& out) {
+  std::map<uint32_t, std::vector<std::pair<int64_t, int>>> changes;  // by the stream's line
+  for (const TraceFlow& f : flows.flows) {
+    if (f.kind != TraceFlowKind::kLaunch) continue;
+    auto& c = changes[p.events.line[f.to]];
+    c.push_back({p.start_ps(f.from), 1});
+    c.push_back({p.start_ps(f.to), -1});
+  }
+  for (auto& [line, c] : changes) {
+    std::sort(c.begin(), c.end());  // a start before a launch at the same instant
+    CounterTrack t{"Queue · " + line_name(p, line), p.lines[line].plane, "", {}};
+    int64_t value = 0;
+    for (const auto& [time, delta] : c) {
+      value += delta;
+      if (!t.points.empty() && t.points.back().first == time) t.points.back().second = value;
+      else t.points.push_back({time, value});
+    }
+    t.points = reduce_counter(t.points, max_points);
+    out.push_back(std::move(t));
+  }
+}
+
+void add_memory_in_use(const model::Profile& p, size_t max_points, std::vector<CounterTrack>& out) {
+  MemoryProfileOptions options;
+  options.max_timeline_points = max_points;
+  for (const MemoryIdProfile& m : compute_memory_profile(p, options).memory_ids) {
+    CounterTrack t{"Memory in use · " + m.summary.memory_id, UINT32_MAX, "bytes", {}};
+    for (const MemoryTimelinePoint& point : m.timeline) t.points.push_back({point.time_ps, point.stack_bytes + point.heap_bytes});
+    if (!t.points.empty()) out.push_back(std::move(t));
+  }
+}
+
+}  // namespace
+
+std::vector<CounterTrack> trace_counter_tracks(const model::Profile& p, const TraceFlows& flows, size_t max_points) {
+  std::vector<CounterTrack> out;
+  add_queue_lengths(p, flows, max_points, out);
+  add_memory_in_use(p, max_points, out);
+  return out;
+}
+
+}  // namespace mlprof::analysis
