@@ -101,3 +101,43 @@ TEST_F(TraceApiTest, SharesTheToolsProfile) {
 
 }  // namespace
 }  // namespace mlprof
+
+namespace mlprof {
+namespace {
+
+// A range selection sums each name's time inside the range (matmul: 10..30 µs; the range
+// 20..45 µs holds 10 µs of it, 5 of kernel_a at 40..50 µs, 25 of train), counted once each.
+TEST_F(TraceApiTest, SummarizesARange) {
+  server::TraceApi api{server::RunCatalog(dir.path()), *backend};
+  const auto reply = api.summary({{"run", "run1"}, {"host", "worker"}, {"start_ps", std::to_string(20 * testing::kPsPerUs)},
+                                  {"end_ps", std::to_string(45 * testing::kPsPerUs)}});
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  const json s = json::parse(reply.body);
+  EXPECT_EQ(s["events"], 3);  // the launch (15..17 µs) ends before the range
+  ASSERT_EQ(s["names"].size(), 3u);
+  EXPECT_EQ(s["names"][0]["name"], "train");
+  EXPECT_EQ(s["names"][0]["total_ps"], 25 * testing::kPsPerUs);
+  EXPECT_EQ(s["names"][1]["name"], "matmul");
+  EXPECT_EQ(s["names"][1]["total_ps"], 10 * testing::kPsPerUs);
+  EXPECT_EQ(s["names"][2]["name"], "kernel_a");
+  EXPECT_EQ(s["names"][2]["count"], 1);
+  EXPECT_EQ(s["names"][2]["total_ps"], 5 * testing::kPsPerUs);
+  EXPECT_EQ(api.summary({{"run", "run1"}, {"host", "worker"}, {"start_ps", "5"}, {"end_ps", "5"}}).status, 400);
+  EXPECT_EQ(api.summary({{"run", "run1"}, {"host", "worker"}, {"end_ps", "5"}, {"lines", "x"}}).status, 400);
+}
+
+// The queue of stream 7: the launch at 15 µs puts one kernel in it until kernel_a starts at
+// 40 µs (HTA's queue length: +1 at the launch call's start, -1 at the kernel's start).
+TEST_F(TraceApiTest, CountsTheGpuQueueLengthPerStream) {
+  server::TraceApi api{server::RunCatalog(dir.path()), *backend};
+  const auto reply = api.counters({{"run", "run1"}, {"host", "worker"}});
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  const json c = json::parse(reply.body)["counters"];
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0]["name"], "Queue · Stream #7(Compute)");
+  EXPECT_EQ(c[0]["section"], "/device:GPU:0");
+  EXPECT_EQ(c[0]["points"], json::parse("[[15000000, 1], [40000000, 0]]"));
+}
+
+}  // namespace
+}  // namespace mlprof
