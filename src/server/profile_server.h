@@ -17,7 +17,7 @@ struct ServeOptions {
   int port = 6006;                 // 0: any free port
   // Bound beyond loopback, the capture dialog may reach only these workers (host:port);
   // none listed: capture is off there (capture_endpoint.h).
-  std::vector<std::string> allow_capture;
+  std::vector<std::string> allow_capture = {};
 };
 
 // 127.x.x.x, ::1 or localhost: only this machine can connect.
