@@ -69,6 +69,7 @@ Command add_diff_command(CLI::App& app) {
       ->check(CLI::IsMember({"text", "json", "csv"}))
       ->capture_default_str();
   sub->add_option("--max-ops", o->max_ops, "how many changed ops to list")->capture_default_str();
+  add_jobs_option(sub);
   return {sub, [o]() { return run_diff(*o); }};
 }
 

@@ -59,11 +59,15 @@ int run_report(const ReportOptions& o) {
   }
   model::Profile profile;
   model::LoadError error;
+  bool incomplete = false;  // some hosts could not be read: the report is of the others
   {
     ProgressBar bar("loading " + o.path);
-    if (!model::load_profile({o.path, o.run, o.host, [&](double f) { bar.update(f); }}, &profile, &error))
-      return bad_input(error.path, error.problem);
+    if (!model::load_profile({o.path, o.run, o.host, [&](double f) { bar.update(f); }}, &profile, &error)) {
+      if (profile.hosts.empty()) return bad_input(error.path, error.problem);
+      incomplete = true;
+    }
   }
+  if (incomplete) bad_input(error.path, error.problem);
   if (o.format == "text") fmt::print("Run {}, {} host(s), {} events\n\n", profile.run, profile.hosts.size(), profile.num_events());
 
   if (o.tool == "overview_page") {
@@ -87,7 +91,7 @@ int run_report(const ReportOptions& o) {
   } else {
     print(analysis::compute_tf_data_bottleneck_analysis(profile), o.format);
   }
-  return kOk;
+  return incomplete ? kBadInput : kOk;
 }
 
 }  // namespace
@@ -112,6 +116,7 @@ Command add_report_command(CLI::App& app) {
       ->check(CLI::IsMember({"allocation", "requested", "occurrences", "op"}))
       ->capture_default_str();
   sub->add_option("--filter", o->memory.breakdown_filter, "memory_profile: breakdown rows whose op contains this text");
+  add_jobs_option(sub);
   return {sub, [o]() { return run_report(*o); }};
 }
 

@@ -115,6 +115,7 @@ Command add_serve_command(CLI::App& app) {
                   "with --bind beyond loopback: the workers (host:port, comma-separated) the Capture dialog may "
                   "capture from; without it capture is off there")
       ->delimiter(',');
+  add_jobs_option(sub);
   return {sub, [args] { return serve(*args); }};
 }
 

@@ -1,7 +1,5 @@
 #include "model/kineto_file.h"
 
-#include <zlib.h>
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,12 +8,12 @@
 #include <cerrno>
 #include <cstring>
 
+#include "model/inflate_ahead.h"
+
 namespace mlprof::model::kineto {
 namespace {
 
 constexpr size_t kInputChunk = size_t(256) << 10;
-
-bool is_gzip(const unsigned char* bytes, size_t size) { return size >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b; }
 
 // Reads until `size` bytes or the end of the file; returns the count, or -1 on error.
 ssize_t read_fully(int fd, void* buffer, size_t size) {
@@ -32,21 +30,14 @@ ssize_t read_fully(int fd, void* buffer, size_t size) {
 
 }  // namespace
 
-struct JsonSource::Inflater {
-  z_stream zs{};
-  bool started = false;
-  ~Inflater() {
-    if (started) inflateEnd(&zs);
-  }
-};
-
 JsonSource::JsonSource() = default;
 
 JsonSource::~JsonSource() {
+  inflating_.reset();  // its thread reads the file
   if (fd_ >= 0) ::close(fd_);
 }
 
-bool JsonSource::open_file(const std::string& path, std::string* error) {
+bool JsonSource::open_file(const std::string& path, std::string* error, GzipEngine engine) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) {
     *error = std::strerror(errno);
@@ -72,19 +63,26 @@ bool JsonSource::open_file(const std::string& path, std::string* error) {
   sniffed_.resize(size_t(got));
   input_read_ = size_t(got);
   gzip_ = is_gzip(sniffed_.data(), sniffed_.size());
+  if (gzip_) start_inflating(engine);
   return true;
 }
 
-void JsonSource::open_bytes(const void* bytes, size_t size) {
+void JsonSource::open_bytes(const void* bytes, size_t size, GzipEngine engine) {
   bytes_ = static_cast<const unsigned char*>(bytes);
   input_size_ = size;
   gzip_ = is_gzip(bytes_, size);
+  if (gzip_) start_inflating(engine);
+}
+
+void JsonSource::start_inflating(GzipEngine engine) {
+  inflating_ = std::make_unique<InflateAhead>(GzipInflater::make(
+      engine, [this](const unsigned char** data, size_t* size, std::string* error) { return next_input(data, size, error); }));
 }
 
 bool JsonSource::read(char* out, size_t room, size_t* got, std::string* error) {
   *got = 0;
   if (room == 0) return true;
-  return gzip_ ? inflate(out, room, got, error) : read_plain(out, room, got, error);
+  return gzip_ ? inflating_->read(out, room, got, error) : read_plain(out, room, got, error);
 }
 
 bool JsonSource::read_plain(char* out, size_t room, size_t* got, std::string* error) {
@@ -111,14 +109,11 @@ bool JsonSource::read_plain(char* out, size_t room, size_t* got, std::string* er
   return true;
 }
 
-bool JsonSource::next_input(std::string* error) {
-  z_stream& zs = inflater_->zs;
-  if (fd_ < 0) {  // bytes in memory: all of them at once (zlib counts in 32 bits)
-    const size_t n = size_t(std::min<uint64_t>(input_size_ - input_read_, UINT32_MAX));
-    zs.next_in = const_cast<unsigned char*>(bytes_ + input_read_);
-    zs.avail_in = uInt(n);
-    input_read_ += n;
-    input_done_ = n == 0;
+bool JsonSource::next_input(const unsigned char** data, size_t* size, std::string* error) {
+  if (fd_ < 0) {  // bytes in memory: all of them at once
+    *data = bytes_ + input_read_;
+    *size = size_t(input_size_ - input_read_);
+    input_read_ = input_size_;
     return true;
   }
   input_.resize(kInputChunk);
@@ -134,55 +129,8 @@ bool JsonSource::next_input(std::string* error) {
     return false;
   }
   input_read_ += uint64_t(n);
-  have += size_t(n);
-  zs.next_in = input_.data();
-  zs.avail_in = uInt(have);
-  input_done_ = have == 0;
-  return true;
-}
-
-// Several gzip members are read one after another, as gunzip does; bytes after the last
-// member that do not start another one are ignored, as gunzip does.
-bool JsonSource::inflate(char* out, size_t room, size_t* got, std::string* error) {
-  if (!inflater_) {
-    inflater_ = std::make_unique<Inflater>();
-    if (inflateInit2(&inflater_->zs, 15 + 16) != Z_OK) {
-      *error = "cannot start gzip decompression";
-      return false;
-    }
-    inflater_->started = true;
-  }
-  z_stream& zs = inflater_->zs;
-  const uInt capacity = uInt(std::min<size_t>(room, UINT32_MAX));
-  zs.next_out = reinterpret_cast<unsigned char*>(out);
-  zs.avail_out = capacity;
-  while (!stream_end_ && zs.avail_out == capacity) {
-    if (zs.avail_in == 0 && !input_done_ && !next_input(error)) return false;
-    const int rc = ::inflate(&zs, Z_NO_FLUSH);
-    if (rc == Z_STREAM_END) {
-      if (zs.avail_in == 0 && !input_done_ && !next_input(error)) return false;
-      if (zs.avail_in >= 2 && is_gzip(zs.next_in, zs.avail_in)) {
-        inflateReset(&zs);
-        continue;
-      }
-      stream_end_ = true;
-      break;
-    }
-    if (rc == Z_OK || rc == Z_BUF_ERROR) {
-      if (zs.avail_in == 0 && input_done_ && zs.avail_out == capacity) {
-        *error = "truncated gzip data";
-        return false;
-      }
-      continue;
-    }
-    if (rc == Z_MEM_ERROR) {
-      *error = "out of memory while decompressing";
-      return false;
-    }
-    *error = std::string("corrupt gzip data (") + (zs.msg != nullptr ? zs.msg : "inflate failed") + ")";
-    return false;
-  }
-  *got = capacity - zs.avail_out;
+  *data = input_.data();
+  *size = have + size_t(n);
   return true;
 }
 

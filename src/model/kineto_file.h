@@ -1,13 +1,21 @@
 // The text of a PyTorch trace file (Kineto's Chrome-trace JSON, plain or gzip-compressed),
-// read piece by piece: a gzip file is inflated as it is read, so no more than one piece of
-// the text is ever held here however large the file.
+// read piece by piece: a gzip file is inflated on a thread of its own a few pieces ahead of
+// the reader (inflate_ahead.h), so no more than those pieces of the text are ever held here
+// however large the file.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "model/gzip_inflater.h"
+
+namespace mlprof::model {
+class InflateAhead;
+}
 
 namespace mlprof::model::kineto {
 
@@ -20,32 +28,31 @@ class JsonSource {
 
   // Opens `path`, inflating it when it starts with the gzip magic (whatever its name says).
   // Returns false with a one-line reason (without the path) when it cannot.
-  bool open_file(const std::string& path, std::string* error);
+  bool open_file(const std::string& path, std::string* error, GzipEngine engine = GzipEngine::kFastest);
   // The same for bytes in memory, which must outlive the reads.
-  void open_bytes(const void* bytes, size_t size);
+  void open_bytes(const void* bytes, size_t size, GzipEngine engine = GzipEngine::kFastest);
 
   // Writes up to `room` bytes of text at `out`; *got is 0 only at the end of the text.
   bool read(char* out, size_t room, size_t* got, std::string* error);
 
   // How much of the input (compressed bytes for gzip) has been read, for a progress bar.
   uint64_t input_size() const { return input_size_; }
-  uint64_t input_read() const { return input_read_; }
+  uint64_t input_read() const { return input_read_.load(std::memory_order_relaxed); }
 
  private:
-  bool next_input(std::string* error);  // refills the inflater's input
+  // The gzip input, pulled on the inflating thread.
+  bool next_input(const unsigned char** data, size_t* size, std::string* error);
   bool read_plain(char* out, size_t room, size_t* got, std::string* error);
-  bool inflate(char* out, size_t room, size_t* got, std::string* error);
+  void start_inflating(GzipEngine engine);
 
   int fd_ = -1;
   const unsigned char* bytes_ = nullptr;  // open_bytes: the input
-  uint64_t input_size_ = 0, input_read_ = 0;
+  uint64_t input_size_ = 0;
+  std::atomic<uint64_t> input_read_{0};
   bool gzip_ = false;
-  bool input_done_ = false;
-  bool stream_end_ = false;                // the last gzip member ended
   std::vector<unsigned char> sniffed_;     // bytes read from the file to recognise gzip
   std::vector<unsigned char> input_;       // gzip: compressed bytes from the file
-  struct Inflater;
-  std::unique_ptr<Inflater> inflater_;
+  std::unique_ptr<InflateAhead> inflating_;  // declared last: stopped before the rest goes
 };
 
 }  // namespace mlprof::model::kineto

@@ -1,5 +1,6 @@
 // Loads what a user points at (a logdir, a run directory or one file) into a Profile, picking
-// the run and host and the importer that fits each file.
+// the run and host and the importer that fits each file. The hosts of a run are read on
+// several threads at once, each into a profile of its own, joined in the run's host order.
 #pragma once
 
 #include <string>
@@ -14,6 +15,7 @@ struct LoadRequest {
   std::string run;   // run name; empty: the newest run
   std::string host;  // host name; empty: all hosts of the run
   LoadProgress progress = {};  // optional: told the fraction of bytes read so far
+  unsigned jobs = 0;           // hosts read at once; 0: default_load_jobs()
 };
 
 struct LoadError {
@@ -21,6 +23,14 @@ struct LoadError {
   std::string problem;  // one line, without the path
 };
 
+// Returns false when the run cannot be read whole. A host whose file cannot be read is left
+// out and the others are read: `error` names the first such file (and how many more there
+// were), and `profile` holds the hosts that could be read.
 bool load_profile(const LoadRequest& request, Profile* profile, LoadError* error);
+
+// How many hosts a load reads at once when the request does not say: the processor cores,
+// unless set (`--jobs` of the commands). 1 reads them one after another on the caller's thread.
+unsigned default_load_jobs();
+void set_default_load_jobs(unsigned jobs);  // 0: the cores again
 
 }  // namespace mlprof::model

@@ -95,6 +95,20 @@ TEST_F(CliBadInput, EmptyDirectory) {
   expect_one_line_error(r, dir_.string(), "no profile found");
 }
 
+// A corrupt host among good ones: the report is of the good ones, the bad one is named in one
+// line and the exit status says the run was not read whole; with the hosts read at once or not.
+TEST_F(CliBadInput, CorruptHostAmongGoodOnes) {
+  const std::string bytes = valid_xspace_bytes();
+  write("a.xplane.pb", bytes);
+  write("c.xplane.pb", bytes);
+  const auto bad = write("b.xplane.pb", bytes.substr(0, bytes.size() / 2 + 3));
+  for (const char* jobs : {"1", "2"}) {
+    const auto r = run_mlprof("report " + dir_.string() + " --tool pod_viewer --jobs " + jobs);
+    expect_one_line_error(r, bad, "truncated or corrupt");
+    EXPECT_NE(r.out.find("2 host(s), 100 events"), std::string::npos) << r.out;
+  }
+}
+
 TEST_F(CliBadInput, ValidFileIsListed) {
   const auto p = write("host.xplane.pb", valid_xspace_bytes());
   const auto r = run_mlprof("info " + p);

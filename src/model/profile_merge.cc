@@ -1,0 +1,104 @@
+#include "model/profile_merge.h"
+
+#include <vector>
+
+namespace mlprof::model {
+namespace {
+
+// Appends stats with their keys and string values in `into`'s ids.
+void append_stats(const StatTable& from, const std::vector<StringId>& ids, StatTable* into) {
+  into->reserve(into->size() + from.size());
+  for (size_t i = 0; i < from.size(); ++i) {
+    StatValue v = from.value(i);
+    if (v.type == StatType::kString) v.str = ids[v.str];
+    into->add(ids[from.key(i)], v);
+  }
+}
+
+template <typename T>
+void append_shifted(const std::vector<T>& from, T shift, std::vector<T>* into) {
+  into->reserve(into->size() + from.size());
+  for (T v : from) into->push_back(v + shift);
+}
+
+}  // namespace
+
+bool append_profile(Profile&& part, Profile* into, std::string* error) {
+  if (into->hosts.empty() && into->planes.empty() && into->num_events() == 0 && into->names.empty() &&
+      into->metadata_stats.size() == 0) {
+    std::string run = std::move(into->run);
+    *into = std::move(part);
+    into->run = std::move(run);
+    part = Profile();
+    return true;
+  }
+  // Times: the part measured them from its own origin.
+  int64_t shift_ps = 0;
+  if (__builtin_sub_overflow(part.origin_ns, into->origin_ns, &shift_ps) ||
+      __builtin_mul_overflow(shift_ps, int64_t(1000), &shift_ps))
+    shift_ps = INT64_MAX;
+  const EventColumns& pe = part.events;
+  for (size_t e = 0; e < pe.size() && shift_ps != INT64_MAX; ++e) {
+    int64_t start, end;
+    if (__builtin_add_overflow(pe.start_ps[e], shift_ps, &start) || __builtin_add_overflow(start, pe.duration_ps[e], &end))
+      shift_ps = INT64_MAX;
+  }
+  if (shift_ps == INT64_MAX) {
+    *error = "timestamps span more than the model can hold (about 106 days) with the hosts read before it";
+    return false;
+  }
+
+  std::vector<StringId> ids(part.strings.size());
+  for (StringId s = 0; s < ids.size(); ++s) ids[s] = into->strings.intern(part.strings.view(s));
+
+  const uint32_t hosts0 = uint32_t(into->hosts.size()), planes0 = uint32_t(into->planes.size()),
+                 lines0 = uint32_t(into->lines.size()), names0 = uint32_t(into->names.size()),
+                 events0 = uint32_t(into->num_events()), event_stats0 = uint32_t(into->event_stats.size()),
+                 metadata_stats0 = uint32_t(into->metadata_stats.size());
+  for (Host h : part.hosts) {
+    h.name = ids[h.name];
+    h.hostname = ids[h.hostname];
+    h.first_plane += planes0;
+    into->hosts.push_back(h);
+  }
+  for (Plane p : part.planes) {
+    p.name = ids[p.name];
+    p.device_type = ids[p.device_type];
+    p.host += hosts0;
+    p.first_line += lines0;
+    p.stats.first += metadata_stats0;
+    into->planes.push_back(p);
+  }
+  for (Line l : part.lines) {
+    l.name = ids[l.name];
+    l.display_name = ids[l.display_name];
+    l.plane += planes0;
+    l.first_event += events0;
+    into->lines.push_back(l);
+  }
+  for (EventName n : part.names) {
+    n.name = ids[n.name];
+    n.display_name = ids[n.display_name];
+    n.stats.first += metadata_stats0;
+    into->names.push_back(n);
+  }
+
+  EventColumns& ie = into->events;
+  append_shifted(pe.start_ps, shift_ps, &ie.start_ps);
+  ie.duration_ps.insert(ie.duration_ps.end(), pe.duration_ps.begin(), pe.duration_ps.end());
+  append_shifted(pe.name, names0, &ie.name);
+  append_shifted(pe.line, lines0, &ie.line);
+  ie.parent.reserve(ie.parent.size() + pe.size());
+  for (EventIndex p : pe.parent) ie.parent.push_back(p == kNone ? kNone : p + events0);
+  ie.first_stat.reserve(ie.first_stat.size() + pe.size());
+  for (size_t e = 1; e < pe.first_stat.size(); ++e) ie.first_stat.push_back(pe.first_stat[e] + event_stats0);
+
+  append_stats(part.event_stats, ids, &into->event_stats);
+  append_stats(part.metadata_stats, ids, &into->metadata_stats);
+  into->warnings.insert(into->warnings.end(), part.warnings.begin(), part.warnings.end());
+  into->errors.insert(into->errors.end(), part.errors.begin(), part.errors.end());
+  part = Profile();
+  return true;
+}
+
+}  // namespace mlprof::model
