@@ -5,10 +5,17 @@ export interface RunSummary {
   hosts: string[];
 }
 
+// Every tool of the registry, in its order; one without data for the run says why and how to
+// get some (a server that lists only the tools with data leaves `available` out).
 export interface ToolInfo {
   name: string;
   title: string;
+  available?: boolean;
+  reason?: string;
+  how_to_get?: string;
 }
+
+export const hasData = (t: ToolInfo): boolean => t.available !== false;
 
 export type ToolOptions = Record<string, string>;
 

@@ -1,13 +1,14 @@
 // The application: resolves the URL's selection against what the server has, draws the
 // sidebar, and renders the chosen tool's page.
-import { csvUrl, fetchRuns, fetchToolData, fetchTools, type RunSummary, type ToolInfo } from './api';
+import { csvUrl, fetchRuns, fetchToolData, fetchTools, hasData, type RunSummary, type ToolInfo } from './api';
 import { clear, h } from './dom';
 import { readViewState, viewStateHash, type ViewState } from './location_state';
-import { notice } from './components/panel';
+import { notice, pageHeader } from './components/panel';
 import { compareHash, isCompareHash, readCompareState, renderComparePage } from './pages/compare_page';
 import { pageFor } from './pages/registry';
 import type { PageContext } from './pages/tool_page';
 import { renderSidebar } from './sidebar';
+import { setKnownTools } from './components/rich_text';
 
 const RUN_POLL_MS = 10_000;
 const DEFAULT_TOOL = 'overview_page';
@@ -88,10 +89,13 @@ export class App {
     let host = run.hosts.includes(wanted.host) ? wanted.host : '';
     if (run.hosts.length === 1) host = run.hosts[0];
     const tools = await this.toolsFor(run.name, host);
+    // A tool asked for by name opens even without data (its page says why); otherwise the
+    // overview, or the first tool with data.
+    const withData = tools.filter(hasData);
     const tool =
       tools.find((t) => t.name === wanted.tool)?.name ??
-      tools.find((t) => t.name === DEFAULT_TOOL)?.name ??
-      tools[0]?.name ??
+      withData.find((t) => t.name === DEFAULT_TOOL)?.name ??
+      withData[0]?.name ??
       '';
     const options = run.name === wanted.run && tool === wanted.tool ? wanted.options : {};
     return { run: run.name, host, tool, options };
@@ -99,6 +103,7 @@ export class App {
 
   private async drawSidebar(state: ViewState, comparing = false): Promise<ToolInfo[]> {
     const tools = state.run ? await this.toolsFor(state.run, state.host) : [];
+    setKnownTools(tools);
     renderSidebar(this.sidebar, { runs: this.runs, tools, state, comparing }, {
       navigate: (next) => this.navigate(next),
       refreshRuns: () => void this.reloadRuns(),
@@ -147,6 +152,11 @@ export class App {
     document.title = `${title} · ${state.run} · mlprof`;
     if (!state.tool) {
       this.replacePage(notice('info', 'No tool has data for this run. Pick another run or host.'));
+      return;
+    }
+    const info = tools.find((t) => t.name === state.tool);
+    if (info && !hasData(info)) {
+      this.replacePage(noDataPage(info, state.run));
       return;
     }
     await this.renderPage(state, token);
@@ -237,4 +247,19 @@ export class App {
     const message = e instanceof Error ? e.message : String(e);
     this.replacePage(notice('error', h('strong', {}, 'Could not load this view. '), message));
   }
+}
+
+// A tool without data for the run: why, and what gives it some.
+function noDataPage(tool: ToolInfo, run: string): HTMLElement {
+  return h(
+    'div',
+    { class: 'page', 'data-tool': tool.name, 'data-ready': 'true', 'data-no-data': 'true' },
+    pageHeader(tool.title, `Run ${run}`),
+    notice(
+      'info',
+      h('strong', {}, `No data for ${tool.title} in this run. `),
+      tool.reason ? `${tool.reason[0].toUpperCase()}${tool.reason.slice(1)}${/[.!?]$/.test(tool.reason) ? '' : '.'}` : '',
+      tool.how_to_get ? h('p', { 'data-testid': 'how-to-get' }, `To get it: ${tool.how_to_get}`) : null,
+    ),
+  );
 }

@@ -1,5 +1,5 @@
 // The left column, like TensorBoard's Profile tab: run and host pickers, then the tools.
-import type { RunSummary, ToolInfo } from './api';
+import { hasData, type RunSummary, type ToolInfo } from './api';
 import { clear, h } from './dom';
 import { viewStateHash, type ViewState } from './location_state';
 import { compareHash } from './pages/compare_page';
@@ -52,6 +52,8 @@ export function renderSidebar(root: HTMLElement, model: SidebarModel, actions: S
   );
   refresh.addEventListener('click', () => actions.refreshRuns());
 
+  // Tools without data stay listed, greyed, saying why on hover; their page says how to get it.
+  // One page is highlighted: the compare page's link when comparing, else the tool's.
   const nav = h(
     'nav',
     { class: 'tool-nav', 'aria-label': 'Tools' },
@@ -60,8 +62,10 @@ export function renderSidebar(root: HTMLElement, model: SidebarModel, actions: S
         'a',
         {
           href: viewStateHash({ run: state.run, host: state.host, tool: t.name, options: {} }),
-          'aria-current': t.name === state.tool ? 'page' : undefined,
+          'aria-current': t.name === state.tool && !model.comparing ? 'page' : undefined,
           'data-tool': t.name,
+          class: hasData(t) ? undefined : 'no-data',
+          title: hasData(t) ? undefined : `No data: ${t.reason ?? ''}${t.how_to_get ? ` (${t.how_to_get})` : ''}`,
         },
         t.title,
       ),
@@ -71,7 +75,7 @@ export function renderSidebar(root: HTMLElement, model: SidebarModel, actions: S
   root.append(
     h('div', { class: 'field' }, h('div', { class: 'field-label' }, h('span', {}, 'Run'), refresh), runSelect),
     h('div', { class: 'field' }, h('div', { class: 'field-label' }, 'Host'), hostSelect),
-    h('div', { class: 'field' }, h('div', { class: 'field-label' }, 'Tools'), tools.length ? nav : h('p', { class: 'muted' }, 'No tool has data for this run.')),
+    h('div', { class: 'field' }, h('div', { class: 'field-label' }, 'Tools'), tools.some(hasData) ? nav : h('div', {}, h('p', { class: 'muted' }, 'No tool has data for this run.'), nav)),
     h(
       'nav',
       { class: 'compare-nav', 'aria-label': 'Compare' },

@@ -18,4 +18,18 @@ export const STEP_CATEGORIES: StepCategory[] = [
   { key: 'other', label: 'Other', colour: '#9aa0a6' },
 ];
 
+// The input pipeline's host-side categories (the seed's names, docs/ARCHITECTURE.md §5.4): parts
+// of waiting for input, so shades of its red, none the colour of another category.
+export const INPUT_OP_CATEGORIES: StepCategory[] = [
+  { key: 'reading_data_from_files_on_demand', label: 'Reading data from files on demand', colour: '#7c0a02' },
+  { key: 'reading_data_from_files_in_advance', label: 'Reading data from files in advance', colour: '#c5221f' },
+  { key: 'data_preprocessing', label: 'Data preprocessing', colour: '#ee675c' },
+  { key: 'enqueuing_data_to_device', label: 'Enqueuing data to be transferred to device', colour: '#f6aea9' },
+];
+
+// A category's label from its key, for text that names categories by key.
+export const CATEGORY_LABELS: Record<string, string> = Object.fromEntries(
+  [...STEP_CATEGORIES, ...INPUT_OP_CATEGORIES].map((c) => [c.key, c.label]),
+);
+
 export type CategoryValues = Record<string, number>;

@@ -6,6 +6,7 @@ import 'uplot/dist/uPlot.min.css';
 import './memory_timeline_chart.css';
 import { clear, h } from '../dom';
 import { formatBytes, formatMs, formatPct } from '../format';
+import { bytesAxis, msAxis, tickText } from './axis_units';
 
 export interface MemoryPoint {
   time_ms: number;
@@ -56,6 +57,7 @@ export function memoryTimelineChart(
   const upToHeap = points.map((p) => p.stack_bytes + p.heap_bytes);
   const upToFree = points.map((p) => p.stack_bytes + p.heap_bytes + p.free_bytes);
   const stepped = uPlot.paths.stepped!({ align: 1 });
+  const peak = upToHeap.reduce((best, v, i) => (v > upToHeap[best] ? i : best), 0);
   const band = (label: string, colour: string, own: number[], show = true): uPlot.Series => ({
     label,
     show,
@@ -64,10 +66,11 @@ export function memoryTimelineChart(
     width: 1,
     paths: stepped,
     points: { show: false },
-    value: (_u, _v, _si, idx) => (idx === null ? '' : formatBytes(own[idx])),
+    value: (_u, _v, _si, idx) => formatBytes(own[idx ?? peak]),
   });
   const series: uPlot.Series[] = [
-    { label: 'Time', value: (_u, v) => (v === null ? '' : formatMs(v)) },
+    // Before any hover the legend reads the peak's values.
+    { label: 'Time', value: (_u, v) => (v === null ? `peak, ${formatMs(x[peak])}` : formatMs(v)) },
     band('Free', FREE, free, options.showFree ?? true),
     band('Heap', HEAP, heap),
     band('Stack', STACK, stack),
@@ -78,7 +81,7 @@ export function memoryTimelineChart(
       width: 1.5,
       paths: stepped,
       points: { show: false },
-      value: (_u, v) => (v === null ? '' : formatPct(v)),
+      value: (_u, v, _si, idx) => formatPct(v ?? points[idx ?? peak].fragmentation_pct),
     },
   ];
   const data: uPlot.AlignedData = [x, upToFree, upToHeap, stack, points.map((p) => p.fragmentation_pct)];
@@ -96,6 +99,10 @@ export function memoryTimelineChart(
     card.style.left = `${left + 240 > u.over.clientWidth ? u.cursor.left - 256 : left}px`;
     card.style.top = '8px';
   };
+
+  // One unit per axis, with round ticks in it.
+  const timeUnit = msAxis(Math.max(...x));
+  const memoryUnit = bytesAxis(Math.max(...upToFree, ...upToHeap));
 
   let plot: uPlot | null = null;
   const resize = new ResizeObserver(([entry]) => {
@@ -115,8 +122,8 @@ export function memoryTimelineChart(
           pct: { range: [0, 100] },
         },
         axes: [
-          { label: 'Time (ms)', values: (_u, splits) => splits.map((v) => formatMs(v)) },
-          { label: 'Memory', values: (_u, splits) => splits.map((v) => formatBytes(v)), size: 80 },
+          { label: `Time (${timeUnit.unit})`, incrs: timeUnit.incrs, values: (_u, splits) => splits.map((v) => tickText(v, timeUnit)) },
+          { label: `Memory (${memoryUnit.unit})`, incrs: memoryUnit.incrs, values: (_u, splits) => splits.map((v) => tickText(v, memoryUnit)), size: 60 },
           {
             label: 'Fragmentation',
             scale: 'pct',

@@ -35,8 +35,11 @@ export function stackedBarChart(opts: StackedBarOptions, onDispose: (cleanup: ()
   const x = opts.labels.map((_, i) => i);
   const data: uPlot.AlignedData = [x, ...order.map((i) => cumulative[i])];
   const labelAt = (i: number | null) => (i === null ? '' : (opts.labels[Math.round(i)] ?? ''));
+  // Before any hover the legend gives each category's average over the steps, so it reads as
+  // a legend at once; hovering a bar shows that step's values.
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
   const series: uPlot.Series[] = [
-    { label: opts.xLabel, value: (_u, v) => labelAt(v) },
+    { label: opts.xLabel, value: (_u, v) => (v === null ? 'average' : labelAt(v)) },
     ...order.map(
       (i): uPlot.Series => ({
         label: shown[i].label,
@@ -45,7 +48,8 @@ export function stackedBarChart(opts: StackedBarOptions, onDispose: (cleanup: ()
         width: 0,
         paths: bars,
         points: { show: false },
-        value: (_u, _v, _si, idx) => (idx === null ? '' : opts.formatValue(shown[i].values[idx])),
+        value: (_u, _v, _si, idx) =>
+          opts.formatValue(idx === null || idx === undefined ? mean(shown[i].values) : shown[i].values[idx]),
       }),
     ),
   ];

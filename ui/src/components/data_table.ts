@@ -1,5 +1,7 @@
 // A table that sorts by a click on a column heading and filters rows by a search box. Long
 // tables show their first rows and grow on demand, so a profile with 100k ops stays fast.
+// Name columns take the width the numbers leave, one line each with the whole name on hover;
+// the first columns (up to the first name column) stay put while the others scroll sideways.
 import { clear, h } from '../dom';
 import { filterRows, sortRows, type CellValue, type SortState } from './table_model';
 
@@ -9,7 +11,7 @@ export interface Column<Row> {
   value: (row: Row) => CellValue; // what sorting and filtering see
   render?: (row: Row) => Node | string; // what the cell shows (default: the value)
   numeric?: boolean; // right-aligned; the first click sorts largest first
-  wrap?: boolean; // long names (op names): break anywhere rather than widen the table
+  name?: boolean; // long names (op names): one line, cut with an ellipsis, whole on hover
   help?: string; // tooltip on the heading
 }
 
@@ -22,6 +24,7 @@ export interface DataTableOptions<Row> {
   emptyText?: string;
   label?: string; // accessible name, also used by tests to find the table
   filterable?: boolean; // default: when there are more than 10 rows
+  sticky?: number; // leading columns that stay put (default: up to the first name column)
 }
 
 export function dataTable<Row>(opts: DataTableOptions<Row>): HTMLElement {
@@ -42,6 +45,12 @@ export function dataTable<Row>(opts: DataTableOptions<Row>): HTMLElement {
   const body = h('tbody');
   const more = h('button', { class: 'table-more', type: 'button' });
   const table = h('table', { class: 'data-table', 'aria-label': opts.label ?? '' }, head, body);
+  const firstName = opts.columns.findIndex((c) => c.name);
+  const sticky = Math.min(opts.sticky ?? (firstName >= 0 ? firstName + 1 : 1), opts.columns.length);
+  const cellClass = (column: Column<Row>, i: number) =>
+    [column.numeric ? 'num' : '', column.name ? 'name' : '', i < sticky ? 'sticky' : '', i === sticky - 1 ? 'sticky-last' : '']
+      .filter(Boolean)
+      .join(' ');
 
   function visibleRows(): Row[] {
     let rows = filterRows(opts.rows, filter, textColumns);
@@ -53,20 +62,20 @@ export function dataTable<Row>(opts: DataTableOptions<Row>): HTMLElement {
   function renderHead(): void {
     clear(head);
     const tr = h('tr');
-    for (const column of opts.columns) {
+    opts.columns.forEach((column, i) => {
       const active = sort?.key === column.key;
       const arrow = active ? (sort!.descending ? ' ▼' : ' ▲') : '';
       const th = h(
         'th',
         {
-          class: `${column.numeric ? 'num' : ''} ${active ? 'sorted' : ''}`.trim(),
+          class: `${cellClass(column, i)} ${active ? 'sorted' : ''}`.trim(),
           title: column.help,
           'aria-sort': active ? (sort!.descending ? 'descending' : 'ascending') : 'none',
         },
         h('button', { type: 'button', onclick: () => toggleSort(column) }, column.title, arrow),
       );
       tr.appendChild(th);
-    }
+    });
     head.appendChild(tr);
   }
 
@@ -75,10 +84,11 @@ export function dataTable<Row>(opts: DataTableOptions<Row>): HTMLElement {
     const rows = visibleRows();
     for (const row of rows.slice(0, shown)) {
       const tr = h('tr');
-      for (const column of opts.columns) {
+      opts.columns.forEach((column, i) => {
         const content = column.render ? column.render(row) : String(column.value(row) ?? '');
-        tr.appendChild(h('td', { class: column.numeric ? 'num' : column.wrap ? 'wrap' : '' }, content));
-      }
+        const title = column.name ? String(column.value(row) ?? '') : undefined;
+        tr.appendChild(h('td', { class: cellClass(column, i), title }, content));
+      });
       body.appendChild(tr);
     }
     if (rows.length === 0) {
@@ -89,7 +99,30 @@ export function dataTable<Row>(opts: DataTableOptions<Row>): HTMLElement {
       rows.length === opts.rows.length ? rowsText(rows.length) : `${rows.length} of ${rowsText(opts.rows.length)}`;
     more.hidden = rows.length <= shown;
     more.textContent = `Show ${Math.min(pageSize, rows.length - shown)} more`;
+    placeSticky();
   }
+
+  // Each sticky column sits right of the ones before it: their widths, once laid out.
+  function placeSticky(): void {
+    if (sticky < 2) return;
+    if (!table.isConnected && body.childElementCount && table.dataset.placed) {
+      window.removeEventListener('resize', placeSticky); // the table's page is gone
+      return;
+    }
+    table.dataset.placed = '1';
+    requestAnimationFrame(() => {
+      const ths = [...head.querySelectorAll('th')].slice(0, sticky);
+      let left = 0;
+      const lefts = ths.map((th) => {
+        const at = left;
+        left += th.getBoundingClientRect().width;
+        return `${at}px`;
+      });
+      for (const tr of table.querySelectorAll('tr'))
+        for (let i = 1; i < sticky && i < tr.children.length; ++i) (tr.children[i] as HTMLElement).style.left = lefts[i];
+    });
+  }
+  window.addEventListener('resize', placeSticky, { passive: true });
 
   function toggleSort(column: Column<Row>): void {
     if (sort?.key === column.key) sort = { key: column.key, descending: !sort.descending };

@@ -1,8 +1,43 @@
-// Recommendation sentences from the analysis quote names in `backticks`: show those as code.
+// Sentences from the analysis (recommendations, suggestions): names quoted in `backticks` show
+// as code, tool ids ("memory_profile") become links to those tools' pages for the run in view,
+// and category keys ("reading_data_from_files_in_advance") read as their labels.
 import { h } from '../dom';
+import { readViewState, viewStateHash } from '../location_state';
+import { CATEGORY_LABELS } from '../step_categories';
+
+// The tools the server lists (id -> title), set by the app when it draws the sidebar.
+const toolTitles = new Map<string, string>();
+
+export function setKnownTools(tools: { name: string; title: string }[]): void {
+  toolTitles.clear();
+  for (const t of tools) toolTitles.set(t.name, t.title);
+}
+
+function toolLink(id: string): HTMLElement {
+  const state = readViewState();
+  return h('a', { href: viewStateHash({ run: state.run, host: state.host, tool: id, options: {} }), class: 'tool-link', 'data-tool-link': id }, toolTitles.get(id) ?? id);
+}
+
+// Plain text with the snake_case words it knows replaced.
+function words(text: string): (Node | string)[] {
+  const out: (Node | string)[] = [];
+  let at = 0;
+  for (const m of text.matchAll(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g)) {
+    const word = m[0];
+    const replacement = toolTitles.has(word) ? toolLink(word) : CATEGORY_LABELS[word]?.toLowerCase();
+    if (replacement === undefined) continue;
+    out.push(text.slice(at, m.index), replacement);
+    at = m.index + word.length;
+  }
+  out.push(text.slice(at));
+  return out.filter((p) => p !== '');
+}
 
 export function richText(text: string): (Node | string)[] {
-  return text.split(/`([^`]+)`/).map((part, i) => (i % 2 === 1 ? h('code', {}, part) : part));
+  return text.split(/`([^`]+)`/).flatMap((part, i) => {
+    if (i % 2 === 0) return words(part);
+    return toolTitles.has(part) ? [toolLink(part)] : [h('code', {}, part)];
+  });
 }
 
 export function recommendationList(items: string[]): HTMLElement {

@@ -2,6 +2,7 @@
 // step-time breakdown per category side by side, and the ops that got slower, faster, were
 // added or removed (GET /api/diff). The selection lives in the URL hash:
 // #compare=1&run_a=A&host_a=H&run_b=B&host_b=H
+import { changeClass, changePctText } from './compare_change';
 import { fetchDiff, type RunSummary } from '../api';
 import { h } from '../dom';
 import { formatMs, formatPct } from '../format';
@@ -67,15 +68,7 @@ function signedMs(ms: number): string {
   return formatMs(0);
 }
 
-function signedPct(pct: number): string {
-  if (pct > 0) return `+${formatPct(pct)}`;
-  if (pct < 0) return `−${formatPct(-pct)}`;
-  return formatPct(0);
-}
-
-function changeClass(ms: number): string {
-  return ms > 0 ? 'change-worse' : ms < 0 ? 'change-better' : 'change-none';
-}
+const pctOf = (c: { a: number; b: number; change_pct: number }) => changePctText(c.a, c.b, c.change_pct, formatPct);
 
 function runPicker(
   side: 'a' | 'b',
@@ -161,7 +154,7 @@ function renderDiff(d: DiffData): HTMLElement[] {
         'div',
         { class: 'compare-stat' },
         h('div', { class: 'muted' }, 'Change'),
-        h('div', { class: `stat-value ${changeClass(st.change_ms)}`, 'data-testid': 'step-time-change' }, `${signedMs(st.change_ms)} (${signedPct(st.change_pct)})`),
+        h('div', { class: `stat-value ${changeClass(st.a, st.b, st.change_ms)}`, 'data-testid': 'step-time-change' }, `${signedMs(st.change_ms)} (${pctOf(st)})`),
       ),
     ),
     h('p', { class: 'muted small' }, `${d.a.steps} steps in A, ${d.b.steps} in B. Input-bound: A ${d.a.input_bound || '–'}, B ${d.b.input_bound || '–'}.`),
@@ -191,8 +184,10 @@ function renderDiff(d: DiffData): HTMLElement[] {
     ['added', 'Added ops', 'No op is new in B.'],
     ['removed', 'Removed ops', 'No op of A is missing from B.'],
   ];
+  // LibTorch ops are their own type: a type column would repeat the name (one choice for all tables).
+  const typed = d.ops.some((o) => o.type && o.type !== o.name);
   const tables = sections.map(([status, title, empty]) =>
-    panel(title, opTable(d.ops.filter((o) => o.status === status), title, empty)),
+    panel(title, opTable(d.ops.filter((o) => o.status === status), title, empty, typed)),
   );
   return [summary, breakdown, ...tables];
 }
@@ -213,13 +208,13 @@ function breakdownTable(d: DiffData, groups: typeof STEP_CATEGORIES): HTMLElemen
       },
       { key: 'a', title: 'A per step', numeric: true, value: (r) => r.a, render: (r) => formatMs(r.a) },
       { key: 'b', title: 'B per step', numeric: true, value: (r) => r.b, render: (r) => formatMs(r.b) },
-      { key: 'change_ms', title: 'Change', numeric: true, value: (r) => r.change_ms, render: (r) => h('span', { class: changeClass(r.change_ms) }, signedMs(r.change_ms)) },
-      { key: 'change_pct', title: 'Change %', numeric: true, value: (r) => r.change_pct, render: (r) => (r.a ? signedPct(r.change_pct) : '–') },
+      { key: 'change_ms', title: 'Change', numeric: true, value: (r) => r.change_ms, render: (r) => h('span', { class: changeClass(r.a, r.b, r.change_ms) }, signedMs(r.change_ms)) },
+      { key: 'change_pct', title: 'Change %', numeric: true, value: (r) => r.change_pct, render: (r) => (r.a || r.b ? pctOf(r) : '–') },
     ],
   });
 }
 
-function opTable(rows: OpChange[], label: string, emptyText: string): HTMLElement {
+function opTable(rows: OpChange[], label: string, emptyText: string, typed: boolean): HTMLElement {
   return dataTable<OpChange>({
     label,
     rows,
@@ -227,17 +222,26 @@ function opTable(rows: OpChange[], label: string, emptyText: string): HTMLElemen
     sort: { key: 'change_ms', descending: rows[0]?.change_ms > 0 },
     columns: [
       { key: 'host_or_device', title: 'Host/device', value: (r) => r.host_or_device },
-      { key: 'type', title: 'Type', value: (r) => r.type },
-      { key: 'name', title: 'Operation', value: (r) => r.name, wrap: true },
+      ...(typed ? [{ key: 'type', title: 'Type', value: (r: OpChange) => r.type }] : []),
+      { key: 'name', title: 'Operation', value: (r) => r.name, name: true },
       { key: 'a', title: 'A self time/step', numeric: true, value: (r) => r.a_self_time_per_step_ms, render: (r) => formatMs(r.a_self_time_per_step_ms) },
       { key: 'b', title: 'B self time/step', numeric: true, value: (r) => r.b_self_time_per_step_ms, render: (r) => formatMs(r.b_self_time_per_step_ms) },
-      { key: 'change_ms', title: 'Change', numeric: true, value: (r) => r.change_ms, render: (r) => h('span', { class: changeClass(r.change_ms) }, signedMs(r.change_ms)) },
+      {
+        key: 'change_ms',
+        title: 'Change',
+        numeric: true,
+        value: (r) => r.change_ms,
+        render: (r) => h('span', { class: changeClass(r.a_self_time_per_step_ms, r.b_self_time_per_step_ms, r.change_ms) }, signedMs(r.change_ms)),
+      },
       {
         key: 'change_pct',
         title: 'Change %',
         numeric: true,
         value: (r) => r.change_pct,
-        render: (r) => (r.status === 'added' || r.status === 'removed' ? r.status : signedPct(r.change_pct)),
+        render: (r) =>
+          r.status === 'added' || r.status === 'removed'
+            ? r.status
+            : changePctText(r.a_self_time_per_step_ms, r.b_self_time_per_step_ms, r.change_pct, formatPct),
       },
     ],
   });

@@ -44,10 +44,12 @@ export const frameworkOpStatsPage: ToolPage = {
   async render(root, ctx) {
     const data = await ctx.fetchData<FrameworkOpStatsData>();
     const rows: RankedRow[] = data.ops.map((r, i) => ({ ...r, rank: i + 1 }));
+    // LibTorch ops are their own type ("aten::mm"): a type column or pie would repeat the name.
+    const typed = rows.some((r) => r.type && r.type !== r.operation);
     root.append(
       pageHeader('Framework op stats', `Run ${ctx.run} · ${ctx.host || 'all hosts'}`, idleToggle(ctx), exportButton(ctx)),
-      pies(data),
-      panel('Ops', opTable(rows)),
+      pies(data, typed),
+      panel('Ops', opTable(rows, typed)),
     );
   },
 };
@@ -62,7 +64,7 @@ function exportButton(ctx: PageContext): HTMLElement {
   return h('a', { class: 'button', href: ctx.csvUrl(), download: '', 'data-testid': 'export-csv' }, 'Export as CSV');
 }
 
-function pies(data: FrameworkOpStatsData): HTMLElement {
+function pies(data: FrameworkOpStatsData, typed: boolean): HTMLElement {
   const toSlices = (slices: Slice[]) => slices.map((s) => ({ label: s.name, value: s.self_time_ms }));
   const figures: HTMLElement[] = [];
   const sides = [
@@ -71,16 +73,14 @@ function pies(data: FrameworkOpStatsData): HTMLElement {
   ];
   for (const s of sides) {
     if (s.total <= 0) continue;
-    figures.push(
-      pieChart({ title: `Self time on the ${s.side}, by op`, slices: toSlices(s.byOp), formatValue: formatMs }),
-      pieChart({ title: `Self time on the ${s.side}, by op type`, slices: toSlices(s.byType), formatValue: formatMs }),
-    );
+    figures.push(pieChart({ title: `Self time on the ${s.side}, by op`, slices: toSlices(s.byOp), formatValue: formatMs }));
+    if (typed) figures.push(pieChart({ title: `Self time on the ${s.side}, by op type`, slices: toSlices(s.byType), formatValue: formatMs }));
   }
   const note = data.device_self_time_ms <= 0 ? h('p', { class: 'muted small' }, 'No device ops in this profile.') : null;
   return panel('Self-time distribution', h('div', { class: 'pie-grid' }, ...figures), note);
 }
 
-function opTable(rows: RankedRow[]): HTMLElement {
+function opTable(rows: RankedRow[], typed: boolean): HTMLElement {
   const pctColumn = (key: keyof OpRow, title: string, help: string) => ({
     key,
     title,
@@ -93,13 +93,13 @@ function opTable(rows: RankedRow[]): HTMLElement {
     label: 'Framework ops',
     rows,
     sort: { key: 'rank', descending: false },
-    filterPlaceholder: 'Filter by op, type, host or device',
+    filterPlaceholder: typed ? 'Filter by op, type, host or device' : 'Filter by op, host or device',
     filterable: true,
     columns: [
       { key: 'rank', title: 'Rank', numeric: true, value: (r) => r.rank },
       { key: 'host_or_device', title: 'Host/device', value: (r) => r.host_or_device },
-      { key: 'type', title: 'Type', value: (r) => r.type },
-      { key: 'operation', title: 'Operation', value: (r) => r.operation, wrap: true },
+      ...(typed ? [{ key: 'type', title: 'Type', value: (r: RankedRow) => r.type }] : []),
+      { key: 'operation', title: 'Operation', value: (r) => r.operation, name: true },
       { key: 'occurrences', title: 'Occurrences', numeric: true, value: (r) => r.occurrences, render: (r) => formatCount(r.occurrences) },
       {
         key: 'total_time_ms',

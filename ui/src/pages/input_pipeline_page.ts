@@ -8,7 +8,7 @@ import { keyValueList, pageHeader, panel } from '../components/panel';
 import { recommendationList } from '../components/rich_text';
 import { verdictBanner } from '../components/verdict';
 import { stackedBarChart } from '../charts/stacked_bar_chart';
-import { STEP_CATEGORIES } from '../step_categories';
+import { CATEGORY_LABELS, INPUT_OP_CATEGORIES, STEP_CATEGORIES } from '../step_categories';
 import type { PageContext, ToolPage } from './tool_page';
 
 interface SeriesStats {
@@ -44,14 +44,7 @@ export interface InputPipelineData {
   recommendations: string[];
 }
 
-// The seed's names for the host-side categories (docs/ARCHITECTURE.md §5.4).
-const HOST_CATEGORIES = [
-  { key: 'reading_data_from_files_on_demand', label: 'Reading data from files on demand', colour: '#d93025' },
-  { key: 'reading_data_from_files_in_advance', label: 'Reading data from files in advance', colour: '#f29900' },
-  { key: 'data_preprocessing', label: 'Data preprocessing', colour: '#4285f4' },
-  { key: 'enqueuing_data_to_device', label: 'Enqueuing data to be transferred to device', colour: '#188038' },
-];
-const CATEGORY_LABEL = Object.fromEntries(HOST_CATEGORIES.map((c) => [c.key, c.label]));
+const HOST_CATEGORIES = INPUT_OP_CATEGORIES;
 const INPUT_COLOUR = STEP_CATEGORIES[0].colour;
 
 export const inputPipelinePage: ToolPage = {
@@ -79,7 +72,7 @@ function deviceSide(data: InputPipelineData, ctx: PageContext): HTMLElement {
       labels: d.steps.map((s) => (multiHost ? `${s.step} (${s.host})` : String(s.step))),
       series: [
         { label: 'Waiting for input', colour: INPUT_COLOUR, values: d.steps.map((s) => s.input_ms) },
-        { label: 'Rest of the step', colour: '#188038', values: d.steps.map((s) => Math.max(0, s.total_ms - s.input_ms)) },
+        { label: 'Rest of the step', colour: '#bdc1c6', values: d.steps.map((s) => Math.max(0, s.total_ms - s.input_ms)) },
       ],
       xLabel: 'Step',
       formatValue: formatMs,
@@ -130,7 +123,7 @@ function inputOpTable(ops: InputOp[]): HTMLElement {
     sort: { key: 'total_self_time_ms', descending: true },
     filterPlaceholder: 'Filter input ops',
     columns: [
-      { key: 'op', title: 'Input op', value: (r) => r.op, wrap: true },
+      { key: 'op', title: 'Input op', value: (r) => r.op, name: true },
       { key: 'count', title: 'Count', numeric: true, value: (r) => r.count, render: (r) => formatCount(r.count) },
       { key: 'total_time_ms', title: 'Total time', numeric: true, value: (r) => r.total_time_ms, render: (r) => formatMs(r.total_time_ms) },
       { key: 'total_time_pct', title: 'Total %', numeric: true, value: (r) => r.total_time_pct, render: (r) => formatPct(r.total_time_pct) },
@@ -142,7 +135,7 @@ function inputOpTable(ops: InputOp[]): HTMLElement {
         render: (r) => formatMs(r.total_self_time_ms),
       },
       { key: 'self_time_pct', title: 'Self %', numeric: true, value: (r) => r.self_time_pct, render: (r) => formatPct(r.self_time_pct) },
-      { key: 'category', title: 'Category', value: (r) => CATEGORY_LABEL[r.category] ?? r.category },
+      { key: 'category', title: 'Category', value: (r) => CATEGORY_LABELS[r.category] ?? r.category },
     ],
   });
   return h(

@@ -107,8 +107,8 @@ function kernelTable(rows: KernelRow[]): HTMLElement {
     filterable: true,
     columns: [
       { key: 'rank', title: 'Rank', numeric: true, value: (r) => r.rank },
-      { key: 'kernel_name', title: 'Kernel', wrap: true, value: (r) => r.kernel_name, render: (r) => kernelName(r.kernel_name) },
-      { key: 'op_name', title: 'Op', wrap: true, value: (r) => r.op_name, render: (r) => r.op_name || '–' },
+      { key: 'kernel_name', title: 'Kernel', name: true, value: (r) => r.kernel_name, render: (r) => kernelName(r.kernel_name) },
+      { key: 'op_name', title: 'Op', name: true, value: (r) => r.op_name, render: (r) => r.op_name || '–' },
       { key: 'occurrences', title: 'Count', numeric: true, value: (r) => r.occurrences, render: (r) => formatCount(r.occurrences) },
       duration('total_duration_us', 'Total'),
       duration('avg_duration_us', 'Avg'),

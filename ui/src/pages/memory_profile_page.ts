@@ -137,7 +137,7 @@ function breakdownPanel(m: MemoryIdData): HTMLElement {
       filterable: true,
       emptyText: 'Nothing was allocated at the peak',
       columns: [
-        { key: 'op', title: 'Op name', value: (r) => r.op, wrap: true },
+        { key: 'op', title: 'Op name', value: (r) => r.op, name: true },
         bytes('allocation_bytes', 'Allocation size'),
         bytes('requested_bytes', 'Requested size'),
         {

@@ -159,7 +159,7 @@ function topOps(data: OverviewData): HTMLElement {
   const where = data.top_ops[0]?.host_or_device === 'Device' ? 'device' : 'host';
   const rows = data.top_ops.slice(0, 10);
   // LibTorch ops are their own type ("aten::mm"): a second column would repeat the name.
-  const typed = rows.some((r) => r.type !== r.name);
+  const typed = rows.some((r) => r.type && r.type !== r.name);
   const columns: Column<TopOp>[] = [
     { key: 'self_time_pct', title: 'Self %', numeric: true, value: (r) => r.self_time_pct, render: (r) => formatPct(r.self_time_pct) },
     {
@@ -171,8 +171,8 @@ function topOps(data: OverviewData): HTMLElement {
     },
     { key: 'self_time_ms', title: 'Self time', numeric: true, value: (r) => r.self_time_ms, render: (r) => formatMs(r.self_time_ms) },
   ];
-  if (typed) columns.push({ key: 'type', title: 'Type', value: (r) => r.type, wrap: true });
-  columns.push({ key: 'name', title: 'Op', value: (r) => r.name, wrap: true });
+  if (typed) columns.push({ key: 'type', title: 'Type', value: (r) => r.type });
+  columns.push({ key: 'name', title: 'Op', value: (r) => r.name, name: true });
   return panel(
     `Top ${rows.length} ops on the ${where}`,
     dataTable<TopOp>({ label: 'Top ops', rows, pageSize: 10, filterable: false, columns }),
