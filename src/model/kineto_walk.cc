@@ -42,6 +42,7 @@ class Walker {
   bool skip_space();            // moves pos_ to the next character that is not a space (or the end)
   bool at_end() const { return pos_ == end_; }
   bool not_an_object();
+  bool read_array_form();
   bool read_key(std::string* key);
   bool read_value(const std::string& key, bool wanted);
   bool read_events();
@@ -106,6 +107,7 @@ bool Walker::skip_space() {
 bool Walker::run() {
   if (!more(0) || !skip_space()) return false;
   if (at_end()) return fail("empty file");
+  if (buffer_.get()[pos_] == '[') return read_array_form();
   if (buffer_.get()[pos_] != '{') return not_an_object();
   ++pos_;
   bool has_events = false;
@@ -144,10 +146,17 @@ bool Walker::run() {
   return true;
 }
 
-// The text does not start with '{': say what it is, from as much of it as one window holds.
+// PyTorch built without Kineto (torch.profiler, export_chrome_trace) writes the Chrome trace's
+// array form: the events alone, "[{...}, ...]", which reads as traceEvents.
+bool Walker::read_array_form() {
+  ++pos_;
+  if (!read_events() || !skip_space()) return false;
+  if (!at_end()) return fail("not valid JSON (content after the top-level array)");
+  return true;
+}
+
+// The text does not start with '{' or '[': say what it is, from as much of it as one window holds.
 bool Walker::not_an_object() {
-  if (buffer_.get()[pos_] == '[')
-    return fail("not a PyTorch trace: the JSON is an array, expected an object with traceEvents");
   while (!eof_ && end_ < window_)
     if (!more(pos_)) return false;
   const size_t size = end_ - pos_;
@@ -169,7 +178,7 @@ bool Walker::not_an_object() {
     default: break;
   }
   if (!parses) return fail("not valid JSON");
-  return fail(std::string("not a PyTorch trace: the JSON is ") + what + ", expected an object with traceEvents");
+  return fail(std::string("not a PyTorch trace: the JSON is ") + what + ", expected an object with traceEvents or an array of events");
 }
 
 // A key as written between its quotes (ours have no escapes, so one with escapes matches none).

@@ -40,7 +40,11 @@ std::vector<BadCase> bad_cases() {
   return {
       {"an empty file", "", "empty file"},
       {"only whitespace", " \n\t ", "empty file"},
-      {"a JSON array", R"([{"ph": "X"}])", "the JSON is an array"},
+      // The array form (PyTorch without Kineto) holds the events alone.
+      {"an array form event without ts", R"([{"ph": "X", "name": "a"}])", "ts is missing"},
+      {"an empty array form", "[]", "no events"},
+      {"content after the array form", R"([{"ph": "X", "name": "a", "ts": 1}] [])", "content after the top-level array"},
+      {"a truncated array form", R"([{"ph": "X", "name": "a", "ts": 1},)", "not valid JSON"},
       {"text that starts like null", "not json", "not valid JSON"},
       {"text that starts like true", "trace", "not valid JSON"},
       {"a JSON number", "42", "the JSON is a number"},
