@@ -61,7 +61,10 @@ std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn) {
     if (t.session != g_session.load(std::memory_order_relaxed)) first_op_of_session(t, fn, backward, trace_level);
     else if (trace_level >= kVerbose) t.reporter = ensure_memory_reporter();
     t.ran_forward |= !backward;
-    on_top_level_op(now_ticks(), backward, c10::GradMode::is_enabled());
+    const uint64_t now = now_ticks();
+    on_top_level_op(now, backward, c10::GradMode::is_enabled());
+    // torch.utils.data.DataLoader's iterator: one step per batch, as for a traced C++ loader.
+    if (name->flags & kInputRequest) on_input_request(now);
   }
 
   char inputs[kMaxInputBytes];

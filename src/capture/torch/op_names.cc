@@ -21,6 +21,7 @@ OpName describe(const char* text) {
   if (name == "aten::empty" || name == "aten::empty_like") n.dtype_argument = 1;
   if (name == "aten::empty_strided") n.dtype_argument = 2;
   if (n.dtype_argument >= 0) n.flags |= kFactoryOp;
+  if (name.starts_with("enumerate(DataLoader)")) n.flags |= kInputRequest;
   return n;
 }
 

@@ -12,6 +12,7 @@ namespace mlprof::libtorch {
 enum OpNameFlags : uint32_t {
   kAutogradEntry = 1,   // "autograd::engine::evaluate_function: ...": the engine runs a node
   kFactoryOp = 2,       // aten::empty and the like: allocates its result
+  kInputRequest = 4,    // "enumerate(DataLoader)#...": a Python training loop asks for its next batch
 };
 
 struct OpName {
