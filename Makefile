@@ -14,7 +14,7 @@ bootstrap:
 configure: bootstrap
 	@mkdir -p $(BUILD)
 	@cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) > $(BUILD)/configure.log 2>&1 || { cat $(BUILD)/configure.log; exit 1; }
-	@sed -n 's/^-- //; /optional parts/,/web UI/p' $(BUILD)/configure.log
+	@sed -n 's/^-- //; /optional parts/,/Python package/p' $(BUILD)/configure.log
 
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)

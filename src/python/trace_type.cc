@@ -1,0 +1,384 @@
+#include "python/trace_type.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "mlprof/mlprof.h"
+
+namespace mlprof::python {
+namespace {
+
+struct TraceObject {
+  PyObject_HEAD
+  PyObject* name;     // str
+  PyObject* kwnames;  // tuple of str, or null: the metadata's keys
+  PyObject* values;   // tuple, or null: the metadata's values
+  uint64_t start;     // 0: not recording
+  int64_t step;
+  bool is_step;       // step_num=N with _r=1: a step marker, as TensorFlow's Trace
+};
+
+extern PyTypeObject TraceType;
+
+// Step markers keep their name as a pointer until the session is written: each distinct name
+// is kept for the life of the process (programs use a handful). The GIL guards the set.
+const char* interned_step_name(std::string_view name) {
+  static auto* names = new std::set<std::string, std::less<>>;
+  auto it = names->find(name);
+  if (it == names->end()) it = names->emplace(name).first;
+  return it->c_str();
+}
+
+bool name_is_str(PyObject* name, const char* what) {
+  if (PyUnicode_Check(name)) return true;
+  PyErr_Format(PyExc_TypeError, "%s: name must be a str, not %s", what, Py_TYPE(name)->tp_name);
+  return false;
+}
+
+// step_num and _r=1 among the metadata make a step marker.
+bool find_step(TraceObject* self, const char* what) {
+  if (self->kwnames == nullptr) return true;
+  PyObject* step_num = nullptr;
+  bool root = false;
+  const Py_ssize_t n = PyTuple_GET_SIZE(self->kwnames);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* key = PyTuple_GET_ITEM(self->kwnames, i);
+    PyObject* value = PyTuple_GET_ITEM(self->values, i);
+    if (PyUnicode_CompareWithASCIIString(key, "step_num") == 0) step_num = value;
+    else if (PyUnicode_CompareWithASCIIString(key, "_r") == 0) root = PyLong_Check(value) && PyLong_AsLong(value) == 1;
+  }
+  if (!root || step_num == nullptr) return true;
+  if (!PyLong_Check(step_num) || PyBool_Check(step_num)) {
+    PyErr_Format(PyExc_TypeError, "%s: step_num must be an int, not %s", what, Py_TYPE(step_num)->tp_name);
+    return false;
+  }
+  self->step = PyLong_AsLongLong(step_num);
+  if (self->step == -1 && PyErr_Occurred()) return false;
+  if (self->step < 0) {
+    PyErr_Format(PyExc_ValueError, "%s: step_num must be >= 0, not %lld", what, (long long)self->step);
+    return false;
+  }
+  self->is_step = true;
+  return true;
+}
+
+TraceObject* new_trace(PyTypeObject* type, PyObject* name, PyObject* kwnames, PyObject* values, const char* what) {
+  if (!name_is_str(name, what)) return nullptr;
+  auto* self = reinterpret_cast<TraceObject*>(type->tp_alloc(type, 0));
+  if (self == nullptr) return nullptr;
+  Py_INCREF(name);
+  self->name = name;
+  self->kwnames = kwnames;
+  self->values = values;
+  if (!find_step(self, what)) {
+    Py_DECREF(self);
+    return nullptr;
+  }
+  return self;
+}
+
+// Trace(name, **metadata), the fast path of a call.
+PyObject* trace_vectorcall(PyObject* type, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (nargs != 1) {
+    PyErr_Format(PyExc_TypeError, "mlprof.Trace: takes a name and keyword metadata (%zd positional arguments given)",
+                 nargs);
+    return nullptr;
+  }
+  PyObject* values = nullptr;
+  if (kwnames != nullptr && PyTuple_GET_SIZE(kwnames) > 0) {
+    const Py_ssize_t n = PyTuple_GET_SIZE(kwnames);
+    values = PyTuple_New(n);
+    if (values == nullptr) return nullptr;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      Py_INCREF(args[1 + i]);
+      PyTuple_SET_ITEM(values, i, args[1 + i]);
+    }
+    Py_INCREF(kwnames);
+  } else {
+    kwnames = nullptr;
+  }
+  return reinterpret_cast<PyObject*>(
+      new_trace(reinterpret_cast<PyTypeObject*>(type), args[0], kwnames, values, "mlprof.Trace"));
+}
+
+// Trace(name, **metadata) through tp_new: subclasses, and calls that do not vectorcall.
+PyObject* trace_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  if (PyTuple_GET_SIZE(args) != 1) {
+    PyErr_Format(PyExc_TypeError, "mlprof.Trace: takes a name and keyword metadata (%zd positional arguments given)",
+                 PyTuple_GET_SIZE(args));
+    return nullptr;
+  }
+  PyObject *kwnames = nullptr, *values = nullptr;
+  if (kwargs != nullptr && PyDict_GET_SIZE(kwargs) > 0) {
+    const Py_ssize_t n = PyDict_GET_SIZE(kwargs);
+    kwnames = PyTuple_New(n);
+    values = PyTuple_New(n);
+    if (kwnames == nullptr || values == nullptr) {
+      Py_XDECREF(kwnames);
+      Py_XDECREF(values);
+      return nullptr;
+    }
+    Py_ssize_t pos = 0, i = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(kwargs, &pos, &key, &value)) {
+      Py_INCREF(key);
+      Py_INCREF(value);
+      PyTuple_SET_ITEM(kwnames, i, key);
+      PyTuple_SET_ITEM(values, i, value);
+      ++i;
+    }
+  }
+  return reinterpret_cast<PyObject*>(new_trace(type, PyTuple_GET_ITEM(args, 0), kwnames, values, "mlprof.Trace"));
+}
+
+// StepTrace(name, step): Trace(name, step_num=step, _r=1).
+PyObject* step_trace_make(PyTypeObject* type, PyObject* name, PyObject* step) {
+  if (!name_is_str(name, "mlprof.StepTrace")) return nullptr;
+  if (!PyLong_Check(step) || PyBool_Check(step)) {
+    PyErr_Format(PyExc_TypeError, "mlprof.StepTrace: step must be an int, not %s", Py_TYPE(step)->tp_name);
+    return nullptr;
+  }
+  PyObject* kwnames = Py_BuildValue("(ss)", "step_num", "_r");
+  PyObject* values = Py_BuildValue("(Oi)", step, 1);
+  if (kwnames == nullptr || values == nullptr) {
+    Py_XDECREF(kwnames);
+    Py_XDECREF(values);
+    return nullptr;
+  }
+  return reinterpret_cast<PyObject*>(new_trace(type, name, kwnames, values, "mlprof.StepTrace"));
+}
+
+PyObject* step_trace_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  static const char* keywords[] = {"name", "step", nullptr};
+  PyObject *name, *step;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO:StepTrace", const_cast<char**>(keywords), &name, &step))
+    return nullptr;
+  return step_trace_make(type, name, step);
+}
+
+PyObject* step_trace_vectorcall(PyObject* type, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (kwnames == nullptr && nargs == 2)
+    return step_trace_make(reinterpret_cast<PyTypeObject*>(type), args[0], args[1]);
+  // Keywords: the general path.
+  PyObject* call_args = PyTuple_New(nargs);
+  PyObject* kwargs = kwnames != nullptr ? PyDict_New() : nullptr;
+  bool ok = call_args != nullptr && (kwnames == nullptr || kwargs != nullptr);
+  for (Py_ssize_t i = 0; ok && i < nargs; ++i) {
+    Py_INCREF(args[i]);
+    PyTuple_SET_ITEM(call_args, i, args[i]);
+  }
+  for (Py_ssize_t i = 0; ok && kwnames != nullptr && i < PyTuple_GET_SIZE(kwnames); ++i)
+    ok = PyDict_SetItem(kwargs, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) == 0;
+  PyObject* result = ok ? step_trace_new(reinterpret_cast<PyTypeObject*>(type), call_args, kwargs) : nullptr;
+  Py_XDECREF(call_args);
+  Py_XDECREF(kwargs);
+  return result;
+}
+
+void trace_dealloc(PyObject* o) {
+  auto* self = reinterpret_cast<TraceObject*>(o);
+  Py_XDECREF(self->name);
+  Py_XDECREF(self->kwnames);
+  Py_XDECREF(self->values);
+  Py_TYPE(o)->tp_free(o);
+}
+
+PyObject* trace_enter(PyObject* o, PyObject*) {
+  auto* self = reinterpret_cast<TraceObject*>(o);
+  if (self->is_step) {
+    // Nonzero while a session records (> 0) or a step-range session waits for its range (< 0).
+    if (internal::g_trace_level.load(std::memory_order_relaxed) != 0 && internal::step_begin(self->step) > 0)
+      self->start = now_ticks();
+  } else if (internal::tracing(kCritical)) {
+    self->start = now_ticks();
+  }
+  Py_INCREF(o);
+  return o;
+}
+
+// A metadata value as TraceArg: ints, floats, bools and strs keep their type, anything else
+// is written as its str(); `keep` holds what the views point into.
+bool to_trace_arg(std::string_view key, PyObject* value, TraceArg* out, PyObject** keep) {
+  *keep = nullptr;
+  if (PyBool_Check(value)) {
+    *out = TraceArg(key, value == Py_True);
+    return true;
+  }
+  if (PyLong_Check(value)) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (overflow == 0 && !(v == -1 && PyErr_Occurred())) {
+      *out = TraceArg(key, int64_t(v));
+      return true;
+    }
+    PyErr_Clear();
+    const unsigned long long u = PyLong_AsUnsignedLongLong(value);
+    if (!(u == (unsigned long long)-1 && PyErr_Occurred())) {
+      *out = TraceArg(key, uint64_t(u));
+      return true;
+    }
+    PyErr_Clear();
+  } else if (PyFloat_Check(value)) {
+    *out = TraceArg(key, PyFloat_AS_DOUBLE(value));
+    return true;
+  }
+  PyObject* text = PyUnicode_Check(value) ? (Py_INCREF(value), value) : PyObject_Str(value);
+  if (text == nullptr) return false;
+  Py_ssize_t size = 0;
+  const char* utf8 = PyUnicode_AsUTF8AndSize(text, &size);
+  if (utf8 == nullptr) {
+    Py_DECREF(text);
+    return false;
+  }
+  *keep = text;
+  *out = TraceArg(key, std::string_view(utf8, size_t(size)));
+  return true;
+}
+
+void record_with_metadata(TraceObject* self, std::string_view name, uint64_t end) {
+  constexpr Py_ssize_t kMaxArgs = 16;  // more metadata than this is left out
+  const Py_ssize_t n = std::min(PyTuple_GET_SIZE(self->kwnames), kMaxArgs);
+  alignas(TraceArg) unsigned char storage[kMaxArgs * sizeof(TraceArg)] = {};
+  auto* args = reinterpret_cast<TraceArg*>(storage);
+  PyObject* keep[kMaxArgs];
+  Py_ssize_t used = 0;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    Py_ssize_t key_size = 0;
+    const char* key = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(self->kwnames, i), &key_size);
+    if (key == nullptr || !to_trace_arg(std::string_view(key, size_t(key_size)), PyTuple_GET_ITEM(self->values, i),
+                                        &args[used], &keep[used])) {
+      PyErr_Clear();  // a value that cannot be written is left out, never an error in the program
+      continue;
+    }
+    ++used;
+  }
+  internal::record_with_args(name, args, size_t(used), self->start, end);
+  for (Py_ssize_t i = 0; i < used; ++i) Py_XDECREF(keep[i]);
+}
+
+PyObject* trace_exit(PyObject* o, PyObject* const*, Py_ssize_t) {
+  auto* self = reinterpret_cast<TraceObject*>(o);
+  if (self->start != 0) {
+    const uint64_t end = now_ticks();
+    Py_ssize_t size = 0;
+    const char* name = PyUnicode_AsUTF8AndSize(self->name, &size);
+    if (name == nullptr) {
+      PyErr_Clear();
+    } else if (self->is_step) {
+      internal::step_end(interned_step_name(std::string_view(name, size_t(size))), self->step, self->start, end);
+    } else if (self->kwnames != nullptr) {
+      record_with_metadata(self, std::string_view(name, size_t(size)), end);
+    } else {
+      internal::record_copy(std::string_view(name, size_t(size)), self->start, end);
+    }
+    self->start = 0;
+  }
+  Py_RETURN_FALSE;
+}
+
+PyObject* trace_get_name(PyObject* o, void*) {
+  PyObject* name = reinterpret_cast<TraceObject*>(o)->name;
+  Py_INCREF(name);
+  return name;
+}
+
+PyObject* trace_get_metadata(PyObject* o, void*) {
+  auto* self = reinterpret_cast<TraceObject*>(o);
+  PyObject* dict = PyDict_New();
+  if (dict == nullptr || self->kwnames == nullptr) return dict;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self->kwnames); ++i) {
+    if (PyDict_SetItem(dict, PyTuple_GET_ITEM(self->kwnames, i), PyTuple_GET_ITEM(self->values, i)) < 0) {
+      Py_DECREF(dict);
+      return nullptr;
+    }
+  }
+  return dict;
+}
+
+// Trace("name")(function): the decorator form, made by mlprof._decorate in Python.
+PyObject* trace_call(PyObject* o, PyObject* args, PyObject* kwargs) {
+  if (PyTuple_GET_SIZE(args) != 1 || (kwargs != nullptr && PyDict_GET_SIZE(kwargs) > 0) ||
+      !PyCallable_Check(PyTuple_GET_ITEM(args, 0))) {
+    PyErr_SetString(PyExc_TypeError, "mlprof.Trace: used as a decorator, it takes one function");
+    return nullptr;
+  }
+  PyObject* package = PyImport_ImportModule("mlprof");
+  if (package == nullptr) return nullptr;
+  PyObject* result = PyObject_CallMethod(package, "_decorate", "OO", o, PyTuple_GET_ITEM(args, 0));
+  Py_DECREF(package);
+  return result;
+}
+
+PyMethodDef trace_methods[] = {
+    {"__enter__", trace_enter, METH_NOARGS, "Starts the annotation (when a session records)."},
+    {"__exit__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(trace_exit)), METH_FASTCALL,
+     "Ends the annotation and records it."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+PyGetSetDef trace_getset[] = {
+    {"name", trace_get_name, nullptr, "The annotation's name.", nullptr},
+    {"metadata", trace_get_metadata, nullptr, "The keyword metadata, as a dict.", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+
+constexpr const char* kTraceDoc =
+    "Trace(name, **metadata)\n--\n\n"
+    "A scoped annotation, as tf.profiler.experimental.Trace: `with mlprof.Trace(\"forward\"):` records the\n"
+    "block as an event named `name` on this thread's line while a session records, and costs a few\n"
+    "dozen nanoseconds when none does. Keyword metadata is written as name#k=v,...# (only when\n"
+    "recording). `step_num=N` with `_r=1` marks a training step, as TensorFlow's Trace does.\n"
+    "Also a decorator: `@mlprof.Trace(\"load\")` traces every call of the function.";
+
+constexpr const char* kStepTraceDoc =
+    "StepTrace(name, step)\n--\n\n"
+    "A training step marker: the same as Trace(name, step_num=step, _r=1). Put the code that fetches\n"
+    "the batch inside the step, so that waiting for input counts in the step.";
+
+PyTypeObject TraceType = [] {
+  PyTypeObject t = {};
+  Py_SET_REFCNT(reinterpret_cast<PyObject*>(&t), 1);  // a static type, as PyVarObject_HEAD_INIT makes it
+  t.tp_name = "mlprof.Trace";
+  t.tp_basicsize = sizeof(TraceObject);
+  t.tp_dealloc = trace_dealloc;
+  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
+  t.tp_doc = kTraceDoc;
+  t.tp_methods = trace_methods;
+  t.tp_getset = trace_getset;
+  t.tp_new = trace_new;
+  t.tp_call = trace_call;
+  t.tp_vectorcall = trace_vectorcall;
+  return t;
+}();
+
+PyTypeObject StepTraceType = [] {
+  PyTypeObject t = {};
+  Py_SET_REFCNT(reinterpret_cast<PyObject*>(&t), 1);  // a static type, as PyVarObject_HEAD_INIT makes it
+  t.tp_name = "mlprof.StepTrace";
+  t.tp_basicsize = sizeof(TraceObject);
+  t.tp_dealloc = trace_dealloc;
+  t.tp_flags = Py_TPFLAGS_DEFAULT;
+  t.tp_doc = kStepTraceDoc;
+  t.tp_base = &TraceType;
+  t.tp_new = step_trace_new;
+  t.tp_vectorcall = step_trace_vectorcall;
+  return t;
+}();
+
+}  // namespace
+
+bool add_trace_types(PyObject* module) {
+  if (PyType_Ready(&TraceType) < 0 || PyType_Ready(&StepTraceType) < 0) return false;
+  Py_INCREF(&TraceType);
+  if (PyModule_AddObject(module, "Trace", reinterpret_cast<PyObject*>(&TraceType)) < 0) return false;
+  Py_INCREF(&StepTraceType);
+  return PyModule_AddObject(module, "StepTrace", reinterpret_cast<PyObject*>(&StepTraceType)) == 0;
+}
+
+}  // namespace mlprof::python

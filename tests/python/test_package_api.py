@@ -1,0 +1,169 @@
+"""The mlprof package's API (README, "Profile from Python"): sessions, annotations, step markers, thread
+names, and bad input as Python exceptions with one-line messages. The written runs are read
+back with the mlprof command, as a user would."""
+from __future__ import annotations
+
+import os
+import threading
+import unittest
+
+import mlprof
+from support import ScratchTest, chrome_events, run_dirs, xplane_files
+
+
+def one_line(error: BaseException) -> str:
+    text = str(error)
+    assert "\n" not in text, text
+    return text
+
+
+class SessionTest(ScratchTest):
+    def test_start_stop_writes_one_run_and_returns_it(self) -> None:
+        logdir = self.path("logs")
+        mlprof.start(logdir)
+        self.assertTrue(mlprof.is_active())
+        with mlprof.Trace("work"):
+            pass
+        run_dir = mlprof.stop()
+        self.assertFalse(mlprof.is_active())
+        self.assertEqual(run_dirs(logdir), [run_dir])
+        self.assertEqual(len(xplane_files(logdir)), 1)
+        # TensorBoard lists the logdir only with its event file.
+        self.assertTrue(any(n.startswith("events.out.tfevents.") for n in os.listdir(logdir)))
+
+    def test_profile_context_manager_and_run_name(self) -> None:
+        with mlprof.Profile(self.path("logs"), run_name="first") as p:
+            with mlprof.Trace("inside"):
+                pass
+        self.assertEqual(os.path.basename(p.run_dir), "first")
+        self.assertFalse(mlprof.is_active())
+
+    def test_profile_stops_when_the_block_raises(self) -> None:
+        with self.assertRaises(KeyError):
+            with mlprof.Profile(self.path("logs")):
+                raise KeyError("boom")
+        self.assertFalse(mlprof.is_active())
+        self.assertEqual(len(xplane_files(self.path("logs"))), 1)
+
+
+class AnnotationTest(ScratchTest):
+    def record(self, body) -> list:
+        logdir = self.path("logs")
+        mlprof.start(logdir)
+        try:
+            body()
+        finally:
+            run_dir = mlprof.stop()
+        return chrome_events(run_dir, self.dir)
+
+    def test_trace_metadata_steps_decorator_and_thread_names(self) -> None:
+        @mlprof.Trace("decorated", kind="fn")
+        def work(x: int) -> int:
+            return x + 1
+
+        def body() -> None:
+            for step in range(3):
+                with mlprof.StepTrace("train", step):
+                    with mlprof.Trace("forward", batch=32, lr=0.5, tag="warm", ok=True):
+                        self.assertEqual(work(step), step + 1)
+            with mlprof.Trace("tf_style_step", step_num=7, _r=1):
+                pass
+
+            def loader() -> None:
+                mlprof.set_thread_name("loader thread")
+                with mlprof.Trace("load"):
+                    pass
+            t = threading.Thread(target=loader)
+            t.start()
+            t.join()
+
+        events = self.record(body)
+        names = [e["name"] for e in events]
+        self.assertEqual(names.count("decorated"), 3)
+        forwards = [e for e in events if e["name"] == "forward"]
+        self.assertEqual(len(forwards), 3)
+        self.assertEqual(forwards[0]["args"].get("batch"), 32)
+        self.assertEqual(forwards[0]["args"].get("tag"), "warm")
+        steps = [e for e in events if e["name"] == "train"]
+        self.assertEqual(sorted(e["args"]["step_num"] for e in steps), [0, 1, 2])
+        self.assertTrue(any(e["name"] == "tf_style_step" and e["args"].get("step_num") == 7 for e in events))
+        self.assertIn("load", names)
+
+    def test_disabled_trace_records_nothing_and_costs_no_error(self) -> None:
+        with mlprof.Trace("outside", x=1):
+            pass
+        self.assertFalse(mlprof.is_active())
+
+
+class BadInputTest(ScratchTest):
+    def test_wrong_argument_types(self) -> None:
+        cases = [
+            (lambda: mlprof.start(42), TypeError, "logdir must be a str"),
+            (lambda: mlprof.start(self.path("l"), host_tracer_level="2"), TypeError, "host_tracer_level must be an int"),
+            (lambda: mlprof.start(self.path("l"), host_tracer_level=7), ValueError, "between 0 and 3"),
+            (lambda: mlprof.start(self.path("l"), python_tracer_level=2), ValueError, "between 0 and 1"),
+            (lambda: mlprof.start(self.path("l"), steps="a:b"), ValueError, "expected FIRST:LAST"),
+            (lambda: mlprof.start(self.path("l"), steps=(5, 2)), ValueError, "first <= last"),
+            (lambda: mlprof.start(self.path("l"), steps=1.5), TypeError, "steps must be"),
+            (lambda: mlprof.start(self.path("l"), duration_ms="1s"), TypeError, "duration_ms must be an int"),
+            (lambda: mlprof.start(self.path("l"), run_name="a/b"), ValueError, "run_name"),
+            (lambda: mlprof.Trace(3), TypeError, "name must be a str"),
+            (lambda: mlprof.Trace("a", "b"), TypeError, "takes a name"),
+            (lambda: mlprof.StepTrace("train", "1"), TypeError, "step must be an int"),
+            (lambda: mlprof.Trace("s", step_num="x", _r=1), TypeError, "step_num must be an int"),
+            (lambda: mlprof.set_thread_name(None), TypeError, "name must be a str"),
+            (lambda: mlprof.start_server("6009"), TypeError, "port must be an int"),
+            (lambda: mlprof.start_server(70000), ValueError, "between 0 and 65535"),
+            (lambda: mlprof.Trace("x")(5), TypeError, "one function"),
+        ]
+        for call, kind, message in cases:
+            with self.subTest(message=message):
+                with self.assertRaises(kind) as caught:
+                    call()
+                self.assertIn(message, one_line(caught.exception))
+                self.assertFalse(mlprof.is_active())
+
+    def test_second_start_and_stop_without_start(self) -> None:
+        with self.assertRaises(mlprof.ProfilerError) as caught:
+            mlprof.stop()
+        self.assertIn("no profiling session is running", one_line(caught.exception))
+        mlprof.start(self.path("a"))
+        try:
+            with self.assertRaises(mlprof.ProfilerError) as caught:
+                mlprof.start(self.path("b"))
+            self.assertIn("already running", one_line(caught.exception))
+            self.assertIsInstance(caught.exception, RuntimeError)
+        finally:
+            mlprof.stop()
+
+    def test_unwritable_logdir(self) -> None:
+        blocker = self.path("a_file")
+        open(blocker, "w").close()
+        with self.assertRaises(mlprof.ProfilerError) as caught:
+            mlprof.start(os.path.join(blocker, "logs"))
+        self.assertIn("cannot write to the logdir", one_line(caught.exception))
+        self.assertFalse(mlprof.is_active())
+
+    def test_logdir_that_goes_away_fails_at_stop_with_one_line(self) -> None:
+        logdir = self.path("gone")
+        mlprof.start(logdir)
+        os.rmdir(logdir) if os.path.isdir(logdir) else None
+        open(logdir, "w").close()  # a file where the logdir should be
+        with self.assertRaises(mlprof.ProfilerError) as caught:
+            mlprof.stop()
+        one_line(caught.exception)
+        self.assertFalse(mlprof.is_active())
+
+
+class TypeHintsTest(unittest.TestCase):
+    def test_package_is_typed_and_documented(self) -> None:
+        package = os.path.dirname(mlprof.__file__)
+        self.assertTrue(os.path.exists(os.path.join(package, "py.typed")))
+        self.assertTrue(os.path.exists(os.path.join(package, "_mlprof.pyi")))
+        for name in mlprof.__all__:
+            with self.subTest(name=name):
+                self.assertTrue(getattr(mlprof, name).__doc__, name)
+
+
+if __name__ == "__main__":
+    unittest.main()
