@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "process_stats.h"
+#include "trace_copies.h"
 #include "model/kineto_file.h"
 #include "model/kineto_number.h"
 #include "model/kineto_walk.h"
@@ -35,68 +36,10 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace kineto = mlprof::model::kineto;
-namespace od = simdjson::ondemand;
 
 constexpr const char* kSource = MLPROF_TESTDATA "/pytorch/df_index_resolver__df_index_resolver.json.gz";
 // Holistic Trace Analysis loading the trace, as measured for issue 10: one copy, and ten.
 constexpr double kHtaOneSeconds = 4.6, kHtaOneBytes = 320e6, kHtaTenSeconds = 92, kHtaTenBytes = 2.4e9;
-
-// Writes the trace's events `copies` times, the k-th copy `k × shift_us` later, inside one
-// trace with the original's device properties and distributed info.
-class CopyWriter final : public kineto::TraceJsonVisitor {
- public:
-  CopyWriter(std::FILE* out, int64_t shift_ns) : out_(out), shift_ns_(shift_ns) {}
-
-  bool wants(std::string_view key) const override {
-    return key == "deviceProperties" || key == "distributedInfo" || key == "baseTimeNanoseconds";
-  }
-  bool top_level_value(std::string_view key, const kineto::PaddedJson& value, std::string*) override {
-    if (copy_ == 0) header_ += ",\n  \"" + std::string(key) + "\": " + std::string(value.data, value.size);
-    return true;
-  }
-  bool event_batch(const kineto::PaddedJson& batch, std::string* error) override {
-    od::document doc;
-    od::array events;
-    if (parser_.iterate(batch.data, batch.size, batch.capacity).get(doc) || doc.get_array().get(events)) {
-      *error = "cannot parse the source trace";
-      return false;
-    }
-    for (auto item : events) {
-      od::object event;
-      std::string_view text, ts;
-      if (item.get_object().get(event) || event.raw_json().get(text)) return false;
-      // raw_json() consumed the object: find "ts" in its text again.
-      const size_t at = text.find("\"ts\":");
-      std::fputs(first_ ? "\n    " : ",\n    ", out_);
-      first_ = false;
-      int64_t ns = 0;
-      size_t begin = at == std::string_view::npos ? 0 : text.find_first_not_of(' ', at + 5), end = begin;
-      while (end < text.size() && text[end] != ',' && text[end] != '}') ++end;
-      if (at == std::string_view::npos || !kineto::parse_fixed(text.substr(begin, end - begin), 3, &ns)) {
-        std::fwrite(text.data(), 1, text.size(), out_);
-        continue;
-      }
-      ns += shift_ns_ * copy_;
-      std::fwrite(text.data(), 1, begin, out_);
-      // As the source writes it: whole microseconds as integers.
-      if (ns % 1000 == 0) std::fprintf(out_, "%" PRId64, ns / 1000);
-      else std::fprintf(out_, "%" PRId64 ".%03d", ns / 1000, int(ns % 1000));
-      std::fwrite(text.data() + end, 1, text.size() - end, out_);
-    }
-    return true;
-  }
-
-  void next_copy() { ++copy_; }
-  const std::string& header() const { return header_; }
-
- private:
-  std::FILE* out_;
-  int64_t shift_ns_;
-  int copy_ = 0;
-  bool first_ = true;
-  std::string header_;
-  od::parser parser_;
-};
 
 // The span of the source trace in ns, from the importer itself, which also says how much
 // memory the model takes for this trace, the one with the most memory events.
@@ -113,28 +56,6 @@ int64_t trace_span_ns() {
               p.num_events(), p.event_stats.size(), double(p.bytes_used()) / double(p.num_events()));
   std::fflush(stdout);
   return end / 1000;
-}
-
-// Writes `copies` time-shifted copies of the source into `path` (kept when already there).
-bool write_copies(const fs::path& path, int copies, int64_t shift_ns) {
-  if (fs::exists(path)) return true;
-  const fs::path partial = path.string() + ".partial";
-  std::FILE* out = std::fopen(partial.c_str(), "w");
-  if (out == nullptr) return false;
-  std::fputs("{\n  \"schemaVersion\": 1,\n  \"traceEvents\": [", out);
-  CopyWriter writer(out, shift_ns);
-  for (int k = 0; k < copies; ++k, writer.next_copy()) {
-    kineto::JsonSource source;
-    std::string error;
-    if (!source.open_file(kSource, &error) || !kineto::walk_trace_json(source, writer, {}, &error)) {
-      std::fprintf(stderr, "pytorch_ingest_bench: %s: %s\n", kSource, error.c_str());
-      std::fclose(out);
-      return false;
-    }
-  }
-  std::fprintf(out, "\n  ]%s\n}\n", writer.header().c_str());
-  const bool ok = std::fclose(out) == 0;
-  return ok && (fs::rename(partial, path), true);
 }
 
 // The text's size once inflated.
@@ -213,11 +134,11 @@ int main(int argc, char** argv) {
   const fs::path folder = fs::path(MLPROF_BENCH_DIR) / "pytorch_ingest_data";
   fs::create_directories(folder);
   const fs::path ten = folder / "df_index_x10.pt.trace.json";
-  if (!write_copies(ten, 10, shift_ns)) return 1;
+  if (!mlprof::bench::write_copies(kSource, ten, 10, shift_ns)) return 1;
   const int copies = int(std::max<uint64_t>(10, (uint64_t(target_mb) * 1000000 + fs::file_size(ten) / 10 - 1) /
                                                      (fs::file_size(ten) / 10)));
   const fs::path large = folder / ("df_index_x" + std::to_string(copies) + ".pt.trace.json");
-  if (!write_copies(large, copies, shift_ns)) return 1;
+  if (!mlprof::bench::write_copies(kSource, large, copies, shift_ns)) return 1;
   ingest("pytorch_ingest", large);
   ingest("pytorch_ingest_gzip (df_index_resolver.json.gz as it is)", kSource);
   report_against_hta("df_index_resolver.json.gz", kSource, kHtaOneSeconds, kHtaOneBytes, false);
