@@ -10,6 +10,7 @@
 #include "analysis/memory_profile.h"
 #include "analysis/memory_profile_events.h"
 #include "analysis/self_time.h"
+#include "analysis/timeline_rules.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -183,6 +184,7 @@ OverviewPage compute_overview_page(const model::Profile& p, const StepAnalysis& 
   }
   recommend(page, tf_data);
   recommend_memory(page, p);
+  for (TimelineAdvice& a : timeline_advice(p, sa.grouping)) page.recommendations.push_back(std::move(a.text));
   return page;
 }
 

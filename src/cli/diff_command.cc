@@ -1,6 +1,11 @@
 // mlprof diff A B: two runs side by side (step time, breakdown, ops that got slower or faster).
 #include <fmt/format.h>
 
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
+#include "analysis/diff_gate.h"
 #include "analysis/framework_op_stats.h"
 #include "analysis/overview_page.h"
 #include "analysis/profile_diff.h"
@@ -18,7 +23,35 @@ struct DiffOptions {
   std::string host;
   std::string format = "text";
   size_t max_ops = 20;
+  std::optional<double> fail_above_pct;  // --fail-above: the CI gate
 };
+
+// Exit code of a failed --fail-above gate (1 and 2 are usage and input errors).
+constexpr int kSlowerThanAllowed = 3;
+
+// The gate's verdict on stderr, so that stdout keeps the chosen format.
+int report_gate(const analysis::DiffGate& gate) {
+  if (!gate.failed) {
+    std::fprintf(stderr, "mlprof: B's average step is %.1f%% %s than A's (limit %.1f%%): ok\n",
+                 std::abs(gate.slower_pct), gate.slower_pct >= 0 ? "slower" : "faster", gate.limit_pct);
+    return kOk;
+  }
+  std::string text = fmt::format("mlprof: B's average step is {:.1f}% slower than A's (limit {:.1f}%)\n",
+                                 gate.slower_pct, gate.limit_pct);
+  if (!gate.grown_categories.empty()) {
+    text += "  categories that grew (ms per step):\n";
+    for (const auto& c : gate.grown_categories)
+      text += fmt::format("    {:<20} {:>10.3f} -> {:>10.3f}  (+{:.3f})\n", c.key, c.a_ms, c.b_ms, c.b_ms - c.a_ms);
+  }
+  if (!gate.grown_ops.empty()) {
+    text += "  ops that grew (self time, ms per step):\n";
+    for (const auto& op : gate.grown_ops)
+      text += fmt::format("    {:<40} {:>10.3f} -> {:>10.3f}  (+{:.3f}, {})\n", op.name, op.a_ms, op.b_ms,
+                          op.b_ms - op.a_ms, op.status);
+  }
+  std::fputs(text.c_str(), stderr);
+  return kSlowerThanAllowed;
+}
 
 struct Analysed {
   analysis::OverviewPage overview;
@@ -52,6 +85,10 @@ int run_diff(const DiffOptions& o) {
   if (o.format == "json") fmt::print("{}\n", analysis::to_json(diff).dump(2));
   else if (o.format == "csv") fmt::print("{}", analysis::to_csv(diff));
   else fmt::print("{}", render_text(diff));
+  if (o.fail_above_pct) {
+    std::fflush(stdout);
+    return report_gate(analysis::check_diff_gate(diff, *o.fail_above_pct));
+  }
   return kOk;
 }
 
@@ -70,6 +107,10 @@ Command add_diff_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--max-ops", o->max_ops, "how many changed ops to list")->capture_default_str();
   add_jobs_option(sub);
+  sub->add_option("--fail-above", o->fail_above_pct,
+                  "exit with status 3 when B's average step is more than PCT % slower than A's, listing the "
+                  "categories and ops that grew (a gate for CI)")
+      ->check(CLI::NonNegativeNumber);
   return {sub, [o]() { return run_diff(*o); }};
 }
 

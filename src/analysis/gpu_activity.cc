@@ -1,0 +1,238 @@
+#include "analysis/gpu_activity.h"
+
+#include <algorithm>
+
+#include "analysis/event_kinds.h"
+
+namespace mlprof::analysis {
+namespace {
+
+using model::EventIndex;
+using model::kNone;
+using model::LineKind;
+using model::PlaneKind;
+using model::Profile;
+
+bool is_cuda_call(std::string_view name) {
+  if (is_runtime_api_name(name) || is_launch_name(name)) return true;
+  return name.size() > 2 && name.starts_with("cu") && name[2] >= 'A' && name[2] <= 'Z';
+}
+
+// Correlation ids of one host's runtime calls, sorted for lookups.
+class LaunchIndex {
+ public:
+  void add(uint64_t correlation, EventIndex call) { calls_.push_back({correlation, call}); }
+  void finish() {
+    // The outermost call first when several carry one id (events of a line come by start).
+    std::stable_sort(calls_.begin(), calls_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
+  EventIndex find(uint64_t correlation) const {
+    auto it = std::lower_bound(calls_.begin(), calls_.end(), correlation,
+                               [](const auto& a, uint64_t c) { return a.first < c; });
+    return it != calls_.end() && it->first == correlation ? it->second : kNone;
+  }
+  size_t size() const { return calls_.size(); }
+
+ private:
+  std::vector<std::pair<uint64_t, EventIndex>> calls_;
+};
+
+std::optional<uint64_t> correlation_of(const Profile& p, EventIndex e) {
+  if (auto c = p.stat(e, model::kCorrelationId)) return c->as_uint();
+  return std::nullopt;
+}
+
+LaunchIndex index_launches(const Profile& p, const model::Host& host) {
+  LaunchIndex index;
+  for (uint32_t pl = host.first_plane; pl < host.first_plane + host.num_planes; ++pl) {
+    const model::Plane& plane = p.planes[pl];
+    if (plane.kind != PlaneKind::kHostThreads) continue;
+    for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l) {
+      const model::Line& line = p.lines[l];
+      for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+        if (p.events.first_stat[e] == p.events.first_stat[e + 1] && p.names[p.events.name[e]].stats.count == 0) continue;
+        if (auto c = correlation_of(p, e)) index.add(*c, e);
+      }
+    }
+  }
+  index.finish();
+  return index;
+}
+
+std::string ms_text(int64_t ps) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", double(ps) / 1e9);
+  return buf;
+}
+
+// The host's steps, by host start.
+std::vector<const Step*> steps_of(const StepGrouping& g, uint32_t host, bool selected_only) {
+  std::vector<const Step*> out;
+  if (selected_only) {
+    for (uint32_t s : g.selected)
+      if (g.steps[s].host == host) out.push_back(&g.steps[s]);
+  } else {
+    for (const Step& s : g.steps)
+      if (s.host == host && s.root != kNone) out.push_back(&s);
+  }
+  std::sort(out.begin(), out.end(), [](const Step* a, const Step* b) { return a->host_begin_ps < b->host_begin_ps; });
+  return out;
+}
+
+// Streams left with no work in the scope are not shown (as HTA lists only streams with work).
+void drop_empty_streams(HostGpuActivity* h) {
+  std::vector<GpuStream> streams;
+  std::vector<uint32_t> first;
+  std::vector<uint32_t> new_index(h->streams.size(), 0);
+  for (uint32_t s = 0; s < h->streams.size(); ++s) {
+    if (h->stream_first[s] == h->stream_first[s + 1]) continue;
+    new_index[s] = uint32_t(streams.size());
+    streams.push_back(h->streams[s]);
+    first.push_back(h->stream_first[s]);
+  }
+  if (streams.size() == h->streams.size()) return;
+  first.push_back(uint32_t(h->work.size()));
+  for (GpuWork& w : h->work) w.stream = new_index[w.stream];
+  h->streams = std::move(streams);
+  h->stream_first = std::move(first);
+}
+
+// Whole microseconds of the trace's own clock (origin_ns is whole ns; only its sub-µs part
+// shifts the grid).
+class MicrosecondGrid {
+ public:
+  explicit MicrosecondGrid(int64_t origin_ns) : offset_ps_(((origin_ns % 1000) + 1000) % 1000 * 1000) {}
+  int64_t up(int64_t ps) const {
+    const int64_t r = rest(ps);
+    return r == 0 ? ps : ps + kUs - r;
+  }
+  int64_t down(int64_t ps) const { return ps - rest(ps); }
+
+ private:
+  static constexpr int64_t kUs = 1'000'000;
+  int64_t rest(int64_t ps) const { return ((ps + offset_ps_) % kUs + kUs) % kUs; }
+  int64_t offset_ps_;
+};
+
+void collect_host(const Profile& p, const StepGrouping& g, const GpuActivityOptions& options, uint32_t h,
+                  HostGpuActivity* out) {
+  const GpuScope scope = options.scope;
+  const MicrosecondGrid grid(p.origin_ns);
+  const model::Host& host = p.hosts[h];
+  out->host = h;
+  out->name = std::string(p.strings.view(host.name));
+  for (uint32_t pl = host.first_plane; pl < host.first_plane + host.num_planes; ++pl) {
+    const model::Plane& plane = p.planes[pl];
+    if (plane.kind != PlaneKind::kDevice) continue;
+    for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l)
+      if (p.lines[l].kind == LineKind::kStream && p.lines[l].num_events > 0)
+        out->streams.push_back({l, p.lines[l].id, plane.device_ordinal == kNone ? 0 : plane.device_ordinal});
+  }
+  if (out->streams.empty()) return;
+  std::stable_sort(out->streams.begin(), out->streams.end(), [](const GpuStream& a, const GpuStream& b) {
+    return a.device_ordinal != b.device_ordinal ? a.device_ordinal < b.device_ordinal : a.id < b.id;
+  });
+  const LaunchIndex launches = index_launches(p, host);
+  out->launches_seen = launches.size();
+
+  // Which time counts.
+  int64_t launched_before = INT64_MAX;  // kHtaScope: launches from the last step on are left out
+  std::vector<std::pair<int64_t, int64_t>> step_windows;
+  if (scope == GpuScope::kHtaScope) {
+    const auto steps = steps_of(g, h, false);
+    if (steps.size() >= 2) {
+      const Step& last = *steps.back();
+      launched_before = last.host_begin_ps;
+      out->scope_note = "the whole profile less its last step (step " + std::to_string(last.step_num) + ", from " +
+                        ms_text(last.host_begin_ps) + " ms), as Holistic Trace Analysis counts it";
+    } else {
+      out->scope_note = "the whole profile (fewer than two steps)";
+    }
+  } else if (scope == GpuScope::kAnalysedSteps) {
+    auto steps = steps_of(g, h, true);
+    std::sort(steps.begin(), steps.end(), [](const Step* a, const Step* b) { return a->begin_ps < b->begin_ps; });
+    for (const Step* s : steps) {
+      step_windows.push_back({s->begin_ps, s->end_ps});
+      out->window_step_num.push_back(s->step_num);
+    }
+    out->scope_note = std::to_string(step_windows.size()) + " analysed step(s)";
+  } else {
+    out->scope_note = "the whole profile";
+  }
+
+  std::vector<int8_t> kind_of_name(p.names.size(), -1);
+  for (uint32_t s = 0; s < out->streams.size(); ++s) {
+    out->stream_first.push_back(uint32_t(out->work.size()));
+    const model::Line& line = p.lines[out->streams[s].line];
+    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+      GpuWork w;
+      w.event = e;
+      w.stream = s;
+      w.gpu_begin_ps = p.start_ps(e);
+      w.gpu_end_ps = p.end_ps(e);
+      if (auto c = correlation_of(p, e)) w.launch = launches.find(*c);
+      if (launched_before != INT64_MAX && (w.launch == kNone || p.start_ps(w.launch) >= launched_before)) continue;
+      if (w.launch != kNone) w.launch_begin_ps = p.start_ps(w.launch), w.launch_end_ps = p.end_ps(w.launch);
+      if (options.round_like_hta) {
+        w.gpu_begin_ps = grid.up(w.gpu_begin_ps), w.gpu_end_ps = grid.down(w.gpu_end_ps);
+        w.launch_begin_ps = grid.up(w.launch_begin_ps), w.launch_end_ps = grid.down(w.launch_end_ps);
+      }
+      w.begin_ps = w.gpu_begin_ps;
+      w.end_ps = w.gpu_end_ps;
+      if (scope == GpuScope::kAnalysedSteps) {
+        auto it = std::upper_bound(step_windows.begin(), step_windows.end(), std::pair{w.begin_ps, INT64_MAX});
+        if (it != step_windows.begin() && std::prev(it)->second > w.begin_ps) --it;  // starts inside a step
+        if (it == step_windows.end() || it->first >= w.end_ps) continue;              // outside every step
+        w.window = uint32_t(it - step_windows.begin());
+        w.begin_ps = std::max(w.begin_ps, it->first);
+        w.end_ps = std::min(w.end_ps, it->second);
+      }
+      int8_t& kind = kind_of_name[p.events.name[e]];
+      if (kind < 0) kind = int8_t(gpu_work_kind(p.name(e)));
+      w.kind = GpuWorkKind(kind);
+      out->work.push_back(w);
+    }
+  }
+  out->stream_first.push_back(uint32_t(out->work.size()));
+  drop_empty_streams(out);
+
+  if (scope == GpuScope::kAnalysedSteps) {
+    out->windows = std::move(step_windows);
+  } else if (!out->work.empty()) {
+    int64_t begin = INT64_MAX, end = INT64_MIN;
+    for (const GpuWork& w : out->work) begin = std::min(begin, w.begin_ps), end = std::max(end, w.end_ps);
+    out->windows.push_back({begin, end});
+  }
+}
+
+}  // namespace
+
+GpuActivity collect_gpu_activity(const Profile& profile, const StepGrouping& grouping,
+                                 const GpuActivityOptions& options) {
+  GpuActivity out;
+  out.scope = options.scope;
+  for (uint32_t h = 0; h < profile.hosts.size(); ++h) {
+    HostGpuActivity host;
+    collect_host(profile, grouping, options, h, &host);
+    if (!host.streams.empty()) out.hosts.push_back(std::move(host));
+  }
+  return out;
+}
+
+std::string_view gpu_scope_key(GpuScope scope) {
+  switch (scope) {
+    case GpuScope::kHtaScope: return "hta";
+    case GpuScope::kAnalysedSteps: return "steps";
+    case GpuScope::kWholeProfile: return "profile";
+  }
+  return "hta";
+}
+
+std::string_view launching_op(const Profile& profile, EventIndex launch) {
+  if (launch == kNone) return {};
+  EventIndex op = profile.events.parent[launch];
+  while (op != kNone && is_cuda_call(profile.name(op))) op = profile.events.parent[op];
+  return op == kNone ? std::string_view() : profile.name(op);
+}
+
+}  // namespace mlprof::analysis

@@ -1,0 +1,51 @@
+#include "analysis/gpu_idle_time.h"
+
+#include <algorithm>
+
+namespace mlprof::analysis {
+
+std::string_view idle_cause_key(IdleCause cause) {
+  static constexpr std::array<std::string_view, kNumIdleCauses> kKeys = {"host_wait", "kernel_wait", "other"};
+  return kKeys[size_t(cause)];
+}
+
+GpuIdleTime compute_gpu_idle_time(const model::Profile& profile, const HostGpuActivity& host, size_t max_gaps,
+                                  int64_t kernel_wait_threshold_ps) {
+  GpuIdleTime out;
+  auto longer = [](const IdleGap& a, const IdleGap& b) { return a.length_ps > b.length_ps; };
+  for (uint32_t s = 0; s < host.streams.size(); ++s) {
+    StreamIdleTime st;
+    st.stream_id = host.streams[s].id;
+    st.device_ordinal = host.streams[s].device_ordinal;
+    for (uint32_t i = host.stream_first[s] + 1; i < host.stream_first[s + 1]; ++i) {
+      const GpuWork& prev = host.work[i - 1];
+      const GpuWork& w = host.work[i];
+      if (w.window != prev.window) continue;  // no gap across step windows
+      IdleGap gap;
+      gap.begin_ps = prev.end_ps;
+      gap.length_ps = w.begin_ps - prev.end_ps;
+      gap.stream = s;
+      gap.next = w.event;
+      gap.launch = w.launch;
+      if (w.launch != model::kNone && w.launch_begin_ps > prev.end_ps) gap.cause = IdleCause::kHostWait;
+      else if (gap.length_ps < kernel_wait_threshold_ps) gap.cause = IdleCause::kKernelWait;
+      else gap.cause = IdleCause::kOther;
+      st.cause_ps[size_t(gap.cause)] += gap.length_ps;
+      ++st.gaps[size_t(gap.cause)];
+      if (max_gaps == 0 || gap.length_ps <= 0) continue;
+      if (out.largest.size() < max_gaps) {
+        out.largest.push_back(gap);
+        std::push_heap(out.largest.begin(), out.largest.end(), longer);
+      } else if (gap.length_ps > out.largest.front().length_ps) {
+        std::pop_heap(out.largest.begin(), out.largest.end(), longer);
+        out.largest.back() = gap;
+        std::push_heap(out.largest.begin(), out.largest.end(), longer);
+      }
+    }
+    out.streams.push_back(st);
+  }
+  std::sort(out.largest.begin(), out.largest.end(), longer);
+  return out;
+}
+
+}  // namespace mlprof::analysis

@@ -1,0 +1,78 @@
+#include "analysis/gpu_queue_length.h"
+
+#include <algorithm>
+
+#include "analysis/kernel_launch_stats.h"
+
+namespace mlprof::analysis {
+namespace {
+
+// At most `max_points` points: each bucket of the time range keeps its highest value (a
+// queue's peak must stay visible) and the value it ends with.
+std::vector<std::pair<int64_t, int64_t>> reduced(const std::vector<std::pair<int64_t, int64_t>>& points,
+                                                 size_t max_points) {
+  if (points.size() <= max_points || max_points < 4) return points;
+  std::vector<std::pair<int64_t, int64_t>> out;
+  const size_t buckets = max_points / 2;
+  const int64_t begin = points.front().first, span = points.back().first - begin + 1;
+  size_t i = 0;
+  for (size_t b = 0; b < buckets && i < points.size(); ++b) {
+    const int64_t end = begin + int64_t(double(span) * double(b + 1) / double(buckets));
+    size_t peak = i, last = i;
+    for (; i < points.size() && (points[i].first < end || b + 1 == buckets); ++i) {
+      if (points[i].second > points[peak].second) peak = i;
+      last = i;
+    }
+    out.push_back(points[peak]);
+    if (last != peak) out.push_back(points[last]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<StreamQueueLength> compute_gpu_queue_length(const model::Profile& p, const HostGpuActivity& host,
+                                                        size_t max_points) {
+  std::vector<StreamQueueLength> out;
+  std::vector<int8_t> counted(p.names.size(), -1);
+  std::vector<std::pair<int64_t, int8_t>> changes;  // (time, +1 launch / −1 start)
+  for (uint32_t s = 0; s < host.streams.size(); ++s) {
+    changes.clear();
+    for (uint32_t i = host.stream_first[s]; i < host.stream_first[s + 1]; ++i) {
+      const GpuWork& w = host.work[i];
+      if (w.launch == model::kNone) continue;
+      int8_t& is_launch = counted[p.events.name[w.launch]];
+      if (is_launch < 0) is_launch = is_counted_launch_call(p.name(w.launch));
+      if (!is_launch) continue;
+      changes.push_back({w.launch_begin_ps, int8_t(1)});
+      changes.push_back({w.gpu_begin_ps, int8_t(-1)});
+    }
+    // A start before a launch at the same instant.
+    std::sort(changes.begin(), changes.end());
+    StreamQueueLength q;
+    q.stream_id = host.streams[s].id;
+    q.device_ordinal = host.streams[s].device_ordinal;
+    q.changes = changes.size();
+    int64_t value = 0, sum_at_changes = 0;
+    double weighted = 0;
+    std::vector<std::pair<int64_t, int64_t>> series;
+    for (size_t i = 0; i < changes.size(); ++i) {
+      value += changes[i].second;
+      sum_at_changes += value;
+      q.max = std::max(q.max, value);
+      if (i + 1 < changes.size()) weighted += double(value) * double(changes[i + 1].first - changes[i].first);
+      if (!series.empty() && series.back().first == changes[i].first) series.back().second = value;
+      else series.push_back({changes[i].first, value});
+    }
+    if (!changes.empty()) {
+      q.mean_at_changes = double(sum_at_changes) / double(changes.size());
+      const int64_t span = changes.back().first - changes.front().first;
+      q.mean = span > 0 ? weighted / double(span) : double(q.max);
+    }
+    q.series = reduced(series, max_points);
+    out.push_back(std::move(q));
+  }
+  return out;
+}
+
+}  // namespace mlprof::analysis

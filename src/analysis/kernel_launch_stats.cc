@@ -1,0 +1,94 @@
+#include "analysis/kernel_launch_stats.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "analysis/event_kinds.h"
+
+namespace mlprof::analysis {
+namespace {
+
+double us(int64_t ps) { return double(ps) / 1e6; }
+
+// The median as pandas computes it (the mean of the two middle values of an even count).
+double median(std::vector<int64_t>& v) {
+  if (v.empty()) return 0;
+  const size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + mid, v.end());
+  const int64_t upper = v[mid];
+  if (v.size() % 2) return double(upper);
+  const int64_t lower = *std::max_element(v.begin(), v.begin() + mid);
+  return (double(lower) + double(upper)) / 2;
+}
+
+}  // namespace
+
+bool is_counted_launch_call(std::string_view name) {
+  return is_launch_name(name) || name == "cudaMemcpyAsync" || name == "cudaMemsetAsync" ||
+         name == "hipMemcpyAsync" || name == "hipMemsetAsync" || name == "hipMemcpyWithStream" ||
+         name == "runFunction - job_prep_and_submit_for_execution";
+}
+
+KernelLaunchStats compute_kernel_launch_stats(const model::Profile& p, const HostGpuActivity& host,
+                                              size_t max_listed) {
+  KernelLaunchStats s;
+  std::vector<int8_t> counted(p.names.size(), -1);
+  std::vector<int64_t> delays, cpu, gpu;
+  std::unordered_map<model::StringId, size_t> short_by_name;
+  auto shorter_delay = [](const DelayedLaunch& a, const DelayedLaunch& b) { return a.delay_ps > b.delay_ps; };
+  for (const GpuWork& w : host.work) {
+    if (w.launch == model::kNone) continue;
+    int8_t& is_launch = counted[p.events.name[w.launch]];
+    if (is_launch < 0) is_launch = is_counted_launch_call(p.name(w.launch));
+    if (!is_launch) continue;
+    ++s.launches;
+    const int64_t cpu_ps = w.launch_end_ps - w.launch_begin_ps, gpu_ps = w.gpu_end_ps - w.gpu_begin_ps;
+    const int64_t delay_ps = std::max<int64_t>(0, w.gpu_begin_ps - w.launch_end_ps);
+    delays.push_back(delay_ps);
+    cpu.push_back(cpu_ps);
+    gpu.push_back(gpu_ps);
+    if (cpu_ps > kLaunchRuntimeCutoffPs) ++s.runtime_outliers;
+    if (cpu_ps <= kLaunchRuntimeCutoffPs && gpu_ps < cpu_ps) {
+      ++s.short_kernels;
+      s.short_kernels_gpu_ps += gpu_ps;
+      s.short_kernels_cpu_ps += cpu_ps;
+      auto [it, added] = short_by_name.try_emplace(p.name_id(w.event), s.short_kernel_names.size());
+      if (added) s.short_kernel_names.push_back({std::string(p.name(w.event)), std::string(launching_op(p, w.launch))});
+      LaunchedKernelGroup& g = s.short_kernel_names[it->second];
+      ++g.count;
+      g.gpu_ps += gpu_ps;
+      g.cpu_ps += cpu_ps;
+    }
+    if (delay_ps > kLaunchDelayCutoffPs) {
+      ++s.long_delay_kernels;
+      if (max_listed == 0) continue;
+      DelayedLaunch d{std::string(), std::string(), w.gpu_begin_ps, delay_ps, cpu_ps, gpu_ps};
+      if (s.longest_delays.size() < max_listed) {
+        d.name = p.name(w.event), d.op = launching_op(p, w.launch);
+        s.longest_delays.push_back(std::move(d));
+        std::push_heap(s.longest_delays.begin(), s.longest_delays.end(), shorter_delay);
+      } else if (delay_ps > s.longest_delays.front().delay_ps) {
+        d.name = p.name(w.event), d.op = launching_op(p, w.launch);
+        std::pop_heap(s.longest_delays.begin(), s.longest_delays.end(), shorter_delay);
+        s.longest_delays.back() = std::move(d);
+        std::push_heap(s.longest_delays.begin(), s.longest_delays.end(), shorter_delay);
+      }
+    }
+  }
+  std::sort(s.longest_delays.begin(), s.longest_delays.end(), shorter_delay);
+  std::stable_sort(s.short_kernel_names.begin(), s.short_kernel_names.end(),
+                   [](const auto& a, const auto& b) { return a.count > b.count; });
+  if (s.short_kernel_names.size() > max_listed) s.short_kernel_names.resize(max_listed);
+  if (!delays.empty()) {
+    int64_t sum = 0, max = 0;
+    for (int64_t d : delays) sum += d, max = std::max(max, d);
+    s.mean_launch_delay_us = us(sum) / double(delays.size());
+    s.max_launch_delay_us = us(max);
+  }
+  s.median_launch_delay_us = median(delays) / 1e6;
+  s.median_cpu_us = median(cpu) / 1e6;
+  s.median_gpu_us = median(gpu) / 1e6;
+  return s;
+}
+
+}  // namespace mlprof::analysis

@@ -1,0 +1,121 @@
+#include "analysis/stragglers.h"
+
+#include <algorithm>
+#include <map>
+
+#include "analysis/gpu_activity.h"
+#include "analysis/interval_union.h"
+
+namespace mlprof::analysis {
+namespace {
+
+double ms(int64_t ps) { return double(ps) / 1e9; }
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t mid = v.size() / 2;
+  return v.size() % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
+double over_pct(double value, double reference) { return reference > 0 ? 100.0 * (value - reference) / reference : 0; }
+
+}  // namespace
+
+StragglerAnalysis compute_stragglers(const model::Profile& profile, const StepGrouping& grouping) {
+  return compute_stragglers(profile, grouping, collect_gpu_activity(profile, grouping, GpuScope::kAnalysedSteps));
+}
+
+StragglerAnalysis compute_stragglers(const model::Profile& profile, const StepGrouping& grouping,
+                                     const GpuActivity& gpu) {
+  StragglerAnalysis out;
+  out.uses_gpu_compute = !gpu.hosts.empty();
+
+  // Per host: step number → its times.
+  std::map<int64_t, std::vector<RankStepTimes>> by_step;
+  std::vector<int> rank_of_host(profile.hosts.size(), -1);
+  for (uint32_t s : grouping.selected) {
+    const Step& step = grouping.steps[s];
+    if (rank_of_host[step.host] < 0) {
+      rank_of_host[step.host] = int(out.ranks.size());
+      out.ranks.push_back({std::string(profile.strings.view(profile.hosts[step.host].name))});
+    }
+    RankStepTimes t;
+    t.rank = size_t(rank_of_host[step.host]);
+    t.step_ps = step.duration_ps();
+    by_step[step.step_num].push_back(t);
+  }
+  for (const HostGpuActivity& host : gpu.hosts) {
+    const int rank = rank_of_host[host.host];
+    if (rank < 0) continue;
+    std::vector<std::vector<TimeInterval>> comp(host.windows.size()), comm(host.windows.size());
+    for (const GpuWork& w : host.work) {
+      if (w.kind == GpuWorkKind::kComputation) comp[w.window].push_back({w.begin_ps, w.end_ps});
+      else if (w.kind == GpuWorkKind::kCommunication) comm[w.window].push_back({w.begin_ps, w.end_ps});
+    }
+    for (size_t wi = 0; wi < host.windows.size(); ++wi) {
+      for (RankStepTimes& t : by_step[host.window_step_num[wi]])
+        if (t.rank == size_t(rank)) {
+          t.compute_ps = union_length(comp[wi]);
+          t.communication_ps = union_length(comm[wi]);
+          break;
+        }
+    }
+  }
+  auto load = [&](const RankStepTimes& t) { return out.uses_gpu_compute ? t.compute_ps : t.step_ps; };
+
+  for (auto& [num, ranks] : by_step) {
+    for (const RankStepTimes& t : ranks) {
+      StragglerRank& r = out.ranks[t.rank];
+      ++r.steps;
+      r.step_ms += ms(t.step_ps);
+      r.compute_ms += ms(t.compute_ps);
+      r.communication_ms += ms(t.communication_ps);
+    }
+    if (ranks.size() < 2) continue;
+    StragglerStep step;
+    step.step_num = num;
+    step.ranks = ranks;
+    int64_t least_comm = INT64_MAX;
+    for (const RankStepTimes& t : step.ranks) least_comm = std::min(least_comm, t.communication_ps);
+    for (size_t i = 0; i < step.ranks.size(); ++i) {
+      RankStepTimes& t = step.ranks[i];
+      t.wait_ps = t.communication_ps - least_comm;
+      out.ranks[t.rank].wait_ms += ms(t.wait_ps);
+      if (load(t) > load(step.ranks[step.slowest])) step.slowest = i;
+    }
+    std::vector<double> others;
+    for (size_t i = 0; i < step.ranks.size(); ++i)
+      if (i != step.slowest) {
+        others.push_back(double(load(step.ranks[i])));
+        step.others_wait_ps += step.ranks[i].wait_ps;
+      }
+    step.slowest_vs_median_pct = over_pct(double(load(step.ranks[step.slowest])), median_of(others));
+    ++out.ranks[step.ranks[step.slowest].rank].slowest_in;
+    out.steps.push_back(std::move(step));
+  }
+  for (StragglerRank& r : out.ranks) {
+    if (r.steps == 0) continue;
+    const double n = double(r.steps);
+    r.step_ms /= n, r.compute_ms /= n, r.communication_ms /= n, r.wait_ms /= n;
+  }
+
+  if (out.ranks.size() < 2 || out.steps.empty()) return out;
+  auto mean_load = [&](const StragglerRank& r) { return out.uses_gpu_compute ? r.compute_ms : r.step_ms; };
+  size_t slowest = 0;
+  for (size_t i = 1; i < out.ranks.size(); ++i)
+    if (mean_load(out.ranks[i]) > mean_load(out.ranks[slowest])) slowest = i;
+  std::vector<double> others;
+  double others_wait = 0;
+  for (size_t i = 0; i < out.ranks.size(); ++i)
+    if (i != slowest) others.push_back(mean_load(out.ranks[i])), others_wait += out.ranks[i].wait_ms;
+  const double pct = over_pct(mean_load(out.ranks[slowest]), median_of(others));
+  if (pct >= kStragglerThresholdPct) {
+    out.straggler = int(slowest);
+    out.straggler_vs_median_pct = pct;
+    out.others_wait_ms = others_wait;
+  }
+  return out;
+}
+
+}  // namespace mlprof::analysis

@@ -1,0 +1,42 @@
+// Advice from rules on the GPU timeline, like Nsight Systems' expert system (DESIGN.md §5.9,
+// issue item 7). Each rule looks at the analysed steps (the whole profile without steps) and,
+// when it fires, says how much time is at stake and which op causes it:
+//   - synchronous copies: cudaMemcpy-style calls that block the host, and copies from
+//     pageable host memory (the host waits for them too), in the steps;
+//   - many tiny kernels: most launches run shorter on the GPU than their launch call takes;
+//   - blocking synchronisation: cudaDeviceSynchronize / cudaStreamSynchronize / event
+//     synchronize calls take a share of the step;
+//   - low overlap of communication with computation;
+//   - a straggler rank (stragglers.h).
+// The overview page lists the sentences among its recommendations.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/step_grouping.h"
+#include "model/profile.h"
+
+namespace mlprof::analysis {
+
+inline constexpr double kSyncCopyThresholdPct = 1.0;         // of the step time
+inline constexpr double kBlockingSyncThresholdPct = 5.0;     // of the step time
+inline constexpr double kTinyKernelsThresholdPct = 50.0;     // of the launches
+inline constexpr size_t kTinyKernelsMinimum = 100;           // launches in the steps
+inline constexpr double kCommunicationShareThresholdPct = 10.0;  // of GPU busy time
+inline constexpr double kLowOverlapThresholdPct = 50.0;      // of communication time
+
+enum class TimelineRule : uint8_t { kSyncCopies, kTinyKernels, kBlockingSync, kLowOverlap, kStragglerRank };
+std::string_view timeline_rule_key(TimelineRule rule);  // "sync_copies", ...
+
+struct TimelineAdvice {
+  TimelineRule rule = TimelineRule::kSyncCopies;
+  std::string text;      // the recommendation, with its evidence
+  std::string host;      // where it matters most
+  double ms_per_step = 0;  // the time at stake per step
+  std::string op;        // the op behind most of it, when one is
+};
+
+std::vector<TimelineAdvice> timeline_advice(const model::Profile& profile, const StepGrouping& grouping);
+
+}  // namespace mlprof::analysis
