@@ -16,7 +16,6 @@ CommComputeOverlap compute_comm_compute_overlap(const HostGpuActivity& host) {
     else if (w.kind == GpuWorkKind::kComputation) comp.push_back({w.begin_ps, w.end_ps});
   }
   CommComputeOverlap o;
-  if (comm.empty()) return o;
   const auto comm_union = merged(std::move(comm));
   const auto comp_union = merged(std::move(comp));
   for (const auto& [b, e] : comm_union) o.communication_ps += e - b;

@@ -8,7 +8,9 @@
 //   - long delay: the delay is > 100 µs.
 // Launch calls: cudaLaunchKernel(ExC), cudaMemcpyAsync, cudaMemsetAsync and MTIA's runFunction
 // as in HTA; mlprof also counts the driver's cuLaunchKernel(Ex), HIP's launches and
-// cudaGraphLaunch, which HTA does not recognise (TensorFlow launches through the driver).
+// cudaGraphLaunch, which HTA does not recognise, and the host events TensorFlow's profiler
+// names after the kernel they launch (any correlated host event that is not a CUDA/HIP call).
+// Synchronous calls (cudaMemcpy) are no launches, as in HTA.
 #pragma once
 
 #include <cstdint>
