@@ -219,6 +219,10 @@ GpuActivity collect_gpu_activity(const Profile& profile, const StepGrouping& gro
   return out;
 }
 
+GpuActivity collect_all_gpu_activity(const Profile& profile) {
+  return collect_gpu_activity(profile, StepGrouping{}, GpuActivityOptions{GpuScope::kWholeProfile, false});
+}
+
 std::string_view gpu_scope_key(GpuScope scope) {
   switch (scope) {
     case GpuScope::kHtaScope: return "hta";

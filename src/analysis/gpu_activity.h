@@ -74,6 +74,8 @@ inline GpuActivity collect_gpu_activity(const model::Profile& profile, const Ste
                                         GpuScope scope = GpuScope::kHtaScope) {
   return collect_gpu_activity(profile, grouping, GpuActivityOptions{scope, false});
 }
+// The whole profile (no steps needed).
+GpuActivity collect_all_gpu_activity(const model::Profile& profile);
 
 std::string_view gpu_scope_key(GpuScope scope);  // "hta", "steps", "profile"
 

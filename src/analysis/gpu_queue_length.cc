@@ -3,34 +3,9 @@
 #include <algorithm>
 
 #include "analysis/kernel_launch_stats.h"
+#include "analysis/trace_counters.h"
 
 namespace mlprof::analysis {
-namespace {
-
-// At most `max_points` points: each bucket of the time range keeps its highest value (a
-// queue's peak must stay visible) and the value it ends with.
-std::vector<std::pair<int64_t, int64_t>> reduced(const std::vector<std::pair<int64_t, int64_t>>& points,
-                                                 size_t max_points) {
-  if (points.size() <= max_points || max_points < 4) return points;
-  std::vector<std::pair<int64_t, int64_t>> out;
-  const size_t buckets = max_points / 2;
-  const int64_t begin = points.front().first, span = points.back().first - begin + 1;
-  size_t i = 0;
-  for (size_t b = 0; b < buckets && i < points.size(); ++b) {
-    const int64_t end = begin + int64_t(double(span) * double(b + 1) / double(buckets));
-    size_t peak = i, last = i;
-    for (; i < points.size() && (points[i].first < end || b + 1 == buckets); ++i) {
-      if (points[i].second > points[peak].second) peak = i;
-      last = i;
-    }
-    out.push_back(points[peak]);
-    if (last != peak) out.push_back(points[last]);
-  }
-  return out;
-}
-
-}  // namespace
-
 std::vector<StreamQueueLength> compute_gpu_queue_length(const model::Profile& p, const HostGpuActivity& host,
                                                         size_t max_points) {
   std::vector<StreamQueueLength> out;
@@ -50,6 +25,7 @@ std::vector<StreamQueueLength> compute_gpu_queue_length(const model::Profile& p,
     // A start before a launch at the same instant.
     std::sort(changes.begin(), changes.end());
     StreamQueueLength q;
+    q.line = host.streams[s].line;
     q.stream_id = host.streams[s].id;
     q.device_ordinal = host.streams[s].device_ordinal;
     q.changes = changes.size();
@@ -69,7 +45,7 @@ std::vector<StreamQueueLength> compute_gpu_queue_length(const model::Profile& p,
       const int64_t span = changes.back().first - changes.front().first;
       q.mean = span > 0 ? weighted / double(span) : double(q.max);
     }
-    q.series = reduced(series, max_points);
+    q.series = reduce_counter(series, max_points);
     out.push_back(std::move(q));
   }
   return out;

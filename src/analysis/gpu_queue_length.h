@@ -15,6 +15,7 @@
 namespace mlprof::analysis {
 
 struct StreamQueueLength {
+  uint32_t line = 0;  // the stream's line in the profile
   int64_t stream_id = 0;
   uint32_t device_ordinal = 0;
   size_t changes = 0;

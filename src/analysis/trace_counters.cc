@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "analysis/gpu_activity.h"
+#include "analysis/gpu_queue_length.h"
 #include "analysis/memory_profile.h"
 
 namespace mlprof::analysis {
@@ -36,27 +38,11 @@ std::string line_name(const model::Profile& p, uint32_t l) {
   return std::string(p.strings.view(name));
 }
 
-void add_queue_lengths(const model::Profile& p, const TraceFlows& flows, size_t max_points,
-                       std::vector<CounterTrack>& out) {
-  std::map<uint32_t, std::vector<std::pair<int64_t, int>>> changes;  // by the stream's line
-  for (const TraceFlow& f : flows.flows) {
-    if (f.kind != TraceFlowKind::kLaunch) continue;
-    auto& c = changes[p.events.line[f.to]];
-    c.push_back({p.start_ps(f.from), 1});
-    c.push_back({p.start_ps(f.to), -1});
-  }
-  for (auto& [line, c] : changes) {
-    std::sort(c.begin(), c.end());  // a start before a launch at the same instant
-    CounterTrack t{"Queue · " + line_name(p, line), p.lines[line].plane, "", {}};
-    int64_t value = 0;
-    for (const auto& [time, delta] : c) {
-      value += delta;
-      if (!t.points.empty() && t.points.back().first == time) t.points.back().second = value;
-      else t.points.push_back({time, value});
-    }
-    t.points = reduce_counter(t.points, max_points);
-    out.push_back(std::move(t));
-  }
+// The queue length analysis over the whole profile (gpu_queue_length.h).
+void add_queue_lengths(const model::Profile& p, size_t max_points, std::vector<CounterTrack>& out) {
+  for (const HostGpuActivity& host : collect_all_gpu_activity(p).hosts)
+    for (StreamQueueLength& q : compute_gpu_queue_length(p, host, max_points))
+      if (q.changes > 0) out.push_back({"Queue · " + line_name(p, q.line), p.lines[q.line].plane, "", std::move(q.series)});
 }
 
 void add_memory_in_use(const model::Profile& p, size_t max_points, std::vector<CounterTrack>& out) {
@@ -73,7 +59,7 @@ void add_memory_in_use(const model::Profile& p, size_t max_points, std::vector<C
 
 std::vector<CounterTrack> trace_counter_tracks(const model::Profile& p, const TraceFlows& flows, size_t max_points) {
   std::vector<CounterTrack> out;
-  add_queue_lengths(p, flows, max_points, out);
+  add_queue_lengths(p, max_points, out);
   add_memory_in_use(p, max_points, out);
   return out;
 }

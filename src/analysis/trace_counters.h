@@ -1,7 +1,8 @@
 // Counter tracks for the trace viewer: values over time drawn as step charts above the slices.
 //  - GPU queue length per stream: work launched by the host and not yet started there (+1 at
-//    the launch call's start, −1 when its kernel or copy starts), from the launch flows, as
-//    Holistic Trace Analysis' queue length counts it.
+//    the launch call's start, −1 when its kernel or copy starts), as Holistic Trace Analysis'
+//    queue length counts it: the GPU queue length analysis (gpu_queue_length.h) over the whole
+//    profile.
 //  - Memory in use per allocator (stack + heap), from the memory profile's timeline.
 #pragma once
 
