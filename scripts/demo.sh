@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make demo: profile the bundled example training program twice (healthy input, then slow
-# input), and the LibTorch autoencoder twice (512/128 filters, then 16/8), print what mlprof
-# finds, and serve the web UI.
+# input), the LibTorch autoencoder twice (512/128 filters, then 16/8) and a PyTorch script twice
+# (DataLoader without, then with workers), print what mlprof finds, and serve the web UI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -41,6 +41,23 @@ if [[ -x "$autoencoder" ]] && "$mlprof" run --help >/dev/null 2>&1; then
   echo
   echo "== mlprof diff (512/128 filters -> 16/8) =="
   "$mlprof" diff "$logdir/plugins/profile/autoencoder_512_128" "$logdir/plugins/profile/autoencoder_16_8"
+fi
+
+# Python (built when Python's headers and pybind11 are found): a PyTorch script profiled with the
+# mlprof package, input-bound with num_workers=0, then fixed with loader workers.
+if [[ -d "$build/python/mlprof" ]] && /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  for workers in 0 4; do
+    echo
+    echo "== python3 examples/python_train/train.py --workers $workers (PyTorch DataLoader, mlprof package) =="
+    PYTHONPATH="$build/python" /usr/bin/python3 -W ignore examples/python_train/train.py --logdir "$logdir" \
+      --run-name "python_workers_$workers" --workers "$workers"
+  done
+  echo
+  echo "== mlprof report $logdir --run python_workers_0 =="
+  "$mlprof" report "$logdir" --run python_workers_0
+  echo
+  echo "== mlprof diff (num_workers=0 -> 4) =="
+  "$mlprof" diff "$logdir/plugins/profile/python_workers_0" "$logdir/plugins/profile/python_workers_4"
 fi
 
 port=${MLPROF_DEMO_PORT:-6006}

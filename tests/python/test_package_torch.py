@@ -85,6 +85,14 @@ class PackageTorchTest(ScratchTest):
         run_dir = self.train(TORCH_FIRST, level=3, python_level=1, workers=2)
         self.check_ops(run_dir)
 
+    def test_the_demo_example_script(self) -> None:
+        example = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python_train", "train.py")
+        logdir = self.path("logs")
+        run([PYTHON, example, "--logdir", logdir, "--run-name", "example", "--batches", "14", "--read-ms", "5"])
+        overview = report(os.path.join(logdir, "plugins", "profile", "example"), "overview_page")
+        self.assertIn("DataLoader batch", overview["summary"]["step_marker"])
+        self.assertGreater(overview["input_bound"]["input_pct"], 0)
+
 
 if __name__ == "__main__":
     unittest.main()
