@@ -1,0 +1,241 @@
+"""What profiling costs a Python training loop, against torch.profiler in the same run.
+
+A loop of small ops (a 12-layer MLP of width 32 and its SGD step: about 640 ATen ops per step)
+runs under each mode in turn, round after round, so that drift in machine speed cancels; each
+figure is the median over rounds of a mode's cost against the unprofiled loop of the same
+round. Times are the process's CPU time (PyTorch runs on one thread here; the profilers' own
+threads count too, such as mlprof's session thread preparing buffer pages), so that other load
+on the machine blurs them less, and wall time beside.
+
+  time added per step      the mlprof package (mlprof.start), and torch.profiler (CPU), each
+                           against no profiling; target: mlprof <= 0.45x torch.profiler.
+                           `mlprof run` (no code change) is measured in a process of its own.
+  with mlprof.Trace        an enabled Trace against torch.profiler.record_function while
+                           torch.profiler records (target <= 0.5x), and a disabled Trace (no
+                           session) against an empty loop (target <= 100 ns).
+  same ops                 each profiler on 5 steps of the same loop: op names and counts must
+                           be equal (PyTorch folds some calls nested in a call of the same name:
+                           those are allowed for) and the ops' total self time within 10 %.
+
+    python3 bench/python_overhead_bench.py       (make bench runs it with the build's package)
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Callable, Dict, List
+
+import torch
+
+import mlprof
+
+MLPROF_CLI = os.environ.get("MLPROF_CLI", "mlprof")
+ROUNDS, STEPS = 7, 20
+TRACE_LOOPS = 100_000
+
+
+def make_loop() -> Callable[[int], None]:
+    torch.manual_seed(0)
+    layers: List[torch.nn.Module] = []
+    for _ in range(12):
+        layers += [torch.nn.Linear(32, 32), torch.nn.ReLU()]
+    model = torch.nn.Sequential(*layers)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    x, y = torch.randn(8, 32), torch.randn(8, 32)
+
+    def steps(n: int) -> None:
+        for _ in range(n):
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+    return steps
+
+
+def cpu_ns_per(n: int, work: Callable[[int], None]) -> float:
+    begin = time.process_time_ns()
+    work(n)
+    return (time.process_time_ns() - begin) / n
+
+
+def child_main() -> None:
+    """`--child`: the loop alone, timed, for the `mlprof run` figure (run with and without it)."""
+    torch.set_num_threads(1)
+    steps = make_loop()
+    steps(3)
+    print(json.dumps([cpu_ns_per(STEPS, steps) for _ in range(ROUNDS)]))
+
+
+def wall_ns_per(n: int, work: Callable[[int], None]) -> float:
+    begin = time.perf_counter_ns()
+    work(n)
+    return (time.perf_counter_ns() - begin) / n
+
+
+def step_costs(scratch: str, clock: Callable[[int, Callable[[int], None]], float]) -> Dict[str, float]:
+    steps = make_loop()
+    steps(3)  # warm up
+    modes = ["none", "mlprof", "torch.profiler"]
+    per_round: Dict[str, List[float]] = {m: [] for m in modes}
+    for r in range(ROUNDS):
+        per_round["none"].append(clock(STEPS, steps))
+        mlprof.start(os.path.join(scratch, "steps"), run_name=f"round{r}")
+        per_round["mlprof"].append(clock(STEPS, steps))
+        mlprof.stop()
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]):
+            per_round["torch.profiler"].append(clock(STEPS, steps))
+    added = {m: statistics.median(per_round[m][r] - per_round["none"][r] for r in range(ROUNDS)) for m in modes[1:]}
+    added["none"] = statistics.median(per_round["none"])
+    return added
+
+
+def run_command_cost() -> float:
+    """Time `mlprof run` adds per step, against the same child process without it."""
+    me = os.path.abspath(__file__)
+    with tempfile.TemporaryDirectory() as logdir:
+        bare = json.loads(subprocess.run([sys.executable, me, "--child"], check=True, capture_output=True,
+                                         text=True).stdout)
+        traced = json.loads(subprocess.run([MLPROF_CLI, "run", "--logdir", logdir, "--", sys.executable, me,
+                                            "--child"], check=True, capture_output=True, text=True).stdout)
+    return statistics.median(traced) - statistics.median(bare)
+
+
+def trace_costs(scratch: str) -> Dict[str, float]:
+    n = TRACE_LOOPS
+    trace, record_function = mlprof.Trace, torch.profiler.record_function
+
+    def empty() -> None:
+        for _ in range(n):
+            pass
+
+    def traced() -> None:
+        for _ in range(n):
+            with trace("step_part"):
+                pass
+
+    def recorded(count: int) -> None:
+        for _ in range(count):
+            with record_function("step_part"):
+                pass
+
+    costs: Dict[str, List[float]] = {"disabled": [], "enabled": [], "record_function": []}
+    for r in range(ROUNDS):
+        base = cpu_ns_per(1, lambda _: empty()) / n
+        costs["disabled"].append(cpu_ns_per(1, lambda _: traced()) / n - base)
+        mlprof.start(os.path.join(scratch, "trace"), run_name=f"round{r}")
+        costs["enabled"].append(cpu_ns_per(1, lambda _: traced()) / n - base)
+        mlprof.stop()
+        few = n // 20  # record_function costs microseconds: fewer iterations
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]):
+            costs["record_function"].append(cpu_ns_per(few, recorded) - base)
+    return {k: statistics.median(v) for k, v in costs.items()}
+
+
+def calls_in_same_name_parent(run_dir: str, scratch: str) -> Dict[str, int]:
+    """Per op name, the calls made directly inside a call of the same name that has no other
+    child (aten::div_ calling aten::div_): PyTorch's EventList._remove_dup_nodes folds those into
+    their parent when its microsecond-rounded times nest them, so torch.profiler counts them
+    only sometimes."""
+    out = os.path.join(scratch, "events.json")
+    subprocess.run([MLPROF_CLI, "convert", run_dir, "--to", "chrome", "-o", out], check=True, capture_output=True)
+    with open(out) as f:
+        events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+    events.sort(key=lambda e: (e["pid"], e["tid"], e["ts"], -e["dur"]))
+    children: Dict[int, List[int]] = {}
+    parent_of: Dict[int, int] = {}
+    stack: List[int] = []
+    for i, e in enumerate(events):
+        while stack and (events[stack[-1]]["tid"] != e["tid"] or events[stack[-1]]["pid"] != e["pid"] or
+                         events[stack[-1]]["ts"] + events[stack[-1]]["dur"] < e["ts"] + e["dur"]):
+            stack.pop()
+        if stack:
+            parent_of[i] = stack[-1]
+            children.setdefault(stack[-1], []).append(i)
+        stack.append(i)
+    folded: Dict[str, int] = {}
+    for i, p in parent_of.items():
+        if events[p]["name"] == events[i]["name"] and len(children[p]) == 1:
+            folded[events[i]["name"]] = folded.get(events[i]["name"], 0) + 1
+    return folded
+
+
+def op_table(run_dir: str) -> Dict[str, List[float]]:
+    stats = json.loads(subprocess.run([MLPROF_CLI, "report", run_dir, "--tool", "framework_op_stats", "--format",
+                                       "json"], check=True, capture_output=True, text=True).stdout)
+    return {row["operation"]: [row["occurrences"], row["total_self_time_ms"]] for row in stats["ops"]}
+
+
+def same_ops(scratch: str) -> List[str]:
+    """Each profiler on 5 steps of the same loop, in turns over rounds; returns what differs."""
+    steps = make_loop()
+    steps(2)
+    ours: Dict[str, List[float]] = {}
+    theirs: Dict[str, List[float]] = {}
+    self_ours: List[float] = []
+    self_theirs: List[float] = []
+    for r in range(5):
+        mlprof.start(os.path.join(scratch, "same"), run_name=f"round{r}")
+        steps(5)
+        run_dir = mlprof.stop()
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+            steps(5)
+        ours = op_table(run_dir)
+        theirs = {}
+        for e in prof.key_averages():
+            name = e.key.split("#")[0]  # "Optimizer.step#SGD.step": mlprof's op stats name the part before '#'
+            count, self_ms = theirs.get(name, [0, 0.0])
+            theirs[name] = [count + e.count, self_ms + e.self_cpu_time_total / 1000]
+        self_ours.append(sum(v[1] for v in ours.values()))
+        self_theirs.append(sum(v[1] for v in theirs.values()))
+    folded = calls_in_same_name_parent(run_dir, scratch)
+    problems = [f"only torch.profiler: {n}" for n in sorted(set(theirs) - set(ours))]
+    problems += [f"only mlprof: {n}" for n in sorted(set(ours) - set(theirs))]
+    for n in sorted(set(ours) & set(theirs)):
+        if not theirs[n][0] <= ours[n][0] <= theirs[n][0] + folded.get(n, 0):
+            problems.append(f"{n}: {ours[n][0]} calls in mlprof, {theirs[n][0]} in torch.profiler")
+    a, b = statistics.median(self_ours), statistics.median(self_theirs)
+    calls = sum(int(v[0]) for v in ours.values())
+    print(f"same ops (each profiler on 5 steps): {len(ours)} op names and {calls} calls in mlprof, "
+          f"{len(theirs)} names and {sum(int(v[0]) for v in theirs.values())} calls in torch.profiler, which folds "
+          f"{sum(folded.values())} calls made inside a call of the same name; ops' self time (median of 5) "
+          f"{a:.3f} ms vs {b:.3f} ms ({100 * (a / b - 1):+.1f} %, target within 10 %)")
+    if abs(a / b - 1) > 0.10:
+        problems.append(f"ops' self time {a:.3f} ms vs {b:.3f} ms")
+    return problems
+
+
+def main() -> int:
+    torch.set_num_threads(1)
+    print(f"PyTorch {torch.__version__} (Kineto: {torch.autograd.kineto_available()}), {os.cpu_count()} cores, "
+          f"load average {os.getloadavg()[0]:.1f}")
+    with tempfile.TemporaryDirectory() as scratch:
+        for clock_name, clock in (("CPU time", cpu_ns_per), ("wall time", wall_ns_per)):
+            added = step_costs(scratch, clock)
+            ratio = added["mlprof"] / added["torch.profiler"]
+            print(f"step of ~640 ATen ops, {clock_name}: {added['none'] / 1e3:.1f} us unprofiled; added per step: "
+                  f"mlprof package {added['mlprof'] / 1e3:.1f} us, torch.profiler {added['torch.profiler'] / 1e3:.1f} "
+                  f"us -> {ratio:.2f}x (target <= 0.45x)")
+        run_added = run_command_cost()
+        print(f"mlprof run (no code change): added per step {run_added / 1e3:.1f} us -> "
+              f"{run_added / added['torch.profiler']:.2f}x torch.profiler's")
+        t = trace_costs(scratch)
+        print(f"with mlprof.Trace: enabled {t['enabled']:.0f} ns vs torch.profiler.record_function "
+              f"{t['record_function']:.0f} ns -> {t['enabled'] / t['record_function']:.3f}x (target <= 0.5x); "
+              f"disabled {t['disabled']:.0f} ns (target <= 100 ns)")
+        problems = same_ops(scratch)
+    for p in problems:
+        print(f"  differs: {p}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    if "--child" in sys.argv:
+        child_main()
+    else:
+        sys.exit(main())
