@@ -4,8 +4,15 @@ namespace mlprof::analysis {
 
 RunEnvironment compute_run_environment(const model::Profile& p) {
   RunEnvironment env;
-  for (const auto& h : p.hosts)
-    env.hosts.emplace_back(p.strings.view(h.hostname != model::kEmptyString ? h.hostname : h.name));
+  // A host is called what the run's file calls it (what `--host` and the UI's host picker
+  // take), with the machine the capture recorded after it when that differs.
+  std::vector<std::string> names;
+  for (const auto& h : p.hosts) {
+    names.emplace_back(p.strings.view(h.name));
+    const std::string_view machine = p.strings.view(h.hostname);
+    env.hosts.push_back(machine.empty() || machine == names.back() ? names.back()
+                                                                    : names.back() + " (" + std::string(machine) + ")");
+  }
   for (uint32_t i = 0; i < p.planes.size(); ++i) {
     const auto& plane = p.planes[i];
     if (plane.kind == model::PlaneKind::kHostThreads) {
@@ -17,7 +24,7 @@ RunEnvironment compute_run_environment(const model::Profile& p) {
     if (env.device_type.empty()) env.device_type = std::string(p.strings.view(plane.device_type));
     ++env.device_count;
     DeviceInfo d;
-    d.host = env.hosts.empty() ? "" : env.hosts[plane.host];
+    d.host = names.empty() ? "" : names[plane.host];
     d.name = std::string(p.strings.view(plane.name));
     if (auto v = p.plane_stat(i, model::kCoreCount)) d.core_count = v->as_int();
     if (auto v = p.plane_stat(i, model::kComputeCapMajor)) d.compute_cap_major = v->as_int();

@@ -143,11 +143,10 @@ Reply TraceApi::viewport(const QueryParams& params) {
     }
     const bool with_steps = param(params, "steps") == "1";
     // Every device the profile names is listed: one with no events says so.
-    if (with_steps)
-      for (uint32_t i = 0; i < p.planes.size(); ++i)
-        if (!plane_shown[i] && p.planes[i].kind == model::PlaneKind::kDevice)
-          sections.push_back({{"name", section_name(p, p.planes[i])}, {"kind", "device"}, {"tracks", json::array()},
-                              {"empty", "no events were recorded on this device during the capture"}});
+    for (uint32_t i = 0; i < p.planes.size(); ++i)
+      if (!plane_shown[i] && p.planes[i].kind == model::PlaneKind::kDevice)
+        sections.push_back({{"name", section_name(p, p.planes[i])}, {"kind", "device"}, {"tracks", json::array()},
+                            {"empty", "no events were recorded on this device during the capture"}});
     bool flows_truncated = false;
     json flows = viewport_flows(p, loaded->trace().flows, listed, zero, flows_truncated);
     json out = {{"run", param(params, "run")}, {"host", param(params, "host")}, {"begin_ps", 0}, {"end_ps", span},

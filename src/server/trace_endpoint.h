@@ -12,8 +12,8 @@
 //       Times are ps since the trace's first event; events at least one pixel wide are listed,
 //       narrower ones merge into boxes per pixel column. Flows are those with a listed end
 //       (at most kMaxViewportFlows).
-//       With steps=1 also "steps": [[begin_ps, duration_ps, step_num]] (the step windows), and
-//       device planes without events are sections with no tracks and "empty": why.
+//       Device planes without events are sections with no tracks and "empty": why. With steps=1
+//       also "steps": [[begin_ps, duration_ps, step_num]] (the step windows).
 //   GET /api/trace/event?run=&host=&event=   trace_event_details (stats, step, flows)
 //   GET /api/trace/summary?run=&host=&start_ps=&end_ps=[&lines=1,2][&limit=]   a range's events per name
 //       {"events", "distinct_names", "names": [{"name", "count", "total_ps"}]} (trace_range_summary.h)

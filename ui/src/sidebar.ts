@@ -18,6 +18,14 @@ export interface SidebarActions {
   refreshRuns(): void;
 }
 
+// A picker shows about this many characters; a longer name is also written out in full below
+// it, wrapped, so it is read whole and the same as the pages write it.
+const PICKER_CHARS = 24;
+
+function fullName(name: string): HTMLElement | null {
+  return name.length > PICKER_CHARS ? h('div', { class: 'field-full-name', 'data-testid': 'full-name' }, name) : null;
+}
+
 export function renderSidebar(root: HTMLElement, model: SidebarModel, actions: SidebarActions): void {
   clear(root);
   const { runs, tools, state } = model;
@@ -72,9 +80,11 @@ export function renderSidebar(root: HTMLElement, model: SidebarModel, actions: S
     ),
   );
 
+  runSelect.title = state.run;
+  hostSelect.title = state.host || ALL_HOSTS_LABEL;
   root.append(
-    h('div', { class: 'field' }, h('div', { class: 'field-label' }, h('span', {}, 'Run'), refresh), runSelect),
-    h('div', { class: 'field' }, h('div', { class: 'field-label' }, 'Host'), hostSelect),
+    h('div', { class: 'field' }, h('div', { class: 'field-label' }, h('span', {}, 'Run'), refresh), runSelect, fullName(state.run)),
+    h('div', { class: 'field' }, h('div', { class: 'field-label' }, 'Host'), hostSelect, fullName(state.host)),
     h('div', { class: 'field' }, h('div', { class: 'field-label' }, 'Tools'), tools.some(hasData) ? nav : h('div', {}, h('p', { class: 'muted' }, 'No tool has data for this run.'), nav)),
     h(
       'nav',

@@ -103,6 +103,7 @@ export function memoryTimelineChart(
   // One unit per axis, with round ticks in it.
   const timeUnit = msAxis(Math.max(...x));
   const memoryUnit = bytesAxis(Math.max(...upToFree, ...upToHeap));
+  host.setAttribute('aria-label', `Memory timeline: time in ${timeUnit.unit}, memory in ${memoryUnit.unit}`);
 
   let plot: uPlot | null = null;
   const resize = new ResizeObserver(([entry]) => {

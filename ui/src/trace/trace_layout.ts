@@ -45,11 +45,19 @@ export interface Layout {
 
 export const EMPTY_LAYOUT: Layout = { rows: [], labels: [], counters: [], lineY: new Map(), eventY: new Map(), height: 0 };
 
-// Devices first (where the work is), then host threads, then the rest; the reply's order
-// within each kind. Returns the reply's indices, which the collapsed keys use.
+// Devices first (where the work is; by name, GPU:2 before GPU:10, those without events among
+// them), then host threads, then the rest in the reply's order. Returns the reply's indices,
+// which the collapsed keys use.
+const byName = new Intl.Collator('en', { numeric: true });
 export function sectionOrder(sections: TraceSection[]): number[] {
   const rank = (s: TraceSection) => (s.kind === 'device' ? 0 : s.kind === 'host' ? 1 : 2);
-  return sections.map((_, i) => i).sort((a, b) => rank(sections[a]) - rank(sections[b]) || a - b);
+  return sections
+    .map((_, i) => i)
+    .sort((a, b) => {
+      const r = rank(sections[a]) - rank(sections[b]);
+      if (r !== 0) return r;
+      return rank(sections[a]) === 0 ? byName.compare(sections[a].name, sections[b].name) || a - b : a - b;
+    });
 }
 
 export function colourOf(nameId: number): string {

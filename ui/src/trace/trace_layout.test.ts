@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import type { TraceSection, TraceViewport } from './trace_api';
+import { layoutOf, sectionOrder } from './trace_layout';
+
+const section = (name: string, kind: TraceSection['kind'], lines: number[] = [], empty?: string): TraceSection => ({
+  name,
+  kind,
+  empty,
+  tracks: lines.map((line) => ({ line, name: `line ${line}`, rows: [{ lane: 0, depth: 0, events: [[0, 10, 1, line * 10]], merged: [] }] })),
+});
+
+describe('trace layout', () => {
+  it('puts devices first, by name, then the host threads', () => {
+    const sections = [section('/host:CPU', 'host'), section('/device:GPU:10', 'device'), section('/device:GPU:2', 'device'), section('/device:GPU:0', 'device', [], 'none')];
+    expect(sectionOrder(sections)).toEqual([3, 2, 1, 0]);
+  });
+
+  it('moves pinned tracks to a group on top, after the counters', () => {
+    const reply = { sections: [section('/host:CPU', 'host', [1, 2]), section('/device:GPU:0', 'device', [3])] } as unknown as TraceViewport;
+    const counter = { name: 'Memory in use · GPU_0_bfc', section: '', unit: 'bytes', points: [[0, 5] as [number, number]] };
+    const layout = layoutOf(reply, new Set(), new Set(['t2']), [counter]);
+    expect(layout.labels.map((l) => l.text)).toEqual([
+      'Counters',
+      'Memory in use · GPU_0_bfc',
+      'Pinned',
+      'line 2',
+      '/device:GPU:0',
+      'line 3',
+      '/host:CPU',
+      'line 1',
+    ]);
+    expect(layout.counters[0].max).toBe(5);
+    // An empty device is a header that does not fold.
+    const empty = layoutOf({ sections: [section('/device:GPU:1', 'device', [], 'no events')] } as unknown as TraceViewport, new Set(['s0']));
+    expect(empty.labels[0]).toMatchObject({ text: '/device:GPU:1 (no events)', foldable: false, collapsed: false });
+  });
+});
