@@ -24,9 +24,11 @@
 #include <thread>
 
 #include "analysis/framework_op_stats.h"
+#include "analysis/gpu_timeline.h"
 #include "analysis/input_pipeline_analyzer.h"
 #include "analysis/overview_page.h"
 #include "analysis/step_breakdown.h"
+#include "analysis/stragglers.h"
 #include "analysis/tf_data_bottleneck_analysis.h"
 #include "format/xspace_encoder.h"
 #include "model/xspace_importer.h"
@@ -185,6 +187,10 @@ int main(int argc, char** argv) {
   phase("tf_data_bottleneck_analysis", events);
   const auto overview = mlprof::analysis::compute_overview_page(profile, steps_analysis, op_stats, tf_data);
   phase("overview_page", events);
+  const auto timeline = mlprof::analysis::compute_gpu_timeline(profile, steps_analysis.grouping);
+  phase("gpu timeline tools", events);
+  const auto stragglers = mlprof::analysis::compute_stragglers(profile, steps_analysis.grouping);
+  phase("stragglers", events);
   const double total = seconds_since(start), total_cpu = mlprof::bench::process_cpu_seconds() - cpu_start;
   const size_t peak = mlprof::bench::proc_status_kib("VmHWM") * 1024;
 
