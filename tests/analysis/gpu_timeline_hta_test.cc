@@ -149,3 +149,64 @@ TEST(GpuTimelineVsHta, TraceCompareTest) {
 
 }  // namespace
 }  // namespace mlprof::analysis
+
+namespace mlprof::analysis {
+namespace {
+
+// TensorFlow's 8-GPU XSpace (BERT, GPUs 1, 4 and 6 hold work) over the whole profile. HTA cannot
+// read XSpace; the expected values come from an independent implementation of HTA's rules
+// (DEFINITIONS.md) in Python over the file decoded by protoc:
+//   protoc --decode=tensorflow.profiler.XSpace src/format/proto/xplane.proto
+//     < ../shared/testdata/tensorflow/gpu_multi_worker.xplane.pb > tf.txt   (one line)
+//   python3 tests/analysis/xspace_gpu_reference.py tf.txt
+// TensorFlow's host events that launch work carry the kernel's name and its correlation_id.
+TEST(GpuTimelineOnXSpace, TensorFlowMultiGpuFile) {
+  const std::string file = testdata("tensorflow/gpu_multi_worker.xplane.pb");
+  if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " not found (the real profiles are in ../shared/testdata)";
+  model::Profile p;
+  model::LoadError error;
+  ASSERT_TRUE(model::load_profile({file, "", ""}, &p, &error)) << error.problem;
+  GpuTimelineOptions options;
+  options.scope = GpuScope::kWholeProfile;
+  const GpuTimeline t = compute_gpu_timeline(p, group_steps(p), options);
+  ASSERT_EQ(t.hosts.size(), 1u);
+  const HostGpuTimeline& h = t.hosts[0];
+  const GpuTimeBreakdown& b = *h.breakdown;
+  EXPECT_NEAR(double(b.span_ps) / 1e6, 953336.862, 0.001);
+  EXPECT_NEAR(b.idle_pct(), 96.846040, 1e-5);
+  EXPECT_NEAR(b.compute_pct(), 3.114403, 1e-5);
+  EXPECT_NEAR(b.kind_pct(GpuWorkKind::kComputation), 98.745781, 1e-5);
+  EXPECT_NEAR(b.kind_pct(GpuWorkKind::kMemory), 1.567644, 1e-5);
+  ASSERT_EQ(b.devices.size(), 3u);
+  EXPECT_EQ(b.devices[0].device_ordinal, 1u);
+  EXPECT_EQ(b.devices[2].device_ordinal, 6u);
+
+  struct StreamFigures {
+    int64_t id;
+    double host_wait_us, kernel_wait_us, other_us;
+    int64_t queue_max;
+  };
+  const StreamFigures expected[] = {
+      {123, 13383.630, 0, 0, 1},          {63, 3161.071, 0, 0, 1},
+      {134, 2047.987, 2992.119, 0, 84},   {135, 95204.184, 41.536, 226.430, 5},
+      {136, 4972.261, 27.136, 136.511, 5}, {91, 3099.632, 0, 0, 1},
+      {142, 3277.808, 3105.742, 61.439, 97}, {143, 477688.272, 44.448, 210.206, 5},
+      {144, 4245.130, 24.864, 153.343, 5}};
+  ASSERT_EQ(h.idle->streams.size(), std::size(expected));
+  for (size_t i = 0; i < std::size(expected); ++i) {
+    const StreamIdleTime& s = h.idle->streams[i];
+    EXPECT_EQ(s.stream_id, expected[i].id);
+    EXPECT_NEAR(double(s.cause_ps[size_t(IdleCause::kHostWait)]) / 1e6, expected[i].host_wait_us, 0.001) << s.stream_id;
+    EXPECT_NEAR(double(s.cause_ps[size_t(IdleCause::kKernelWait)]) / 1e6, expected[i].kernel_wait_us, 0.001) << s.stream_id;
+    EXPECT_NEAR(double(s.cause_ps[size_t(IdleCause::kOther)]) / 1e6, expected[i].other_us, 0.001) << s.stream_id;
+    EXPECT_EQ((*h.queue)[i].max, expected[i].queue_max) << s.stream_id;
+  }
+  EXPECT_FALSE(h.overlap->overlap_pct().has_value());  // no collectives on these GPUs
+  EXPECT_EQ(h.launches->launches, 1556u);
+  EXPECT_EQ(h.launches->short_kernels, 566u);
+  EXPECT_EQ(h.launches->long_delay_kernels, 928u);
+  EXPECT_NEAR(h.launches->median_launch_delay_us, 361.389, 0.001);
+}
+
+}  // namespace
+}  // namespace mlprof::analysis
