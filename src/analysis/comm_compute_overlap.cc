@@ -1,6 +1,6 @@
 #include "analysis/comm_compute_overlap.h"
 
-#include "analysis/interval_union.h"
+#include "analysis/gpu_work_order.h"
 
 namespace mlprof::analysis {
 
@@ -10,14 +10,14 @@ std::optional<double> CommComputeOverlap::overlap_pct() const {
 }
 
 CommComputeOverlap compute_comm_compute_overlap(const HostGpuActivity& host) {
-  std::vector<TimeInterval> comm, comp;
-  for (const GpuWork& w : host.work) {
-    if (w.kind == GpuWorkKind::kCommunication) comm.push_back({w.begin_ps, w.end_ps});
-    else if (w.kind == GpuWorkKind::kComputation) comp.push_back({w.begin_ps, w.end_ps});
-  }
+  SortedUnion comm(true), comp(true);
+  visit_by_start(host, [&](const GpuWork& w) {
+    if (w.kind == GpuWorkKind::kCommunication) comm.add(w.begin_ps, w.end_ps);
+    else if (w.kind == GpuWorkKind::kComputation) comp.add(w.begin_ps, w.end_ps);
+  });
   CommComputeOverlap o;
-  const auto comm_union = merged(std::move(comm));
-  const auto comp_union = merged(std::move(comp));
+  const auto& comm_union = comm.intervals();
+  const auto& comp_union = comp.intervals();
   for (const auto& [b, e] : comm_union) o.communication_ps += e - b;
   for (const auto& [b, e] : comp_union) o.computation_ps += e - b;
   // Both lists are sorted and disjoint: one merge walk gives their intersection.

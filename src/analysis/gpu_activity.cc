@@ -22,19 +22,37 @@ bool is_cuda_call(std::string_view name) {
 class LaunchIndex {
  public:
   void add(uint64_t correlation, EventIndex call) { calls_.push_back({correlation, call}); }
-  void finish() {
-    // The outermost call first when several carry one id (events of a line come by start).
-    std::stable_sort(calls_.begin(), calls_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  // Ends the calls of one thread: they usually come in correlation order already.
+  void end_run() {
+    const auto begin = calls_.begin() + ptrdiff_t(run_begin_);
+    if (!std::is_sorted(begin, calls_.end())) std::sort(begin, calls_.end());
+    if (run_begin_ > 0) std::inplace_merge(calls_.begin(), begin, calls_.end());
+    run_begin_ = calls_.size();
   }
-  EventIndex find(uint64_t correlation) const {
-    auto it = std::lower_bound(calls_.begin(), calls_.end(), correlation,
-                               [](const auto& a, uint64_t c) { return a.first < c; });
+  // The outermost call first when several carry one id (enclosing events come first).
+  // `hint` carries the last position between calls: a stream asks for ids in increasing order.
+  EventIndex find(uint64_t correlation, size_t& hint) const {
+    auto less = [](const std::pair<uint64_t, EventIndex>& a, uint64_t c) { return a.first < c; };
+    auto first = calls_.begin(), last = calls_.end();
+    if (hint < calls_.size() && calls_[hint].first <= correlation) {  // gallop forward from the hint
+      first += ptrdiff_t(hint);
+      size_t step = 1;
+      while (size_t(last - first) > step && (first + ptrdiff_t(step))->first < correlation) {
+        first += ptrdiff_t(step);
+        step *= 2;
+      }
+      last = first + ptrdiff_t(std::min(step + 1, size_t(last - first)));
+    }
+    auto it = std::lower_bound(first, last, correlation, less);
+    if (it == last && last != calls_.end()) it = std::lower_bound(last, calls_.end(), correlation, less);
+    hint = size_t(it - calls_.begin());
     return it != calls_.end() && it->first == correlation ? it->second : kNone;
   }
   size_t size() const { return calls_.size(); }
 
  private:
   std::vector<std::pair<uint64_t, EventIndex>> calls_;
+  size_t run_begin_ = 0;
 };
 
 std::optional<uint64_t> correlation_of(const Profile& p, EventIndex e) {
@@ -53,9 +71,9 @@ LaunchIndex index_launches(const Profile& p, const model::Host& host) {
         if (p.events.first_stat[e] == p.events.first_stat[e + 1] && p.names[p.events.name[e]].stats.count == 0) continue;
         if (auto c = correlation_of(p, e)) index.add(*c, e);
       }
+      index.end_run();
     }
   }
-  index.finish();
   return index;
 }
 
@@ -161,16 +179,20 @@ void collect_host(const Profile& p, const StepGrouping& g, const GpuActivityOpti
   }
 
   std::vector<int8_t> kind_of_name(p.names.size(), -1);
+  size_t stream_events = 0;
+  for (const GpuStream& s : out->streams) stream_events += p.lines[s.line].num_events;
+  out->work.reserve(stream_events);
   for (uint32_t s = 0; s < out->streams.size(); ++s) {
     out->stream_first.push_back(uint32_t(out->work.size()));
     const model::Line& line = p.lines[out->streams[s].line];
+    size_t hint = 0;
     for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
       GpuWork w;
       w.event = e;
       w.stream = s;
       w.gpu_begin_ps = p.start_ps(e);
       w.gpu_end_ps = p.end_ps(e);
-      if (auto c = correlation_of(p, e)) w.launch = launches.find(*c);
+      if (auto c = correlation_of(p, e)) w.launch = launches.find(*c, hint);
       if (launched_before != INT64_MAX && (w.launch == kNone || p.start_ps(w.launch) >= launched_before)) continue;
       if (w.launch != kNone) w.launch_begin_ps = p.start_ps(w.launch), w.launch_end_ps = p.end_ps(w.launch);
       if (options.round_like_hta) {

@@ -10,20 +10,24 @@ std::vector<StreamQueueLength> compute_gpu_queue_length(const model::Profile& p,
                                                         size_t max_points) {
   std::vector<StreamQueueLength> out;
   std::vector<int8_t> counted(p.names.size(), -1);
-  std::vector<std::pair<int64_t, int8_t>> changes;  // (time, +1 launch / −1 start)
+  std::vector<std::pair<int64_t, int8_t>> launches, starts, changes;  // (time, +1 launch / −1 start)
   for (uint32_t s = 0; s < host.streams.size(); ++s) {
-    changes.clear();
+    launches.clear(), starts.clear(), changes.clear();
     for (uint32_t i = host.stream_first[s]; i < host.stream_first[s + 1]; ++i) {
       const GpuWork& w = host.work[i];
       if (w.launch == model::kNone) continue;
       int8_t& is_launch = counted[p.events.name[w.launch]];
       if (is_launch < 0) is_launch = is_counted_launch_call(p.name(w.launch));
       if (!is_launch) continue;
-      changes.push_back({w.launch_begin_ps, int8_t(1)});
-      changes.push_back({w.gpu_begin_ps, int8_t(-1)});
+      launches.push_back({w.launch_begin_ps, int8_t(1)});
+      starts.push_back({w.gpu_begin_ps, int8_t(-1)});
     }
-    // A start before a launch at the same instant.
-    std::sort(changes.begin(), changes.end());
+    // Both come nearly in order (the stream's work by start): sort only what is not, then
+    // merge, a start before a launch at the same instant.
+    if (!std::is_sorted(launches.begin(), launches.end())) std::sort(launches.begin(), launches.end());
+    if (!std::is_sorted(starts.begin(), starts.end())) std::sort(starts.begin(), starts.end());
+    changes.resize(launches.size() + starts.size());
+    std::merge(launches.begin(), launches.end(), starts.begin(), starts.end(), changes.begin());
     StreamQueueLength q;
     q.line = host.streams[s].line;
     q.stream_id = host.streams[s].id;

@@ -1,27 +1,26 @@
 #include "analysis/gpu_time_breakdown.h"
 
-#include "analysis/interval_union.h"
+#include "analysis/gpu_work_order.h"
 
 namespace mlprof::analysis {
 namespace {
 
 double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * double(part) / double(whole) : 0.0; }
 
-// Kind and busy unions of work [first, last) (a stream's or a device's: work comes by stream,
-// streams by device).
-GpuKindTimes kind_times(const HostGpuActivity& host, size_t first, size_t last, int64_t* ccm_busy = nullptr) {
-  std::array<std::vector<TimeInterval>, kNumGpuWorkKinds> by_kind;
-  std::vector<TimeInterval> all, ccm;
-  for (size_t i = first; i < last; ++i) {
-    const GpuWork& w = host.work[i];
-    by_kind[size_t(w.kind)].push_back({w.begin_ps, w.end_ps});
-    all.push_back({w.begin_ps, w.end_ps});
-    if (ccm_busy && w.kind != GpuWorkKind::kOther) ccm.push_back({w.begin_ps, w.end_ps});
-  }
+// Kind and busy unions of the work of streams [first, last) (a stream's or a device's:
+// streams come by device).
+GpuKindTimes kind_times(const HostGpuActivity& host, uint32_t first, uint32_t last, int64_t* ccm_busy = nullptr) {
+  std::array<SortedUnion, kNumGpuWorkKinds> by_kind;
+  SortedUnion all, ccm;
+  visit_by_start(host, first, last, [&](const GpuWork& w) {
+    by_kind[size_t(w.kind)].add(w.begin_ps, w.end_ps);
+    all.add(w.begin_ps, w.end_ps);
+    if (w.kind != GpuWorkKind::kOther) ccm.add(w.begin_ps, w.end_ps);
+  });
   GpuKindTimes t;
-  for (size_t k = 0; k < kNumGpuWorkKinds; ++k) t.union_ps[k] = union_length(by_kind[k]);
-  t.busy_ps = union_length(all);
-  if (ccm_busy) *ccm_busy = union_length(ccm);
+  for (size_t k = 0; k < kNumGpuWorkKinds; ++k) t.union_ps[k] = by_kind[k].length();
+  t.busy_ps = all.length();
+  if (ccm_busy) *ccm_busy = ccm.length();
   return t;
 }
 
@@ -39,18 +38,18 @@ double GpuTimeBreakdown::kind_pct(GpuWorkKind kind) const { return pct(times.uni
 GpuTimeBreakdown compute_gpu_time_breakdown(const HostGpuActivity& host) {
   GpuTimeBreakdown b;
   for (const auto& [begin, end] : host.windows) b.span_ps += end - begin;
-  b.times = kind_times(host, 0, host.work.size(), &b.ccm_busy_ps);
+  b.times = kind_times(host, 0, uint32_t(host.streams.size()), &b.ccm_busy_ps);
   for (uint32_t s = 0; s < host.streams.size(); ++s) {
     GpuStreamTime st;
     st.stream_id = host.streams[s].id;
     st.device_ordinal = host.streams[s].device_ordinal;
     st.events = host.stream_first[s + 1] - host.stream_first[s];
-    st.times = kind_times(host, host.stream_first[s], host.stream_first[s + 1]);
+    st.times = kind_times(host, s, s + 1);
     b.streams.push_back(st);
     if (b.devices.empty() || b.devices.back().device_ordinal != st.device_ordinal) {
       uint32_t last = s + 1;
       while (last < host.streams.size() && host.streams[last].device_ordinal == st.device_ordinal) ++last;
-      b.devices.push_back({st.device_ordinal, kind_times(host, host.stream_first[s], host.stream_first[last])});
+      b.devices.push_back({st.device_ordinal, kind_times(host, s, last)});
     }
   }
   return b;

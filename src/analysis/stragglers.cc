@@ -4,7 +4,7 @@
 #include <map>
 
 #include "analysis/gpu_activity.h"
-#include "analysis/interval_union.h"
+#include "analysis/gpu_work_order.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -48,16 +48,16 @@ StragglerAnalysis compute_stragglers(const model::Profile& profile, const StepGr
   for (const HostGpuActivity& host : gpu.hosts) {
     const int rank = rank_of_host[host.host];
     if (rank < 0) continue;
-    std::vector<std::vector<TimeInterval>> comp(host.windows.size()), comm(host.windows.size());
-    for (const GpuWork& w : host.work) {
-      if (w.kind == GpuWorkKind::kComputation) comp[w.window].push_back({w.begin_ps, w.end_ps});
-      else if (w.kind == GpuWorkKind::kCommunication) comm[w.window].push_back({w.begin_ps, w.end_ps});
-    }
+    std::vector<SortedUnion> comp(host.windows.size()), comm(host.windows.size());
+    visit_by_start(host, [&](const GpuWork& w) {
+      if (w.kind == GpuWorkKind::kComputation) comp[w.window].add(w.begin_ps, w.end_ps);
+      else if (w.kind == GpuWorkKind::kCommunication) comm[w.window].add(w.begin_ps, w.end_ps);
+    });
     for (size_t wi = 0; wi < host.windows.size(); ++wi) {
       for (RankStepTimes& t : by_step[host.window_step_num[wi]])
         if (t.rank == size_t(rank)) {
-          t.compute_ps = union_length(comp[wi]);
-          t.communication_ps = union_length(comm[wi]);
+          t.compute_ps = comp[wi].length();
+          t.communication_ps = comm[wi].length();
           break;
         }
     }

@@ -7,7 +7,7 @@
 
 #include "analysis/comm_compute_overlap.h"
 #include "analysis/gpu_activity.h"
-#include "analysis/interval_union.h"
+#include "analysis/gpu_work_order.h"
 #include "analysis/kernel_launch_stats.h"
 #include "analysis/stragglers.h"
 
@@ -131,13 +131,13 @@ std::vector<TimelineAdvice> timeline_advice(const Profile& p, const StepGrouping
     HostFindings& f = hosts[host.host];
     f.launches = compute_kernel_launch_stats(p, host, 3);
     f.overlap = compute_comm_compute_overlap(host);
-    std::vector<TimeInterval> busy;
+    SortedUnion busy;
+    visit_by_start(host, [&](const GpuWork& w) { busy.add(w.begin_ps, w.end_ps); });
     for (const GpuWork& w : host.work) {
-      busy.push_back({w.begin_ps, w.end_ps});
       if (p.name(w.event).find("Pageable") != std::string_view::npos)
         f.pageable_copies.add(launching_op(p, w.launch), w.end_ps - w.begin_ps);
     }
-    f.gpu_busy_ps = union_length(busy);
+    f.gpu_busy_ps = busy.length();
   }
   const size_t n_hosts = p.hosts.size();
   const char* per = steps ? "per step" : "in the profile";
