@@ -1,5 +1,5 @@
 // python_tracer_level=1: every Python function call is an event on its thread's line, named as
-// TensorFlow's Python tracer names them ("$file.py:12 function"), so that time spent in Python
+// TensorFlow's Python tracer names them ("$file.py:12 Class.method", the qualified name), so that time spent in Python
 // code is covered by traced activity. Recorded through the interpreter's C-level profile hook
 // (the one sys.setprofile installs), on every thread that runs Python while a session does.
 // All functions need the GIL.

@@ -89,6 +89,49 @@ class AnnotationTest(ScratchTest):
         self.assertTrue(any(e["name"] == "tf_style_step" and e["args"].get("step_num") == 7 for e in events))
         self.assertIn("load", names)
 
+    def test_python_tracer_on_threads_started_before_and_during_the_session(self) -> None:
+        go, started = threading.Event(), threading.Event()
+
+        def early_work() -> None:
+            return None
+
+        def early() -> None:
+            started.set()
+            go.wait()
+            early_work()
+
+        def late_work() -> None:
+            return None
+
+        before = threading.Thread(target=early)
+        before.start()
+        started.wait()
+        logdir = self.path("logs")
+        mlprof.start(logdir, python_tracer_level=1)
+        go.set()
+        before.join()
+        late = threading.Thread(target=late_work)
+        late.start()
+        late.join()
+        events = chrome_events(mlprof.stop(), self.dir)
+        names = {e["name"] for e in events}
+        self.assertTrue(any(n.startswith("$test_package_api.py:") and n.endswith("early_work") for n in names), names)
+        self.assertTrue(any(n.endswith("late_work") for n in names), names)
+        # The hook is gone with the session: nothing of it stays installed.
+        import sys
+        self.assertIsNone(sys.getprofile())
+        self.assertIsNone(threading.getprofile())
+
+    def test_step_range_records_only_those_steps(self) -> None:
+        logdir = self.path("logs")
+        mlprof.start(logdir, steps=(2, 3))
+        for step in range(6):
+            with mlprof.StepTrace("train", step):
+                with mlprof.Trace("work"):
+                    pass
+        events = chrome_events(mlprof.stop(), self.dir)
+        self.assertEqual(sorted(e["args"]["step_num"] for e in events if e["name"] == "train"), [2, 3])
+
     def test_disabled_trace_records_nothing_and_costs_no_error(self) -> None:
         with mlprof.Trace("outside", x=1):
             pass
