@@ -1,7 +1,8 @@
 // python_tracer_level=1: every Python function call is an event on its thread's line, named as
-// TensorFlow's Python tracer names them ("$file.py:12 Class.method", the qualified name), so that time spent in Python
-// code is covered by traced activity. Recorded through the interpreter's C-level profile hook
-// (the one sys.setprofile installs), on every thread that runs Python while a session does.
+// TensorFlow's Python tracer names them, with the qualified name ("$file.py:12 Class.method"),
+// so that time spent in Python code is covered by traced activity. Recorded through the
+// interpreter's C-level profile hook (the one sys.setprofile installs), on every thread that
+// runs Python while a session does.
 // All functions need the GIL.
 #pragma once
 
