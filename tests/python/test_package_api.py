@@ -8,7 +8,7 @@ import threading
 import unittest
 
 import mlprof
-from support import ScratchTest, chrome_events, run_dirs, xplane_files
+from support import ScratchTest, chrome_events, report, run_dirs, xplane_files
 
 
 def one_line(error: BaseException) -> str:
@@ -121,6 +121,23 @@ class AnnotationTest(ScratchTest):
         import sys
         self.assertIsNone(sys.getprofile())
         self.assertIsNone(threading.getprofile())
+
+    def test_python_tracer_covers_time_in_python_code(self) -> None:
+        def python_heavy() -> int:
+            return sum(i * i for i in range(20000))
+
+        other = []
+        for level in (0, 1):
+            logdir = self.path(f"logs{level}")
+            mlprof.start(logdir, python_tracer_level=level)
+            for step in range(6):
+                with mlprof.StepTrace("train", step):
+                    python_heavy()
+            mlprof.stop()
+            other.append(report(logdir, "overview_page")["summary"]["breakdown_pct"]["other"])
+        # Without the tracer the step is "not covered by any traced activity"; with it, it is.
+        self.assertGreater(other[0], 90)
+        self.assertLess(other[1], 10)
 
     def test_step_range_records_only_those_steps(self) -> None:
         logdir = self.path("logs")
