@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { topSlices } from './pie_chart';
+import { middleEllipsis, topSlices } from './pie_chart';
 
 const slice = (label: string, value: number) => ({ label, value });
 
@@ -20,5 +20,14 @@ describe('topSlices', () => {
       slice('b', 4),
       slice('Other', 12),
     ]);
+  });
+});
+
+describe('middleEllipsis', () => {
+  it('keeps the start and the end of a long name', () => {
+    expect(middleEllipsis('short', 10)).toBe('short');
+    const cut = middleEllipsis('replica_4/bert_span_labeler/bert_encoder_1/transformer/layer_3/Cast', 30);
+    expect(cut).toBe('replica_4…sformer/layer_3/Cast');
+    expect(cut.length).toBeLessThanOrEqual(30);
   });
 });

@@ -48,7 +48,7 @@ export function pieChart(opts: PieOptions): HTMLElement {
         'li',
         { title: tip },
         h('span', { class: 'swatch', style: `background:${colour}` }),
-        h('span', { class: 'legend-label' }, slice.label),
+        h('span', { class: 'legend-label', title: slice.label }, middleEllipsis(slice.label, LEGEND_CHARS)),
         h('span', { class: 'legend-value' }, formatPct(fraction * 100)),
       ),
     );
@@ -75,4 +75,14 @@ function arcPath(c: number, r: number, from: number, to: number): string {
   const y1 = c + r * Math.sin(to);
   const large = to - from > Math.PI ? 1 : 0;
   return `M${c},${c} L${x0.toFixed(2)},${y0.toFixed(2)} A${r},${r} 0 ${large} 1 ${x1.toFixed(2)},${y1.toFixed(2)} Z`;
+}
+
+// Op names that are scope paths differ at their end ("replica_4/.../layer_3/Cast"): a long one
+// keeps its start and its end, the whole on hover.
+const LEGEND_CHARS = 44;
+
+export function middleEllipsis(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const head = Math.floor((max - 1) / 3);
+  return `${text.slice(0, head)}…${text.slice(text.length - (max - 1 - head))}`;
 }

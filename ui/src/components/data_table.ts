@@ -46,7 +46,7 @@ export function dataTable<Row>(opts: DataTableOptions<Row>): HTMLElement {
   const more = h('button', { class: 'table-more', type: 'button' });
   const table = h('table', { class: 'data-table', 'aria-label': opts.label ?? '' }, head, body);
   const firstName = opts.columns.findIndex((c) => c.name);
-  const sticky = Math.min(opts.sticky ?? (firstName >= 0 ? firstName + 1 : 1), opts.columns.length);
+  const sticky = Math.min(opts.sticky ?? (firstName >= 0 ? firstName + 1 : 0), opts.columns.length);
   const cellClass = (column: Column<Row>, i: number) =>
     [column.numeric ? 'num' : '', column.name ? 'name' : '', i < sticky ? 'sticky' : '', i === sticky - 1 ? 'sticky-last' : '']
       .filter(Boolean)

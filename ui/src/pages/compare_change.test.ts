@@ -10,6 +10,8 @@ describe('compare changes', () => {
     expect(changeClass(100, 110, 10)).toBe('change-worse');
     expect(changeClass(0.02, 0, -0.02)).toBe('change-better');
     expect(changeClass(0, 0.005, 0.005)).toBe('change-none'); // 5 µs from nothing
+    expect(changeClass(0, 0.156, 0.156, 166)).toBe('change-none'); // a new op of 0.1 % of the step
+    expect(changeClass(0, 2, 2, 166)).toBe('change-worse');
   });
 
   it('gives no huge percentage for a near-zero baseline', () => {

@@ -2,15 +2,18 @@
 // 100 ms step are noise, not a regression), and a percentage only against a baseline it can
 // be a percentage of (from almost nothing, "+196562.6 %" says less than "new").
 
-// A change is coloured when it is at least this long and this share of the larger side.
+// A change is coloured when it is at least this long, this share of the larger side, and this
+// share of the baseline's step time (a part of the step that moves by 0.1 % of it is noise).
 export const MIN_CHANGE_MS = 0.01;
 export const MIN_CHANGE_SHARE = 0.02;
+export const MIN_STEP_SHARE = 0.005;
 // Below this share of the other side, a baseline counts as almost nothing.
 const NEAR_ZERO_SHARE = 0.01;
 const MAX_PCT_SHOWN = 1000;
 
-export function changeClass(a: number, b: number, changeMs: number): string {
-  const big = Math.abs(changeMs) >= MIN_CHANGE_MS && Math.abs(changeMs) >= MIN_CHANGE_SHARE * Math.max(Math.abs(a), Math.abs(b));
+export function changeClass(a: number, b: number, changeMs: number, stepMs = 0): string {
+  const threshold = Math.max(MIN_CHANGE_MS, MIN_CHANGE_SHARE * Math.max(Math.abs(a), Math.abs(b)), MIN_STEP_SHARE * stepMs);
+  const big = Math.abs(changeMs) >= threshold;
   if (!big) return 'change-none';
   return changeMs > 0 ? 'change-worse' : 'change-better';
 }

@@ -187,7 +187,7 @@ function renderDiff(d: DiffData): HTMLElement[] {
   // LibTorch ops are their own type: a type column would repeat the name (one choice for all tables).
   const typed = d.ops.some((o) => o.type && o.type !== o.name);
   const tables = sections.map(([status, title, empty]) =>
-    panel(title, opTable(d.ops.filter((o) => o.status === status), title, empty, typed)),
+    panel(title, opTable(d.ops.filter((o) => o.status === status), title, empty, typed, d.step_time_ms.a)),
   );
   return [summary, breakdown, ...tables];
 }
@@ -208,13 +208,13 @@ function breakdownTable(d: DiffData, groups: typeof STEP_CATEGORIES): HTMLElemen
       },
       { key: 'a', title: 'A per step', numeric: true, value: (r) => r.a, render: (r) => formatMs(r.a) },
       { key: 'b', title: 'B per step', numeric: true, value: (r) => r.b, render: (r) => formatMs(r.b) },
-      { key: 'change_ms', title: 'Change', numeric: true, value: (r) => r.change_ms, render: (r) => h('span', { class: changeClass(r.a, r.b, r.change_ms) }, signedMs(r.change_ms)) },
+      { key: 'change_ms', title: 'Change', numeric: true, value: (r) => r.change_ms, render: (r) => h('span', { class: changeClass(r.a, r.b, r.change_ms, d.step_time_ms.a) }, signedMs(r.change_ms)) },
       { key: 'change_pct', title: 'Change %', numeric: true, value: (r) => r.change_pct, render: (r) => (r.a || r.b ? pctOf(r) : '–') },
     ],
   });
 }
 
-function opTable(rows: OpChange[], label: string, emptyText: string, typed: boolean): HTMLElement {
+function opTable(rows: OpChange[], label: string, emptyText: string, typed: boolean, stepMs: number): HTMLElement {
   return dataTable<OpChange>({
     label,
     rows,
@@ -231,7 +231,7 @@ function opTable(rows: OpChange[], label: string, emptyText: string, typed: bool
         title: 'Change',
         numeric: true,
         value: (r) => r.change_ms,
-        render: (r) => h('span', { class: changeClass(r.a_self_time_per_step_ms, r.b_self_time_per_step_ms, r.change_ms) }, signedMs(r.change_ms)),
+        render: (r) => h('span', { class: changeClass(r.a_self_time_per_step_ms, r.b_self_time_per_step_ms, r.change_ms, stepMs) }, signedMs(r.change_ms)),
       },
       {
         key: 'change_pct',

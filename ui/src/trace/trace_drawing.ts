@@ -152,10 +152,13 @@ export class TimelinePainter {
       g.strokeStyle = colour;
       g.lineWidth = 1;
       g.stroke();
+      // The scale, on a white patch so the line under it does not cross the text.
+      const text = `max ${formatCounter(place, place.max)}`;
+      const w = g.measureText(text).width;
+      g.fillStyle = 'rgba(255, 255, 255, 0.85)';
+      g.fillRect(f.width - w - 8, place.y, w + 8, 12);
       g.fillStyle = '#5f6368';
-      g.textAlign = 'right';
-      g.fillText(`max ${formatCounter(place, place.max)}`, f.width - 4, place.y + 1);
-      g.textAlign = 'start';
+      g.fillText(text, f.width - w - 4, place.y + 1);
     }
     g.textBaseline = 'middle';
   }
@@ -226,10 +229,13 @@ export function drawAxis(axis: HTMLCanvasElement, view: TimeRange, plotWidth: nu
     g.fillText(text, x + 3 + w > width ? x - 3 - w : x + 3, 4);
   }
   if (measure) {
+    // Over the ticks' labels, on a patch of its own.
+    const text = formatPs(Math.abs(measure.end - measure.start));
+    const w = g.measureText(text).width;
+    const x = (xOf(measure.start) + xOf(measure.end)) / 2 - w / 2;
+    g.fillStyle = '#e8f0fe';
+    g.fillRect(x - 4, 2, w + 8, 15);
     g.fillStyle = '#1a73e8';
-    const x = (xOf(measure.start) + xOf(measure.end)) / 2;
-    g.textAlign = 'center';
-    g.fillText(formatPs(Math.abs(measure.end - measure.start)), x, 4);
-    g.textAlign = 'start';
+    g.fillText(text, x, 4);
   }
 }
