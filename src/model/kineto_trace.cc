@@ -6,7 +6,13 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <mutex>
+#include <new>
+#include <thread>
+#include <vector>
 
 #include "model/kineto_number.h"
 #include "model/kineto_walk.h"
@@ -49,10 +55,12 @@ std::string quotable(std::string_view token) {
   return out;
 }
 
-// A pid or tid: a number, or a label such as "Spans" that we map to a negative id.
+// A pid or tid: a number, or a label such as "Spans" that we map to a negative id (once the
+// label is interned, on the thread that builds the trace).
 struct ThreadId {
   int64_t value = 0;
   bool present = false;
+  std::string_view label;
 };
 
 // Everything an event may carry; which parts count depends on its phase and category.
@@ -72,18 +80,19 @@ struct RawEvent {
   std::string_view arg_name;  // "M" events: the process or thread name
 };
 
-class TraceReader final : public TraceJsonVisitor {
+bool wanted_top_level(std::string_view key) {
+  return key == "deviceProperties" || key == "distributedInfo" || key == "baseTimeNanoseconds" || key == "host_name" ||
+         key == "hostname";
+}
+
+// The parsing half: JSON text into raw events, touching nothing shared, so that it can run on
+// a thread of its own. Its strings point into the text and into its simdjson parser.
+class EventParser {
  public:
-  TraceReader(StringTable* strings, Trace* trace) : strings_(*strings), t_(*trace) {}
+  // The elements of a batch, in order; on failure, those before the bad one and the reason.
+  bool parse_batch(const PaddedJson& batch, std::vector<RawEvent>* raws, std::string* error);
 
-  bool wants(std::string_view key) const override {
-    return key == "deviceProperties" || key == "distributedInfo" || key == "baseTimeNanoseconds" ||
-           key == "host_name" || key == "hostname";
-  }
-  bool top_level_value(std::string_view key, const PaddedJson& value, std::string* error) override;
-  bool event_batch(const PaddedJson& batch, std::string* error) override;
-
- private:
+ protected:
   bool fail(std::string reason) {
     if (error_.empty()) error_ = std::move(reason);
     return false;
@@ -102,11 +111,29 @@ class TraceReader final : public TraceJsonVisitor {
     return ok;
   }
 
-  bool read_events(od::array& events);
+  bool read_events(od::array& events, std::vector<RawEvent>* raws);
   bool read_event(od::object& object, RawEvent* raw);
   bool read_args(od::object& args, RawEvent* raw);
   bool read_thread_id(od::value& value, ThreadId* id);
   bool read_int_array(od::value& value, int64_t (&out)[3]);
+
+  od::parser parser_;            // reused by every batch: its buffers are allocated once
+  PaddedJson json_;              // the text being parsed
+  od::document* doc_ = nullptr;
+  std::string error_;
+  uint64_t event_index_ = 0;     // of the next element of traceEvents
+};
+
+// The building half: raw events into the trace, in the file's order (names interned, tracks
+// and records numbered as they first appear), and the top-level values.
+class TraceReader final : public EventParser {
+ public:
+  TraceReader(StringTable* strings, Trace* trace) : strings_(*strings), t_(*trace) {}
+
+  bool top_level_value(std::string_view key, const PaddedJson& value, std::string* error);
+  bool add_raw(RawEvent& raw, std::string* error);
+
+ private:
   bool add_event(RawEvent& raw);
   bool add_metadata(const RawEvent& raw);
   bool read_device_properties(od::array& devices);
@@ -114,14 +141,12 @@ class TraceReader final : public TraceJsonVisitor {
   bool parse_time(std::string_view token, int decimals, const char* what, int64_t* out);
   uint32_t track_of(int64_t pid, int64_t tid, bool device);
   Category category_of(const RawEvent& raw) const;
+  void resolve(ThreadId* id) {
+    if (!id->label.empty()) id->value = INT64_MIN / 2 + int64_t(strings_.intern(id->label));
+  }
 
   StringTable& strings_;
   Trace& t_;
-  od::parser parser_;            // reused by every batch: its buffers are allocated once
-  PaddedJson json_;              // the text being parsed
-  od::document* doc_ = nullptr;
-  std::string error_;
-  uint64_t event_index_ = 0;
 
   struct TrackKey {
     int64_t pid, tid;
@@ -159,14 +184,14 @@ class TraceReader final : public TraceJsonVisitor {
   uint32_t last_track_ = 0;
 };
 
-bool TraceReader::event_batch(const PaddedJson& batch, std::string* error) {
+bool EventParser::parse_batch(const PaddedJson& batch, std::vector<RawEvent>* raws, std::string* error) {
   json_ = batch;
   od::document doc;
   if (auto code = parser_.iterate(batch.data, batch.size, batch.capacity).get(doc)) return finish(json_error(code), error);
   doc_ = &doc;
   od::array events;
   if (auto code = doc.get_array().get(events)) return finish(json_error(code), error);
-  if (!read_events(events)) return finish(false, error);
+  if (!read_events(events, raws)) return finish(false, error);
   const char* rest = nullptr;
   if (doc.current_location().get(rest) == simdjson::SUCCESS) return finish(fail("not valid JSON (in traceEvents)"), error);
   return finish(true, error);
@@ -198,22 +223,34 @@ bool TraceReader::top_level_value(std::string_view key, const PaddedJson& value,
   return finish(ok, error);
 }
 
-bool TraceReader::read_events(od::array& events) {
-  RawEvent raw;
+bool EventParser::read_events(od::array& events, std::vector<RawEvent>* raws) {
   for (auto item : events) {
     od::object object;
     if (auto code = item.get_object().get(object)) {
       if (code != simdjson::INCORRECT_TYPE) return json_error(code);
       return fail("not a PyTorch trace: traceEvents[" + std::to_string(event_index_) + "] is not an object");
     }
-    raw = RawEvent();
-    if (!read_event(object, &raw) || !add_event(raw)) return false;
+    if (!read_event(object, &raws->emplace_back())) {
+      raws->pop_back();
+      return false;
+    }
     ++event_index_;
   }
   return true;
 }
 
-bool TraceReader::read_event(od::object& object, RawEvent* raw) {
+bool TraceReader::add_raw(RawEvent& raw, std::string* error) {
+  resolve(&raw.pid);
+  resolve(&raw.tid);
+  if (!add_event(raw)) {
+    *error = error_;
+    return false;
+  }
+  ++event_index_;
+  return true;
+}
+
+bool EventParser::read_event(od::object& object, RawEvent* raw) {
   for (auto field_result : object) {
     od::field field;
     if (auto code = std::move(field_result).get(field)) return json_error(code);
@@ -263,7 +300,7 @@ bool TraceReader::read_event(od::object& object, RawEvent* raw) {
   return true;
 }
 
-bool TraceReader::read_thread_id(od::value& value, ThreadId* id) {
+bool EventParser::read_thread_id(od::value& value, ThreadId* id) {
   od::json_type type;
   if (auto code = value.type().get(type)) return json_error(code);
   if (type == od::json_type::number) {
@@ -273,13 +310,13 @@ bool TraceReader::read_thread_id(od::value& value, ThreadId* id) {
     if (auto code = value.get_string().get(label)) return json_error(code);
     // 2021 traces quote thread ids ("1234"); labels ("Spans", "stream 7") get ids far from
     // any real pid or tid.
-    if (!parse_fixed(label, 0, &id->value)) id->value = INT64_MIN / 2 + int64_t(strings_.intern(label));
+    if (!parse_fixed(label, 0, &id->value)) id->label = label;
     id->present = true;
   }
   return true;
 }
 
-bool TraceReader::read_int_array(od::value& value, int64_t (&out)[3]) {
+bool EventParser::read_int_array(od::value& value, int64_t (&out)[3]) {
   od::array array;
   if (value.get_array().get(array) != simdjson::SUCCESS) return true;
   size_t i = 0;
@@ -293,7 +330,7 @@ bool TraceReader::read_int_array(od::value& value, int64_t (&out)[3]) {
   return true;
 }
 
-bool TraceReader::read_args(od::object& args, RawEvent* raw) {
+bool EventParser::read_args(od::object& args, RawEvent* raw) {
   for (auto field_result : args) {
     od::field field;
     if (auto code = std::move(field_result).get(field)) return json_error(code);
@@ -550,6 +587,134 @@ bool TraceReader::read_distributed_info(od::object& info) {
   return true;
 }
 
+// Walks and parses on a thread of its own, a few batches ahead of the trace building: the text
+// scan and simdjson's parse run there while names are interned and tracks and records numbered
+// here, in the file's order, so the trace is what one thread would make. A bounded set of
+// pieces (each a copy of its batch with its parser) lies between the two.
+class ParseAhead final : public TraceJsonVisitor {
+ public:
+  struct Piece {
+    enum Kind : uint8_t { kEvents, kTopLevel, kError, kEnd } kind = kEvents;
+    std::vector<char> text;          // the batch or value, with simdjson's padding
+    PaddedJson json;                 // over `text`
+    std::string key;                 // kTopLevel
+    std::vector<RawEvent> events;    // kEvents: into `text` and `parser`
+    std::string error;               // kError
+    EventParser parser;
+  };
+
+  ParseAhead(JsonSource& source, const LoadProgress& progress) : source_(source), progress_(progress) {
+    for (auto& piece : pieces_) spare_.push_back(&piece);
+    thread_ = std::thread([this] { walk(); });
+  }
+  ~ParseAhead() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+  }
+
+  // The next piece in the file's order (the last one is kEnd or kError).
+  Piece* next() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return !ready_.empty(); });
+    Piece* piece = ready_.front();
+    ready_.pop_front();
+    return piece;
+  }
+  void done_with(Piece* piece) {
+    {
+      std::lock_guard lock(mutex_);
+      spare_.push_back(piece);
+    }
+    changed_.notify_all();
+  }
+
+  bool wants(std::string_view key) const override { return wanted_top_level(key); }
+
+  bool top_level_value(std::string_view key, const PaddedJson& value, std::string* error) override {
+    Piece* piece = take(value, error);
+    if (piece == nullptr) return false;
+    piece->kind = Piece::kTopLevel;
+    piece->key = key;
+    hand_over(piece);
+    return true;
+  }
+
+  bool event_batch(const PaddedJson& batch, std::string* error) override {
+    Piece* piece = take(batch, error);
+    if (piece == nullptr) return false;
+    piece->kind = Piece::kEvents;
+    piece->events.clear();
+    // On failure the events before the bad one go first; the walk then ends with the error.
+    const bool ok = piece->parser.parse_batch(piece->json, &piece->events, error);
+    hand_over(piece);
+    return ok;
+  }
+
+ private:
+  static constexpr size_t kPieces = 3;
+
+  void walk() {
+    std::string error;
+    bool ok;
+    try {
+      ok = walk_trace_json(source_, *this, progress_, &error);
+    } catch (const std::bad_alloc&) {
+      ok = false;
+      error = "out of memory while reading the JSON";
+    }
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return stop_ || !spare_.empty(); });
+    if (stop_) return;
+    Piece* last = spare_.back();
+    spare_.pop_back();
+    last->kind = ok ? Piece::kEnd : Piece::kError;
+    last->error = std::move(error);
+    ready_.push_back(last);
+    changed_.notify_all();
+  }
+
+  // A spare piece holding a copy of `json`, or null when the reader stopped.
+  Piece* take(const PaddedJson& json, std::string* error) {
+    Piece* piece;
+    {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [&] { return stop_ || !spare_.empty(); });
+      if (stop_) {
+        *error = "stopped";
+        return nullptr;
+      }
+      piece = spare_.back();
+      spare_.pop_back();
+    }
+    piece->text.resize(json.size + simdjson::SIMDJSON_PADDING);
+    std::memcpy(piece->text.data(), json.data, json.size);
+    std::memset(piece->text.data() + json.size, 0, simdjson::SIMDJSON_PADDING);
+    piece->json = {piece->text.data(), json.size, piece->text.size(), json.offset};
+    return piece;
+  }
+  void hand_over(Piece* piece) {
+    {
+      std::lock_guard lock(mutex_);
+      ready_.push_back(piece);
+    }
+    changed_.notify_all();
+  }
+
+  JsonSource& source_;
+  const LoadProgress& progress_;
+  Piece pieces_[kPieces + 1];  // one more for the end
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<Piece*> spare_;
+  std::deque<Piece*> ready_;
+  bool stop_ = false;
+  std::thread thread_;  // last: started once the rest is there
+};
+
 }  // namespace
 
 bool is_device_category(Category c) {
@@ -568,7 +733,25 @@ bool is_device_category(Category c) {
 bool read_trace(JsonSource& source, StringTable* strings, Trace* trace, const LoadProgress& progress,
                 std::string* error) {
   TraceReader reader(strings, trace);
-  return walk_trace_json(source, reader, progress, error);
+  ParseAhead ahead(source, progress);
+  for (;;) {
+    ParseAhead::Piece* piece = ahead.next();
+    switch (piece->kind) {
+      case ParseAhead::Piece::kEvents:
+        for (RawEvent& raw : piece->events)
+          if (!reader.add_raw(raw, error)) return false;  // `ahead` stops its thread
+        break;
+      case ParseAhead::Piece::kTopLevel:
+        if (!reader.top_level_value(piece->key, piece->json, error)) return false;
+        break;
+      case ParseAhead::Piece::kError:
+        *error = piece->error;
+        return false;
+      case ParseAhead::Piece::kEnd:
+        return true;
+    }
+    ahead.done_with(piece);
+  }
 }
 
 }  // namespace mlprof::model::kineto

@@ -146,5 +146,36 @@ TEST(PyTorchStreaming, MalformedSeparatorsAcrossWindows) {
   }
 }
 
+// The JSON is parsed on a thread of its own ahead of the trace building: the first error in
+// the file's order is the one reported, whichever thread meets it, and a reader that stops at
+// an early error (with many batches still to parse) stops that thread with it.
+TEST(PyTorchStreaming, ErrorsInFileOrderWhileParsingAhead) {
+  const size_t kEvents = 60000;  // about 12 MiB: many batches
+  const std::string good = large_trace(kEvents);
+  const std::string ts_of_5 = "\"ts\": " + std::to_string(1000 + 10 * 5);
+  std::string bad_time = good, bad_time_then_bad_json = good, bad_json = good;
+  bad_time.replace(bad_time.find(ts_of_5), ts_of_5.size(), "\"ts\": \"soon\"");
+  bad_time_then_bad_json = bad_time;
+  bad_time_then_bad_json.insert(bad_time_then_bad_json.find("\"ph\"", good.size() / 2), "{");
+  bad_json.insert(bad_json.find("\"ph\"", good.size() / 2), "{");
+  for (bool gz : {false, true}) {
+    for (int repeat = 0; repeat < 5; ++repeat) {
+      for (const std::string* json : {&bad_time, &bad_time_then_bad_json}) {
+        const std::string bytes = gz ? gzip(*json) : *json;
+        Profile p;
+        std::string error;
+        EXPECT_FALSE(import_pytorch_trace_bytes(bytes.data(), bytes.size(), "h", &p, &error));
+        EXPECT_EQ(error, "traceEvents[5]: ts \"\"soon\"\" is not a time in range");
+        EXPECT_EQ(p.num_events(), 0u);
+      }
+    }
+    const std::string bytes = gz ? gzip(bad_json) : bad_json;
+    Profile p;
+    std::string error;
+    EXPECT_FALSE(import_pytorch_trace_bytes(bytes.data(), bytes.size(), "h", &p, &error));
+    EXPECT_EQ(error.rfind("not valid JSON", 0), 0u) << error;
+  }
+}
+
 }  // namespace
 }  // namespace mlprof::model
