@@ -90,7 +90,8 @@ bool wanted_top_level(std::string_view key) {
 class EventParser {
  public:
   // The elements of a batch, in order; on failure, those before the bad one and the reason.
-  bool parse_batch(const PaddedJson& batch, std::vector<RawEvent>* raws, std::string* error);
+  // `first_index`: where the batch starts in traceEvents, for error messages.
+  bool parse_batch(const PaddedJson& batch, uint64_t first_index, std::vector<RawEvent>* raws, std::string* error);
 
  protected:
   bool fail(std::string reason) {
@@ -184,8 +185,10 @@ class TraceReader final : public EventParser {
   uint32_t last_track_ = 0;
 };
 
-bool EventParser::parse_batch(const PaddedJson& batch, std::vector<RawEvent>* raws, std::string* error) {
+bool EventParser::parse_batch(const PaddedJson& batch, uint64_t first_index, std::vector<RawEvent>* raws,
+                              std::string* error) {
   json_ = batch;
+  event_index_ = first_index;
   od::document doc;
   if (auto code = parser_.iterate(batch.data, batch.size, batch.capacity).get(doc)) return finish(json_error(code), error);
   doc_ = &doc;
@@ -649,7 +652,8 @@ class ParseAhead final : public TraceJsonVisitor {
     piece->kind = Piece::kEvents;
     piece->events.clear();
     // On failure the events before the bad one go first; the walk then ends with the error.
-    const bool ok = piece->parser.parse_batch(piece->json, &piece->events, error);
+    const bool ok = piece->parser.parse_batch(piece->json, parsed_, &piece->events, error);
+    parsed_ += piece->events.size();
     hand_over(piece);
     return ok;
   }
@@ -712,7 +716,8 @@ class ParseAhead final : public TraceJsonVisitor {
   std::vector<Piece*> spare_;
   std::deque<Piece*> ready_;
   bool stop_ = false;
-  std::thread thread_;  // last: started once the rest is there
+  uint64_t parsed_ = 0;  // elements of traceEvents parsed so far (the walking thread's)
+  std::thread thread_;   // last: started once the rest is there
 };
 
 }  // namespace
