@@ -25,11 +25,12 @@ export interface MemoryPoint {
   shape: string;
 }
 
-// Stack red, heap orange, free green (the seed's colours), fragmentation blue.
-const STACK = '#d93025';
-const HEAP = '#f29900';
-const FREE = '#34a853';
-const FRAGMENTATION = '#1a73e8';
+// Colours no step-time category uses (red is waiting for input on every page): stack brown,
+// heap indigo, free a light green, fragmentation a dark line.
+const STACK = '#8d6e63';
+const HEAP = '#5c6bc0';
+const FREE = '#81c995';
+const FRAGMENTATION = '#3c4043';
 
 export interface MemoryTimelineOptions {
   // Free memory on top of the rest: hidden when it would flatten the memory in use (a large

@@ -23,7 +23,6 @@ import {
   type CounterTrack,
   type TraceEventDetails,
   type TraceEventRef,
-  type TraceStep,
   type TraceViewport,
 } from '../trace/trace_api';
 import { clampRange, formatPs, formatRange, zoomRange, type TimeRange } from '../trace/time_scale';
@@ -37,25 +36,13 @@ import { listenTraceInput } from '../trace/trace_input';
 import { showDetails, showDetailsMessage } from '../trace/trace_details';
 import { TraceSearch } from '../trace/trace_search';
 import { renderTrackLabels } from '../trace/trace_track_labels';
+import { initialView } from '../trace/initial_view';
 import type { PageContext, ToolPage } from './tool_page';
 import './trace_viewer_page.css';
 
 const FETCH_DELAY_MS = 80;
-// Opening on a run of many steps shows this many of them.
-const STEPS_SHOWN = 3;
 // Below the timeline, the details pane keeps this much of the window.
 const DETAILS_PX = 220;
-
-// The view a trace opens on: its steps (the first few when there are many; step grouping has
-// already left out partial steps at the edges), else the whole trace.
-export function initialView(steps: TraceStep[], total: number): TimeRange {
-  if (!steps.length) return { start: 0, end: total };
-  const shown = steps.slice(0, STEPS_SHOWN);
-  const start = Math.min(...shown.map((s) => s[0]));
-  const end = Math.max(...shown.map((s) => s[0] + s[1]));
-  const margin = (end - start) * 0.02;
-  return { start: Math.max(0, start - margin), end: Math.min(total, end + margin) };
-}
 
 export const traceViewerPage: ToolPage = {
   async render(root: HTMLElement, ctx: PageContext): Promise<void> {

@@ -116,42 +116,50 @@ export class TimelinePainter {
     }
   }
 
-  // Counter tracks: a step line filled below, scaled to the track's maximum (written at its
-  // top right).
+  // Counter tracks: per pixel column the highest value in it (a peak stays visible however far
+  // out the view is), drawn as one rectangle per run of equal columns with a darker top edge.
+  // Rectangles only: a filled path of thousands of points costs a software rasterizer far
+  // more than the frame's budget.
+  private columnMax = new Float64Array(0);
   drawCounters(g: CanvasRenderingContext2D, f: Frame): void {
+    const width = Math.ceil(f.width);
+    if (this.columnMax.length < width) this.columnMax = new Float64Array(width);
+    const cols = this.columnMax;
     const psPerPx = (f.view.end - f.view.start) / f.width;
-    const xOf = (ps: number) => (ps - f.view.start) / psPerPx;
     g.font = '10px system-ui, sans-serif';
     g.textBaseline = 'top';
     for (const place of f.layout.counters) {
       if (place.y + COUNTER_PX < f.top || place.y > f.top + f.height) continue;
       const pts = place.counter.points;
+      cols.fill(0, 0, width);
+      // Each point's value holds from its time to the next point's.
+      const first = Math.max(0, lastAtOrBefore(pts, f.view.start));
+      for (let i = first; i < pts.length; ++i) {
+        const x0 = Math.max(0, Math.floor((pts[i][0] - f.view.start) / psPerPx));
+        if (x0 >= width) break;
+        const next = i + 1 < pts.length ? (pts[i + 1][0] - f.view.start) / psPerPx : width;
+        const x1 = Math.min(width, Math.max(x0 + 1, Math.ceil(next)));
+        const v = pts[i][1];
+        for (let x = x0; x < x1; ++x) if (v > cols[x]) cols[x] = v;
+      }
       const base = place.y + COUNTER_PX - 1;
       const scale = place.max > 0 ? (COUNTER_PX - 4) / place.max : 0;
-      const colour = place.counter.unit === 'bytes' ? '#8430ce' : '#1967d2';
-      g.beginPath();
-      g.moveTo(0, base);
-      let i = Math.max(0, lastAtOrBefore(pts, f.view.start));
-      let value = pts.length && pts[0][0] <= f.view.start ? pts[i][1] : 0;
-      g.lineTo(0, base - value * scale);
-      for (; i < pts.length; ++i) {
-        const px = xOf(pts[i][0]);
-        if (px < 0) continue;
-        if (px > f.width) break;
-        g.lineTo(px, base - value * scale);
-        value = pts[i][1];
-        g.lineTo(px, base - value * scale);
+      const bytes = place.counter.unit === 'bytes';
+      const fill = bytes ? '#e4d2f7' : '#c6dafc';
+      const edge = bytes ? '#8430ce' : '#1967d2';
+      for (let x = 0; x < width; ) {
+        const v = cols[x];
+        let end = x + 1;
+        while (end < width && cols[end] === v) ++end;
+        const h = v * scale;
+        if (h > 0) {
+          g.fillStyle = fill;
+          g.fillRect(x, base - h, end - x, h);
+        }
+        g.fillStyle = edge;
+        g.fillRect(x, base - h - 1, end - x, 1);
+        x = end;
       }
-      g.lineTo(f.width, base - value * scale);
-      g.lineTo(f.width, base);
-      g.closePath();
-      g.globalAlpha = 0.25;
-      g.fillStyle = colour;
-      g.fill();
-      g.globalAlpha = 1;
-      g.strokeStyle = colour;
-      g.lineWidth = 1;
-      g.stroke();
       // The scale, on a white patch so the line under it does not cross the text.
       const text = `max ${formatCounter(place, place.max)}`;
       const w = g.measureText(text).width;
