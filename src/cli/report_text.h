@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "analysis/framework_op_stats.h"
 #include "analysis/input_pipeline_analyzer.h"
@@ -12,6 +13,8 @@
 #include "analysis/pod_viewer.h"
 #include "analysis/profile_diff.h"
 #include "analysis/tf_data_bottleneck_analysis.h"
+#include "analysis/tool_registry.h"
+#include "analysis/trace_viewer_link.h"
 
 namespace mlprof::cli {
 
@@ -23,5 +26,10 @@ std::string render_text(const analysis::ProfileDiff& diff);
 std::string render_text(const analysis::KernelStatsTable& table, size_t max_rows = 30);
 std::string render_text(const analysis::MemoryProfile& memory, size_t max_rows = 15);
 std::string render_text(const analysis::PodViewer& pod);
+std::string render_text(const analysis::TraceViewerLink& link);
+
+// A registry tool's result as text, by the tool's id (report_text_tools.cc); a tool without a
+// text rendering prints its JSON.
+std::string render_tool_text(std::string_view tool_id, const analysis::ToolResult& result);
 
 }  // namespace mlprof::cli

@@ -1,36 +1,40 @@
 // The backend over src/analysis: loads a run's profile (once, while its files stay the same)
-// and answers each tool through the dispatch table.
+// and answers each tool through the tool registry, as `mlprof report` does.
 #include <atomic>
 #include <memory>
 
+#include "analysis/analyzed_profile.h"
+#include "analysis/tool_registry.h"
 #include "model/load_profile.h"
-#include "server/analyzed_profile.h"
 #include "server/compute_once_cache.h"
 #include "server/run_catalog.h"
 #include "server/tool_backend.h"
-#include "server/tool_dispatch.h"
 
 namespace mlprof::server {
 namespace {
+
+// Profiles may hold names that are not valid UTF-8: replace those bytes rather than fail.
+std::string dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 class AnalysisBackend final : public ToolBackend {
  public:
   std::vector<ToolInfo> tools(const format::RunLocation& run, const std::string& host) override {
     const auto profile = load(run, host);
     std::vector<ToolInfo> tools;
-    for (const auto& t : tool_entries())
-      if (t.has_data(*profile)) tools.push_back({std::string(t.name), std::string(t.title)});
+    for (const analysis::Tool& t : analysis::tools()) {
+      const bool available = t.has_data(*profile);
+      tools.push_back({std::string(t.id), std::string(t.title), available,
+                       available ? "" : std::string(t.no_data_reason), available ? "" : std::string(t.how_to_get)});
+    }
     return tools;
   }
 
   std::string json(const ToolQuery& q) override {
-    const ToolEntry& tool = checked_tool(q);
-    return tool.json(*load(q.run, q.host), q.options);
+    return answer(q, [](const analysis::ToolResult& r) { return dump(r.json()); });
   }
 
   std::string csv(const ToolQuery& q) override {
-    const ToolEntry& tool = checked_tool(q);
-    return tool.csv(*load(q.run, q.host), q.options);
+    return answer(q, [](const analysis::ToolResult& r) { return r.csv(); });
   }
 
   std::shared_ptr<const AnalyzedProfile> profile(const format::RunLocation& run, const std::string& host) override {
@@ -40,19 +44,18 @@ class AnalysisBackend final : public ToolBackend {
   size_t profiles_loaded() const override { return loads_; }
 
  private:
-  static const ToolEntry& checked_tool(const ToolQuery& q) {
-    const ToolEntry* tool = find_tool(q.tool);
-    if (!tool) {
-      std::string known;
-      for (const auto& t : tool_entries()) known += (known.empty() ? "" : ", ") + std::string(t.name);
-      throw QueryError(400, "unknown tool '" + q.tool + "' (tools: " + known + ")");
+  // Runs the tool and renders its result; what the client asked wrong is a 400.
+  template <class Render>
+  std::string answer(const ToolQuery& q, Render render) {
+    const analysis::Tool* tool = analysis::find_tool(q.tool);
+    if (!tool) throw QueryError(400, "unknown tool '" + q.tool + "' (tools: " + analysis::tool_ids() + ")");
+    try {
+      analysis::check_options(*tool, q.options);  // before the profile is read
+      const auto profile = load(q.run, q.host);
+      return render(analysis::run_tool(*tool, *profile, q.options));
+    } catch (const analysis::ToolRequestError& e) {
+      throw QueryError(400, e.what());
     }
-    for (const auto& [name, value] : q.options) {
-      bool accepted = false;
-      for (auto o : tool->options) accepted = accepted || o == name;
-      if (!accepted) throw QueryError(400, "tool '" + q.tool + "' has no option '" + name + "'");
-    }
-    return *tool;
   }
 
   std::shared_ptr<const AnalyzedProfile> load(const format::RunLocation& run, const std::string& host) {

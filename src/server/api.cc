@@ -88,7 +88,11 @@ Reply Api::tools(const std::string& run_name, const QueryParams& params) {
       return std::make_shared<const std::vector<ToolInfo>>(backend_.tools(*run, host));
     });
     json tools = json::array();
-    for (const auto& t : *list) tools.push_back({{"name", t.name}, {"title", t.title}});
+    for (const auto& t : *list) {
+      json tool = {{"name", t.name}, {"title", t.title}, {"available", t.available}};
+      if (!t.available) tool["reason"] = t.reason, tool["how_to_get"] = t.how_to_get;
+      tools.push_back(std::move(tool));
+    }
     return Reply{200, "application/json", dump(json{{"run", run->name}, {"host", host}, {"tools", std::move(tools)}}), ""};
   });
 }

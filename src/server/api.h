@@ -4,7 +4,9 @@
 //
 //   GET /api/runs                         {"runs": [{"name", "hosts": [...]}]}, newest last
 //   GET /api/runs/{run}/hosts             {"run", "hosts": [{"name", "format"}]}
-//   GET /api/runs/{run}/tools[?host=H]    {"run", "host", "tools": [{"name", "title"}]}
+//   GET /api/runs/{run}/tools[?host=H]    {"run", "host", "tools": [{"name", "title", "available"}]}: every
+//                                         tool of analysis/tool_registry.h; one without data also
+//                                         has "reason" and "how_to_get"
 //   GET /api/data?run=&host=&tool=[&opt]  the tool's JSON result
 //   GET /api/csv?run=&host=&tool=[&opt]   the tool's table as CSV, as a download
 #pragma once

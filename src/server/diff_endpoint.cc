@@ -6,10 +6,10 @@
 #include <charconv>
 #include <optional>
 
+#include "analysis/analyzed_profile.h"
 #include "analysis/overview_page.h"
 #include "analysis/profile_diff.h"
 #include "model/load_profile.h"
-#include "server/analyzed_profile.h"
 #include "server/compute_once_cache.h"
 #include "server/tool_backend.h"
 

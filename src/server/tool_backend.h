@@ -11,13 +11,20 @@
 
 #include "format/profile_paths.h"
 
+namespace mlprof::analysis {
+class AnalyzedProfile;
+}
+
 namespace mlprof::server {
 
-class AnalyzedProfile;
+using analysis::AnalyzedProfile;
 
 struct ToolInfo {
   std::string name;   // XProf's tool id, e.g. "overview_page"
   std::string title;  // what the UI shows, e.g. "Overview"
+  bool available = true;   // the run has data for it
+  std::string reason = {};      // when not: why not
+  std::string how_to_get = {};  // and what to do to get some
 };
 
 struct ToolQuery {
@@ -40,7 +47,8 @@ class ToolBackend {
  public:
   virtual ~ToolBackend() = default;
 
-  // Tools that have data for the run (or one of its hosts), in the order the UI lists them.
+  // Every tool, with whether the run (or one of its hosts) has data for it, in the order the UI
+  // lists them.
   virtual std::vector<ToolInfo> tools(const format::RunLocation& run, const std::string& host) = 0;
 
   // A tool's result as a JSON document (docs/ARCHITECTURE.md §4).

@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <charconv>
 
+#include "analysis/analyzed_profile.h"
 #include "analysis/trace_event_details.h"
 #include "analysis/trace_counters.h"
 #include "analysis/trace_range_summary.h"
 #include "analysis/trace_search.h"
-#include "server/analyzed_profile.h"
 #include "server/gzip_body.h"
 
 namespace mlprof::server {
@@ -172,7 +172,7 @@ Reply TraceApi::event(const QueryParams& params) {
     const model::Profile& p = loaded->profile();
     const int64_t e = int_param(params, "event", -1);
     if (e < 0 || uint64_t(e) >= p.num_events()) throw QueryError(404, "no event " + param(params, "event"));
-    const TraceTimeline& trace = loaded->trace();
+    const analysis::TraceTimeline& trace = loaded->trace();
     const json d = analysis::trace_event_details(p, loaded->steps().grouping, trace.flows, model::EventIndex(e),
                                                  trace.index.begin_ps());
     return Reply{200, "application/json", d.dump(), ""};

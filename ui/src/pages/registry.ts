@@ -1,6 +1,7 @@
-// Tool id (XProf's names, as the server lists them) -> the page that shows it. Tools without
-// a page of their own still show, through the generic page. To add a tool's page: write a
-// module exporting a ToolPage (see tool_page.ts) and add one line here.
+// Tool id (XProf's names, from the registry in src/analysis/tool_registry.cc, which the
+// sidebar lists through the API) -> the page that shows it. Tools without a page of their own
+// still show, through the generic page. To add a tool's page: write a module exporting a
+// ToolPage (see tool_page.ts) and add one line here.
 import type { ToolPage } from './tool_page';
 import { frameworkOpStatsPage } from './framework_op_stats_page';
 import { genericPage } from './generic_page';

@@ -1,6 +1,7 @@
 // A loaded profile with the analyses that several tools share (steps, op stats, tf.data
 // pipelines), each computed on first use and kept, so that opening the overview after the
-// op stats does not group steps twice. Safe to use from several request threads.
+// op stats does not group steps twice. The tools of tool_registry.h read from it, in the server
+// and in `mlprof report` alike. Safe to use from several request threads.
 #pragma once
 
 #include <mutex>
@@ -13,13 +14,13 @@
 #include "analysis/trace_index.h"
 #include "model/profile.h"
 
-namespace mlprof::server {
+namespace mlprof::analysis {
 
 // What the trace viewer asks of a profile: the viewport index and the flow arrows.
 struct TraceTimeline {
-  explicit TraceTimeline(const model::Profile& p) : index(p), flows(analysis::find_trace_flows(p)) {}
-  analysis::TraceIndex index;
-  analysis::TraceFlows flows;
+  explicit TraceTimeline(const model::Profile& p) : index(p), flows(find_trace_flows(p)) {}
+  TraceIndex index;
+  TraceFlows flows;
 };
 
 class AnalyzedProfile {
@@ -27,18 +28,18 @@ class AnalyzedProfile {
   explicit AnalyzedProfile(model::Profile profile) : profile_(std::move(profile)) {}
 
   const model::Profile& profile() const { return profile_; }
-  const analysis::StepAnalysis& steps() const;
-  const analysis::FrameworkOpStats& op_stats() const;  // default options (no idle rows)
-  const analysis::TfDataBottleneckAnalysis& tf_data() const;
+  const StepAnalysis& steps() const;
+  const FrameworkOpStats& op_stats() const;  // default options (no idle rows)
+  const TfDataBottleneckAnalysis& tf_data() const;
   const TraceTimeline& trace() const;
 
  private:
   model::Profile profile_;
   mutable std::once_flag steps_once_, op_stats_once_, tf_data_once_, trace_once_;
-  mutable std::optional<analysis::StepAnalysis> steps_;
-  mutable std::optional<analysis::FrameworkOpStats> op_stats_;
-  mutable std::optional<analysis::TfDataBottleneckAnalysis> tf_data_;
+  mutable std::optional<StepAnalysis> steps_;
+  mutable std::optional<FrameworkOpStats> op_stats_;
+  mutable std::optional<TfDataBottleneckAnalysis> tf_data_;
   mutable std::optional<TraceTimeline> trace_;
 };
 
-}  // namespace mlprof::server
+}  // namespace mlprof::analysis

@@ -1,0 +1,164 @@
+#include "analysis/tool_registry.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "analysis/framework_op_stats.h"
+#include "analysis/input_pipeline_analyzer.h"
+#include "analysis/kernel_stats.h"
+#include "analysis/memory_profile.h"
+#include "analysis/memory_profile_events.h"
+#include "analysis/overview_page.h"
+#include "analysis/pod_viewer.h"
+#include "analysis/tf_data_bottleneck_analysis.h"
+#include "analysis/trace_viewer_link.h"
+
+namespace mlprof::analysis {
+namespace {
+
+// Tools whose compute reads the profile alone, or the profile and its steps.
+template <class Result, Result (*compute)(const model::Profile&)>
+ToolResult of_profile(const AnalyzedProfile& p, const ToolOptionValues&) {
+  return ToolResult::owned(compute(p.profile()));
+}
+template <class Result, Result (*compute)(const model::Profile&, const StepAnalysis&)>
+ToolResult of_steps(const AnalyzedProfile& p, const ToolOptionValues&) {
+  return ToolResult::owned(compute(p.profile(), p.steps()));
+}
+
+bool is_true(const ToolOptionValues& options, const std::string& name) {
+  auto it = options.find(name);
+  return it != options.end() && (it->second == "1" || it->second == "true");
+}
+
+bool has_events(const AnalyzedProfile& p) { return p.profile().num_events() > 0; }
+constexpr std::string_view kNoEvents = "The profile has no events.";
+constexpr std::string_view kRecordEvents =
+    "Record while the program runs its steps: an mlprof::Profile session, MLPROF_LOGDIR=DIR, or mlprof capture "
+    "for a running program.";
+
+// overview_page: reads the analyses the other tools share.
+ToolResult overview(const AnalyzedProfile& p, const ToolOptionValues&) {
+  return ToolResult::owned(compute_overview_page(p.profile(), p.steps(), p.op_stats(), p.tf_data()));
+}
+
+// framework_op_stats
+ToolResult op_stats(const AnalyzedProfile& p, const ToolOptionValues& options) {
+  FrameworkOpStatsOptions o;
+  o.include_idle = is_true(options, "include_idle");
+  return o.include_idle ? ToolResult::owned(compute_framework_op_stats(p.profile(), o)) : ToolResult::kept(p.op_stats());
+}
+bool has_ops(const AnalyzedProfile& p) { return !p.op_stats().rows.empty(); }
+constexpr ToolOption kOpStatsOptions[] = {{.name = "include_idle", .help = "add idle time as an op", .is_flag = true}};
+
+// tf_data_bottleneck_analysis
+ToolResult tf_data(const AnalyzedProfile& p, const ToolOptionValues&) { return ToolResult::kept(p.tf_data()); }
+bool has_pipelines(const AnalyzedProfile& p) { return !p.tf_data().pipelines.empty(); }
+
+// pod_viewer: workers side by side, for a run with several hosts.
+bool has_several_hosts(const AnalyzedProfile& p) { return p.profile().hosts.size() > 1 && has_events(p); }
+
+// memory_profile: for profiles with allocator events.
+ToolResult memory_profile(const AnalyzedProfile& p, const ToolOptionValues& options) {
+  MemoryProfileOptions o;
+  if (auto it = options.find("memory_id"); it != options.end()) o.memory_id = it->second;
+  if (auto it = options.find("filter"); it != options.end()) o.breakdown_filter = it->second;
+  if (auto it = options.find("sort"); it != options.end()) o.breakdown_sort = it->second;
+  MemoryProfile memory = compute_memory_profile(p.profile(), o);
+  if (memory.memory_ids.empty() && !o.memory_id.empty())
+    throw ToolRequestError(fmt::format("no memory \"{}\" in this profile (leave out the memory_id option to list them)", o.memory_id));
+  return ToolResult::owned(std::move(memory));
+}
+bool has_memory(const AnalyzedProfile& p) { return has_memory_events(p.profile()); }
+constexpr std::string_view kMemorySorts[] = {"allocation", "requested", "occurrences", "op"};
+constexpr ToolOption kMemoryOptions[] = {
+    {.name = "memory_id", .help = "one memory (allocator) only"},
+    {.name = "sort", .help = "order of the breakdown at the peak", .choices = kMemorySorts},
+    {.name = "filter", .help = "breakdown rows whose op contains this text"},
+};
+
+// kernel_stats: for profiles with GPU streams.
+bool has_kernels(const AnalyzedProfile& p) {
+  const model::Profile& profile = p.profile();
+  for (const model::Line& line : profile.lines)
+    if (line.kind == model::LineKind::kStream && line.num_events > 0 &&
+        profile.planes[line.plane].kind == model::PlaneKind::kDevice)
+      return true;
+  return false;
+}
+
+// The registry: one line per tool, in the order the UI lists them.
+const Tool kTools[] = {
+    {"overview_page", "Overview", has_events, kNoEvents, kRecordEvents, {}, overview},
+    {"input_pipeline_analyzer", "Input pipeline", has_events, kNoEvents, kRecordEvents, {},
+     of_steps<InputPipelineAnalysis, compute_input_pipeline_analysis>},
+    {"framework_op_stats", "Framework op stats", has_ops, "No ops were found.",
+     "Ops are the events of the host threads and devices: mark the program's work with mlprof::Trace, or "
+     "profile a framework that records its ops.",
+     kOpStatsOptions, op_stats},
+    {"tf_data_bottleneck_analysis", "Input pipeline bottleneck", has_pipelines, "No input pipelines were found.",
+     "Name the input stages tf.data-style, e.g. Iterator::Prefetch on the training thread and "
+     "Iterator::Prefetch::Map::FileRead on loader threads.",
+     {}, tf_data},
+    {"kernel_stats", "Kernel stats", has_kernels, "No GPU kernels were found.",
+     "Profile on a machine with an NVIDIA GPU: mlprof records its kernels through CUPTI, PyTorch's profiler "
+     "with ProfilerActivity.CUDA.",
+     {}, of_profile<KernelStatsTable, compute_kernel_stats>},
+    {"pod_viewer", "Pod viewer", has_several_hosts, "The run has one host.",
+     "Profile every worker into the same run (one <host>.xplane.pb each), e.g. mlprof capture with the addresses "
+     "of all workers.",
+     {}, of_steps<PodViewer, compute_pod_viewer>},
+    {"memory_profile", "Memory profile", has_memory, "No memory events were found.",
+     "mlprof records allocator events (mlprof::record_allocation and LibTorch's allocator) at host tracer level 3 "
+     "(MLPROF_HOST_TRACER_LEVEL=3); PyTorch's profiler writes them with profile_memory=True.",
+     kMemoryOptions, memory_profile},
+    {"trace_viewer", "Trace viewer", has_events, kNoEvents, kRecordEvents, {},
+     of_profile<TraceViewerLink, compute_trace_viewer_link>},
+};
+
+void check_option(const Tool& tool, const std::string& name, const std::string& value) {
+  for (const ToolOption& o : tool.options) {
+    if (o.name != name) continue;
+    if (o.is_flag && !(value == "1" || value == "true" || value == "0" || value == "false" || value.empty()))
+      throw ToolRequestError("option '" + name + "' takes 1 or 0, not '" + value + "'");
+    if (!o.choices.empty() && std::find(o.choices.begin(), o.choices.end(), value) == o.choices.end())
+      throw ToolRequestError("option '" + name + "' takes " + spoken_list(o.choices) + ", not '" + value + "'");
+    return;
+  }
+  throw ToolRequestError("tool '" + std::string(tool.id) + "' has no option '" + name + "'");
+}
+
+}  // namespace
+
+std::span<const Tool> tools() { return kTools; }
+
+const Tool* find_tool(std::string_view id) {
+  for (const Tool& t : kTools)
+    if (t.id == id) return &t;
+  return nullptr;
+}
+
+std::string tool_ids() {
+  std::string out;
+  for (const Tool& t : kTools) out += (out.empty() ? "" : ", ") + std::string(t.id);
+  return out;
+}
+
+std::string spoken_list(std::span<const std::string_view> items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i)
+    out += std::string(i == 0 ? "" : i + 1 == items.size() ? " or " : ", ") + std::string(items[i]);
+  return out;
+}
+
+void check_options(const Tool& tool, const ToolOptionValues& options) {
+  for (const auto& [name, value] : options) check_option(tool, name, value);
+}
+
+ToolResult run_tool(const Tool& tool, const AnalyzedProfile& profile, const ToolOptionValues& options) {
+  check_options(tool, options);
+  return tool.compute(profile, options);
+}
+
+}  // namespace mlprof::analysis
