@@ -1,16 +1,17 @@
 // Tool id (XProf's names, from the registry in src/analysis/tool_registry.cc, which the
 // sidebar lists through the API) -> the page that shows it. Tools without a page of their own
 // still show, through the generic page. To add a tool's page: write a module exporting a
-// ToolPage (see tool_page.ts) and add one line here.
+// ToolPage (see tool_page.ts) and add one line here, and one to ToolData if it reads the
+// tool's JSON.
 import type { ToolPage } from './tool_page';
-import { frameworkOpStatsPage } from './framework_op_stats_page';
+import { frameworkOpStatsPage, type FrameworkOpStatsData } from './framework_op_stats_page';
 import { genericPage } from './generic_page';
-import { inputPipelinePage } from './input_pipeline_page';
-import { memoryProfilePage } from './memory_profile_page';
-import { kernelStatsPage } from './kernel_stats_page';
-import { overviewPage } from './overview_page';
-import { podViewerPage } from './pod_viewer_page';
-import { tfDataBottleneckPage } from './tf_data_bottleneck_page';
+import { inputPipelinePage, type InputPipelineData } from './input_pipeline_page';
+import { memoryProfilePage, type MemoryProfileData } from './memory_profile_page';
+import { kernelStatsPage, type KernelStatsData } from './kernel_stats_page';
+import { overviewPage, type OverviewData } from './overview_page';
+import { podViewerPage, type PodViewerData } from './pod_viewer_page';
+import { tfDataBottleneckPage, type TfDataBottleneckData } from './tf_data_bottleneck_page';
 import { traceViewerPage } from './trace_viewer_page';
 
 const pages: Record<string, ToolPage> = {
@@ -23,6 +24,20 @@ const pages: Record<string, ToolPage> = {
   pod_viewer: podViewerPage,
   trace_viewer: traceViewerPage,
 };
+
+// The JSON each page reads (its fetchData type), by tool id: the TypeScript side of the tool's
+// JSON contract. tests/server/tool_json_contract.test.mjs type-checks what the server answers
+// for every tool on fixture and real profiles against these types, so a key a page reads and
+// the tool's to_json (src/analysis) does not write fails the build's tests.
+export interface ToolData {
+  overview_page: OverviewData;
+  input_pipeline_analyzer: InputPipelineData;
+  framework_op_stats: FrameworkOpStatsData;
+  tf_data_bottleneck_analysis: TfDataBottleneckData;
+  memory_profile: MemoryProfileData;
+  kernel_stats: KernelStatsData;
+  pod_viewer: PodViewerData;
+}
 
 export function pageFor(tool: string): ToolPage {
   return pages[tool] ?? genericPage;
