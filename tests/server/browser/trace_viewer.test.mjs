@@ -144,6 +144,17 @@ test('trace viewer: tracks and sections collapse, and the URL remembers it', () 
     await page.locator('.trace-track-label', { hasText: /^train$/ }).click();
     assert.equal(Number(await viewerData(page, 'rows')), rows0);
     assert.doesNotMatch(await page.evaluate(() => window.location.hash), /collapsed=/);
+
+    // A track pinned moves to a group at the top, and the URL remembers it.
+    const loader = page.locator('.trace-track-label', { hasText: /^input_loader$/ });
+    await loader.hover();
+    await loader.locator('.trace-pin').click();
+    assert.deepEqual((await page.locator('.trace-section-label').allTextContents())[0], 'Pinned');
+    const labels = await page.locator('.trace-labels > div').allTextContents();
+    assert.equal(labels[1], 'input_loader', `labels: ${labels}`);
+    assert.match(await page.evaluate(() => window.location.hash), /pinned=t\d+/);
+    await page.locator('.trace-track-label', { hasText: /^input_loader$/ }).locator('.trace-pin').click();
+    assert.notEqual((await page.locator('.trace-section-label').allTextContents())[0], 'Pinned');
   }));
 
 test('trace viewer: flow arrows of visible events, a toggle, and the selected event highlighted', async () => {
