@@ -119,6 +119,7 @@ function workerTable(data: PodViewerData): HTMLElement {
       label: 'Workers',
       rows: data.workers,
       filterable: false,
+      sticky: 1, // the worker stays while the categories scroll sideways
       sort: { key: 'avg', descending: true },
       columns: [
         { key: 'host', title: 'Worker', value: (w) => w.host, render: (w) => (w.is_slowest ? `${w.host} (slowest)` : w.host) },
