@@ -84,11 +84,14 @@ describe('kernel stats', { skip: !haveData && 'no PyTorch test data (../shared/t
     });
   });
 
-  test('a CPU-only run does not list the tool', async () => {
+  test('a CPU-only run lists the tool greyed, saying why', async () => {
     await visit('#run=cpu', async (page) => {
-      const tools = await page.locator('.tool-nav a').allTextContents();
+      const tools = await page.locator('.tool-nav a:not(.no-data)').allTextContents();
       assert.ok(tools.length > 0);
       assert.ok(!tools.includes('Kernel stats'), tools.join(', '));
+      const greyed = page.locator('.tool-nav a.no-data[data-tool="kernel_stats"]');
+      assert.equal(await greyed.textContent(), 'Kernel stats');
+      assert.match(await greyed.getAttribute('title'), /^No data: /);
     });
   });
 });

@@ -6,16 +6,16 @@ export interface RunSummary {
 }
 
 // Every tool of the registry, in its order; one without data for the run says why and how to
-// get some (a server that lists only the tools with data leaves `available` out).
+// get some.
 export interface ToolInfo {
   name: string;
   title: string;
-  available?: boolean;
+  available: boolean;
   reason?: string;
   how_to_get?: string;
 }
 
-export const hasData = (t: ToolInfo): boolean => t.available !== false;
+export const hasData = (t: ToolInfo): boolean => t.available;
 
 export type ToolOptions = Record<string, string>;
 

@@ -53,18 +53,19 @@ async function tableRows(page, label) {
 }
 
 describe('run, host and tool selection', () => {
-  test('opens the newest run first, lists every run and the tools with data', async () => {
+  test('opens the newest run first, lists every run and every tool, those without data greyed', async () => {
     await visit('', async (page) => {
       assert.deepEqual(await page.locator('#run-select option').allTextContents(), ['input_bound', 'healthy']);
       assert.equal(await page.locator('#run-select').inputValue(), 'input_bound');
       assert.equal(await page.locator('#host-select').inputValue(), 'trainer'); // the only host
-      assert.deepEqual(await page.locator('.tool-nav a').allTextContents(), [
+      assert.deepEqual(await page.locator('.tool-nav a:not(.no-data)').allTextContents(), [
         'Overview',
         'Input pipeline',
         'Framework op stats',
         'Input pipeline bottleneck',
         'Trace viewer',
       ]);
+      assert.ok((await page.locator('.tool-nav a.no-data').allTextContents()).includes('Kernel stats'));
       assert.equal(await page.locator('.tool-nav a[aria-current="page"]').textContent(), 'Overview');
       assert.match(page.url(), /#run=input_bound&host=trainer&tool=overview_page$/);
     });
