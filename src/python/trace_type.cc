@@ -39,6 +39,11 @@ bool name_is_str(PyObject* name, const char* what) {
   return false;
 }
 
+PyObject* one() {
+  static PyObject* value = PyLong_FromLong(1);  // immortal
+  return value;
+}
+
 // step_num and _r=1 among the metadata make a step marker.
 bool find_step(TraceObject* self, const char* what) {
   if (self->kwnames == nullptr) return true;
@@ -49,7 +54,8 @@ bool find_step(TraceObject* self, const char* what) {
     PyObject* key = PyTuple_GET_ITEM(self->kwnames, i);
     PyObject* value = PyTuple_GET_ITEM(self->values, i);
     if (PyUnicode_CompareWithASCIIString(key, "step_num") == 0) step_num = value;
-    else if (PyUnicode_CompareWithASCIIString(key, "_r") == 0) root = PyLong_Check(value) && PyLong_AsLong(value) == 1;
+    else if (PyUnicode_CompareWithASCIIString(key, "_r") == 0)
+      root = PyLong_Check(value) && PyObject_RichCompareBool(value, one(), Py_EQ) == 1;
   }
   if (!root || step_num == nullptr) return true;
   if (!PyLong_Check(step_num) || PyBool_Check(step_num)) {

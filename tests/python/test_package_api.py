@@ -68,6 +68,8 @@ class AnnotationTest(ScratchTest):
                         self.assertEqual(work(step), step + 1)
             with mlprof.Trace("tf_style_step", step_num=7, _r=1):
                 pass
+            with mlprof.Trace("odd_metadata", _r=10**40, big=2**70, obj=object()):  # kept as text
+                pass
 
             def loader() -> None:
                 mlprof.set_thread_name("loader thread")

@@ -26,7 +26,6 @@ def load() -> None:
     if _loaded:
         return
     _loaded = True
-    _uninstall()
     why = _mlprof._load_torch_integration()
     if why:
         warnings.warn(f"mlprof: PyTorch ops are not traced: {why}", RuntimeWarning, stacklevel=3)
@@ -41,7 +40,8 @@ class _TorchWatcher:
     """A meta path finder that finds nothing: it only watches for torch's submodules."""
 
     def find_spec(self, fullname: str, path: Optional[Sequence[str]] = None, target: object = None) -> None:
-        if fullname.startswith("torch.") and _torch_native_loaded():
+        # It stays in sys.meta_path once done: the import system is iterating that list now.
+        if not _loaded and fullname.startswith("torch.") and _torch_native_loaded():
             load()
         return None
 
@@ -50,13 +50,6 @@ class _TorchWatcher:
 
 
 _watcher = _TorchWatcher()
-
-
-def _uninstall() -> None:
-    try:
-        sys.meta_path.remove(_watcher)
-    except ValueError:
-        pass
 
 
 def install() -> None:
