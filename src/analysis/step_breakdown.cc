@@ -150,11 +150,9 @@ StepAnalysis analyze_steps(const Profile& p) {
   const StepGrouping& g = out.grouping;
   const Classifier classifier(p, g);
 
-  // Slot of each selected group among the breakdowns; the pseudo step takes every event.
-  std::vector<int32_t> slot_of_group(g.steps.size(), -1);
+  // One breakdown per selected step window; the pseudo step takes every event.
   for (uint32_t group : g.selected) {
     const Step& s = g.steps[group];
-    slot_of_group[group] = int32_t(out.steps.size());
     StepBreakdown b;
     b.group = group;
     b.host = s.host;
@@ -178,15 +176,28 @@ StepAnalysis analyze_steps(const Profile& p) {
 
   // Each event's activity, once (1 byte an event); parents come first, so an event can ask
   // its parent's. Inside a parent of the same step doing the same activity, an event changes
-  // nothing and is left out. The rest are bucketed by step (a counting sort) and swept.
+  // nothing and is left out. An event of any step counts in the selected step windows of its
+  // host that it overlaps (windows never overlap, so no instant counts twice: work of step N+1
+  // that starts while step N's device work runs is charged to step N's window). The events are
+  // bucketed by window (a counting sort) and swept.
   const size_t n = p.num_events();
   std::vector<uint8_t> activity(n, kNoActivity);
   std::vector<uint32_t> count(out.steps.size() + 1, 0);
-  auto slot_of = [&](EventIndex e) -> int64_t {
-    if (out.whole_profile) return 0;
+  // Per host, its selected windows in time order, as slots of out.steps.
+  std::vector<std::vector<uint32_t>> slots_of_host(p.hosts.size());
+  if (!out.whole_profile)
+    for (uint32_t i = 0; i < out.steps.size(); ++i) slots_of_host[out.steps[i].host].push_back(i);
+  // Calls f(slot) for each window event e overlaps.
+  auto for_each_slot = [&](EventIndex e, auto&& f) {
+    if (out.whole_profile) return f(uint32_t(0));
     const int32_t group = g.group_of[e];
-    if (group == kNoGroup) return -1;
-    return slot_of_group[size_t(group)];
+    if (group == kNoGroup) return;
+    const auto& slots = slots_of_host[g.steps[size_t(group)].host];
+    const int64_t begin = p.start_ps(e), end = p.end_ps(e);
+    auto it = std::upper_bound(slots.begin(), slots.end(), begin, [&](int64_t t, uint32_t slot) {
+      return t < out.steps[slot].begin_ps + out.steps[slot].duration_ps;
+    });
+    for (; it != slots.end() && out.steps[*it].begin_ps < end; ++it) f(*it);
   };
   auto kept = [&](EventIndex e) {
     if (activity[e] == kNoActivity) return false;
@@ -195,21 +206,18 @@ StepAnalysis analyze_steps(const Profile& p) {
     return !out.whole_profile && parent == g.steps[size_t(g.group_of[e])].root;
   };
   for (EventIndex e = 0; e < n; ++e) {
-    const int64_t slot = slot_of(e);
-    if (slot < 0) continue;
+    if (!out.whole_profile && g.group_of[e] == kNoGroup) continue;
     const EventIndex root = out.whole_profile ? kNone : g.steps[size_t(g.group_of[e])].root;
     if (e == root) continue;  // the marker spans the step; it is not an activity
     activity[e] = classifier.classify(e, root == kNone ? kNone : p.events.line[root]);
-    if (kept(e)) ++count[size_t(slot) + 1];
+    if (kept(e)) for_each_slot(e, [&](uint32_t slot) { ++count[size_t(slot) + 1]; });
   }
   for (size_t i = 1; i < count.size(); ++i) count[i] += count[i - 1];
   std::vector<EventIndex> by_step(count.back());
   {
     std::vector<uint32_t> next(count.begin(), count.end() - 1);
-    for (EventIndex e = 0; e < n; ++e) {
-      const int64_t slot = slot_of(e);
-      if (slot >= 0 && kept(e)) by_step[next[size_t(slot)]++] = e;
-    }
+    for (EventIndex e = 0; e < n; ++e)
+      if (kept(e)) for_each_slot(e, [&](uint32_t slot) { by_step[next[slot]++] = e; });
   }
   // Devices idle until the host sends input (device_input_wait.h): steps only, not the pseudo step.
   std::optional<DeviceInputWait> input_wait;

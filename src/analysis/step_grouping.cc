@@ -213,6 +213,83 @@ bool link_correlations(const Profile& p, const std::vector<uint8_t>& name_has_ke
   return changed;
 }
 
+
+// The end of the device work launched by runtime calls that lie inside each step's host span
+// (torch-tb-profiler's rule), per step; INT64_MIN for a step whose span launched nothing.
+std::vector<int64_t> launched_device_end(const Profile& p, const std::vector<uint8_t>& name_has_keys,
+                                         const StepGrouping& g) {
+  std::vector<int64_t> end(g.steps.size(), INT64_MIN);
+  if (g.steps.empty()) return end;
+  // Launches: (host, correlation id) and the step whose host span holds the call.
+  std::vector<Launch> launches;
+  std::vector<size_t> runs;  // one per thread
+  for (const auto& line : p.lines) {
+    const auto& plane = p.planes[line.plane];
+    if (plane.kind != PlaneKind::kHostThreads) continue;
+    runs.push_back(launches.size());
+    // Steps of this host, by host start (steps are sorted by host, then start).
+    const auto first = std::lower_bound(g.steps.begin(), g.steps.end(), plane.host,
+                                        [](const Step& s, uint32_t h) { return s.host < h; });
+    const auto last = std::upper_bound(first, g.steps.end(), plane.host,
+                                       [](uint32_t h, const Step& s) { return h < s.host; });
+    if (first == last) continue;
+    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+      if (!may_have_links(p, name_has_keys, e)) continue;
+      auto c = p.stat(e, model::kCorrelationId);
+      if (!c) continue;
+      auto step = std::upper_bound(first, last, p.start_ps(e),
+                                   [](int64_t t, const Step& s) { return t < s.host_begin_ps; });
+      if (step == first) continue;
+      --step;
+      if (p.end_ps(e) > step->host_end_ps) continue;
+      launches.push_back({launch_key(plane.host, c->as_uint()), int32_t(step->group)});
+    }
+  }
+  if (launches.empty()) return end;
+  sort_runs(launches, std::move(runs), [](const Launch& a, const Launch& b) { return a.key < b.key; });
+  for (uint32_t l = 0; l < p.lines.size(); ++l) {
+    if (!g.device_work_line[l]) continue;
+    const auto& line = p.lines[l];
+    const uint32_t host = p.planes[line.plane].host;
+    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+      if (!may_have_links(p, name_has_keys, e)) continue;
+      auto c = p.stat(e, model::kCorrelationId);
+      if (!c) continue;
+      const uint64_t key = launch_key(host, c->as_uint());
+      auto it = std::lower_bound(launches.begin(), launches.end(), key,
+                                 [](const Launch& a, uint64_t k) { return a.key < k; });
+      if (it == launches.end() || it->key != key) continue;
+      end[size_t(it->group)] = std::max(end[size_t(it->group)], p.end_ps(e));
+    }
+  }
+  return end;
+}
+
+// Step windows (§5.1): step N starts at the later of its host start and the end of step N-1
+// on its host, and ends at the later of its host end and the end of the device work launched
+// by runtime calls inside its host span; so steps never overlap. A step that launched nothing
+// inside its host span but has device work through its links (TensorFlow dispatches the
+// step's ops after the marker closes) is its device span, as TensorFlow's own Steps line says.
+void set_step_windows(const Profile& p, const std::vector<uint8_t>& name_has_keys, StepGrouping& g) {
+  const std::vector<int64_t> launched_end = launched_device_end(p, name_has_keys, g);
+  int64_t previous_end = INT64_MIN;
+  for (size_t i = 0; i < g.steps.size(); ++i) {
+    Step& s = g.steps[i];
+    if (i == 0 || g.steps[i - 1].host != s.host) previous_end = INT64_MIN;
+    s.launched_end_ps = launched_end[i];
+    s.begin_ps = s.host_begin_ps;
+    s.end_ps = std::max(s.host_end_ps, s.launched_end_ps);
+    if (s.launched_end_ps == INT64_MIN && s.has_device_work() &&
+        (s.device_begin_ps < s.host_begin_ps || s.device_end_ps > s.host_end_ps)) {
+      s.begin_ps = s.device_begin_ps;
+      s.end_ps = s.device_end_ps;
+    }
+    s.begin_ps = std::max(s.begin_ps, previous_end);
+    s.end_ps = std::max(s.end_ps, s.begin_ps);
+    previous_end = s.end_ps;
+  }
+}
+
 }  // namespace
 
 StepGrouping group_steps(const Profile& p) {
@@ -272,18 +349,7 @@ StepGrouping group_steps(const Profile& p) {
       s.device_kernels += memcpy_kind(p.name(e)) == MemcpyKind::kNone;
     }
   }
-  for (Step& s : g.steps) {
-    if (s.has_device_work() && p.name(s.root).starts_with("ProfilerStep#")) {
-      // PyTorch's step marker closes before the GPU work its ops launched ends (§5.1).
-      s.begin_ps = std::min(s.host_begin_ps, s.device_begin_ps);
-      s.end_ps = std::max(s.host_end_ps, s.device_end_ps);
-      continue;
-    }
-    const bool host_contains_device =
-        !s.has_device_work() || (s.host_begin_ps <= s.device_begin_ps && s.device_end_ps <= s.host_end_ps);
-    s.begin_ps = host_contains_device ? s.host_begin_ps : s.device_begin_ps;
-    s.end_ps = host_contains_device ? s.host_end_ps : s.device_end_ps;
-  }
+  set_step_windows(p, name_has_keys, g);
 
   // Per host: with device work on the host, a step that ran no kernel is not a training step
   // (a small tf.function, a data function, a copy); with more than five steps, the first and the last

@@ -19,8 +19,13 @@ struct Step {
   uint32_t host = 0;                  // index into Profile::hosts
   int64_t step_num = 0;               // step_num / iter_num of the root, else its rank
   int64_t host_begin_ps = 0, host_end_ps = 0;      // the root event
-  int64_t device_begin_ps = INT64_MAX, device_end_ps = INT64_MIN;  // its device work
-  int64_t begin_ps = 0, end_ps = 0;   // the step: device span unless the host span contains it
+  int64_t device_begin_ps = INT64_MAX, device_end_ps = INT64_MIN;  // its group's device work
+  int64_t launched_end_ps = INT64_MIN;  // end of the device work launched from inside the host span
+  // The step's window (§5.1): from the later of its host start and the previous step's end on
+  // its host, to the later of its host end and the end of the device work launched from inside
+  // its host span (the device span when none was, but its links reach device work). Windows
+  // of one host never overlap.
+  int64_t begin_ps = 0, end_ps = 0;
   uint32_t device_kernels = 0;        // device events of the step that compute (not copies)
 
   bool has_device_work() const { return device_begin_ps <= device_end_ps; }

@@ -75,6 +75,49 @@ TEST(GpuStepBreakdown, EveryInstantOfTheStepIsCharged) {
   EXPECT_NEAR(page.bits16_pct, 100.0 * 2 / 7, 1e-6);
 }
 
+// Steps never overlap (§5.1, torch-tb-profiler's rule): a step ends when the GPU work launched
+// from inside its host span ends, and the next one starts no earlier. Times in ms:
+//   step 0 host [0,10]:  launch [1,2] -> kernel [2,8];  launch [8,9] -> kernel [9,15]
+//   step 1 host [10,20]: forward [10,14];  launch [14,15] -> kernel [15,19]
+//   step 2 host [20,30]: launch [21,22] -> kernel [22,28]
+// Windows: [0,15], [15,20], [20,30]; the 30 ms of wall time are charged once. Before, step 1
+// ran [10,20] beside step 0's [0,15]: 5 ms counted twice.
+TEST(GpuStepBreakdown, StepsNeverOverlap) {
+  tensorflow::profiler::XSpace space;
+  auto host = add_plane(&space, 1, "/host:CPU");
+  auto gpu = add_plane(&space, 2, "/device:GPU:0");
+  auto* main = host.line(1, "main", 0);
+  auto* stream = gpu.line(7, "Stream #7(Compute)", 0);
+  for (int s = 0; s < 3; ++s)
+    host.event(main, "train", at_ms(10 * s), at_ms(10), {{"step_num", int64_t(s)}, {"_r", int64_t(1)}});
+  auto launch = [&](double begin, uint64_t id, double kernel_begin, double kernel_end) {
+    host.event(main, "cudaLaunchKernel", at_ms(begin), at_ms(1), {{"correlation_id", id}});
+    gpu.event(stream, "volta_sgemm_128x64_nn", at_ms(kernel_begin), at_ms(kernel_end - kernel_begin),
+              {{"correlation_id", id}});
+  };
+  launch(1, 1, 2, 8);
+  launch(8, 2, 9, 15);
+  host.event(main, "forward", at_ms(10), at_ms(4));
+  launch(14, 3, 15, 19);
+  launch(21, 4, 22, 28);
+  const StepAnalysis sa = analyze_steps(import_space(space));
+  ASSERT_EQ(sa.steps.size(), 3u);
+  const double begin[] = {0, 15, 20}, duration[] = {15, 5, 10};
+  const double compute[] = {12, 4, 6}, launch_ms[] = {2, 0, 1}, other[] = {1, 1, 3};
+  for (size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(i);
+    const StepBreakdown& s = sa.steps[i];
+    EXPECT_NEAR(ms_of(s.begin_ps), begin[i], 1e-9);
+    EXPECT_NEAR(ms_of(s.duration_ps), duration[i], 1e-9);
+    const auto c = s.category_ps();
+    EXPECT_NEAR(ms_of(c[size_t(Category::kDeviceCompute)]), compute[i], 1e-9);
+    EXPECT_NEAR(ms_of(c[size_t(Category::kKernelLaunch)]), launch_ms[i], 1e-9);
+    EXPECT_NEAR(ms_of(c[size_t(Category::kOther)]), other[i], 1e-9);
+    // step 1's forward pass runs under step 0's last kernel, so it is charged nowhere else.
+    EXPECT_EQ(c[size_t(Category::kHostCompute)], 0);
+  }
+}
+
 // One 100 ms step: the host decodes its batch for 60 ms (no input-pipeline annotation), then
 // copies it and launches one kernel; the device has nothing to do until the copy.
 tensorflow::profiler::XSpace starved_gpu(bool copy_issued_early) {

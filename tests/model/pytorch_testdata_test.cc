@@ -181,12 +181,21 @@ TEST(PyTorchTestdata, StepsSpanTheGpuWorkTheyLaunched) {
   const Profile p = load("ns_resolution_trace__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
   const analysis::StepGrouping g = analysis::group_steps(p);
   ASSERT_EQ(g.steps.size(), 5u);
+  // §5.1 (torch-tb-profiler's rule): a step starts at the later of its host start and the end of
+  // the step before, and ends at the later of its host end and the end of the GPU work launched
+  // by runtime calls inside its host span. Steps never overlap: before this rule, the five steps
+  // summed to 818 ms over 484 ms of wall time (the GPU ran one step behind the host).
+  int64_t previous_end = INT64_MIN, sum = 0;
   for (const analysis::Step& s : g.steps) {
     SCOPED_TRACE(s.step_num);
     ASSERT_TRUE(s.has_device_work());
-    EXPECT_EQ(s.begin_ps, std::min(s.host_begin_ps, s.device_begin_ps));
-    EXPECT_EQ(s.end_ps, std::max(s.host_end_ps, s.device_end_ps));
+    EXPECT_EQ(s.begin_ps, std::max(s.host_begin_ps, previous_end));
+    EXPECT_EQ(s.end_ps, std::max(s.host_end_ps, s.launched_end_ps));
+    EXPECT_GT(s.launched_end_ps, s.host_end_ps);  // the GPU finishes after the host marker closes
+    previous_end = s.end_ps;
+    sum += s.end_ps - s.begin_ps;
   }
+  EXPECT_EQ(sum, g.steps.back().end_ps - g.steps.front().begin_ps);
   // Backward kernels, launched on the autograd thread, are grouped too: nearly all GPU work is.
   size_t device = 0, grouped = 0;
   for (EventIndex e = 0; e < p.num_events(); ++e) {
