@@ -143,13 +143,13 @@ export async function openPage(context, serverUrl) {
   return { page, problems };
 }
 
-// For a whole test file: the fixture logdir served by `mlprof serve` and a browser, set up
-// before its tests and torn down after them (mlprof serve must exit 0 on SIGTERM). The
-// returned object's fields are filled in once the tests start.
-export function useServedFixture() {
+// For a whole test file: a logdir (the fixture's, or what `makeLogdir` writes) served by
+// `mlprof serve` and a browser, set up before its tests and torn down after them (mlprof serve
+// must exit 0 on SIGTERM). The returned object's fields are filled in once the tests start.
+export function useServedFixture(makeLogdir = makeFixtureLogdir) {
   const fixture = { logdir: undefined, server: undefined, browser: undefined };
   before(async () => {
-    fixture.logdir = makeFixtureLogdir();
+    fixture.logdir = makeLogdir();
     fixture.server = await startServer(fixture.logdir);
     fixture.browser = await launchBrowser();
   });
@@ -200,4 +200,16 @@ export async function settled(page, pattern = /.*/, timeout = 15_000) {
     pattern.source,
     { timeout },
   );
+}
+
+// A shift-drag across the trace viewer's canvas from x0 to x1 (pixels from its left) at y:
+// a range selection.
+export async function shiftDrag(page, x0, x1, y) {
+  const box = await page.locator('.trace-canvas').boundingBox();
+  await page.keyboard.down('Shift');
+  await page.mouse.move(box.x + x0, box.y + y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + x1, box.y + y, { steps: 4 });
+  await page.mouse.up();
+  await page.keyboard.up('Shift');
 }

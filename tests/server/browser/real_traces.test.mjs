@@ -11,14 +11,14 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
-  launchBrowser,
   screenshotDirectory,
   settled,
+  shiftDrag,
   skipUnlessRunnable,
-  startServer,
   SKIP,
+  useServedFixture,
   visit as visitPage,
 } from './harness.mjs';
 
@@ -39,44 +39,36 @@ if (missing.length) {
 
 const screenshotDir = screenshotDirectory();
 const PYTORCH_HOST = 'rank-0.Apr_03_18_51_38.1102'; // the file's own name: long on purpose
-let logdir;
-let server;
-let browser;
 
-function copyRun(run, host, file, extension) {
+function copyRun(logdir, run, host, file, extension) {
   const dir = path.join(logdir, 'plugins', 'profile', run);
   fs.mkdirSync(dir, { recursive: true });
   fs.copyFileSync(file, path.join(dir, `${host}${extension}`));
 }
 
-before(async () => {
-  logdir = fs.mkdtempSync(path.join(os.tmpdir(), 'mlprof-real-ui-'));
-  copyRun('resnet_gpu', PYTORCH_HOST, files.pytorch, '.pt.trace.json.gz');
-  copyRun('bert_tf', 'worker0', files.tensorflow, '.xplane.pb');
-  copyRun('compare_base', 'worker0', files.base, '.pt.trace.json.gz');
-  copyRun('compare_test', 'worker0', files.test, '.pt.trace.json.gz');
+function writeLogdir() {
+  const logdir = fs.mkdtempSync(path.join(os.tmpdir(), 'mlprof-real-ui-'));
+  copyRun(logdir, 'resnet_gpu', PYTORCH_HOST, files.pytorch, '.pt.trace.json.gz');
+  copyRun(logdir, 'bert_tf', 'worker0', files.tensorflow, '.xplane.pb');
+  copyRun(logdir, 'compare_base', 'worker0', files.base, '.pt.trace.json.gz');
+  copyRun(logdir, 'compare_test', 'worker0', files.test, '.pt.trace.json.gz');
   // Two ranks in one run: the pod viewer's case.
-  copyRun('two_ranks', 'rank0', files.base, '.pt.trace.json.gz');
-  copyRun('two_ranks', 'rank1', files.test, '.pt.trace.json.gz');
+  copyRun(logdir, 'two_ranks', 'rank0', files.base, '.pt.trace.json.gz');
+  copyRun(logdir, 'two_ranks', 'rank1', files.test, '.pt.trace.json.gz');
   // A run captured here, with no GPU.
   const example = process.env.POOL_ALLOCATOR;
   if (example) {
     const r = spawnSync(example, ['--logdir', logdir, '--run-name', 'cpu_capture', '--steps', '3'], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
   }
-  server = await startServer(logdir);
-  browser = await launchBrowser();
-});
+  return logdir;
+}
 
-after(async () => {
-  await browser?.close();
-  if (server) assert.equal(await server.stop(), 0, 'mlprof serve exits 0 on SIGTERM');
-  if (logdir) fs.rmSync(logdir, { recursive: true, force: true });
-});
+const served = useServedFixture(writeLogdir);
 
 const visit = (hash, check, name) =>
   visitPage(
-    { context: browser.context, url: `${server.url}${hash}`, ready: (page) => settled(page, /./, 60_000), screenshotDir, name },
+    { context: served.browser.context, url: `${served.server.url}${hash}`, ready: (page) => settled(page, /./, 60_000), screenshotDir, name },
     check,
   );
 const ready = (page) => page.waitForSelector('.page[data-ready="true"]', { timeout: 60_000 });
@@ -181,13 +173,7 @@ describe('trace viewer', () => {
       const room = await page.locator('.trace-scroller').evaluate((el) => parseFloat(el.style.maxHeight));
       assert.ok(box.y + room > 1000 - 260, `the timeline may reach ${box.y + room} px of 1000`);
       // Selecting a range lists its events per name with counts and total times.
-      const canvas = await page.locator('.trace-canvas').boundingBox();
-      await page.keyboard.down('Shift');
-      await page.mouse.move(canvas.x + 200, canvas.y + 30);
-      await page.mouse.down();
-      await page.mouse.move(canvas.x + 500, canvas.y + 30, { steps: 4 });
-      await page.mouse.up();
-      await page.keyboard.up('Shift');
+      await shiftDrag(page, 200, 500, 30);
       await page.waitForSelector('[data-testid="range-summary"]');
       const rows = await page.locator('table[aria-label="Events in the selected range"] tbody tr').count();
       assert.ok(rows > 10, `${rows} names in the range`);

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import { screenshotDirectory, skipUnlessRunnable, useServedFixture, visit } from './harness.mjs';
+import { screenshotDirectory, shiftDrag, skipUnlessRunnable, useServedFixture, visit } from './harness.mjs';
 import { writeKinetoCapture } from './kineto_capture.mjs';
 
 skipUnlessRunnable();
@@ -95,13 +95,7 @@ test('trace viewer: tracks, zoom, details and search', () =>
     await page.waitForFunction(() => !document.querySelector('.trace-viewer[data-loading]'));
 
     // Shift-drag measures an interval.
-    const box = await page.locator('.trace-canvas').boundingBox();
-    await page.keyboard.down('Shift');
-    await page.mouse.move(box.x + 100, box.y + 5);
-    await page.mouse.down();
-    await page.mouse.move(box.x + 300, box.y + 5, { steps: 4 });
-    await page.mouse.up();
-    await page.keyboard.up('Shift');
+    await shiftDrag(page, 100, 300, 5);
     assert.match(await page.locator('.trace-measure').textContent(), /^Measured: [\d.]+ (ps|ns|µs|ms|s)$/);
     // The range's events per name, like Perfetto's area selection.
     await page.waitForSelector('[data-testid="range-summary"]');
