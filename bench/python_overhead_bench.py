@@ -10,6 +10,7 @@ pages ahead of the writers) and wall time. A round runs 60 steps: a session span
 
   time added per step      the mlprof package (mlprof.start), and torch.profiler (CPU), each
                            against no profiling; target: mlprof <= 0.45x torch.profiler.
+                           Also per step of a whole window, start and stop included.
                            `mlprof run` (no code change) is measured in a process of its own.
   with mlprof.Trace        an enabled Trace against torch.profiler.record_function while
                            torch.profiler records (target <= 0.5x), and a disabled Trace (no
@@ -36,7 +37,7 @@ import torch
 import mlprof
 
 MLPROF_CLI = os.environ.get("MLPROF_CLI", "mlprof")
-ROUNDS, STEPS = 7, 60
+ROUNDS, STEPS, WARM_UP = 7, 60, 10
 TRACE_LOOPS = 100_000
 
 
@@ -95,14 +96,41 @@ def step_costs(scratch: str, clock: Callable[[int, Callable[[int], None]], float
     per_round: Dict[str, List[float]] = {m: [] for m in modes}
     for r in range(ROUNDS):
         per_round["none"].append(clock(STEPS, steps))
+        # Each profiler runs WARM_UP steps before the measured ones: a steady state, as in a
+        # long profiled window (the window's start and stop are measured by session_costs).
         mlprof.start(os.path.join(scratch, "steps"), run_name=f"round{r}")
+        steps(WARM_UP)
         per_round["mlprof"].append(clock(STEPS, steps))
         mlprof.stop()
         with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]):
+            steps(WARM_UP)
             per_round["torch.profiler"].append(clock(STEPS, steps))
     added = {m: statistics.median(per_round[m][r] - per_round["none"][r] for r in range(ROUNDS)) for m in modes[1:]}
     added["none"] = statistics.median(per_round["none"])
     return added
+
+
+def session_costs(scratch: str) -> Dict[str, float]:
+    """Per step, what a whole profiled window costs the training thread: starting, the steps,
+    and stopping (mlprof writes its run; torch.profiler builds its events on exit)."""
+    steps = make_loop()
+    steps(3)
+    costs: Dict[str, List[float]] = {"none": [], "mlprof": [], "torch.profiler": []}
+    for r in range(3):
+        begin = time.thread_time_ns()
+        steps(STEPS)
+        costs["none"].append(time.thread_time_ns() - begin)
+        begin = time.thread_time_ns()
+        mlprof.start(os.path.join(scratch, "window"), run_name=f"round{r}")
+        steps(STEPS)
+        mlprof.stop()
+        costs["mlprof"].append(time.thread_time_ns() - begin)
+        begin = time.thread_time_ns()
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]):
+            steps(STEPS)
+        costs["torch.profiler"].append(time.thread_time_ns() - begin)
+    base = statistics.median(costs["none"])
+    return {m: (statistics.median(costs[m]) - base) / STEPS for m in ("mlprof", "torch.profiler")}
 
 
 def run_command_cost() -> float:
@@ -235,6 +263,11 @@ def main() -> int:
             print(f"step of ~640 ATen ops, {clock_name}: {added['none'] / 1e3:.1f} us unprofiled; added per step: "
                   f"mlprof package {added['mlprof'] / 1e3:.1f} us, torch.profiler {added['torch.profiler'] / 1e3:.1f} "
                   f"us -> {ratio:.2f}x (target <= 0.45x)")
+        window = session_costs(scratch)
+        print(f"a profiled window of {STEPS} steps, start to stop (training thread's CPU time): added per step "
+              f"mlprof package {window['mlprof'] / 1e3:.1f} us (writing the run included), torch.profiler "
+              f"{window['torch.profiler'] / 1e3:.1f} us (building its events included) -> "
+              f"{window['mlprof'] / window['torch.profiler']:.2f}x")
         run_added = run_command_cost()
         print(f"mlprof run (no code change): added per step {run_added / 1e3:.1f} us -> "
               f"{run_added / torch_added:.2f}x torch.profiler's (training thread's CPU time)")
