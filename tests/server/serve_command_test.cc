@@ -2,6 +2,7 @@
 // one-line errors with exit code 2 for a bad logdir or a port in use.
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <nlohmann/json.hpp>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <regex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cli/cli_runner.h"
 #include "raw_http.h"
@@ -25,7 +27,8 @@ namespace {
 // `mlprof serve` running in the background, its output read from a pipe.
 class ServeProcess {
  public:
-  explicit ServeProcess(const std::string& logdir, const std::string& port = "0") {
+  explicit ServeProcess(const std::string& logdir, const std::string& port = "0",
+                        const std::vector<std::string>& extra = {}) {
     int fds[2];
     EXPECT_EQ(pipe(fds), 0);
     pid_ = fork();
@@ -34,7 +37,10 @@ class ServeProcess {
       dup2(fds[1], STDERR_FILENO);
       close(fds[0]);
       const std::string bin = mlprof::testing::mlprof_binary();
-      execl(bin.c_str(), bin.c_str(), "serve", logdir.c_str(), "--port", port.c_str(), (char*)nullptr);
+      std::vector<const char*> argv = {bin.c_str(), "serve", logdir.c_str(), "--port", port.c_str()};
+      for (const auto& a : extra) argv.push_back(a.c_str());
+      argv.push_back(nullptr);
+      execv(bin.c_str(), const_cast<char* const*>(argv.data()));
       _exit(127);
     }
     close(fds[1]);
@@ -124,6 +130,44 @@ bool sigpipe_is_harmless_in_every_thread(pid_t pid) {
     ++threads;
   }
   return threads > 0;
+}
+
+// Bound beyond loopback, anyone on the network could make the server open connections to any
+// address through the Capture dialog: capture is off there unless --allow-capture lists the
+// workers, and then only those may be captured from.
+TEST_F(ServeCommand, BeyondLoopbackCaptureIsOffUnlessTheWorkersAreListed) {
+  const std::string body = R"({"addresses": "127.0.0.1:1", "duration_ms": 10})";
+  {
+    ServeProcess serve(logdir_.string(), "0", {"--bind", "0.0.0.0"});
+    const std::string url = serve.wait_for_url();
+    ASSERT_FALSE(url.empty()) << serve.output();
+    EXPECT_NE(serve.output().find("the Capture dialog is off"), std::string::npos) << serve.output();
+    httplib::Client client(url.substr(0, url.size() - 1));
+    auto policy = client.Get("/api/capture");
+    ASSERT_TRUE(policy);
+    const auto j = nlohmann::json::parse(policy->body);
+    EXPECT_EQ(j["enabled"], false);
+    const std::string reason = j["reason"];
+    if (reason.find("without gRPC") != std::string::npos) GTEST_SKIP() << "built without gRPC: " << reason;
+    EXPECT_NE(reason.find("--allow-capture"), std::string::npos) << reason;
+    auto refused = client.Post("/api/capture", body, "application/json");
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->status, 403);
+    EXPECT_EQ(client.Get("/api/runs")->status, 200);  // reading profiles stays as it is
+    EXPECT_EQ(serve.stop_with(SIGTERM), 0);
+  }
+  ServeProcess serve(logdir_.string(), "0", {"--bind", "0.0.0.0", "--allow-capture", "127.0.0.1:9,grpc://localhost:8"});
+  const std::string url = serve.wait_for_url();
+  ASSERT_FALSE(url.empty()) << serve.output();
+  httplib::Client client(url.substr(0, url.size() - 1));
+  const auto j = nlohmann::json::parse(client.Get("/api/capture")->body);
+  EXPECT_EQ(j["enabled"], true);
+  EXPECT_EQ(j["workers"], nlohmann::json::parse(R"(["127.0.0.1:9", "localhost:8"])"));
+  auto refused = client.Post("/api/capture", body, "application/json");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 403);
+  EXPECT_NE(refused->body.find("127.0.0.1:1 is not allowed"), std::string::npos) << refused->body;
+  EXPECT_EQ(serve.stop_with(SIGTERM), 0);
 }
 
 TEST_F(ServeCommand, ClientsThatGoAwayMidResponseDoNotEndIt) {
