@@ -165,7 +165,6 @@ class TraceViewer {
 
   async start(): Promise<void> {
     this.listen();
-    this.fitHeight();
     // A one-pixel-wide reply (cheap) tells the trace's length and its steps.
     const [first, counters] = await Promise.all([
       fetchViewport(this.ctx.run, this.ctx.host, { start: 0, end: 1e15, width: 1 }, undefined, true),
@@ -176,9 +175,9 @@ class TraceViewer {
     this.view = clampRange(initialView(first.steps ?? [], this.total), this.total);
     this.element.setAttribute('data-steps', String(first.steps?.length ?? 0));
     this.showRange();
-    const range = rangeToFetch(this.view, this.plotWidth(), this.total);
-    const reply = await fetchViewport(this.ctx.run, this.ctx.host, { ...range, width: range.widthPx });
-    this.accept(reply, range);
+    // The page is put in the document once render() returns: only then has the canvas its
+    // width (and the timeline its place for its height), which the first real reply needs.
+    this.scheduleFetch();
   }
 
   dispose(): void {
@@ -190,7 +189,10 @@ class TraceViewer {
   }
 
   // The timeline takes the window's height below its top, leaving room for the details.
+  private heightFitted = false;
   private fitHeight(): void {
+    if (!this.element.isConnected) return;
+    this.heightFitted = true;
     const top = this.scroller.getBoundingClientRect().top + window.scrollY;
     this.scroller.style.maxHeight = `${Math.max(240, window.innerHeight - top - DETAILS_PX)}px`;
   }
@@ -368,6 +370,7 @@ class TraceViewer {
   // Draws the rows in sight (the scroller's visible band) from the reply in hand.
   private draw(): void {
     if (this.disposed) return;
+    if (!this.heightFitted) this.fitHeight();
     const began = performance.now();
     const width = this.plotWidth();
     this.rangeText.textContent = `${formatRange(this.view)} (${formatPs(this.view.end - this.view.start)} visible)`;
