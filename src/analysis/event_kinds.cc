@@ -2,10 +2,12 @@
 
 #include <array>
 
+#include "model/string_contains.h"
+
 namespace mlprof::analysis {
 namespace {
 
-bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+using model::contains;
 
 bool is_identifier(std::string_view s) {
   if (s.empty()) return false;

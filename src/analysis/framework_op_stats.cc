@@ -9,6 +9,7 @@
 #include "analysis/interval_union.h"
 #include "analysis/self_time.h"
 #include "analysis/sort_runs.h"
+#include "analysis/units.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -157,8 +158,6 @@ std::vector<PieSlice> pie(std::map<std::string, int64_t> self_by_key, int64_t de
   for (auto& s : slices) s.pct = denominator > 0 ? 100.0 * double(s.self_ps) / double(denominator) : 0;
   return slices;
 }
-
-double ms(int64_t ps) { return double(ps) / 1e9; }
 
 }  // namespace
 

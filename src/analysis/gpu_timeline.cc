@@ -3,14 +3,12 @@
 #include <fmt/format.h>
 
 #include "analysis/csv.h"
+#include "analysis/units.h"
 
 namespace mlprof::analysis {
 namespace {
 
 using nlohmann::json;
-
-double us(int64_t ps) { return double(ps) / 1e6; }
-double ms(int64_t ps) { return double(ps) / 1e9; }
 
 json kind_times_json(const GpuKindTimes& t, int64_t span_ps) {
   json j = {{"busy_us", us(t.busy_ps)}};

@@ -2,10 +2,12 @@
 
 #include <array>
 
+#include "model/string_contains.h"
+
 namespace mlprof::analysis {
 namespace {
 
-bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+using model::contains;
 
 bool is_communication(std::string_view n) {
   return n.starts_with("nccl") || n.starts_with("hip") || n.starts_with("hccl") || contains(n, "ncclKernel");

@@ -7,18 +7,17 @@
 #include "analysis/csv.h"
 #include "analysis/event_kinds.h"
 #include "analysis/self_time.h"
+#include "analysis/units.h"
+#include "model/string_contains.h"
 
 namespace mlprof::analysis {
 namespace {
 
 using model::EventIndex;
 using model::PlaneKind;
+using model::contains;
 using model::Profile;
 using model::StringId;
-
-double ms(int64_t ps) { return double(ps) / 1e9; }
-
-bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
 bool is_enqueue_name(std::string_view name) {
   return memcpy_kind(name) == MemcpyKind::kHostToDevice || contains(name, "Infeed") || contains(name, "infeed");

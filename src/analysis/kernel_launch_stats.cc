@@ -4,11 +4,10 @@
 #include <unordered_map>
 
 #include "analysis/event_kinds.h"
+#include "analysis/units.h"
 
 namespace mlprof::analysis {
 namespace {
-
-double us(int64_t ps) { return double(ps) / 1e6; }
 
 // The median as pandas computes it (the mean of the two middle values of an even count).
 double median(std::vector<int64_t>& v) {

@@ -7,6 +7,8 @@
 
 #include "analysis/csv.h"
 #include "analysis/event_kinds.h"
+#include "analysis/units.h"
+#include "model/string_contains.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -15,10 +17,9 @@ using model::EventIndex;
 using model::kNone;
 using model::LineKind;
 using model::PlaneKind;
+using model::contains;
 using model::Profile;
 using model::StringId;
-
-bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -48,9 +49,6 @@ bool is_api_call(std::string_view name) {
   if (is_runtime_api_name(name) || is_launch_name(name)) return true;
   return name.size() > 2 && name.starts_with("cu") && name[2] >= 'A' && name[2] <= 'Z';
 }
-
-double ms(int64_t ps) { return double(ps) / 1e9; }
-double us(int64_t ps) { return double(ps) / 1e6; }
 
 // What a row is keyed by: the kernel, its op and its launch configuration.
 struct RowKey {

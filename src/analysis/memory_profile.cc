@@ -11,11 +11,10 @@
 #include "analysis/memory_profile_blocks.h"
 #include "analysis/memory_profile_events.h"
 #include "analysis/memory_profile_timeline.h"
+#include "analysis/units.h"
 
 namespace mlprof::analysis {
 namespace {
-
-double ms(int64_t ps) { return double(ps) / 1e9; }
 
 MemoryTimelinePoint point_of(const model::Profile& p, const AllocatorEvent& e) {
   MemoryTimelinePoint point;

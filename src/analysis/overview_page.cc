@@ -11,11 +11,10 @@
 #include "analysis/memory_profile_events.h"
 #include "analysis/self_time.h"
 #include "analysis/timeline_rules.h"
+#include "analysis/units.h"
 
 namespace mlprof::analysis {
 namespace {
-
-double ms(int64_t ps) { return double(ps) / 1e9; }
 
 // Warn when a share of the step time is high (≥ 15 %) or moderate (≥ 3 %), §5.2.
 void warn_share(std::vector<std::string>& out, double pct, std::string_view what, std::string_view advice) {

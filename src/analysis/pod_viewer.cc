@@ -5,11 +5,10 @@
 #include <map>
 
 #include "analysis/csv.h"
+#include "analysis/units.h"
 
 namespace mlprof::analysis {
 namespace {
-
-double ms(int64_t ps) { return double(ps) / 1e9; }
 
 void summarize(PodWorker& w) {
   std::vector<double> totals;

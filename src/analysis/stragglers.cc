@@ -5,11 +5,10 @@
 
 #include "analysis/gpu_activity.h"
 #include "analysis/gpu_work_order.h"
+#include "analysis/units.h"
 
 namespace mlprof::analysis {
 namespace {
-
-double ms(int64_t ps) { return double(ps) / 1e9; }
 
 double median_of(std::vector<double> v) {
   if (v.empty()) return 0;

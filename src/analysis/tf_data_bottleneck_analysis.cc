@@ -8,6 +8,7 @@
 #include "analysis/csv.h"
 #include "analysis/event_kinds.h"
 #include "analysis/interval_union.h"
+#include "analysis/units.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -16,8 +17,6 @@ using model::EventIndex;
 using model::PlaneKind;
 using model::Profile;
 using model::StringId;
-
-double ms(int64_t ps) { return double(ps) / 1e9; }
 
 // Executions of each iterator (by long name) on one host, sorted by start.
 using Executions = std::unordered_map<StringId, std::vector<TimeInterval>>;

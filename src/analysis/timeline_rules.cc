@@ -10,6 +10,7 @@
 #include "analysis/gpu_work_order.h"
 #include "analysis/kernel_launch_stats.h"
 #include "analysis/stragglers.h"
+#include "analysis/units.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -17,7 +18,6 @@ namespace {
 using model::EventIndex;
 using model::Profile;
 
-double ms(int64_t ps) { return double(ps) / 1e9; }
 double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0; }
 
 enum class HostCall : int8_t { kUnknown = -1, kNone, kSyncCopy, kBlockingSync };

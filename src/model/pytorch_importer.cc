@@ -14,6 +14,7 @@
 #include "model/kineto_file.h"
 #include "model/kineto_trace.h"
 #include "model/plane_naming.h"
+#include "model/string_contains.h"
 
 namespace mlprof::model {
 namespace {
@@ -38,8 +39,6 @@ enum StreamKind : uint8_t {
 constexpr std::pair<uint8_t, const char*> kStreamKindNames[] = {
     {kCompute, "Compute"},     {kMemcpyH2D, "MemcpyH2D"}, {kMemcpyD2H, "MemcpyD2H"}, {kMemcpyD2D, "MemcpyD2D"},
     {kMemcpyP2P, "MemcpyP2P"}, {kMemcpyH2H, "MemcpyH2H"}, {kMemcpyOther, "Memcpy"},  {kMemset, "Memset"}};
-
-bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
 uint8_t memcpy_kind(std::string_view name) {
   if (contains(name, "HtoD")) return kMemcpyH2D;

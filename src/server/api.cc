@@ -40,18 +40,6 @@ std::string download_name(const ToolQuery& q) {
   return name + ".csv";
 }
 
-// Runs a computation that may throw, turning failures into error replies.
-template <class F>
-Reply guarded(F&& f) {
-  try {
-    return f();
-  } catch (const QueryError& e) {
-    return error_reply(e.http_status, e.what());
-  } catch (const std::exception& e) {
-    return error_reply(500, e.what());
-  }
-}
-
 }  // namespace
 
 Reply error_reply(int status, const std::string& message) {

@@ -11,6 +11,7 @@
 //   GET /api/csv?run=&host=&tool=[&opt]   the tool's table as CSV, as a download
 #pragma once
 
+#include <exception>
 #include <map>
 #include <string>
 #include <vector>
@@ -55,5 +56,18 @@ class Api {
 };
 
 Reply error_reply(int status, const std::string& message);
+
+// Runs an endpoint's work, turning what it throws into an error reply: a QueryError's status
+// and message, 500 with the message for anything else.
+template <class F>
+Reply guarded(F&& f) {
+  try {
+    return f();
+  } catch (const QueryError& e) {
+    return error_reply(e.http_status, e.what());
+  } catch (const std::exception& e) {
+    return error_reply(500, e.what());
+  }
+}
 
 }  // namespace mlprof::server

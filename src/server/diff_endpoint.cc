@@ -64,17 +64,6 @@ std::shared_ptr<const AnalyzedProfile> load(const Side& side) {
 
 std::string side_name(const Side& side) { return side.host.empty() ? side.run.name : side.run.name + " / " + side.host; }
 
-template <class F>
-Reply guarded(F&& f) {
-  try {
-    return f();
-  } catch (const QueryError& e) {
-    return error_reply(e.http_status, e.what());
-  } catch (const std::exception& e) {
-    return error_reply(500, e.what());
-  }
-}
-
 }  // namespace
 
 struct DiffApi::State {

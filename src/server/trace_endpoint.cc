@@ -34,17 +34,6 @@ int64_t int_param(const QueryParams& params, const std::string& name, int64_t fa
   return v;
 }
 
-template <class F>
-Reply guarded(F&& f) {
-  try {
-    return f();
-  } catch (const QueryError& e) {
-    return error_reply(e.http_status, e.what());
-  } catch (const std::exception& e) {
-    return error_reply(500, e.what());
-  }
-}
-
 // A section's title: the plane's name, after its host's when the profile has several.
 std::string section_name(const model::Profile& p, const model::Plane& plane) {
   std::string name(p.strings.view(plane.name));
