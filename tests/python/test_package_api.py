@@ -38,6 +38,18 @@ class SessionTest(ScratchTest):
         self.assertEqual(os.path.basename(p.run_dir), "first")
         self.assertFalse(mlprof.is_active())
 
+    def test_tensorflow_style_options(self) -> None:
+        options = mlprof.ProfilerOptions(host_tracer_level=3, python_tracer_level=1)
+        with mlprof.Profile(self.path("logs"), options=options) as p:
+            sorted([3, 1, 2])
+        self.assertTrue(p.run_dir)
+        with self.assertRaises(ValueError) as caught:
+            mlprof.start(self.path("logs"), options=mlprof.ProfilerOptions(delay_ms=500))
+        self.assertIn("delay_ms is not supported", one_line(caught.exception))
+        with self.assertRaises(TypeError):
+            mlprof.start(self.path("logs"), options={"host_tracer_level": 3})
+        self.assertFalse(mlprof.is_active())
+
     def test_profile_stops_when_the_block_raises(self) -> None:
         with self.assertRaises(KeyError):
             with mlprof.Profile(self.path("logs")):

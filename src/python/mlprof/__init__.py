@@ -18,19 +18,29 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any, Callable, Optional, Sequence, Tuple, TypeVar, Union
+from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple, TypeVar, Union
 
 from . import _mlprof, _torch_hook
 from ._mlprof import ProfilerError, StepTrace, Trace, is_active
 
 __all__ = [
-    "start", "stop", "Profile", "Trace", "StepTrace", "start_server", "stop_server", "server_port",
-    "set_thread_name", "is_active", "ProfilerError",
+    "start", "stop", "Profile", "ProfilerOptions", "Trace", "StepTrace", "start_server", "stop_server",
+    "server_port", "set_thread_name", "is_active", "ProfilerError",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
 Steps = Union[None, int, str, Tuple[int, int], Sequence[int]]
 _F = TypeVar("_F", bound=Callable[..., Any])
+
+
+class ProfilerOptions(NamedTuple):
+    """Levels as tf.profiler.experimental.ProfilerOptions, for code written against TensorFlow:
+    ``mlprof.start(logdir, options=mlprof.ProfilerOptions(host_tracer_level=3))``."""
+
+    host_tracer_level: int = 2
+    python_tracer_level: int = 0
+    device_tracer_level: int = 1
+    delay_ms: Optional[int] = None  # TensorFlow's field; mlprof starts at once and refuses a delay
 
 
 def _path(value: object, where: str, what: str) -> str:
@@ -91,7 +101,8 @@ def _check_writable(logdir: str) -> None:
 
 
 def start(logdir: PathLike, host_tracer_level: int = 2, python_tracer_level: int = 0, steps: Steps = None,
-          duration_ms: Optional[int] = None, *, device_tracer_level: int = 1, run_name: Optional[str] = None) -> None:
+          duration_ms: Optional[int] = None, *, device_tracer_level: int = 1, run_name: Optional[str] = None,
+          options: Optional[ProfilerOptions] = None) -> None:
     """Starts a profiling session that writes into ``logdir``, as tf.profiler.experimental.start.
 
     Args:
@@ -105,12 +116,20 @@ def start(logdir: PathLike, host_tracer_level: int = 2, python_tracer_level: int
       duration_ms: stop recording after this many milliseconds.
       device_tracer_level: 0 turns GPU tracing off (where mlprof is built with CUDA).
       run_name: the run directory's name (default: the local time, YYYY_MM_DD_HH_MM_SS).
+      options: a ProfilerOptions, as TensorFlow's start() takes; its levels replace the ones above.
 
     Raises:
       ProfilerError: a session already runs, or the logdir cannot be written.
       TypeError, ValueError: an argument of the wrong type or value.
     """
     where = "mlprof.start"
+    if options is not None:
+        if not isinstance(options, ProfilerOptions):
+            raise TypeError(f"{where}: options must be a mlprof.ProfilerOptions, not {type(options).__name__}")
+        if options.delay_ms:
+            raise ValueError(f"{where}: ProfilerOptions.delay_ms is not supported: start the session when it should begin")
+        host_tracer_level, python_tracer_level = options.host_tracer_level, options.python_tracer_level
+        device_tracer_level = options.device_tracer_level
     path = _path(logdir, where, "logdir")
     host = _int(host_tracer_level, where, "host_tracer_level", 0, 3)
     python = _int(python_tracer_level, where, "python_tracer_level", 0, 1)
@@ -147,10 +166,10 @@ class Profile:
 
     def __init__(self, logdir: PathLike, host_tracer_level: int = 2, python_tracer_level: int = 0,
                  steps: Steps = None, duration_ms: Optional[int] = None, *, device_tracer_level: int = 1,
-                 run_name: Optional[str] = None) -> None:
+                 run_name: Optional[str] = None, options: Optional[ProfilerOptions] = None) -> None:
         self._arguments = dict(logdir=logdir, host_tracer_level=host_tracer_level,
                                python_tracer_level=python_tracer_level, steps=steps, duration_ms=duration_ms,
-                               device_tracer_level=device_tracer_level, run_name=run_name)
+                               device_tracer_level=device_tracer_level, run_name=run_name, options=options)
         self.run_dir: Optional[str] = None
 
     def __enter__(self) -> "Profile":
