@@ -85,8 +85,10 @@ export function dataTable<Row>(opts: DataTableOptions<Row>): HTMLElement {
     for (const row of rows.slice(0, shown)) {
       const tr = h('tr');
       opts.columns.forEach((column, i) => {
-        const content = column.render ? column.render(row) : String(column.value(row) ?? '');
-        const title = column.name ? String(column.value(row) ?? '') : undefined;
+        const text = String(column.value(row) ?? '');
+        const rendered = column.render ? column.render(row) : text;
+        const content = column.name && typeof rendered === 'string' ? nameCell(rendered) : rendered;
+        const title = column.name ? text : undefined;
         tr.appendChild(h('td', { class: cellClass(column, i), title }, content));
       });
       body.appendChild(tr);
@@ -151,4 +153,23 @@ export function dataTable<Row>(opts: DataTableOptions<Row>): HTMLElement {
     h('div', { class: 'table-scroll' }, table),
     more,
   );
+}
+
+// A long name cut in its middle when the cell is narrow: the start gives way (with an
+// ellipsis), its last part always shows. Scope paths ("replica_4/bert/.../layer_3/Cast") differ
+// at their end.
+const TAIL_CHARS = 32;
+
+export function nameTail(text: string): string {
+  if (text.length <= TAIL_CHARS + 8) return '';
+  const slash = text.lastIndexOf('/', text.length - 2);
+  const cut = slash >= 0 && text.length - slash - 1 <= TAIL_CHARS ? text.lastIndexOf('/', slash - 1) : -1;
+  const from = cut >= 0 && text.length - cut <= TAIL_CHARS ? cut : slash >= 0 && text.length - slash <= TAIL_CHARS ? slash : text.length - TAIL_CHARS;
+  return text.slice(from);
+}
+
+function nameCell(text: string): Node | string {
+  const tail = nameTail(text);
+  if (!tail) return text;
+  return h('span', { class: 'name-split' }, h('span', { class: 'name-head' }, text.slice(0, text.length - tail.length)), h('span', { class: 'name-tail' }, tail));
 }

@@ -1,3 +1,4 @@
+import { nameTail } from './data_table';
 import { describe, expect, it } from 'vitest';
 import { filterRows, sortRows } from './table_model';
 
@@ -27,5 +28,14 @@ describe('sortRows', () => {
   });
   it('sorts text in natural order', () => {
     expect(sortRows(ops, (o) => o.name, false).map((o) => o.name)).toEqual(['fused_conv2d', 'MatMul', 'op9', 'op10']);
+  });
+});
+
+describe('name tails', () => {
+  it('keeps the last parts of a scope path, or the last characters', () => {
+    expect(nameTail('aten::mm')).toBe('');
+    expect(nameTail('replica_4/bert_span_labeler/bert_encoder_1/transformer/layer_3/Cast:Cast')).toBe('/layer_3/Cast:Cast');
+    const kernel = 'void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 512, true, 1>(float, float)';
+    expect(nameTail(kernel)).toBe(kernel.slice(-32));
   });
 });
