@@ -81,6 +81,7 @@ PodViewer compute_pod_viewer(const model::Profile& p, const StepAnalysis& sa) {
     pod.slowest_vs_fastest_pct =
         100 * (pod.workers[size_t(pod.slowest_worker)].step_time_ms.avg / pod.workers[size_t(fastest)].step_time_ms.avg - 1);
   }
+  if (!sa.whole_profile && p.hosts.size() > 1) pod.stragglers = compute_stragglers(p, sa.grouping);
   return pod;
 }
 
@@ -128,7 +129,8 @@ nlohmann::json to_json(const PodViewer& pod) {
           {"slowest_worker", slowest},
           {"categories", categories},
           {"worker_count", pod.workers.size()},
-          {"whole_profile_as_one_step", pod.whole_profile}};
+          {"whole_profile_as_one_step", pod.whole_profile},
+          {"stragglers", to_json(pod.stragglers)}};
 }
 
 std::string to_csv(const PodViewer& pod) {

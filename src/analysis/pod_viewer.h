@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/step_breakdown.h"
+#include "analysis/stragglers.h"
 #include "model/profile.h"
 
 namespace mlprof::analysis {
@@ -48,6 +49,8 @@ struct PodViewer {
   int slowest_worker = -1;         // by average step time; -1 when no worker has steps
   double slowest_vs_fastest_pct = 0;  // how much longer its average step is than the fastest's
   bool whole_profile = false;      // no step markers: no per-step view
+  // Per step, each rank's compute, communication and wait in collectives, and the straggler.
+  StragglerAnalysis stragglers;
 };
 
 PodViewer compute_pod_viewer(const model::Profile& profile, const StepAnalysis& steps);

@@ -1,8 +1,11 @@
 #include "analysis/stragglers.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 
+#include "analysis/csv.h"
 #include "analysis/gpu_activity.h"
 #include "analysis/gpu_work_order.h"
 #include "analysis/units.h"
@@ -114,6 +117,56 @@ StragglerAnalysis compute_stragglers(const model::Profile& profile, const StepGr
     out.straggler_vs_median_pct = pct;
     out.others_wait_ms = others_wait;
   }
+  return out;
+}
+
+nlohmann::json to_json(const StragglerAnalysis& s) {
+  using nlohmann::json;
+  json ranks = json::array(), steps = json::array();
+  for (size_t i = 0; i < s.ranks.size(); ++i) {
+    const StragglerRank& r = s.ranks[i];
+    ranks.push_back({{"host", r.host},
+                     {"steps", r.steps},
+                     {"step_ms", r.step_ms},
+                     {"compute_ms", r.compute_ms},
+                     {"communication_ms", r.communication_ms},
+                     {"wait_ms", r.wait_ms},
+                     {"slowest_in_steps", r.slowest_in},
+                     {"straggler", int(i) == s.straggler}});
+  }
+  for (const StragglerStep& step : s.steps) {
+    json per_rank = json::array();
+    for (const RankStepTimes& t : step.ranks)
+      per_rank.push_back({{"host", s.ranks[t.rank].host},
+                          {"step_ms", ms(t.step_ps)},
+                          {"compute_ms", ms(t.compute_ps)},
+                          {"communication_ms", ms(t.communication_ps)},
+                          {"wait_ms", ms(t.wait_ps)}});
+    steps.push_back({{"step_num", step.step_num},
+                     {"slowest", s.ranks[step.ranks[step.slowest].rank].host},
+                     {"slowest_vs_median_pct", step.slowest_vs_median_pct},
+                     {"others_wait_ms", ms(step.others_wait_ps)},
+                     {"ranks", per_rank}});
+  }
+  return {{"compute_is", s.uses_gpu_compute ? "gpu_compute" : "step_time"},
+          {"threshold_pct", kStragglerThresholdPct},
+          {"straggler", s.straggler >= 0 ? json(s.ranks[size_t(s.straggler)].host) : json(nullptr)},
+          {"straggler_vs_median_pct", s.straggler_vs_median_pct},
+          {"others_wait_ms", s.others_wait_ms},
+          {"ranks", ranks},
+          {"steps", steps}};
+}
+
+std::string to_csv(const StragglerAnalysis& s) {
+  std::string out;
+  append_csv_row(out, {"step_num", "host", "step_ms", "compute_ms", "communication_ms", "wait_ms", "slowest"});
+  for (const StragglerStep& step : s.steps)
+    for (size_t i = 0; i < step.ranks.size(); ++i) {
+      const RankStepTimes& t = step.ranks[i];
+      append_csv_row(out, {std::to_string(step.step_num), s.ranks[t.rank].host, fmt::format("{:.6f}", ms(t.step_ps)),
+                           fmt::format("{:.6f}", ms(t.compute_ps)), fmt::format("{:.6f}", ms(t.communication_ps)),
+                           fmt::format("{:.6f}", ms(t.wait_ps)), i == step.slowest ? "1" : "0"});
+    }
   return out;
 }
 

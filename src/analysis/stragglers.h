@@ -8,6 +8,8 @@
 // straggler when its mean is at least kStragglerThresholdPct above the median of the others.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -53,5 +55,8 @@ StragglerAnalysis compute_stragglers(const model::Profile& profile, const StepGr
 // From the GPU work already collected over the analysed steps (GpuScope::kAnalysedSteps).
 StragglerAnalysis compute_stragglers(const model::Profile& profile, const StepGrouping& grouping,
                                      const GpuActivity& steps_activity);
+
+nlohmann::json to_json(const StragglerAnalysis& stragglers);
+std::string to_csv(const StragglerAnalysis& stragglers);  // one row per step and rank
 
 }  // namespace mlprof::analysis

@@ -6,12 +6,14 @@
 #include <string_view>
 
 #include "analysis/framework_op_stats.h"
+#include "analysis/gpu_timeline.h"
 #include "analysis/input_pipeline_analyzer.h"
 #include "analysis/kernel_stats.h"
 #include "analysis/memory_profile.h"
 #include "analysis/overview_page.h"
 #include "analysis/pod_viewer.h"
 #include "analysis/profile_diff.h"
+#include "analysis/stragglers.h"
 #include "analysis/tf_data_bottleneck_analysis.h"
 #include "analysis/tool_registry.h"
 #include "analysis/trace_viewer_link.h"
@@ -27,6 +29,8 @@ std::string render_text(const analysis::KernelStatsTable& table, size_t max_rows
 std::string render_text(const analysis::MemoryProfile& memory, size_t max_rows = 15);
 std::string render_text(const analysis::PodViewer& pod);
 std::string render_text(const analysis::TraceViewerLink& link);
+std::string render_text(const analysis::GpuTimeline& timeline);
+std::string render_text(const analysis::StragglerAnalysis& stragglers);
 
 // A registry tool's result as text, by the tool's id (report_text_tools.cc); a tool without a
 // text rendering prints its JSON.

@@ -65,6 +65,7 @@ std::string render_text(const PodViewer& pod) {
     out += steps.render();
     if (shown < pod.steps.size()) out += fmt::format("  ... {} more (see --format json or csv)\n", pod.steps.size() - shown);
   }
+  if (!pod.stragglers.steps.empty()) out += "\n" + render_text(pod.stragglers);
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include "analysis/gpu_timeline.h"
 #include "analysis/gpu_timeline_builder.h"
+#include "analysis/pod_viewer.h"
 #include "analysis/stragglers.h"
 
 namespace mlprof::analysis {
@@ -192,6 +193,19 @@ TEST(Stragglers, ARankTwentyPercentSlower) {
     EXPECT_NEAR(double(step.others_wait_ps) / 1e9, 4.0, 1e-9);
   }
   EXPECT_EQ(s.ranks[2].slowest_in, s.steps.size());
+}
+
+TEST(Stragglers, InThePodViewer) {
+  const model::Profile p = three_ranks();
+  const PodViewer pod = compute_pod_viewer(p);
+  EXPECT_EQ(pod.stragglers.straggler, 2);
+  const auto j = to_json(pod)["stragglers"];
+  EXPECT_EQ(j["straggler"], "rank2");
+  ASSERT_EQ(j["steps"].size(), 4u);
+  EXPECT_EQ(j["steps"][0]["slowest"], "rank2");
+  EXPECT_NEAR(j["steps"][0]["others_wait_ms"].get<double>(), 4.0, 1e-9);
+  EXPECT_NEAR(j["ranks"][0]["wait_ms"].get<double>(), 2.0, 1e-9);
+  EXPECT_NEAR(j["ranks"][2]["compute_ms"].get<double>(), 11.99, 1e-9);
 }
 
 TEST(Stragglers, EvenRanksHaveNone) {

@@ -1,0 +1,160 @@
+#include <fmt/format.h>
+
+#include "cli/report_text.h"
+#include "cli/report_text_table.h"
+
+namespace mlprof::cli {
+
+using namespace analysis;
+
+namespace {
+
+double ms(int64_t ps) { return double(ps) / 1e9; }
+double us(int64_t ps) { return double(ps) / 1e6; }
+std::string us_text(double v) { return fmt::format("{:.1f} us", v); }
+
+void breakdown_text(const GpuTimeBreakdown& b, std::string& out) {
+  out += fmt::format("  GPU time: {} from the first to the last GPU work; idle {}, computing {}, other work {}\n",
+                     format_ms(ms(b.span_ps)), format_pct(b.idle_pct()), format_pct(b.compute_pct()),
+                     format_pct(b.non_compute_pct()));
+  out += fmt::format("  Of the busy time: computation {}, communication {}, memory copies and sets {}\n\n",
+                     format_pct(b.kind_pct(GpuWorkKind::kComputation)), format_pct(b.kind_pct(GpuWorkKind::kCommunication)),
+                     format_pct(b.kind_pct(GpuWorkKind::kMemory)));
+  TextTable t({"device", "stream", "items", "busy", "computation", "communication", "memory", "idle"},
+              {true, true, true, true, true, true, true, true});
+  for (const GpuStreamTime& s : b.streams) {
+    const auto& u = s.times.union_ps;
+    t.add_row({std::to_string(s.device_ordinal), std::to_string(s.stream_id), std::to_string(s.events),
+               format_ms(ms(s.times.busy_ps)), format_ms(ms(u[size_t(GpuWorkKind::kComputation)])),
+               format_ms(ms(u[size_t(GpuWorkKind::kCommunication)])), format_ms(ms(u[size_t(GpuWorkKind::kMemory)])),
+               format_pct(b.span_ps > 0 ? 100.0 * double(b.span_ps - s.times.busy_ps) / double(b.span_ps) : 0)});
+  }
+  out += t.render() + "\n";
+}
+
+void idle_text(const HostGpuTimeline& h, std::string& out) {
+  const GpuIdleTime& idle = *h.idle;
+  out += fmt::format(
+      "  Idle time by cause (host wait: the work after the gap was launched after the gap began; kernel wait: a gap "
+      "under {:.0f} us between work launched in time)\n",
+      us(kKernelWaitThresholdPs));
+  TextTable t({"device", "stream", "idle", "host wait", "kernel wait", "other"}, {true, true, true, true, true, true});
+  for (const StreamIdleTime& s : idle.streams) {
+    auto cell = [&](IdleCause c) {
+      const int64_t ps = s.cause_ps[size_t(c)];
+      return fmt::format("{} ({})", format_ms(ms(ps)), format_pct(s.idle_ps() ? 100.0 * double(ps) / double(s.idle_ps()) : 0));
+    };
+    t.add_row({std::to_string(s.device_ordinal), std::to_string(s.stream_id), format_ms(ms(s.idle_ps())),
+               cell(IdleCause::kHostWait), cell(IdleCause::kKernelWait), cell(IdleCause::kOther)});
+  }
+  out += t.render();
+  if (!idle.largest.empty()) {
+    out += "\n  Longest gaps\n";
+    TextTable g({"stream", "at", "length", "cause", "work after it", "launched by"},
+                {true, true, true, false, false, false}, 48);
+    for (size_t i = 0; i < idle.largest.size(); ++i) {
+      const IdleGap& gap = idle.largest[i];
+      g.add_row({std::to_string(idle.streams[gap.stream].stream_id), format_ms(ms(gap.begin_ps)),
+                 format_ms(ms(gap.length_ps)), std::string(idle_cause_key(gap.cause)), h.gap_next_names[i],
+                 h.gap_launch_ops[i].empty() ? "-" : h.gap_launch_ops[i]});
+    }
+    out += g.render();
+  }
+  out += "\n";
+}
+
+void overlap_text(const CommComputeOverlap& o, std::string& out) {
+  if (const auto pct = o.overlap_pct())
+    out += fmt::format(
+        "  Communication/computation overlap: {} of the {} of communication runs beside computation; {} overlaps "
+        "nothing\n\n",
+        format_pct(*pct), format_ms(ms(o.communication_ps)), format_ms(ms(o.exposed_communication_ps())));
+  else
+    out += "  Communication/computation overlap: no communication kernels\n\n";
+}
+
+void launches_text(const KernelLaunchStats& k, std::string& out) {
+  out += fmt::format(
+      "  Kernel launches: {}; delay from the call's end to the work's start: median {}, mean {}, max {}\n"
+      "  Launch-bound (the work is shorter than its launch call, a call of at most {:.0f} us): {} ({} of GPU work "
+      "for {} of calls); calls over {:.0f} us: {}; delays over {:.0f} us: {}\n",
+      k.launches, us_text(k.median_launch_delay_us), us_text(k.mean_launch_delay_us), us_text(k.max_launch_delay_us),
+      us(kLaunchRuntimeCutoffPs), k.short_kernels, format_ms(ms(k.short_kernels_gpu_ps)),
+      format_ms(ms(k.short_kernels_cpu_ps)), us(kLaunchRuntimeCutoffPs), k.runtime_outliers, us(kLaunchDelayCutoffPs),
+      k.long_delay_kernels);
+  if (!k.short_kernel_names.empty()) {
+    out += "\n  Most frequent launch-bound work\n";
+    TextTable t({"count", "GPU", "calls", "name", "op"}, {true, true, true, false, false}, 48);
+    for (const LaunchedKernelGroup& g : k.short_kernel_names)
+      t.add_row({std::to_string(g.count), format_ms(ms(g.gpu_ps)), format_ms(ms(g.cpu_ps)), g.name,
+                 g.op.empty() ? "-" : g.op});
+    out += t.render();
+  }
+  if (!k.longest_delays.empty()) {
+    out += "\n  Longest launch delays\n";
+    TextTable t({"at", "delay", "call", "GPU", "name", "op"}, {true, true, true, true, false, false}, 48);
+    for (const DelayedLaunch& d : k.longest_delays)
+      t.add_row({format_ms(ms(d.begin_ps)), format_ms(ms(d.delay_ps)), format_ms(ms(d.cpu_ps)), format_ms(ms(d.gpu_ps)),
+                 d.name, d.op.empty() ? "-" : d.op});
+    out += t.render();
+  }
+  out += "\n";
+}
+
+void queue_text(const std::vector<StreamQueueLength>& queue, std::string& out) {
+  out += "  GPU queue length (work launched and not yet started; the trace viewer draws it per stream)\n";
+  TextTable t({"device", "stream", "max", "mean", "mean at changes (HTA)"}, {true, true, true, true, true});
+  for (const StreamQueueLength& q : queue)
+    t.add_row({std::to_string(q.device_ordinal), std::to_string(q.stream_id), std::to_string(q.max),
+               fmt::format("{:.3f}", q.mean), fmt::format("{:.3f}", q.mean_at_changes)});
+  out += t.render() + "\n";
+}
+
+}  // namespace
+
+std::string render_text(const GpuTimeline& t) {
+  std::string out = "GPU timeline\n\n";
+  if (t.hosts.empty()) return out + "  No GPU work was found.\n";
+  for (const HostGpuTimeline& h : t.hosts) {
+    out += fmt::format("Host {} ({})\n\n", h.host, h.scope_note);
+    if (h.breakdown) breakdown_text(*h.breakdown, out);
+    if (h.idle) idle_text(h, out);
+    if (h.overlap) overlap_text(*h.overlap, out);
+    if (h.launches) launches_text(*h.launches, out);
+    if (h.queue) queue_text(*h.queue, out);
+  }
+  return out;
+}
+
+std::string render_text(const StragglerAnalysis& s) {
+  std::string out = "Stragglers\n\n";
+  if (s.ranks.size() < 2 || s.steps.empty()) return out + "  Stragglers need two or more ranks (hosts) with steps.\n";
+  const char* load = s.uses_gpu_compute ? "GPU compute" : "step time";
+  if (s.straggler >= 0) {
+    const StragglerRank& r = s.ranks[size_t(s.straggler)];
+    out += fmt::format("  {} is a straggler: its {} is {} above the other ranks' median; the others wait {} per step "
+                       "for it in collectives.\n\n",
+                       r.host, load, format_pct(s.straggler_vs_median_pct), format_ms(s.others_wait_ms));
+  } else {
+    out += fmt::format("  No rank's {} is {:.0f}% or more above the others'.\n\n", load, kStragglerThresholdPct);
+  }
+  out += "  Ranks (means per step; wait: time in collectives beyond the rank that waits least)\n";
+  TextTable ranks({"rank", "steps", "step", "compute", "communication", "wait", "slowest in"},
+                  {false, true, true, true, true, true, true});
+  for (const StragglerRank& r : s.ranks)
+    ranks.add_row({r.host, std::to_string(r.steps), format_ms(r.step_ms), format_ms(r.compute_ms),
+                   format_ms(r.communication_ms), format_ms(r.wait_ms), std::to_string(r.slowest_in)});
+  out += ranks.render();
+  out += "\n  Steps\n";
+  TextTable steps({"step", "slowest", "its excess", "others wait"}, {true, false, true, true});
+  constexpr size_t kMaxSteps = 20;  // --format json or csv has them all
+  for (size_t i = 0; i < s.steps.size() && i < kMaxSteps; ++i) {
+    const StragglerStep& step = s.steps[i];
+    steps.add_row({std::to_string(step.step_num), s.ranks[step.ranks[step.slowest].rank].host,
+                   format_pct(step.slowest_vs_median_pct), format_ms(ms(step.others_wait_ps))});
+  }
+  out += steps.render();
+  return out;
+}
+
+}  // namespace mlprof::cli
