@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "analysis/framework_op_stats.h"
+#include "analysis/gpu_timeline_tools.h"
 #include "analysis/input_pipeline_analyzer.h"
 #include "analysis/kernel_stats.h"
 #include "analysis/memory_profile.h"
@@ -88,6 +89,11 @@ bool has_kernels(const AnalyzedProfile& p) {
   return false;
 }
 
+constexpr std::string_view kNoGpuWork = "No GPU kernels were found.";
+constexpr std::string_view kRecordGpuWork =
+    "Profile on a machine with an NVIDIA GPU: mlprof records its kernels and their launches through CUPTI, "
+    "PyTorch's profiler with ProfilerActivity.CUDA.";
+
 // The registry: one line per tool, in the order the UI lists them.
 const Tool kTools[] = {
     {"overview_page", "Overview", has_events, kNoEvents, kRecordEvents, {}, overview},
@@ -109,6 +115,20 @@ const Tool kTools[] = {
      "Profile every worker into the same run (one <host>.xplane.pb each), e.g. mlprof capture with the addresses "
      "of all workers.",
      {}, of_steps<PodViewer, compute_pod_viewer>},
+    // The GPU timeline (gpu_timeline_tools.h): Holistic Trace Analysis' and Nsight's questions.
+    {"gpu_time_breakdown", "GPU time breakdown", has_kernels, kNoGpuWork, kRecordGpuWork, kGpuTimelineOptions,
+     gpu_time_breakdown_tool},
+    {"gpu_idle_time", "GPU idle time", has_kernels, kNoGpuWork, kRecordGpuWork, kGpuTimelineOptions, gpu_idle_time_tool},
+    {"comm_compute_overlap", "Communication overlap", has_kernels, kNoGpuWork, kRecordGpuWork, kGpuTimelineOptions,
+     comm_compute_overlap_tool},
+    {"kernel_launch_stats", "Kernel launches", has_kernels, kNoGpuWork, kRecordGpuWork, kGpuTimelineOptions,
+     kernel_launch_stats_tool},
+    {"gpu_queue_length", "GPU queue length", has_kernels, kNoGpuWork, kRecordGpuWork, kGpuTimelineOptions,
+     gpu_queue_length_tool},
+    {"stragglers", "Stragglers", has_several_hosts, "The run has one host.",
+     "Profile every rank into the same run (one trace or <host>.xplane.pb per rank), with step markers "
+     "(PyTorch's ProfilerStep, mlprof::StepTrace).",
+     {}, stragglers_tool},
     {"memory_profile", "Memory profile", has_memory, "No memory events were found.",
      "mlprof records allocator events (mlprof::record_allocation and LibTorch's allocator) at host tracer level 3 "
      "(MLPROF_HOST_TRACER_LEVEL=3); PyTorch's profiler writes them with profile_memory=True.",

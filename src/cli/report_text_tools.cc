@@ -25,6 +25,12 @@ constexpr TextRenderer kRenderers[] = {
     {"tf_data_bottleneck_analysis", text_of<analysis::TfDataBottleneckAnalysis>},
     {"kernel_stats", text_of<analysis::KernelStatsTable>},
     {"pod_viewer", text_of<analysis::PodViewer>},
+    {"gpu_time_breakdown", text_of<analysis::GpuTimeline>},
+    {"gpu_idle_time", text_of<analysis::GpuTimeline>},
+    {"comm_compute_overlap", text_of<analysis::GpuTimeline>},
+    {"kernel_launch_stats", text_of<analysis::GpuTimeline>},
+    {"gpu_queue_length", text_of<analysis::GpuTimeline>},
+    {"stragglers", text_of<analysis::StragglerAnalysis>},
     {"memory_profile", text_of<analysis::MemoryProfile>},
     {"trace_viewer", text_of<analysis::TraceViewerLink>},
 };
