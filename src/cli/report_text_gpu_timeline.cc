@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "analysis/units.h"
 #include "cli/report_text.h"
 #include "cli/report_text_table.h"
 
@@ -9,8 +10,6 @@ using namespace analysis;
 
 namespace {
 
-double ms(int64_t ps) { return double(ps) / 1e9; }
-double us(int64_t ps) { return double(ps) / 1e6; }
 std::string us_text(double v) { return fmt::format("{:.1f} us", v); }
 
 void breakdown_text(const GpuTimeBreakdown& b, std::string& out) {
