@@ -104,6 +104,15 @@ test('trace viewer: tracks, zoom, details and search', () =>
     );
     assert.ok(summary.length >= 1, 'the range holds events');
     assert.ok(summary.every((r) => Number(r[1].replace(/,/g, '')) >= 1 && /\d (ps|ns|µs|ms|s)$/.test(r[2])), JSON.stringify(summary));
+    assert.equal(await page.locator('[data-testid="range-summary"]').getAttribute('data-tracks'), '0'); // from a header: every track
+    // Across the input loader's track only: its events alone, as Perfetto's area selection.
+    const loaderBox = await page.locator('.trace-track-label', { hasText: /^input_loader$/ }).boundingBox();
+    const canvasBox = await page.locator('.trace-canvas').boundingBox();
+    await shiftDrag(page, 100, 300, loaderBox.y - canvasBox.y + 5);
+    await page.waitForSelector('[data-testid="range-summary"][data-tracks="1"]');
+    assert.match(await page.locator('[data-testid="range-summary"] p').textContent(), / on input_loader · /);
+    const loaderNames = await page.locator('table[aria-label="Events in the selected range"] tbody td.name').allTextContents();
+    assert.ok(loaderNames.length >= 1 && !loaderNames.includes('train'), JSON.stringify(loaderNames));
 
   }));
 

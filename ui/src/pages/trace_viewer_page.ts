@@ -27,8 +27,8 @@ import {
 } from '../trace/trace_api';
 import { clampRange, formatPs, formatRange, zoomRange, type TimeRange } from '../trace/time_scale';
 import { covers, rangeToFetch, type FetchedRange } from '../trace/viewport_plan';
-import { formatCollapsed, parseCollapsed, rememberOption } from '../trace/collapsed_tracks';
-import { EMPTY_LAYOUT, hitAt, layoutOf, type Layout } from '../trace/trace_layout';
+import { formatCollapsed, parseCollapsed, rememberOption, trackKey } from '../trace/collapsed_tracks';
+import { EMPTY_LAYOUT, hitAt, layoutOf, linesInBand, type Layout } from '../trace/trace_layout';
 import { drawAxis, formatCounter, sizeCanvas, TimelinePainter } from '../trace/trace_drawing';
 import { rangeSummaryView } from '../trace/trace_range_summary';
 import { drawFlows } from '../trace/trace_flows_drawing';
@@ -229,7 +229,7 @@ class TraceViewer {
           this.showMeasure();
           this.scheduleDraw();
         },
-        measured: () => void this.summarizeRange(),
+        measured: (y0, y1) => void this.summarizeRange(linesInBand(this.layout, y0 + this.canvasTop, y1 + this.canvasTop)),
         select: (event) => void this.select(event),
         tooltip: (text, clientX, clientY) => this.showTooltip(text, clientX, clientY),
         names: () => this.reply?.names ?? {},
@@ -412,17 +412,19 @@ class TraceViewer {
   }
 
   // The selected range's events per name, from the server (merged boxes included).
-  private async summarizeRange(): Promise<void> {
+  // `lines`: the tracks the selection crossed (none: every track).
+  private async summarizeRange(lines: number[]): Promise<void> {
     const range = this.measure;
     if (!range || range.start === range.end) return;
     const token = ++this.summaryToken;
     const r = { start: Math.min(range.start, range.end), end: Math.max(range.start, range.end) };
     showDetailsMessage(this.details, 'Summing up the range…');
     try {
-      const summary = await fetchRangeSummary(this.ctx.run, this.ctx.host, r, []);
+      const summary = await fetchRangeSummary(this.ctx.run, this.ctx.host, r, lines);
       if (this.disposed || token !== this.summaryToken) return;
       clear(this.details);
-      this.details.append(rangeSummaryView(summary));
+      const names = new Map(this.layout.labels.map((l) => [l.key, l.text]));
+      this.details.append(rangeSummaryView(summary, lines.map((line) => names.get(trackKey(line)) ?? `line ${line}`)));
     } catch (e) {
       showDetailsMessage(this.details, `Could not sum up the range: ${(e as Error).message}`);
     }

@@ -14,7 +14,7 @@ export interface InputHost {
   hit(x: number, y: number): Hit | null; // x, y: CSS pixels on the canvas
   measuring(): boolean; // measure mode is on
   setMeasure(r: TimeRange | null): void;
-  measured(): void; // a range selection ended
+  measured(y0: number, y1: number): void; // a range selection ended; the band it crossed (canvas y)
   select(event: number): void;
   tooltip(text: string | null, clientX: number, clientY: number): void;
   names(): Record<string, string>;
@@ -80,6 +80,7 @@ function drag(host: InputHost, down: MouseEvent, on: Listen): void {
   if (down.button !== 0) return;
   down.preventDefault();
   const startX = down.offsetX;
+  const startY = down.offsetY;
   const startView = host.view();
   const measuring = down.shiftKey || host.measuring();
   const psOf = (x: number) => startView.start + (x / host.plotWidth()) * (startView.end - startView.start);
@@ -101,7 +102,7 @@ function drag(host: InputHost, down: MouseEvent, on: Listen): void {
     stopMove();
     stopUp();
     if (moved) {
-      if (measuring) host.measured();
+      if (measuring) host.measured(startY, e.clientY - rect.top);
       return;
     }
     const found = host.hit(e.clientX - rect.left, e.clientY - rect.top);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TraceSection, TraceViewport } from './trace_api';
-import { layoutOf, sectionOrder } from './trace_layout';
+import { layoutOf, linesInBand, sectionOrder } from './trace_layout';
 
 const section = (name: string, kind: TraceSection['kind'], lines: number[] = [], empty?: string): TraceSection => ({
   name,
@@ -33,5 +33,14 @@ describe('trace layout', () => {
     // An empty device is a header that does not fold.
     const empty = layoutOf({ sections: [section('/device:GPU:1', 'device', [], 'no events')] } as unknown as TraceViewport, new Set(['s0']));
     expect(empty.labels[0]).toMatchObject({ text: '/device:GPU:1 (no events)', foldable: false, collapsed: false });
+  });
+
+  it('finds the tracks a band crosses', () => {
+    const reply = { sections: [section('/host:CPU', 'host', [1, 2, 3])] } as unknown as TraceViewport;
+    const layout = layoutOf(reply, new Set());
+    const [, t1, t2] = layout.labels; // the header, then tracks 1 and 2
+    expect(linesInBand(layout, t1.y + 2, t1.y + 5)).toEqual([1]);
+    expect(linesInBand(layout, t1.y + 5, t2.y + 5)).toEqual([1, 2]);
+    expect(linesInBand(layout, 1, 3)).toEqual([]); // the header alone
   });
 });

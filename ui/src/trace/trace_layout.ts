@@ -188,3 +188,14 @@ export function hitAt(layout: Layout, t: number, y: number, slack: number): Hit 
     if (t >= start - slack && t <= start + dur + slack) return { start, dur, count };
   return null;
 }
+
+// The lines of the tracks a vertical band (layout y) crosses, as Perfetto's area selection
+// takes the tracks under it; none when it crosses only headers and counters.
+export function linesInBand(layout: Layout, y0: number, y1: number): number[] {
+  const top = Math.min(y0, y1);
+  const bottom = Math.max(y0, y1);
+  const lines: number[] = [];
+  for (const l of layout.labels)
+    if (l.kind === 'track' && l.y <= bottom && l.y + l.height >= top) lines.push(Number(l.key.slice(1)));
+  return lines;
+}
