@@ -15,6 +15,7 @@ pages ahead of the writers) and wall time. A round runs 60 steps: a session span
   with mlprof.Trace        an enabled Trace against torch.profiler.record_function while
                            torch.profiler records (target <= 0.5x), and a disabled Trace (no
                            session) against an empty loop (target <= 100 ns).
+  python tracer            what python_tracer_level=1 adds to a Python function call.
   same ops                 each profiler on 5 steps of the same loop: op names and counts must
                            be equal (PyTorch folds some calls nested in a call of the same name:
                            those are allowed for) and the ops' total self time within 10 %.
@@ -209,6 +210,24 @@ def op_table(run_dir: str) -> Dict[str, List[float]]:
     return {row["operation"]: [row["occurrences"], row["total_self_time_ms"]] for row in stats["ops"]}
 
 
+def python_call_cost(scratch: str) -> Dict[str, float]:
+    """What python_tracer_level=1 adds to a call of a small Python function."""
+    def small() -> int:
+        return 1
+
+    def calls(n: int) -> None:
+        for _ in range(n):
+            small()
+
+    costs: Dict[str, List[float]] = {"none": [], "traced": []}
+    for r in range(ROUNDS):
+        costs["none"].append(cpu_ns_per(TRACE_LOOPS, calls))
+        mlprof.start(os.path.join(scratch, "python"), python_tracer_level=1, run_name=f"round{r}")
+        costs["traced"].append(cpu_ns_per(TRACE_LOOPS, calls))
+        mlprof.stop()
+    return {k: statistics.median(v) for k, v in costs.items()}
+
+
 def same_ops(scratch: str) -> List[str]:
     """Each profiler on 5 steps of the same loop, in turns over rounds; returns what differs."""
     steps = make_loop()
@@ -275,6 +294,9 @@ def main() -> int:
         print(f"with mlprof.Trace: enabled {t['enabled']:.0f} ns vs torch.profiler.record_function "
               f"{t['record_function']:.0f} ns -> {t['enabled'] / t['record_function']:.3f}x (target <= 0.5x); "
               f"disabled {t['disabled']:.0f} ns (target <= 100 ns)")
+        c = python_call_cost(scratch)
+        print(f"python_tracer_level=1: a call of a small Python function {c['none']:.0f} ns, "
+              f"+{c['traced'] - c['none']:.0f} ns traced")
         problems = same_ops(scratch)
     for p in problems:
         print(f"  differs: {p}")
