@@ -217,6 +217,24 @@ describe('every tool reachable', () => {
       assert.equal(await page.locator('.tool-nav a[aria-current="page"]').count(), 1);
     }, 'real_captured_no_gpu');
   });
+
+  test('GPU timeline pages: bars for shares, a table per part, the scope picker; stragglers of two ranks', async () => {
+    for (const tool of ['gpu_time_breakdown', 'gpu_idle_time', 'comm_compute_overlap', 'kernel_launch_stats', 'gpu_queue_length'])
+      await visit(`#run=resnet_gpu&tool=${tool}`, async (page) => {
+        await ready(page);
+        assert.ok((await page.locator('.panel').count()) > 0, `${tool}: no panel`);
+        assert.equal(await page.locator('#gpu-scope-select').inputValue(), 'hta');
+      }, `real_pytorch_${tool}`);
+    await visit('#run=resnet_gpu&tool=gpu_idle_time&scope=steps', async (page) => {
+      await ready(page);
+      assert.equal(await page.locator('#gpu-scope-select').inputValue(), 'steps');
+      assert.ok((await page.locator('.bar-list[aria-label^="Idle time of stream"]').count()) > 0);
+    }, 'real_pytorch_gpu_idle_time_steps');
+    await visit('#run=two_ranks&tool=stragglers', async (page) => {
+      await ready(page);
+      assert.equal(await page.locator('table[aria-label="Ranks"] tbody tr').count(), 2);
+    }, 'real_two_ranks_stragglers');
+  });
 });
 
 describe('guidance', () => {

@@ -6,6 +6,8 @@
 import type { ToolPage } from './tool_page';
 import { frameworkOpStatsPage, type FrameworkOpStatsData } from './framework_op_stats_page';
 import { genericPage } from './generic_page';
+import { gpuTimelinePage, type GpuTimelineData } from './gpu_timeline_page';
+import { stragglersPage, type StragglersData } from './gpu_timeline_page';
 import { inputPipelinePage, type InputPipelineData } from './input_pipeline_page';
 import { memoryProfilePage, type MemoryProfileData } from './memory_profile_page';
 import { kernelStatsPage, type KernelStatsData } from './kernel_stats_page';
@@ -22,6 +24,12 @@ const pages: Record<string, ToolPage> = {
   memory_profile: memoryProfilePage,
   kernel_stats: kernelStatsPage,
   pod_viewer: podViewerPage,
+  gpu_time_breakdown: gpuTimelinePage,
+  gpu_idle_time: gpuTimelinePage,
+  comm_compute_overlap: gpuTimelinePage,
+  kernel_launch_stats: gpuTimelinePage,
+  gpu_queue_length: gpuTimelinePage,
+  stragglers: stragglersPage,
   trace_viewer: traceViewerPage,
 };
 
@@ -37,6 +45,12 @@ export interface ToolData {
   memory_profile: MemoryProfileData;
   kernel_stats: KernelStatsData;
   pod_viewer: PodViewerData;
+  gpu_time_breakdown: GpuTimelineData;
+  gpu_idle_time: GpuTimelineData;
+  comm_compute_overlap: GpuTimelineData;
+  kernel_launch_stats: GpuTimelineData;
+  gpu_queue_length: GpuTimelineData;
+  stragglers: StragglersData;
 }
 
 export function pageFor(tool: string): ToolPage {
