@@ -1,5 +1,5 @@
-// The GPU timeline analyses at scale (issue targets: all of them on the 2.2 M-event PyTorch
-// trace in ≤ 0.5 s beyond the load). Writes ten time-shifted copies of df_index_resolver (as
+// The GPU timeline analyses at scale (the target: all of them on the 2.2 M-event PyTorch trace
+// in ≤ 0.5 s beyond the load). Writes ten time-shifted copies of df_index_resolver (as
 // HTA was measured on) in its build folder, loads them, then times the step grouping the
 // tools share, and each timeline analysis: the GPU timeline tools over HTA's scope and over
 // the steps, stragglers, and the advice rules. One line each:

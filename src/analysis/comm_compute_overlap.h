@@ -1,4 +1,4 @@
-// Communication/computation overlap (DESIGN.md §5.9, issue item 3): the share of communication
+// Communication/computation overlap (docs/ARCHITECTURE.md §5.9): the share of communication
 // time (union of communication work) during which computation work runs, as Holistic Trace
 // Analysis' CommunicationAnalysis.get_comm_comp_overlap computes it (copies and sets play no
 // part), and the communication time that overlaps no computation.

@@ -1,4 +1,4 @@
-// The GPU work of each host (rank) that the timeline analyses read (DESIGN.md §5.9): every
+// The GPU work of each host (rank) that the timeline analyses read (docs/ARCHITECTURE.md §5.9): every
 // kernel, copy and set on a device stream, with its kind (gpu_work_kind.h) and the runtime call
 // on the host that launched it (joined by correlation id), limited to a scope:
 //   - kHtaScope (the default): what Holistic Trace Analysis looks at, the whole profile less

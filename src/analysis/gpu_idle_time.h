@@ -1,4 +1,4 @@
-// Why a GPU stream is idle (DESIGN.md §5.9, issue item 2), with Holistic Trace Analysis'
+// Why a GPU stream is idle (docs/ARCHITECTURE.md §5.9), with Holistic Trace Analysis'
 // rules (BreakdownAnalysis._analyze_idle_time_for_stream, HTA 0.6.1). On each stream, work
 // sorted by start, the gap before an item is its start minus the end of the item before it:
 //   - host wait: the runtime call that launched the item began after the previous item ended

@@ -1,4 +1,4 @@
-// GPU queue length per stream (DESIGN.md §5.9, issue item 6): work launched by the host and
+// GPU queue length per stream (docs/ARCHITECTURE.md §5.9): work launched by the host and
 // not yet started on the stream, as Holistic Trace Analysis' TraceCounters counts it (+1 at
 // the launch call's start, −1 when the work starts). Per stream: the maximum, the time-weighted
 // mean over the time from the first to the last change, and HTA's own "mean" (pandas describe()

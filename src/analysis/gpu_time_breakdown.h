@@ -1,4 +1,4 @@
-// GPU time breakdown (DESIGN.md §5.9, issue item 1): of the time from the first to the last GPU
+// GPU time breakdown (docs/ARCHITECTURE.md §5.9): of the time from the first to the last GPU
 // activity of a host (or of its step windows), the share the GPU was idle, computing, and busy
 // with anything else (communication, copies and sets); and the time of each work kind per
 // device and stream. HTA's BreakdownAnalysis.get_temporal_breakdown: idle = span − union of all

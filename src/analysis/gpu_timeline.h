@@ -1,4 +1,4 @@
-// The GPU timeline tools (DESIGN.md §5.9): per host (rank), the GPU time breakdown, idle time by
+// The GPU timeline tools (docs/ARCHITECTURE.md §5.9): per host (rank), the GPU time breakdown, idle time by
 // cause, communication/computation overlap, kernel launch statistics and queue length, each
 // computed from one collection of the host's GPU work (gpu_activity.h). Each registry tool asks
 // for its part; the JSON form has `hosts[]` with `host` and a key per part.

@@ -1,4 +1,4 @@
-// Kernel launch statistics (DESIGN.md §5.9, issue item 4), as Holistic Trace Analysis'
+// Kernel launch statistics (docs/ARCHITECTURE.md §5.9), as Holistic Trace Analysis'
 // CudaKernelAnalysis.cuda_kernel_launch_stats (HTA 0.6.1) defines them: each GPU item joined
 // with the runtime call that launched it; the call's CPU time against the item's GPU time;
 // the launch delay = the item's start − the end of its call (0 when negative). Flags, with

@@ -1,4 +1,4 @@
-// Stragglers across the ranks (hosts) of a run (DESIGN.md §5.9, issue item 5): per step that
+// Stragglers across the ranks (hosts) of a run (docs/ARCHITECTURE.md §5.9): per step that
 // several ranks ran (matched by step number), each rank's step time, GPU compute time (union
 // of computation work in its step window), communication time, and the time it waited in
 // collectives for the others. In a collective every rank finishes together, so the rank that

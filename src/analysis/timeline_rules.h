@@ -1,6 +1,6 @@
-// Advice from rules on the GPU timeline, like Nsight Systems' expert system (DESIGN.md §5.9,
-// issue item 7). Each rule looks at the analysed steps (the whole profile without steps) and,
-// when it fires, says how much time is at stake and which op causes it:
+// Advice from rules on the GPU timeline, like Nsight Systems' expert system
+// (docs/ARCHITECTURE.md §5.9). Each rule looks at the analysed steps (the whole profile without
+// steps) and, when it fires, says how much time is at stake and which op causes it:
 //   - synchronous copies: cudaMemcpy-style calls that block the host, and copies from
 //     pageable host memory (the host waits for them too), in the steps;
 //   - many tiny kernels: most launches run shorter on the GPU than their launch call takes;
