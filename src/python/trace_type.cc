@@ -347,33 +347,32 @@ constexpr const char* kStepTraceDoc =
     "A training step marker: the same as Trace(name, step_num=step, _r=1). Put the code that fetches\n"
     "the batch inside the step, so that waiting for input counts in the step.";
 
-PyTypeObject TraceType = [] {
+// A static type holding TraceObjects, as PyVarObject_HEAD_INIT would start it.
+PyTypeObject trace_object_type(const char* name, const char* doc, newfunc make, vectorcallfunc call) {
   PyTypeObject t = {};
-  Py_SET_REFCNT(reinterpret_cast<PyObject*>(&t), 1);  // a static type, as PyVarObject_HEAD_INIT makes it
-  t.tp_name = "mlprof.Trace";
+  Py_SET_REFCNT(reinterpret_cast<PyObject*>(&t), 1);
+  t.tp_name = name;
+  t.tp_doc = doc;
   t.tp_basicsize = sizeof(TraceObject);
   t.tp_dealloc = trace_dealloc;
-  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
-  t.tp_doc = kTraceDoc;
+  t.tp_flags = Py_TPFLAGS_DEFAULT;
+  t.tp_new = make;
+  t.tp_vectorcall = call;
+  return t;
+}
+
+PyTypeObject TraceType = [] {
+  PyTypeObject t = trace_object_type("mlprof.Trace", kTraceDoc, trace_new, trace_vectorcall);
+  t.tp_flags |= Py_TPFLAGS_BASETYPE;
   t.tp_methods = trace_methods;
   t.tp_getset = trace_getset;
-  t.tp_new = trace_new;
   t.tp_call = trace_call;
-  t.tp_vectorcall = trace_vectorcall;
   return t;
 }();
 
 PyTypeObject StepTraceType = [] {
-  PyTypeObject t = {};
-  Py_SET_REFCNT(reinterpret_cast<PyObject*>(&t), 1);  // a static type, as PyVarObject_HEAD_INIT makes it
-  t.tp_name = "mlprof.StepTrace";
-  t.tp_basicsize = sizeof(TraceObject);
-  t.tp_dealloc = trace_dealloc;
-  t.tp_flags = Py_TPFLAGS_DEFAULT;
-  t.tp_doc = kStepTraceDoc;
-  t.tp_base = &TraceType;
-  t.tp_new = step_trace_new;
-  t.tp_vectorcall = step_trace_vectorcall;
+  PyTypeObject t = trace_object_type("mlprof.StepTrace", kStepTraceDoc, step_trace_new, step_trace_vectorcall);
+  t.tp_base = &TraceType;  // its methods and properties
   return t;
 }();
 
