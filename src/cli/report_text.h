@@ -36,4 +36,8 @@ std::string render_text(const analysis::StragglerAnalysis& stragglers);
 // text rendering prints its JSON.
 std::string render_tool_text(std::string_view tool_id, const analysis::ToolResult& result);
 
+// What the registry says of a tool without data (why not, how to get some) as an indented
+// paragraph, for the renderers to print where the result is empty.
+std::string no_data_note(std::string_view tool_id);
+
 }  // namespace mlprof::cli

@@ -42,10 +42,7 @@ std::string render_summary(const MemorySummary& s, size_t timeline_points) {
 std::string render_text(const MemoryProfile& m, size_t max_rows) {
   std::string out = fmt::format("Memory profile ({} memor{})\n", m.memory_ids.size(), m.memory_ids.size() == 1 ? "y" : "ies");
   if (m.memory_ids.empty()) {
-    out += "\n  No memory events were found. mlprof records allocator events (mlprof::record_allocation and\n"
-           "  LibTorch's allocator) at host tracer level 3 (MLPROF_HOST_TRACER_LEVEL=3); PyTorch's profiler\n"
-           "  writes them with profile_memory=True.\n";
-    return out;
+    return out + no_data_note("memory_profile");
   }
   for (const std::string& w : m.warnings) out += "  Warning: " + w + "\n";
   for (const MemoryIdProfile& id : m.memory_ids) {

@@ -35,7 +35,7 @@ std::string render_text(const FrameworkOpStats& s, size_t max_rows) {
     out += table.render();
     if (count > max_rows) out += fmt::format("  ... {} more (see --format csv)\n", count - max_rows);
   }
-  if (s.rows.empty()) out += "\n  No ops were found.\n";
+  if (s.rows.empty()) out += no_data_note("framework_op_stats");
   return out;
 }
 

@@ -10,9 +10,7 @@ using namespace analysis;
 std::string render_text(const TfDataBottleneckAnalysis& a) {
   std::string out = "Input pipeline bottleneck analysis\n";
   if (a.pipelines.empty()) {
-    out += "\n  No input pipelines were found: name the input stages tf.data-style, e.g.\n"
-           "  Iterator::Prefetch on the training thread and Iterator::Prefetch::Map::FileRead on loader threads.\n";
-    return out;
+    return out + no_data_note("tf_data_bottleneck_analysis");
   }
   const InputPipeline& worst = a.pipelines.front();
   if (worst.bottleneck >= 0) {

@@ -128,6 +128,26 @@ TEST_F(ToolListTest, EveryToolRunsFromTheCommandInEachFormat) {
   }
 }
 
+TEST_F(ToolListTest, TheCommandSaysWhatTheServerSaysOfAToolWithoutData) {
+  // The fixture has no GPU kernels, no allocator events: the text is the registry's reason and
+  // how to get the data, the same sentences the sidebar shows.
+  auto words = [](const std::string& text) {
+    std::istringstream in(text);
+    std::string out;
+    for (std::string w; in >> w;) out += (out.empty() ? "" : " ") + w;
+    return out;
+  };
+  const json served = tools("healthy", "trainer");
+  for (const char* id : {"kernel_stats", "memory_profile"}) {
+    const auto r = run_mlprof("report " + q(*logdir_) + " --run healthy --host trainer --tool " + id);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json& t = tool(served, id);
+    EXPECT_NE(words(r.out).find(t["reason"].get<std::string>() + " " + t["how_to_get"].get<std::string>()),
+              std::string::npos)
+        << id << ":\n" << r.out;
+  }
+}
+
 TEST_F(ToolListTest, OptionsAreCheckedTheSameWayFromBothSides) {
   // A value the option does not take.
   EXPECT_EQ(run_mlprof("report " + q(*logdir_) + " --tool memory_profile --sort size").exit_code, 1);
