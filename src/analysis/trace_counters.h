@@ -3,7 +3,8 @@
 //    the launch call's start, −1 when its kernel or copy starts), as Holistic Trace Analysis'
 //    queue length counts it: the GPU queue length analysis (gpu_queue_length.h) over the whole
 //    profile.
-//  - Memory in use per allocator (stack + heap), from the memory profile's timeline.
+//  - Memory in use per allocator (stack + heap), from the memory profile's timeline; in its
+//    device's section when its name gives the device ("GPU_4_bfc", "cuda:1").
 #pragma once
 
 #include <cstdint>

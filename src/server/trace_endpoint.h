@@ -19,7 +19,7 @@
 //       {"events", "distinct_names", "names": [{"name", "count", "total_ps"}]} (trace_range_summary.h)
 //   GET /api/trace/counters?run=&host=   {"counters": [{"name", "section", "unit", "points": [[t_ps, value]]}]}
 //       (trace_counters.h: GPU queue length per stream, in its device's section; memory in use
-//       per allocator, "section" "")
+//       per allocator, in its device's section when its name gives one, else "section" "")
 //   GET /api/trace/search?run=&host=&q=[&limit=]   {"total", "events": [{"event", "name", "line", "start_ps", "duration_ps"}]}
 #pragma once
 
