@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include <algorithm>
 #include <mutex>
@@ -15,10 +16,23 @@
 namespace mlprof::capture {
 namespace {
 
-// How far ahead of the chunks taken pages are committed, and how close writers may come to
-// the committed end before they wake the populater: 16 MiB and 8 MiB.
-constexpr uint32_t kPopulateAheadChunks = 256;
-constexpr uint32_t kPopulateLowWaterChunks = 128;
+// How far ahead of the chunks taken pages are committed: from 1 MiB, doubled while writers
+// keep asking within kGrowWithinNs (up to 64 MiB), halved after a quiet second, so a slow
+// writer holds little memory beyond its events and a fast one is never caught up with.
+constexpr uint32_t kMinAheadChunks = 16;
+constexpr uint32_t kMaxAheadChunks = 1024;
+constexpr int64_t kGrowWithinNs = 50'000'000;
+constexpr int64_t kShrinkAfterNs = 1'000'000'000;
+// Committed in steps of 2 MiB, each made usable at once.
+constexpr uint32_t kCommitStepChunks = 32;
+// A chunk given back by an exiting thread is worth keeping when this much is left.
+constexpr uint32_t kMinGiveBackBytes = 4096;
+
+int64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
 
 // Arenas released while threads were still attached, waiting to be unmapped; and control
 // blocks whose mapping is gone, for the next arenas.
@@ -41,7 +55,7 @@ __attribute__((constructor)) void hold_released_arenas_across_fork() {
 
 }  // namespace
 
-Arena* Arena::create(uint64_t session_id, uint64_t max_bytes, void (*wake_populater)()) {
+Arena* Arena::create(uint64_t session_id, uint64_t max_bytes, void (*wake_committer)()) {
   const uint64_t chunks = std::min<uint64_t>(max_bytes / kChunkBytes, UINT32_MAX / 2);
   char* base = nullptr;
   if (chunks > 0) {
@@ -49,8 +63,9 @@ Arena* Arena::create(uint64_t session_id, uint64_t max_bytes, void (*wake_popula
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return nullptr;
     base = static_cast<char*>(p);
-    // Huge pages: 512 times fewer faults and TLB entries for a buffer written end to end.
-    madvise(base, chunks * kChunkBytes, MADV_HUGEPAGE);
+    // Small pages whatever the system's setting: pages are committed ahead of the writers
+    // anyway, and memory held beyond the events then grows by 4 KiB, not 2 MiB.
+    madvise(base, chunks * kChunkBytes, MADV_NOHUGEPAGE);
   }
   Arena* arena = nullptr;
   {
@@ -66,22 +81,28 @@ Arena* Arena::create(uint64_t session_id, uint64_t max_bytes, void (*wake_popula
     if (base != nullptr) munmap(base, chunks * kChunkBytes);
     return nullptr;
   }
-  arena->reset(session_id, base, uint32_t(chunks), wake_populater);
+  arena->reset(session_id, base, uint32_t(chunks), wake_committer);
+  arena->commit_ahead();  // the first chunks, before any writer can ask
   return arena;
 }
 
 // A thread that read the block's address for an earlier session may call attach() at any
 // time: it either sees the block closed, or open with the new session's id and fields.
-void Arena::reset(uint64_t session_id, char* base, uint32_t num_chunks, void (*wake_populater)()) noexcept {
+void Arena::reset(uint64_t session_id, char* base, uint32_t num_chunks, void (*wake_committer)()) noexcept {
   session_id_.store(session_id, std::memory_order_relaxed);
   base_ = base;
   num_chunks_ = num_chunks;
-  wake_populater_ = wake_populater;
+  wake_committer_ = wake_committer;
   next_chunk_.store(0, std::memory_order_relaxed);
+  given_back_.store(0, std::memory_order_relaxed);
   dropped_without_chunk_.store(0, std::memory_order_relaxed);
-  populated_chunks_.store(0, std::memory_order_relaxed);
-  populate_wanted_.store(false, std::memory_order_relaxed);
-  populate_failed_.store(false, std::memory_order_relaxed);
+  committed_.store(0, std::memory_order_relaxed);
+  ahead_ = kMinAheadChunks;
+  low_water_.store(kMinAheadChunks / 2, std::memory_order_relaxed);
+  last_wanted_ns_ = 0;
+  commit_wanted_.store(false, std::memory_order_relaxed);
+  commit_failed_.store(false, std::memory_order_relaxed);
+  committed_by_writers_.store(0, std::memory_order_relaxed);
   unmapped_ = false;
   open_.store(true, std::memory_order_seq_cst);
 }
@@ -100,29 +121,67 @@ bool Arena::attach() noexcept {
 void Arena::detach() noexcept { attached_.fetch_sub(1, std::memory_order_release); }
 
 ChunkHeader* Arena::take_chunk() noexcept {
+  // A chunk an exited thread gave back: its pages are there already.
+  uint64_t head = given_back_.load(std::memory_order_acquire);
+  while (uint32_t(head) != 0) {
+    ChunkHeader* c = chunk(uint32_t(head) - 1);
+    const uint64_t next = ((head >> 32) + 1) << 32 | c->next_free.load(std::memory_order_relaxed);
+    if (given_back_.compare_exchange_weak(head, next, std::memory_order_acquire, std::memory_order_acquire)) return c;
+  }
+  return take_fresh_chunk();
+}
+
+ChunkHeader* Arena::take_fresh_chunk() noexcept {
   const uint32_t index = next_chunk_.fetch_add(1, std::memory_order_relaxed);
   // A thread that gets null stops asking for this session, so the counter cannot wrap.
   if (index >= num_chunks_) return nullptr;
-  if (wake_populater_ != nullptr && !populate_failed_.load(std::memory_order_relaxed) &&
-      index + kPopulateLowWaterChunks >= populated_chunks_.load(std::memory_order_relaxed) &&
-      !populate_wanted_.exchange(true, std::memory_order_relaxed)) {
-    wake_populater_();
+  const uint32_t committed = committed_.load(std::memory_order_acquire);
+  if (index >= committed && !commit_failed_.load(std::memory_order_relaxed)) {
+    // The committer is behind: one call for the chunk's pages rather than a fault per page.
+    if (commit(index, index + 1)) committed_by_writers_.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (wake_committer_ != nullptr && index + low_water_.load(std::memory_order_relaxed) >= committed &&
+      !commit_wanted_.exchange(true, std::memory_order_relaxed)) {
+    wake_committer_();
   }
   return chunk(index);
 }
 
-void Arena::populate_ahead() noexcept {
-  populate_wanted_.store(false, std::memory_order_relaxed);
-  if (populate_failed_.load(std::memory_order_relaxed) || base_ == nullptr) return;
-  const uint32_t from = populated_chunks_.load(std::memory_order_relaxed);
-  const uint32_t to = std::min(num_chunks_, chunks_taken() + kPopulateAheadChunks);
-  if (to <= from) return;
-  if (madvise(base_ + uint64_t(from) * kChunkBytes, uint64_t(to - from) * kChunkBytes,
-              MADV_POPULATE_WRITE) != 0) {
-    populate_failed_.store(true, std::memory_order_relaxed);  // an older kernel, or memory pressure: writers fault as needed
-    return;
+void Arena::give_back(ChunkHeader* c) noexcept {
+  if (kChunkBytes - c->published.load(std::memory_order_relaxed) < kMinGiveBackBytes) return;
+  const uint32_t index = uint32_t((reinterpret_cast<char*>(c) - base_) / kChunkBytes);
+  uint64_t head = given_back_.load(std::memory_order_relaxed);
+  do {
+    c->next_free.store(uint32_t(head), std::memory_order_relaxed);
+  } while (!given_back_.compare_exchange_weak(head, (head >> 32) << 32 | (index + 1), std::memory_order_release,
+                                              std::memory_order_relaxed));
+}
+
+bool Arena::commit(uint32_t from, uint32_t to) noexcept {
+  if (madvise(base_ + uint64_t(from) * kChunkBytes, uint64_t(to - from) * kChunkBytes, MADV_POPULATE_WRITE) == 0) {
+    return true;
   }
-  populated_chunks_.store(to, std::memory_order_relaxed);
+  commit_failed_.store(true, std::memory_order_relaxed);  // an older kernel, or memory pressure: writers fault as needed
+  return false;
+}
+
+void Arena::commit_ahead() noexcept {
+  if (base_ == nullptr || commit_failed_.load(std::memory_order_relaxed)) return;
+  if (commit_wanted_.exchange(false, std::memory_order_relaxed)) {
+    const int64_t now = monotonic_ns();
+    if (last_wanted_ns_ != 0 && now - last_wanted_ns_ < kGrowWithinNs) ahead_ = std::min(ahead_ * 2, kMaxAheadChunks);
+    else if (last_wanted_ns_ != 0 && now - last_wanted_ns_ > kShrinkAfterNs) ahead_ = std::max(ahead_ / 2, kMinAheadChunks);
+    last_wanted_ns_ = now;
+    low_water_.store(ahead_ / 2, std::memory_order_relaxed);
+  }
+  uint32_t from = committed_.load(std::memory_order_relaxed);
+  const uint32_t to = std::min(num_chunks_, chunks_taken() + ahead_);
+  while (from < to) {
+    const uint32_t step = std::min(to, from + kCommitStepChunks);
+    if (!commit(from, step)) return;
+    committed_.store(step, std::memory_order_release);
+    from = step;
+  }
 }
 
 void Arena::close() noexcept { open_.store(false, std::memory_order_seq_cst); }
@@ -146,7 +205,8 @@ void Arena::release() noexcept {
     released.spare.push_back(this);
     return;
   }
-  if (base_ != nullptr) madvise(base_, uint64_t(chunks_taken()) * kChunkBytes, MADV_DONTNEED);
+  const uint32_t used = std::max(chunks_taken(), committed_.load(std::memory_order_relaxed));
+  if (base_ != nullptr) madvise(base_, uint64_t(used) * kChunkBytes, MADV_DONTNEED);
   released.arenas.push_back(this);
 }
 

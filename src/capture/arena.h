@@ -1,6 +1,9 @@
 // One session's capture memory: max_buffer_bytes of address space, handed out to threads in
-// fixed-size chunks with an atomic bump index. Pages are committed ahead of the chunks taken
-// by the session's thread (populate_ahead), so writers rarely take a page fault themselves.
+// fixed-size chunks. Writers never wait for a page: the session's thread commits pages ahead
+// of the chunks taken (commit_ahead), as far ahead as the writers' recent pace asks; a writer
+// that still outruns it commits its new chunk with one call rather than a fault per page.
+// A thread that exits gives its chunk's free space back (give_back), so threads that come
+// and go share chunks instead of taking one each.
 //
 // Lifetime: a thread attaches (pins the arena) before taking chunks and detaches when it
 // notices the session is gone or exits; the mapping is unmapped only once the session is
@@ -18,9 +21,9 @@ namespace mlprof::capture {
 
 class Arena {
  public:
-  // Null when the address space cannot be reserved. `wake_populater` is called (from a
-  // writer's slow path, at most once per populate_ahead) when writers near the committed end.
-  static Arena* create(uint64_t session_id, uint64_t max_bytes, void (*wake_populater)() = nullptr);
+  // Null when the address space cannot be reserved. `wake_committer` is called (from a
+  // writer's slow path, once per commit_ahead) when writers near the committed end.
+  static Arena* create(uint64_t session_id, uint64_t max_bytes, void (*wake_committer)() = nullptr);
 
   uint64_t session_id() const { return session_id_.load(std::memory_order_relaxed); }
   uint64_t capacity_bytes() const { return uint64_t(num_chunks_) * kChunkBytes; }
@@ -28,14 +31,25 @@ class Arena {
   // Writers. attach() fails once the arena is closed.
   bool attach() noexcept;
   void detach() noexcept;
-  // A fresh chunk for the calling thread, or null when the arena is full.
+  // A chunk for the calling thread, or null when the arena is full: one given back by a
+  // thread that exited (its `published` says where the free space starts), else a fresh one.
   ChunkHeader* take_chunk() noexcept;
+  // A fresh chunk only, or null when the arena is full.
+  ChunkHeader* take_fresh_chunk() noexcept;
+  // An exiting thread's chunk, for the next thread that needs one (when enough is left).
+  void give_back(ChunkHeader* chunk) noexcept;
   // Drops of a thread that never got a chunk.
   void count_drop_without_chunk() noexcept { dropped_without_chunk_.fetch_add(1, std::memory_order_relaxed); }
 
-  // Commits the pages of the next chunks to be taken (MADV_POPULATE_WRITE: the kernel
-  // zeroes them; pages already present are left alone). Call from one thread, before close().
-  void populate_ahead() noexcept;
+  // Commits the pages of the chunks to be taken next, further ahead while writers keep
+  // outrunning it. Call from one thread, before close().
+  void commit_ahead() noexcept;
+  // True when a writer asked for commit_ahead() since it last ran.
+  bool commit_wanted() const noexcept { return commit_wanted_.load(std::memory_order_relaxed); }
+  // Chunks whose pages a writer had to commit itself (the committer was behind).
+  uint32_t chunks_committed_by_writers() const noexcept {
+    return committed_by_writers_.load(std::memory_order_relaxed);
+  }
 
   // The exporter, after close(): chunks [0, chunks_taken()) may hold records.
   void close() noexcept;
@@ -60,21 +74,33 @@ class Arena {
  private:
   Arena() = default;
   // Sets up a new or recycled block for a session; opens it last.
-  void reset(uint64_t session_id, char* base, uint32_t num_chunks, void (*wake_populater)()) noexcept;
+  void reset(uint64_t session_id, char* base, uint32_t num_chunks, void (*wake_committer)()) noexcept;
   bool try_unmap() noexcept;
+  // Commits chunks [from, to); false when the kernel refused.
+  bool commit(uint32_t from, uint32_t to) noexcept;
 
   // Atomic: a block is recycled while a thread that read g_arena long ago may compare it.
   std::atomic<uint64_t> session_id_{0};
   char* base_ = nullptr;
   uint32_t num_chunks_ = 0;
   std::atomic<uint32_t> next_chunk_{0};
+  // Chunks given back by exited threads: a stack of indices linked through
+  // ChunkHeader::next_free, as (pop count << 32 | index + 1) so that a pop never takes a
+  // stale link (ABA); 0 in the low half: empty.
+  std::atomic<uint64_t> given_back_{0};
   std::atomic<bool> open_{false};
   std::atomic<uint32_t> attached_{0};
   std::atomic<uint64_t> dropped_without_chunk_{0};
-  void (*wake_populater_)() = nullptr;
-  std::atomic<uint32_t> populated_chunks_{0};
-  std::atomic<bool> populate_wanted_{false};
-  std::atomic<bool> populate_failed_{false};
+  void (*wake_committer_)() = nullptr;
+  // Chunks [0, committed_) have their pages; writers wake the committer when fewer than
+  // low_water_ chunks are left ahead of them. Only the committer changes ahead_ and last_commit_ns_.
+  std::atomic<uint32_t> committed_{0};
+  std::atomic<uint32_t> low_water_{0};
+  uint32_t ahead_ = 0;
+  int64_t last_wanted_ns_ = 0;
+  std::atomic<bool> commit_wanted_{false};
+  std::atomic<bool> commit_failed_{false};
+  std::atomic<uint32_t> committed_by_writers_{0};
   bool unmapped_ = false;
 };
 

@@ -1,9 +1,11 @@
 // The layout of capture memory, shared by the recorder (writer) and the exporter (reader).
 //
-// Each thread writes into fixed-size chunks it owns. A chunk starts with a ChunkHeader and
-// holds records back to back, 8-byte aligned. A record starts with one word: either the
-// pointer of a literal name (a LiteralRecord; the first page of memory is never mapped, so
-// such a pointer is >= kFirstPointer) or a small RecordKind.
+// Each thread writes into fixed-size chunks it owns, one thread at a time: a thread that
+// exits gives its chunk's free space to the next one that needs a chunk. A chunk starts with
+// a ChunkHeader and holds records back to back, 8-byte aligned; each owner's records follow
+// a ThreadSegmentRecord naming it. A record starts with one word: either the pointer of a
+// literal name (a LiteralRecord; the first page of memory is never mapped, so such a pointer
+// is >= kFirstPointer) or a small RecordKind.
 #pragma once
 
 #include <atomic>
@@ -18,14 +20,8 @@ struct ChunkHeader {
   // Bytes from the chunk's start up to the end of the last complete record. The owner
   // stores it with release after writing a record; the exporter loads it with acquire.
   std::atomic<uint32_t> published;
-  uint32_t tid;                             // the owner's OS thread id
-  std::atomic<uint64_t> dropped;            // events the owner lost once capture memory was full
-  std::atomic<const char*> thread_name;     // set_thread_name() name (kept until the session is written), or null
-  char os_thread_name[16];                  // the OS name when the owner took the chunk
-  // The owner's number in the process: tells apart threads the OS gave the same id, one
-  // after the other, so that each keeps a line of its own.
-  uint32_t thread_serial;
-  uint32_t reserved;
+  std::atomic<uint32_t> next_free;          // while given back: the next one's index + 1 (Arena)
+  std::atomic<uint64_t> dropped;            // events the owners lost once capture memory was full
 };
 static_assert(sizeof(ChunkHeader) % 8 == 0);
 
@@ -34,7 +30,20 @@ constexpr uint64_t kFirstPointer = 4096;
 enum RecordKind : uint64_t {
   kCopiedName = 1,  // CopiedNameRecord + the name's bytes, padded to 8
   kStep = 2,        // StepRecord
+  kThreadSegment = 3,  // ThreadSegmentRecord
 };
+
+// The thread whose records follow, up to the next segment or the chunk's end.
+struct ThreadSegmentRecord {
+  uint64_t kind;                            // kThreadSegment
+  uint32_t tid;                             // the owner's OS thread id
+  // The owner's number in the process: tells apart threads the OS gave the same id, one
+  // after the other, so that each keeps a line of its own.
+  uint32_t thread_serial;
+  std::atomic<const char*> thread_name;     // set_thread_name() name (kept until the session is written), or null
+  char os_thread_name[16];                  // the OS name when the owner began the segment
+};
+static_assert(sizeof(ThreadSegmentRecord) == 40);
 
 // A Trace with a literal name: 24 bytes.
 struct LiteralRecord {
@@ -69,6 +78,7 @@ constexpr size_t copied_record_bytes(size_t name_length) {
 }
 
 // The longest name a copied record can hold; longer names are truncated.
-constexpr size_t kMaxCopiedName = kChunkBytes - sizeof(ChunkHeader) - sizeof(CopiedNameRecord);
+constexpr size_t kMaxCopiedName =
+    kChunkBytes - sizeof(ChunkHeader) - sizeof(ThreadSegmentRecord) - sizeof(CopiedNameRecord);
 
 }  // namespace mlprof::capture

@@ -26,14 +26,18 @@ void detach(ThreadState& t) noexcept {
   t.arena = nullptr;
   t.epoch = 0;
   t.chunk = nullptr;
+  t.segment = nullptr;
   t.pos = t.limit = nullptr;
   t.dropping = false;
 }
 
 // A thread leaving lets go of its session's arena and its name; its chunks stay for the
-// exporter. If a later thread-exit destructor annotates again, attach() arms the hook again.
+// exporter, and the free space of its last one goes to the next thread that needs a chunk.
+// If a later thread-exit destructor annotates again, attach() arms the hook again.
 void on_thread_exit(void*) {
-  detach(t_state);
+  ThreadState& t = t_state;
+  if (t.arena != nullptr && t.chunk != nullptr) t.arena->give_back(t.chunk);
+  detach(t);
   retire_thread_name(t_state.name);
   t_state.name = nullptr;
   t_state.exit_hook_armed = false;
@@ -84,14 +88,23 @@ void count_drop(ThreadState& t) noexcept {
   }
 }
 
-void start_chunk(ThreadState& t, ChunkHeader* chunk) noexcept {
-  chunk->tid = t.tid;
-  chunk->thread_serial = t.serial;
-  chunk->thread_name.store(t.name, std::memory_order_relaxed);
-  std::memcpy(chunk->os_thread_name, t.os_name, sizeof chunk->os_thread_name);
+// Begins this thread's segment in `chunk` (fresh, or given back by an exited thread, its
+// free space starting at `published`); false when fewer than `bytes` would be left.
+bool start_chunk(ThreadState& t, ChunkHeader* chunk, size_t bytes) noexcept {
+  const uint32_t used = std::max<uint32_t>(chunk->published.load(std::memory_order_relaxed), sizeof(ChunkHeader));
+  if (kChunkBytes - used < sizeof(ThreadSegmentRecord) + bytes) return false;
+  char* const p = reinterpret_cast<char*>(chunk) + used;
+  auto* segment = reinterpret_cast<ThreadSegmentRecord*>(p);
+  segment->kind = kThreadSegment;
+  segment->tid = t.tid;
+  segment->thread_serial = t.serial;
+  segment->thread_name.store(t.name, std::memory_order_relaxed);
+  std::memcpy(segment->os_thread_name, t.os_name, sizeof segment->os_thread_name);
   t.chunk = chunk;
+  t.segment = segment;
   t.limit = reinterpret_cast<char*>(chunk) + kChunkBytes;
-  publish(t, reinterpret_cast<char*>(chunk) + sizeof(ChunkHeader));
+  publish(t, p + sizeof(ThreadSegmentRecord));
+  return true;
 }
 
 }  // namespace
@@ -106,10 +119,14 @@ bool reserve_slow(ThreadState& t, size_t bytes) noexcept {
   }
   if (size_t(t.limit - t.pos) >= bytes) return true;
   if (!t.dropping) {
-    if (ChunkHeader* chunk = t.arena->take_chunk()) {
-      start_chunk(t, chunk);
-      return true;
+    ChunkHeader* chunk = t.arena->take_chunk();
+    if (chunk != nullptr && !start_chunk(t, chunk, bytes)) {
+      // Given back with too little room for this record: leave it to others, take a fresh one.
+      t.arena->give_back(chunk);
+      chunk = t.arena->take_fresh_chunk();
+      if (chunk != nullptr && !start_chunk(t, chunk, bytes)) chunk = nullptr;  // never: a record fits a chunk
     }
+    if (chunk != nullptr) return true;
     t.dropping = true;
   }
   count_drop(t);
@@ -121,6 +138,7 @@ void reset_thread_after_fork() noexcept {
   t_state.arena = nullptr;
   t_state.epoch = 0;
   t_state.chunk = nullptr;
+  t_state.segment = nullptr;
   t_state.pos = t_state.limit = nullptr;
   t_state.dropping = false;
   t_state.tid = 0;
@@ -131,7 +149,7 @@ const char* set_name_of_this_thread(const char* name) noexcept {
   const char* previous = t.name;
   t.name = name;
   // Release: the exporter reads the name's bytes through this pointer.
-  if (t.chunk != nullptr) t.chunk->thread_name.store(name, std::memory_order_release);
+  if (t.segment != nullptr) t.segment->thread_name.store(name, std::memory_order_release);
   arm_exit_hook(t);  // the name is given back when the thread exits
   return previous;
 }

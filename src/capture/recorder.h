@@ -21,6 +21,7 @@ struct ThreadState {
   char* pos;              // where the next record goes
   char* limit;            // end of the current chunk (null: no chunk)
   ChunkHeader* chunk;
+  ThreadSegmentRecord* segment;  // this thread's segment in `chunk`
   uint64_t epoch;         // the session this thread is attached to (0: none)
   Arena* arena;           // that session's arena, pinned while attached
   const char* name;       // set_thread_name(), interned; null if never named

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -19,6 +18,7 @@
 #include "capture/recorder.h"
 #include "capture/session_events.h"
 #include "capture/thread_name.h"
+#include "capture/wakeup.h"
 #include "capture/xspace_export.h"
 #include "format/logdir.h"
 
@@ -53,9 +53,8 @@ struct Control {
   std::mutex api_mu;                // serialises start and stop
   Session* session = nullptr;       // guarded by api_mu
   uint64_t last_session_id = 0;     // guarded by api_mu
-  std::mutex signal_mu;             // wakes the session thread
-  std::condition_variable signal_cv;
-  uint64_t finish_requested = 0;    // highest session id asked to finish; guarded by signal_mu
+  Wakeup wake_session;              // finish requested, or writers near the committed end
+  std::atomic<uint64_t> finish_requested{0};  // highest session id asked to finish
   // In a forked child, the parent's session at the fork: never written or freed there (its
   // thread is not in the child), only kept reachable, so leak checkers do not report it.
   Session* parents_session = nullptr;
@@ -79,11 +78,11 @@ __attribute__((constructor)) void on_library_load() { g_load_pair = read_clock_p
 
 void request_finish(uint64_t session_id) {
   Control& c = control();
-  {
-    std::lock_guard<std::mutex> lock(c.signal_mu);
-    c.finish_requested = std::max(c.finish_requested, session_id);
+  uint64_t requested = c.finish_requested.load(std::memory_order_relaxed);
+  while (requested < session_id &&
+         !c.finish_requested.compare_exchange_weak(requested, session_id, std::memory_order_release)) {
   }
-  c.signal_cv.notify_all();
+  c.wake_session.notify();
 }
 
 RunInfo write_run(const Session& s, const ClockPair& stop) {
@@ -170,27 +169,25 @@ void finish(Session& s) {
   }
 }
 
-// A writer nearing the committed end of the arena; no lock, so a wakeup may be lost, and
-// the session thread also wakes on its own every 50 ms.
-void wake_session_thread() { control().signal_cv.notify_all(); }
+// A writer nearing the committed end of the arena.
+void wake_session_thread() { control().wake_session.notify(); }
 
 // Each session's own thread: commits capture pages ahead of the writers, ends the session
 // when its steps or duration are over (or stop() asks), and writes the run.
 void run_session_thread(Session* s) {
   pthread_setname_np(pthread_self(), "mlprof_session");
   Control& c = control();
-  std::unique_lock<std::mutex> lock(c.signal_mu);
-  while (c.finish_requested < s->id) {
+  for (;;) {
+    const uint32_t ticket = c.wake_session.ticket();
+    if (c.finish_requested.load(std::memory_order_acquire) >= s->id) break;
     const auto now = std::chrono::steady_clock::now();
     if (s->options.duration_ms > 0 && now >= s->deadline) break;
-    lock.unlock();
-    s->arena->populate_ahead();
-    lock.lock();
+    s->arena->commit_ahead();
+    // Also every 50 ms, to keep pace with writers that take chunks slowly.
     auto wake = now + std::chrono::milliseconds(50);
     if (s->options.duration_ms > 0) wake = std::min(wake, s->deadline);
-    c.signal_cv.wait_until(lock, wake);
+    c.wake_session.wait(ticket, wake - now);
   }
-  lock.unlock();
   finish(*s);
 }
 
@@ -226,8 +223,6 @@ void after_fork_in_child() {
   reset_session_events_after_fork();
   Control& c = control();
   new (&c.api_mu) std::mutex;
-  new (&c.signal_mu) std::mutex;
-  new (&c.signal_cv) std::condition_variable;
   if (c.session != nullptr) c.parents_session = c.session;  // the parent's: left alone
   c.session = nullptr;
 }

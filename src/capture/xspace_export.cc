@@ -24,15 +24,15 @@ constexpr int64_t kTaskEnvironmentPlaneId = 80;
 
 struct ThreadLine {
   uint32_t tid = 0;
-  uint32_t serial = 0;  // the thread among those the OS gave this id (ChunkHeader::thread_serial)
+  uint32_t serial = 0;  // the thread among those the OS gave this id (ThreadSegmentRecord::thread_serial)
   // Until convert_times(), offset_ps and duration_ps hold the start and end ticks.
   std::vector<format::WireEvent> events;
-  const char* name = nullptr;  // set_thread_name(), from the thread's latest chunk
+  const char* name = nullptr;  // set_thread_name(), from the thread's latest segment
   char os_name[17] = {};
   uint64_t record_bytes = 0;
 };
 
-// Walks every chunk in the arena and files its complete records under the owner's line.
+// Walks every chunk in the arena and files its complete records under their owners' lines.
 class RecordCollector {
  public:
   // Events that began before `first_tick` (in an earlier session, ended in this one) are
@@ -49,7 +49,11 @@ class RecordCollector {
       const ChunkHeader* c = arena.chunk(i);
       published_[i] = c->published.load(std::memory_order_acquire);
       dropped_ += c->dropped.load(std::memory_order_acquire);
-      if (published_[i] > sizeof(ChunkHeader)) line_for(c->tid, c->thread_serial).record_bytes += published_[i];
+      // Sized by the chunk's first owner: most chunks have one.
+      if (published_[i] >= sizeof(ChunkHeader) + sizeof(ThreadSegmentRecord)) {
+        const auto* first = reinterpret_cast<const ThreadSegmentRecord*>(c + 1);
+        if (first->kind == kThreadSegment) line_for(first->tid, first->thread_serial).record_bytes += published_[i];
+      }
     }
     for (ThreadLine& line : lines_) line.events.reserve(line.record_bytes / sizeof(LiteralRecord));
     for (uint32_t i = 0; i < chunks; ++i) {
@@ -84,17 +88,27 @@ class RecordCollector {
   }
 
   void collect_chunk(const ChunkHeader& chunk, uint32_t published) {
-    ThreadLine& line = line_for(chunk.tid, chunk.thread_serial);
-    if (const char* name = chunk.thread_name.load(std::memory_order_acquire)) line.name = name;
-    std::memcpy(line.os_name, chunk.os_thread_name, sizeof chunk.os_thread_name);
+    ThreadLine* line = nullptr;
+    uint32_t tid = 0;
     const char* p = reinterpret_cast<const char*>(&chunk) + sizeof(ChunkHeader);
     const char* end = reinterpret_cast<const char*>(&chunk) + published;
     while (p < end) {
       uint64_t first_word;
       std::memcpy(&first_word, p, sizeof first_word);
+      if (first_word == kThreadSegment) {
+        const auto* segment = reinterpret_cast<const ThreadSegmentRecord*>(p);
+        if (sizeof *segment > size_t(end - p)) return;
+        tid = segment->tid;
+        line = &line_for(tid, segment->thread_serial);
+        if (const char* name = segment->thread_name.load(std::memory_order_acquire)) line->name = name;
+        std::memcpy(line->os_name, segment->os_thread_name, sizeof segment->os_thread_name);
+        p += sizeof *segment;
+        continue;
+      }
+      if (line == nullptr) return;  // records before any segment: never written by this library
       if (first_word >= kFirstPointer) {
         const auto* r = reinterpret_cast<const LiteralRecord*>(p);
-        if (r->start >= first_tick_) add(line, names_->literal(r->name), r->start, r->end);
+        if (r->start >= first_tick_) add(*line, names_->literal(r->name), r->start, r->end);
         p += sizeof(LiteralRecord);
       } else if (first_word == kCopiedName) {
         const auto* r = reinterpret_cast<const CopiedNameRecord*>(p);
@@ -103,15 +117,15 @@ class RecordCollector {
         // The owner writes `end` when the Trace closes, maybe right now.
         const uint64_t stop = __atomic_load_n(&r->end, __ATOMIC_ACQUIRE);
         if (stop != 0 && r->start >= first_tick_) {  // 0: still open when the session stopped
-          add(line, names_->copied({reinterpret_cast<const char*>(r + 1), r->length}), r->start, stop);
+          add(*line, names_->copied({reinterpret_cast<const char*>(r + 1), r->length}), r->start, stop);
         }
         p += bytes;
       } else if (first_word == kStep) {
         const auto* r = reinterpret_cast<const StepRecord*>(p);
-        if (r->start >= first_tick_) add(line, names_->step(r->name, r->step), r->start, r->end);
+        if (r->start >= first_tick_) add(*line, names_->step(r->name, r->step), r->start, r->end);
         p += sizeof(StepRecord);
       } else if (is_typed_record(first_word)) {
-        const size_t bytes = typed_->collect(chunk.tid, p, end);
+        const size_t bytes = typed_->collect(tid, p, end);
         if (bytes == 0) return;
         p += bytes;
       } else {

@@ -251,6 +251,35 @@ TEST(Load, ThreadsComingAndGoingDuringASession) {
   }
 }
 
+TEST(Load, ThousandsOfShortLivedThreadsShareChunksWithinASmallCap) {
+  // 4,000 threads, eight at a time, five events each: 640 KB of records with their
+  // threads' segments. A chunk per thread would need 250 MiB; an exiting thread gives its
+  // chunk's free space to the next, so 2 MiB (32 chunks) holds them all.
+  const int threads = load_size(4000, 800);
+  constexpr int kWave = 8;
+  constexpr int kEvents = 5;
+  testing::ScratchDir dir;
+  ASSERT_TRUE(start(dir.path(), options("short_lived", uint64_t{2} << 20)).ok());
+  for (int first = 0; first < threads; first += kWave) {
+    std::vector<std::thread> wave;
+    for (int i = first; i < std::min(threads, first + kWave); ++i) {
+      wave.emplace_back([] {
+        for (int e = 0; e < kEvents; ++e) MLPROF_TRACE("short");
+      });
+    }
+    for (auto& t : wave) t.join();
+  }
+  const RunInfo run = stop();
+  EXPECT_EQ(run.dropped, 0u);
+  EXPECT_EQ(run.events, uint64_t(threads) * kEvents);
+  const auto space = testing::read_run(run);
+  const auto* host = testing::find_plane(space, "/host:CPU");
+  ASSERT_NE(host, nullptr);
+  // Every thread's events on its own line (the OS reuses ids, each thread keeps its line).
+  EXPECT_EQ(host->lines_size(), threads);
+  for (const auto& line : host->lines()) EXPECT_EQ(line.events_size(), kEvents) << line.name();
+}
+
 TEST(Load, NamedThreadsThatExitLeaveNothingBehind) {
   // Threads named once each, by names never seen again: the library keeps no name of a
   // thread that has exited once no session can still need it.
