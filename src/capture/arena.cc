@@ -16,13 +16,12 @@
 namespace mlprof::capture {
 namespace {
 
-// How far ahead of the chunks taken pages are committed: from 1 MiB, doubled while writers
-// keep asking within kGrowWithinNs (up to 64 MiB), halved after a quiet second, so a slow
-// writer holds little memory beyond its events and a fast one is never caught up with.
+// How far ahead of the chunks taken pages are committed: what the writers take in
+// kAheadNs at their recent pace, from 1 MiB to 64 MiB, so a slow writer holds little memory
+// beyond its events and a fast one is not caught up with when this thread runs late.
 constexpr uint32_t kMinAheadChunks = 16;
 constexpr uint32_t kMaxAheadChunks = 1024;
-constexpr int64_t kGrowWithinNs = 50'000'000;
-constexpr int64_t kShrinkAfterNs = 1'000'000'000;
+constexpr double kAheadNs = 100e6;
 // Committed in steps of 2 MiB, each made usable at once.
 constexpr uint32_t kCommitStepChunks = 32;
 // A chunk given back by an exiting thread is worth keeping when this much is left.
@@ -99,7 +98,8 @@ void Arena::reset(uint64_t session_id, char* base, uint32_t num_chunks, void (*w
   committed_.store(0, std::memory_order_relaxed);
   ahead_ = kMinAheadChunks;
   low_water_.store(kMinAheadChunks / 2, std::memory_order_relaxed);
-  last_wanted_ns_ = 0;
+  last_commit_ns_ = 0;
+  last_taken_ = 0;
   commit_wanted_.store(false, std::memory_order_relaxed);
   commit_failed_.store(false, std::memory_order_relaxed);
   committed_by_writers_.store(0, std::memory_order_relaxed);
@@ -167,15 +167,20 @@ bool Arena::commit(uint32_t from, uint32_t to) noexcept {
 
 void Arena::commit_ahead() noexcept {
   if (base_ == nullptr || commit_failed_.load(std::memory_order_relaxed)) return;
-  if (commit_wanted_.exchange(false, std::memory_order_relaxed)) {
-    const int64_t now = monotonic_ns();
-    if (last_wanted_ns_ != 0 && now - last_wanted_ns_ < kGrowWithinNs) ahead_ = std::min(ahead_ * 2, kMaxAheadChunks);
-    else if (last_wanted_ns_ != 0 && now - last_wanted_ns_ > kShrinkAfterNs) ahead_ = std::max(ahead_ / 2, kMinAheadChunks);
-    last_wanted_ns_ = now;
+  commit_wanted_.store(false, std::memory_order_relaxed);
+  const int64_t now = monotonic_ns();
+  const uint32_t taken = chunks_taken();
+  if (last_commit_ns_ != 0 && now > last_commit_ns_) {
+    const double pace = double(taken - last_taken_) / double(now - last_commit_ns_) * kAheadNs;
+    // Down by half a call at most: a pause in the writing does not undo the pace.
+    ahead_ = std::clamp(std::max(uint32_t(std::min(pace, double(kMaxAheadChunks))), ahead_ / 2), kMinAheadChunks,
+                        kMaxAheadChunks);
     low_water_.store(ahead_ / 2, std::memory_order_relaxed);
   }
+  last_commit_ns_ = now;
+  last_taken_ = taken;
   uint32_t from = committed_.load(std::memory_order_relaxed);
-  const uint32_t to = std::min(num_chunks_, chunks_taken() + ahead_);
+  const uint32_t to = std::min(num_chunks_, taken + ahead_);
   while (from < to) {
     const uint32_t step = std::min(to, from + kCommitStepChunks);
     if (!commit(from, step)) return;

@@ -93,11 +93,13 @@ class Arena {
   std::atomic<uint64_t> dropped_without_chunk_{0};
   void (*wake_committer_)() = nullptr;
   // Chunks [0, committed_) have their pages; writers wake the committer when fewer than
-  // low_water_ chunks are left ahead of them. Only the committer changes ahead_ and last_commit_ns_.
+  // low_water_ chunks are left ahead of them. Only the committer changes ahead_ and the pace
+  // it measures (chunks taken at its last call, and when).
   std::atomic<uint32_t> committed_{0};
   std::atomic<uint32_t> low_water_{0};
   uint32_t ahead_ = 0;
-  int64_t last_wanted_ns_ = 0;
+  int64_t last_commit_ns_ = 0;
+  uint32_t last_taken_ = 0;
   std::atomic<bool> commit_wanted_{false};
   std::atomic<bool> commit_failed_{false};
   std::atomic<uint32_t> committed_by_writers_{0};
