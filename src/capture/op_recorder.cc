@@ -86,7 +86,7 @@ using capture::OpRecord;
 using capture::t_state;
 
 int op_begin(const char* name, int level, int64_t sequence_nr, uint32_t fwd_thread, uint16_t flags,
-             const void* inputs, size_t input_bytes) noexcept {
+             InputEncoder encode, const void* context, size_t max_input_bytes) noexcept {
   capture::OpStack* s = capture::this_thread_stack();
   if (s == nullptr) return 0;
   const int depth = s->depth++;
@@ -96,9 +96,16 @@ int op_begin(const char* name, int level, int64_t sequence_nr, uint32_t fwd_thre
   if (!tracing(level)) return depth;
 
   capture::ThreadState& t = t_state;
-  const size_t bytes = sizeof(OpRecord) + capture::round_up8(input_bytes);
-  if (!capture::reserve(t, bytes)) return depth;
+  if (encode == nullptr) max_input_bytes = 0;
+  max_input_bytes = std::min<size_t>(max_input_bytes, UINT16_MAX & ~size_t{7});
+  if (!capture::reserve(t, sizeof(OpRecord) + max_input_bytes)) return depth;
   auto* r = reinterpret_cast<OpRecord*>(t.pos);
+  size_t input_bytes = 0;
+  if (encode != nullptr) {
+    bool truncated = false;
+    input_bytes = std::min(encode(context, reinterpret_cast<char*>(r + 1), max_input_bytes, &truncated), max_input_bytes);
+    if (truncated) flags |= capture::kOpInputsTruncated;
+  }
   r->kind = capture::kOpRecord;
   r->name = name;
   r->end = 0;
@@ -106,9 +113,8 @@ int op_begin(const char* name, int level, int64_t sequence_nr, uint32_t fwd_thre
   r->fwd_thread = fwd_thread;
   r->flags = flags;
   r->input_bytes = uint16_t(input_bytes);
-  if (input_bytes > 0) std::memcpy(r + 1, inputs, input_bytes);
   r->start = now_ticks();
-  capture::publish(t, t.pos + bytes);
+  capture::publish(t, t.pos + sizeof(OpRecord) + capture::round_up8(input_bytes));
   frame.record = r;
   frame.epoch = t.epoch;
   return depth;

@@ -14,12 +14,17 @@
 
 namespace mlprof::internal {
 
+// Writes an op's input description (input_description.h) into out[0, capacity) and returns
+// the bytes used; sets *truncated when inputs were left out for lack of room.
+using InputEncoder = size_t (*)(const void* context, char* out, size_t capacity, bool* truncated) noexcept;
+
 // Begins an op on the calling thread and returns the depth it runs at (0: top level). It is
-// recorded when `level` records; `name` must live for the process (interned). `inputs`
-// points at an input description (input_description.h) of `input_bytes`, or is null.
+// recorded when `level` records; `name` must live for the process (interned). When `encode`
+// is given, it writes the op's inputs (at most `max_input_bytes`) straight into the record.
 // Every op_begin must be matched by an op_end on the same thread.
 MLPROF_API int op_begin(const char* name, int level, int64_t sequence_nr, uint32_t fwd_thread,
-                        uint16_t flags, const void* inputs, size_t input_bytes) noexcept;
+                        uint16_t flags, InputEncoder encode = nullptr, const void* context = nullptr,
+                        size_t max_input_bytes = 0) noexcept;
 // Returns the depth left (0: the thread's top-level op ended).
 MLPROF_API int op_end() noexcept;
 

@@ -38,17 +38,25 @@ void write_tensor(capture::InputWriter& w, const at::Tensor& t) {
 
 }  // namespace
 
-size_t encode_inputs(const at::RecordFunction& fn, const OpName& name, char* out, size_t capacity,
-                     bool* truncated) noexcept {
+size_t encode_inputs(const void* op_inputs, char* out, size_t capacity, bool* truncated) noexcept {
+  const auto& [fn, name] = *static_cast<const OpInputs*>(op_inputs);
   capture::InputWriter w(out, capacity);
-  const c10::ArrayRef<const c10::IValue> inputs = fn.inputs();
+  const c10::ArrayRef<const c10::IValue> inputs = fn->inputs();
   int64_t values[255];
+  // The tag tests first: they are inline, the list tests are calls.
   for (size_t i = 0; i < inputs.size(); ++i) {
     const c10::IValue& v = inputs[i];
     if (v.isTensor()) {
       write_tensor(w, v.toTensor());
-    } else if (int(i) == name.dtype_argument && v.isInt()) {
-      w.dtype(dtype_of(static_cast<c10::ScalarType>(v.toInt())));
+    } else if (v.isInt()) {
+      if (int(i) == name->dtype_argument) w.dtype(dtype_of(static_cast<c10::ScalarType>(v.toInt())));
+      else w.integer(v.toInt());
+    } else if (v.isDouble()) {
+      w.real(v.toDouble());
+    } else if (v.isBool()) {
+      w.boolean(v.toBool());
+    } else if (v.isNone()) {
+      w.tag(capture::kInputNone);
     } else if (v.isIntList()) {
       const c10::List<int64_t> list = v.toIntList();
       const size_t n = std::min<size_t>(list.size(), 255);
@@ -56,14 +64,6 @@ size_t encode_inputs(const at::RecordFunction& fn, const OpName& name, char* out
       w.int_list(values, n);
     } else if (v.isTensorList()) {
       for (const at::Tensor& t : v.toTensorList()) write_tensor(w, t);
-    } else if (v.isInt()) {
-      w.integer(v.toInt());
-    } else if (v.isDouble()) {
-      w.real(v.toDouble());
-    } else if (v.isBool()) {
-      w.boolean(v.toBool());
-    } else if (v.isNone()) {
-      w.tag(capture::kInputNone);
     } else {
       w.tag(capture::kInputOther);
     }

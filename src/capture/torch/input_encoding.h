@@ -12,9 +12,14 @@ struct RecordFunction;
 
 namespace mlprof::libtorch {
 
-// Writes into out[0, capacity) and returns the bytes used; `truncated` says whether
-// inputs were left out for lack of room.
-size_t encode_inputs(const at::RecordFunction& fn, const OpName& name, char* out, size_t capacity,
-                     bool* truncated) noexcept;
+// What encode_inputs reads.
+struct OpInputs {
+  const at::RecordFunction* fn;
+  const OpName* name;
+};
+
+// An InputEncoder (capture/op_recorder.h) for an OpInputs: writes into out[0, capacity) and
+// returns the bytes used; `truncated` says whether inputs were left out for lack of room.
+size_t encode_inputs(const void* op_inputs, char* out, size_t capacity, bool* truncated) noexcept;
 
 }  // namespace mlprof::libtorch

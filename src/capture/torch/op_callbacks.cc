@@ -21,14 +21,17 @@ constexpr size_t kMaxInputBytes = 1024;
 // Bumped per enable: what a thread did once per session is redone in the next.
 std::atomic<uint32_t> g_session{1};
 
-// Per thread, touched only by it.
+// Per thread, touched only by it. Trivial and initial-exec: no guard and no call to find it.
 struct ThreadOps {
-  uint32_t session = 0;
-  bool ran_forward = false;  // ran a top-level op that was not backward
-  bool named = false;
-  bool reporter = false;     // the memory reporter is installed
+  uint32_t session;
+  int depth;         // of the thread's op stack (op_recorder.h), as op_begin/op_end last said
+  bool ran_forward;  // ran a top-level op that was not backward
+  bool named;
+  bool reporter;     // the memory reporter is installed
 };
-thread_local ThreadOps t_ops;
+thread_local ThreadOps t_ops __attribute__((tls_model("initial-exec")));
+
+bool grad_mode_enabled() { return c10::GradMode::is_enabled(); }
 
 // Once per thread and session: its framework id (for backward ops' forward thread), and a
 // name for a thread whose first work is a backward pass (an autograd device thread).
@@ -56,33 +59,32 @@ std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn) {
     level = kCritical;
   }
 
-  if (internal::op_depth() == 0) {
-    ThreadOps& t = t_ops;
+  ThreadOps& t = t_ops;
+  if (t.depth == 0) {
     if (t.session != g_session.load(std::memory_order_relaxed)) first_op_of_session(t, fn, backward, trace_level);
     else if (trace_level >= kVerbose) t.reporter = ensure_memory_reporter();
     t.ran_forward |= !backward;
-    const uint64_t now = now_ticks();
-    on_top_level_op(now, backward, c10::GradMode::is_enabled());
+    on_top_level_op(backward, grad_mode_enabled);
     // torch.utils.data.DataLoader's iterator: one step per batch, as for a traced C++ loader.
-    if (name->flags & kInputRequest) on_input_request(now);
+    if (name->flags & kInputRequest) on_input_request(now_ticks());
   }
 
-  char inputs[kMaxInputBytes];
-  size_t input_bytes = 0;
+  const uint32_t fwd_thread = backward ? uint32_t(fn.forwardThreadId()) : 0;
   if (trace_level >= kVerbose && fn.needsInputs()) {
-    bool truncated = false;
-    input_bytes = encode_inputs(fn, *name, inputs, sizeof inputs, &truncated);
-    if (truncated) flags |= capture::kOpInputsTruncated;
+    const OpInputs inputs{&fn, name};
+    t.depth = internal::op_begin(name->text, level, fn.seqNr(), fwd_thread, flags, encode_inputs, &inputs,
+                                 kMaxInputBytes) + 1;
+  } else {
+    t.depth = internal::op_begin(name->text, level, fn.seqNr(), fwd_thread, flags) + 1;
   }
-  internal::op_begin(name->text, level, fn.seqNr(), backward ? uint32_t(fn.forwardThreadId()) : 0, flags, inputs,
-                     input_bytes);
   return nullptr;
 }
 
 void on_op_end(const at::RecordFunction&, at::ObserverContext*) {
-  if (internal::op_end() != 0) return;
-  // The session no longer records memory: leave the thread as it was.
   ThreadOps& t = t_ops;
+  t.depth = internal::op_end();
+  if (t.depth != 0) return;
+  // The session no longer records memory: leave the thread as it was.
   if (t.reporter && !internal::recording_memory()) {
     release_memory_reporter();
     t.reporter = false;

@@ -34,7 +34,8 @@ struct Detector {
   uint64_t step_start = 0;
 };
 
-thread_local Detector t_detector;
+// initial-exec: no call to find it (libmlprof_torch is a shared object).
+thread_local Detector t_detector __attribute__((tls_model("initial-exec")));
 
 Detector& this_thread() {
   Detector& d = t_detector;
@@ -76,7 +77,7 @@ void reset_step_detection() noexcept {
   g_generation.fetch_add(1, std::memory_order_relaxed);
 }
 
-void on_top_level_op(uint64_t now, bool backward, bool grad_enabled) noexcept {
+void on_top_level_op(bool backward, bool (*grad_enabled)()) noexcept {
   Detector& d = this_thread();
   if (d.anchor == Anchor::kBatches || d.anchor == Anchor::kOff) return;
   if (backward) {
@@ -86,10 +87,10 @@ void on_top_level_op(uint64_t now, bool backward, bool grad_enabled) noexcept {
     }
     return;
   }
-  if (!d.backward_seen || !grad_enabled) return;
+  if (!d.backward_seen || !grad_enabled()) return;
   d.backward_seen = false;
   // The iteration before the first backward pass began out of sight: this is the second.
-  begin_step(d, now, 1, kFromBackward);
+  begin_step(d, now_ticks(), 1, kFromBackward);
 }
 
 void on_input_request(uint64_t now) noexcept {

@@ -16,9 +16,10 @@ namespace mlprof::libtorch {
 // A new session: forget the previous one's steps.
 void reset_step_detection() noexcept;
 
-// A top-level op (one no other op on its thread encloses) begins at `now` (ticks).
-// `backward`: run by the autograd engine.
-void on_top_level_op(uint64_t now, bool backward, bool grad_enabled) noexcept;
+// A top-level op (one no other op on its thread encloses) begins now. `backward`: run by
+// the autograd engine; `grad_enabled` is asked only when a step may begin (most ops pay
+// neither for it nor for reading the clock).
+void on_top_level_op(bool backward, bool (*grad_enabled)()) noexcept;
 
 // The calling thread asks its DataLoader for the next batch (mlprof/torch/data_loader.h).
 __attribute__((visibility("default"))) void on_input_request(uint64_t now) noexcept;
