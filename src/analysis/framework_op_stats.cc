@@ -25,6 +25,7 @@ constexpr size_t kPieSlices = 20;
 
 struct OpTotals {
   uint64_t occurrences = 0;
+  uint64_t kernels = 0;
   int64_t total_ps = 0;
   int64_t self_ps = 0;
 };
@@ -76,6 +77,7 @@ struct SideTotals {
       if (t.occurrences == 0) continue;
       OpTotals& into = by_name[p.names[n].name];
       into.occurrences += t.occurrences;
+      into.kernels += t.kernels;
       into.total_ps += t.total_ps;
       into.self_ps += t.self_ps;
     }
@@ -88,33 +90,52 @@ struct SideTotals {
     t.total_ps += total_ps;
     t.self_ps += self_ps;
   }
+
+ public:
+  // Device work with no op call to count: each item is an occurrence of itself.
+  void add_kernel(StringId name, int64_t duration_ps) {
+    OpTotals& t = by_name[name];
+    accumulate(t, duration_ps, duration_ps);
+    ++t.kernels;
+  }
+
 };
 
-// The op a device event ran for: its tf_op stat, else the host op that launched it (found by
-// correlation id), else itself.
-class DeviceOpNamer {
+// The op a device event ran for: the host op that launched it (the innermost op around the
+// runtime call with its correlation id), else its tf_op stat (a name alone: no calls to count).
+class DeviceOpFinder {
  public:
-  DeviceOpNamer(const Profile& p, const HostOpFilter& host_ops) : p_(p), host_ops_(host_ops) {}
+  DeviceOpFinder(const Profile& p, const HostOpFilter& host_ops) : p_(p), host_ops_(host_ops) {}
 
-  StringId name_of(EventIndex e) {
-    if (p_.events.first_stat[e] != p_.events.first_stat[e + 1]) {
-      if (auto op = p_.stat(e, model::kTfOp); op && op->type == model::StatType::kString) return op->str;
-      if (auto c = p_.stat(e, model::kCorrelationId)) {
-        build_launches();
-        const uint64_t key = launch_key(p_.plane_of(e).host, c->as_uint());
-        auto it = std::lower_bound(launches_.begin(), launches_.end(), key,
-                                   [](const Launch& a, uint64_t k) { return a.key < k; });
-        if (it != launches_.end() && it->key == key) return it->op;
-      }
-    }
-    return p_.name_id(e);
+  StringId tf_op(EventIndex e) const {
+    if (p_.events.first_stat[e] == p_.events.first_stat[e + 1]) return model::kNoString;
+    if (auto op = p_.stat(e, model::kTfOp); op && op->type == model::StatType::kString) return op->str;
+    return model::kNoString;
+  }
+
+  EventIndex launcher(EventIndex e) {
+    if (p_.events.first_stat[e] == p_.events.first_stat[e + 1]) return kNone;
+    auto c = p_.stat(e, model::kCorrelationId);
+    if (!c) return kNone;
+    build_launches();
+    const uint64_t key = launch_key(p_.plane_of(e).host, c->as_uint());
+    auto it = std::lower_bound(launches_.begin(), launches_.end(), key,
+                               [](const Launch& a, uint64_t k) { return a.key < k; });
+    return it != launches_.end() && it->key == key ? it->op : kNone;
+  }
+
+  // The host op enclosing `op` (kNone at the top).
+  EventIndex enclosing_op(EventIndex op) const {
+    EventIndex up = p_.events.parent[op];
+    while (up != kNone && !host_ops_(up)) up = p_.events.parent[up];
+    return up;
   }
 
  private:
 #pragma pack(push, 4)
   struct Launch {  // 12 bytes: there can be millions
     uint64_t key;
-    StringId op;
+    EventIndex op;
   };
 #pragma pack(pop)
   static uint64_t launch_key(uint32_t host, uint64_t id) { return uint64_t(host) << 48 ^ id; }
@@ -130,9 +151,8 @@ class DeviceOpNamer {
         if (p_.events.first_stat[e] == p_.events.first_stat[e + 1]) continue;
         auto c = p_.stat(e, model::kCorrelationId);
         if (!c) continue;
-        EventIndex op = p_.events.parent[e];
-        while (op != kNone && !host_ops_(op)) op = p_.events.parent[op];
-        if (op != kNone) launches_.push_back({launch_key(p_.planes[line.plane].host, c->as_uint()), p_.name_id(op)});
+        const EventIndex op = enclosing_op(e);
+        if (op != kNone) launches_.push_back({launch_key(p_.planes[line.plane].host, c->as_uint()), op});
       }
     }
     launches_.shrink_to_fit();
@@ -143,6 +163,37 @@ class DeviceOpNamer {
   const HostOpFilter& host_ops_;
   bool built_ = false;
   std::vector<Launch> launches_;
+};
+
+// Device time by the host op calls that launched it: self for the launching op, total for it
+// and every op enclosing it (§5.3), folded into rows by name at the end.
+class DeviceTimeByCall {
+ public:
+  void add(DeviceOpFinder& finder, EventIndex launcher, int64_t duration_ps) {
+    self_[launcher] += duration_ps;
+    for (EventIndex op = launcher; op != kNone; op = finder.enclosing_op(op)) {
+      Totals& t = total_[op];
+      t.ps += duration_ps;
+      ++t.kernels;
+    }
+  }
+  void fold_into(const Profile& p, SideTotals& side) const {
+    for (const auto& [op, t] : total_) {
+      OpTotals& row = side.by_name[p.name_id(op)];
+      ++row.occurrences;
+      row.kernels += t.kernels;
+      row.total_ps += t.ps;
+    }
+    for (const auto& [op, ps] : self_) side.by_name[p.name_id(op)].self_ps += ps;
+  }
+
+ private:
+  struct Totals {
+    int64_t ps = 0;
+    uint64_t kernels = 0;
+  };
+  std::unordered_map<EventIndex, Totals> total_;
+  std::unordered_map<EventIndex, int64_t> self_;
 };
 
 std::vector<PieSlice> pie(std::map<std::string, int64_t> self_by_key, int64_t denominator) {
@@ -165,7 +216,8 @@ FrameworkOpStats compute_framework_op_stats(const Profile& p, const FrameworkOpS
   FrameworkOpStats out;
   out.include_idle = options.include_idle;
   const HostOpFilter host_ops(p);
-  DeviceOpNamer device_names(p, host_ops);
+  DeviceOpFinder device_ops(p, host_ops);
+  DeviceTimeByCall device_calls;
   SideTotals host, device;
   auto all_events = [](EventIndex) { return true; };
 
@@ -208,7 +260,11 @@ FrameworkOpStats compute_framework_op_stats(const Profile& p, const FrameworkOpS
       } else {
         for_each_op_self_time(
             p, line, all_events,
-            [&](EventIndex e, int64_t self) { device.add_name(device_names.name_of(e), p.duration_ps(e), self); },
+            [&](EventIndex e, int64_t self) {
+              if (const EventIndex op = device_ops.launcher(e); op != kNone) return device_calls.add(device_ops, op, self);
+              if (const StringId op = device_ops.tf_op(e); op != model::kNoString) return device.add_kernel(op, self);
+              device.add_kernel(p.name_id(e), self);
+            },
             options.include_idle ? &busy : nullptr);
       }
       for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e)
@@ -230,6 +286,7 @@ FrameworkOpStats compute_framework_op_stats(const Profile& p, const FrameworkOpS
       r.name = std::string(p.strings.view(name));
       r.type = std::string(op_type_of(r.name));
       r.occurrences = t.occurrences;
+      r.kernel_count = on_device ? t.kernels : 0;
       r.total_ps = t.total_ps;
       r.self_ps = t.self_ps;
       total_self += t.self_ps;
@@ -262,6 +319,7 @@ FrameworkOpStats compute_framework_op_stats(const Profile& p, const FrameworkOpS
   };
   host.fold(p);
   device.fold(p);
+  device_calls.fold_into(p, device);
   emit(device, true, out.device_idle_ps);
   emit(host, false, out.host_idle_ps);
   return out;
@@ -277,6 +335,7 @@ nlohmann::json to_json(const FrameworkOpStats& s) {
         {"type", r.type},
         {"operation", r.name},
         {"occurrences", r.occurrences},
+        {"kernel_count", r.kernel_count},
         {"total_time_ms", ms(r.total_ps)},
         {"avg_time_ms", avg_total},
         {"total_self_time_ms", ms(r.self_ps)},
@@ -310,7 +369,8 @@ std::string to_csv(const FrameworkOpStats& s) {
   std::string out;
   append_csv_row(out, {"rank", "host_or_device", "type", "operation", "occurrences", "total_time_ms",
                        "avg_time_ms", "total_self_time_ms", "avg_self_time_ms", "device_self_time_pct",
-                       "device_cumulative_self_time_pct", "host_self_time_pct", "host_cumulative_self_time_pct"});
+                       "device_cumulative_self_time_pct", "host_self_time_pct", "host_cumulative_self_time_pct",
+                       "kernel_count"});
   const nlohmann::json j = to_json(s);
   size_t rank = 0;
   auto num = [](const nlohmann::json& v) {
@@ -324,7 +384,7 @@ std::string to_csv(const FrameworkOpStats& s) {
                          num(r["total_time_ms"]), num(r["avg_time_ms"]), num(r["total_self_time_ms"]),
                          num(r["avg_self_time_ms"]), num(r["device_self_time_pct"]),
                          num(r["device_cumulative_self_time_pct"]), num(r["host_self_time_pct"]),
-                         num(r["host_cumulative_self_time_pct"])});
+                         num(r["host_cumulative_self_time_pct"]), num(r["kernel_count"])});
   }
   return out;
 }
