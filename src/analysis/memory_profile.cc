@@ -110,6 +110,21 @@ std::vector<MemoryBreakdownRow> breakdown_of(const MemoryEventReader& reader, co
   return rows;
 }
 
+// The memory of the device an allocator named like PyTorch's ("cuda:0") serves, from its
+// plane's memory_size stat (deviceProperties' totalGlobalMem); 0 when the profile does not say.
+int64_t device_memory_bytes(const model::Profile& p, const MemorySeries& m) {
+  const size_t colon = m.allocator.rfind(':');
+  if (colon == std::string_view::npos || m.allocator.substr(0, colon) != "cuda") return 0;
+  const std::string plane_name = "/device:GPU:" + std::string(m.allocator.substr(colon + 1));
+  for (uint32_t i = 0; i < p.planes.size(); ++i) {
+    const auto& plane = p.planes[i];
+    if (plane.kind != model::PlaneKind::kDevice || plane.host != m.host || p.strings.view(plane.name) != plane_name)
+      continue;
+    if (auto v = p.plane_stat(i, model::kMemorySize)) return v->as_int();
+  }
+  return 0;
+}
+
 MemorySummary summary_of(const model::Profile& p, const MemorySeries& m) {
   MemorySummary s;
   s.memory_id = m.memory_id;
@@ -125,7 +140,12 @@ MemorySummary summary_of(const model::Profile& p, const MemorySeries& m) {
   s.heap_bytes = at_peak.heap_bytes;
   s.free_bytes = at_peak.free_bytes;
   s.fragmentation_pct = at_peak.fragmentation_pct;
-  s.capacity_bytes = at_peak.stack_bytes + at_peak.heap_bytes + at_peak.free_bytes;
+  if (at_peak.pool_bytes >= 0) {  // a caching pool is not the memory's size (§5.5)
+    s.reserved_bytes = at_peak.pool_bytes;
+    s.capacity_bytes = device_memory_bytes(p, m);
+  } else {
+    s.capacity_bytes = at_peak.stack_bytes + at_peak.heap_bytes + at_peak.free_bytes;
+  }
   return s;
 }
 
@@ -255,6 +275,8 @@ nlohmann::json to_json(const MemoryProfile& m) {
              {"num_allocs", s.num_allocs},
              {"num_deallocs", s.num_deallocs},
              {"capacity_bytes", s.capacity_bytes},
+             {"reserved_bytes", s.reserved_bytes},
+             {"peak_bytes", s.peak_heap_bytes},
              {"lifetime_peak_heap_bytes", s.lifetime_peak_heap_bytes},
              {"peak_heap_bytes", s.peak_heap_bytes},
              {"peak_time_ms", ms(s.peak_time_ps)},

@@ -25,7 +25,11 @@ struct MemorySummary {
   std::string memory_id;
   uint64_t num_allocs = 0;
   uint64_t num_deallocs = 0;
-  int64_t capacity_bytes = 0;            // stack + heap + free at the peak
+  // The memory's size: for a caching pool (PyTorch's) the device's memory where the profile
+  // says it, else stack + heap + free (an allocator that reports its free memory, TensorFlow's
+  // BFC); 0 when unknown (the CPU's, a device the profile does not describe).
+  int64_t capacity_bytes = 0;
+  int64_t reserved_bytes = 0;            // a caching allocator's pool at the peak ("Total Reserved"), or 0
   int64_t lifetime_peak_heap_bytes = 0;  // since the program started, as the allocator reports it
   int64_t peak_heap_bytes = 0;           // stack + heap at the peak
   int64_t peak_time_ps = 0;              // since the profile's origin

@@ -18,7 +18,7 @@ constexpr std::string_view kDeallocation = "MemoryDeallocation";
 constexpr std::array<std::string_view, MemoryEventReader::kNumFields> kFieldStats = {
     "allocator_name", "addr", "allocation_bytes", "requested_bytes", "bytes_allocated", "bytes_available",
     "bytes_reserved", "peak_bytes_in_use", "fragmentation", "largest_free_chunk", "tf_op", "id", "region_type",
-    "data_type", "shape"};
+    "data_type", "shape", "pool_bytes"};
 
 // Name indices of MemoryAllocation (1) and MemoryDeallocation (2) events; 0 for the others;
 // empty when the profile has neither.
@@ -79,6 +79,7 @@ AllocatorEvent MemoryEventReader::apply(model::EventIndex e, const RawEvent& r, 
                               : std::max<int64_t>(0, s.heap_bytes + (a.allocation ? 1 : -1) * a.allocation_bytes);
   s.stack_bytes = r.number(kStack, s.stack_bytes);
   s.free_bytes = r.number(kFree, s.free_bytes);
+  s.pool_bytes = r.number(kPool, s.pool_bytes);
   if (r.has(kLargestFreeChunk)) {
     const int64_t largest = std::min(s.free_bytes, r.number(kLargestFreeChunk, 0));
     s.fragmentation_pct = s.free_bytes > 0 ? 100.0 * double(s.free_bytes - largest) / double(s.free_bytes) : 0.0;
@@ -88,6 +89,7 @@ AllocatorEvent MemoryEventReader::apply(model::EventIndex e, const RawEvent& r, 
   a.heap_bytes = s.heap_bytes;
   a.stack_bytes = s.stack_bytes;
   a.free_bytes = s.free_bytes;
+  a.pool_bytes = s.pool_bytes;
   a.fragmentation_pct = s.fragmentation_pct;
   a.peak_bytes_in_use = r.number(kPeak, -1);
   a.step = std::max<int64_t>(-1, r.number(kStep, -1));  // TensorFlow 2's step ids are 64-bit hashes: no step
@@ -208,6 +210,8 @@ std::vector<MemorySeries> MemoryEventReader::series(bool keep_columns) const {
       m.at_peak.step = full.step;
     }
     m.memory_id = std::string(key.second);
+    m.allocator = key.second;
+    m.host = key.first;
     if (hosts.size() > 1) m.memory_id = std::string(p_.strings.view(p_.hosts[key.first].name)) + "/" + m.memory_id;
     out.push_back(std::move(m));
   }

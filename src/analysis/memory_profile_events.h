@@ -32,6 +32,7 @@ struct AllocatorEvent {
   int64_t heap_bytes = 0;        // bytes_allocated: in use by allocations
   int64_t free_bytes = 0;        // bytes_available: held by the allocator, not in use
   int64_t peak_bytes_in_use = -1;  // the allocator's own peak since the program started, or -1
+  int64_t pool_bytes = -1;       // a caching allocator's pool (PyTorch's "Total Reserved"), or -1
   double fragmentation_pct = 0;  // (free − largest free chunk) / free, as a percentage
   int64_t step = -1;             // the `id` stat: the step it happened in
   // Filled by MemoryEventReader::describe only.
@@ -46,6 +47,7 @@ struct AllocatorEvent {
 // The allocator's state after an event; what the next event leaves out keeps these values.
 struct AllocatorState {
   int64_t heap_bytes = 0, stack_bytes = 0, free_bytes = 0;
+  int64_t pool_bytes = -1;  // -1: the allocator keeps no pool (or does not say)
   double fragmentation_pct = 0;
 };
 
@@ -56,6 +58,8 @@ struct MemorySeries {
   static constexpr size_t kCheckpointEvery = 64;
 
   std::string memory_id;  // the allocator's name; "<host>/<allocator>" when several hosts have one
+  std::string_view allocator;  // the allocator's name alone ("cuda:0", "GPU_0_bfc")
+  uint32_t host = 0;           // index into Profile::hosts
   std::vector<model::EventIndex> events;
   // Per event, kept only when asked (MemoryEventReader::series):
   std::vector<int64_t> in_use_bytes;        // stack + heap after it
@@ -99,7 +103,7 @@ class MemoryEventReader {
   // The stats a memory event may carry, in the order of kFieldStats.
   enum Field : uint8_t {
     kAllocator, kAddress, kAllocationBytes, kRequestedBytes, kHeap, kFree, kStack, kPeak, kFragmentation,
-    kLargestFreeChunk, kOp, kStep, kRegionType, kDataType, kShape, kNumFields
+    kLargestFreeChunk, kOp, kStep, kRegionType, kDataType, kShape, kPool, kNumFields
   };
 
  private:
@@ -130,7 +134,7 @@ class MemoryEventReader {
   // What the allocator's state and the summary need; the rest is read again where shown.
   static constexpr uint32_t kStateFields = 1u << kAllocator | 1u << kAddress | 1u << kAllocationBytes |
                                            1u << kHeap | 1u << kFree | 1u << kStack | 1u << kPeak |
-                                           1u << kFragmentation | 1u << kLargestFreeChunk;
+                                           1u << kFragmentation | 1u << kLargestFreeChunk | 1u << kPool;
 
   void decode(model::EventIndex e, RawEvent& raw, uint32_t wanted) const;
   void take(RawEvent& raw, const model::StatTable& table, model::StatRange range, uint32_t wanted) const;

@@ -27,8 +27,11 @@ std::string format_bytes(int64_t bytes) {
 std::string render_summary(const MemorySummary& s, size_t timeline_points) {
   std::string out = fmt::format("{}\n", s.memory_id);
   out += fmt::format("  Allocations: {}   Deallocations: {}\n", s.num_allocs, s.num_deallocs);
-  out += fmt::format("  Capacity: {}   Peak heap since the program started: {}\n", format_bytes(s.capacity_bytes),
+  out += fmt::format("  Capacity: {}   Peak heap since the program started: {}\n",
+                     s.capacity_bytes > 0 ? format_bytes(s.capacity_bytes) : "unknown",
                      format_bytes(s.lifetime_peak_heap_bytes));
+  if (s.reserved_bytes > 0)
+    out += fmt::format("  Reserved by the caching allocator at the peak: {}\n", format_bytes(s.reserved_bytes));
   out += fmt::format("  Peak memory in use in the profile: {} at {}{}\n", format_bytes(s.peak_heap_bytes),
                      format_ms(double(s.peak_time_ps) / 1e9), s.peak_step >= 0 ? fmt::format(" (step {})", s.peak_step) : "");
   out += fmt::format("    stack {} · heap {} · free {} · fragmentation {}\n", format_bytes(s.stack_bytes),

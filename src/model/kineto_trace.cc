@@ -437,6 +437,9 @@ Category TraceReader::category_of(const RawEvent& raw) const {
     if (equals_lower(c, "python_function") || equals_lower(c, "python")) return Category::kPythonFunction;
     if (equals_lower(c, "cuda_sync")) return Category::kSync;
     if (equals_lower(c, "cpu_instant_event")) return raw.name == "[memory]" ? Category::kMemory : Category::kInstant;
+    // MTIA's device work; and work on a device stream in a category not known here: device work
+    // all the same (the importer warns about the latter).
+    if (equals_lower(c, "mtia_ccp_events") || (raw.device != kNoId && raw.stream != kNoId)) return Category::kKernel;
     return Category::kOther;
   }
   // No category (some writers drop it): the name and arguments tell.
@@ -496,6 +499,14 @@ bool TraceReader::add_event(RawEvent& raw) {
 
   Event e;
   e.category = raw.ph == 'X' ? category_of(raw) : (raw.name == "[memory]" ? Category::kMemory : Category::kInstant);
+  if (e.category == Category::kKernel && raw.has_cat && !equals_lower(raw.cat, "kernel") &&
+      !equals_lower(raw.cat, "mtia_ccp_events")) {
+    if (t_.unknown_device_events++ == 0) {
+      t_.unknown_device_category = std::string(raw.cat.substr(0, 40));
+      for (char& ch : t_.unknown_device_category)
+        if (static_cast<unsigned char>(ch) < 0x20) ch = '?';  // the warning stays one line
+    }
+  }
   if (!parse_time(raw.ts, 3, "ts", &e.ts_ns)) return false;
   if (raw.ph == 'X' && !raw.dur.empty()) {
     if (!parse_time(raw.dur, 6, "dur", &e.dur_ps)) return false;

@@ -121,6 +121,8 @@ struct Trace {
   StringId host_name = kEmptyString;    // a top-level "host_name", written by some launchers
 
   uint64_t skipped_events = 0;          // phases and shapes that carry no work (B/E pairs, counters)
+  uint64_t unknown_device_events = 0;   // on a device stream, in a category not known here: read as kernels
+  std::string unknown_device_category;  // the first such category
   std::array<uint64_t, kNumCategories> count_by_category{};
 };
 

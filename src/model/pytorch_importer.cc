@@ -435,6 +435,10 @@ void PyTorchImport::add_host() {
 
   Host& h = p_.hosts[host_index_];
   h.num_planes = uint32_t(p_.planes.size()) - h.first_plane;
+  if (t_.unknown_device_events > 0)
+    p_.warnings.push_back(host_ + ": " + std::to_string(t_.unknown_device_events) +
+                          " events on device streams in categories mlprof does not know (first: \"" +
+                          t_.unknown_device_category.substr(0, 40) + "\") were read as device work (kernels)");
   if (t_.skipped_events > 0)
     p_.warnings.push_back(host_ + ": " + std::to_string(t_.skipped_events) +
                           " events of phases other than X, i, s, f and M were skipped");
@@ -633,6 +637,8 @@ void PyTorchImport::add_memory_stats(const kineto::MemoryRecord& m, StatTable& s
     if (m.total_reserved >= m.total_allocated)
       stats.add(p_.strings.intern("bytes_available"), StatValue::of_int(m.total_reserved - m.total_allocated));
   }
+  // The pool itself, its own figure: not the memory's capacity (that is the device's).
+  if (m.total_reserved >= 0) stats.add(p_.strings.intern("pool_bytes"), StatValue::of_int(m.total_reserved));
 }
 
 NameIndex PyTorchImport::plain_name(StringId name) {

@@ -14,7 +14,8 @@ interface MemorySummary {
   memory_id: string;
   num_allocs: number;
   num_deallocs: number;
-  capacity_bytes: number;
+  capacity_bytes: number; // 0 when the profile does not say the memory's size
+  reserved_bytes: number; // a caching allocator's pool at the peak (PyTorch), else 0
   lifetime_peak_heap_bytes: number;
   peak_heap_bytes: number;
   peak_time_ms: number;
@@ -99,7 +100,8 @@ function summaryPanel(s: MemorySummary): HTMLElement {
         ['Memory ID', s.memory_id],
         ['#Allocation', formatCount(s.num_allocs)],
         ['#Deallocation', formatCount(s.num_deallocs)],
-        ['Memory capacity', formatBytes(s.capacity_bytes)],
+        ['Memory capacity', s.capacity_bytes > 0 ? formatBytes(s.capacity_bytes) : 'unknown'],
+        ...(s.reserved_bytes > 0 ? ([['Reserved by the caching allocator', formatBytes(s.reserved_bytes)]] as [string, string][]) : []),
         ['Peak heap usage (lifetime)', formatBytes(s.lifetime_peak_heap_bytes)],
         ['Stack reservation at the peak', formatBytes(s.stack_bytes)],
         ['Heap allocation at the peak', formatBytes(s.heap_bytes)],
