@@ -75,6 +75,11 @@ bool is_source_iterator_type(std::string_view type) {
   return any_of(type, kSources) || contains(type, "Read") || contains(type, "File");
 }
 
+bool is_file_source_iterator_type(std::string_view type) {
+  static constexpr std::array<std::string_view, 4> kInMemory = {"Generator", "TensorSlice", "FromTensor", "MemoryReader"};
+  return is_source_iterator_type(type) && !any_of(type, kInMemory);
+}
+
 bool is_input_request_name(std::string_view name) {
   return is_root_iterator(name) || name.starts_with("IteratorGetNext") ||
          (is_tf_op_name(name) && op_type_of(name).starts_with("IteratorGetNext")) ||

@@ -18,7 +18,8 @@ std::string_view iterator_type(std::string_view long_name);   // "TFRecord"
 std::string_view iterator_parent(std::string_view long_name); // "Iterator::Batch::Map", or empty
 bool is_root_iterator(std::string_view long_name);             // "Iterator::Batch"
 bool is_async_iterator_type(std::string_view type);            // Prefetch, ParallelMap, ...
-bool is_source_iterator_type(std::string_view type);           // TFRecord, TextLine, FileRead, ...
+bool is_source_iterator_type(std::string_view type);           // TFRecord, TextLine, FileRead, Generator, ...
+bool is_file_source_iterator_type(std::string_view type);      // the sources that read files
 
 // The training loop asking for its next batch: a root iterator, TensorFlow's IteratorGetNext*
 // or PyTorch's "enumerate(DataLoader)#...".

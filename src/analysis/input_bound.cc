@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "analysis/event_kinds.h"
+#include "analysis/step_breakdown.h"
 
 namespace mlprof::analysis {
 
@@ -36,6 +37,19 @@ InputBound input_bound_verdict(double input_pct, double other_pct) {
     b.explanation = fmt::format("Your program is {} input-bound: {:.1f}% of the step time is spent waiting for input.",
                                 verdict_name(b.verdict), input_pct);
   return b;
+}
+
+InputBound input_bound_of(const StepAnalysis& sa) {
+  std::vector<double> totals, inputs, others;
+  for (const StepBreakdown& s : sa.steps) {
+    const auto c = s.category_ps();
+    totals.push_back(double(s.duration_ps) / 1e9);
+    inputs.push_back(double(c[size_t(Category::kInput)]) / 1e9);
+    others.push_back(double(c[size_t(Category::kOther)]) / 1e9);
+  }
+  const double step = series_stats(totals).avg;
+  return input_bound_verdict(step > 0 ? 100 * series_stats(inputs).avg / step : 0,
+                             step > 0 ? 100 * series_stats(others).avg / step : 0);
 }
 
 }  // namespace mlprof::analysis

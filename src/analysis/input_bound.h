@@ -9,20 +9,38 @@
 
 namespace mlprof::analysis {
 
-// An input-pipeline event the training loop waits on: a tf.data iterator, TensorFlow's
+// An input-pipeline event: a tf.data iterator (at any depth of its name), TensorFlow's
 // IteratorGetNext* or PyTorch's "enumerate(DataLoader)#...".
 struct InputWaitName {
-  bool input_request = false;  // waiting when on the step's own thread (see waits_for_input)
-  bool iterator = false;       // a tf.data iterator: waiting only on the step's own thread
+  bool input_request = false;  // a root iterator, IteratorGetNext* or a DataLoader iteration
+  bool iterator = false;       // a tf.data iterator
 };
 InputWaitName input_wait_name(std::string_view name);
 
-// Whether an event with that name is time the step waits for input. `on_step_thread`: the event
-// runs on the step root's thread (or no step marks the profile, so any thread may wait). An
-// IteratorGetNext op waits wherever the step's executor runs it; an iterator on a loader thread
-// is loading ahead, not waiting.
-inline bool waits_for_input(const InputWaitName& n, bool on_step_thread) {
-  return n.input_request && (on_step_thread || !n.iterator);
+// Where an event runs, for the rule below.
+enum class StepThread : uint8_t {
+  kYes,     // on the thread of its step's root
+  kNo,      // on another thread of its step
+  kNoSteps  // no step marks the profile (any thread may wait)
+};
+
+// Whether an event with that name is time the step waits for input (the outermost such event
+// counts: nested ones add nothing). On the step's own thread every input-pipeline event is the
+// step waiting, whatever the depth of its name: the loop asking for its next batch, or loading
+// it synchronously. IteratorGetNext and a DataLoader iteration wait wherever the step runs
+// them. An iterator on another thread is a loader working ahead, not waiting; without steps
+// only root iterators are taken for the wait.
+inline bool waits_for_input(const InputWaitName& n, StepThread where) {
+  if (!n.iterator) return n.input_request;
+  if (where == StepThread::kYes) return true;
+  return where == StepThread::kNoSteps && n.input_request;
+}
+
+// A root iterator on the step's thread only asks the loader threads for the next batch: its
+// time is waiting, and the work shows on those threads. Every other input-pipeline event also
+// counts as input processing on the host (input_pipeline_analyzer).
+inline bool only_waits_for_input(const InputWaitName& n, bool on_step_thread) {
+  return on_step_thread && n.iterator && n.input_request;
 }
 
 // The verdict, from the share of the step time waiting for input (and the untraced "other").
@@ -42,5 +60,10 @@ struct InputBound {
   bool input_bound() const { return verdict >= InputBoundVerdict::kModerately; }
 };
 InputBound input_bound_verdict(double input_pct, double other_pct);
+
+// The verdict of a profile's steps: the average input and other time over the average step
+// time. Every tool that speaks of being input-bound asks here.
+struct StepAnalysis;
+InputBound input_bound_of(const StepAnalysis& steps);
 
 }  // namespace mlprof::analysis

@@ -23,11 +23,33 @@ bool is_enqueue_name(std::string_view name) {
   return memcpy_kind(name) == MemcpyKind::kHostToDevice || contains(name, "Infeed") || contains(name, "infeed");
 }
 
+constexpr std::string_view kDataLoaderPrefix = "enumerate(DataLoader)";
+
+// (host, correlation id) of every host-to-device copy on a device: the runtime calls that
+// started them are the host enqueuing input for the device.
+std::vector<uint64_t> host_to_device_copies(const Profile& p) {
+  std::vector<uint8_t> h2d_name(p.names.size());
+  for (size_t n = 0; n < p.names.size(); ++n)
+    h2d_name[n] = memcpy_kind(p.strings.view(p.names[n].name)) == MemcpyKind::kHostToDevice;
+  std::vector<uint64_t> keys;
+  for (const auto& line : p.lines) {
+    const auto& plane = p.planes[line.plane];
+    if (plane.kind != PlaneKind::kDevice || line.kind != model::LineKind::kStream) continue;
+    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e)
+      if (h2d_name[p.events.name[e]])
+        if (auto c = p.stat(e, model::kCorrelationId)) keys.push_back(uint64_t(plane.host) << 48 ^ c->as_uint());
+  }
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
 }  // namespace
 
 InputOpCategory classify_input_op(std::string_view name) {
   if (is_enqueue_name(name)) return InputOpCategory::kEnqueue;
-  if (is_iterator_name(name) && is_source_iterator_type(iterator_type(name))) {
+  if (name.starts_with(kDataLoaderPrefix))
+    return contains(name, "MultiProcessing") ? InputOpCategory::kWaitForWorkers : InputOpCategory::kPreprocessing;
+  if (is_iterator_name(name) && is_file_source_iterator_type(iterator_type(name))) {
     for (std::string_view ahead : {"::Prefetch", "::Interleave", "::ParallelInterleave", "::ParallelMap", "::MemoryReader"})
       if (contains(name, ahead)) return InputOpCategory::kReadInAdvance;
     return InputOpCategory::kReadOnDemand;
@@ -38,7 +60,7 @@ InputOpCategory classify_input_op(std::string_view name) {
 InputPipelineAnalysis compute_input_pipeline_analysis(const Profile& p, const StepAnalysis& sa) {
   InputPipelineAnalysis out;
   out.whole_profile = sa.whole_profile;
-  std::vector<double> totals, inputs, others;
+  std::vector<double> totals, inputs;
   for (const StepBreakdown& s : sa.steps) {
     const auto c = s.category_ps();
     InputPipelineAnalysis::StepRow row;
@@ -48,49 +70,56 @@ InputPipelineAnalysis compute_input_pipeline_analysis(const Profile& p, const St
     row.input_ms = ms(c[size_t(Category::kInput)]);
     totals.push_back(row.total_ms);
     inputs.push_back(row.input_ms);
-    others.push_back(ms(c[size_t(Category::kOther)]));
     out.steps.push_back(row);
   }
   out.step_time_ms = series_stats(totals);
   out.input_ms = series_stats(inputs);
-  const double avg_other = series_stats(others).avg;
-  const double avg_step = out.step_time_ms.avg;
-  out.summary = input_bound_verdict(avg_step > 0 ? 100 * out.input_ms.avg / avg_step : 0,
-                                    avg_step > 0 ? 100 * avg_other / avg_step : 0);
+  out.summary = input_bound_of(sa);
 
-  // Host side: iterator events and host-to-device transfers on every host thread.
+  // Host side: iterator events, DataLoader iterations and host-to-device transfers (by name,
+  // or runtime calls whose device work is one) on every host thread.
   std::vector<int8_t> input_name(p.names.size());
+  std::vector<uint8_t> waits_on_step_line(p.names.size());
   for (size_t n = 0; n < p.names.size(); ++n) {
     const std::string_view name = p.strings.view(p.names[n].name);
-    input_name[n] = is_iterator_name(name) || is_enqueue_name(name);
+    input_name[n] = is_iterator_name(name) || is_enqueue_name(name) || name.starts_with(kDataLoaderPrefix);
+    // On a step's own thread the loop waiting for its batch is input time in the step
+    // breakdown, not input processing (input_bound.h).
+    waits_on_step_line[n] = only_waits_for_input(input_wait_name(name), true);
   }
-  // On a step's own thread the loop waiting for its batch (input_bound.h) is input time in the
-  // step breakdown, not input processing.
   std::vector<uint8_t> step_line(p.lines.size(), 0);
   for (uint32_t group : sa.grouping.selected) step_line[p.events.line[sa.grouping.steps[group].root]] = 1;
-  std::vector<uint8_t> waits_on_step_line(p.names.size());
-  for (size_t n = 0; n < p.names.size(); ++n)
-    waits_on_step_line[n] = waits_for_input(input_wait_name(p.strings.view(p.names[n].name)), true);
+  const std::vector<uint64_t> h2d = host_to_device_copies(p);
+  auto starts_h2d_copy = [&](EventIndex e, uint32_t host) {
+    if (h2d.empty() || p.events.first_stat[e] == p.events.first_stat[e + 1]) return false;
+    auto c = p.stat(e, model::kCorrelationId);
+    return c && std::binary_search(h2d.begin(), h2d.end(), uint64_t(host) << 48 ^ c->as_uint());
+  };
   std::unordered_map<StringId, InputOpRow> rows;
   for (uint32_t l = 0; l < p.lines.size(); ++l) {
     const auto& line = p.lines[l];
-    if (p.planes[line.plane].kind != PlaneKind::kHostThreads) continue;
+    const auto& plane = p.planes[line.plane];
+    if (plane.kind != PlaneKind::kHostThreads) continue;
     for_each_op_self_time(
         p, line,
         [&](EventIndex e) {
           const auto n = p.events.name[e];
-          return input_name[n] != 0 && !(step_line[l] && waits_on_step_line[n]);
+          if (input_name[n] != 0) return !(step_line[l] && waits_on_step_line[n]);
+          return starts_h2d_copy(e, plane.host);
         },
         [&](EventIndex e, int64_t self) {
+          const bool inserted = !rows.contains(p.name_id(e));
           InputOpRow& r = rows[p.name_id(e)];
+          if (inserted) {
+            r.name = std::string(p.strings.view(p.name_id(e)));
+            r.category = input_name[p.events.name[e]] ? classify_input_op(r.name) : InputOpCategory::kEnqueue;
+          }
           ++r.count;
           r.total_ps += p.duration_ps(e);
           r.self_ps += self;
         });
   }
   for (auto& [name, r] : rows) {
-    r.name = std::string(p.strings.view(name));
-    r.category = classify_input_op(r.name);
     out.category_self_ps[size_t(r.category)] += r.self_ps;
     out.input_self_ps += r.self_ps;
     out.ops.push_back(std::move(r));
@@ -103,18 +132,21 @@ InputPipelineAnalysis compute_input_pipeline_analysis(const Profile& p, const St
     return a.self_ps != b.self_ps ? a.self_ps > b.self_ps : a.name < b.name;
   });
 
-  // What to do, naming the slowest input stage.
-  if (out.summary.verdict != InputBoundVerdict::kNot) {
+  if (out.ops.empty())
+    out.no_input_ops =
+        "No input ops were found (tf.data Iterator:: annotations, PyTorch DataLoader iterations, "
+        "host-to-device copies), so there is no host-side input breakdown.";
+
+  // What to do, naming the slowest input stage and fitting its category.
+  if (out.summary.verdict != InputBoundVerdict::kNot && out.input_self_ps > 0) {
     size_t top = 0;
-    for (size_t c = 1; c < 4; ++c)
+    for (size_t c = 1; c < kNumInputOpCategories; ++c)
       if (out.category_self_ps[c] > out.category_self_ps[top]) top = c;
     char buf[512];
-    if (!out.ops.empty()) {
-      std::snprintf(buf, sizeof buf, "The slowest input stage is %s (%.1f%% of input processing time, %s).",
-                    out.ops.front().name.c_str(), out.ops.front().self_pct,
-                    std::string(kInputOpCategoryKeys[size_t(out.ops.front().category)]).c_str());
-      out.recommendations.push_back(buf);
-    }
+    std::snprintf(buf, sizeof buf, "The slowest input stage is %s (%.1f%% of input processing time, %s).",
+                  out.ops.front().name.c_str(), out.ops.front().self_pct,
+                  std::string(kInputOpCategoryKeys[size_t(out.ops.front().category)]).c_str());
+    out.recommendations.push_back(buf);
     switch (InputOpCategory(top)) {
       case InputOpCategory::kReadOnDemand:
         out.recommendations.push_back(
@@ -128,15 +160,28 @@ InputPipelineAnalysis compute_input_pipeline_analysis(const Profile& p, const St
         break;
       case InputOpCategory::kPreprocessing:
         out.recommendations.push_back(
-            "Most input time is data preprocessing: run it in parallel (more workers, num_parallel_calls), move "
-            "it offline, or batch before mapping so each call does more work.");
+            "Most input time is data preprocessing: run it in parallel (more workers, num_parallel_calls; a "
+            "PyTorch DataLoader with num_workers > 0 loads on worker processes), move it offline, or batch "
+            "before mapping so each call does more work.");
         break;
       case InputOpCategory::kEnqueue:
         out.recommendations.push_back(
             "Most input time enqueues data to the device: use pinned memory, copy asynchronously and prefetch to "
             "the device, or send smaller batches in a compact type.");
         break;
+      case InputOpCategory::kWaitForWorkers:
+        out.recommendations.push_back(
+            "Most input time waits for the DataLoader's worker processes: use more workers (num_workers), a "
+            "larger prefetch_factor and persistent_workers=True, or make each sample cheaper to load.");
+        break;
     }
+  } else if (out.summary.input_bound() && out.ops.empty()) {
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "%.1f%% of the step time waits for input, but no input ops were traced: annotate the input "
+                  "pipeline's stages (mlprof::Trace(\"Iterator::...\") or a DataLoader) to see which one is slow.",
+                  out.summary.input_pct);
+    out.recommendations.push_back(buf);
   }
   return out;
 }
@@ -150,7 +195,7 @@ nlohmann::json to_json(const InputPipelineAnalysis& a) {
     return nlohmann::json{{"avg", s.avg}, {"stddev", s.stddev}, {"min", s.min}, {"max", s.max}};
   };
   nlohmann::json categories = nlohmann::json::object();
-  for (size_t c = 0; c < 4; ++c)
+  for (size_t c = 0; c < kNumInputOpCategories; ++c)
     categories[std::string(kInputOpCategoryKeys[c])] = {
         {"self_time_ms", ms(a.category_self_ps[c])},
         {"pct", a.input_self_ps > 0 ? 100.0 * double(a.category_self_ps[c]) / double(a.input_self_ps) : 0.0}};
@@ -168,7 +213,8 @@ nlohmann::json to_json(const InputPipelineAnalysis& a) {
                    {"explanation", a.summary.explanation}}},
       {"device_side", {{"steps", steps}, {"step_time_ms", stats(a.step_time_ms)}, {"input_ms", stats(a.input_ms)},
                        {"whole_profile_as_one_step", a.whole_profile}}},
-      {"host_side", {{"input_time_ms", ms(a.input_self_ps)}, {"categories", categories}, {"input_ops", ops}}},
+      {"host_side", {{"input_time_ms", ms(a.input_self_ps)}, {"categories", categories}, {"input_ops", ops},
+                     {"no_input_ops", a.no_input_ops}}},
       {"recommendations", a.recommendations},
   };
 }

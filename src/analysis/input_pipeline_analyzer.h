@@ -15,11 +15,20 @@
 
 namespace mlprof::analysis {
 
-enum class InputOpCategory : uint8_t { kReadOnDemand, kReadInAdvance, kPreprocessing, kEnqueue };
-inline constexpr std::array<std::string_view, 4> kInputOpCategoryKeys = {
+enum class InputOpCategory : uint8_t { kReadOnDemand, kReadInAdvance, kPreprocessing, kEnqueue, kWaitForWorkers };
+inline constexpr size_t kNumInputOpCategories = 5;
+inline constexpr std::array<std::string_view, kNumInputOpCategories> kInputOpCategoryKeys = {
     "reading_data_from_files_on_demand", "reading_data_from_files_in_advance", "data_preprocessing",
-    "enqueuing_data_to_device"};
+    "enqueuing_data_to_device", "waiting_for_input_from_workers"};
+// How each category reads in a sentence or a table.
+inline constexpr std::array<std::string_view, kNumInputOpCategories> kInputOpCategoryLabels = {
+    "Reading data from files on demand", "Reading data from files in advance", "Data preprocessing",
+    "Enqueuing data to be transferred to device", "Waiting for input from the loader's workers"};
 
+// By name: tf.data iterators by their source and stages, host-to-device copies and infeed, and
+// PyTorch's DataLoader iterations (preprocessing on the step's thread with no workers, waiting
+// for the worker processes with them). A runtime call that copies to the device is an enqueue
+// whatever its name; the analysis finds those by their device work.
 InputOpCategory classify_input_op(std::string_view name);
 
 struct InputOpRow {
@@ -44,9 +53,10 @@ struct InputPipelineAnalysis {
   std::vector<StepRow> steps;
   SeriesStats step_time_ms, input_ms;
   // Host side.
-  std::array<int64_t, 4> category_self_ps{};
+  std::array<int64_t, kNumInputOpCategories> category_self_ps{};
   int64_t input_self_ps = 0;
   std::vector<InputOpRow> ops;  // by self time, largest first
+  std::string no_input_ops;     // when there are none: one sentence saying so (else empty)
   std::vector<std::string> recommendations;
 };
 

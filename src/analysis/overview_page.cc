@@ -169,8 +169,7 @@ OverviewPage compute_overview_page(const model::Profile& p, const StepAnalysis& 
     page.bits16_pct = 100.0 * double(bits16) / double(bits16 + bits32);
     page.bits32_pct = 100.0 - page.bits16_pct;
   }
-  page.input_bound = input_bound_verdict(page.breakdown_pct[size_t(Category::kInput)],
-                                         page.breakdown_pct[size_t(Category::kOther)]);
+  page.input_bound = input_bound_of(sa);
 
   // Top 10 ops by self time: on the device when there is one, else on the host.
   bool any_device = false;

@@ -67,7 +67,8 @@ class Classifier {
     const NameActivity& a = names_[p_.events.name[e]];
     if (kind == PlaneKind::kDevice) return g_.device_work_line[line] ? a.device : kNoActivity;
     if (kind != PlaneKind::kHostThreads) return kNoActivity;
-    if (waits_for_input(a.input, root_line == kNone || line == root_line))
+    const StepThread where = root_line == kNone ? StepThread::kNoSteps : line == root_line ? StepThread::kYes : StepThread::kNo;
+    if (waits_for_input(a.input, where))
       return uint8_t(Activity::kHostWaitInput);
     // A host event that carries a correlation id launched device work.
     if (a.host == uint8_t(Activity::kHostCompute) && p_.events.first_stat[e] != p_.events.first_stat[e + 1] &&

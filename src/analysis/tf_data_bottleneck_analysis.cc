@@ -38,7 +38,7 @@ std::vector<Executions> collect_executions(const Profile& p) {
 
 // alone_on_path: the root with nothing blocking it, i.e. no traced producer explains the wait.
 std::string bottleneck_kind(const IteratorNode& node, bool alone_on_path) {
-  if (is_source_iterator_type(node.type)) return "source";
+  if (is_source_iterator_type(node.type)) return is_file_source_iterator_type(node.type) ? "source" : "generator";
   if (alone_on_path) return "consumer";
   // DatasetGet: a LibTorch dataset's get(), which more DataLoader workers run in parallel.
   static const char* kParallelizable[] = {"Map", "Interleave", "Batch", "Filter", "MapAndBatch", "ParallelMap",
@@ -56,6 +56,10 @@ std::string suggestion_for(const IteratorNode& node, const std::string& kind) {
   if (kind == "source")
     return who + " reads the data: read files in parallel (interleave several files, more loader threads), "
                  "cache the data after the first epoch, or store it in larger, fewer files.";
+  if (kind == "generator")
+    return who + " makes the elements itself (user code or in-memory data), one at a time: move its work into "
+                 "a parallel map (num_parallel_calls), build the dataset from tensors or files instead, or cache "
+                 "its output.";
   if (kind == "consumer")
     return who + " waits with no traced producer: prefetch more batches ahead (a larger prefetch buffer) and "
                  "trace the stages that produce its data.";
@@ -197,7 +201,12 @@ InputPipeline analyze_pipeline(const Profile& p, uint32_t host, const Executions
 }  // namespace
 
 TfDataBottleneckAnalysis compute_tf_data_bottleneck_analysis(const Profile& p) {
+  return compute_tf_data_bottleneck_analysis(p, analyze_steps(p));
+}
+
+TfDataBottleneckAnalysis compute_tf_data_bottleneck_analysis(const Profile& p, const StepAnalysis& steps) {
   TfDataBottleneckAnalysis out;
+  out.input_bound = input_bound_of(steps);
   const std::vector<Executions> by_host = collect_executions(p);
   for (uint32_t h = 0; h < by_host.size(); ++h) {
     std::vector<std::pair<std::string_view, StringId>> roots;
@@ -208,6 +217,15 @@ TfDataBottleneckAnalysis compute_tf_data_bottleneck_analysis(const Profile& p) {
   }
   std::stable_sort(out.pipelines.begin(), out.pipelines.end(),
                    [](const InputPipeline& a, const InputPipeline& b) { return a.max_ps > b.max_ps; });
+  if (!out.pipelines.empty() && !out.input_bound.input_bound()) {
+    for (InputPipeline& pl : out.pipelines) pl.suggestion.clear();
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "The steps are %s input-bound (%.1f%% of the step time waits for input): no input stage holds "
+                  "them up, so there is nothing to change in the input pipeline.",
+                  std::string(verdict_name(out.input_bound.verdict)).c_str(), out.input_bound.input_pct);
+    out.note = buf;
+  }
   return out;
 }
 
@@ -249,7 +267,7 @@ nlohmann::json to_json(const TfDataBottleneckAnalysis& a) {
     pipelines.push_back(std::move(j));
   }
   nlohmann::json summary = nullptr;
-  if (!a.pipelines.empty() && a.pipelines.front().bottleneck >= 0) {
+  if (!a.pipelines.empty() && a.pipelines.front().bottleneck >= 0 && a.note.empty()) {
     const auto& pl = a.pipelines.front();
     summary = {{"host", pl.host_name},
                {"pipeline", pl.name},
@@ -257,7 +275,10 @@ nlohmann::json to_json(const TfDataBottleneckAnalysis& a) {
                {"bottleneck", pl.nodes[size_t(pl.bottleneck)].long_name},
                {"suggestion", pl.suggestion}};
   }
-  return {{"pipelines", pipelines}, {"summary", summary}};
+  return {{"pipelines", pipelines},
+          {"summary", summary},
+          {"input_bound", {{"verdict", verdict_name(a.input_bound.verdict)}, {"input_pct", a.input_bound.input_pct}}},
+          {"note", a.note}};
 }
 
 std::string to_csv(const TfDataBottleneckAnalysis& a) {

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/input_bound.h"
+#include "analysis/step_breakdown.h"
 #include "model/profile.h"
 
 namespace mlprof::analysis {
@@ -40,15 +42,22 @@ struct InputPipeline {
   std::vector<IteratorNode> nodes;  // nodes[0] is the root
   std::vector<int> critical_path;   // from the root
   int bottleneck = -1;
-  std::string bottleneck_kind;      // "source", "parallelizable", "sequential", "consumer"
-  std::string suggestion;
+  std::string bottleneck_kind;      // "source" (files), "generator" (in-memory or user code),
+                                    // "parallelizable", "sequential", "consumer"
+  std::string suggestion;           // empty when the steps are not input-bound
 };
 
 struct TfDataBottleneckAnalysis {
   std::vector<InputPipeline> pipelines;  // slowest execution first
+  // A bottleneck is a problem only when the steps wait for input: at least moderately
+  // input-bound (input_bound.h). Otherwise the trees are shown with no suggestion, and `note`
+  // says why.
+  InputBound input_bound;
+  std::string note;
 };
 
-TfDataBottleneckAnalysis compute_tf_data_bottleneck_analysis(const model::Profile& profile);
+TfDataBottleneckAnalysis compute_tf_data_bottleneck_analysis(const model::Profile& profile, const StepAnalysis& steps);
+TfDataBottleneckAnalysis compute_tf_data_bottleneck_analysis(const model::Profile& profile);  // analyzes the steps
 
 nlohmann::json to_json(const TfDataBottleneckAnalysis& analysis);
 std::string to_csv(const TfDataBottleneckAnalysis& analysis);  // one row per pipeline

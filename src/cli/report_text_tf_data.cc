@@ -13,7 +13,9 @@ std::string render_text(const TfDataBottleneckAnalysis& a) {
     return out + no_data_note("tf_data_bottleneck_analysis");
   }
   const InputPipeline& worst = a.pipelines.front();
-  if (worst.bottleneck >= 0) {
+  if (!a.note.empty()) {
+    out += "\n  " + a.note + "\n";
+  } else if (worst.bottleneck >= 0) {
     const auto& b = worst.nodes[size_t(worst.bottleneck)];
     out += fmt::format("\n  Slowest pipeline: {} on host {} (slowest call {}).\n", worst.name, worst.host_name,
                        format_ms(double(worst.max_ps) / 1e9));

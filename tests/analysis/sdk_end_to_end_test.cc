@@ -80,5 +80,84 @@ TEST(SdkEndToEnd, SleepingInputIsThirtyPercentAndHighlyInputBound) {
   EXPECT_EQ(pl.nodes[size_t(pl.bottleneck)].long_name, "Iterator::Prefetch::Map::FileRead");
 }
 
+// A synchronous loader: the step's own thread reads its batch under a nested name for 30 ms
+// of each 100 ms step. The outermost input-pipeline event on the step's thread is the step
+// waiting for input, whatever the depth of its name (§5.2): 30 %, HIGHLY input-bound (it read
+// 0 % before). The input pipeline bottleneck tool then names the read as the problem.
+TEST(SdkEndToEnd, ASynchronousLoaderWithANestedNameIsInput) {
+#ifdef MLPROF_UNDER_SANITIZER
+  GTEST_SKIP() << "timing-sensitive: a sanitizer slows the threads unevenly";
+#endif
+  mlprof::testing::TempDir dir;
+  mlprof::ProfilerOptions options;
+  options.run_name = "synchronous_loader";
+  options.host_name = "e2e-host";
+  ASSERT_TRUE(mlprof::start(dir.path(), options).ok());
+  for (int64_t step = 0; step < 10; ++step) {
+    mlprof::StepTrace s("train", step);
+    {
+      mlprof::Trace read("Iterator::Prefetch::Map::FileRead");
+      sleep_ms(30);
+    }
+    mlprof::Trace compute("train_step");
+    sleep_ms(70);
+  }
+  const mlprof::RunInfo run = mlprof::stop();
+  ASSERT_TRUE(run.status.ok()) << run.status.message();
+
+  model::Profile profile;
+  model::LoadError error;
+  ASSERT_TRUE(model::load_profile({dir.path(), "", ""}, &profile, &error)) << error.path << ": " << error.problem;
+  const StepAnalysis steps = analyze_steps(profile);
+  const OverviewPage page = compute_overview_page(profile);
+  EXPECT_EQ(page.steps.size(), 8u);
+  EXPECT_NEAR(page.input_bound.input_pct, 30.0, 3.0);
+  EXPECT_EQ(verdict_name(page.input_bound.verdict), "HIGHLY");
+  const TfDataBottleneckAnalysis tf_data = compute_tf_data_bottleneck_analysis(profile, steps);
+  EXPECT_TRUE(tf_data.note.empty()) << tf_data.note;
+  ASSERT_FALSE(tf_data.pipelines.empty());
+  EXPECT_FALSE(tf_data.pipelines.front().suggestion.empty());
+}
+
+// The same loader on a thread of its own, with a step that never waits for it: the bottleneck
+// tool shows the pipeline but raises no problem (it advised parallelising the loader before).
+TEST(SdkEndToEnd, NoInputProblemWhenTheStepsDoNotWait) {
+#ifdef MLPROF_UNDER_SANITIZER
+  GTEST_SKIP() << "timing-sensitive: a sanitizer slows the threads unevenly";
+#endif
+  mlprof::testing::TempDir dir;
+  mlprof::ProfilerOptions options;
+  options.run_name = "not_input_bound";
+  options.host_name = "e2e-host";
+  ASSERT_TRUE(mlprof::start(dir.path(), options).ok());
+  std::atomic<bool> done{false};
+  std::thread loader([&] {
+    mlprof::set_thread_name("loader");
+    while (!done.load()) {
+      mlprof::Trace map("Iterator::Prefetch::Map");
+      sleep_ms(5);
+    }
+  });
+  for (int64_t step = 0; step < 8; ++step) {
+    mlprof::StepTrace s("train", step);
+    mlprof::Trace compute("train_step");
+    sleep_ms(30);
+  }
+  done = true;
+  loader.join();
+  const mlprof::RunInfo run = mlprof::stop();
+  ASSERT_TRUE(run.status.ok()) << run.status.message();
+
+  model::Profile profile;
+  model::LoadError error;
+  ASSERT_TRUE(model::load_profile({dir.path(), "", ""}, &profile, &error)) << error.path << ": " << error.problem;
+  const TfDataBottleneckAnalysis tf_data = compute_tf_data_bottleneck_analysis(profile);
+  ASSERT_FALSE(tf_data.pipelines.empty());
+  EXPECT_EQ(verdict_name(tf_data.input_bound.verdict), "NOT");
+  EXPECT_NE(tf_data.note.find("NOT input-bound"), std::string::npos) << tf_data.note;
+  EXPECT_TRUE(tf_data.pipelines.front().suggestion.empty());
+  EXPECT_TRUE(to_json(tf_data)["summary"].is_null());
+}
+
 }  // namespace
 }  // namespace mlprof::analysis

@@ -25,6 +25,7 @@ export const INPUT_OP_CATEGORIES: StepCategory[] = [
   { key: 'reading_data_from_files_in_advance', label: 'Reading data from files in advance', colour: '#c5221f' },
   { key: 'data_preprocessing', label: 'Data preprocessing', colour: '#ee675c' },
   { key: 'enqueuing_data_to_device', label: 'Enqueuing data to be transferred to device', colour: '#f6aea9' },
+  { key: 'waiting_for_input_from_workers', label: "Waiting for input from the loader's workers", colour: '#fad2cf' },
 ];
 
 // A category's label from its key, for text that names categories by key.

@@ -40,6 +40,7 @@ export interface InputPipelineData {
     input_time_ms: number;
     categories: Record<string, { self_time_ms: number; pct: number }>;
     input_ops: InputOp[];
+    no_input_ops: string; // one sentence when the profile has no input ops, else empty
   };
   recommendations: string[];
 }
@@ -99,6 +100,7 @@ function deviceSide(data: InputPipelineData, ctx: PageContext): HTMLElement {
 
 function hostSide(data: InputPipelineData): HTMLElement {
   const h_ = data.host_side;
+  if (h_.no_input_ops) return panel('Host-side analysis', h('p', { class: 'muted' }, h_.no_input_ops));
   return panel(
     'Host-side analysis',
     h('p', {}, 'Input processing time on the host: ', h('strong', {}, formatMs(h_.input_time_ms)), ', of which:'),
