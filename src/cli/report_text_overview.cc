@@ -72,9 +72,11 @@ std::string render_text(const OverviewPage& page) {
   out += "\nRun environment\n";
   out += fmt::format("  hosts: {} ({})\n", env.hosts.size(), fmt::join(env.hosts, ", "));
   if (env.device_count == 0) out += "  device type: none (host only)\n";
-  else out += fmt::format("  device type: {}, device cores: {}\n", env.device_type, env.device_count);
+  else out += fmt::format("  device type: {}, devices: {}\n", env.device_type, env.device_count);
   if (!env.devices.empty() && env.devices.front().core_count > 0)
-    out += fmt::format("  {} multiprocessors per device, compute capability {}.{}\n", env.devices.front().core_count,
+    out += fmt::format("  device cores: {} per device ({}), compute capability {}.{}\n",
+                       env.devices.front().core_count,
+                       env.device_type == "GPU" ? "streaming multiprocessors" : "cores",
                        env.devices.front().compute_cap_major, env.devices.front().compute_cap_minor);
   out += fmt::format("  host threads with events: {}\n", env.host_thread_count);
   return out;
