@@ -256,7 +256,7 @@ double enabled_in_six_processes(const char* self, const char* other_core) {
       return 1e9;
     }
     std::printf("annotation enabled process %d/6 (huge pages %s, other core %s): %.1f ns/scope (ideal %.1f ns, "
-                "ratio %.2f, %ld page faults on the writer)\n",
+                "ratio %.2f, %ld minor faults on the writer: pages it committed itself while the session thread was late)\n",
                 k + 1, thp_disabled ? "disabled" : "allowed", other_core, enabled, ideal, ratio, faults);
     worst = std::max(worst, ratio);
   }

@@ -236,7 +236,7 @@ void tiny_ops(ModeRunner& runner, int rounds) {
   const double own2 = per_op(kMlprof2) - per_op(kCallbackOnly), own3 = per_op(kMlprof3) - per_op(kCallbackOnly);
   std::printf("tiny ops: own work above the callback mechanism: mlprof level 2 +%.0f ns = %.2fx the ideal recorder's "
               "%.1f ns (target <= 1.5x), level 3 +%.0f ns = %.2fx (target <= 3x; of which LibTorch's handing over the "
-              "inputs %.0f ns)\n",
+              "inputs %.0f ns; both include the session thread committing the records' pages)\n",
               own2, own2 / ideal, ideal, own3, own3 / ideal, per_op(kCallbackInputs) - per_op(kCallbackOnly));
 }
 
