@@ -143,9 +143,9 @@ MemorySummary summary_of(const model::Profile& p, const MemorySeries& m) {
   if (at_peak.pool_bytes >= 0) {  // a caching pool is not the memory's size (§5.5)
     s.reserved_bytes = at_peak.pool_bytes;
     s.capacity_bytes = device_memory_bytes(p, m);
-  } else {
+  } else if (at_peak.free_known) {  // an allocator that says what it has free (TensorFlow's BFC)
     s.capacity_bytes = at_peak.stack_bytes + at_peak.heap_bytes + at_peak.free_bytes;
-  }
+  }  // else unknown: the heap alone is no capacity
   return s;
 }
 

@@ -27,7 +27,8 @@ struct MemorySummary {
   uint64_t num_deallocs = 0;
   // The memory's size: for a caching pool (PyTorch's) the device's memory where the profile
   // says it, else stack + heap + free (an allocator that reports its free memory, TensorFlow's
-  // BFC); 0 when unknown (the CPU's, a device the profile does not describe).
+  // BFC); 0 when unknown (the CPU's, a device the profile does not describe, an allocator that
+  // reports only what it allocated, like LibTorch's).
   int64_t capacity_bytes = 0;
   int64_t reserved_bytes = 0;            // a caching allocator's pool at the peak ("Total Reserved"), or 0
   int64_t lifetime_peak_heap_bytes = 0;  // since the program started, as the allocator reports it

@@ -80,6 +80,7 @@ AllocatorEvent MemoryEventReader::apply(model::EventIndex e, const RawEvent& r, 
   s.stack_bytes = r.number(kStack, s.stack_bytes);
   s.free_bytes = r.number(kFree, s.free_bytes);
   s.pool_bytes = r.number(kPool, s.pool_bytes);
+  s.free_known = s.free_known || r.has(kFree);
   if (r.has(kLargestFreeChunk)) {
     const int64_t largest = std::min(s.free_bytes, r.number(kLargestFreeChunk, 0));
     s.fragmentation_pct = s.free_bytes > 0 ? 100.0 * double(s.free_bytes - largest) / double(s.free_bytes) : 0.0;
@@ -90,6 +91,7 @@ AllocatorEvent MemoryEventReader::apply(model::EventIndex e, const RawEvent& r, 
   a.stack_bytes = s.stack_bytes;
   a.free_bytes = s.free_bytes;
   a.pool_bytes = s.pool_bytes;
+  a.free_known = s.free_known;
   a.fragmentation_pct = s.fragmentation_pct;
   a.peak_bytes_in_use = r.number(kPeak, -1);
   a.step = std::max<int64_t>(-1, r.number(kStep, -1));  // TensorFlow 2's step ids are 64-bit hashes: no step

@@ -33,6 +33,7 @@ struct AllocatorEvent {
   int64_t free_bytes = 0;        // bytes_available: held by the allocator, not in use
   int64_t peak_bytes_in_use = -1;  // the allocator's own peak since the program started, or -1
   int64_t pool_bytes = -1;       // a caching allocator's pool (PyTorch's "Total Reserved"), or -1
+  bool free_known = false;       // free_bytes is the allocator's word, not a default
   double fragmentation_pct = 0;  // (free − largest free chunk) / free, as a percentage
   int64_t step = -1;             // the `id` stat: the step it happened in
   // Filled by MemoryEventReader::describe only.
@@ -48,6 +49,7 @@ struct AllocatorEvent {
 struct AllocatorState {
   int64_t heap_bytes = 0, stack_bytes = 0, free_bytes = 0;
   int64_t pool_bytes = -1;  // -1: the allocator keeps no pool (or does not say)
+  bool free_known = false;  // the allocator has reported its free memory (bytes_available)
   double fragmentation_pct = 0;
 };
 

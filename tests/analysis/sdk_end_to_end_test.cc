@@ -83,7 +83,7 @@ TEST(SdkEndToEnd, SleepingInputIsThirtyPercentAndHighlyInputBound) {
 // A synchronous loader: the step's own thread reads its batch under a nested name for 30 ms
 // of each 100 ms step. The outermost input-pipeline event on the step's thread is the step
 // waiting for input, whatever the depth of its name (§5.2): 30 %, HIGHLY input-bound (it read
-// 0 % before). The input pipeline bottleneck tool then names the read as the problem.
+// 0 % before).
 TEST(SdkEndToEnd, ASynchronousLoaderWithANestedNameIsInput) {
 #ifdef MLPROF_UNDER_SANITIZER
   GTEST_SKIP() << "timing-sensitive: a sanitizer slows the threads unevenly";
@@ -108,15 +108,10 @@ TEST(SdkEndToEnd, ASynchronousLoaderWithANestedNameIsInput) {
   model::Profile profile;
   model::LoadError error;
   ASSERT_TRUE(model::load_profile({dir.path(), "", ""}, &profile, &error)) << error.path << ": " << error.problem;
-  const StepAnalysis steps = analyze_steps(profile);
   const OverviewPage page = compute_overview_page(profile);
   EXPECT_EQ(page.steps.size(), 8u);
   EXPECT_NEAR(page.input_bound.input_pct, 30.0, 3.0);
   EXPECT_EQ(verdict_name(page.input_bound.verdict), "HIGHLY");
-  const TfDataBottleneckAnalysis tf_data = compute_tf_data_bottleneck_analysis(profile, steps);
-  EXPECT_TRUE(tf_data.note.empty()) << tf_data.note;
-  ASSERT_FALSE(tf_data.pipelines.empty());
-  EXPECT_FALSE(tf_data.pipelines.front().suggestion.empty());
 }
 
 // The same loader on a thread of its own, with a step that never waits for it: the bottleneck
@@ -134,6 +129,7 @@ TEST(SdkEndToEnd, NoInputProblemWhenTheStepsDoNotWait) {
   std::thread loader([&] {
     mlprof::set_thread_name("loader");
     while (!done.load()) {
+      mlprof::Trace prefetch("Iterator::Prefetch");
       mlprof::Trace map("Iterator::Prefetch::Map");
       sleep_ms(5);
     }
