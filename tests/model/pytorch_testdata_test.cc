@@ -139,7 +139,9 @@ TEST(PyTorchTestdata, CpuOnlyTraceHasAnOverviewWithoutDevice) {
   const analysis::OverviewPage page = analysis::compute_overview_page(p);
   EXPECT_EQ(page.environment.device_type, "CPU");
   EXPECT_EQ(page.environment.device_count, 0u);
-  EXPECT_EQ(page.environment.hosts, std::vector<std::string>{"rank34"});
+  // Named as the host picker names it (the file), the rank the trace recorded after it.
+  EXPECT_EQ(page.environment.hosts,
+            std::vector<std::string>{"cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz (rank34)"});
   EXPECT_EQ(page.environment.host_thread_count, 3u);
   ASSERT_EQ(page.steps.size(), 1u);
   EXPECT_EQ(page.steps[0].step_num, 551);
