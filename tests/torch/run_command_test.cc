@@ -73,5 +73,27 @@ TEST_F(TorchRunTest, ReportsASlowDatasetAsTheInputBottleneck) {
   EXPECT_EQ(analysis["summary"]["bottleneck"], "Iterator::DataLoader::Batch::Map::DatasetGet") << analysis.dump();
 }
 
+// Ground truth for memory capacity (§5.5): LibTorch's allocator reports what it allocated and
+// nothing about the memory's size, so the capacity is unknown and the overview gives no
+// out-of-memory advice. Before, the heap at the peak was taken as the capacity: the run
+// "peaked at 100 % of cpu's capacity".
+TEST_F(TorchRunTest, ALibTorchProgramsMemoryHasNoKnownCapacity) {
+  const CliResult r = run_mlprof("run --logdir " + logdir_ + " --host-tracer-level 3 -- " MLPROF_TORCH_AUTOENCODER
+                                 " --filters small --workers 0 --steps 6 --batch-size 8");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const CliResult memory = run_mlprof("report " + logdir_ + " --tool memory_profile --format json");
+  ASSERT_EQ(memory.exit_code, 0) << memory.err;
+  const auto m = nlohmann::json::parse(memory.out);
+  ASSERT_FALSE(m["memory_ids"].empty()) << m.dump();
+  for (const auto& id : m["memory_ids"]) {
+    EXPECT_EQ(id["summary"]["capacity_bytes"], 0) << id["summary"].dump();
+    EXPECT_GT(id["summary"]["peak_bytes"].get<int64_t>(), 0) << id["summary"].dump();
+  }
+  const CliResult overview = run_mlprof("report " + logdir_ + " --format json");
+  ASSERT_EQ(overview.exit_code, 0) << overview.err;
+  for (const auto& rec : nlohmann::json::parse(overview.out)["recommendations"])
+    EXPECT_EQ(rec.get<std::string>().find("Memory peaks"), std::string::npos) << rec;
+}
+
 }  // namespace
 }  // namespace mlprof::testing

@@ -35,6 +35,7 @@ interface Pipeline {
 export interface TfDataBottleneckData {
   pipelines: Pipeline[];
   summary: { host: string; pipeline: string; max_latency_ms: number; bottleneck: string; suggestion: string } | null;
+  note: string; // why no problem is raised (the steps are not input-bound), else empty
 }
 
 export const tfDataBottleneckPage: ToolPage = {
@@ -49,6 +50,8 @@ export const tfDataBottleneckPage: ToolPage = {
           ...richText(data.summary.suggestion),
         ),
       );
+    } else if (data.note) {
+      root.append(notice('info', data.note));
     }
     root.append(
       panel('Pipelines', pipelineTable(data.pipelines)),
