@@ -10,25 +10,34 @@ std::optional<double> CommComputeOverlap::overlap_pct() const {
 }
 
 CommComputeOverlap compute_comm_compute_overlap(const HostGpuActivity& host) {
-  SortedUnion comm(true), comp(true);
+  // Communication first (its union is short); then computation's union interval by interval,
+  // each met against it as it closes, so that computation's many intervals are never kept.
+  SortedUnion comm(true);
   visit_by_start(host, [&](const GpuWork& w) {
     if (w.kind == GpuWorkKind::kCommunication) comm.add(w.begin_ps, w.end_ps);
-    else if (w.kind == GpuWorkKind::kComputation) comp.add(w.begin_ps, w.end_ps);
   });
   CommComputeOverlap o;
   const auto& comm_union = comm.intervals();
-  const auto& comp_union = comp.intervals();
-  for (const auto& [b, e] : comm_union) o.communication_ps += e - b;
-  for (const auto& [b, e] : comp_union) o.computation_ps += e - b;
-  // Both lists are sorted and disjoint: one merge walk gives their intersection.
-  size_t i = 0, j = 0;
-  while (i < comm_union.size() && j < comp_union.size()) {
-    const int64_t b = std::max(comm_union[i].first, comp_union[j].first);
-    const int64_t e = std::min(comm_union[i].second, comp_union[j].second);
-    if (e > b) o.overlap_ps += e - b;
-    if (comm_union[i].second < comp_union[j].second) ++i;
-    else ++j;
-  }
+  o.communication_ps = comm.length();
+  size_t next = 0;  // the first communication interval that may meet later computation
+  auto meet = [&](int64_t b, int64_t e) {
+    o.computation_ps += e - b;
+    while (next < comm_union.size() && comm_union[next].second <= b) ++next;
+    for (size_t i = next; i < comm_union.size() && comm_union[i].first < e; ++i)
+      o.overlap_ps += std::min(e, comm_union[i].second) - std::max(b, comm_union[i].first);
+  };
+  bool open = false;
+  int64_t begin = 0, end = 0;
+  visit_by_start(host, [&](const GpuWork& w) {
+    if (w.kind != GpuWorkKind::kComputation) return;
+    if (open && w.begin_ps <= end) {
+      end = std::max(end, w.end_ps);
+      return;
+    }
+    if (open && end > begin) meet(begin, end);
+    open = true, begin = w.begin_ps, end = w.end_ps;
+  });
+  if (open && end > begin) meet(begin, end);
   return o;
 }
 

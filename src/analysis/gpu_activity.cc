@@ -110,32 +110,16 @@ void drop_empty_streams(HostGpuActivity* h) {
   }
   if (streams.size() == h->streams.size()) return;
   first.push_back(uint32_t(h->work.size()));
-  for (GpuWork& w : h->work) w.stream = new_index[w.stream];
+  for (GpuWork& w : h->work) w.stream = uint16_t(new_index[w.stream]);
   h->streams = std::move(streams);
   h->stream_first = std::move(first);
 }
 
-// Whole microseconds of the trace's own clock (origin_ns is whole ns; only its sub-µs part
-// shifts the grid).
-class MicrosecondGrid {
- public:
-  explicit MicrosecondGrid(int64_t origin_ns) : offset_ps_(((origin_ns % 1000) + 1000) % 1000 * 1000) {}
-  int64_t up(int64_t ps) const {
-    const int64_t r = rest(ps);
-    return r == 0 ? ps : ps + kUs - r;
-  }
-  int64_t down(int64_t ps) const { return ps - rest(ps); }
-
- private:
-  static constexpr int64_t kUs = 1'000'000;
-  int64_t rest(int64_t ps) const { return ((ps + offset_ps_) % kUs + kUs) % kUs; }
-  int64_t offset_ps_;
-};
-
 void collect_host(const Profile& p, const StepGrouping& g, const GpuActivityOptions& options, uint32_t h,
                   HostGpuActivity* out) {
   const GpuScope scope = options.scope;
-  const MicrosecondGrid grid(p.origin_ns);
+  out->round_like_hta = options.round_like_hta;
+  out->grid_offset_ps = ((p.origin_ns % 1000) + 1000) % 1000 * 1000;
   const model::Host& host = p.hosts[h];
   out->host = h;
   out->name = std::string(p.strings.view(host.name));
@@ -147,6 +131,7 @@ void collect_host(const Profile& p, const StepGrouping& g, const GpuActivityOpti
         out->streams.push_back({l, p.lines[l].id, plane.device_ordinal == kNone ? 0 : plane.device_ordinal});
   }
   if (out->streams.empty()) return;
+  if (out->streams.size() > kMaxStreamsPerHost) out->streams.resize(kMaxStreamsPerHost);
   std::stable_sort(out->streams.begin(), out->streams.end(), [](const GpuStream& a, const GpuStream& b) {
     return a.device_ordinal != b.device_ordinal ? a.device_ordinal < b.device_ordinal : a.id < b.id;
   });
@@ -189,18 +174,11 @@ void collect_host(const Profile& p, const StepGrouping& g, const GpuActivityOpti
     for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
       GpuWork w;
       w.event = e;
-      w.stream = s;
-      w.gpu_begin_ps = p.start_ps(e);
-      w.gpu_end_ps = p.end_ps(e);
+      w.stream = uint16_t(s);
       if (auto c = correlation_of(p, e)) w.launch = launches.find(*c, hint);
       if (launched_before != INT64_MAX && (w.launch == kNone || p.start_ps(w.launch) >= launched_before)) continue;
-      if (w.launch != kNone) w.launch_begin_ps = p.start_ps(w.launch), w.launch_end_ps = p.end_ps(w.launch);
-      if (options.round_like_hta) {
-        w.gpu_begin_ps = grid.up(w.gpu_begin_ps), w.gpu_end_ps = grid.down(w.gpu_end_ps);
-        w.launch_begin_ps = grid.up(w.launch_begin_ps), w.launch_end_ps = grid.down(w.launch_end_ps);
-      }
-      w.begin_ps = w.gpu_begin_ps;
-      w.end_ps = w.gpu_end_ps;
+      w.begin_ps = out->gpu_begin(p, w);
+      w.end_ps = out->gpu_end(p, w);
       if (scope == GpuScope::kAnalysedSteps) {
         auto it = std::upper_bound(step_windows.begin(), step_windows.end(), std::pair{w.begin_ps, INT64_MAX});
         if (it != step_windows.begin() && std::prev(it)->second > w.begin_ps) --it;  // starts inside a step

@@ -31,14 +31,15 @@ struct GpuStream {
 
 struct GpuWork {
   int64_t begin_ps = 0, end_ps = 0;        // clipped to the scope's window
-  int64_t gpu_begin_ps = 0, gpu_end_ps = 0;      // the whole item
-  int64_t launch_begin_ps = 0, launch_end_ps = 0; // its runtime call (when `launch` is known)
   model::EventIndex event = model::kNone;  // the kernel, copy or set
   model::EventIndex launch = model::kNone; // the runtime call that launched it, if known
-  uint32_t stream = 0;                     // index into HostGpuActivity::streams
   uint32_t window = 0;                     // which step window (kAnalysedSteps), else 0
+  uint16_t stream = 0;                     // index into HostGpuActivity::streams
   GpuWorkKind kind = GpuWorkKind::kOther;
 };
+
+// 32 bytes an item: a step-wide analysis of a 10 M-event profile holds millions.
+inline constexpr size_t kMaxStreamsPerHost = 65535;
 
 struct HostGpuActivity {
   uint32_t host = 0;                 // index into Profile::hosts
@@ -52,7 +53,31 @@ struct HostGpuActivity {
   std::vector<int64_t> window_step_num;  // kAnalysedSteps: the step of each window
   std::string scope_note;            // what was left out, in words
   size_t launches_seen = 0;          // host runtime calls carrying a correlation id
+
+  // The whole item and its launch call (not clipped), rounded as HTA when that was asked.
+  int64_t gpu_begin(const model::Profile& p, const GpuWork& w) const { return up(p.start_ps(w.event)); }
+  int64_t gpu_end(const model::Profile& p, const GpuWork& w) const { return down(p.end_ps(w.event)); }
+  int64_t launch_begin(const model::Profile& p, const GpuWork& w) const { return up(p.start_ps(w.launch)); }
+  int64_t launch_end(const model::Profile& p, const GpuWork& w) const { return down(p.end_ps(w.launch)); }
+
+  // GpuActivityOptions::round_like_hta: whole microseconds of the trace's clock (origin_ns is
+  // whole ns; its sub-µs part shifts the grid).
+  bool round_like_hta = false;
+  int64_t grid_offset_ps = 0;
+  int64_t up(int64_t ps) const {
+    const int64_t r = rest(ps);
+    return r == 0 ? ps : ps + kPsPerUs - r;
+  }
+  int64_t down(int64_t ps) const { return ps - rest(ps); }
+
+ private:
+  static constexpr int64_t kPsPerUs = 1'000'000;
+  int64_t rest(int64_t ps) const {
+    return round_like_hta ? ((ps + grid_offset_ps) % kPsPerUs + kPsPerUs) % kPsPerUs : 0;
+  }
 };
+
+static_assert(sizeof(GpuWork) == 32);
 
 struct GpuActivity {
   GpuScope scope = GpuScope::kHtaScope;

@@ -27,7 +27,7 @@ GpuIdleTime compute_gpu_idle_time(const model::Profile& profile, const HostGpuAc
       gap.stream = s;
       gap.next = w.event;
       gap.launch = w.launch;
-      if (w.launch != model::kNone && w.launch_begin_ps > prev.end_ps) gap.cause = IdleCause::kHostWait;
+      if (w.launch != model::kNone && host.launch_begin(profile, w) > prev.end_ps) gap.cause = IdleCause::kHostWait;
       else if (gap.length_ps < kernel_wait_threshold_ps) gap.cause = IdleCause::kKernelWait;
       else gap.cause = IdleCause::kOther;
       st.cause_ps[size_t(gap.cause)] += gap.length_ps;

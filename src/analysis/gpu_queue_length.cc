@@ -19,8 +19,8 @@ std::vector<StreamQueueLength> compute_gpu_queue_length(const model::Profile& p,
       int8_t& is_launch = counted[p.events.name[w.launch]];
       if (is_launch < 0) is_launch = is_counted_launch_call(p.name(w.launch));
       if (!is_launch) continue;
-      launches.push_back({w.launch_begin_ps, int8_t(1)});
-      starts.push_back({w.gpu_begin_ps, int8_t(-1)});
+      launches.push_back({host.launch_begin(p, w), int8_t(1)});
+      starts.push_back({host.gpu_begin(p, w), int8_t(-1)});
     }
     // Both come nearly in order (the stream's work by start): sort only what is not, then
     // merge, a start before a launch at the same instant.

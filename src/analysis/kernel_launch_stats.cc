@@ -31,10 +31,11 @@ bool is_counted_launch_call(std::string_view name) {
 }
 
 KernelLaunchStats compute_kernel_launch_stats(const model::Profile& p, const HostGpuActivity& host,
-                                              size_t max_listed) {
+                                              size_t max_listed, bool medians) {
   KernelLaunchStats s;
   std::vector<int8_t> counted(p.names.size(), -1);
   std::vector<int64_t> delays, cpu, gpu;
+  int64_t delay_sum = 0, delay_max = 0;
   std::unordered_map<model::StringId, size_t> short_by_name;
   auto shorter_delay = [](const DelayedLaunch& a, const DelayedLaunch& b) { return a.delay_ps > b.delay_ps; };
   for (const GpuWork& w : host.work) {
@@ -43,11 +44,16 @@ KernelLaunchStats compute_kernel_launch_stats(const model::Profile& p, const Hos
     if (is_launch < 0) is_launch = is_counted_launch_call(p.name(w.launch));
     if (!is_launch) continue;
     ++s.launches;
-    const int64_t cpu_ps = w.launch_end_ps - w.launch_begin_ps, gpu_ps = w.gpu_end_ps - w.gpu_begin_ps;
-    const int64_t delay_ps = std::max<int64_t>(0, w.gpu_begin_ps - w.launch_end_ps);
-    delays.push_back(delay_ps);
-    cpu.push_back(cpu_ps);
-    gpu.push_back(gpu_ps);
+    const int64_t gpu_begin = host.gpu_begin(p, w), launch_end = host.launch_end(p, w);
+    const int64_t cpu_ps = launch_end - host.launch_begin(p, w), gpu_ps = host.gpu_end(p, w) - gpu_begin;
+    const int64_t delay_ps = std::max<int64_t>(0, gpu_begin - launch_end);
+    delay_sum += delay_ps;
+    delay_max = std::max(delay_max, delay_ps);
+    if (medians) {
+      delays.push_back(delay_ps);
+      cpu.push_back(cpu_ps);
+      gpu.push_back(gpu_ps);
+    }
     if (cpu_ps > kLaunchRuntimeCutoffPs) ++s.runtime_outliers;
     if (cpu_ps <= kLaunchRuntimeCutoffPs && gpu_ps < cpu_ps) {
       ++s.short_kernels;
@@ -63,7 +69,7 @@ KernelLaunchStats compute_kernel_launch_stats(const model::Profile& p, const Hos
     if (delay_ps > kLaunchDelayCutoffPs) {
       ++s.long_delay_kernels;
       if (max_listed == 0) continue;
-      DelayedLaunch d{std::string(), std::string(), w.gpu_begin_ps, delay_ps, cpu_ps, gpu_ps};
+      DelayedLaunch d{std::string(), std::string(), gpu_begin, delay_ps, cpu_ps, gpu_ps};
       if (s.longest_delays.size() < max_listed) {
         d.name = p.name(w.event), d.op = launching_op(p, w.launch);
         s.longest_delays.push_back(std::move(d));
@@ -80,11 +86,9 @@ KernelLaunchStats compute_kernel_launch_stats(const model::Profile& p, const Hos
   std::stable_sort(s.short_kernel_names.begin(), s.short_kernel_names.end(),
                    [](const auto& a, const auto& b) { return a.count > b.count; });
   if (s.short_kernel_names.size() > max_listed) s.short_kernel_names.resize(max_listed);
-  if (!delays.empty()) {
-    int64_t sum = 0, max = 0;
-    for (int64_t d : delays) sum += d, max = std::max(max, d);
-    s.mean_launch_delay_us = us(sum) / double(delays.size());
-    s.max_launch_delay_us = us(max);
+  if (s.launches > 0) {
+    s.mean_launch_delay_us = us(delay_sum) / double(s.launches);
+    s.max_launch_delay_us = us(delay_max);
   }
   s.median_launch_delay_us = median(delays) / 1e6;
   s.median_cpu_us = median(cpu) / 1e6;

@@ -51,7 +51,8 @@ struct KernelLaunchStats {
   std::vector<DelayedLaunch> longest_delays;            // longest first
 };
 
+// `medians`: also the medians (which keep every launch's times meanwhile).
 KernelLaunchStats compute_kernel_launch_stats(const model::Profile& profile, const HostGpuActivity& host,
-                                              size_t max_listed = 10);
+                                              size_t max_listed = 10, bool medians = true);
 
 }  // namespace mlprof::analysis

@@ -129,7 +129,7 @@ std::vector<TimelineAdvice> timeline_advice(const Profile& p, const StepGrouping
   }
   for (const HostGpuActivity& host : gpu.hosts) {
     HostFindings& f = hosts[host.host];
-    f.launches = compute_kernel_launch_stats(p, host, 3);
+    f.launches = compute_kernel_launch_stats(p, host, 3, false);
     f.overlap = compute_comm_compute_overlap(host);
     SortedUnion busy;
     visit_by_start(host, [&](const GpuWork& w) { busy.add(w.begin_ps, w.end_ps); });
