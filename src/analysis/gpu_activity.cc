@@ -18,10 +18,11 @@ bool is_cuda_call(std::string_view name) {
   return name.size() > 2 && name.starts_with("cu") && name[2] >= 'A' && name[2] <= 'Z';
 }
 
-// Correlation ids of one host's runtime calls, sorted for lookups.
-class LaunchIndex {
+// Runtime calls by correlation id, sorted for lookups; `Id` is the id's width.
+template <typename Id>
+class SortedCalls {
  public:
-  void add(uint64_t correlation, EventIndex call) { calls_.push_back({correlation, call}); }
+  void add(Id correlation, EventIndex call) { calls_.push_back({correlation, call}); }
   // Ends the calls of one thread: they usually come in correlation order already.
   void end_run() {
     const auto begin = calls_.begin() + ptrdiff_t(run_begin_);
@@ -31,8 +32,8 @@ class LaunchIndex {
   }
   // The outermost call first when several carry one id (enclosing events come first).
   // `hint` carries the last position between calls: a stream asks for ids in increasing order.
-  EventIndex find(uint64_t correlation, size_t& hint) const {
-    auto less = [](const std::pair<uint64_t, EventIndex>& a, uint64_t c) { return a.first < c; };
+  EventIndex find(Id correlation, size_t& hint) const {
+    auto less = [](const std::pair<Id, EventIndex>& a, Id c) { return a.first < c; };
     auto first = calls_.begin(), last = calls_.end();
     if (hint < calls_.size() && calls_[hint].first <= correlation) {  // gallop forward from the hint
       first += ptrdiff_t(hint);
@@ -51,8 +52,32 @@ class LaunchIndex {
   size_t size() const { return calls_.size(); }
 
  private:
-  std::vector<std::pair<uint64_t, EventIndex>> calls_;
+  std::vector<std::pair<Id, EventIndex>> calls_;
   size_t run_begin_ = 0;
+};
+
+// Correlation ids of one host's runtime calls. CUPTI's and Kineto's ids fit 32 bits: 8 bytes a
+// call; wider ids (other writers) go to a table of their own.
+class LaunchIndex {
+ public:
+  void add(uint64_t correlation, EventIndex call) {
+    if (correlation <= UINT32_MAX) narrow_.add(uint32_t(correlation), call);
+    else wide_.add(correlation, call);
+  }
+  void end_run() {
+    narrow_.end_run();
+    wide_.end_run();
+  }
+  EventIndex find(uint64_t correlation, size_t& hint) const {
+    if (correlation <= UINT32_MAX) return narrow_.find(uint32_t(correlation), hint);
+    size_t wide_hint = 0;
+    return wide_.find(correlation, wide_hint);
+  }
+  size_t size() const { return narrow_.size() + wide_.size(); }
+
+ private:
+  SortedCalls<uint32_t> narrow_;
+  SortedCalls<uint64_t> wide_;
 };
 
 std::optional<uint64_t> correlation_of(const Profile& p, EventIndex e) {
