@@ -87,6 +87,33 @@ TEST(HtaStepFigures, ComputeTimeOfTheKeptStepsOnSeveralStreams) {
   expect_step_compute_like_hta("nccl_parser_config__nccl_data", "0", 0.03);
 }
 
+// Device idle over HTA's window: the window's length less the device's busy time in mlprof's
+// windows of the same steps (every device activity of §5.2 but waiting), as a share of the
+// window, within a percentage point of HTA's idle share. (mlprof's own windows are longer by
+// the lead-in before the first kernel, host time of the first step.)
+void expect_idle_share_like_hta(const std::string& trace, const std::string& rank) {
+  json hta;
+  model::Profile p;
+  LOAD_OR_SKIP(trace, hta, p);
+  const std::set<int64_t> kept = hta["profiler_steps_kept"].get<std::set<int64_t>>();
+  double busy_us = 0;
+  for (const StepBreakdown& s : analyze_steps(p).steps) {
+    if (!kept.contains(s.step_num)) continue;
+    for (Activity a : {Activity::kDeviceCompute16, Activity::kDeviceCompute32, Activity::kDeviceToDeviceCopy,
+                       Activity::kDeviceToHostCopy, Activity::kHostToDeviceCopy, Activity::kDeviceCollectives})
+      busy_us += double(s.ps(a)) / 1e6;
+  }
+  const json& tb = hta["temporal_breakdown"][rank];
+  const double span_us = tb["kernel_time_us (span first kernel start..last kernel end)"].get<double>();
+  EXPECT_NEAR(100 * (span_us - busy_us) / span_us, tb["idle_time_pctg"].get<double>(), 1.0) << trace;
+}
+
+TEST(HtaStepFigures, DeviceIdleShare) {
+  expect_idle_share_like_hta("ns_resolution_trace__rank-0.Apr_03_18_51_38.1102.pt.trace", "0");  // HTA 2.63 %
+  expect_idle_share_like_hta("df_index_resolver__df_index_resolver", "1");                        // HTA 46.08 %
+  expect_idle_share_like_hta("nccl_parser_config__nccl_data", "0");                               // HTA 77.78 %
+}
+
 // The kernel table: each kernel's total time, against HTA's per-kernel sums (its names are
 // cut at 100 characters). Traces HTA does not filter (at most one ProfilerStep), so both cover
 // the whole trace.
