@@ -1,6 +1,7 @@
 #include "analysis/framework_op_stats.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <unordered_map>
 
@@ -169,31 +170,36 @@ class DeviceOpFinder {
 // and every op enclosing it (§5.3), folded into rows by name at the end.
 class DeviceTimeByCall {
  public:
-  void add(DeviceOpFinder& finder, EventIndex launcher, int64_t duration_ps) {
-    self_[launcher] += duration_ps;
-    for (EventIndex op = launcher; op != kNone; op = finder.enclosing_op(op)) {
-      Totals& t = total_[op];
-      t.ps += duration_ps;
-      ++t.kernels;
-    }
+  void add(EventIndex launcher, int64_t duration_ps) {
+    Totals& t = by_call_[launcher];
+    t.self_ps += duration_ps;
+    t.total_ps += duration_ps;
+    ++t.kernels;
   }
-  void fold_into(const Profile& p, SideTotals& side) const {
-    for (const auto& [op, t] : total_) {
+  // Each call's total goes to its enclosing op once, innermost calls first (an op's index is
+  // below those of the ops it encloses), so the walk costs one step per call, not per kernel.
+  void fold_into(const Profile& p, DeviceOpFinder& finder, SideTotals& side) {
+    for (auto it = by_call_.begin(); it != by_call_.end(); ++it) {
+      const auto& [op, t] = *it;
+      if (const EventIndex up = finder.enclosing_op(op); up != kNone) {
+        Totals& parent = by_call_[up];
+        parent.total_ps += t.total_ps;
+        parent.kernels += t.kernels;
+      }
       OpTotals& row = side.by_name[p.name_id(op)];
       ++row.occurrences;
       row.kernels += t.kernels;
-      row.total_ps += t.ps;
+      row.total_ps += t.total_ps;
+      row.self_ps += t.self_ps;
     }
-    for (const auto& [op, ps] : self_) side.by_name[p.name_id(op)].self_ps += ps;
   }
 
  private:
   struct Totals {
-    int64_t ps = 0;
+    int64_t self_ps = 0, total_ps = 0;
     uint64_t kernels = 0;
   };
-  std::unordered_map<EventIndex, Totals> total_;
-  std::unordered_map<EventIndex, int64_t> self_;
+  std::map<EventIndex, Totals, std::greater<EventIndex>> by_call_;  // innermost (highest index) first
 };
 
 std::vector<PieSlice> pie(std::map<std::string, int64_t> self_by_key, int64_t denominator) {
@@ -261,7 +267,7 @@ FrameworkOpStats compute_framework_op_stats(const Profile& p, const FrameworkOpS
         for_each_op_self_time(
             p, line, all_events,
             [&](EventIndex e, int64_t self) {
-              if (const EventIndex op = device_ops.launcher(e); op != kNone) return device_calls.add(device_ops, op, self);
+              if (const EventIndex op = device_ops.launcher(e); op != kNone) return device_calls.add(op, self);
               if (const StringId op = device_ops.tf_op(e); op != model::kNoString) return device.add_kernel(op, self);
               device.add_kernel(p.name_id(e), self);
             },
@@ -319,7 +325,7 @@ FrameworkOpStats compute_framework_op_stats(const Profile& p, const FrameworkOpS
   };
   host.fold(p);
   device.fold(p);
-  device_calls.fold_into(p, device);
+  device_calls.fold_into(p, device_ops, device);
   emit(device, true, out.device_idle_ps);
   emit(host, false, out.host_idle_ps);
   return out;
