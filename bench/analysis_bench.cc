@@ -10,6 +10,8 @@
 // and a last line with the total, the peak memory growth per event and the targets. CPU seconds
 // are printed beside wall seconds because a machine shared with other work stretches the latter.
 //
+// The load is also timed alone on one thread and on two (lines decoded at once), in one line.
+//
 // Usage: analysis_bench [events, default 10000000]
 #include <sys/wait.h>
 #include <unistd.h>
@@ -155,6 +157,27 @@ int main(int argc, char** argv) {
   if (!write_in_child(path, steps)) return 1;
   const double file_mb = double(std::filesystem::file_size(path)) / 1e6;
 
+  // Loading alone on one thread and on two (its lines decoded at once), in the same run.
+  double load_s[2] = {0, 0};
+  for (unsigned jobs : {1u, 2u}) {
+    mlprof::model::Profile profile;
+    std::string error;
+    const auto begin = Clock::now();
+    if (!mlprof::model::import_xspace_file(path, "bench-host", &profile, &error, {}, jobs)) {
+      std::fprintf(stderr, "analysis_bench: %s: %s\n", path.c_str(), error.c_str());
+      return 1;
+    }
+    load_s[jobs - 1] = seconds_since(begin);
+  }
+  double load_avg = 0;
+  if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
+    if (std::fscanf(f, "%lf", &load_avg) != 1) load_avg = 0;
+    std::fclose(f);
+  }
+  std::printf("analysis_bench: load on 1 thread %.3f s, on 2 threads %.3f s: %.2fx faster (target >= 1.7 on two "
+              "cores), load %.1f\n",
+              load_s[0], load_s[1], load_s[0] / load_s[1], load_avg);
+
   mlprof::bench::reset_peak_rss();
   const size_t rss_before = mlprof::bench::proc_status_kib("VmRSS") * 1024;
   const auto start = Clock::now();
@@ -170,7 +193,7 @@ int main(int argc, char** argv) {
 
   mlprof::model::Profile profile;
   std::string error;
-  if (!mlprof::model::import_xspace_file(path, "bench-host", &profile, &error)) {
+  if (!mlprof::model::import_xspace_file(path, "bench-host", &profile, &error, {}, 2)) {
     std::fprintf(stderr, "analysis_bench: %s: %s\n", path.c_str(), error.c_str());
     return 1;
   }

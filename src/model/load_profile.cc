@@ -3,15 +3,13 @@
 #include <sys/stat.h>
 
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <new>
 #include <thread>
 #include <vector>
 
 #include "format/profile_paths.h"
+#include "model/ordered_parallel.h"
 #include "model/profile_merge.h"
 #include "model/pytorch_importer.h"
 #include "model/xspace_importer.h"
@@ -26,11 +24,15 @@ uint64_t file_size(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 ? uint64_t(st.st_size) : 0;
 }
 
-bool import_host(const format::HostFile& host, Profile* profile, std::string* problem, const LoadProgress& progress) {
+// `line_jobs`: threads decoding the lines of a large XSpace file at once.
+bool import_host(const format::HostFile& host, Profile* profile, std::string* problem, const LoadProgress& progress,
+                 unsigned line_jobs = 1) {
+  constexpr uint64_t kLinesAtOnceFrom = uint64_t(4) << 20;  // bytes: below, threads cost more than they gain
+  if (file_size(host.path) < kLinesAtOnceFrom) line_jobs = 1;
   try {
     return host.kind == format::ProfileFileKind::kPyTorchJson
                ? import_pytorch_trace_file(host.path, host.host, profile, problem, progress)
-               : import_xspace_file(host.path, host.host, profile, problem, progress);
+               : import_xspace_file(host.path, host.host, profile, problem, progress, line_jobs);
   } catch (const std::bad_alloc&) {
     *problem = "out of memory while reading it";
     return false;
@@ -42,9 +44,9 @@ struct Failure {
   std::string problem;
 };
 
-// One host after another, into the profile itself.
-void load_in_turn(const std::vector<const format::HostFile*>& files, const LoadProgress& progress, Profile* profile,
-                  std::vector<Failure>* failures) {
+// One host after another, into the profile itself (a large XSpace file's lines on `line_jobs`).
+void load_in_turn(const std::vector<const format::HostFile*>& files, unsigned line_jobs, const LoadProgress& progress,
+                  Profile* profile, std::vector<Failure>* failures) {
   uint64_t total_bytes = 0, done_bytes = 0;
   for (const format::HostFile* file : files) total_bytes += file_size(file->path);
   for (const format::HostFile* file : files) {
@@ -56,113 +58,56 @@ void load_in_turn(const std::vector<const format::HostFile*>& files, const LoadP
       };
     }
     std::string problem;
-    if (!import_host(*file, profile, &problem, file_progress)) failures->push_back({file, problem});
+    if (!import_host(*file, profile, &problem, file_progress, line_jobs)) failures->push_back({file, problem});
     done_bytes += file_bytes;
     if (progress && total_bytes > 0) progress(double(done_bytes) / double(total_bytes));
   }
 }
 
-// Hosts on `jobs` threads, each into a profile of its own; this thread appends them in order
-// as they come, so at most a few are held apart from the profile at any time.
-class ParallelLoad {
- public:
-  ParallelLoad(const std::vector<const format::HostFile*>& files, unsigned jobs)
-      : files_(files), slots_(files.size()), window_(size_t(jobs) * 2) {
-    for (const format::HostFile* file : files) {
-      bytes_.push_back(file_size(file->path));
-      total_bytes_ += bytes_.back();
-    }
-    for (unsigned j = 0; j < jobs; ++j) threads_.emplace_back([this] { work(); });
-  }
-  // Every thread is joined before the load returns, whatever happened.
-  ~ParallelLoad() {
-    {
-      std::lock_guard lock(mutex_);
-      stop_ = true;
-    }
-    changed_.notify_all();
-    for (auto& t : threads_) t.join();
-  }
-
-  void run(const LoadProgress& progress, Profile* profile, std::vector<Failure>* failures) {
-    uint64_t merged_bytes = 0;
-    for (size_t i = 0; i < files_.size(); ++i) {
-      std::unique_ptr<Profile> part;
-      std::string problem;
-      {
-        std::unique_lock lock(mutex_);
-        while (!slots_[i].done) {
-          if (progress && total_bytes_ > 0) {
-            lock.unlock();
-            double bytes = double(merged_bytes);
-            for (size_t k = i; k < files_.size(); ++k) bytes += slots_[k].fraction.load() * double(bytes_[k]);
-            progress(bytes / double(total_bytes_));
-            lock.lock();
-          }
-          changed_.wait_for(lock, std::chrono::milliseconds(100), [&] { return slots_[i].done; });
-        }
-        part = std::move(slots_[i].part);
-        problem = std::move(slots_[i].problem);
-      }
-      if (part && !append_profile(std::move(*part), profile, &problem)) part.reset();
-      if (!part) failures->push_back({files_[i], problem});
-      part.reset();
-      merged_bytes += bytes_[i];
-      {
-        std::lock_guard lock(mutex_);
-        merged_ = i + 1;
-      }
-      changed_.notify_all();
-    }
-    if (progress && total_bytes_ > 0) progress(1.0);
-  }
-
- private:
-  struct Slot {
-    std::unique_ptr<Profile> part;  // null when the host could not be read
+// Hosts on `jobs` threads, each into a profile of its own, appended to the profile in the
+// run's order as they come (so at most a few are held apart from it at any time).
+void load_at_once(const std::vector<const format::HostFile*>& files, unsigned jobs, const LoadProgress& progress,
+                  Profile* profile, std::vector<Failure>* failures) {
+  struct Part {
+    std::unique_ptr<Profile> profile;  // null when the host could not be read
     std::string problem;
-    bool done = false;
-    std::atomic<double> fraction{0};
   };
-
-  void work() {
-    for (;;) {
-      size_t i;
-      {
-        std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] { return stop_ || next_ >= files_.size() || next_ < merged_ + window_; });
-        if (stop_ || next_ >= files_.size()) return;
-        i = next_++;
-      }
-      Slot& slot = slots_[i];
-      std::unique_ptr<Profile> part;
-      std::string problem;
-      try {
-        part = std::make_unique<Profile>();
-      } catch (const std::bad_alloc&) {
-        problem = "out of memory while reading it";
-      }
-      if (part && !import_host(*files_[i], part.get(), &problem, [&slot](double f) { slot.fraction = f; })) part.reset();
-      std::lock_guard lock(mutex_);
-      slot.part = std::move(part);
-      slot.problem = std::move(problem);
-      slot.done = true;
-      changed_.notify_all();
-    }
-  }
-
-  const std::vector<const format::HostFile*>& files_;
-  std::vector<uint64_t> bytes_;
-  uint64_t total_bytes_ = 0;
-  std::vector<Slot> slots_;
-  const size_t window_;  // hosts read ahead of the one being appended, at most
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  size_t next_ = 0;    // the next host to start
-  size_t merged_ = 0;  // hosts appended so far
-  bool stop_ = false;
-  std::vector<std::thread> threads_;
-};
+  std::vector<uint64_t> bytes;
+  uint64_t total_bytes = 0, taken_bytes = 0;
+  for (const format::HostFile* file : files) total_bytes += bytes.emplace_back(file_size(file->path));
+  std::vector<std::atomic<double>> fractions(files.size());  // of each host read so far
+  size_t taking = 0;
+  auto report = [&] {
+    if (!progress || total_bytes == 0) return;
+    double done = double(taken_bytes);
+    for (size_t k = taking; k < files.size(); ++k) done += fractions[k].load() * double(bytes[k]);
+    progress(done / double(total_bytes));
+  };
+  run_ordered<Part>(
+      files.size(), jobs,
+      [&](size_t i) {
+        Part part;
+        try {
+          part.profile = std::make_unique<Profile>();
+        } catch (const std::bad_alloc&) {
+          part.problem = "out of memory while reading it";
+          return part;
+        }
+        if (!import_host(*files[i], part.profile.get(), &part.problem, [&, i](double f) { fractions[i] = f; }))
+          part.profile.reset();
+        return part;
+      },
+      [&](size_t i, Part& part) {
+        if (part.profile && !append_profile(std::move(*part.profile), profile, &part.problem)) part.profile.reset();
+        if (!part.profile) failures->push_back({files[i], part.problem});
+        part.profile.reset();
+        taken_bytes += bytes[i];
+        taking = i + 1;
+        return true;
+      },
+      report);
+  if (progress && total_bytes > 0) progress(1.0);
+}
 
 }  // namespace
 
@@ -195,13 +140,13 @@ bool load_profile(const LoadRequest& request, Profile* profile, LoadError* error
     *error = {run->dir, "no host \"" + request.host + "\" in run " + run->name + " (hosts: " + hosts + ")"};
     return false;
   }
-  const unsigned jobs = unsigned(std::min<size_t>(request.jobs > 0 ? request.jobs : default_load_jobs(), files.size()));
+  const unsigned wanted = request.jobs > 0 ? request.jobs : default_load_jobs();
+  const unsigned jobs = unsigned(std::min<size_t>(wanted, files.size()));
   std::vector<Failure> failures;
   if (jobs <= 1) {
-    load_in_turn(files, request.progress, profile, &failures);
+    load_in_turn(files, files.size() == 1 ? wanted : 1, request.progress, profile, &failures);
   } else {
-    ParallelLoad load(files, jobs);
-    load.run(request.progress, profile, &failures);
+    load_at_once(files, jobs, request.progress, profile, &failures);
   }
   if (failures.empty()) return true;
   *error = {failures.front().file->path, failures.front().problem};

@@ -14,6 +14,8 @@ StringTable::StringTable() {
   for (std::string_view s : kWellKnownStrings) intern(s);
 }
 
+StringTable::StringTable(const StringTable* base) : base_(base), base_size_(StringId(base->size())) {}
+
 char* StringTable::store(std::string_view s) {
   // Long strings get a block of their own so that short ones keep filling the current block.
   if (s.size() > kBlockBytes / 4) {
@@ -33,9 +35,13 @@ char* StringTable::store(std::string_view s) {
 }
 
 StringId StringTable::intern(std::string_view s) {
+  if (base_ != nullptr) {
+    const StringId id = base_->find(s);
+    if (id < base_size_) return id;
+  }
   auto it = ids_.find(s);
   if (it != ids_.end()) return it->second;
-  const StringId id = StringId(views_.size());
+  const StringId id = StringId(size());
   const std::string_view stored = s.empty() ? std::string_view() : std::string_view(store(s), s.size());
   views_.push_back(stored);
   ids_.emplace(stored, id);
@@ -43,6 +49,10 @@ StringId StringTable::intern(std::string_view s) {
 }
 
 StringId StringTable::find(std::string_view s) const {
+  if (base_ != nullptr) {
+    const StringId id = base_->find(s);
+    if (id < base_size_) return id;
+  }
   auto it = ids_.find(s);
   return it == ids_.end() ? kNoString : it->second;
 }

@@ -18,6 +18,10 @@ class StringTable {
   // Id 0 is the empty string; ids 1.. are the well-known names of well_known_strings.h, so
   // that analysis code can compare against them as constants.
   StringTable();
+  // A table over `base`, which must not change while this one is used (threads may share it):
+  // strings already in `base` keep their ids there, others get ids from base->size() on, as
+  // `base` would give them in the same order.
+  explicit StringTable(const StringTable* base);
   StringTable(const StringTable&) = delete;
   StringTable& operator=(const StringTable&) = delete;
   StringTable(StringTable&&) = default;
@@ -25,8 +29,8 @@ class StringTable {
 
   StringId intern(std::string_view s);
   StringId find(std::string_view s) const;
-  std::string_view view(StringId id) const { return views_[id]; }
-  size_t size() const { return views_.size(); }
+  std::string_view view(StringId id) const { return id < base_size_ ? base_->view(id) : views_[id - base_size_]; }
+  size_t size() const { return base_size_ + views_.size(); }
   size_t bytes_used() const;
 
  private:
@@ -36,7 +40,9 @@ class StringTable {
   std::vector<std::unique_ptr<char[]>> large_;   // one allocation per long string
   size_t block_used_ = 0;
   size_t block_size_ = 0;
-  std::vector<std::string_view> views_;
+  const StringTable* base_ = nullptr;
+  StringId base_size_ = 0;
+  std::vector<std::string_view> views_;  // of ids from base_size_ on
   std::unordered_map<std::string_view, StringId> ids_;
 };
 

@@ -14,11 +14,14 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <new>
 #include <numeric>
 
 #include "format/annotation.h"
 #include "model/id_map.h"
+#include "model/ordered_parallel.h"
 #include "model/plane_naming.h"
 #include "model/protobuf_wire.h"
 
@@ -129,6 +132,12 @@ class XSpaceImport {
   bool scan(Reader in);
   void reserve();
   bool decode(Reader in);
+  // The same on `jobs` threads, line by line, each line into a chunk of its own joined here in
+  // the file's order (the model is what decode() makes).
+  bool decode_lines_at_once(Reader in, unsigned jobs);
+  // Whether lines decoded apart cost little memory: each is a second copy of its events until
+  // joined, so `jobs` of the largest must stay under a quarter of the file's events.
+  bool lines_at_once_pay(unsigned jobs) const { return jobs > 1 && jobs * largest_line_ * 4 <= num_events_; }
   void rollback();
   const std::string& error() const { return error_; }
 
@@ -155,6 +164,9 @@ class XSpaceImport {
   StatValue resolve_value(PlaneScan& scan, const RawStat& stat);
 
   // Second pass.
+  struct LineChunk;
+  bool decode_chunk(Reader line, PlaneScan& scan, LineChunk* chunk);
+  bool join_chunk(LineChunk& chunk, uint32_t scan);
   bool decode_plane(Reader in, PlaneScan& scan);
   bool decode_line(Reader in, PlaneScan& scan);
   bool decode_event(Reader in, PlaneScan& scan, uint32_t line, int64_t* start, int64_t* duration);
@@ -173,12 +185,22 @@ class XSpaceImport {
 
   std::vector<PlaneScan> scans_;
   uint64_t num_events_ = 0;
+  uint64_t largest_line_ = 0;  // events
   int64_t min_timestamp_ns_ = INT64_MAX;
   bool has_origin_ = false;
   std::vector<std::string> hostnames_;
   std::vector<std::string> warnings_;
   std::vector<std::string> errors_;
   uint32_t host_index_ = 0;
+
+  // Decoding a line into a chunk: the scans are only read (other threads read them too); an
+  // event of a metadata id no plane declares gets a name of the chunk's, kUnknownName | k.
+  static constexpr NameIndex kUnknownName = NameIndex(1) << 31;
+  std::vector<std::pair<int64_t, StringId>>* unknown_names_ = nullptr;  // (metadata id, its name)
+  // Joining chunks: names made for undeclared metadata ids, by (plane, id), as name_for keeps them.
+  std::map<std::pair<uint32_t, int64_t>, NameIndex> joined_unknown_names_;
+  std::vector<Plane> planes_before_lines_;      // what chunks see of the planes
+  std::unique_ptr<StringTable> joined_strings_;  // strings the joined lines added, over the profile's
 };
 
 // ---- First pass --------------------------------------------------------------------------
@@ -296,6 +318,7 @@ bool XSpaceImport::scan_plane(Reader in) {
 bool XSpaceImport::count_line(Reader in) {
   int64_t timestamp_ns = 0;
   bool has_events = false;
+  const uint64_t events_before = num_events_;
   uint32_t tag;
   while (in.next_tag(&tag)) {
     if (tag == tag_of(kLineTimestampNs, wire::kVarint)) {
@@ -310,6 +333,7 @@ bool XSpaceImport::count_line(Reader in) {
   }
   if (in.bad()) return false;
   if (has_events) min_timestamp_ns_ = std::min(min_timestamp_ns_, timestamp_ns);
+  largest_line_ = std::max(largest_line_, num_events_ - events_before);
   return true;
 }
 
@@ -435,7 +459,7 @@ StringId XSpaceImport::resolve_key(PlaneScan& scan, int64_t key_id) {
   if (key != IdMap::kAbsent) return key;
   // A stat whose metadata is missing keeps its id as its name, so it still shows somewhere.
   const StringId name = p_.strings.intern("stat#" + std::to_string(key_id));
-  scan.stat_keys.set(key_id, name);
+  if (unknown_names_ == nullptr) scan.stat_keys.set(key_id, name);  // a chunk only reads the scans
   return name;
 }
 
@@ -612,11 +636,158 @@ bool XSpaceImport::decode_event(Reader in, PlaneScan& scan, uint32_t line, int64
 NameIndex XSpaceImport::name_for(PlaneScan& scan, int64_t metadata_id) {
   const uint32_t index = scan.names.get(metadata_id);
   if (index != IdMap::kAbsent) return index;
+  if (unknown_names_ != nullptr) {
+    unknown_names_->emplace_back(metadata_id, p_.strings.intern(std::to_string(metadata_id)));
+    return kUnknownName | NameIndex(unknown_names_->size() - 1);
+  }
   EventName name;
   name.name = p_.strings.intern(std::to_string(metadata_id));
   scan.names.set(metadata_id, NameIndex(p_.names.size()));
   p_.names.push_back(name);
   return NameIndex(p_.names.size() - 1);
+}
+
+// ---- Second pass on several threads ------------------------------------------------------
+
+// One line decoded apart: its strings over the profile's (ids from the profile's size on are
+// the chunk's own), its names from the scans, its events sorted and nested.
+struct XSpaceImport::LineChunk {
+  Profile profile;
+  std::vector<std::pair<int64_t, StringId>> unknown_names;  // in the order the events met them
+  std::string error;
+  bool ok = false;
+};
+
+bool XSpaceImport::decode_chunk(Reader line, PlaneScan& scan, LineChunk* chunk) {
+  Profile& c = chunk->profile;
+  c.strings = StringTable(&p_.strings);
+  c.planes = planes_before_lines_;  // finish_line asks the plane's kind
+  c.origin_ns = p_.origin_ns;
+  PageReleaser none;
+  XSpaceImport line_import(&c, host_, &none);
+  line_import.unknown_names_ = &chunk->unknown_names;
+  chunk->ok = line_import.decode_line(line, scan);
+  if (!chunk->ok) chunk->error = line_import.error();
+  return chunk->ok;
+}
+
+// Appends a chunk's line as decode_line would have written it: strings it met first are
+// added to the profile in the order it met them, names for undeclared ids made once a plane.
+bool XSpaceImport::join_chunk(LineChunk& chunk, uint32_t scan) {
+  if (!chunk.ok) return chunk.error.empty() ? truncated() : fail(chunk.error);
+  const Profile& c = chunk.profile;
+  const StringId base = StringId(p_.strings.size());
+  std::vector<StringId> ids(c.strings.size() - base);
+  for (size_t k = 0; k < ids.size(); ++k) ids[k] = joined_strings_->intern(c.strings.view(StringId(base + k)));
+  auto id = [&](StringId s) { return s < base ? s : ids[s - base]; };
+  std::vector<NameIndex> unknown(chunk.unknown_names.size());
+  for (size_t k = 0; k < unknown.size(); ++k) {
+    const auto [metadata_id, name] = chunk.unknown_names[k];
+    auto [it, added] = joined_unknown_names_.try_emplace({scan, metadata_id}, NameIndex(p_.names.size()));
+    if (added) {
+      EventName n;
+      n.name = id(name);
+      p_.names.push_back(n);
+    }
+    unknown[k] = it->second;
+  }
+  const uint32_t events0 = uint32_t(p_.num_events()), stats0 = uint32_t(p_.event_stats.size());
+  Line line = c.lines.front();
+  line.name = id(line.name);
+  line.display_name = id(line.display_name);
+  line.first_event = events0;
+  const uint32_t line_index = uint32_t(p_.lines.size());
+  p_.lines.push_back(line);
+  EventColumns& ev = p_.events;
+  const EventColumns& ce = c.events;
+  for (size_t e = 0; e < ce.size(); ++e) {
+    ev.start_ps.push_back(ce.start_ps[e]);
+    ev.duration_ps.push_back(ce.duration_ps[e]);
+    const NameIndex n = ce.name[e];
+    ev.name.push_back((n & kUnknownName) != 0 ? unknown[n & ~kUnknownName] : n);
+    ev.line.push_back(line_index);
+    ev.parent.push_back(ce.parent[e] == kNone ? kNone : ce.parent[e] + events0);
+    ev.first_stat.push_back(ce.first_stat[e + 1] + stats0);
+  }
+  p_.event_stats.reserve(p_.event_stats.size() + c.event_stats.size());
+  for (size_t i = 0; i < c.event_stats.size(); ++i) {
+    StatValue v = c.event_stats.value(i);
+    if (v.type == StatType::kString) v.str = id(v.str);
+    p_.event_stats.add(id(c.event_stats.key(i)), v);
+  }
+  return true;
+}
+
+bool XSpaceImport::decode_lines_at_once(Reader in, unsigned jobs) {
+  // The lines, plane by plane, as decode() meets them.
+  struct Work {
+    uint32_t scan;
+    Reader line;
+    const uint8_t* end;  // of the line in the file
+  };
+  std::vector<Work> work;
+  std::vector<uint32_t> lines_of(scans_.size(), 0);
+  size_t plane = 0;
+  uint32_t tag;
+  while (in.next_tag(&tag)) {
+    if (tag != tag_of(kSpacePlanes, wire::kLengthDelimited)) {
+      if (!in.skip(tag)) return truncated();
+      continue;
+    }
+    if (plane >= scans_.size()) return fail("the file changed while it was read");
+    Reader sub;
+    if (!in.message(&sub)) return truncated();
+    while (sub.next_tag(&tag)) {
+      if (tag == tag_of(kPlaneLines, wire::kLengthDelimited)) {
+        Reader line;
+        if (!sub.message(&line)) return truncated();
+        work.push_back({uint32_t(plane), line, sub.position()});
+        ++lines_of[plane];
+      } else if (!sub.skip(tag)) {
+        return truncated();
+      }
+    }
+    if (sub.bad()) return truncated();
+    ++plane;
+  }
+  if (in.bad()) return truncated();
+  if (plane != scans_.size()) return fail("the file changed while it was read");
+
+  // The profile's strings and planes stay as they are while the threads read them.
+  planes_before_lines_ = p_.planes;
+  joined_strings_ = std::make_unique<StringTable>(&p_.strings);
+  const bool ok = run_ordered<std::unique_ptr<LineChunk>>(
+      work.size(), jobs,
+      [&](size_t i) {
+        auto chunk = std::make_unique<LineChunk>();
+        try {
+          decode_chunk(work[i].line, scans_[work[i].scan], chunk.get());
+        } catch (const std::bad_alloc&) {
+          chunk->ok = false;
+          chunk->error = "out of memory while decoding a line";
+        }
+        return chunk;
+      },
+      [&](size_t i, std::unique_ptr<LineChunk>& chunk) {
+        if (!join_chunk(*chunk, work[i].scan)) return false;
+        chunk.reset();
+        pages_.release_before(work[i].end);
+        return true;
+      },
+      {}, jobs);  // a line apart is a second copy of its events until joined: no more than `jobs` of them
+  for (StringId s = StringId(p_.strings.size()); s < joined_strings_->size(); ++s)
+    p_.strings.intern(joined_strings_->view(s));
+  joined_strings_.reset();
+  if (!ok) return false;
+  uint32_t first_line = uint32_t(saved_.lines);
+  for (size_t k = 0; k < scans_.size(); ++k) {
+    Plane& pl = p_.planes[scans_[k].plane];
+    pl.first_line = first_line;
+    pl.num_lines = lines_of[k];
+    first_line += lines_of[k];
+  }
+  if (p_.num_events() != saved_.events + num_events_) return fail("the file changed while it was read");
+  return true;
 }
 
 bool XSpaceImport::finish_line(uint32_t index, int64_t timestamp_ns, bool sorted) {
@@ -702,14 +873,15 @@ void XSpaceImport::rollback() {
 
 // Runs both passes over the bytes.
 bool import_from(const void* data, size_t size, std::string_view host, Profile* profile, PageReleaser* pages,
-                 std::string* error) {
+                 unsigned jobs, std::string* error) {
   XSpaceImport import(profile, host, pages);
   const int64_t saved_origin = profile->origin_ns;
   bool ok = import.scan(Reader(data, size));
   if (ok) {
     import.reserve();
     pages->restart();
-    ok = import.decode(Reader(data, size));
+    ok = import.lines_at_once_pay(jobs) ? import.decode_lines_at_once(Reader(data, size), jobs)
+                                        : import.decode(Reader(data, size));
   }
   if (!ok) {
     import.rollback();
@@ -722,7 +894,7 @@ bool import_from(const void* data, size_t size, std::string_view host, Profile* 
 }  // namespace
 
 bool import_xspace_bytes(const void* data, size_t size, std::string_view host, Profile* profile,
-                         std::string* error) {
+                         std::string* error, unsigned jobs) {
   if (size == 0) {
     *error = "empty file";
     return false;
@@ -732,11 +904,11 @@ bool import_xspace_bytes(const void* data, size_t size, std::string_view host, P
     return false;
   }
   PageReleaser none;
-  return import_from(data, size, host, profile, &none, error);
+  return import_from(data, size, host, profile, &none, jobs, error);
 }
 
 bool import_xspace_file(const std::string& path, std::string_view host, Profile* profile,
-                        std::string* error, const LoadProgress& progress) {
+                        std::string* error, const LoadProgress& progress, unsigned jobs) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     *error = std::strerror(errno);
@@ -773,7 +945,7 @@ bool import_xspace_file(const std::string& path, std::string_view host, Profile*
   const size_t size = size_t(st.st_size);
   ::madvise(map, size, MADV_SEQUENTIAL);
   PageReleaser pages(static_cast<const uint8_t*>(map), size, &progress);
-  const bool ok = import_from(map, size, host, profile, &pages, error);
+  const bool ok = import_from(map, size, host, profile, &pages, jobs, error);
   ::munmap(map, size);
   return ok;
 }
