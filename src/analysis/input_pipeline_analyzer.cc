@@ -25,6 +25,13 @@ bool is_enqueue_name(std::string_view name) {
 
 constexpr std::string_view kDataLoaderPrefix = "enumerate(DataLoader)";
 
+// "Data preprocessing" -> "data preprocessing", for the middle of a sentence.
+std::string lowercase_first(std::string_view label) {
+  std::string s(label);
+  if (!s.empty() && s[0] >= 'A' && s[0] <= 'Z') s[0] = char(s[0] - 'A' + 'a');
+  return s;
+}
+
 // (host, correlation id) of every host-to-device copy on a device: the runtime calls that
 // started them are the host enqueuing input for the device.
 std::vector<uint64_t> host_to_device_copies(const Profile& p) {
@@ -145,7 +152,7 @@ InputPipelineAnalysis compute_input_pipeline_analysis(const Profile& p, const St
     char buf[512];
     std::snprintf(buf, sizeof buf, "The slowest input stage is %s (%.1f%% of input processing time, %s).",
                   out.ops.front().name.c_str(), out.ops.front().self_pct,
-                  std::string(kInputOpCategoryKeys[size_t(out.ops.front().category)]).c_str());
+                  lowercase_first(kInputOpCategoryLabels[size_t(out.ops.front().category)]).c_str());
     out.recommendations.push_back(buf);
     switch (InputOpCategory(top)) {
       case InputOpCategory::kReadOnDemand:
