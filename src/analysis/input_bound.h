@@ -1,4 +1,4 @@
-// The input rule (DESIGN.md §5.2), in one place: which events are the step waiting for its
+// The input rule (docs/ARCHITECTURE.md §5.2), in one place: which events are the step waiting for its
 // input, and the input-bound verdict with its named thresholds. The step breakdown, the input
 // pipeline analyzer and the overview page all ask here.
 #pragma once
