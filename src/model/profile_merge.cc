@@ -5,6 +5,13 @@
 namespace mlprof::model {
 namespace {
 
+// The tables are copied field by field below with their string ids and indices moved: a
+// field added to one of them must be moved here too (then update its size).
+static_assert(sizeof(Host) == 16, "a Host field was added: move its ids in append_profile");
+static_assert(sizeof(Plane) == 48, "a Plane field was added: move its ids in append_profile");
+static_assert(sizeof(Line) == 32, "a Line field was added: move its ids in append_profile");
+static_assert(sizeof(EventName) == 16, "an EventName field was added: move its ids in append_profile");
+
 // Appends stats with their keys and string values in `into`'s ids.
 void append_stats(const StatTable& from, const std::vector<StringId>& ids, StatTable* into) {
   into->reserve(into->size() + from.size());
