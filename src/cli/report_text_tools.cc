@@ -1,5 +1,4 @@
 // Tool id (analysis/tool_registry.h) -> its text rendering: one line per tool.
-#include <sstream>
 #include <stdexcept>
 
 #include "cli/report_text.h"
@@ -37,20 +36,6 @@ constexpr TextRenderer kRenderers[] = {
 };
 
 }  // namespace
-
-std::string no_data_note(std::string_view tool_id) {
-  const analysis::Tool* tool = analysis::find_tool(tool_id);
-  if (!tool) throw std::logic_error("no tool " + std::string(tool_id) + " in the registry");
-  // Words filled into lines of at most 100 columns, indented by two.
-  constexpr size_t kWidth = 100;
-  std::istringstream words(std::string(tool->no_data_reason) + " " + std::string(tool->how_to_get));
-  std::string out = "\n", line;
-  for (std::string word; words >> word;) {
-    if (!line.empty() && line.size() + 1 + word.size() > kWidth) out += line + "\n", line.clear();
-    line += line.empty() ? "  " + word : " " + word;
-  }
-  return out + line + "\n";
-}
 
 std::string render_tool_text(std::string_view tool_id, const analysis::ToolResult& result) {
   for (const TextRenderer& r : kRenderers)
