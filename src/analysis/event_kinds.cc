@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "format/xspace_schema.h"
 #include "model/string_contains.h"
 
 namespace mlprof::analysis {
@@ -88,7 +89,7 @@ bool is_input_request_name(std::string_view name) {
 
 int implicit_root_rank(std::string_view name) {
   if (name == "SessionRun") return 0;
-  if (name.starts_with("ProfilerStep#")) return 0;
+  if (name.starts_with(format::xspace::kProfilerStepPrefix)) return 0;
   if (name == "FunctionRun") return 1;
   if (name == "RunGraph") return 2;
   if (name == "ExecutorState::Process") return 3;
@@ -96,13 +97,15 @@ int implicit_root_rank(std::string_view name) {
 }
 
 MemcpyKind memcpy_kind(std::string_view name) {
-  if (!contains(name, "emcpy") && !contains(name, "MEMCPY")) return MemcpyKind::kNone;
-  if (contains(name, "H2D") || contains(name, "HtoD")) return MemcpyKind::kHostToDevice;
-  if (contains(name, "D2H") || contains(name, "DtoH")) return MemcpyKind::kDeviceToHost;
-  if (contains(name, "D2D") || contains(name, "DtoD") || contains(name, "P2P") || contains(name, "PtoP"))
-    return MemcpyKind::kDeviceToDevice;
-  if (contains(name, "H2H") || contains(name, "HtoH")) return MemcpyKind::kHostToHost;
-  return MemcpyKind::kNone;
+  using format::xspace::CopyDirection;
+  switch (format::xspace::copy_direction(name)) {
+    case CopyDirection::kHostToDevice: return MemcpyKind::kHostToDevice;
+    case CopyDirection::kDeviceToHost: return MemcpyKind::kDeviceToHost;
+    case CopyDirection::kDeviceToDevice:
+    case CopyDirection::kPeerToPeer: return MemcpyKind::kDeviceToDevice;
+    case CopyDirection::kHostToHost: return MemcpyKind::kHostToHost;
+    default: return MemcpyKind::kNone;  // not a copy, or one whose direction the name does not say
+  }
 }
 
 bool is_compile_name(std::string_view name) {
@@ -138,7 +141,8 @@ bool is_16bit_kernel_name(std::string_view name) {
 }
 
 bool is_memory_event_name(std::string_view name) {
-  return name == "MemoryAllocation" || name == "MemoryDeallocation" || name == "[memory]";
+  return name == format::xspace::kMemoryAllocationEventName || name == format::xspace::kMemoryDeallocationEventName ||
+         name == "[memory]";
 }
 
 }  // namespace mlprof::analysis

@@ -29,6 +29,8 @@ bool is_input_request_name(std::string_view name);
 // of preference: an outer kind wins when several are present. Returns -1 when not a root.
 int implicit_root_rank(std::string_view name);
 
+// A copy's direction as the step breakdown counts it (peer-to-peer is device-to-device), from
+// the names format::xspace::copy_direction knows; kNone for other events.
 enum class MemcpyKind { kNone, kHostToDevice, kDeviceToHost, kDeviceToDevice, kHostToHost };
 MemcpyKind memcpy_kind(std::string_view name);
 

@@ -6,19 +6,23 @@
 #include <set>
 #include <utility>
 
+#include "format/xspace_schema.h"
+
 namespace mlprof::analysis {
 namespace {
 
 using model::Profile;
 using model::StringId;
 
-constexpr std::string_view kAllocation = "MemoryAllocation";
-constexpr std::string_view kDeallocation = "MemoryDeallocation";
+namespace xs = format::xspace;
+constexpr std::string_view kAllocation = xs::kMemoryAllocationEventName;
+constexpr std::string_view kDeallocation = xs::kMemoryDeallocationEventName;
 
 constexpr std::array<std::string_view, MemoryEventReader::kNumFields> kFieldStats = {
-    "allocator_name", "addr", "allocation_bytes", "requested_bytes", "bytes_allocated", "bytes_available",
-    "bytes_reserved", "peak_bytes_in_use", "fragmentation", "largest_free_chunk", "tf_op", "id", "region_type",
-    "data_type", "shape", "pool_bytes"};
+    xs::kStatAllocatorName,  xs::kStatAddr,           xs::kStatAllocationBytes, xs::kStatRequestedBytes,
+    xs::kStatBytesAllocated, xs::kStatBytesAvailable, xs::kStatBytesReserved,   xs::kStatPeakBytesInUse,
+    xs::kStatFragmentation,  xs::kStatLargestFreeChunk, xs::kStatTfOp,          xs::kStatId,
+    xs::kStatRegionType,     xs::kStatDataType,       xs::kStatShape,           xs::kStatPoolBytes};
 
 // Name indices of MemoryAllocation (1) and MemoryDeallocation (2) events; 0 for the others;
 // empty when the profile has neither.

@@ -1,11 +1,11 @@
 #include "analysis/step_grouping.h"
 
 #include <algorithm>
-#include <charconv>
 #include <unordered_map>
 
 #include "analysis/event_kinds.h"
 #include "analysis/sort_runs.h"
+#include "format/xspace_schema.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -117,12 +117,7 @@ std::vector<EventIndex> find_roots(const Profile& p, const Links& links, std::st
 int64_t step_number(const Profile& p, EventIndex root, int64_t fallback) {
   if (auto s = p.stat(root, model::kStepNum)) return s->as_int();
   if (auto s = p.stat(root, model::kIterNum)) return s->as_int();
-  const std::string_view name = p.name(root);
-  if (name.starts_with("ProfilerStep#")) {
-    int64_t n = 0;
-    auto digits = name.substr(13);
-    if (std::from_chars(digits.data(), digits.data() + digits.size(), n).ec == std::errc()) return n;
-  }
+  if (int64_t n = 0; format::xspace::profiler_step_number(p.name(root), &n)) return n;
   return fallback;
 }
 

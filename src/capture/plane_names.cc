@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "format/annotation.h"
+#include "format/xspace_schema.h"
 
 namespace mlprof::capture {
 
@@ -86,8 +87,8 @@ EventName PlaneNames::copied(std::string_view encoded) { return parse(encoded); 
 
 EventName PlaneNames::step(const char* name, int64_t step) {
   if (step_num_id_ == 0) {
-    step_num_id_ = stat_id("step_num");
-    root_id_ = stat_id("_r");
+    step_num_id_ = stat_id(format::xspace::kStatStepNum);
+    root_id_ = stat_id(format::xspace::kStatIsRoot);
   }
   EventName event{literal(name).metadata_id, 0};
   const uint32_t first = uint32_t(plane_->stat_pool.size());

@@ -6,12 +6,14 @@
 
 #include "capture/input_description.h"
 #include "capture/session_events.h"
+#include "format/xspace_schema.h"
 
 namespace mlprof::capture {
 namespace {
 
-constexpr const char* kAllocationName = "MemoryAllocation";
-constexpr const char* kDeallocationName = "MemoryDeallocation";
+namespace xs = format::xspace;
+constexpr const char* kAllocationName = xs::kMemoryAllocationEventName.data();  // literals: NUL-terminated
+constexpr const char* kDeallocationName = xs::kMemoryDeallocationEventName.data();
 constexpr const char* kInferredStepName = "inferred step";
 
 // LibTorch's device naming ("cpu", "cuda:0"), as the PyTorch importer names allocators.
@@ -161,7 +163,7 @@ void TypedRecordExport::emit_op(const PendingOp& op, const std::function<void(ui
   }
   if (r.input_bytes > 0 || (r.flags & kOpInputsTruncated) != 0) {
     const std::string_view inputs(reinterpret_cast<const char*>(&r + 1), r.input_bytes);
-    host_->stat_pool.push_back(ref_stat(names_->stat_id("shape"), format_inputs(inputs, r.flags & kOpInputsTruncated)));
+    host_->stat_pool.push_back(ref_stat(names_->stat_id(xs::kStatShape), format_inputs(inputs, r.flags & kOpInputsTruncated)));
   }
   add(op.tid, {int64_t(r.start), int64_t(end), name.metadata_id, finish_stats(first)});
 }
@@ -169,13 +171,15 @@ void TypedRecordExport::emit_op(const PendingOp& op, const std::function<void(ui
 void TypedRecordExport::emit_memory(const std::function<void(uint32_t, const format::WireEvent&)>& add) {
   std::stable_sort(memory_.begin(), memory_.end(),
                    [](const PendingMemory& a, const PendingMemory& b) { return a.record->time < b.record->time; });
-  const uint32_t k_allocator = names_->stat_id("allocator_name"), k_addr = names_->stat_id("addr"),
-                 k_allocation = names_->stat_id("allocation_bytes"), k_requested = names_->stat_id("requested_bytes"),
-                 k_allocated = names_->stat_id("bytes_allocated"), k_available = names_->stat_id("bytes_available"),
-                 k_reserved = names_->stat_id("bytes_reserved"), k_peak = names_->stat_id("peak_bytes_in_use"),
-                 k_fragmentation = names_->stat_id("fragmentation"), k_op = names_->stat_id("tf_op"),
-                 k_step = names_->stat_id("id"), k_region = names_->stat_id("region_type"),
-                 k_data_type = names_->stat_id("data_type"), k_shape = names_->stat_id("shape");
+  const uint32_t k_allocator = names_->stat_id(xs::kStatAllocatorName), k_addr = names_->stat_id(xs::kStatAddr),
+                 k_allocation = names_->stat_id(xs::kStatAllocationBytes),
+                 k_requested = names_->stat_id(xs::kStatRequestedBytes),
+                 k_allocated = names_->stat_id(xs::kStatBytesAllocated),
+                 k_available = names_->stat_id(xs::kStatBytesAvailable),
+                 k_reserved = names_->stat_id(xs::kStatBytesReserved), k_peak = names_->stat_id(xs::kStatPeakBytesInUse),
+                 k_fragmentation = names_->stat_id(xs::kStatFragmentation), k_op = names_->stat_id(xs::kStatTfOp),
+                 k_step = names_->stat_id(xs::kStatId), k_region = names_->stat_id(xs::kStatRegionType),
+                 k_data_type = names_->stat_id(xs::kStatDataType), k_shape = names_->stat_id(xs::kStatShape);
   const EventName allocation = names_->literal(kAllocationName), deallocation = names_->literal(kDeallocationName);
   std::map<std::string, int64_t> peak_of;  // per allocator, within the capture
   for (const PendingMemory& m : memory_) {
@@ -229,7 +233,7 @@ void TypedRecordExport::emit(const std::function<void(uint32_t, const format::Wi
   // A program that marks steps itself (StepTrace) keeps only its own.
   if (!g_program_marks_steps.load(std::memory_order_relaxed)) {
     const EventName step_name = names_->literal(kInferredStepName);
-    const uint32_t k_step_num = names_->stat_id("step_num"), k_root = names_->stat_id("_r"),
+    const uint32_t k_step_num = names_->stat_id(xs::kStatStepNum), k_root = names_->stat_id(xs::kStatIsRoot),
                    k_source = names_->stat_id("step_source");
     for (const PendingStep& s : steps_) {
       const uint32_t first = uint32_t(host_->stat_pool.size());

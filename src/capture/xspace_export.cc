@@ -14,6 +14,7 @@
 #include "capture/record_format.h"
 #include "capture/typed_record_export.h"
 #include "format/xspace_encoder.h"
+#include "format/xspace_schema.h"
 
 namespace mlprof::capture {
 namespace {
@@ -260,8 +261,9 @@ uint64_t fit_size_limit(format::WireSpace& space, std::vector<ThreadLine>& lines
 format::WirePlane task_environment_plane(const CaptureToExport& capture) {
   format::WirePlane plane;
   plane.id = kTaskEnvironmentPlaneId;
-  plane.name = "Task Environment";
-  plane.stat_metadata = {{1, "profile_start_time", {}}, {2, "profile_stop_time", {}}};
+  plane.name = format::xspace::kTaskEnvironmentPlaneName;
+  plane.stat_metadata = {{1, std::string(format::xspace::kStatProfileStartTime), {}},
+                         {2, std::string(format::xspace::kStatProfileStopTime), {}}};
   plane.stats = {format::WireStat::of_uint64(1, uint64_t(capture.start.unix_ns)),
                  format::WireStat::of_uint64(2, uint64_t(capture.stop.unix_ns))};
   return plane;
@@ -289,7 +291,7 @@ bool export_xspace(const CaptureToExport& capture, const std::string& path, Expo
   space.planes.resize(2 + (capture.device != nullptr ? capture.device->planes.size() : 0));
   format::WirePlane& host = space.planes[0];
   host.id = kHostPlaneId;
-  host.name = "/host:CPU";
+  host.name = format::xspace::kHostPlaneName;
 
   PlaneNames names(&host);
   TypedRecordExport typed(&host, &names, capture.arena, capture.start.ticks, capture.stop.ticks);

@@ -9,17 +9,17 @@
 #include <functional>
 #include <memory>
 
+#include "format/xspace_schema.h"
+
 namespace mlprof::format {
 namespace {
 
-// Wire types.
-constexpr uint32_t kVarint = 0;
-constexpr uint32_t kFixed64 = 1;
-constexpr uint32_t kLengthDelimited = 2;
+namespace xs = xspace;
+using xspace::Field;
 
-constexpr uint8_t tag(uint32_t field, uint32_t wire_type) { return uint8_t(field << 3 | wire_type); }
+// The schema's tags are all one byte (it checks so).
+constexpr char tag(const Field& field) { return char(field.tag()); }
 
-// Every field number here is below 16, so every tag is one byte.
 inline uint64_t varint_size(uint64_t v) { return (64 - uint64_t(__builtin_clzll(v | 1)) + 6) / 7; }
 inline uint64_t field_varint_size(uint64_t v) { return 1 + varint_size(v); }
 inline uint64_t field_bytes_size(uint64_t n) { return 1 + varint_size(n) + n; }
@@ -144,13 +144,13 @@ class Output {
     std::memcpy(pos_, data, n);
     pos_ += n;
   }
-  void put_tag_varint(uint8_t t, uint64_t v) {
+  void put_tag_varint(const Field& field, uint64_t v) {
     char* p = reserve(11);
-    *p++ = char(t);
+    *p++ = tag(field);
     commit(put_varint(p, v));
   }
-  void put_length_prefix(uint32_t field, uint64_t n) { put_tag_varint(tag(field, kLengthDelimited), n); }
-  void put_string_field(uint32_t field, std::string_view s) {
+  void put_length_prefix(const Field& field, uint64_t n) { put_tag_varint(field, n); }
+  void put_string_field(const Field& field, std::string_view s) {
     put_length_prefix(field, s.size());
     put_bytes(s.data(), s.size());
   }
@@ -172,28 +172,28 @@ class Output {
   bool ok_ = true;
 };
 
-void write_int_field(Output& out, uint32_t field, int64_t v) {
-  if (v != 0) out.put_tag_varint(tag(field, kVarint), uint64_t(v));
+void write_int_field(Output& out, const Field& field, int64_t v) {
+  if (v != 0) out.put_tag_varint(field, uint64_t(v));
 }
-void write_string_field(Output& out, uint32_t field, const std::string& s) {
+void write_string_field(Output& out, const Field& field, const std::string& s) {
   if (!s.empty()) out.put_string_field(field, s);
 }
 
-void write_stat(Output& out, uint32_t field, const WireStat& s) {
+void write_stat(Output& out, const Field& field, const WireStat& s) {
   out.put_length_prefix(field, stat_size(s));
-  write_int_field(out, 1, s.metadata_id);
+  write_int_field(out, xs::kStatMetadataId, s.metadata_id);
   switch (s.type) {
     case WireStat::Type::kDouble: {
       char* p = out.reserve(9);
-      *p++ = char(tag(2, kFixed64));
+      *p++ = tag(xs::kStatDouble);
       std::memcpy(p, &s.double_value, 8);  // little-endian hosts only, as is all of mlprof
       out.commit(p + 8);
       break;
     }
-    case WireStat::Type::kUint64: out.put_tag_varint(tag(3, kVarint), s.uint64_value); break;
-    case WireStat::Type::kInt64: out.put_tag_varint(tag(4, kVarint), uint64_t(s.int64_value)); break;
-    case WireStat::Type::kString: out.put_string_field(5, s.str_value); break;
-    case WireStat::Type::kRef: out.put_tag_varint(tag(7, kVarint), s.uint64_value); break;
+    case WireStat::Type::kUint64: out.put_tag_varint(xs::kStatUint64, s.uint64_value); break;
+    case WireStat::Type::kInt64: out.put_tag_varint(xs::kStatInt64, uint64_t(s.int64_value)); break;
+    case WireStat::Type::kString: out.put_string_field(xs::kStatString, s.str_value); break;
+    case WireStat::Type::kRef: out.put_tag_varint(xs::kStatRef, s.uint64_value); break;
   }
 }
 
@@ -203,67 +203,67 @@ void write_event(Output& out, const WirePlane& plane, const WireEvent& e) {
     char* p = out.reserve(32);
     char* body = p + 2;  // the body is < 128 bytes: a one-byte length
     char* q = body;
-    if (e.metadata_id != 0) { *q++ = char(tag(1, kVarint)); q = put_varint(q, e.metadata_id); }
-    *q++ = char(tag(2, kVarint));
+    if (e.metadata_id != 0) { *q++ = tag(xs::kEventMetadataId); q = put_varint(q, e.metadata_id); }
+    *q++ = tag(xs::kEventOffsetPs);
     q = put_varint(q, uint64_t(e.offset_ps));
-    if (e.duration_ps != 0) { *q++ = char(tag(3, kVarint)); q = put_varint(q, uint64_t(e.duration_ps)); }
-    p[0] = char(tag(4, kLengthDelimited));
+    if (e.duration_ps != 0) { *q++ = tag(xs::kEventDurationPs); q = put_varint(q, uint64_t(e.duration_ps)); }
+    p[0] = tag(xs::kLineEvents);
     p[1] = char(q - body);
     out.commit(q);
     return;
   }
-  out.put_length_prefix(4, event_body_size(plane, e));
-  write_int_field(out, 1, e.metadata_id);
-  out.put_tag_varint(tag(2, kVarint), uint64_t(e.offset_ps));
-  write_int_field(out, 3, e.duration_ps);
+  out.put_length_prefix(xs::kLineEvents, event_body_size(plane, e));
+  write_int_field(out, xs::kEventMetadataId, e.metadata_id);
+  out.put_tag_varint(xs::kEventOffsetPs, uint64_t(e.offset_ps));
+  write_int_field(out, xs::kEventDurationPs, e.duration_ps);
   const WireStatList& list = plane.stat_lists[e.stats - 1];
-  for (uint32_t i = list.first; i < list.first + list.count; ++i) write_stat(out, 4, plane.stat_pool[i]);
+  for (uint32_t i = list.first; i < list.first + list.count; ++i) write_stat(out, xs::kEventStats, plane.stat_pool[i]);
 }
 
 void write_line(Output& out, const WirePlane& plane, const WireLine& line, uint64_t body_size) {
-  out.put_length_prefix(3, body_size);
-  write_int_field(out, 1, line.id);
-  write_string_field(out, 2, line.name);
-  write_int_field(out, 3, line.timestamp_ns);
+  out.put_length_prefix(xs::kPlaneLines, body_size);
+  write_int_field(out, xs::kLineId, line.id);
+  write_string_field(out, xs::kLineName, line.name);
+  write_int_field(out, xs::kLineTimestampNs, line.timestamp_ns);
   for (const WireEvent& e : line.events) write_event(out, plane, e);
-  write_int_field(out, 9, line.duration_ps);
-  write_int_field(out, 10, line.display_id);
-  write_string_field(out, 11, line.display_name);
+  write_int_field(out, xs::kLineDurationPs, line.duration_ps);
+  write_int_field(out, xs::kLineDisplayId, line.display_id);
+  write_string_field(out, xs::kLineDisplayName, line.display_name);
 }
 
 void write_plane(Output& out, const WirePlane& plane, uint64_t body_size,
                  const std::vector<uint64_t>& line_sizes) {
-  out.put_length_prefix(1, body_size);
-  write_int_field(out, 1, plane.id);
-  write_string_field(out, 2, plane.name);
+  out.put_length_prefix(xs::kSpacePlanes, body_size);
+  write_int_field(out, xs::kPlaneId, plane.id);
+  write_string_field(out, xs::kPlaneName, plane.name);
   for (size_t i = 0; i < plane.lines.size(); ++i) write_line(out, plane, plane.lines[i], line_sizes[i]);
   for (const WireEventMetadata& m : plane.event_metadata) {
     const uint64_t value_size = event_metadata_size(m);
-    out.put_length_prefix(4, map_entry_size(m.id, value_size));
-    out.put_tag_varint(tag(1, kVarint), uint64_t(m.id));
-    out.put_length_prefix(2, value_size);
-    write_int_field(out, 1, m.id);
-    write_string_field(out, 2, m.name);
-    write_string_field(out, 4, m.display_name);
+    out.put_length_prefix(xs::kPlaneEventMetadata, map_entry_size(m.id, value_size));
+    out.put_tag_varint(xs::kMapKey, uint64_t(m.id));
+    out.put_length_prefix(xs::kMapValue, value_size);
+    write_int_field(out, xs::kEventMetaId, m.id);
+    write_string_field(out, xs::kEventMetaName, m.name);
+    write_string_field(out, xs::kEventMetaDisplayName, m.display_name);
   }
   for (const WireStatMetadata& m : plane.stat_metadata) {
     const uint64_t value_size = stat_metadata_size(m);
-    out.put_length_prefix(5, map_entry_size(m.id, value_size));
-    out.put_tag_varint(tag(1, kVarint), uint64_t(m.id));
-    out.put_length_prefix(2, value_size);
-    write_int_field(out, 1, m.id);
-    write_string_field(out, 2, m.name);
-    write_string_field(out, 3, m.description);
+    out.put_length_prefix(xs::kPlaneStatMetadata, map_entry_size(m.id, value_size));
+    out.put_tag_varint(xs::kMapKey, uint64_t(m.id));
+    out.put_length_prefix(xs::kMapValue, value_size);
+    write_int_field(out, xs::kStatMetaId, m.id);
+    write_string_field(out, xs::kStatMetaName, m.name);
+    write_string_field(out, xs::kStatMetaDescription, m.description);
   }
-  for (const WireStat& s : plane.stats) write_stat(out, 6, s);
+  for (const WireStat& s : plane.stats) write_stat(out, xs::kPlaneStats, s);
 }
 
 bool write_space(const WireSpace& space, const Layout& layout, Output& out) {
   for (size_t i = 0; i < space.planes.size(); ++i)
     write_plane(out, space.planes[i], layout.plane_bodies[i], layout.line_bodies[i]);
-  for (const std::string& s : space.errors) out.put_string_field(2, s);
-  for (const std::string& s : space.warnings) out.put_string_field(3, s);
-  for (const std::string& s : space.hostnames) out.put_string_field(4, s);
+  for (const std::string& s : space.errors) out.put_string_field(xs::kSpaceErrors, s);
+  for (const std::string& s : space.warnings) out.put_string_field(xs::kSpaceWarnings, s);
+  for (const std::string& s : space.hostnames) out.put_string_field(xs::kSpaceHostnames, s);
   return out.finish();
 }
 

@@ -2,25 +2,23 @@
 
 #include <charconv>
 
+#include "format/xspace_schema.h"
+
 namespace mlprof::model {
-namespace {
 
-// Derived lines' ids: 0xdeadbeef + k, which TensorFlow stores sign-extended from 32 bits.
-constexpr int64_t kDerivedLineBase = int64_t(int32_t(0xdeadbeefu));
-
-}  // namespace
+namespace xs = format::xspace;
 
 PlaneIdentity identify_plane(std::string_view name) {
   PlaneIdentity id;
-  if (name == "/host:CPU") {
+  if (name == xs::kHostPlaneName) {
     id.kind = PlaneKind::kHostThreads;
-  } else if (name == "/host:metadata") {
+  } else if (name == xs::kHostMetadataPlaneName) {
     id.kind = PlaneKind::kHostMetadata;
-  } else if (name == "Task Environment") {
+  } else if (name == xs::kTaskEnvironmentPlaneName) {
     id.kind = PlaneKind::kTaskEnvironment;
-  } else if (name.starts_with("/device:")) {
+  } else if (name.starts_with(xs::kDevicePlanePrefix)) {
     id.kind = PlaneKind::kDevice;
-    std::string_view rest = name.substr(8);  // "GPU:0"
+    std::string_view rest = name.substr(xs::kDevicePlanePrefix.size());  // "GPU:0"
     const size_t colon = rest.rfind(':');
     if (colon != std::string_view::npos) {
       id.device_type = rest.substr(0, colon);
@@ -36,21 +34,21 @@ PlaneIdentity identify_plane(std::string_view name) {
 }
 
 LineKind identify_line(PlaneKind plane, std::string_view name, int64_t id) {
-  if (name == "Steps") return LineKind::kSteps;
-  if (name == "Framework Ops" || name == "TensorFlow Ops") return LineKind::kFrameworkOps;
-  if (name == "Framework Name Scope" || name == "TensorFlow Name Scope") return LineKind::kNameScope;
-  if (name == "XLA Modules") return LineKind::kXlaModules;
-  if (name == "XLA Ops") return LineKind::kXlaOps;
-  if (name.starts_with("Stream #")) return LineKind::kStream;
+  if (name == xs::kStepsLineName) return LineKind::kSteps;
+  if (name == xs::kFrameworkOpsLineName || name == xs::kTensorFlowOpsLineName) return LineKind::kFrameworkOps;
+  if (name == xs::kNameScopeLineName || name == xs::kTensorFlowNameScopeLineName) return LineKind::kNameScope;
+  if (name == xs::kXlaModulesLineName) return LineKind::kXlaModules;
+  if (name == xs::kXlaOpsLineName) return LineKind::kXlaOps;
+  if (name.starts_with(xs::kStreamLinePrefix)) return LineKind::kStream;
   if (plane == PlaneKind::kHostThreads) return LineKind::kThread;
   if (plane == PlaneKind::kDevice) {
-    switch (id - kDerivedLineBase) {
-      case 0: return LineKind::kSteps;
-      case 1: return LineKind::kKernelLaunch;
-      case 2: return LineKind::kNameScope;
-      case 3: return LineKind::kFrameworkOps;
-      case 4: return LineKind::kXlaModules;
-      case 5: return LineKind::kXlaOps;
+    switch (xs::DerivedLine(id - xs::kDerivedLineIdBase)) {
+      case xs::DerivedLine::kSteps: return LineKind::kSteps;
+      case xs::DerivedLine::kKernelLaunch: return LineKind::kKernelLaunch;
+      case xs::DerivedLine::kNameScope: return LineKind::kNameScope;
+      case xs::DerivedLine::kFrameworkOps: return LineKind::kFrameworkOps;
+      case xs::DerivedLine::kXlaModules: return LineKind::kXlaModules;
+      case xs::DerivedLine::kXlaOps: return LineKind::kXlaOps;
       default: break;
     }
   }

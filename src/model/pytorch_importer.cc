@@ -11,57 +11,23 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "format/xspace_schema.h"
 #include "model/kineto_file.h"
 #include "model/kineto_trace.h"
 #include "model/plane_naming.h"
-#include "model/string_contains.h"
 
 namespace mlprof::model {
 namespace {
 
 using kineto::Category;
+namespace xs = format::xspace;
 
-// Derived lines' ids are 0xdeadbeef + k, sign-extended as TensorFlow stores them.
-constexpr int64_t kDerivedLineBase = int64_t(int32_t(0xdeadbeefu));
-constexpr int64_t kNameScopeLineId = kDerivedLineBase + 2;
-constexpr int64_t kSyncLineId = kDerivedLineBase + 0x100;  // ours, clear of TensorFlow's
 // The producer/consumer context "the step running in this process". TensorFlow's context
 // types are small integers; this one is ours.
 constexpr uint64_t kStepContextType = 0x5079546f72636800;  // "PyTorch"
 
 enum class LineRole : uint8_t { kThread, kPython, kStream, kNameScope, kSync };
 
-// What a stream ran, for its name "Stream #7(Compute,MemcpyH2D)" (TensorFlow's spelling).
-enum StreamKind : uint8_t {
-  kCompute = 1, kMemcpyH2D = 2, kMemcpyD2H = 4, kMemcpyD2D = 8, kMemcpyP2P = 16, kMemcpyH2H = 32,
-  kMemcpyOther = 64, kMemset = 128,
-};
-constexpr std::pair<uint8_t, const char*> kStreamKindNames[] = {
-    {kCompute, "Compute"},     {kMemcpyH2D, "MemcpyH2D"}, {kMemcpyD2H, "MemcpyD2H"}, {kMemcpyD2D, "MemcpyD2D"},
-    {kMemcpyP2P, "MemcpyP2P"}, {kMemcpyH2H, "MemcpyH2H"}, {kMemcpyOther, "Memcpy"},  {kMemset, "Memset"}};
-
-uint8_t memcpy_kind(std::string_view name) {
-  if (contains(name, "HtoD")) return kMemcpyH2D;
-  if (contains(name, "DtoH")) return kMemcpyD2H;
-  if (contains(name, "DtoD")) return kMemcpyD2D;
-  if (contains(name, "PtoP")) return kMemcpyP2P;
-  if (contains(name, "HtoH")) return kMemcpyH2H;
-  return kMemcpyOther;
-}
-
-// "ProfilerStep#12" → 12.
-bool step_number(std::string_view name, int64_t* n) {
-  if (!name.starts_with("ProfilerStep#")) return false;
-  int64_t v = 0;
-  bool any = false;
-  for (char c : name.substr(13)) {
-    if (c < '0' || c > '9' || v > INT64_MAX / 10 - 9) return false;
-    v = v * 10 + (c - '0');
-    any = true;
-  }
-  *n = v;
-  return any;
-}
 
 // The torch device of a memory record: "cuda:0", "cpu", ... (c10::DeviceType numbering).
 std::string allocator_name(const kineto::MemoryRecord& m) {
@@ -253,7 +219,7 @@ void PyTorchImport::index_ops_and_steps() {
     if (e.category != Category::kCpuOp && e.category != Category::kUserAnnotation) continue;
     if (e.external_id != kineto::kNoId) op_by_external_id_.emplace(e.external_id, e.name);
     int64_t n;
-    if (step_number(p_.strings.view(e.name), &n)) {
+    if (xs::profiler_step_number(p_.strings.view(e.name), &n)) {
       step_track[e.track] = 1;
       step_pids.insert(t_.tracks[e.track].pid);
     }
@@ -330,9 +296,10 @@ void PyTorchImport::assign_lines() {
         uint32_t& slot = thread_line[e.track];  // a device track's stream line
         if (slot == UINT32_MAX) slot = new_line(LineRole::kStream, e.track, device_of(track.pid));
         line = slot;
-        lines_[line].stream_kinds |= e.category == Category::kKernel   ? uint8_t(kCompute)
-                                     : e.category == Category::kMemset ? uint8_t(kMemset)
-                                                                       : memcpy_kind(p_.strings.view(e.name));
+        lines_[line].stream_kinds |=
+            e.category == Category::kKernel   ? xs::kStreamCompute
+            : e.category == Category::kMemset ? xs::kStreamMemset
+                                              : xs::stream_activity_of(xs::copy_direction(p_.strings.view(e.name)));
         break;
       }
       case Category::kGpuUserAnnotation:
@@ -414,7 +381,7 @@ void PyTorchImport::add_host() {
     });
     return lines;
   };
-  if (auto threads = by_thread(LineRole::kThread); !threads.empty()) add_plane("/host:CPU", std::move(threads), -1);
+  if (auto threads = by_thread(LineRole::kThread); !threads.empty()) add_plane(std::string(xs::kHostPlaneName), std::move(threads), -1);
 
   std::vector<uint32_t> device_order(devices_.size());
   std::iota(device_order.begin(), device_order.end(), 0u);
@@ -429,7 +396,7 @@ void PyTorchImport::add_host() {
       if (lines_[a].role != lines_[b].role) return lines_[a].role < lines_[b].role;
       return t_.tracks[lines_[a].track].tid < t_.tracks[lines_[b].track].tid;
     });
-    add_plane("/device:GPU:" + std::to_string(devices_[d]), std::move(lines), devices_[d]);
+    add_plane(xs::device_plane_name("GPU", devices_[d]), std::move(lines), devices_[d]);
   }
   if (auto python = by_thread(LineRole::kPython); !python.empty()) add_plane("/host:python", std::move(python), -1);
 
@@ -485,20 +452,16 @@ void PyTorchImport::add_line(const StagedLine& staged) {
       break;
     case LineRole::kStream: {
       line.id = track.tid;
-      std::string name = "Stream #" + std::to_string(track.tid) + "(";
-      bool first = true;
-      for (auto [bit, kind] : kStreamKindNames)
-        if (staged.stream_kinds & bit) name += (first ? "" : ",") + std::string(kind), first = false;
-      line.name = p_.strings.intern(name + ")");
+      line.name = p_.strings.intern(xs::stream_line_name(track.tid, staged.stream_kinds));
       break;
     }
     case LineRole::kNameScope:
-      line.id = kNameScopeLineId;
-      line.name = p_.strings.intern("Framework Name Scope");
+      line.id = xs::derived_line_id(xs::DerivedLine::kNameScope);
+      line.name = p_.strings.intern(xs::kNameScopeLineName);
       break;
     case LineRole::kSync:
-      line.id = kSyncLineId;
-      line.name = p_.strings.intern("Stream Synchronization");
+      line.id = xs::kSyncLineId;
+      line.name = p_.strings.intern(xs::kSyncLineName);
       break;
   }
   line.kind = identify_line(p_.planes[line.plane].kind, p_.strings.view(line.name), line.id);
@@ -578,7 +541,7 @@ void PyTorchImport::add_event(uint32_t i, uint32_t line, const StagedLine& stage
       // 2021 traces file ProfilerStep#N as an op, later ones as a user annotation.
       if (staged.role == LineRole::kThread &&
           (e.category == Category::kUserAnnotation || e.category == Category::kCpuOp) &&
-          step_number(p_.strings.view(e.name), &step)) {
+          xs::profiler_step_number(p_.strings.view(e.name), &step)) {
         name = step_name(e.name, step, track.pid);
       } else if (parent == kNone && staged.role == LineRole::kThread && consumer_track_[e.track]) {
         name = consumer_name(e.name, track.pid);
@@ -606,8 +569,8 @@ NameIndex PyTorchImport::memory_event(uint32_t record, StatTable& stats) {
   RepeatedMemoryRecord& repeated = memory_records_[record];
   if (repeated.name != kNone) return repeated.name;
   const StringId allocator = p_.strings.intern(allocator_name(m));
-  const StringId kind = p_.strings.intern(m.bytes < 0 ? "MemoryDeallocation" : "MemoryAllocation");
-  const StringId allocator_key = p_.strings.intern("allocator_name");
+  const StringId kind = p_.strings.intern(m.bytes < 0 ? xs::kMemoryDeallocationEventName : xs::kMemoryAllocationEventName);
+  const StringId allocator_key = p_.strings.intern(xs::kStatAllocatorName);
   if (repeated.count < 2) {
     const NameIndex name = variant_name({kind, kMemoryName, allocator, 0}, [&] {
       p_.metadata_stats.add(allocator_key, StatValue::of_string(allocator));
@@ -627,18 +590,18 @@ NameIndex PyTorchImport::memory_event(uint32_t record, StatTable& stats) {
 }
 
 void PyTorchImport::add_memory_stats(const kineto::MemoryRecord& m, StatTable& stats) {
-  stats.add(p_.strings.intern("addr"), StatValue::of_uint(uint64_t(m.addr)));
-  stats.add(p_.strings.intern("allocation_bytes"),
+  stats.add(p_.strings.intern(xs::kStatAddr), StatValue::of_uint(uint64_t(m.addr)));
+  stats.add(p_.strings.intern(xs::kStatAllocationBytes),
             StatValue::of_uint(m.bytes < 0 ? uint64_t(0) - uint64_t(m.bytes) : uint64_t(m.bytes)));
   if (m.total_allocated >= 0) {
-    stats.add(p_.strings.intern("bytes_allocated"), StatValue::of_int(m.total_allocated));
+    stats.add(p_.strings.intern(xs::kStatBytesAllocated), StatValue::of_int(m.total_allocated));
     // PyTorch's caching allocator holds "reserved" bytes, of which "allocated" are in use:
     // the rest is free to it, what TensorFlow's allocators call available.
     if (m.total_reserved >= m.total_allocated)
-      stats.add(p_.strings.intern("bytes_available"), StatValue::of_int(m.total_reserved - m.total_allocated));
+      stats.add(p_.strings.intern(xs::kStatBytesAvailable), StatValue::of_int(m.total_reserved - m.total_allocated));
   }
   // The pool itself, its own figure: not the memory's capacity (that is the device's).
-  if (m.total_reserved >= 0) stats.add(p_.strings.intern("pool_bytes"), StatValue::of_int(m.total_reserved));
+  if (m.total_reserved >= 0) stats.add(p_.strings.intern(xs::kStatPoolBytes), StatValue::of_int(m.total_reserved));
 }
 
 NameIndex PyTorchImport::plain_name(StringId name) {

@@ -1,47 +1,49 @@
 // Names the analysis looks for (docs/ARCHITECTURE.md §3.2), interned first in every StringTable so that
-// their ids are compile-time constants. Append only: the order fixes the ids.
+// their ids are compile-time constants. Append only: the order fixes the ids. The names
+// themselves are the XSpace schema's (format/xspace_schema.h).
 #pragma once
 
 #include <array>
 #include <string_view>
 
+#include "format/xspace_schema.h"
 #include "model/string_table.h"
 
 namespace mlprof::model {
 
-#define MLPROF_WELL_KNOWN_STRINGS(X)                 \
-  X(kStepNum, "step_num")                            \
-  X(kIterNum, "iter_num")                            \
-  X(kIsRoot, "_r")                                   \
-  X(kGroupId, "group_id")                            \
-  X(kStepName, "step_name")                          \
-  X(kProducerType, "_pt")                            \
-  X(kProducerId, "_p")                               \
-  X(kConsumerType, "_ct")                            \
-  X(kConsumerId, "_c")                               \
-  X(kIsAsync, "_a")                                  \
-  X(kCorrelationId, "correlation_id")                \
-  X(kContextId, "context_id")                        \
-  X(kKernelDetails, "kernel_details")                \
-  X(kMemcpyDetails, "memcpy_details")                \
-  X(kTfOp, "tf_op")                                  \
-  X(kLongName, "long_name")                          \
-  X(kIsEager, "is_eager")                            \
-  X(kClockRate, "clock_rate")                        \
-  X(kCoreCount, "core_count")                        \
-  X(kMemoryBandwidth, "memory_bandwidth")            \
-  X(kMemorySize, "memory_size")                      \
-  X(kComputeCapMajor, "compute_cap_major")           \
-  X(kComputeCapMinor, "compute_cap_minor")           \
-  X(kProfileStartTime, "profile_start_time")         \
-  X(kProfileStopTime, "profile_stop_time")           \
-  X(kElementId, "element_id")                        \
-  X(kParentId, "parent_id")                          \
-  X(kId, "id")                                       \
-  X(kDeviceOrdinal, "device_ordinal")                \
-  X(kDeviceTypeString, "device_type_string")         \
-  X(kCpuCores, "cpu_cores")                          \
-  X(kHostName, "host_name")
+#define MLPROF_WELL_KNOWN_STRINGS(X)                                    \
+  X(kStepNum, format::xspace::kStatStepNum)                             \
+  X(kIterNum, format::xspace::kStatIterNum)                             \
+  X(kIsRoot, format::xspace::kStatIsRoot)                               \
+  X(kGroupId, format::xspace::kStatGroupId)                             \
+  X(kStepName, format::xspace::kStatStepName)                           \
+  X(kProducerType, format::xspace::kStatProducerType)                   \
+  X(kProducerId, format::xspace::kStatProducerId)                       \
+  X(kConsumerType, format::xspace::kStatConsumerType)                   \
+  X(kConsumerId, format::xspace::kStatConsumerId)                       \
+  X(kIsAsync, format::xspace::kStatIsAsync)                             \
+  X(kCorrelationId, format::xspace::kStatCorrelationId)                 \
+  X(kContextId, format::xspace::kStatContextId)                         \
+  X(kKernelDetails, format::xspace::kStatKernelDetails)                 \
+  X(kMemcpyDetails, format::xspace::kStatMemcpyDetails)                 \
+  X(kTfOp, format::xspace::kStatTfOp)                                   \
+  X(kLongName, format::xspace::kStatLongName)                           \
+  X(kIsEager, format::xspace::kStatIsEager)                             \
+  X(kClockRate, format::xspace::kStatClockRate)                         \
+  X(kCoreCount, format::xspace::kStatCoreCount)                         \
+  X(kMemoryBandwidth, format::xspace::kStatMemoryBandwidth)             \
+  X(kMemorySize, format::xspace::kStatMemorySize)                       \
+  X(kComputeCapMajor, format::xspace::kStatComputeCapMajor)             \
+  X(kComputeCapMinor, format::xspace::kStatComputeCapMinor)             \
+  X(kProfileStartTime, format::xspace::kStatProfileStartTime)           \
+  X(kProfileStopTime, format::xspace::kStatProfileStopTime)             \
+  X(kElementId, format::xspace::kStatElementId)                         \
+  X(kParentId, format::xspace::kStatParentId)                           \
+  X(kId, format::xspace::kStatId)                                       \
+  X(kDeviceOrdinal, format::xspace::kStatDeviceOrdinal)                 \
+  X(kDeviceTypeString, format::xspace::kStatDeviceTypeString)           \
+  X(kCpuCores, format::xspace::kStatCpuCores)                           \
+  X(kHostName, format::xspace::kStatHostName)
 
 enum WellKnownString : StringId {
   kEmptyString = 0,

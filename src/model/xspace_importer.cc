@@ -20,17 +20,18 @@
 #include <numeric>
 
 #include "format/annotation.h"
+#include "format/protobuf_wire.h"
+#include "format/xspace_schema.h"
 #include "model/id_map.h"
 #include "model/ordered_parallel.h"
 #include "model/plane_naming.h"
-#include "model/protobuf_wire.h"
 
 namespace mlprof::model {
 namespace {
 
+namespace wire = format::wire;
 using wire::field_of;
 using wire::Reader;
-using wire::tag_of;
 using wire::type_of;
 
 // A name from the file as an error message quotes it: at most 80 bytes, control characters
@@ -42,23 +43,8 @@ std::string quotable(std::string_view name) {
   return out;
 }
 
-// Field numbers of xplane.proto (docs/ARCHITECTURE.md §3.1).
-enum SpaceField : uint32_t { kSpacePlanes = 1, kSpaceErrors = 2, kSpaceWarnings = 3, kSpaceHostnames = 4 };
-enum PlaneField : uint32_t {
-  kPlaneId = 1, kPlaneName = 2, kPlaneLines = 3, kPlaneEventMetadata = 4, kPlaneStatMetadata = 5,
-  kPlaneStats = 6,
-};
-enum LineField : uint32_t {
-  kLineId = 1, kLineName = 2, kLineTimestampNs = 3, kLineEvents = 4, kLineDisplayName = 11,
-};
-enum EventField : uint32_t { kEventMetadataId = 1, kEventOffsetPs = 2, kEventDurationPs = 3, kEventStats = 4 };
-enum StatField : uint32_t {
-  kStatMetadataId = 1, kStatDouble = 2, kStatUint64 = 3, kStatInt64 = 4, kStatString = 5,
-  kStatBytes = 6, kStatRef = 7,
-};
-enum EventMetadataField : uint32_t { kMetaId = 1, kMetaName = 2, kMetaDisplayName = 4, kMetaStats = 5 };
-enum StatMetadataField : uint32_t { kStatMetaId = 1, kStatMetaName = 2 };
-enum MapEntryField : uint32_t { kMapKey = 1, kMapValue = 2 };
+// The fields of xplane.proto, as the schema header names them (docs/ARCHITECTURE.md §3.1).
+namespace xs = format::xspace;
 
 // Drops the pages of a read-only mapping once they have been read (they stay in the page cache).
 // It sees how far each of the two passes has read, so it also reports progress.
@@ -220,17 +206,19 @@ bool XSpaceImport::scan(Reader in) {
     std::string_view text;
     Reader plane;
     switch (field_of(tag)) {
-      case kSpacePlanes:
-        if (!expect(tag, wire::kLengthDelimited)) return false;
+      case xs::kSpacePlanes.number:
+        if (!expect(tag, xs::kSpacePlanes.wire_type)) return false;
         if (!in.message(&plane) || !scan_plane(plane)) return truncated();
         pages_.release_before(in.position());
         break;
-      case kSpaceErrors:
-      case kSpaceWarnings:
-      case kSpaceHostnames: {
-        if (!expect(tag, wire::kLengthDelimited)) return false;
+      case xs::kSpaceErrors.number:
+      case xs::kSpaceWarnings.number:
+      case xs::kSpaceHostnames.number: {
+        if (!expect(tag, xs::kSpaceHostnames.wire_type)) return false;
         if (!in.bytes(&text)) return truncated();
-        auto& list = field_of(tag) == kSpaceErrors ? errors_ : field_of(tag) == kSpaceWarnings ? warnings_ : hostnames_;
+        auto& list = field_of(tag) == xs::kSpaceErrors.number     ? errors_
+                     : field_of(tag) == xs::kSpaceWarnings.number ? warnings_
+                                                                  : hostnames_;
         list.emplace_back(text);
         break;
       }
@@ -264,34 +252,34 @@ bool XSpaceImport::scan_plane(Reader in) {
   while (in.next_tag(&tag)) {
     Reader sub;
     switch (field_of(tag)) {
-      case kPlaneId: {
+      case xs::kPlaneId.number: {
         uint64_t v;
-        if (!expect(tag, wire::kVarint)) return false;
+        if (!expect(tag, xs::kPlaneId.wire_type)) return false;
         if (!in.varint(&v)) return truncated();
         plane.id = int64_t(v);
         break;
       }
-      case kPlaneName:
-        if (!expect(tag, wire::kLengthDelimited)) return false;
+      case xs::kPlaneName.number:
+        if (!expect(tag, xs::kPlaneName.wire_type)) return false;
         if (!in.bytes(&text)) return truncated();
         plane.name = p_.strings.intern(text);
         break;
-      case kPlaneLines:
-        if (!expect(tag, wire::kLengthDelimited)) return false;
+      case xs::kPlaneLines.number:
+        if (!expect(tag, xs::kPlaneLines.wire_type)) return false;
         if (!in.message(&sub) || !count_line(sub)) return truncated();
         pages_.release_before(in.position());
         break;
-      case kPlaneEventMetadata:
-        if (!expect(tag, wire::kLengthDelimited)) return false;
+      case xs::kPlaneEventMetadata.number:
+        if (!expect(tag, xs::kPlaneEventMetadata.wire_type)) return false;
         metas.emplace_back();
         if (!in.message(&sub) || !read_event_metadata_entry(sub, &metas.back())) return truncated();
         break;
-      case kPlaneStatMetadata:
-        if (!expect(tag, wire::kLengthDelimited)) return false;
+      case xs::kPlaneStatMetadata.number:
+        if (!expect(tag, xs::kPlaneStatMetadata.wire_type)) return false;
         if (!in.message(&sub) || !read_stat_metadata_entry(sub, &scan)) return truncated();
         break;
-      case kPlaneStats:
-        if (!expect(tag, wire::kLengthDelimited)) return false;
+      case xs::kPlaneStats.number:
+        if (!expect(tag, xs::kPlaneStats.wire_type)) return false;
         plane_stats.emplace_back();
         if (!in.message(&sub) || !read_stat(sub, &plane_stats.back())) return truncated();
         break;
@@ -321,9 +309,9 @@ bool XSpaceImport::count_line(Reader in) {
   const uint64_t events_before = num_events_;
   uint32_t tag;
   while (in.next_tag(&tag)) {
-    if (tag == tag_of(kLineTimestampNs, wire::kVarint)) {
+    if (tag == xs::kLineTimestampNs.tag()) {
       if (!in.int64(&timestamp_ns)) return false;
-    } else if (tag == tag_of(kLineEvents, wire::kLengthDelimited)) {
+    } else if (tag == xs::kLineEvents.tag()) {
       if (!in.skip(tag)) return false;
       ++num_events_;
       has_events = true;
@@ -342,10 +330,10 @@ bool XSpaceImport::read_event_metadata_entry(Reader in, RawEventMetadata* meta) 
   bool has_key = false;
   uint32_t tag;
   while (in.next_tag(&tag)) {
-    if (tag == tag_of(kMapKey, wire::kVarint)) {
+    if (tag == xs::kMapKey.tag()) {
       if (!in.int64(&key)) return false;
       has_key = true;
-    } else if (tag == tag_of(kMapValue, wire::kLengthDelimited)) {
+    } else if (tag == xs::kMapValue.tag()) {
       Reader value;
       if (!in.message(&value) || !read_event_metadata(value, meta)) return false;
     } else if (!in.skip(tag)) {
@@ -360,15 +348,15 @@ bool XSpaceImport::read_event_metadata(Reader in, RawEventMetadata* meta) {
   std::string_view text;
   uint32_t tag;
   while (in.next_tag(&tag)) {
-    if (tag == tag_of(kMetaId, wire::kVarint)) {
+    if (tag == xs::kEventMetaId.tag()) {
       if (!in.int64(&meta->id)) return false;
-    } else if (tag == tag_of(kMetaName, wire::kLengthDelimited)) {
+    } else if (tag == xs::kEventMetaName.tag()) {
       if (!in.bytes(&text)) return false;
       meta->name.assign(text);
-    } else if (tag == tag_of(kMetaDisplayName, wire::kLengthDelimited)) {
+    } else if (tag == xs::kEventMetaDisplayName.tag()) {
       if (!in.bytes(&text)) return false;
       meta->display_name = p_.strings.intern(text);
-    } else if (tag == tag_of(kMetaStats, wire::kLengthDelimited)) {
+    } else if (tag == xs::kEventMetaStats.tag()) {
       Reader stat;
       meta->stats.emplace_back();
       if (!in.message(&stat) || !read_stat(stat, &meta->stats.back())) return false;
@@ -386,17 +374,17 @@ bool XSpaceImport::read_stat_metadata_entry(Reader in, PlaneScan* scan) {
   std::string_view text;
   uint32_t tag;
   while (in.next_tag(&tag)) {
-    if (tag == tag_of(kMapKey, wire::kVarint)) {
+    if (tag == xs::kMapKey.tag()) {
       if (!in.int64(&key)) return false;
       has_key = true;
-    } else if (tag == tag_of(kMapValue, wire::kLengthDelimited)) {
+    } else if (tag == xs::kMapValue.tag()) {
       Reader value;
       if (!in.message(&value)) return false;
       uint32_t inner;
       while (value.next_tag(&inner)) {
-        if (inner == tag_of(kStatMetaId, wire::kVarint)) {
+        if (inner == xs::kStatMetaId.tag()) {
           if (!value.int64(&id)) return false;
-        } else if (inner == tag_of(kStatMetaName, wire::kLengthDelimited)) {
+        } else if (inner == xs::kStatMetaName.tag()) {
           if (!value.bytes(&text)) return false;
           name = p_.strings.intern(text);
         } else if (!value.skip(inner)) {
@@ -418,31 +406,31 @@ bool XSpaceImport::read_stat(Reader in, RawStat* stat) {
   while (in.next_tag(&tag)) {
     uint64_t v = 0;
     switch (tag) {
-      case tag_of(kStatMetadataId, wire::kVarint):
+      case xs::kStatMetadataId.tag():
         if (!in.varint(&v)) return false;
         stat->key_id = int64_t(v);
         break;
-      case tag_of(kStatDouble, wire::kFixed64): {
+      case xs::kStatDouble.tag(): {
         if (!in.fixed64(&v)) return false;
         double d;
         std::memcpy(&d, &v, sizeof d);
         stat->value = StatValue::of_double(d);
         break;
       }
-      case tag_of(kStatUint64, wire::kVarint):
+      case xs::kStatUint64.tag():
         if (!in.varint(&v)) return false;
         stat->value = StatValue::of_uint(v);
         break;
-      case tag_of(kStatInt64, wire::kVarint):
+      case xs::kStatInt64.tag():
         if (!in.varint(&v)) return false;
         stat->value = StatValue::of_int(int64_t(v));
         break;
-      case tag_of(kStatString, wire::kLengthDelimited):
-      case tag_of(kStatBytes, wire::kLengthDelimited):
+      case xs::kStatString.tag():
+      case xs::kStatBytes.tag():
         if (!in.bytes(&text)) return false;
         stat->value = StatValue::of_string(p_.strings.intern(text));
         break;
-      case tag_of(kStatRef, wire::kVarint):
+      case xs::kStatRef.tag():
         if (!in.varint(&v)) return false;
         stat->value = StatValue::of_uint(v);
         stat->is_ref = true;
@@ -513,7 +501,7 @@ bool XSpaceImport::decode(Reader in) {
   size_t plane = 0;
   uint32_t tag;
   while (in.next_tag(&tag)) {
-    if (tag == tag_of(kSpacePlanes, wire::kLengthDelimited)) {
+    if (tag == xs::kSpacePlanes.tag()) {
       if (plane >= scans_.size()) return fail("the file changed while it was read");
       Reader sub;
       if (!in.message(&sub) || !decode_plane(sub, scans_[plane++])) return truncated();
@@ -531,7 +519,7 @@ bool XSpaceImport::decode_plane(Reader in, PlaneScan& scan) {
   p_.planes[scan.plane].first_line = uint32_t(p_.lines.size());
   uint32_t tag;
   while (in.next_tag(&tag)) {
-    if (tag == tag_of(kPlaneLines, wire::kLengthDelimited)) {
+    if (tag == xs::kPlaneLines.tag()) {
       Reader line;
       if (!in.message(&line) || !decode_line(line, scan)) return false;
       pages_.release_before(in.position());
@@ -558,23 +546,23 @@ bool XSpaceImport::decode_line(Reader in, PlaneScan& scan) {
   while (in.next_tag(&tag)) {
     uint64_t v;
     switch (tag) {
-      case tag_of(kLineId, wire::kVarint):
+      case xs::kLineId.tag():
         if (!in.varint(&v)) return false;
         p_.lines[index].id = int64_t(v);
         break;
-      case tag_of(kLineName, wire::kLengthDelimited):
+      case xs::kLineName.tag():
         if (!in.bytes(&text)) return false;
         p_.lines[index].name = p_.strings.intern(text);
         break;
-      case tag_of(kLineDisplayName, wire::kLengthDelimited):
+      case xs::kLineDisplayName.tag():
         if (!in.bytes(&text)) return false;
         p_.lines[index].display_name = p_.strings.intern(text);
         break;
-      case tag_of(kLineTimestampNs, wire::kVarint):
+      case xs::kLineTimestampNs.tag():
         if (!in.varint(&v)) return false;
         timestamp_ns = int64_t(v);
         break;
-      case tag_of(kLineEvents, wire::kLengthDelimited): {
+      case xs::kLineEvents.tag(): {
         Reader event;
         int64_t start = 0, duration = 0;
         if (!in.message(&event) || !decode_event(event, scan, index, &start, &duration)) return false;
@@ -598,19 +586,19 @@ bool XSpaceImport::decode_event(Reader in, PlaneScan& scan, uint32_t line, int64
   while (in.next_tag(&tag)) {
     uint64_t v;
     switch (tag) {
-      case tag_of(kEventMetadataId, wire::kVarint):
+      case xs::kEventMetadataId.tag():
         if (!in.varint(&v)) return false;
         metadata_id = int64_t(v);
         break;
-      case tag_of(kEventOffsetPs, wire::kVarint):
+      case xs::kEventOffsetPs.tag():
         if (!in.varint(&v)) return false;
         *start = int64_t(v);
         break;
-      case tag_of(kEventDurationPs, wire::kVarint):
+      case xs::kEventDurationPs.tag():
         if (!in.varint(&v)) return false;
         *duration = int64_t(v);
         break;
-      case tag_of(kEventStats, wire::kLengthDelimited): {
+      case xs::kEventStats.tag(): {
         Reader sub;
         RawStat stat;
         if (!in.message(&sub) || !read_stat(sub, &stat)) return false;
@@ -730,7 +718,7 @@ bool XSpaceImport::decode_lines_at_once(Reader in, unsigned jobs) {
   size_t plane = 0;
   uint32_t tag;
   while (in.next_tag(&tag)) {
-    if (tag != tag_of(kSpacePlanes, wire::kLengthDelimited)) {
+    if (tag != xs::kSpacePlanes.tag()) {
       if (!in.skip(tag)) return truncated();
       continue;
     }
@@ -738,7 +726,7 @@ bool XSpaceImport::decode_lines_at_once(Reader in, unsigned jobs) {
     Reader sub;
     if (!in.message(&sub)) return truncated();
     while (sub.next_tag(&tag)) {
-      if (tag == tag_of(kPlaneLines, wire::kLengthDelimited)) {
+      if (tag == xs::kPlaneLines.tag()) {
         Reader line;
         if (!sub.message(&line)) return truncated();
         work.push_back({uint32_t(plane), line, sub.position()});

@@ -13,31 +13,24 @@
 #include <unordered_set>
 
 #include "capture/cupti/occupancy.h"
+#include "format/xspace_schema.h"
 
 namespace mlprof::capture::gpu {
 namespace {
 
-// Ours, as the PyTorch importer's: clear of TensorFlow's derived lines (0xdeadbeef + 0..5).
-constexpr int64_t kSyncLineId = int64_t(int32_t(0xdeadbeefu)) + 0x100;
+namespace xs = format::xspace;
+
 constexpr int64_t kFirstDevicePlaneId = 1000;  // the host plane is 49, Task Environment 80
 
-// What a stream ran, for its name "Stream #7(Compute,MemcpyH2D)" (TensorFlow's spelling).
-enum StreamKind : uint8_t {
-  kCompute = 1, kMemcpyH2D = 2, kMemcpyD2H = 4, kMemcpyD2D = 8, kMemcpyP2P = 16, kMemcpyH2H = 32, kMemcpyOther = 64,
-  kMemset = 128,
-};
-constexpr std::pair<uint8_t, const char*> kStreamKindNames[] = {
-    {kCompute, "Compute"},     {kMemcpyH2D, "MemcpyH2D"}, {kMemcpyD2H, "MemcpyD2H"}, {kMemcpyD2D, "MemcpyD2D"},
-    {kMemcpyP2P, "MemcpyP2P"}, {kMemcpyH2H, "MemcpyH2H"}, {kMemcpyOther, "Memcpy"},  {kMemset, "Memset"}};
-
-uint8_t stream_kind(CopyKind kind) {
+// What a copy adds to its stream's name ("Stream #7(Compute,MemcpyH2D)"), also its event name.
+xs::StreamActivity stream_activity(CopyKind kind) {
   switch (kind) {
-    case CopyKind::kHostToDevice: return kMemcpyH2D;
-    case CopyKind::kDeviceToHost: return kMemcpyD2H;
-    case CopyKind::kDeviceToDevice: return kMemcpyD2D;
-    case CopyKind::kPeerToPeer: return kMemcpyP2P;
-    case CopyKind::kHostToHost: return kMemcpyH2H;
-    default: return kMemcpyOther;
+    case CopyKind::kHostToDevice: return xs::kStreamMemcpyH2D;
+    case CopyKind::kDeviceToHost: return xs::kStreamMemcpyD2H;
+    case CopyKind::kDeviceToDevice: return xs::kStreamMemcpyD2D;
+    case CopyKind::kPeerToPeer: return xs::kStreamMemcpyP2P;
+    case CopyKind::kHostToHost: return xs::kStreamMemcpyH2H;
+    default: return xs::kStreamMemcpyOther;
   }
 }
 
@@ -230,7 +223,7 @@ class Builder {
     auto [it, added] = planes_.try_emplace(device);
     if (added) {
       it->second.plane.id = kFirstDevicePlaneId + device;
-      it->second.plane.name = "/device:GPU:" + std::to_string(device);
+      it->second.plane.name = xs::device_plane_name("GPU", device);
       it->second.writer = std::make_unique<PlaneWriter>(&it->second.plane, out_);
     }
     return it->second;
@@ -240,9 +233,10 @@ class Builder {
   void add_links(PlaneWriter& w, uint32_t correlation_id, uint32_t context, std::vector<format::WireStat>& stats) {
     const uint32_t id = canonical(correlation_id);
     used_correlations_.insert(id);
-    stats.push_back(w.number("correlation_id", id));
-    stats.push_back(w.number("context_id", context));
-    if (auto op = op_of_.find(id); op != op_of_.end() && op->second != nullptr) stats.push_back(w.ref("tf_op", op->second));
+    stats.push_back(w.number(xs::kStatCorrelationId, id));
+    stats.push_back(w.number(xs::kStatContextId, context));
+    if (auto op = op_of_.find(id); op != op_of_.end() && op->second != nullptr)
+      stats.push_back(w.ref(xs::kStatTfOp, op->second));
     if (auto x = external_of_.find(id); x != external_of_.end()) stats.push_back(w.number("external_id", x->second));
   }
 
@@ -254,11 +248,11 @@ class Builder {
       if (d.id == k.device) occupancy = theoretical_occupancy_pct(k, d);
     std::vector<format::WireStat> stats;
     add_links(w, k.correlation_id, k.context, stats);
-    stats.push_back(w.ref("kernel_details", kernel_details(k, occupancy)));
+    stats.push_back(w.ref(xs::kStatKernelDetails, kernel_details(k, occupancy)));
     auto [name, added] = p.kernel_names.try_emplace(k.name, 0);
     if (added) name->second = w.event_name(demangled(k.name));
     PendingLine& line = p.streams[k.stream];
-    line.kinds |= kCompute;
+    line.kinds |= xs::kStreamCompute;
     line.events.push_back({k.start_ns, k.end_ns, name->second, w.stat_list(stats)});
     context_device_.try_emplace(k.context, k.device);
   }
@@ -266,17 +260,15 @@ class Builder {
   void add_memcpy(const MemcpyActivity& m) {
     PendingPlane& p = plane(m.device);
     PlaneWriter& w = *p.writer;
-    const uint8_t kind = stream_kind(m.kind);
-    std::string name = "Memcpy";
-    for (auto [bit, text] : kStreamKindNames)
-      if (bit == kind) name = text;
+    const xs::StreamActivity kind = stream_activity(m.kind);
+    const std::string_view name = xs::stream_activity_name(kind);
     std::vector<format::WireStat> stats;
     add_links(w, m.correlation_id, m.context, stats);
     char details[160];
     std::snprintf(details, sizeof details, "kind_src:%s kind_dst:%s size:%llu dest:%u async:%d",
                   memory_kind_name(m.source), memory_kind_name(m.destination), static_cast<unsigned long long>(m.bytes),
                   m.destination_device, m.async ? 1 : 0);
-    stats.push_back(w.text("memcpy_details", details));
+    stats.push_back(w.text(xs::kStatMemcpyDetails, details));
     PendingLine& line = p.streams[m.stream];
     line.kinds |= kind;
     line.events.push_back({m.start_ns, m.end_ns, w.event_name(name), w.stat_list(stats)});
@@ -293,7 +285,7 @@ class Builder {
                   static_cast<unsigned long long>(m.bytes), m.async ? 1 : 0);
     stats.push_back(w.text("memset_details", details));
     PendingLine& line = p.streams[m.stream];
-    line.kinds |= kMemset;
+    line.kinds |= xs::kStreamMemset;
     line.events.push_back({m.start_ns, m.end_ns, w.event_name("Memset"), w.stat_list(stats)});
     context_device_.try_emplace(m.context, m.device);
   }
@@ -305,8 +297,8 @@ class Builder {
     PendingPlane& p = plane(device->second);
     PlaneWriter& w = *p.writer;
     std::vector<format::WireStat> stats;
-    stats.push_back(w.number("correlation_id", canonical(s.correlation_id)));
-    stats.push_back(w.number("context_id", s.context));
+    stats.push_back(w.number(xs::kStatCorrelationId, canonical(s.correlation_id)));
+    stats.push_back(w.number(xs::kStatContextId, s.context));
     if (s.stream != UINT32_MAX) stats.push_back(w.number("stream_id", s.stream));
     p.syncs.push_back({s.start_ns, s.end_ns, w.event_name(sync_name(s.kind)), w.stat_list(stats)});
   }
@@ -345,18 +337,14 @@ class Builder {
       for (auto& [stream, pending] : p.streams) {
         format::WireLine& line = p.plane.lines.emplace_back();
         line.id = stream;
-        line.name = "Stream #" + std::to_string(stream) + "(";
-        bool first = true;
-        for (auto [bit, kind] : kStreamKindNames)
-          if (pending.kinds & bit) line.name += (first ? "" : ",") + std::string(kind), first = false;
-        line.name += ")";
+        line.name = xs::stream_line_name(stream, pending.kinds);
         line.timestamp_ns = clock_.session_start_unix_ns;
         line.events = write_events(pending.events, &line.duration_ps);
       }
       if (!p.syncs.empty()) {
         format::WireLine& line = p.plane.lines.emplace_back();
-        line.id = kSyncLineId;
-        line.name = "Stream Synchronization";
+        line.id = xs::kSyncLineId;
+        line.name = xs::kSyncLineName;
         line.timestamp_ns = clock_.session_start_unix_ns;
         line.events = write_events(p.syncs, &line.duration_ps);
       }
@@ -370,12 +358,12 @@ class Builder {
       if (d.id != device) continue;
       PlaneWriter& w = *p.writer;
       p.plane.stats = {
-          format::WireStat::of_int64(w.stat_key("clock_rate"), d.core_clock_khz),
-          format::WireStat::of_int64(w.stat_key("core_count"), d.multiprocessors),
-          format::WireStat::of_uint64(w.stat_key("memory_bandwidth"), d.memory_bandwidth_bytes_per_s),
-          format::WireStat::of_uint64(w.stat_key("memory_size"), d.memory_bytes),
-          format::WireStat::of_int64(w.stat_key("compute_cap_major"), d.compute_capability_major),
-          format::WireStat::of_int64(w.stat_key("compute_cap_minor"), d.compute_capability_minor),
+          format::WireStat::of_int64(w.stat_key(xs::kStatClockRate), d.core_clock_khz),
+          format::WireStat::of_int64(w.stat_key(xs::kStatCoreCount), d.multiprocessors),
+          format::WireStat::of_uint64(w.stat_key(xs::kStatMemoryBandwidth), d.memory_bandwidth_bytes_per_s),
+          format::WireStat::of_uint64(w.stat_key(xs::kStatMemorySize), d.memory_bytes),
+          format::WireStat::of_int64(w.stat_key(xs::kStatComputeCapMajor), d.compute_capability_major),
+          format::WireStat::of_int64(w.stat_key(xs::kStatComputeCapMinor), d.compute_capability_minor),
       };
       if (!log_.names[d.name].empty())
         p.plane.stats.push_back(format::WireStat::of_string(

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string_view>
 
-namespace mlprof::model::wire {
+namespace mlprof::format::wire {
 
 enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
 
@@ -124,4 +124,4 @@ class Reader {
   bool bad_ = false;
 };
 
-}  // namespace mlprof::model::wire
+}  // namespace mlprof::format::wire
