@@ -1,5 +1,5 @@
 // mlprof info PATH: what a profile holds (hosts, planes, lines with event counts, time span,
-// warnings), read straight from the files without analysis.
+// warnings), read through the same importers as `mlprof report`, without analysis.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,8 +8,8 @@
 
 #include "cli/commands.h"
 #include "format/profile_paths.h"
-#include "format/xspace_reader.h"
 #include "model/pytorch_importer.h"
+#include "model/xspace_importer.h"
 
 namespace mlprof::cli {
 namespace {
@@ -18,9 +18,9 @@ namespace {
 struct Span {
   int64_t begin_ns = INT64_MAX;
   int64_t end_ns = INT64_MIN;
-  void add(int64_t line_ns, int64_t offset_ps, int64_t duration_ps) {
-    begin_ns = std::min(begin_ns, line_ns + offset_ps / 1000);
-    end_ns = std::max(end_ns, line_ns + (offset_ps + duration_ps) / 1000);
+  void add(int64_t base_ns, int64_t offset_ps, int64_t duration_ps) {
+    begin_ns = std::min(begin_ns, base_ns + offset_ps / 1000);
+    end_ns = std::max(end_ns, base_ns + (offset_ps + duration_ps) / 1000);
   }
   void add(const Span& other) {
     begin_ns = std::min(begin_ns, other.begin_ns);
@@ -37,31 +37,42 @@ std::string format_duration_ns(int64_t ns) {
   return fmt::format("{} ns", ns);
 }
 
-void print_space(const tensorflow::profiler::XSpace& space) {
-  if (space.hostnames_size() > 0) {
-    std::string hosts;
-    for (const auto& h : space.hostnames()) hosts += (hosts.empty() ? "" : ", ") + h;
+// An XSpace host as the file declares it: every hostname, and per plane the event and stat
+// names it defines. Times are the file's: line timestamp (ns) plus event offset (ps).
+void print_xspace(const model::Profile& p, const std::string& host_name) {
+  const model::Host& host = p.hosts.front();
+  if (host.hostname != model::kEmptyString) {
+    std::string hosts(p.strings.view(host.hostname));
+    for (model::StringId h : host.more_hostnames) hosts += ", " + std::string(p.strings.view(h));
     fmt::print("  hostnames: {}\n", hosts);
   }
   Span all;
-  for (const auto& plane : space.planes()) {
+  for (uint32_t pl = host.first_plane; pl < host.first_plane + host.num_planes; ++pl) {
+    const model::Plane& plane = p.planes[pl];
     size_t events = 0;
-    for (const auto& line : plane.lines()) events += size_t(line.events_size());
-    fmt::print("  plane {} \"{}\": {} lines, {} events, {} event names, {} stat names\n", plane.id(),
-               plane.name(), plane.lines_size(), events, plane.event_metadata_size(),
-               plane.stat_metadata_size());
-    for (const auto& line : plane.lines()) {
+    for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l) events += p.lines[l].num_events;
+    fmt::print("  plane {} \"{}\": {} lines, {} events, {} event names, {} stat names\n", plane.id,
+               p.strings.view(plane.name), plane.num_lines, events, plane.num_event_metadata,
+               plane.num_stat_metadata);
+    for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l) {
+      const model::Line& line = p.lines[l];
       Span span;
-      for (const auto& e : line.events()) span.add(line.timestamp_ns(), e.offset_ps(), e.duration_ps());
-      const std::string& name = line.display_name().empty() ? line.name() : line.display_name();
-      fmt::print("    line {} \"{}\": {} events{}\n", line.id(), name, line.events_size(),
+      for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e)
+        span.add(p.origin_ns, p.start_ps(e), p.duration_ps(e));
+      const model::StringId name = line.display_name != model::kEmptyString ? line.display_name : line.name;
+      fmt::print("    line {} \"{}\": {} events{}\n", line.id, p.strings.view(name), line.num_events,
                  span.empty() ? "" : ", span " + format_duration_ns(span.length_ns()));
       if (!span.empty()) all.add(span);
     }
   }
   if (!all.empty()) fmt::print("  time span: {}\n", format_duration_ns(all.length_ns()));
-  for (const auto& w : space.warnings()) fmt::print("  warning: {}\n", w);
-  for (const auto& e : space.errors()) fmt::print("  error: {}\n", e);
+  // The model prefixes what the file says with the host's name.
+  const std::string prefix = host_name + ": ";
+  const auto as_written = [&](const std::string& s) {
+    return std::string_view(s).substr(s.starts_with(prefix) ? prefix.size() : 0);
+  };
+  for (const auto& w : p.warnings) fmt::print("  warning: {}\n", as_written(w));
+  for (const auto& e : p.errors) fmt::print("  error: {}\n", as_written(e));
 }
 
 // A PyTorch trace has no planes of its own: show what the importer made of it.
@@ -114,11 +125,12 @@ Command add_info_command(CLI::App& app) {
                   print_model(profile);
                   continue;
                 }
-                tensorflow::profiler::XSpace space;
+                model::Profile profile;
                 std::string error;
-                if (!format::read_xspace(host.path, &space, &error)) return bad_input(host.path, error);
+                if (!model::import_xspace_file(host.path, host.host, &profile, &error))
+                  return bad_input(host.path, error);
                 fmt::print(" host {} ({})\n", host.host, host.path);
-                print_space(space);
+                print_xspace(profile, host.host);
               }
             }
             return kOk;

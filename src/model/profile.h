@@ -86,6 +86,7 @@ struct StatRange {
 struct Host {
   StringId name = kEmptyString;     // TensorBoard's host: the file name without extension
   StringId hostname = kEmptyString; // what the capture recorded (XSpace hostnames), may be empty
+  std::vector<StringId> more_hostnames;  // the XSpace's hostnames after the first, if any
   uint32_t first_plane = 0;
   uint32_t num_planes = 0;
 };
@@ -108,6 +109,8 @@ struct Plane {
   uint32_t first_line = 0;
   uint32_t num_lines = 0;
   StatRange stats;                      // in Profile::metadata_stats (device capabilities...)
+  uint32_t num_event_metadata = 0;      // XSpace: the names and stat names the plane declares
+  uint32_t num_stat_metadata = 0;
 };
 
 enum class LineKind : uint8_t {

@@ -235,6 +235,7 @@ bool XSpaceImport::scan(Reader in) {
   Host& h = p_.hosts[host_index_];
   h.num_planes = uint32_t(p_.planes.size()) - h.first_plane;
   if (!hostnames_.empty()) h.hostname = p_.strings.intern(hostnames_.front());
+  for (size_t i = 1; i < hostnames_.size(); ++i) h.more_hostnames.push_back(p_.strings.intern(hostnames_[i]));
   for (auto& w : warnings_) p_.warnings.push_back(host_ + ": " + w);
   for (auto& e : errors_) p_.errors.push_back(host_ + ": " + e);
   if (!has_origin_) p_.origin_ns = min_timestamp_ns_ == INT64_MAX ? 0 : min_timestamp_ns_;
@@ -277,6 +278,7 @@ bool XSpaceImport::scan_plane(Reader in) {
       case xs::kPlaneStatMetadata.number:
         if (!expect(tag, xs::kPlaneStatMetadata.wire_type)) return false;
         if (!in.message(&sub) || !read_stat_metadata_entry(sub, &scan)) return truncated();
+        ++plane.num_stat_metadata;
         break;
       case xs::kPlaneStats.number:
         if (!expect(tag, xs::kPlaneStats.wire_type)) return false;
@@ -295,6 +297,7 @@ bool XSpaceImport::scan_plane(Reader in) {
   plane.stats.first = uint32_t(p_.metadata_stats.size());
   for (const RawStat& s : plane_stats) p_.metadata_stats.add(resolve_key(scan, s.key_id), resolve_value(scan, s));
   plane.stats.count = uint32_t(p_.metadata_stats.size()) - plane.stats.first;
+  plane.num_event_metadata = uint32_t(metas.size());
   add_names(metas, &scan);
   scan.plane = uint32_t(p_.planes.size());
   p_.planes.push_back(plane);
