@@ -93,7 +93,7 @@ std::vector<EventIndex> find_roots(const Profile& p, const Links& links, std::st
       if (auto s = p.stat(links.explicit_roots.front(), source); s && s->type == model::StatType::kString)
         *kind = std::string(p.string_of(*s));
     // PyTorch's importer marks ProfilerStep#N with _r: say what the user wrote.
-    if (p.name(links.explicit_roots.front()).starts_with("ProfilerStep#")) *kind = "ProfilerStep#N";
+    if (p.name(links.explicit_roots.front()).starts_with(format::xspace::kProfilerStepPrefix)) *kind = "ProfilerStep#N";
     return links.explicit_roots;
   }
   // TensorFlow and PyTorch: top-level host events with a root's name, of the outermost kind.
