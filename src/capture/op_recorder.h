@@ -72,4 +72,10 @@ struct SessionListener {
 };
 MLPROF_API void add_session_listener(const SessionListener& listener);
 
+// Stops and writes the running session, as the exit handler that start() registers does. For
+// an integration whose framework makes statics on first use after that handler was
+// registered: exit handlers and static destructors run in reverse order, so the integration
+// registers this one again after them, and the session is written while they still exist.
+MLPROF_API void stop_session_at_exit();
+
 }  // namespace mlprof::internal

@@ -15,6 +15,7 @@
 #include "capture/arena.h"
 #include "capture/clock_fit.h"
 #include "capture/cupti/device_tracer.h"
+#include "capture/op_recorder.h"
 #include "capture/recorder.h"
 #include "capture/session_events.h"
 #include "capture/thread_name.h"
@@ -387,6 +388,8 @@ void step_end(const char* name, int64_t step, uint64_t start_ticks, uint64_t end
   capture::record_step(name, step, start_ticks, end_ticks);
   capture::end_step_range_if_last(step);
 }
+
+void stop_session_at_exit() { capture::stop_session_at_exit(); }
 
 }  // namespace internal
 }  // namespace mlprof

@@ -85,6 +85,35 @@ class RunPythonTest(ScratchTest):
         self.assertIn("cpu", text)
         self.assertGreater(memory_peak_bytes(memory), 128 * 256 * 4)  # the first layer's weights are live
 
+    def test_exit_with_the_session_running_is_clean_whatever_the_import_order(self) -> None:
+        # LibTorch makes its callback registry on mlprof's first addGlobalCallback and destroys
+        # it at exit before earlier exit handlers run; the session written at exit then removed
+        # its callbacks from a destroyed registry (LibTorch said "Requested callback is not
+        # found", or worse). Both ways a session outlives the script: `mlprof run`, and a
+        # package session never stopped.
+        for first, second in (("torch", "mlprof"), ("mlprof", "torch")):
+            for under_run in (True, False):
+                with self.subTest(first=first, under_run=under_run):
+                    logdir = self.path(f"logs_{first}_{under_run}")
+                    start = "" if under_run else f"mlprof.start({logdir!r})"
+                    script = self.write_script("exit.py", f"""
+                        import {first}
+                        import {second}
+                        {start}
+                        x = torch.randn(16, 16)
+                        with mlprof.Trace("matmul", tag="a"):
+                            y = x @ x
+                        """)
+                    args = [MLPROF, "run", "--logdir", logdir, "--", PYTHON, script] if under_run else [PYTHON, script]
+                    done = run(args)
+                    self.assertNotIn("callback", done.stderr.lower(), done.stderr)
+                    self.assertIn("mlprof: ", done.stderr)
+                    self.assertIn("wrote", done.stderr)
+                    self.assertEqual(len(xplane_files(logdir)), 1, xplane_files(logdir))
+                    ops = op_rows_by_name(report(logdir, "framework_op_stats"))
+                    self.assertIn("aten::mm", ops)
+                    self.assertIn("matmul", ops)
+
 
 def op_rows_by_name(stats: dict) -> dict:
     return {row["operation"]: row for row in stats["ops"]}
