@@ -42,17 +42,22 @@ uint32_t PlaneNames::add_stat_list(uint32_t first) {
 EventName PlaneNames::parse(std::string_view encoded) {
   if (encoded.find('#') == std::string_view::npos) return {event_id(encoded), 0};
   const format::ParsedAnnotation parsed = format::parse_annotation(encoded);
+  // Quoted text that was decoded ends with `parsed`: the plane refers to a copy of it.
+  auto lasting = [&](std::string_view text) -> std::string_view {
+    const bool in_encoded = text.data() >= encoded.data() && text.data() + text.size() <= encoded.data() + encoded.size();
+    return text.empty() || in_encoded ? text : std::string_view(repaired_.emplace_back(text));
+  };
   EventName name{event_id(parsed.name), 0};
   const uint32_t first = uint32_t(plane_->stat_pool.size());
   for (const format::AnnotationArg& arg : parsed.args) {
-    const int64_t id = stat_id(arg.key);
+    const int64_t id = stat_id(lasting(arg.key));
     plane_->stat_pool.push_back(std::visit(
         [&](auto v) {
           using T = decltype(v);
           if constexpr (std::is_same_v<T, int64_t>) return format::WireStat::of_int64(id, v);
           else if constexpr (std::is_same_v<T, uint64_t>) return format::WireStat::of_uint64(id, v);
           else if constexpr (std::is_same_v<T, double>) return format::WireStat::of_double(id, v);
-          else return format::WireStat::of_string(id, valid_utf8_view(v));
+          else return format::WireStat::of_string(id, valid_utf8_view(lasting(v)));
         },
         arg.value));
   }

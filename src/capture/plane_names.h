@@ -54,7 +54,7 @@ class PlaneNames {
   size_t num_literals_ = 0;
   std::unordered_map<std::string_view, uint32_t> event_ids_;
   std::unordered_map<std::string_view, uint32_t> stat_ids_;
-  std::deque<std::string> repaired_;  // a deque: views into it stay valid as it grows
+  std::deque<std::string> repaired_;  // repaired UTF-8, decoded annotation text (a deque: views stay valid)
   uint32_t step_num_id_ = 0;
   uint32_t root_id_ = 0;
 };

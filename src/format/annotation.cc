@@ -7,29 +7,85 @@
 namespace mlprof::format {
 namespace {
 
-// Splits "k1=v1,k2=v2" on commas that are not inside quotes or brackets.
+// TraceMe's splitter (TensorFlow's parse_annotation.cc) keeps a stack of what is open: a
+// quote closes only the same quote on top, a bracket only its own opener, and a comma splits
+// only when nothing is open. Feeds one character; true when it is a comma that splits.
+template <typename Stack>
+bool splits_at(Stack& open, char c) {
+  switch (c) {
+    case '"': case '\'':
+      if (!open.empty() && open.back() == c) open.pop_back();
+      else open.push_back(c);
+      return false;
+    case '[': case '{': case '(': open.push_back(c); return false;
+    case ']': case '}': case ')': {
+      const char opener = c == ']' ? '[' : c == '}' ? '{' : '(';
+      if (!open.empty() && open.back() == opener) open.pop_back();
+      return false;
+    }
+    case ',': return open.empty();
+    default: return false;
+  }
+}
+
+// Splits "k1=v1,k2=v2" where TraceMe's splitter does.
 template <typename Fn>
 void split_top_level(std::string_view s, Fn&& on_part) {
-  int depth = 0;
-  char quote = 0;
+  std::string open;
   size_t begin = 0;
   for (size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (quote != 0) {
-      if (c == quote) quote = 0;
-      continue;
-    }
-    switch (c) {
-      case '"': case '\'': quote = c; break;
-      case '[': case '{': case '(': ++depth; break;
-      case ']': case '}': case ')': if (depth > 0) --depth; break;
-      case ',':
-        if (depth == 0) { on_part(s.substr(begin, i - begin)); begin = i + 1; }
-        break;
-      default: break;
+    if (splits_at(open, s[i])) {
+      on_part(s.substr(begin, i - begin));
+      begin = i + 1;
     }
   }
   on_part(s.substr(begin));
+}
+
+// The encoder's stack: no allocation; nesting deeper than it holds counts as not bare.
+struct BoundedStack {
+  char open[32];
+  size_t n = 0;
+  bool overflow = false;
+  bool empty() const noexcept { return n == 0; }
+  char back() const noexcept { return open[n - 1]; }
+  void pop_back() noexcept { --n; }
+  void push_back(char c) noexcept {
+    if (n == sizeof open) overflow = true;
+    else open[n++] = c;
+  }
+};
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+// Whether text written as it is reads back as itself, in TraceMe's parser as in ours: one
+// part for the splitter, no '#' (which ends the metadata), no space at its ends (TraceMe trims
+// it), not empty (TraceMe drops the pair) and not in double quotes (which ours takes off).
+// A key also holds no '=', which ends it.
+bool reads_back_bare(std::string_view text, bool key) noexcept {
+  if (text.empty() || text.front() == '"' || is_space(text.front()) || is_space(text.back())) return false;
+  BoundedStack open;
+  for (const char c : text) {
+    if (c == '#' || (key && c == '=') || splits_at(open, c)) return false;
+  }
+  return open.empty() && !open.overflow;
+}
+
+// Inside double quotes these are written %XX, so that the quoted text opens and closes
+// nothing for the splitter and holds no '#'; '%' itself, so that reading it back is exact.
+bool escaped_in_quotes(char c, bool key) {
+  switch (c) {
+    case '%': case '"': case '\'': case '#': case '[': case ']': case '{': case '}': case '(': case ')': return true;
+    case '=': return key;
+    default: return false;
+  }
+}
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
 }
 
 // Bounded appender used by both encoders: counts what it would need, writes what fits.
@@ -43,6 +99,26 @@ struct Sink {
   }
   void put(char c) noexcept { put(std::string_view(&c, 1)); }
 };
+
+// Text as it is when it reads back so, else in double quotes with its troublesome characters
+// as %XX: TraceMe's parser keeps such a value whole (quotes included), ours takes them off.
+void put_text(Sink& sink, std::string_view text, bool key) noexcept {
+  if (reads_back_bare(text, key)) {
+    sink.put(text);
+    return;
+  }
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  sink.put('"');
+  for (const char c : text) {
+    if (escaped_in_quotes(c, key)) {
+      const char escaped[3] = {'%', kHex[uint8_t(c) >> 4], kHex[uint8_t(c) & 15]};
+      sink.put(std::string_view(escaped, 3));
+    } else {
+      sink.put(c);
+    }
+  }
+  sink.put('"');
+}
 
 void encode_value(Sink& sink, const TraceArg& a) noexcept {
   char tmp[64];
@@ -63,7 +139,7 @@ void encode_value(Sink& sink, const TraceArg& a) noexcept {
       break;
     }
     case TraceArg::Kind::kBool: sink.put(a.b ? "1" : "0"); break;
-    case TraceArg::Kind::kString: sink.put(a.s); break;
+    case TraceArg::Kind::kString: put_text(sink, a.s, /*key=*/false); break;
   }
 }
 
@@ -73,11 +149,34 @@ void encode(Sink& sink, std::string_view name, const TraceArg* args, size_t n) n
   sink.put('#');
   for (size_t i = 0; i < n; ++i) {
     if (i > 0) sink.put(',');
-    sink.put(args[i].key);
+    put_text(sink, args[i].key, /*key=*/true);
     sink.put('=');
     encode_value(sink, args[i]);
   }
   sink.put('#');
+}
+
+bool is_quoted(std::string_view text) { return text.size() >= 2 && text.front() == '"' && text.back() == '"'; }
+
+// The text inside double quotes with its %XX decoded (a '%' not followed by two hex digits
+// stays), or the text itself when it is not quoted.
+std::string_view unquoted(std::string_view text, ParsedAnnotation& out) {
+  if (!is_quoted(text)) return text;
+  text = text.substr(1, text.size() - 2);
+  if (text.find('%') == std::string_view::npos) return text;
+  std::string& decoded = out.decoded.emplace_front();
+  decoded.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const int high = text[i] == '%' && i + 2 < text.size() ? hex_digit(text[i + 1]) : -1;
+    const int low = high >= 0 ? hex_digit(text[i + 2]) : -1;
+    if (low >= 0) {
+      decoded.push_back(char(high * 16 + low));
+      i += 2;
+    } else {
+      decoded.push_back(text[i]);
+    }
+  }
+  return decoded;
 }
 
 }  // namespace
@@ -109,8 +208,12 @@ ParsedAnnotation parse_annotation(std::string_view encoded) {
   if (last != std::string_view::npos) rest = rest.substr(0, last);
   split_top_level(rest, [&](std::string_view part) {
     const size_t eq = part.find('=');
-    if (eq == std::string_view::npos || eq == 0) return;  // not k=v: TraceMe ignores it too
-    out.args.push_back({part.substr(0, eq), parse_annotation_value(part.substr(eq + 1))});
+    if (eq == std::string_view::npos) return;  // not k=v: TraceMe ignores it too
+    const std::string_view key = unquoted(part.substr(0, eq), out);
+    if (key.empty()) return;
+    const std::string_view value = part.substr(eq + 1);
+    if (is_quoted(value)) out.args.push_back({key, unquoted(value, out)});
+    else out.args.push_back({key, parse_annotation_value(value)});
   });
   return out;
 }

@@ -1,8 +1,10 @@
 // The annotation metadata encoding of TraceMe: "name#k1=v1,k2=v2#" (docs/ARCHITECTURE.md §3.3).
-// '#' never appears in keys or values; commas inside "" '' [] {} () do not split.
+// Commas inside "" '' [] {} () do not split. A key or value that would not read back as
+// itself is written in double quotes with '%', '#', quotes and brackets as %XX.
 #pragma once
 
 #include <cstdint>
+#include <forward_list>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -24,9 +26,17 @@ struct AnnotationArg {
 struct ParsedAnnotation {
   std::string_view name;             // the part before the first '#'
   std::vector<AnnotationArg> args;   // in the order written
+  // The text of quoted keys and values that held %XX, decoded; their views point here.
+  std::forward_list<std::string> decoded;
+
+  ParsedAnnotation() = default;
+  ParsedAnnotation(ParsedAnnotation&&) = default;
+  ParsedAnnotation& operator=(ParsedAnnotation&&) = default;
+  ParsedAnnotation(const ParsedAnnotation&) = delete;  // a copy's views would point into this one
 };
 
-// Views point into `encoded`, which must outlive the result.
+// Views point into `encoded` (which must outlive the result) or into the result's `decoded`.
+// A key or value in double quotes is the text inside them, %XX decoded; such a value is text.
 ParsedAnnotation parse_annotation(std::string_view encoded);
 
 // Types one value string the way parse_annotation does.

@@ -1,7 +1,7 @@
 // libFuzzer target: the annotation metadata codec (format/annotation.h), "name#k=v,...#".
-// Parsing arbitrary text yields views into it; encoding what was parsed gives the same name
-// and keys back; the bounded encoder never writes past its buffer and agrees with the
-// growing one on the length.
+// Parsing arbitrary text yields views into it (or into the text it decoded); encoding what
+// was parsed gives the same name, keys and text values back; the bounded encoder never
+// writes past its buffer and agrees with the growing one on the length.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -20,6 +20,14 @@ using mlprof::format::AnnotationValue;
 
 bool inside(std::string_view part, std::string_view whole) {
   return part.empty() || (part.data() >= whole.data() && part.data() + part.size() <= whole.data() + whole.size());
+}
+
+// A view into the input or into text the parse decoded (quoted %XX).
+bool inside_parse(std::string_view part, std::string_view text, const mlprof::format::ParsedAnnotation& parsed) {
+  if (inside(part, text)) return true;
+  for (const std::string& decoded : parsed.decoded)
+    if (inside(part, decoded)) return true;
+  return false;
 }
 
 TraceArg as_trace_arg(std::string_view key, const AnnotationValue& v) {
@@ -44,8 +52,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   check(parsed.name.find('#') == std::string_view::npos, "the name ends before the first '#'");
   std::vector<TraceArg> args;
   for (const auto& a : parsed.args) {
-    check(!a.key.empty() && inside(a.key, text), "keys are non-empty views into the input");
-    if (auto* s = std::get_if<std::string_view>(&a.value)) check(inside(*s, text), "string values are views into the input");
+    check(!a.key.empty() && inside_parse(a.key, text, parsed), "keys are non-empty views into the input or the parse");
+    if (auto* s = std::get_if<std::string_view>(&a.value))
+      check(inside_parse(*s, text, parsed), "string values are views into the input or the parse");
     args.push_back(as_trace_arg(a.key, a.value));
   }
 
@@ -54,7 +63,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const format::ParsedAnnotation again = format::parse_annotation(encoded);
   check(again.name == parsed.name, "encoding what was parsed keeps the name");
   check(again.args.size() == parsed.args.size(), "encoding what was parsed keeps every argument");
-  for (size_t i = 0; i < again.args.size(); ++i) check(again.args[i].key == parsed.args[i].key, "and its key");
+  for (size_t i = 0; i < again.args.size(); ++i) {
+    check(again.args[i].key == parsed.args[i].key, "and its key");
+    // Text reads back as itself (a number written as text may read back as a number).
+    const auto* before = std::get_if<std::string_view>(&parsed.args[i].value);
+    const auto* after = std::get_if<std::string_view>(&again.args[i].value);
+    if (before != nullptr && after != nullptr) check(*before == *after, "and its text");
+  }
 
   // A buffer of exactly `cap` bytes, so that AddressSanitizer sees any write past it.
   const size_t cap = cap_seed % (encoded.size() + 2);

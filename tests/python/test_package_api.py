@@ -58,6 +58,11 @@ class SessionTest(ScratchTest):
         self.assertEqual(len(xplane_files(self.path("logs"))), 1)
 
 
+# Commas, '#', '=', quotes and unbalanced brackets: TraceMe's metadata encoding would split or
+# end on them unless they are quoted (docs/ARCHITECTURE.md §3.3).
+PUNCTUATED = 'say "hi", #1 [x=(y\'\' 50%'
+
+
 class AnnotationTest(ScratchTest):
     def record(self, body) -> list:
         logdir = self.path("logs")
@@ -82,6 +87,8 @@ class AnnotationTest(ScratchTest):
                 pass
             with mlprof.Trace("odd_metadata", _r=10**40, big=2**70, obj=object()):  # kept as text
                 pass
+            with mlprof.Trace("punctuated", tag="a,b", text=PUNCTUATED, after=3):  # read back whole
+                pass
 
             def loader() -> None:
                 mlprof.set_thread_name("loader thread")
@@ -102,6 +109,8 @@ class AnnotationTest(ScratchTest):
         self.assertEqual(sorted(e["args"]["step_num"] for e in steps), [0, 1, 2])
         self.assertTrue(any(e["name"] == "tf_style_step" and e["args"].get("step_num") == 7 for e in events))
         self.assertIn("load", names)
+        punctuated = [e["args"] for e in events if e["name"] == "punctuated"]
+        self.assertEqual(punctuated, [{**punctuated[0], "tag": "a,b", "text": PUNCTUATED, "after": 3}])
 
     def test_python_tracer_on_threads_started_before_and_during_the_session(self) -> None:
         go, started = threading.Event(), threading.Event()
