@@ -206,7 +206,7 @@ int main(int argc, char** argv) {
   phase("framework_op_stats", events);
   const auto input = mlprof::analysis::compute_input_pipeline_analysis(profile, steps_analysis);
   phase("input_pipeline_analyzer", events);
-  const auto tf_data = mlprof::analysis::compute_tf_data_bottleneck_analysis(profile);
+  const auto tf_data = mlprof::analysis::compute_tf_data_bottleneck_analysis(profile, steps_analysis);
   phase("tf_data_bottleneck_analysis", events);
   const auto overview = mlprof::analysis::compute_overview_page(profile, steps_analysis, op_stats, tf_data);
   phase("overview_page", events);

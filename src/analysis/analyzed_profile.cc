@@ -13,7 +13,7 @@ const FrameworkOpStats& AnalyzedProfile::op_stats() const {
 }
 
 const TfDataBottleneckAnalysis& AnalyzedProfile::tf_data() const {
-  std::call_once(tf_data_once_, [this] { tf_data_ = compute_tf_data_bottleneck_analysis(profile_); });
+  std::call_once(tf_data_once_, [this] { tf_data_ = compute_tf_data_bottleneck_analysis(profile_, steps()); });
   return *tf_data_;
 }
 

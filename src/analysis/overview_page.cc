@@ -187,8 +187,8 @@ OverviewPage compute_overview_page(const model::Profile& p, const StepAnalysis& 
 }
 
 OverviewPage compute_overview_page(const model::Profile& p) {
-  return compute_overview_page(p, analyze_steps(p), compute_framework_op_stats(p),
-                               compute_tf_data_bottleneck_analysis(p));
+  const StepAnalysis steps = analyze_steps(p);
+  return compute_overview_page(p, steps, compute_framework_op_stats(p), compute_tf_data_bottleneck_analysis(p, steps));
 }
 
 nlohmann::json to_json(const OverviewPage& page) {

@@ -69,7 +69,7 @@ bool analyse(const std::string& path, const std::string& run, const std::string&
   const auto steps = analysis::analyze_steps(profile);
   out->ops = analysis::compute_framework_op_stats(profile);
   out->overview = analysis::compute_overview_page(profile, steps, out->ops,
-                                                  analysis::compute_tf_data_bottleneck_analysis(profile));
+                                                  analysis::compute_tf_data_bottleneck_analysis(profile, steps));
   out->name = profile.run;
   return true;
 }
