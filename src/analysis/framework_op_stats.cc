@@ -1,7 +1,6 @@
 #include "analysis/framework_op_stats.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <unordered_map>
 
@@ -167,39 +166,71 @@ class DeviceOpFinder {
 };
 
 // Device time by the host op calls that launched it: self for the launching op, total for it
-// and every op enclosing it (§5.3), folded into rows by name at the end.
+// and every op enclosing it (§5.3), folded into rows by name at the end. One 16-byte record per
+// launching call, sorted by call and folded up the op tree with a stack of the open enclosing
+// ops (a call's descendants follow it on its line): a tree map over every call and its
+// enclosing ops cost 30 bytes an event and 0.6 s at 10 M events.
 class DeviceTimeByCall {
  public:
+  void start_run() { runs_.push_back(calls_.size()); }  // one per device line: its calls mostly ascend
   void add(EventIndex launcher, int64_t duration_ps) {
-    Totals& t = by_call_[launcher];
-    t.self_ps += duration_ps;
-    t.total_ps += duration_ps;
-    ++t.kernels;
+    if (calls_.empty() || calls_.back().op != launcher) calls_.push_back({launcher, 0, 0});
+    calls_.back().self_ps += duration_ps;
+    ++calls_.back().kernels;
   }
-  // Each call's total goes to its enclosing op once, innermost calls first (an op's index is
-  // below those of the ops it encloses), so the walk costs one step per call, not per kernel.
-  void fold_into(const Profile& p, DeviceOpFinder& finder, SideTotals& side) {
-    for (auto it = by_call_.begin(); it != by_call_.end(); ++it) {
-      const auto& [op, t] = *it;
-      if (const EventIndex up = finder.enclosing_op(op); up != kNone) {
-        Totals& parent = by_call_[up];
-        parent.total_ps += t.total_ps;
-        parent.kernels += t.kernels;
-      }
-      OpTotals& row = side.by_name[p.name_id(op)];
+
+  void fold_into(const Profile& p, const DeviceOpFinder& finder, SideTotals& side) {
+    if (runs_.empty() || runs_.front() != 0) runs_.insert(runs_.begin(), 0);
+    sort_runs(calls_, std::move(runs_), [](const Call& a, const Call& b) { return a.op < b.op; });
+    // open[i + 1]'s enclosing op is open[i]; open[0] encloses nothing.
+    std::vector<Open> open;
+    std::vector<EventIndex> path;
+    auto close = [&] {
+      const Open o = open.back();
+      open.pop_back();
+      OpTotals& row = side.by_name[p.name_id(o.op)];
       ++row.occurrences;
-      row.kernels += t.kernels;
-      row.total_ps += t.total_ps;
-      row.self_ps += t.self_ps;
+      row.kernels += o.kernels;
+      row.total_ps += o.total_ps;
+      row.self_ps += o.self_ps;
+      if (!open.empty()) open.back().total_ps += o.total_ps, open.back().kernels += o.kernels;
+    };
+    for (const Call& c : calls_) {
+      // Close the open ops that do not enclose c.op (calls come in index order, so they are
+      // done), and open c.op and its enclosing ops up to the first one already open.
+      path.clear();
+      for (EventIndex up = c.op;;) {
+        while (!open.empty() && open.back().op > up) close();
+        if (!open.empty() && open.back().op == up) break;
+        path.push_back(up);
+        up = finder.enclosing_op(up);
+        if (up == kNone) {
+          while (!open.empty()) close();
+          break;
+        }
+      }
+      for (auto it = path.rbegin(); it != path.rend(); ++it) open.push_back({*it, 0, 0, 0});
+      open.back().self_ps += c.self_ps;
+      open.back().total_ps += c.self_ps;
+      open.back().kernels += c.kernels;
     }
+    while (!open.empty()) close();
+    calls_ = {};
   }
 
  private:
-  struct Totals {
-    int64_t self_ps = 0, total_ps = 0;
-    uint64_t kernels = 0;
+  struct Call {
+    EventIndex op;
+    uint32_t kernels;
+    int64_t self_ps;
   };
-  std::map<EventIndex, Totals, std::greater<EventIndex>> by_call_;  // innermost (highest index) first
+  struct Open {
+    EventIndex op;
+    uint64_t kernels;
+    int64_t self_ps, total_ps;
+  };
+  std::vector<Call> calls_;
+  std::vector<size_t> runs_;
 };
 
 std::vector<PieSlice> pie(std::map<std::string, int64_t> self_by_key, int64_t denominator) {
@@ -264,6 +295,7 @@ FrameworkOpStats compute_framework_op_stats(const Profile& p, const FrameworkOpS
             [&](EventIndex e, int64_t self) { device.add_name_index(p.events.name[e], p.duration_ps(e), self); },
             options.include_idle ? &busy : nullptr);
       } else {
+        device_calls.start_run();
         for_each_op_self_time(
             p, line, all_events,
             [&](EventIndex e, int64_t self) {
