@@ -6,7 +6,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { launchBrowser, openPage, skipUnlessRunnable, startServer } from '../server/browser/harness.mjs';
+import {
+  launchBrowser,
+  screenshotDirectory,
+  skipUnlessRunnable,
+  startServer,
+  visit as harnessVisit,
+} from '../server/browser/harness.mjs';
 
 skipUnlessRunnable();
 
@@ -14,8 +20,7 @@ const testdata = process.env.MLPROF_TESTDATA ?? '';
 const a100 = path.join(testdata, 'pytorch', 'critical_path__simple_add__benchmark_result_493459_1694039959_trace.json.gz');
 const cpuOnly = path.join(testdata, 'pytorch', 'cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz');
 const haveData = fs.existsSync(a100) && fs.existsSync(cpuOnly);
-const screenshotDir = process.env.MLPROF_SCREENSHOT_DIR ?? fs.mkdtempSync('/tmp/mlprof-screenshots-');
-fs.mkdirSync(screenshotDir, { recursive: true });
+const screenshotDir = screenshotDirectory();
 
 let logdir;
 let server;
@@ -39,23 +44,17 @@ after(async () => {
   if (logdir) fs.rmSync(logdir, { recursive: true, force: true });
 });
 
-async function visit(hash, check) {
-  const { page, problems } = await openPage(browser.context, server.url);
-  try {
-    await page.goto(`${server.url}${hash}`);
-    await page.waitForSelector('.page[data-ready="true"]', { timeout: 15_000 });
-    await check(page);
-    assert.deepEqual(problems.pageErrors, [], 'no uncaught errors');
-    assert.deepEqual(problems.consoleErrors, [], 'no console errors');
-    assert.deepEqual(problems.failed, [], 'no failed requests');
-    assert.deepEqual(problems.external, [], 'no request leaves 127.0.0.1');
-  } catch (e) {
-    await page.screenshot({ path: path.join(screenshotDir, `kernel-stats-failed-${Date.now()}.png`), fullPage: true }).catch(() => {});
-    throw e;
-  } finally {
-    await page.close();
-  }
-}
+// One page of the served run, through the harness' visit (no errors, nothing leaves 127.0.0.1).
+const visit = (hash, check) =>
+  harnessVisit(
+    {
+      context: browser.context,
+      url: `${server.url}${hash}`,
+      ready: (page) => page.waitForSelector('.page[data-ready="true"]', { timeout: 15_000 }),
+      screenshotDir,
+    },
+    check,
+  );
 
 const kernelCells = (page, column) =>
   page.locator('table[aria-label="Kernels"] tbody tr').evaluateAll(
