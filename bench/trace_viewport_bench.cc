@@ -33,7 +33,10 @@ double thread_cpu_ms() {
 // Each group: a parent of 3.6 µs with three 1 µs children, one group every 4 µs.
 mlprof::model::Profile synthetic_profile(size_t events, size_t threads) {
   mlprof::model::Profile p;
-  p.hosts.push_back({p.strings.intern("bench"), mlprof::model::kEmptyString, 0, 1});
+  mlprof::model::Host host;
+  host.name = p.strings.intern("bench");
+  host.num_planes = 1;
+  p.hosts.push_back(host);
   mlprof::model::Plane plane;
   plane.name = p.strings.intern("/host:CPU");
   plane.kind = mlprof::model::PlaneKind::kHostThreads;
