@@ -31,8 +31,12 @@ ProfileDiff compute_profile_diff(const OverviewPage& a, const FrameworkOpStats& 
   ProfileDiff d;
   d.a_steps = a.steps.size();
   d.b_steps = b.steps.size();
-  d.step_time_ms = {a.step_time_ms.avg, b.step_time_ms.avg};
-  for (size_t c = 0; c < kNumCategories; ++c) d.breakdown_ms[c] = {a.category_ms[c].avg, b.category_ms[c].avg};
+  const double step_ms = a.step_time_ms.avg;
+  auto value_change = [step_ms](double before, double after) {
+    return ValueChange{before, after, change_significance(before, after, step_ms)};
+  };
+  d.step_time_ms = value_change(a.step_time_ms.avg, b.step_time_ms.avg);
+  for (size_t c = 0; c < kNumCategories; ++c) d.breakdown_ms[c] = value_change(a.category_ms[c].avg, b.category_ms[c].avg);
   d.a_verdict = std::string(verdict_name(a.input_bound.verdict));
   d.b_verdict = std::string(verdict_name(b.input_bound.verdict));
 
@@ -49,12 +53,12 @@ ProfileDiff compute_profile_diff(const OverviewPage& a, const FrameworkOpStats& 
     c.on_device = key.first, c.name = key.second, c.type = v.first, c.b_ms = v.second;
   }
   for (auto& [key, c] : joined) {
-    const double change = c.b_ms - c.a_ms;
+    c.significance = change_significance(c.a_ms, c.b_ms, step_ms);
     if (c.a_ms == 0) c.status = "added";
     else if (c.b_ms == 0) c.status = "removed";
-    else if (std::abs(change) <= 0.01 * std::max(c.a_ms, c.b_ms)) c.status = "unchanged";
-    else c.status = change > 0 ? "slower" : "faster";
-    if (c.status != "unchanged") d.ops.push_back(c);
+    else if (c.significance == ChangeSignificance::kNone) continue;  // noise, not a change
+    else c.status = c.significance == ChangeSignificance::kWorse ? "slower" : "faster";
+    d.ops.push_back(c);
   }
   std::sort(d.ops.begin(), d.ops.end(), [](const OpChange& x, const OpChange& y) {
     const double dx = std::abs(x.b_ms - x.a_ms), dy = std::abs(y.b_ms - y.a_ms);
@@ -64,18 +68,40 @@ ProfileDiff compute_profile_diff(const OverviewPage& a, const FrameworkOpStats& 
   return d;
 }
 
+namespace {
+
+// change_pct is null when the baseline is ≈0 (there is no percentage to give); change_ratio is
+// there when the percentage is too large to read well.
+void add_percent(nlohmann::json& j, double a, double b) {
+  const ChangePercent p = change_percent(a, b);
+  j["change_pct"] = p.pct ? nlohmann::json(*p.pct) : nlohmann::json(nullptr);
+  if (p.ratio) j["change_ratio"] = *p.ratio;
+}
+
+}  // namespace
+
 nlohmann::json to_json(const ProfileDiff& d) {
   auto change = [](const ValueChange& v) {
-    return nlohmann::json{{"a", v.a}, {"b", v.b}, {"change_ms", v.change()}, {"change_pct", v.change_pct()}};
+    nlohmann::json j{{"a", v.a}, {"b", v.b}, {"change_ms", v.change()}};
+    add_percent(j, v.a, v.b);
+    j["significance"] = significance_name(v.significance);
+    return j;
   };
   nlohmann::json breakdown = nlohmann::json::object();
   for (size_t c = 0; c < kNumCategories; ++c) breakdown[std::string(kCategoryKeys[c])] = change(d.breakdown_ms[c]);
   nlohmann::json ops = nlohmann::json::array();
-  for (const auto& o : d.ops)
-    ops.push_back({{"name", o.name}, {"type", o.type}, {"host_or_device", o.on_device ? "Device" : "Host"},
-                   {"a_self_time_per_step_ms", o.a_ms}, {"b_self_time_per_step_ms", o.b_ms},
-                   {"change_ms", o.b_ms - o.a_ms}, {"change_pct", o.a_ms != 0 ? 100 * (o.b_ms - o.a_ms) / o.a_ms : 0.0},
-                   {"status", o.status}});
+  for (const auto& o : d.ops) {
+    nlohmann::json j{{"name", o.name},
+                     {"type", o.type},
+                     {"host_or_device", o.on_device ? "Device" : "Host"},
+                     {"a_self_time_per_step_ms", o.a_ms},
+                     {"b_self_time_per_step_ms", o.b_ms},
+                     {"change_ms", o.b_ms - o.a_ms}};
+    add_percent(j, o.a_ms, o.b_ms);
+    j["significance"] = significance_name(o.significance);
+    j["status"] = o.status;
+    ops.push_back(std::move(j));
+  }
   return {{"a", {{"name", d.a_name}, {"steps", d.a_steps}, {"input_bound", d.a_verdict}}},
           {"b", {{"name", d.b_name}, {"steps", d.b_steps}, {"input_bound", d.b_verdict}}},
           {"step_time_ms", change(d.step_time_ms)},

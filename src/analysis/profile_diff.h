@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/change_significance.h"
 #include "analysis/framework_op_stats.h"
 #include "analysis/overview_page.h"
 
@@ -15,15 +16,17 @@ namespace mlprof::analysis {
 
 struct ValueChange {
   double a = 0, b = 0;
+  ChangeSignificance significance = ChangeSignificance::kNone;  // change_significance.h
   double change() const { return b - a; }
-  double change_pct() const { return a != 0 ? 100 * (b - a) / a : 0; }
+  double change_pct() const { return a != 0 ? 100 * (b - a) / a : 0; }  // raw, for the CI gate
 };
 
 struct OpChange {
   std::string name, type;
   bool on_device = false;
   double a_ms = 0, b_ms = 0;  // self time per step (per profile when a run has no steps)
-  std::string status;         // added, removed, slower, faster, unchanged
+  std::string status;         // added, removed, slower, faster (only when the change matters)
+  ChangeSignificance significance = ChangeSignificance::kNone;
 };
 
 struct ProfileDiff {

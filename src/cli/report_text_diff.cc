@@ -9,15 +9,28 @@ using namespace analysis;
 
 namespace {
 std::string signed_ms(double ms) { return (ms > 0 ? "+" : ms < 0 ? "-" : "") + format_ms(std::abs(ms)); }
-std::string signed_pct(double pct) { return fmt::format("{:+.1f}%", pct); }
+// As the compare page says it (change_significance.h): no percentage from an almost-zero
+// baseline, a ratio where the percentage would be too large to read.
+std::string change_pct_text(const ValueChange& v) {
+  const ChangePercent p = change_percent(v.a, v.b);
+  if (!p.pct) return "from ~0";
+  if (p.ratio) return fmt::format("x{:.3g}", *p.ratio);
+  return fmt::format("{:+.1f}%", *p.pct);
+}
+// Changes too small to matter are marked, so a reader does not chase noise.
+std::string change_ms_text(const ValueChange& v) {
+  return signed_ms(v.change()) + (v.significance == ChangeSignificance::kNone && v.change() != 0 ? " (noise)" : "");
+}
 }  // namespace
 
 std::string render_text(const ProfileDiff& d) {
   std::string out = fmt::format("Diff: A = {} ({} steps), B = {} ({} steps)\n\n", d.a_name, d.a_steps, d.b_name, d.b_steps);
   const double change = d.step_time_ms.change();
   out += fmt::format("  Average step time {} -> {} ({}, {}): B is {}.\n", format_ms(d.step_time_ms.a),
-                     format_ms(d.step_time_ms.b), signed_ms(change), signed_pct(d.step_time_ms.change_pct()),
-                     change < 0 ? "faster" : change > 0 ? "slower" : "the same");
+                     format_ms(d.step_time_ms.b), signed_ms(change), change_pct_text(d.step_time_ms),
+                     d.step_time_ms.significance == ChangeSignificance::kBetter  ? "faster"
+                     : d.step_time_ms.significance == ChangeSignificance::kWorse ? "slower"
+                                                                                 : "the same, within noise");
   if (d.a_verdict != d.b_verdict)
     out += fmt::format("  Input-bound: {} -> {}.\n", d.a_verdict, d.b_verdict);
 
@@ -25,8 +38,8 @@ std::string render_text(const ProfileDiff& d) {
   TextTable breakdown({"category", "A", "B", "change", "change %"}, {false, true, true, true, true});
   for (size_t c = 0; c < kNumCategories; ++c) {
     const auto& v = d.breakdown_ms[c];
-    breakdown.add_row({std::string(kCategoryKeys[c]), format_ms(v.a), format_ms(v.b), signed_ms(v.change()),
-                       v.a != 0 ? signed_pct(v.change_pct()) : ""});
+    breakdown.add_row({std::string(kCategoryKeys[c]), format_ms(v.a), format_ms(v.b), change_ms_text(v),
+                       v.a != 0 || v.b != 0 ? change_pct_text(v) : ""});
   }
   out += breakdown.render();
 

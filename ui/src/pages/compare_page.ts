@@ -2,7 +2,7 @@
 // step-time breakdown per category side by side, and the ops that got slower, faster, were
 // added or removed (GET /api/diff). The selection lives in the URL hash:
 // #compare=1&run_a=A&host_a=H&run_b=B&host_b=H
-import { changeClass, changePctText } from './compare_change';
+import { changeClass, changePctText, type ChangeFields } from './compare_change';
 import { fetchDiff, type RunSummary } from '../api';
 import { h } from '../dom';
 import { formatMs, formatPct } from '../format';
@@ -19,21 +19,19 @@ export interface CompareState {
   host_b: string;
 }
 
-interface Change {
+interface Change extends ChangeFields {
   a: number;
   b: number;
   change_ms: number;
-  change_pct: number;
 }
 
-interface OpChange {
+interface OpChange extends ChangeFields {
   name: string;
   type: string;
   host_or_device: string;
   a_self_time_per_step_ms: number;
   b_self_time_per_step_ms: number;
   change_ms: number;
-  change_pct: number;
   status: 'added' | 'removed' | 'slower' | 'faster';
 }
 
@@ -68,7 +66,6 @@ function signedMs(ms: number): string {
   return formatMs(0);
 }
 
-const pctOf = (c: { a: number; b: number; change_pct: number }) => changePctText(c.a, c.b, c.change_pct, formatPct);
 
 function runPicker(
   side: 'a' | 'b',
@@ -154,7 +151,7 @@ function renderDiff(d: DiffData): HTMLElement[] {
         'div',
         { class: 'compare-stat' },
         h('div', { class: 'muted' }, 'Change'),
-        h('div', { class: `stat-value ${changeClass(st.a, st.b, st.change_ms)}`, 'data-testid': 'step-time-change' }, `${signedMs(st.change_ms)} (${pctOf(st)})`),
+        h('div', { class: `stat-value ${changeClass(st)}`, 'data-testid': 'step-time-change' }, `${signedMs(st.change_ms)} (${changePctText(st, formatPct)})`),
       ),
     ),
     h('p', { class: 'muted small' }, `${d.a.steps} steps in A, ${d.b.steps} in B. Input-bound: A ${d.a.input_bound || '–'}, B ${d.b.input_bound || '–'}.`),
@@ -187,7 +184,7 @@ function renderDiff(d: DiffData): HTMLElement[] {
   // LibTorch ops are their own type: a type column would repeat the name (one choice for all tables).
   const typed = d.ops.some((o) => o.type && o.type !== o.name);
   const tables = sections.map(([status, title, empty]) =>
-    panel(title, opTable(d.ops.filter((o) => o.status === status), title, empty, typed, d.step_time_ms.a)),
+    panel(title, opTable(d.ops.filter((o) => o.status === status), title, empty, typed)),
   );
   return [summary, breakdown, ...tables];
 }
@@ -208,13 +205,13 @@ function breakdownTable(d: DiffData, groups: typeof STEP_CATEGORIES): HTMLElemen
       },
       { key: 'a', title: 'A per step', numeric: true, value: (r) => r.a, render: (r) => formatMs(r.a) },
       { key: 'b', title: 'B per step', numeric: true, value: (r) => r.b, render: (r) => formatMs(r.b) },
-      { key: 'change_ms', title: 'Change', numeric: true, value: (r) => r.change_ms, render: (r) => h('span', { class: changeClass(r.a, r.b, r.change_ms, d.step_time_ms.a) }, signedMs(r.change_ms)) },
-      { key: 'change_pct', title: 'Change %', numeric: true, value: (r) => r.change_pct, render: (r) => (r.a || r.b ? pctOf(r) : '–') },
+      { key: 'change_ms', title: 'Change', numeric: true, value: (r) => r.change_ms, render: (r) => h('span', { class: changeClass(r) }, signedMs(r.change_ms)) },
+      { key: 'change_pct', title: 'Change %', numeric: true, value: (r) => r.change_pct, render: (r) => (r.a || r.b ? changePctText(r, formatPct) : '–') },
     ],
   });
 }
 
-function opTable(rows: OpChange[], label: string, emptyText: string, typed: boolean, stepMs: number): HTMLElement {
+function opTable(rows: OpChange[], label: string, emptyText: string, typed: boolean): HTMLElement {
   return dataTable<OpChange>({
     label,
     rows,
@@ -231,7 +228,7 @@ function opTable(rows: OpChange[], label: string, emptyText: string, typed: bool
         title: 'Change',
         numeric: true,
         value: (r) => r.change_ms,
-        render: (r) => h('span', { class: changeClass(r.a_self_time_per_step_ms, r.b_self_time_per_step_ms, r.change_ms, stepMs) }, signedMs(r.change_ms)),
+        render: (r) => h('span', { class: changeClass(r) }, signedMs(r.change_ms)),
       },
       {
         key: 'change_pct',
@@ -241,7 +238,7 @@ function opTable(rows: OpChange[], label: string, emptyText: string, typed: bool
         render: (r) =>
           r.status === 'added' || r.status === 'removed'
             ? r.status
-            : changePctText(r.a_self_time_per_step_ms, r.b_self_time_per_step_ms, r.change_pct, formatPct),
+            : changePctText(r, formatPct),
       },
     ],
   });
