@@ -80,7 +80,9 @@ struct RunInfo {
   uint64_t dropped = 0;     // events that did not fit under max_buffer_bytes
 };
 
-// Starts a session that writes into logdir. Fails (without side effects) if a session runs.
+// Starts a session that writes into logdir. Fails (without side effects) if a session runs;
+// fails too, with the reason, when logdir cannot be made or written to (it is made, and a file
+// is created there and removed again, to find out).
 // A session still running when the program calls exit() or quick_exit() or returns from
 // main() is written then, and stderr says so in one line. A child made by fork() does not
 // inherit the session: it records nothing until it starts its own.

@@ -261,6 +261,10 @@ Status start_session(const std::string& logdir, const ProfilerOptions& options, 
                          c.session->logdir + (c.session->auto_started ? ", started by MLPROF_LOGDIR" : "") +
                          "); call mlprof::stop() before starting another");
   }
+  // Said now rather than when the run is written, after the whole session was lost.
+  if (std::string why; !format::probe_writable_directory(logdir, &why)) {
+    return Status::error("mlprof::start: cannot write to the logdir " + logdir + ": " + why);
+  }
   Arena::unmap_idle_arenas();
   // Registered with the first session: atexit handlers and static destructors run in
   // reverse order, and writing a session uses no object that a static destructor ends.

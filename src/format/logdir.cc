@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -43,6 +44,31 @@ bool make_directories(const std::string& path, std::string* error) {
              (ec ? ec.message() : std::string("a file is in the way"));
     return false;
   }
+  return true;
+}
+
+bool probe_writable_directory(const std::string& logdir, std::string* error) {
+  std::error_code ec;
+  std::filesystem::create_directories(logdir, ec);
+  if (ec) {
+    *error = ec.message();
+    return false;
+  }
+  if (!std::filesystem::is_directory(logdir, ec)) {
+    *error = "not a directory";
+    return false;
+  }
+  // A name no other process or session uses; O_EXCL so that nothing already there is touched.
+  static std::atomic<uint32_t> probes{0};
+  const std::string probe = logdir + "/.mlprof-write-probe-" + std::to_string(getpid()) + "-" +
+                            std::to_string(probes.fetch_add(1, std::memory_order_relaxed));
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    *error = std::strerror(errno);
+    return false;
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
   return true;
 }
 

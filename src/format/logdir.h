@@ -21,6 +21,11 @@ std::string local_host_name();
 // mkdir -p. Returns false with a one-line reason naming the directory.
 bool make_directories(const std::string& path, std::string* error);
 
+// Creates `logdir` if needed and proves it can be written (a file is made there and removed
+// again), so that a session can refuse to start rather than lose its run at the end. Returns
+// false with the problem (without the path) in `error`.
+bool probe_writable_directory(const std::string& logdir, std::string* error);
+
 // Writes `bytes` to `path` through a temporary file and a rename, so a reader never sees
 // half a file.
 bool write_file_atomically(const std::string& path, std::string_view bytes, std::string* error);

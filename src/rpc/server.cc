@@ -1,12 +1,15 @@
 // mlprof::start_server / stop_server / server_port (include/mlprof/server.h).
 #include "mlprof/server.h"
 
+#include <grpc/support/log.h>
 #include <grpcpp/grpcpp.h>
+#include <strings.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "rpc/profiler_service.h"
 
@@ -33,6 +36,28 @@ std::string listen_address(const std::string& bind, int port) {
 
 void stop_server_at_exit() { stop_server(); }
 
+// gRPC's core prints a multi-line log of its own when it cannot bind, beside the one-line
+// error start_server returns: it is silenced for the bind alone, then logs again at the level
+// the environment asks for (GRPC_VERBOSITY, ERROR when unset), as it would have.
+class GrpcLogSilenced {
+ public:
+  GrpcLogSilenced() { gpr_set_log_verbosity(kNothing); }
+  ~GrpcLogSilenced() { gpr_set_log_verbosity(from_environment()); }
+  GrpcLogSilenced(const GrpcLogSilenced&) = delete;
+  GrpcLogSilenced& operator=(const GrpcLogSilenced&) = delete;
+
+ private:
+  static constexpr gpr_log_severity kNothing = gpr_log_severity(GPR_LOG_SEVERITY_ERROR + 1);
+  static gpr_log_severity from_environment() {
+    const char* v = std::getenv("GRPC_VERBOSITY");
+    const std::string level = v == nullptr ? "" : v;
+    if (strcasecmp(level.c_str(), "DEBUG") == 0) return GPR_LOG_SEVERITY_DEBUG;
+    if (strcasecmp(level.c_str(), "INFO") == 0) return GPR_LOG_SEVERITY_INFO;
+    if (strcasecmp(level.c_str(), "NONE") == 0) return kNothing;
+    return GPR_LOG_SEVERITY_ERROR;
+  }
+};
+
 }  // namespace
 
 Status start_server(int port, const ServerOptions& options) {
@@ -53,7 +78,10 @@ Status start_server(int port, const ServerOptions& options) {
   // in use instead of reporting it.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.RegisterService(running->service.get());
-  running->server = builder.BuildAndStart();
+  {
+    GrpcLogSilenced quiet;
+    running->server = builder.BuildAndStart();
+  }
   if (running->server == nullptr || running->port == 0) {
     return Status::error("mlprof::start_server: cannot listen on " + address +
                          " (the port is in use, or the address is not one of this machine's)");

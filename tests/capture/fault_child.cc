@@ -3,14 +3,20 @@
 //   fault_child return LOGDIR       return from main() with a session running
 //   fault_child exit-thread LOGDIR  exit() from another thread with a session running
 //   fault_child quick-exit LOGDIR   quick_exit() with a session running
+//   fault_child exit-logdir-gone LOGDIR
+//                                   exit() with a session running whose logdir became a file
 //   fault_child unwritable LOGDIR GOOD_LOGDIR
-//                                   stop() cannot write LOGDIR; then a session into GOOD_LOGDIR
+//                                   start() refuses LOGDIR; then a session into GOOD_LOGDIR
+//   fault_child logdir-gone LOGDIR GOOD_LOGDIR
+//                                   LOGDIR becomes a file during the session, so stop() cannot
+//                                   write it; then a session into GOOD_LOGDIR
 //   fault_child file-limit LOGDIR GOOD_LOGDIR ignore|default
 //                                   a file size limit (ulimit -f) the profile exceeds, with
 //                                   SIGXFSZ ignored or left to end the program; then a small
 //                                   session into GOOD_LOGDIR
 // It prints what stop() said and "done" when it reaches the end of main().
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
@@ -51,6 +57,13 @@ void print_stop(const char* what, const mlprof::RunInfo& run) {
               static_cast<unsigned long long>(run.events));
 }
 
+// The logdir, writable at start, is replaced by a file: the run cannot be written at the end.
+bool replace_logdir_by_a_file(const char* logdir) {
+  if (rmdir(logdir) != 0) return false;
+  std::FILE* f = std::fopen(logdir, "w");
+  return f != nullptr && std::fclose(f) == 0;
+}
+
 // After a failed write: the program annotates on and can profile again.
 int profile_again(const char* good_logdir) {
   annotate();
@@ -80,8 +93,21 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+  if (mode == "exit-logdir-gone") {
+    if (!mlprof::start(logdir, options("at_exit")).ok()) return 3;
+    if (!replace_logdir_by_a_file(logdir)) return 4;
+    annotate();
+    std::exit(0);
+  }
   if (mode == "unwritable" && argc == 4) {
-    if (!mlprof::start(logdir, options("unwritable")).ok()) return 3;
+    const mlprof::Status started = mlprof::start(logdir, options("unwritable"));
+    std::printf("start: %s\n", started.ok() ? "ok" : started.message().c_str());
+    if (started.ok()) return 3;
+    return profile_again(argv[3]);
+  }
+  if (mode == "logdir-gone" && argc == 4) {
+    if (!mlprof::start(logdir, options("logdir_gone")).ok()) return 3;
+    if (!replace_logdir_by_a_file(logdir)) return 4;
     annotate();
     print_stop("stop", mlprof::stop());
     return profile_again(argv[3]);

@@ -115,25 +115,39 @@ INSTANTIATE_TEST_SUITE_P(Modes, AtExit, ::testing::Values("exit", "return", "exi
                            return name;
                          });
 
-TEST(AtExitFault, AnUnwritableLogdirIsOneLineOnStderr) {
+TEST(AtExitFault, ALogdirThatBecameUnwritableIsOneLineOnStderr) {
+  testing::ScratchDir dir;
+  const std::string logdir = dir / "logs";
+  const ChildResult child = run_child("exit-logdir-gone '" + logdir + "'", dir);
+  ASSERT_EQ(child.exit_code, 0) << "signal " << child.signal << "\n" << child.err;
+  EXPECT_EQ(lines_in(child.err), 1) << child.err;
+  EXPECT_TRUE(child.err.starts_with("mlprof: the program exited during a profiling session, which could not be "
+                                    "written: cannot create directory " + logdir + ": "))
+      << child.err;
+}
+
+TEST(WriteFault, AnUnwritableLogdirIsRefusedAtStartAndTheProgramGoesOn) {
   testing::ScratchDir dir;
   std::ofstream(dir / "file") << "x";
   const std::string logdir = dir / "file/logs";  // beneath a regular file: even root cannot
-  const ChildResult child = run_child("exit '" + logdir + "'", dir);
-  ASSERT_EQ(child.exit_code, 0) << "signal " << child.signal << "\n" << child.err;
-  EXPECT_EQ(child.err, "mlprof: the program exited during a profiling session, which could not be written: "
-                       "cannot create directory " + logdir + ": Not a directory\n");
-}
-
-TEST(WriteFault, AnUnwritableLogdirIsReportedAndTheProgramGoesOn) {
-  testing::ScratchDir dir;
-  std::ofstream(dir / "file") << "x";
-  const std::string logdir = dir / "file/logs";
   const std::string good = dir / "good";
   const ChildResult child = run_child("unwritable '" + logdir + "' '" + good + "'", dir);
   ASSERT_EQ(child.exit_code, 0) << "signal " << child.signal << "\n" << child.err;
-  EXPECT_EQ(child.out, "stop: mlprof: cannot create directory " + logdir + ": Not a directory (0 events)\n"
+  EXPECT_EQ(child.out, "start: mlprof::start: cannot write to the logdir " + logdir + ": Not a directory\n"
                        "again: ok (10 events)\ndone\n");
+  EXPECT_EQ(child.err, "");
+  EXPECT_EQ(event_counts(good + "/plugins/profile/again/child.xplane.pb"), (std::map<std::string, int>{{"again_work", 10}}));
+}
+
+TEST(WriteFault, ALogdirThatBecameUnwritableIsReportedAtStopAndTheProgramGoesOn) {
+  testing::ScratchDir dir;
+  const std::string logdir = dir / "logs";
+  const std::string good = dir / "good";
+  const ChildResult child = run_child("logdir-gone '" + logdir + "' '" + good + "'", dir);
+  ASSERT_EQ(child.exit_code, 0) << "signal " << child.signal << "\n" << child.err;
+  EXPECT_TRUE(child.out.starts_with("stop: mlprof: cannot create directory " + logdir + ": ")) << child.out;
+  EXPECT_TRUE(child.out.ends_with(" (0 events)\nagain: ok (10 events)\ndone\n")) << child.out;
+  EXPECT_EQ(lines_in(child.out), 3) << child.out;
   EXPECT_EQ(child.err, "");
   EXPECT_EQ(event_counts(good + "/plugins/profile/again/child.xplane.pb"), (std::map<std::string, int>{{"again_work", 10}}));
 }

@@ -79,14 +79,28 @@ TEST(Session, SecondStartIsAnErrorAndStopWithoutSessionToo) {
   EXPECT_TRUE(stop().status.ok());
 }
 
-TEST(Session, UnwritableLogdirIsReportedNotFatal) {
+TEST(Session, AnUnwritableLogdirIsRefusedAtStart) {
   testing::ScratchDir dir;
   std::ofstream(dir / "file") << "x";
-  ASSERT_TRUE(start(dir / "file/logs", options_with_level(2)).ok());
-  { MLPROF_TRACE("work"); }
-  const RunInfo run = stop();
-  EXPECT_FALSE(run.status.ok());
-  EXPECT_NE(run.status.message().find("file/logs"), std::string::npos) << run.status.message();
+  const std::string logdir = dir / "file/logs";  // beneath a regular file: even root cannot
+  const Status started = start(logdir, options_with_level(2));
+  EXPECT_EQ(started.message(), "mlprof::start: cannot write to the logdir " + logdir + ": Not a directory");
+  EXPECT_FALSE(is_active());
+  // An existing directory no file can be made in, root included.
+  const Status in_proc = start("/proc/self", options_with_level(2));
+  EXPECT_TRUE(in_proc.message().starts_with("mlprof::start: cannot write to the logdir /proc/self: "))
+      << in_proc.message();
+  EXPECT_EQ(in_proc.message().find('\n'), std::string::npos);
+  EXPECT_FALSE(is_active());
+}
+
+TEST(Session, StartMakesTheLogdirAndLeavesNoProbeBehind) {
+  testing::ScratchDir dir;
+  const std::string logdir = dir / "new/nested/logs";
+  ASSERT_TRUE(start(logdir, options_with_level(2)).ok());
+  EXPECT_TRUE(std::filesystem::is_directory(logdir));
+  EXPECT_TRUE(std::filesystem::is_empty(logdir));
+  EXPECT_TRUE(stop().status.ok());
 }
 
 TEST(Session, ProfileScopeStartsAndStops) {

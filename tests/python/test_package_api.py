@@ -222,10 +222,29 @@ class BadInputTest(ScratchTest):
     def test_unwritable_logdir(self) -> None:
         blocker = self.path("a_file")
         open(blocker, "w").close()
+        logdir = os.path.join(blocker, "logs")
         with self.assertRaises(mlprof.ProfilerError) as caught:
-            mlprof.start(os.path.join(blocker, "logs"))
-        self.assertIn("cannot write to the logdir", one_line(caught.exception))
+            mlprof.start(logdir)
+        self.assertIn(f"cannot write to the logdir {logdir}: Not a directory", one_line(caught.exception))
         self.assertFalse(mlprof.is_active())
+
+    def test_logdir_that_exists_but_cannot_be_written_is_refused_at_start(self) -> None:
+        # /proc/self is a directory no one may create files in, root included.
+        with self.assertRaises(mlprof.ProfilerError) as caught:
+            mlprof.start("/proc/self")
+        self.assertIn("cannot write to the logdir /proc/self: ", one_line(caught.exception))
+        self.assertFalse(mlprof.is_active())
+        mlprof.start(self.path("good"))  # a refused start leaves nothing behind
+        self.assertTrue(os.path.isdir(mlprof.stop()))
+
+    def test_start_creates_the_logdir_and_leaves_nothing_else_there(self) -> None:
+        logdir = self.path("new", "nested", "logs")
+        mlprof.start(logdir)
+        try:
+            self.assertTrue(os.path.isdir(logdir))
+            self.assertEqual(os.listdir(logdir), [])  # the probe file is gone
+        finally:
+            mlprof.stop()
 
     def test_logdir_that_goes_away_fails_at_stop_with_one_line(self) -> None:
         logdir = self.path("gone")

@@ -8,7 +8,7 @@ import time
 import unittest
 
 import mlprof
-from support import MLPROF, ScratchTest, chrome_events, run, xplane_files
+from support import MLPROF, PYTHON, ScratchTest, chrome_events, run, xplane_files
 
 
 class ServerTest(ScratchTest):
@@ -59,6 +59,32 @@ class ServerTest(ScratchTest):
         with self.assertRaises(mlprof.ProfilerError) as caught:
             mlprof.start_server(0)
         self.assertIn("already listens", str(caught.exception))
+
+    def test_port_in_use_is_one_line_and_nothing_on_stderr(self) -> None:
+        # gRPC's own log goes to the process' stderr (fd 2), so a separate process is watched.
+        taken = socket.socket()
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        try:
+            script = self.write_script("bind.py", f"""
+                import mlprof
+                try:
+                    mlprof.start_server({taken.getsockname()[1]})
+                except mlprof.ProfilerError as e:
+                    print("refused:", e)
+                mlprof.start_server(0)  # gRPC is usable afterwards
+                print("then listening:", mlprof.server_port() > 0)
+                mlprof.stop_server()
+                """)
+            done = run([PYTHON, script])
+        finally:
+            taken.close()
+        self.assertEqual(done.stderr, "")
+        lines = done.stdout.splitlines()
+        self.assertEqual(len(lines), 2, done.stdout)
+        self.assertTrue(lines[0].startswith("refused: mlprof::start_server: cannot listen on 127.0.0.1:"), lines[0])
+        self.assertIn("the port is in use", lines[0])
+        self.assertEqual(lines[1], "then listening: True")
 
 
 if __name__ == "__main__":

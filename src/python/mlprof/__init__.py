@@ -86,20 +86,6 @@ def _steps(steps: Steps) -> Tuple[int, int]:
     return numbers[0], numbers[1]
 
 
-def _check_writable(logdir: str) -> None:
-    """Says at start, rather than after the run, that the logdir cannot be written."""
-    path = os.path.abspath(logdir)
-    while not os.path.exists(path):
-        parent = os.path.dirname(path)
-        if parent == path:
-            break
-        path = parent
-    if not os.path.isdir(path):
-        raise ProfilerError(f"mlprof.start: cannot write to the logdir {logdir}: {path} is not a directory")
-    if not os.access(path, os.W_OK | os.X_OK):
-        raise ProfilerError(f"mlprof.start: cannot write to the logdir {logdir}: {path} is not writable")
-
-
 def start(logdir: PathLike, host_tracer_level: int = 2, python_tracer_level: int = 0, steps: Steps = None,
           duration_ms: Optional[int] = None, *, device_tracer_level: int = 1, run_name: Optional[str] = None,
           options: Optional[ProfilerOptions] = None) -> None:
@@ -139,7 +125,6 @@ def start(logdir: PathLike, host_tracer_level: int = 2, python_tracer_level: int
     if run_name is not None and (not isinstance(run_name, str) or not run_name or "/" in run_name
                                  or run_name in (".", "..")):
         raise ValueError(f"{where}: run_name must be a directory name without '/', not {run_name!r}")
-    _check_writable(path)
     _torch_hook.load_if_imported()
     _mlprof._start(path, host, device, python, first, last, duration, run_name or "")
 
