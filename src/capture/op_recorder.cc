@@ -14,28 +14,14 @@
 #include "capture/session_events.h"
 
 namespace mlprof::capture {
+
+thread_local OpStack* t_op_stack __attribute__((tls_model("initial-exec"))) = nullptr;
+
 namespace {
-
-constexpr int kMaxOpDepth = 256;
-
-// One open op: its staged record (null when not recorded) and the session it belongs to.
-struct OpFrame {
-  OpRecord* record;
-  uint64_t epoch;
-};
-
-struct OpStack {
-  int depth = 0;
-  OpFrame frames[kMaxOpDepth];
-};
-
-// A pointer only: the stack itself is allocated once per thread, so that libmlprof's static
-// TLS stays small.
-thread_local OpStack* t_ops __attribute__((tls_model("initial-exec"))) = nullptr;
 
 void free_stack(void* stack) {
   delete static_cast<OpStack*>(stack);
-  t_ops = nullptr;
+  t_op_stack = nullptr;
 }
 
 pthread_key_t stack_key() {
@@ -47,30 +33,25 @@ pthread_key_t stack_key() {
   return key;
 }
 
-__attribute__((noinline)) OpStack* new_stack() noexcept {
+}  // namespace
+
+OpStack* new_op_stack() noexcept {
   auto* s = new (std::nothrow) OpStack;
   if (s == nullptr) return nullptr;
   pthread_setspecific(stack_key(), s);
-  t_ops = s;
+  t_op_stack = s;
   return s;
 }
 
-inline OpStack* this_thread_stack() noexcept {
-  OpStack* s = t_ops;
-  return __builtin_expect(s != nullptr, 1) ? s : new_stack();
-}
-
-}  // namespace
-
 OpContext open_op_context(uint64_t epoch) noexcept {
   OpContext context;
-  const OpStack* s = t_ops;
+  const OpStack* s = t_op_stack;
   if (s == nullptr || s->depth == 0) return context;
   for (int d = std::min(s->depth, kMaxOpDepth) - 1; d >= 0; --d) {
     const OpFrame& f = s->frames[d];
     if (f.record == nullptr || f.epoch != epoch) break;
     if (context.op == nullptr) context.op = f.record;
-    if ((f.record->flags & kOpFactory) == 0) {
+    if ((op_flags(*f.record) & kOpFactory) == 0) {
       context.owner = f.record;
       break;
     }
@@ -85,56 +66,41 @@ namespace mlprof::internal {
 using capture::OpRecord;
 using capture::t_state;
 
-int op_begin(const char* name, int level, int64_t sequence_nr, uint32_t fwd_thread, uint16_t flags,
-             InputEncoder encode, const void* context, size_t max_input_bytes) noexcept {
-  capture::OpStack* s = capture::this_thread_stack();
-  if (s == nullptr) return 0;
-  const int depth = s->depth++;
-  if (depth >= capture::kMaxOpDepth) return depth;
-  capture::OpFrame& frame = s->frames[depth];
-  frame.record = nullptr;
-  if (!tracing(level)) return depth;
-
+void op_begin_extended(capture::OpFrame& frame, const char* name, int64_t sequence_nr, uint32_t fwd_thread,
+                       uint16_t flags, InputEncoder encode, const void* context, size_t max_input_bytes) noexcept {
   capture::ThreadState& t = t_state;
+  constexpr size_t kFixed = sizeof(OpRecord) + sizeof(capture::OpExtension);
   if (encode == nullptr) max_input_bytes = 0;
   max_input_bytes = std::min<size_t>(max_input_bytes, UINT16_MAX & ~size_t{7});
-  if (!capture::reserve(t, sizeof(OpRecord) + max_input_bytes)) return depth;
+  if (!capture::reserve(t, kFixed + max_input_bytes)) return;
   auto* r = reinterpret_cast<OpRecord*>(t.pos);
   size_t input_bytes = 0;
   if (encode != nullptr) {
     bool truncated = false;
-    input_bytes = std::min(encode(context, reinterpret_cast<char*>(r + 1), max_input_bytes, &truncated), max_input_bytes);
+    input_bytes = std::min(encode(context, t.pos + kFixed, max_input_bytes, &truncated), max_input_bytes);
     if (truncated) flags |= capture::kOpInputsTruncated;
   }
-  r->kind = capture::kOpRecord;
-  r->name = name;
+  const uint64_t sequence_plus_1 = uint64_t(sequence_nr + 1);
+  *reinterpret_cast<capture::OpExtension*>(r + 1) =
+      capture::OpExtension{fwd_thread, uint16_t(input_bytes), uint16_t(sequence_plus_1 >> 32)};
+  r->head = capture::op_head(flags | capture::kOpExtended, name);
   r->end = 0;
-  r->sequence_nr = sequence_nr;
-  r->fwd_thread = fwd_thread;
-  r->flags = flags;
-  r->input_bytes = uint16_t(input_bytes);
+  r->sequence_low = uint32_t(sequence_plus_1);
   r->start = now_ticks();
-  capture::publish(t, t.pos + sizeof(OpRecord) + capture::round_up8(input_bytes));
+  capture::publish(t, t.pos + kFixed + capture::round_up8(input_bytes));
   frame.record = r;
   frame.epoch = t.epoch;
-  return depth;
 }
 
-int op_end() noexcept {
-  capture::OpStack* s = capture::t_ops;
-  if (s == nullptr || s->depth == 0) return 0;
-  const int depth = --s->depth;
-  if (depth >= capture::kMaxOpDepth) return depth;
-  const capture::OpFrame& frame = s->frames[depth];
-  // The record's arena stays mapped while this thread is still attached to its session.
-  if (frame.record != nullptr && t_state.epoch == frame.epoch) {
-    __atomic_store_n(&frame.record->end, now_ticks(), __ATOMIC_RELEASE);
-  }
-  return depth;
+void op_end_long(OpRecord* record, uint64_t end) noexcept {
+  capture::ThreadState& t = t_state;
+  if (!capture::reserve(t, sizeof(capture::OpEndRecord))) return;
+  *reinterpret_cast<capture::OpEndRecord*>(t.pos) = capture::OpEndRecord{capture::kOpEndRecord, record, end};
+  capture::publish(t, t.pos + sizeof(capture::OpEndRecord));
 }
 
 int op_depth() noexcept {
-  const capture::OpStack* s = capture::t_ops;
+  const capture::OpStack* s = capture::t_op_stack;
   return s == nullptr ? 0 : s->depth;
 }
 

@@ -9,8 +9,32 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "capture/recorder.h"
 #include "capture/typed_records.h"
 #include "mlprof/mlprof.h"
+
+namespace mlprof::capture {
+
+// One open op: its staged record (null when not recorded) and the session it belongs to.
+struct OpFrame {
+  OpRecord* record;
+  uint64_t epoch;
+};
+
+constexpr int kMaxOpDepth = 256;
+
+struct OpStack {
+  int depth = 0;
+  OpFrame frames[kMaxOpDepth];
+};
+
+// A pointer only: the stack itself is allocated once per thread, so that libmlprof's static
+// TLS stays small. initial-exec: no call to find it, from libmlprof or an integration.
+extern MLPROF_API constinit thread_local OpStack* t_op_stack __attribute__((tls_model("initial-exec")));
+// Makes the calling thread's stack; null when out of memory.
+MLPROF_API OpStack* new_op_stack() noexcept;
+
+}  // namespace mlprof::capture
 
 namespace mlprof::internal {
 
@@ -18,15 +42,66 @@ namespace mlprof::internal {
 // the bytes used; sets *truncated when inputs were left out for lack of room.
 using InputEncoder = size_t (*)(const void* context, char* out, size_t capacity, bool* truncated) noexcept;
 
-// Begins an op on the calling thread and returns the depth it runs at (0: top level). It is
-// recorded when `level` records; `name` must live for the process (interned). When `encode`
-// is given, it writes the op's inputs (at most `max_input_bytes`) straight into the record.
-// Every op_begin must be matched by an op_end on the same thread.
-MLPROF_API int op_begin(const char* name, int level, int64_t sequence_nr, uint32_t fwd_thread,
-                        uint16_t flags, InputEncoder encode = nullptr, const void* context = nullptr,
-                        size_t max_input_bytes = 0) noexcept;
-// Returns the depth left (0: the thread's top-level op ended).
-MLPROF_API int op_end() noexcept;
+// The calling thread's op stack, made on first use; null when out of memory.
+inline capture::OpStack* this_thread_op_stack() noexcept {
+  capture::OpStack* s = capture::t_op_stack;
+  return __builtin_expect(s != nullptr, 1) ? s : capture::new_op_stack();
+}
+
+// op_begin() for an op with a forward thread, inputs or a sequence number beyond 32 bits:
+// the frame is the one op_begin pushed.
+MLPROF_API void op_begin_extended(capture::OpFrame& frame, const char* name, int64_t sequence_nr,
+                                  uint32_t fwd_thread, uint16_t flags, InputEncoder encode, const void* context,
+                                  size_t max_input_bytes) noexcept;
+
+// Begins an op on thread stack `s` (this_thread_op_stack()). It is recorded when `level`
+// records; `name` must live for the process (interned). When `encode` is given, it writes
+// the op's inputs (at most `max_input_bytes`) straight into the record. Every op_begin must
+// be matched by an op_end on the same thread. Inline: this is the hot path of op tracing.
+inline void op_begin(capture::OpStack& s, const char* name, int level, int64_t sequence_nr, uint32_t fwd_thread,
+                     uint16_t flags, InputEncoder encode = nullptr, const void* context = nullptr,
+                     size_t max_input_bytes = 0) noexcept {
+  const int depth = s.depth++;
+  if (__builtin_expect(depth >= capture::kMaxOpDepth, 0)) return;
+  capture::OpFrame& frame = s.frames[depth];
+  frame.record = nullptr;
+  if (!tracing(level)) return;
+  const uint64_t sequence_plus_1 = uint64_t(sequence_nr + 1);
+  if (encode != nullptr || fwd_thread != 0 || (sequence_plus_1 >> 32) != 0) {
+    op_begin_extended(frame, name, sequence_nr, fwd_thread, flags, encode, context, max_input_bytes);
+    return;
+  }
+  capture::ThreadState& t = capture::t_state;
+  if (!capture::reserve(t, sizeof(capture::OpRecord))) return;
+  auto* r = reinterpret_cast<capture::OpRecord*>(t.pos);
+  r->head = capture::op_head(flags, name);
+  r->end = 0;
+  r->sequence_low = uint32_t(sequence_plus_1);
+  r->start = now_ticks();
+  capture::publish(t, t.pos + sizeof(capture::OpRecord));
+  frame.record = r;
+  frame.epoch = t.epoch;
+}
+
+// An OpEndRecord for an op of kLongOp ticks or more.
+MLPROF_API void op_end_long(capture::OpRecord* record, uint64_t end) noexcept;
+
+// Ends the calling thread's innermost op; returns the depth left (0: its top-level op ended).
+inline int op_end() noexcept {
+  capture::OpStack* s = capture::t_op_stack;
+  if (__builtin_expect(s == nullptr || s->depth == 0, 0)) return 0;
+  const int depth = --s->depth;
+  if (__builtin_expect(depth >= capture::kMaxOpDepth, 0)) return depth;
+  const capture::OpFrame& frame = s->frames[depth];
+  // The record's arena stays mapped while this thread is still attached to its session.
+  if (frame.record != nullptr && capture::t_state.epoch == frame.epoch) {
+    const uint64_t end = now_ticks();
+    const uint32_t word = capture::op_end_word(end - frame.record->start);
+    __atomic_store_n(&frame.record->end, word, __ATOMIC_RELEASE);
+    if (__builtin_expect(word == capture::kLongOp, 0)) op_end_long(frame.record, end);
+  }
+  return depth;
+}
 
 // The depth of the calling thread's op stack (0: no op open).
 MLPROF_API int op_depth() noexcept;

@@ -9,11 +9,12 @@
 
 #include "capture/arena.h"
 #include "capture/record_format.h"
+#include "mlprof/mlprof.h"  // MLPROF_API: the hot path is inlined into framework integrations
 
 namespace mlprof::capture {
 
 // The session threads write into: its id (0: none) and arena. Set by the session.
-extern std::atomic<uint64_t> g_epoch;
+extern MLPROF_API std::atomic<uint64_t> g_epoch;
 extern std::atomic<Arena*> g_arena;
 
 // Trivial, so that the initial-exec thread_local below needs no guard or constructor call.
@@ -34,12 +35,12 @@ struct ThreadState {
 
 // initial-exec: libmlprof is a shared object, and the default model would call
 // __tls_get_addr on every access.
-extern thread_local ThreadState t_state __attribute__((tls_model("initial-exec")));
+extern MLPROF_API constinit thread_local ThreadState t_state __attribute__((tls_model("initial-exec")));
 
 // Makes room for `bytes` (<= a chunk's payload) in the current session's chunk: attaches to
 // a new session, takes a new chunk. Returns false when the event cannot be recorded; if a
 // session runs, the loss is counted as a drop.
-bool reserve_slow(ThreadState& t, size_t bytes) noexcept;
+MLPROF_API bool reserve_slow(ThreadState& t, size_t bytes) noexcept;
 
 inline bool reserve(ThreadState& t, size_t bytes) noexcept {
   if (__builtin_expect(t.epoch == g_epoch.load(std::memory_order_relaxed) &&

@@ -82,15 +82,15 @@ TypedRecordExport::TypedRecordExport(format::WirePlane* host, PlaneNames* names,
     : host_(host), names_(names), arena_(arena), first_tick_(first_tick), stop_tick_(stop_tick) {}
 
 size_t TypedRecordExport::collect(uint32_t tid, const char* p, const char* end) {
-  uint64_t kind;
-  std::memcpy(&kind, p, sizeof kind);
+  uint64_t first_word;
+  std::memcpy(&first_word, p, sizeof first_word);
   const size_t room = size_t(end - p);
-  switch (kind) {
+  switch (typed_record_kind(first_word)) {
     case kOpRecord: {
       if (room < sizeof(OpRecord)) return 0;
       const auto* r = reinterpret_cast<const OpRecord*>(p);
-      const size_t bytes = sizeof(OpRecord) + round_up8(r->input_bytes);
-      if (bytes > room || r->name == nullptr) return 0;
+      const size_t bytes = op_record_bytes(*r);
+      if (bytes > room || op_name(*r) == nullptr) return 0;
       if (r->start >= first_tick_) ops_.push_back({tid, r});
       return bytes;
     }
@@ -108,6 +108,12 @@ size_t TypedRecordExport::collect(uint32_t tid, const char* p, const char* end) 
       std::memcpy(&step.record, p, sizeof step.record);
       if (step.record.start >= first_tick_) steps_.push_back(step);
       return sizeof(InferredStepRecord);
+    }
+    case kOpEndRecord: {
+      if (room < sizeof(OpEndRecord)) return 0;
+      const auto* r = reinterpret_cast<const OpEndRecord*>(p);
+      long_op_ends_[r->op] = r->end;
+      return sizeof(OpEndRecord);
     }
     case kLogicalThreadRecord: {
       if (room < sizeof(LogicalThreadRecord)) return 0;
@@ -143,27 +149,35 @@ bool TypedRecordExport::is_op_record(const OpRecord* r) const {
   const char* base = reinterpret_cast<const char*>(arena_->chunk(0));
   const char* p = reinterpret_cast<const char*>(r);
   const uint64_t taken = uint64_t(arena_->chunks_taken()) * kChunkBytes;
-  return p >= base && p + sizeof(OpRecord) <= base + taken && r->kind == kOpRecord;
+  return p >= base && p + sizeof(OpRecord) <= base + taken && is_op_head(r->head);
 }
 
 void TypedRecordExport::emit_op(const PendingOp& op, const std::function<void(uint32_t, const format::WireEvent&)>& add) {
   const OpRecord& r = *op.record;
   // The owner may be ending the op right now; one still open ends with the capture.
-  uint64_t end = __atomic_load_n(&r.end, __ATOMIC_ACQUIRE);
+  const uint32_t end_word = __atomic_load_n(&r.end, __ATOMIC_ACQUIRE);
+  uint64_t end = 0;
+  if (end_word == kLongOp) {
+    if (auto it = long_op_ends_.find(&r); it != long_op_ends_.end()) end = it->second;
+  } else if (end_word != 0) {
+    end = r.start + end_word - 1;
+  }
   if (end == 0 || end < r.start) end = std::max(r.start, stop_tick_);
-  const EventName name = names_->literal(r.name);
+  const EventName name = names_->literal(op_name(r));
   const uint32_t first = uint32_t(host_->stat_pool.size());
   for (uint32_t s = 0; name.stats != 0 && s < host_->stat_lists[name.stats - 1].count; ++s)
     host_->stat_pool.push_back(host_->stat_pool[host_->stat_lists[name.stats - 1].first + s]);
-  if (r.sequence_nr >= 0) host_->stat_pool.push_back(format::WireStat::of_int64(names_->stat_id("sequence_number"), r.sequence_nr));
-  if (r.fwd_thread != 0) {
-    auto it = tid_of_logical_.find(r.fwd_thread);
+  const int64_t sequence_nr = op_sequence_nr(r);
+  if (sequence_nr >= 0) host_->stat_pool.push_back(format::WireStat::of_int64(names_->stat_id("sequence_number"), sequence_nr));
+  if (const uint32_t fwd_thread = op_fwd_thread(r); fwd_thread != 0) {
+    auto it = tid_of_logical_.find(fwd_thread);
     host_->stat_pool.push_back(format::WireStat::of_uint64(names_->stat_id("fwd_thread_id"),
-                                                           it != tid_of_logical_.end() ? it->second : r.fwd_thread));
+                                                           it != tid_of_logical_.end() ? it->second : fwd_thread));
   }
-  if (r.input_bytes > 0 || (r.flags & kOpInputsTruncated) != 0) {
-    const std::string_view inputs(reinterpret_cast<const char*>(&r + 1), r.input_bytes);
-    host_->stat_pool.push_back(ref_stat(names_->stat_id(xs::kStatShape), format_inputs(inputs, r.flags & kOpInputsTruncated)));
+  const uint16_t flags = op_flags(r);
+  if (op_input_bytes(r) > 0 || (flags & kOpInputsTruncated) != 0) {
+    const std::string_view inputs(op_inputs(r), op_input_bytes(r));
+    host_->stat_pool.push_back(ref_stat(names_->stat_id(xs::kStatShape), format_inputs(inputs, flags & kOpInputsTruncated)));
   }
   add(op.tid, {int64_t(r.start), int64_t(end), name.metadata_id, finish_stats(first)});
 }
@@ -212,13 +226,13 @@ void TypedRecordExport::emit_memory(const std::function<void(uint32_t, const for
 
     const bool known_ops = is_op_record(r.op) && (r.owner == nullptr || is_op_record(r.owner));
     if (!text.op_name.empty()) pool.push_back(ref_stat(k_op, text.op_name));
-    else if (known_ops && r.owner != nullptr) pool.push_back(ref_stat(k_op, r.owner->name));
-    else if (known_ops) pool.push_back(ref_stat(k_op, r.op->name));
+    else if (known_ops && r.owner != nullptr) pool.push_back(ref_stat(k_op, op_name(*r.owner)));
+    else if (known_ops) pool.push_back(ref_stat(k_op, op_name(*r.op)));
     if (r.step >= 0) pool.push_back(format::WireStat::of_int64(k_step, r.step));
     if (!text.region_type.empty()) pool.push_back(ref_stat(k_region, text.region_type));
     std::string data_type(text.data_type), shape(text.shape);
-    if (data_type.empty() && shape.empty() && r.bytes > 0 && known_ops && (r.op->flags & kOpFactory) != 0) {
-      factory_result({reinterpret_cast<const char*>(r.op + 1), r.op->input_bytes}, &data_type, &shape);
+    if (data_type.empty() && shape.empty() && r.bytes > 0 && known_ops && (op_flags(*r.op) & kOpFactory) != 0) {
+      factory_result({op_inputs(*r.op), op_input_bytes(*r.op)}, &data_type, &shape);
     }
     if (!data_type.empty()) pool.push_back(ref_stat(k_data_type, data_type));
     if (!shape.empty()) pool.push_back(ref_stat(k_shape, shape));

@@ -65,6 +65,7 @@ class TypedRecordExport {
   std::vector<PendingMemory> memory_;
   std::vector<PendingStep> steps_;
   std::unordered_map<uint64_t, uint32_t> tid_of_logical_;
+  std::unordered_map<const OpRecord*, uint64_t> long_op_ends_;  // from OpEndRecords
   std::deque<std::string> strings_;  // stat values and names the plane refers to
   std::unordered_map<std::string_view, uint32_t> string_ids_;
 };

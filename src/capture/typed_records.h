@@ -4,6 +4,7 @@
 // path stores numbers and pointers only.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "capture/record_format.h"
@@ -16,10 +17,18 @@ enum TypedRecordKind : uint64_t {
   kMemoryRecord = 17,
   kInferredStepRecord = 18,
   kLogicalThreadRecord = 19,
+  kOpEndRecord = 20,
 };
 
+// A record's kind from its first word: the word itself, or (for records that pack fields
+// into it) its top byte, which no user-space pointer sets.
+inline uint64_t typed_record_kind(uint64_t first_word) {
+  return first_word >> 56 != 0 ? first_word >> 56 : first_word;
+}
+
 inline bool is_typed_record(uint64_t first_word) {
-  return first_word >= kOpRecord && first_word <= kLogicalThreadRecord;
+  const uint64_t kind = typed_record_kind(first_word);
+  return kind >= kOpRecord && kind <= kOpEndRecord;
 }
 
 enum OpFlags : uint16_t {
@@ -27,22 +36,75 @@ enum OpFlags : uint16_t {
   kOpUserScope = 2,       // a user's scope (RECORD_USER_SCOPE), not an ATen op
   kOpInputsTruncated = 4, // the input description did not fit
   kOpFactory = 8,         // allocates its result (aten::empty...): memory events name its caller
+  kOpExtended = 16,       // an OpExtension follows the record
 };
 
-// A framework op, staged when it begins: `end` is 0 until it ends (the owner stores it
-// atomically; the exporter may read meanwhile). 48 bytes, then `input_bytes` of input
-// description (input_description.h), padded to 8.
+// A framework op, staged when it begins and completed when it ends: 24 bytes, as few as the
+// hot path can write (each byte of capture memory costs page commits). The first word packs,
+// from the top byte down: kOpRecord, OpFlags (8 bits) and the interned name's address (48
+// bits: user-space addresses fit). An OpExtension follows when the op has a forward thread,
+// inputs or a sequence number beyond 32 bits; then `input_bytes` of input description
+// (input_description.h), padded to 8.
 struct OpRecord {
-  uint64_t kind;        // kOpRecord
-  const char* name;     // interned: lives for the process
+  uint64_t head;
   uint64_t start;
-  uint64_t end;
-  int64_t sequence_nr;  // autograd's sequence number, or -1
-  uint32_t fwd_thread;  // backward ops: the framework's id of the forward thread, else 0
-  uint16_t flags;       // OpFlags
-  uint16_t input_bytes;
+  // 0 while the op runs (the owner stores it atomically when the op ends; the exporter may
+  // read meanwhile); else the op's ticks + 1, or kLongOp when an OpEndRecord holds the end.
+  uint32_t end;
+  uint32_t sequence_low;  // the low 32 bits of autograd's sequence number + 1 (0: none)
 };
-static_assert(sizeof(OpRecord) == 48);
+static_assert(sizeof(OpRecord) == 24);
+
+constexpr uint32_t kLongOp = UINT32_MAX;
+
+struct OpExtension {
+  uint32_t fwd_thread;      // backward ops: the framework's id of the forward thread, else 0
+  uint16_t input_bytes;
+  uint16_t sequence_high;   // bits 32-47 of the sequence number + 1
+};
+static_assert(sizeof(OpExtension) == 8);
+
+// The end of an op that ran kLongOp ticks or more, written when it ends.
+struct OpEndRecord {
+  uint64_t kind;  // kOpEndRecord
+  const OpRecord* op;
+  uint64_t end;
+};
+
+constexpr uint64_t kOpNameMask = (uint64_t{1} << 48) - 1;
+
+inline uint64_t op_head(uint16_t flags, const char* name) {
+  return uint64_t(kOpRecord) << 56 | uint64_t(flags & 0xff) << 48 | (reinterpret_cast<uintptr_t>(name) & kOpNameMask);
+}
+// What OpRecord::end holds for an op of `ticks`.
+inline uint32_t op_end_word(uint64_t ticks) { return ticks < kLongOp - 1 ? uint32_t(ticks) + 1 : kLongOp; }
+
+inline bool is_op_head(uint64_t head) { return head >> 56 == kOpRecord; }
+inline const char* op_name(const OpRecord& r) { return reinterpret_cast<const char*>(r.head & kOpNameMask); }
+inline uint16_t op_flags(const OpRecord& r) { return uint16_t((r.head >> 48) & 0xff); }
+inline const OpExtension* op_extension(const OpRecord& r) {
+  return (op_flags(r) & kOpExtended) != 0 ? reinterpret_cast<const OpExtension*>(&r + 1) : nullptr;
+}
+inline size_t op_input_bytes(const OpRecord& r) {
+  const OpExtension* x = op_extension(r);
+  return x != nullptr ? x->input_bytes : 0;
+}
+// Autograd's sequence number, or -1.
+inline int64_t op_sequence_nr(const OpRecord& r) {
+  const OpExtension* x = op_extension(r);
+  return int64_t((r.sequence_low | (x != nullptr ? uint64_t(x->sequence_high) << 32 : 0)) - 1);
+}
+inline uint32_t op_fwd_thread(const OpRecord& r) {
+  const OpExtension* x = op_extension(r);
+  return x != nullptr ? x->fwd_thread : 0;
+}
+// The input description's bytes, and the whole record's size.
+inline const char* op_inputs(const OpRecord& r) {
+  return reinterpret_cast<const char*>(&r + 1) + sizeof(OpExtension);
+}
+inline size_t op_record_bytes(const OpRecord& r) {
+  return sizeof(OpRecord) + (op_extension(r) != nullptr ? sizeof(OpExtension) + round_up8(op_input_bytes(r)) : 0);
+}
 
 // An allocation (bytes > 0) or a free (bytes < 0). Then `text_bytes` of optional strings
 // (MemoryText entries), padded to 8.

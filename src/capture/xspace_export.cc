@@ -107,7 +107,11 @@ class RecordCollector {
         continue;
       }
       if (line == nullptr) return;  // records before any segment: never written by this library
-      if (first_word >= kFirstPointer) {
+      if (is_typed_record(first_word)) {  // first: some pack fields into the word's top byte
+        const size_t bytes = typed_->collect(tid, p, end);
+        if (bytes == 0) return;
+        p += bytes;
+      } else if (first_word >= kFirstPointer) {
         const auto* r = reinterpret_cast<const LiteralRecord*>(p);
         if (r->start >= first_tick_) add(*line, names_->literal(r->name), r->start, r->end);
         p += sizeof(LiteralRecord);
@@ -125,10 +129,6 @@ class RecordCollector {
         const auto* r = reinterpret_cast<const StepRecord*>(p);
         if (r->start >= first_tick_) add(*line, names_->step(r->name, r->step), r->start, r->end);
         p += sizeof(StepRecord);
-      } else if (is_typed_record(first_word)) {
-        const size_t bytes = typed_->collect(tid, p, end);
-        if (bytes == 0) return;
-        p += bytes;
       } else {
         return;  // unknown record: never written by this library
       }

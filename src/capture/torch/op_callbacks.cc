@@ -24,7 +24,6 @@ std::atomic<uint32_t> g_session{1};
 // Per thread, touched only by it. Trivial and initial-exec: no guard and no call to find it.
 struct ThreadOps {
   uint32_t session;
-  int depth;         // of the thread's op stack (op_recorder.h), as op_begin/op_end last said
   bool ran_forward;  // ran a top-level op that was not backward
   bool named;
   bool reporter;     // the memory reporter is installed
@@ -46,7 +45,24 @@ __attribute__((noinline)) void first_op_of_session(ThreadOps& t, const at::Recor
   if (trace_level >= kVerbose) t.reporter = ensure_memory_reporter();
 }
 
+// What a thread's top-level op (one no other op on the thread encloses) does beyond being
+// recorded: steps, the memory reporter.
+inline void on_top_level_op_start(const at::RecordFunction& fn, const OpName* name, bool backward, int trace_level) {
+  ThreadOps& t = t_ops;
+  if (__builtin_expect(t.session != g_session.load(std::memory_order_relaxed), 0)) {
+    first_op_of_session(t, fn, backward, trace_level);
+  } else if (trace_level >= kVerbose) {
+    t.reporter = ensure_memory_reporter();
+  }
+  t.ran_forward |= !backward;
+  on_top_level_op(backward, grad_mode_enabled);
+  // torch.utils.data.DataLoader's iterator: one step per batch, as for a traced C++ loader.
+  if (__builtin_expect((name->flags & kInputRequest) != 0, 0)) on_input_request(now_ticks());
+}
+
 std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn) {
+  capture::OpStack* stack = internal::this_thread_op_stack();
+  if (__builtin_expect(stack == nullptr, 0)) return nullptr;  // out of memory: op_end sees depth 0
   const int trace_level = internal::g_trace_level.load(std::memory_order_relaxed);
   const at::RecordScope scope = fn.scope();
   const OpName* name = intern_op_name(fn.name());
@@ -54,38 +70,28 @@ std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn) {
   uint16_t flags = backward ? capture::kOpBackward : 0;
   if (name->flags & kFactoryOp) flags |= capture::kOpFactory;
   int level = kInfo;
-  if (scope == at::RecordScope::USER_SCOPE) {
+  if (__builtin_expect(scope == at::RecordScope::USER_SCOPE, 0)) {
     flags |= capture::kOpUserScope;
     level = kCritical;
   }
-
-  ThreadOps& t = t_ops;
-  if (t.depth == 0) {
-    if (t.session != g_session.load(std::memory_order_relaxed)) first_op_of_session(t, fn, backward, trace_level);
-    else if (trace_level >= kVerbose) t.reporter = ensure_memory_reporter();
-    t.ran_forward |= !backward;
-    on_top_level_op(backward, grad_mode_enabled);
-    // torch.utils.data.DataLoader's iterator: one step per batch, as for a traced C++ loader.
-    if (name->flags & kInputRequest) on_input_request(now_ticks());
-  }
+  if (stack->depth == 0) on_top_level_op_start(fn, name, backward, trace_level);
 
   const uint32_t fwd_thread = backward ? uint32_t(fn.forwardThreadId()) : 0;
   if (trace_level >= kVerbose && fn.needsInputs()) {
     const OpInputs inputs{&fn, name};
-    t.depth = internal::op_begin(name->text, level, fn.seqNr(), fwd_thread, flags, encode_inputs, &inputs,
-                                 kMaxInputBytes) + 1;
+    internal::op_begin(*stack, name->text, level, fn.seqNr(), fwd_thread, flags, encode_inputs, &inputs,
+                       kMaxInputBytes);
   } else {
-    t.depth = internal::op_begin(name->text, level, fn.seqNr(), fwd_thread, flags) + 1;
+    internal::op_begin(*stack, name->text, level, fn.seqNr(), fwd_thread, flags);
   }
   return nullptr;
 }
 
 void on_op_end(const at::RecordFunction&, at::ObserverContext*) {
-  ThreadOps& t = t_ops;
-  t.depth = internal::op_end();
-  if (t.depth != 0) return;
+  if (internal::op_end() != 0) return;
   // The session no longer records memory: leave the thread as it was.
-  if (t.reporter && !internal::recording_memory()) {
+  ThreadOps& t = t_ops;
+  if (__builtin_expect(t.reporter, 0) && !internal::recording_memory()) {
     release_memory_reporter();
     t.reporter = false;
   }

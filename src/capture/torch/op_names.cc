@@ -13,9 +13,12 @@ namespace mlprof::libtorch {
 namespace {
 
 // What the integration needs to know of a name, computed once when it is interned.
-OpName describe(const char* text) {
-  const std::string_view name(text);
-  OpName n{text, 0, -1};
+OpName describe(const char* text, size_t length) {
+  const std::string_view name(text, length);
+  // The last word's bytes up to the NUL (little-endian: the low bytes come first).
+  const size_t last_bytes = length % 8 + 1;
+  const uint64_t last_mask = last_bytes == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * last_bytes)) - 1;
+  OpName n{text, 0, uint32_t(length / 8 + 1), -1, last_mask};
   if (name.starts_with("autograd::engine::evaluate_function")) n.flags |= kAutogradEntry;
   // The factory ops that allocate a tensor, with their dtype argument's position.
   if (name == "aten::empty" || name == "aten::empty_like") n.dtype_argument = 1;
@@ -33,9 +36,11 @@ class NameTable {
     auto it = names_.find(std::string_view(name));
     if (it != names_.end()) return it->second;
     const size_t length = std::strlen(name);
-    char* text = new char[length + 1];
-    std::memcpy(text, name, length + 1);
-    const OpName* interned = new OpName(describe(text));
+    // Whole words, zeroed past the NUL: the cache compares them word by word.
+    auto* words = new uint64_t[length / 8 + 1]();
+    char* text = reinterpret_cast<char*>(words);
+    std::memcpy(text, name, length);
+    const OpName* interned = new OpName(describe(text, length));
     names_.emplace(std::string_view(text, length), interned);
     return interned;
   }
@@ -50,20 +55,6 @@ NameTable& table() {
   return *t;
 }
 
-constexpr size_t kCacheSlots = 512;
-
-struct CacheSlot {
-  const char* address;
-  const OpName* name;
-};
-
-// Two levels: by address (names of dispatched ops live as long as their operator), then by
-// text (backward nodes' names are built anew for each call), before the shared table's lock.
-struct ThreadCache {
-  CacheSlot by_address[kCacheSlots] = {};
-  const OpName* by_text[kCacheSlots] = {};
-};
-
 // FNV-1a over the text.
 uint64_t text_hash(const char* s) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -71,14 +62,20 @@ uint64_t text_hash(const char* s) {
   return h;
 }
 
+}  // namespace
+
+namespace op_name_cache {
+
 thread_local ThreadCache* t_cache __attribute__((tls_model("initial-exec"))) = nullptr;
+
+namespace {
 
 void free_cache(void* cache) {
   delete static_cast<ThreadCache*>(cache);
   t_cache = nullptr;
 }
 
-__attribute__((noinline)) ThreadCache* new_cache() noexcept {
+ThreadCache* new_cache() noexcept {
   static const pthread_key_t key = [] {
     pthread_key_t k;
     pthread_key_create(&k, free_cache);
@@ -91,12 +88,19 @@ __attribute__((noinline)) ThreadCache* new_cache() noexcept {
   return cache;
 }
 
-__attribute__((noinline)) const OpName* intern_slow(const char* name, ThreadCache* cache, CacheSlot* slot) noexcept {
+}  // namespace
+
+const OpName* intern_slow(const char* name) noexcept {
+  if (name == nullptr) name = "(unnamed)";
+  ThreadCache* cache = t_cache;
+  if (cache == nullptr) cache = new_cache();
   const OpName** by_text = nullptr;
+  Slot* slot = nullptr;
   if (cache != nullptr) {
-    by_text = &cache->by_text[text_hash(name) & (kCacheSlots - 1)];
+    slot = &cache->by_address[slot_of(name)];
+    by_text = &cache->by_text[text_hash(name) & (kSlots - 1)];
     if (*by_text != nullptr && std::strcmp((*by_text)->text, name) == 0) {
-      *slot = CacheSlot{name, *by_text};
+      *slot = Slot{name, *by_text};
       return *by_text;
     }
   }
@@ -104,25 +108,15 @@ __attribute__((noinline)) const OpName* intern_slow(const char* name, ThreadCach
     const OpName* interned = table().intern(name);
     if (cache != nullptr) {
       *by_text = interned;
-      *slot = CacheSlot{name, interned};
+      *slot = Slot{name, interned};
     }
     return interned;
   } catch (...) {  // out of memory: the op goes unnamed rather than the program down
-    static const OpName unnamed{"(name unavailable)", 0, -1};
+    alignas(8) static const char unnamed_text[24] = "(name unavailable)";
+    static const OpName unnamed = describe(unnamed_text, 18);
     return &unnamed;
   }
 }
 
-}  // namespace
-
-const OpName* intern_op_name(const char* name) noexcept {
-  if (__builtin_expect(name == nullptr, 0)) name = "(unnamed)";
-  ThreadCache* cache = t_cache;
-  if (__builtin_expect(cache == nullptr, 0) && (cache = new_cache()) == nullptr) return intern_slow(name, nullptr, nullptr);
-  const size_t index = size_t((reinterpret_cast<uintptr_t>(name) >> 3) * 0x9e3779b97f4a7c15ull >> 55) & (kCacheSlots - 1);
-  CacheSlot& slot = cache->by_address[index];
-  if (__builtin_expect(slot.address == name && std::strcmp(name, slot.name->text) == 0, 1)) return slot.name;
-  return intern_slow(name, cache, &slot);
-}
-
+}  // namespace op_name_cache
 }  // namespace mlprof::libtorch

@@ -2,9 +2,10 @@
 // autograd entries points into the RecordFunction, which dies with the op (docs/ARCHITECTURE.md §8).
 // Every name is interned once per process; a per-thread cache keyed by the name's address
 // (checked against the text, since a dead name's address is reused) makes the common case
-// a hash, a load and a short compare.
+// a hash, a load and a compare of a few words.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace mlprof::libtorch {
@@ -16,12 +17,63 @@ enum OpNameFlags : uint32_t {
 };
 
 struct OpName {
-  const char* text;           // immortal
+  const char* text;           // immortal, 8-aligned and zero-padded to whole words
   uint32_t flags;             // OpNameFlags
+  uint32_t words;             // 8-byte words the text spans, its terminating NUL included
   int8_t dtype_argument;      // factory ops: the position of their dtype= argument, else -1
+  uint64_t last_mask;         // the bytes of the last word that belong to the text and its NUL
 };
 
-// The interned name for `name` (any string that is valid during the call).
-const OpName* intern_op_name(const char* name) noexcept;
+namespace op_name_cache {
+
+constexpr size_t kSlots = 512;
+
+struct Slot {
+  const char* address;
+  const OpName* name;
+};
+
+// Two levels: by address (names of dispatched ops live as long as their operator), then by
+// text (backward nodes' names are built anew for each call), before the shared table's lock.
+struct ThreadCache {
+  Slot by_address[kSlots] = {};
+  const OpName* by_text[kSlots] = {};
+};
+
+// initial-exec: no call to find it.
+extern constinit thread_local ThreadCache* t_cache __attribute__((tls_model("initial-exec")));
+
+inline size_t slot_of(const char* address) {
+  return size_t((reinterpret_cast<uintptr_t>(address) >> 3) * 0x9e3779b97f4a7c15ull >> 55) & (kSlots - 1);
+}
+
+// Whether `s` is the interned text. LibTorch's names are std::string data, so 8-aligned: the
+// aligned words are read up to the one holding the first difference or `s`'s NUL (an aligned
+// word never crosses a page), the last one up to the interned text's NUL.
+__attribute__((no_sanitize_address)) inline bool same_text(const char* s, const OpName& n) noexcept {
+  if (__builtin_expect((reinterpret_cast<uintptr_t>(s) & 7) != 0, 0)) return __builtin_strcmp(s, n.text) == 0;
+  const auto* a = reinterpret_cast<const uint64_t*>(s);
+  const auto* b = reinterpret_cast<const uint64_t*>(n.text);
+  const uint32_t last = n.words - 1;
+  for (uint32_t i = 0; i < last; ++i)
+    if (a[i] != b[i]) return false;
+  return ((a[last] ^ b[last]) & n.last_mask) == 0;
+}
+
+// A miss of the address cache (or no cache yet, or a null name).
+const OpName* intern_slow(const char* name) noexcept;
+
+}  // namespace op_name_cache
+
+// The interned name for `name` (any string that is valid during the call). Inline: it runs
+// for every op.
+inline const OpName* intern_op_name(const char* name) noexcept {
+  op_name_cache::ThreadCache* cache = op_name_cache::t_cache;
+  if (__builtin_expect(cache != nullptr && name != nullptr, 1)) {
+    const op_name_cache::Slot& slot = cache->by_address[op_name_cache::slot_of(name)];
+    if (__builtin_expect(slot.address == name && op_name_cache::same_text(name, *slot.name), 1)) return slot.name;
+  }
+  return op_name_cache::intern_slow(name);
+}
 
 }  // namespace mlprof::libtorch

@@ -8,6 +8,12 @@
 #include "capture/op_recorder.h"
 
 namespace mlprof::libtorch {
+
+namespace step_detection {
+std::atomic<uint32_t> g_generation{1};
+thread_local Detector t_detector __attribute__((tls_model("initial-exec")));
+}  // namespace step_detection
+
 namespace {
 
 constexpr const char* kFromBatches =
@@ -15,27 +21,13 @@ constexpr const char* kFromBatches =
 constexpr const char* kFromBackward =
     "mlprof's step inference: one step per backward pass and optimizer update (the program marks no steps)";
 
-// Bumped per session: a thread's state from an earlier session is stale.
-std::atomic<uint32_t> g_generation{1};
 // The thread that owns the session's steps (0: none yet).
 std::atomic<uint32_t> g_owner{0};
 
-enum class Anchor : uint8_t { kNone, kBackward, kBatches, kOff };
-
-// Touched only by its thread.
-struct Detector {
-  uint32_t generation = 0;
-  uint32_t tid = 0;
-  Anchor anchor = Anchor::kNone;
-  bool backward_seen = false;  // since the current step began
-  bool step_open = false;
-  bool step_recorded = false;  // its begin found the session recording
-  int64_t step = -1;
-  uint64_t step_start = 0;
-};
-
-// initial-exec: no call to find it (libmlprof_torch is a shared object).
-thread_local Detector t_detector __attribute__((tls_model("initial-exec")));
+using step_detection::Anchor;
+using step_detection::Detector;
+using step_detection::g_generation;
+using step_detection::t_detector;
 
 Detector& this_thread() {
   Detector& d = t_detector;
@@ -77,7 +69,7 @@ void reset_step_detection() noexcept {
   g_generation.fetch_add(1, std::memory_order_relaxed);
 }
 
-void on_top_level_op(bool backward, bool (*grad_enabled)()) noexcept {
+void step_detection::on_top_level_op_slow(bool backward, bool (*grad_enabled)()) noexcept {
   Detector& d = this_thread();
   if (d.anchor == Anchor::kBatches || d.anchor == Anchor::kOff) return;
   if (backward) {

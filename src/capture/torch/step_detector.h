@@ -9,6 +9,7 @@
 // session (MLPROF_STEPS=A:B) switches on and off at these steps.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 namespace mlprof::libtorch {
@@ -16,10 +17,45 @@ namespace mlprof::libtorch {
 // A new session: forget the previous one's steps.
 void reset_step_detection() noexcept;
 
+namespace step_detection {
+
+// Bumped per session: a thread's state from an earlier session is stale.
+extern std::atomic<uint32_t> g_generation;
+
+enum class Anchor : uint8_t { kNone, kBackward, kBatches, kOff };
+
+// Per thread, touched only by it. Trivial (all zero at first), so that other files reach
+// the thread_local without a call.
+struct Detector {
+  uint32_t generation;
+  uint32_t tid;
+  Anchor anchor;
+  bool backward_seen;  // since the current step began
+  bool step_open;
+  bool step_recorded;  // its begin found the session recording
+  int64_t step;        // while step_open
+  uint64_t step_start;
+};
+
+// initial-exec: no call to find it (libmlprof_torch is a shared object).
+extern constinit thread_local Detector t_detector __attribute__((tls_model("initial-exec")));
+
+void on_top_level_op_slow(bool backward, bool (*grad_enabled)()) noexcept;
+
+}  // namespace step_detection
+
 // A top-level op (one no other op on its thread encloses) begins now. `backward`: run by
 // the autograd engine; `grad_enabled` is asked only when a step may begin (most ops pay
-// neither for it nor for reading the clock).
-void on_top_level_op(bool backward, bool (*grad_enabled)()) noexcept;
+// neither for it nor for reading the clock). Inline: a forward op before any backward pass
+// and a backward op after the first of its pass are all most ops are, and change nothing.
+inline void on_top_level_op(bool backward, bool (*grad_enabled)()) noexcept {
+  const step_detection::Detector& d = step_detection::t_detector;
+  if (__builtin_expect(d.generation == step_detection::g_generation.load(std::memory_order_relaxed) &&
+                           backward == d.backward_seen, 1)) {
+    return;
+  }
+  step_detection::on_top_level_op_slow(backward, grad_enabled);
+}
 
 // The calling thread asks its DataLoader for the next batch (mlprof/torch/data_loader.h).
 __attribute__((visibility("default"))) void on_input_request(uint64_t now) noexcept;

@@ -1,0 +1,128 @@
+// Framework ops as the exporter reads them back: the packed OpRecord keeps every field (the
+// sequence number, beyond 32 bits too, the forward thread, the inputs, the flags), nested ops
+// nest, an op that outlasts the 32-bit tick count ends where it ended (OpEndRecord), and one
+// still open at the stop ends there.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <thread>
+
+#include "capture/arena.h"
+#include "capture/input_description.h"
+#include "capture/op_recorder.h"
+#include "capture/recorder.h"
+#include "capture/xspace_export.h"
+#include "format/scratch_dir.h"
+#include "format/xspace_reader.h"
+#include "mlprof/mlprof.h"
+
+namespace mlprof::capture {
+namespace {
+
+constexpr uint64_t kSessionId = 2000;
+
+size_t encode_three(const void*, char* out, size_t capacity, bool* truncated) noexcept {
+  InputWriter w(out, capacity);
+  w.integer(3);
+  *truncated = w.truncated();
+  return w.size();
+}
+
+struct Event {
+  int64_t offset_ps, duration_ps;
+  std::map<std::string, std::string> stats;
+};
+
+TEST(OpRecords, EveryFieldReadsBack) {
+  // A clock pair long before now, so that an op can begin 2^33 ticks ago within the capture.
+  const ClockPair a = read_clock_pair();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const ClockPair b = read_clock_pair();
+  const double ns_per_tick = double(b.monotonic_ns - a.monotonic_ns) / double(b.ticks - a.ticks);
+  constexpr uint64_t kLongTicks = uint64_t{1} << 33;
+  ClockPair start = b;
+  start.ticks -= 2 * kLongTicks;
+  start.monotonic_ns -= int64_t(2 * kLongTicks * ns_per_tick);
+  start.unix_ns -= int64_t(2 * kLongTicks * ns_per_tick);
+
+  Arena* arena = Arena::create(kSessionId, uint64_t{16} << 20);
+  g_arena.store(arena);
+  g_epoch.store(kSessionId);
+  internal::g_trace_level.store(3);
+  OpStack* s = internal::this_thread_op_stack();
+  ASSERT_NE(s, nullptr);
+
+  internal::op_begin(*s, "plain", kInfo, 5, 0, 0);
+  internal::op_begin(*s, "nested backward", kInfo, (int64_t{1} << 40) + 7, 42, kOpBackward);
+  EXPECT_EQ(internal::op_end(), 1);
+  EXPECT_EQ(internal::op_end(), 0);
+  internal::op_begin(*s, "with inputs", kInfo, -1, 0, kOpFactory, encode_three, nullptr, 64);
+  internal::op_end();
+  internal::op_begin(*s, "long", kInfo, -1, 0, 0);
+  OpRecord* long_op = s->frames[0].record;
+  ASSERT_NE(long_op, nullptr);
+  long_op->start -= kLongTicks;  // as if it had begun 2^33 ticks ago
+  const uint64_t long_start = long_op->start;
+  internal::op_end();
+  const uint64_t long_end = now_ticks();
+  internal::op_begin(*s, "still open", kInfo, -1, 0, 0);
+  // Well before the stop: an op whose end got lost would end there instead.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+
+  const ClockPair stop = read_clock_pair();
+  internal::g_trace_level.store(0);
+  g_epoch.store(0);
+  arena->close();
+  g_arena.store(nullptr);
+
+  mlprof::testing::ScratchDir dir;
+  CaptureToExport capture;
+  capture.arena = arena;
+  capture.start = start;
+  capture.stop = stop;
+  capture.calibration = a;
+  capture.host_name = "h";
+  ExportCounts counts;
+  std::string error;
+  ASSERT_TRUE(export_xspace(capture, dir / "ops.xplane.pb", &counts, &error)) << error;
+  internal::op_end();  // the op left open, after its session
+  arena->release();
+
+  tensorflow::profiler::XSpace space;
+  ASSERT_TRUE(format::read_xspace(dir / "ops.xplane.pb", &space, &error)) << error;
+  const auto& plane = space.planes(0);
+  std::map<std::string, Event> events;
+  for (const auto& line : plane.lines())
+    for (const auto& e : line.events()) {
+      Event& out = events[plane.event_metadata().at(e.metadata_id()).name()];
+      out.offset_ps = e.offset_ps();
+      out.duration_ps = e.duration_ps();
+      for (const auto& st : e.stats()) {
+        const std::string& key = plane.stat_metadata().at(st.metadata_id()).name();
+        if (st.has_int64_value()) out.stats[key] = std::to_string(st.int64_value());
+        else if (st.has_uint64_value()) out.stats[key] = std::to_string(st.uint64_value());
+        else if (st.has_ref_value()) out.stats[key] = plane.stat_metadata().at(st.ref_value()).name();
+      }
+    }
+  ASSERT_EQ(events.size(), 5u);
+  EXPECT_EQ(events["plain"].stats["sequence_number"], "5");
+  EXPECT_EQ(events["nested backward"].stats["sequence_number"], std::to_string((int64_t{1} << 40) + 7));
+  EXPECT_EQ(events["nested backward"].stats["fwd_thread_id"], "42");
+  EXPECT_GE(events["nested backward"].offset_ps, events["plain"].offset_ps);
+  EXPECT_LE(events["nested backward"].offset_ps + events["nested backward"].duration_ps,
+            events["plain"].offset_ps + events["plain"].duration_ps);
+  EXPECT_EQ(events["with inputs"].stats.count("sequence_number"), 0u);
+  EXPECT_EQ(events["with inputs"].stats["shape"], "(3)");
+  EXPECT_EQ(events["plain"].stats.count("shape"), 0u);
+  const double long_ps = double(long_end - long_start) * ns_per_tick * 1000;
+  EXPECT_NEAR(double(events["long"].duration_ps), long_ps, long_ps * 0.005);
+  // Open at the stop: it ends there.
+  const Event& open = events["still open"];
+  EXPECT_NEAR(double(open.offset_ps + open.duration_ps),
+              double(stop.monotonic_ns - start.monotonic_ns) * 1000, 0.01 * 2 * kLongTicks * ns_per_tick * 1000);
+}
+
+}  // namespace
+}  // namespace mlprof::capture
