@@ -12,6 +12,8 @@
 //     (target ≤ 0.6× on two cores), and the speedup per thread count
 //   pod_viewer_64_ranks: peak RSS of `report --tool pod_viewer` on 64 ranks against one rank's
 //     (target ≤ 1.5×)
+// Arguments, when given, name the figures to take (`parallel_ingest_bench ranks_report`): only
+// their traces are written.
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -137,7 +139,11 @@ double megabytes_of_text(const fs::path& path) { return double(fs::file_size(pat
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const std::vector<std::string> asked(argv + 1, argv + argc);
+  const auto wanted = [&](const char* figure) {
+    return asked.empty() || std::find(asked.begin(), asked.end(), figure) != asked.end();
+  };
   if (!fs::exists(kLarge) || !fs::exists(kSmall)) {
     std::printf("parallel_ingest: skipped, the PyTorch traces of ../shared/testdata were not found\n");
     return 0;
@@ -146,15 +152,18 @@ int main() {
   const fs::path folder = fs::path(MLPROF_BENCH_DIR) / "parallel_ingest_data";
   fs::create_directories(folder);
   const fs::path ten = folder / "df_index_x10.pt.trace.json", ten_gz = folder / "df_index_x10.pt.trace.json.gz";
-  const int64_t shift = shift_ns(kLarge);
-  if (shift < 0 || !mlprof::bench::write_copies(kLarge, ten, 10, shift) || !gzip_file(ten, ten_gz, 6) ||
-      !write_ranks(kLarge, folder / "ranks8", 8) || !write_ranks(kSmall, folder / "ranks64", 64)) {
+  const bool single_file = wanted("gzip_report") || wanted("plain_json_report");
+  const int64_t shift = single_file ? shift_ns(kLarge) : 0;
+  if (shift < 0 ||
+      (single_file && (!mlprof::bench::write_copies(kLarge, ten, 10, shift) || !gzip_file(ten, ten_gz, 6))) ||
+      (wanted("ranks_report") && !write_ranks(kLarge, folder / "ranks8", 8)) ||
+      (wanted("pod_viewer_64_ranks") && !write_ranks(kSmall, folder / "ranks64", 64))) {
     std::printf("parallel_ingest: could not write the bench's traces in %s\n", folder.c_str());
     return 1;
   }
   int status = 0;
 
-  {
+  if (wanted("gzip_report")) {
     const auto r = medians({{"gzip", "-dc", ten_gz}, {mlprof, "report", ten_gz}});
     const double ratio = r[1].wall_s / r[0].wall_s;
     std::printf("gzip_report: mlprof report on 10 copies of df_index_resolver (%.0f MB .json.gz, %.0f MB JSON): "
@@ -165,14 +174,14 @@ int main() {
                 r[1].peak_mb, load().c_str());
     status |= !r[1].ok;
   }
-  {
+  if (wanted("plain_json_report")) {
     const auto r = medians({{mlprof, "report", ten, "--jobs", "2"}});
     std::printf("plain_json_report: mlprof report on the same as plain JSON: %.2f s (%.2f s CPU), %.0f MB/s (target >= "
                 "600 on two cores), peak RSS %.0f MB, %s\n",
                 r[0].wall_s, r[0].cpu_s, megabytes_of_text(ten) / r[0].wall_s, r[0].peak_mb, load().c_str());
     status |= !r[0].ok;
   }
-  {
+  if (wanted("ranks_report")) {
     const fs::path ranks = folder / "ranks8";
     const auto r = medians({{mlprof, "report", ranks / "rank0.pt.trace.json.gz"},
                             {mlprof, "report", ranks, "--jobs", "1"},
@@ -185,7 +194,7 @@ int main() {
                 r[1].wall_s / r[3].wall_s, r[2].wall_s / (8 * r[0].wall_s), load().c_str());
     for (const Run& x : r) status |= !x.ok;
   }
-  {
+  if (wanted("pod_viewer_64_ranks")) {
     const fs::path ranks = folder / "ranks64";
     const auto r = medians({{mlprof, "report", ranks / "rank0.pt.trace.json.gz", "--tool", "pod_viewer"},
                             {mlprof, "report", ranks, "--tool", "pod_viewer"}},

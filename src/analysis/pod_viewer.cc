@@ -5,6 +5,7 @@
 #include <map>
 
 #include "analysis/csv.h"
+#include "analysis/gpu_activity.h"
 #include "analysis/units.h"
 
 namespace mlprof::analysis {
@@ -40,15 +41,33 @@ nlohmann::json categories_json(const std::array<int64_t, kNumCategories>& ps) {
 
 }  // namespace
 
+std::vector<PodHost> pod_hosts(const model::Profile& p, const StepAnalysis& sa, bool with_gpu_times) {
+  std::vector<PodHost> hosts(p.hosts.size());
+  for (size_t h = 0; h < hosts.size(); ++h) hosts[h].host = std::string(p.strings.view(p.hosts[h].name));
+  if (sa.whole_profile) return hosts;
+  for (const StepBreakdown& s : sa.steps) {
+    if (s.host >= hosts.size()) continue;
+    hosts[s.host].steps.push_back({s.step_num, s.begin_ps, s.duration_ps, s.category_ps()});
+  }
+  if (with_gpu_times) {
+    std::vector<RankSteps> ranks =
+        rank_steps(p, sa.grouping, collect_gpu_activity(p, sa.grouping, GpuScope::kAnalysedSteps));
+    for (size_t h = 0; h < hosts.size(); ++h) hosts[h].rank = std::move(ranks[h]);
+  }
+  return hosts;
+}
+
 PodViewer compute_pod_viewer(const model::Profile& p, const StepAnalysis& sa) {
+  return compute_pod_viewer(pod_hosts(p, sa, !sa.whole_profile && p.hosts.size() > 1), sa.whole_profile);
+}
+
+PodViewer compute_pod_viewer(std::vector<PodHost> hosts, bool whole_profile) {
   PodViewer pod;
-  pod.whole_profile = sa.whole_profile;
-  for (const model::Host& host : p.hosts) pod.workers.emplace_back().host = std::string(p.strings.view(host.name));
-  if (!sa.whole_profile) {
-    for (const StepBreakdown& s : sa.steps) {
-      if (s.host >= pod.workers.size()) continue;
-      pod.workers[s.host].steps.push_back({s.step_num, s.begin_ps, s.duration_ps, s.category_ps()});
-    }
+  pod.whole_profile = whole_profile;
+  for (PodHost& host : hosts) {
+    PodWorker& worker = pod.workers.emplace_back();
+    worker.host = host.host;
+    worker.steps = std::move(host.steps);
   }
   std::map<int64_t, PodStep> by_step;
   for (size_t w = 0; w < pod.workers.size(); ++w) {
@@ -81,7 +100,11 @@ PodViewer compute_pod_viewer(const model::Profile& p, const StepAnalysis& sa) {
     pod.slowest_vs_fastest_pct =
         100 * (pod.workers[size_t(pod.slowest_worker)].step_time_ms.avg / pod.workers[size_t(fastest)].step_time_ms.avg - 1);
   }
-  if (!sa.whole_profile && p.hosts.size() > 1) pod.stragglers = compute_stragglers(p, sa.grouping);
+  if (!whole_profile && hosts.size() > 1) {
+    std::vector<RankSteps> ranks;
+    for (PodHost& host : hosts) ranks.push_back(std::move(host.rank));
+    pod.stragglers = compute_stragglers(ranks);
+  }
   return pod;
 }
 

@@ -56,6 +56,19 @@ struct PodViewer {
 PodViewer compute_pod_viewer(const model::Profile& profile, const StepAnalysis& steps);
 PodViewer compute_pod_viewer(const model::Profile& profile);
 
+// What the pod viewer reads of one host: its analysed steps in the analysis' order (times since
+// the profile's origin) and their GPU times. Per host, so that hosts read apart and summarised
+// (host_summary.h) give what the whole run gives.
+struct PodHost {
+  std::string host;
+  std::vector<PodWorkerStep> steps;
+  RankSteps rank;  // for the stragglers
+};
+// One per host of the profile, in its order; `with_gpu_times`: fill `rank` (the stragglers').
+std::vector<PodHost> pod_hosts(const model::Profile& profile, const StepAnalysis& steps, bool with_gpu_times);
+// The pod viewer of a run's hosts, in the run's order; `whole_profile`: no host has steps.
+PodViewer compute_pod_viewer(std::vector<PodHost> hosts, bool whole_profile);
+
 nlohmann::json to_json(const PodViewer& pod);
 std::string to_csv(const PodViewer& pod);  // one row per worker and step
 

@@ -1,6 +1,7 @@
 #include "analysis/step_grouping.h"
 
 #include <algorithm>
+#include <tuple>
 #include <unordered_map>
 
 #include "analysis/event_kinds.h"
@@ -17,9 +18,11 @@ using model::PlaneKind;
 using model::Profile;
 using model::StringId;
 
-// Events carrying a link: producer or consumer context, or a correlation id.
+// Events carrying a link: producer or consumer context, or a correlation id. Contexts are
+// the process's own: a link joins events of one host only.
 struct Link {
   EventIndex event;
+  uint32_t host;
   uint64_t type;
   uint64_t id;
 };
@@ -58,11 +61,11 @@ Links collect_links(const Profile& p, const std::vector<uint8_t>& name_has_keys)
       if (auto r = get(model::kIsRoot); r && r->as_int() != 0) links.explicit_roots.push_back(e);
       if (auto id = get(model::kProducerId)) {
         auto type = get(model::kProducerType);
-        links.producers.push_back({e, type ? type->as_uint() : 0, id->as_uint()});
+        links.producers.push_back({e, p.planes[line.plane].host, type ? type->as_uint() : 0, id->as_uint()});
       }
       if (auto id = get(model::kConsumerId)) {
         auto type = get(model::kConsumerType);
-        links.consumers.push_back({e, type ? type->as_uint() : 0, id->as_uint()});
+        links.consumers.push_back({e, p.planes[line.plane].host, type ? type->as_uint() : 0, id->as_uint()});
       }
     }
   }
@@ -85,32 +88,55 @@ std::vector<uint8_t> find_device_work_lines(const Profile& p) {
   return work;
 }
 
-std::vector<EventIndex> find_roots(const Profile& p, const Links& links, std::string* kind) {
-  if (!links.explicit_roots.empty()) {
+// The roots of one host's steps: its events marked _r when it has any, else its top-level
+// events named as an implicit root, of the outermost kind found on that host. Each host is
+// decided alone (§5.1), so that a host reads the same inside a run as on its own.
+std::vector<EventIndex> find_host_roots(const Profile& p, uint32_t host, std::vector<EventIndex> roots,
+                                        const std::vector<int>& rank_of_name, std::string* kind) {
+  if (!roots.empty()) {
     *kind = "_r";
     // A capture that inferred its steps (no markers in the program) says how: step_source.
     if (const StringId source = p.strings.find("step_source"); source != model::kNoString)
-      if (auto s = p.stat(links.explicit_roots.front(), source); s && s->type == model::StatType::kString)
+      if (auto s = p.stat(roots.front(), source); s && s->type == model::StatType::kString)
         *kind = std::string(p.string_of(*s));
     // PyTorch's importer marks ProfilerStep#N with _r: say what the user wrote.
-    if (p.name(links.explicit_roots.front()).starts_with(format::xspace::kProfilerStepPrefix)) *kind = "ProfilerStep#N";
-    return links.explicit_roots;
+    if (p.name(roots.front()).starts_with(format::xspace::kProfilerStepPrefix)) *kind = "ProfilerStep#N";
+    return roots;
   }
   // TensorFlow and PyTorch: top-level host events with a root's name, of the outermost kind.
-  std::vector<int> rank_of_name(p.names.size());
-  for (size_t n = 0; n < p.names.size(); ++n) rank_of_name[n] = implicit_root_rank(p.strings.view(p.names[n].name));
   int best = INT32_MAX;
-  std::vector<EventIndex> roots;
-  for (const auto& line : p.lines) {
-    if (p.planes[line.plane].kind != PlaneKind::kHostThreads) continue;
-    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
-      const int rank = rank_of_name[p.events.name[e]];
-      if (rank < 0 || p.events.parent[e] != kNone || rank > best) continue;
-      if (rank < best) roots.clear(), best = rank;
-      roots.push_back(e);
+  const model::Host& h = p.hosts[host];
+  for (uint32_t pl = h.first_plane; pl < h.first_plane + h.num_planes; ++pl) {
+    const auto& plane = p.planes[pl];
+    if (plane.kind != PlaneKind::kHostThreads) continue;
+    for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l) {
+      const auto& line = p.lines[l];
+      for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+        const int rank = rank_of_name[p.events.name[e]];
+        if (rank < 0 || p.events.parent[e] != kNone || rank > best) continue;
+        if (rank < best) roots.clear(), best = rank;
+        roots.push_back(e);
+      }
     }
   }
   if (!roots.empty()) *kind = std::string(p.name(roots.front()));
+  return roots;
+}
+
+// Every host's roots; `kind` is what marked the steps of the first host that has any.
+std::vector<EventIndex> find_roots(const Profile& p, const Links& links, std::string* kind) {
+  std::vector<int> rank_of_name(p.names.size());
+  for (size_t n = 0; n < p.names.size(); ++n) rank_of_name[n] = implicit_root_rank(p.strings.view(p.names[n].name));
+  std::vector<std::vector<EventIndex>> explicit_of_host(p.hosts.size());
+  for (EventIndex e : links.explicit_roots) explicit_of_host[p.plane_of(e).host].push_back(e);
+  std::vector<EventIndex> roots;
+  for (uint32_t host = 0; host < p.hosts.size(); ++host) {
+    std::string host_kind;
+    const std::vector<EventIndex> of_host =
+        find_host_roots(p, host, std::move(explicit_of_host[host]), rank_of_name, &host_kind);
+    if (kind->empty()) *kind = std::move(host_kind);
+    roots.insert(roots.end(), of_host.begin(), of_host.end());
+  }
   return roots;
 }
 
@@ -128,23 +154,26 @@ void inherit_from_parents(const Profile& p, std::vector<int32_t>& group) {
     if (group[e] == kNoGroup && parent[e] != kNone) group[e] = group[parent[e]];
 }
 
-struct PairHash {
-  size_t operator()(const std::pair<uint64_t, uint64_t>& k) const {
-    return std::hash<uint64_t>()(k.first * 0x9E3779B97F4A7C15ull ^ k.second);
+// (host, context type, context id).
+using LinkKey = std::tuple<uint32_t, uint64_t, uint64_t>;
+struct LinkKeyHash {
+  size_t operator()(const LinkKey& k) const {
+    return std::hash<uint64_t>()((std::get<1>(k) * 0x9E3779B97F4A7C15ull ^ std::get<2>(k)) * 0x9E3779B97F4A7C15ull ^
+                                 std::get<0>(k));
   }
 };
 
 // Consumers join the group of the latest producer with their context that started before them.
 bool link_consumers(const Profile& p, const Links& links, std::vector<int32_t>& group) {
-  std::unordered_map<std::pair<uint64_t, uint64_t>, std::vector<std::pair<int64_t, int32_t>>, PairHash> producers;
+  std::unordered_map<LinkKey, std::vector<std::pair<int64_t, int32_t>>, LinkKeyHash> producers;
   for (const Link& l : links.producers)
-    if (group[l.event] != kNoGroup) producers[{l.type, l.id}].push_back({p.start_ps(l.event), group[l.event]});
+    if (group[l.event] != kNoGroup) producers[{l.host, l.type, l.id}].push_back({p.start_ps(l.event), group[l.event]});
   if (producers.empty()) return false;
   for (auto& [key, list] : producers) std::sort(list.begin(), list.end());
   bool changed = false;
   for (const Link& l : links.consumers) {
     if (group[l.event] != kNoGroup) continue;
-    auto it = producers.find({l.type, l.id});
+    auto it = producers.find({l.host, l.type, l.id});
     if (it == producers.end()) continue;
     const auto& list = it->second;
     auto after = std::upper_bound(list.begin(), list.end(), std::make_pair(p.start_ps(l.event), INT32_MAX));

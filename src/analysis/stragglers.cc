@@ -28,41 +28,51 @@ StragglerAnalysis compute_stragglers(const model::Profile& profile, const StepGr
   return compute_stragglers(profile, grouping, collect_gpu_activity(profile, grouping, GpuScope::kAnalysedSteps));
 }
 
-StragglerAnalysis compute_stragglers(const model::Profile& profile, const StepGrouping& grouping,
-                                     const GpuActivity& gpu) {
-  StragglerAnalysis out;
-  out.uses_gpu_compute = !gpu.hosts.empty();
-
-  // Per host: step number → its times.
-  std::map<int64_t, std::vector<RankStepTimes>> by_step;
-  std::vector<int> rank_of_host(profile.hosts.size(), -1);
+std::vector<RankSteps> rank_steps(const model::Profile& profile, const StepGrouping& grouping,
+                                  const GpuActivity& gpu) {
+  std::vector<RankSteps> out(profile.hosts.size());
+  for (uint32_t h = 0; h < profile.hosts.size(); ++h) out[h].host = std::string(profile.strings.view(profile.hosts[h].name));
   for (uint32_t s : grouping.selected) {
     const Step& step = grouping.steps[s];
-    if (rank_of_host[step.host] < 0) {
-      rank_of_host[step.host] = int(out.ranks.size());
-      out.ranks.push_back({std::string(profile.strings.view(profile.hosts[step.host].name))});
-    }
-    RankStepTimes t;
-    t.rank = size_t(rank_of_host[step.host]);
-    t.step_ps = step.duration_ps();
-    by_step[step.step_num].push_back(t);
+    out[step.host].steps.push_back({step.step_num, step.duration_ps(), 0, 0});
   }
   for (const HostGpuActivity& host : gpu.hosts) {
-    const int rank = rank_of_host[host.host];
-    if (rank < 0) continue;
+    RankSteps& rank = out[host.host];
+    rank.has_gpu_work = true;
+    if (rank.steps.empty()) continue;
     std::vector<SortedUnion> comp(host.windows.size()), comm(host.windows.size());
     visit_by_start(host, [&](const GpuWork& w) {
       if (w.kind == GpuWorkKind::kComputation) comp[w.window].add(w.begin_ps, w.end_ps);
       else if (w.kind == GpuWorkKind::kCommunication) comm[w.window].add(w.begin_ps, w.end_ps);
     });
     for (size_t wi = 0; wi < host.windows.size(); ++wi) {
-      for (RankStepTimes& t : by_step[host.window_step_num[wi]])
-        if (t.rank == size_t(rank)) {
+      for (RankSteps::Times& t : rank.steps)
+        if (t.step_num == host.window_step_num[wi]) {
           t.compute_ps = comp[wi].length();
           t.communication_ps = comm[wi].length();
           break;
         }
     }
+  }
+  return out;
+}
+
+StragglerAnalysis compute_stragglers(const model::Profile& profile, const StepGrouping& grouping,
+                                     const GpuActivity& gpu) {
+  return compute_stragglers(rank_steps(profile, grouping, gpu));
+}
+
+StragglerAnalysis compute_stragglers(const std::vector<RankSteps>& hosts) {
+  StragglerAnalysis out;
+  // Per step number, each rank's times.
+  std::map<int64_t, std::vector<RankStepTimes>> by_step;
+  for (const RankSteps& host : hosts) {
+    out.uses_gpu_compute |= host.has_gpu_work;
+    if (host.steps.empty()) continue;
+    const size_t rank = out.ranks.size();
+    out.ranks.push_back({host.host});
+    for (const RankSteps::Times& t : host.steps)
+      by_step[t.step_num].push_back({rank, t.step_ps, t.compute_ps, t.communication_ps, 0});
   }
   auto load = [&](const RankStepTimes& t) { return out.uses_gpu_compute ? t.compute_ps : t.step_ps; };
 

@@ -50,11 +50,28 @@ struct StragglerAnalysis {
   double others_wait_ms = 0;           // mean per step of what the others waited for it
 };
 
+// What the analysis needs of one host (rank): its analysed steps, in the grouping's order, with
+// their GPU times. Computed per host, so that a host read on its own gives the same.
+struct RankSteps {
+  std::string host;
+  bool has_gpu_work = false;  // the host has GPU streams (then compute is GPU time for the run)
+  struct Times {
+    int64_t step_num = 0;
+    int64_t step_ps = 0, compute_ps = 0, communication_ps = 0;
+  };
+  std::vector<Times> steps;
+};
+
 struct GpuActivity;
 StragglerAnalysis compute_stragglers(const model::Profile& profile, const StepGrouping& grouping);
 // From the GPU work already collected over the analysed steps (GpuScope::kAnalysedSteps).
 StragglerAnalysis compute_stragglers(const model::Profile& profile, const StepGrouping& grouping,
                                      const GpuActivity& steps_activity);
+// Every host of the profile, in its order.
+std::vector<RankSteps> rank_steps(const model::Profile& profile, const StepGrouping& grouping,
+                                  const GpuActivity& steps_activity);
+// The analysis of a run's hosts, in the run's order.
+StragglerAnalysis compute_stragglers(const std::vector<RankSteps>& hosts);
 
 nlohmann::json to_json(const StragglerAnalysis& stragglers);
 std::string to_csv(const StragglerAnalysis& stragglers);  // one row per step and rank

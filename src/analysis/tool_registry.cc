@@ -6,6 +6,7 @@
 
 #include "analysis/framework_op_stats.h"
 #include "analysis/gpu_timeline_tools.h"
+#include "analysis/host_summary.h"
 #include "analysis/input_pipeline_analyzer.h"
 #include "analysis/kernel_stats.h"
 #include "analysis/memory_profile.h"
@@ -59,6 +60,9 @@ bool has_pipelines(const AnalyzedProfile& p) { return !p.tf_data().pipelines.emp
 
 // pod_viewer: workers side by side, for a run with several hosts.
 bool has_several_hosts(const AnalyzedProfile& p) { return p.profile().hosts.size() > 1 && has_events(p); }
+ToolResult pod_viewer_of_summary(const RunSummary& s, const ToolOptionValues&) {
+  return ToolResult::owned(compute_pod_viewer(s.pod(), s.whole_profile()));
+}
 
 // memory_profile: for profiles with allocator events.
 ToolResult memory_profile(const AnalyzedProfile& p, const ToolOptionValues& options) {
@@ -114,7 +118,7 @@ const Tool kTools[] = {
     {"pod_viewer", "Pod viewer", has_several_hosts, "The run has one host.",
      "Profile every worker into the same run (one <host>.xplane.pb each), e.g. mlprof capture with the addresses "
      "of all workers.",
-     {}, of_steps<PodViewer, compute_pod_viewer>},
+     {}, of_steps<PodViewer, compute_pod_viewer>, pod_viewer_of_summary},
     // The GPU timeline (gpu_timeline_tools.h): Holistic Trace Analysis' and Nsight's questions.
     {"gpu_time_breakdown", "GPU time breakdown", has_kernels, kNoGpuWork, kRecordGpuWork, kGpuTimelineOptions,
      gpu_time_breakdown_tool},
@@ -179,6 +183,12 @@ void check_options(const Tool& tool, const ToolOptionValues& options) {
 ToolResult run_tool(const Tool& tool, const AnalyzedProfile& profile, const ToolOptionValues& options) {
   check_options(tool, options);
   return tool.compute(profile, options);
+}
+
+ToolResult run_tool(const Tool& tool, const RunSummary& summary, const ToolOptionValues& options) {
+  if (!tool.reads_summaries()) throw std::logic_error("tool " + std::string(tool.id) + " reads every event");
+  check_options(tool, options);
+  return tool.compute_from_summary(summary, options);
 }
 
 }  // namespace mlprof::analysis

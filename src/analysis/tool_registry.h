@@ -80,6 +80,8 @@ class ToolResult {
   CsvOf csv_;
 };
 
+class RunSummary;  // host_summary.h
+
 struct Tool {
   std::string_view id;     // XProf's tool id, as in `mlprof report --tool` and /api/data?tool=
   std::string_view title;  // what the UI calls it
@@ -91,6 +93,12 @@ struct Tool {
   std::span<const ToolOption> options;
   // Options are checked before (run_tool); values are as given.
   ToolResult (*compute)(const AnalyzedProfile&, const ToolOptionValues&);
+  // Summary-level tools: the same result from the run's per-host summaries (host_summary.h),
+  // so that a run is read without holding its events. Null for event-level tools, which need
+  // every event (the trace viewer, op and kernel tables, ...).
+  ToolResult (*compute_from_summary)(const RunSummary&, const ToolOptionValues&) = nullptr;
+
+  bool reads_summaries() const { return compute_from_summary != nullptr; }
 };
 
 // Every tool, in the order the UI lists them.
@@ -105,5 +113,7 @@ std::string spoken_list(std::span<const std::string_view> items);
 void check_options(const Tool& tool, const ToolOptionValues& options);
 // Checks the options, then computes.
 ToolResult run_tool(const Tool& tool, const AnalyzedProfile& profile, const ToolOptionValues& options);
+// The same from a run's summaries; only for a tool that reads_summaries().
+ToolResult run_tool(const Tool& tool, const RunSummary& summary, const ToolOptionValues& options);
 
 }  // namespace mlprof::analysis

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/analyzed_profile.h"
+#include "analysis/host_summary.h"
 #include "analysis/tool_registry.h"
 #include "cli/commands.h"
 #include "cli/progress_bar.h"
@@ -41,6 +42,39 @@ struct ReportOptions {
   }
 };
 
+// Prints what `compute` gives in the asked format; a request the tool cannot answer is a usage error.
+template <class Compute>
+int print_result(const ReportOptions& o, const analysis::Tool& tool, Compute compute, bool incomplete) {
+  try {
+    const analysis::ToolResult result = compute();
+    if (o.format == "json") fmt::print("{}\n", result.json().dump(2));
+    else if (o.format == "csv") fmt::print("{}", result.csv());
+    else fmt::print("{}", render_tool_text(tool.id, result));
+  } catch (const analysis::ToolRequestError& e) {
+    std::fprintf(stderr, "mlprof: %s\n", e.what());
+    return kUsageError;
+  }
+  return incomplete ? kBadInput : kOk;
+}
+
+// A summary-level tool (tool_registry.h): the run is read one file at a time, each file's events
+// dropped once summarised, and the tool computed from the summaries, as from the whole run.
+int report_from_summaries(const ReportOptions& o, const analysis::Tool& tool, const analysis::ToolOptionValues& values) {
+  analysis::RunSummary summary;
+  model::LoadError error;
+  bool incomplete = false;
+  {
+    ProgressBar bar("loading " + o.path);
+    if (!analysis::load_run_summary({o.path, o.run, o.host, [&](double f) { bar.update(f); }}, &summary, &error)) {
+      if (summary.hosts() == 0) return bad_input(error.path, error.problem);
+      incomplete = true;
+    }
+  }
+  if (incomplete) bad_input(error.path, error.problem);
+  if (o.format == "text") fmt::print("Run {}, {} host(s), {} events\n\n", summary.run(), summary.hosts(), summary.events());
+  return print_result(o, tool, [&] { return analysis::run_tool(tool, summary, values); }, incomplete);
+}
+
 int run_report(const ReportOptions& o) {
   const analysis::Tool* tool = analysis::find_tool(o.tool);
   if (!tool) {
@@ -48,6 +82,7 @@ int run_report(const ReportOptions& o) {
     return kUsageError;
   }
   const analysis::ToolOptionValues values = o.values_for(*tool);
+  if (tool->reads_summaries()) return report_from_summaries(o, *tool, values);
   model::Profile profile;
   model::LoadError error;
   bool incomplete = false;  // some hosts could not be read: the report is of the others
@@ -62,16 +97,7 @@ int run_report(const ReportOptions& o) {
   if (o.format == "text") fmt::print("Run {}, {} host(s), {} events\n\n", profile.run, profile.hosts.size(), profile.num_events());
 
   const analysis::AnalyzedProfile analyzed(std::move(profile));
-  try {
-    const analysis::ToolResult result = analysis::run_tool(*tool, analyzed, values);
-    if (o.format == "json") fmt::print("{}\n", result.json().dump(2));
-    else if (o.format == "csv") fmt::print("{}", result.csv());
-    else fmt::print("{}", render_tool_text(tool->id, result));
-  } catch (const analysis::ToolRequestError& e) {
-    std::fprintf(stderr, "mlprof: %s\n", e.what());
-    return kUsageError;
-  }
-  return incomplete ? kBadInput : kOk;
+  return print_result(o, *tool, [&] { return analysis::run_tool(*tool, analyzed, values); }, incomplete);
 }
 
 // Each option of the registry's tools once, as --name ('_' written '-'), its help saying

@@ -44,9 +44,56 @@ struct Failure {
   std::string problem;
 };
 
-// One host after another, into the profile itself (a large XSpace file's lines on `line_jobs`).
+// Where the hosts of a load go: into one profile, or each file into a summary of its own.
+struct Destination {
+  Profile* profile = nullptr;               // the full load
+  const SummaryRequest* summaries = nullptr;  // else
+};
+
+// A file read apart: its hosts, or (summaries) what is kept of them; neither when it failed.
+struct Part {
+  std::unique_ptr<Profile> profile;
+  std::unique_ptr<PartSummary> summary;
+  std::string problem;
+};
+
+// Reads one file into a part (on any thread): nothing it throws leaves it.
+Part read_part(const format::HostFile& file, const Destination& to, const LoadProgress& progress,
+               unsigned line_jobs) {
+  Part part;
+  try {
+    part.profile = std::make_unique<Profile>();
+    if (!import_host(file, part.profile.get(), &part.problem, progress, line_jobs)) {
+      part.profile.reset();
+      return part;
+    }
+    if (to.summaries) {
+      part.summary = to.summaries->summarize(*part.profile);
+      part.profile.reset();
+    }
+  } catch (const std::bad_alloc&) {
+    part = {};
+    part.problem = "out of memory while reading it";
+  } catch (const std::exception& e) {
+    part = {};
+    part.problem = e.what();
+  }
+  return part;
+}
+
+// Joins a part in the run's order; false when it cannot be.
+bool take_part(Part& part, const Destination& to) {
+  bool ok = false;
+  if (part.summary) ok = to.summaries->take(std::move(part.summary), &part.problem);
+  else if (part.profile) ok = append_profile(std::move(*part.profile), to.profile, &part.problem);
+  part.profile.reset();
+  return ok;
+}
+
+// One host after another: into the profile itself (a large XSpace file's lines on
+// `line_jobs`), or each into a summary.
 void load_in_turn(const std::vector<const format::HostFile*>& files, unsigned line_jobs, const LoadProgress& progress,
-                  Profile* profile, std::vector<Failure>* failures) {
+                  const Destination& to, std::vector<Failure>* failures) {
   uint64_t total_bytes = 0, done_bytes = 0;
   for (const format::HostFile* file : files) total_bytes += file_size(file->path);
   for (const format::HostFile* file : files) {
@@ -57,21 +104,22 @@ void load_in_turn(const std::vector<const format::HostFile*>& files, unsigned li
         progress((double(done_bytes) + f * double(file_bytes)) / double(total_bytes));
       };
     }
-    std::string problem;
-    if (!import_host(*file, profile, &problem, file_progress, line_jobs)) failures->push_back({file, problem});
+    if (to.summaries) {
+      Part part = read_part(*file, to, file_progress, line_jobs);
+      if (!take_part(part, to)) failures->push_back({file, part.problem});
+    } else {
+      std::string problem;
+      if (!import_host(*file, to.profile, &problem, file_progress, line_jobs)) failures->push_back({file, problem});
+    }
     done_bytes += file_bytes;
     if (progress && total_bytes > 0) progress(double(done_bytes) / double(total_bytes));
   }
 }
 
-// Hosts on `jobs` threads, each into a profile of its own, appended to the profile in the
-// run's order as they come (so at most a few are held apart from it at any time).
+// Hosts on `jobs` threads, each into a part of its own, taken in the run's order as they come
+// (so at most a few are held apart at any time).
 void load_at_once(const std::vector<const format::HostFile*>& files, unsigned jobs, const LoadProgress& progress,
-                  Profile* profile, std::vector<Failure>* failures) {
-  struct Part {
-    std::unique_ptr<Profile> profile;  // null when the host could not be read
-    std::string problem;
-  };
+                  const Destination& to, std::vector<Failure>* failures) {
   std::vector<uint64_t> bytes;
   uint64_t total_bytes = 0, taken_bytes = 0;
   for (const format::HostFile* file : files) total_bytes += bytes.emplace_back(file_size(file->path));
@@ -85,28 +133,58 @@ void load_at_once(const std::vector<const format::HostFile*>& files, unsigned jo
   };
   run_ordered<Part>(
       files.size(), jobs,
-      [&](size_t i) {
-        Part part;
-        try {
-          part.profile = std::make_unique<Profile>();
-        } catch (const std::bad_alloc&) {
-          part.problem = "out of memory while reading it";
-          return part;
-        }
-        if (!import_host(*files[i], part.profile.get(), &part.problem, [&, i](double f) { fractions[i] = f; }))
-          part.profile.reset();
-        return part;
-      },
+      [&](size_t i) { return read_part(*files[i], to, [&, i](double f) { fractions[i] = f; }, 1); },
       [&](size_t i, Part& part) {
-        if (part.profile && !append_profile(std::move(*part.profile), profile, &part.problem)) part.profile.reset();
-        if (!part.profile) failures->push_back({files[i], part.problem});
-        part.profile.reset();
+        if (!take_part(part, to)) failures->push_back({files[i], part.problem});
         taken_bytes += bytes[i];
         taking = i + 1;
         return true;
       },
       report);
   if (progress && total_bytes > 0) progress(1.0);
+}
+
+// The files of the request's run and host, or false with the error.
+bool select_files(const LoadRequest& request, format::ProfileLocation* where, const format::RunLocation** run,
+                  std::vector<const format::HostFile*>* files, LoadError* error) {
+  *where = format::find_profiles(request.path);
+  if (!where->error.empty()) {
+    *error = {request.path, where->error};
+    return false;
+  }
+  std::string problem;
+  *run = format::select_run(*where, request.run, &problem);
+  if (*run == nullptr) {
+    *error = {request.path, problem};
+    return false;
+  }
+  for (const format::HostFile& host : (*run)->hosts)
+    if (request.host.empty() || host.host == request.host) files->push_back(&host);
+  if (files->empty()) {
+    std::string hosts;
+    for (const auto& h : (*run)->hosts) hosts += (hosts.empty() ? "" : ", ") + h.host;
+    *error = {(*run)->dir, "no host \"" + request.host + "\" in run " + (*run)->name + " (hosts: " + hosts + ")"};
+    return false;
+  }
+  return true;
+}
+
+bool load_files(const LoadRequest& request, const std::vector<const format::HostFile*>& files, const Destination& to,
+                LoadError* error) {
+  const unsigned wanted = request.jobs > 0 ? request.jobs : default_load_jobs();
+  const unsigned jobs = unsigned(std::min<size_t>(wanted, files.size()));
+  std::vector<Failure> failures;
+  if (jobs <= 1) {
+    load_in_turn(files, files.size() == 1 ? wanted : 1, request.progress, to, &failures);
+  } else {
+    load_at_once(files, jobs, request.progress, to, &failures);
+  }
+  if (failures.empty()) return true;
+  *error = {failures.front().file->path, failures.front().problem};
+  if (failures.size() > 1)
+    error->problem += " (and " + std::to_string(failures.size() - 1) + " more of the run's " +
+                      std::to_string(files.size()) + " hosts could not be read)";
+  return false;
 }
 
 }  // namespace
@@ -119,41 +197,22 @@ unsigned default_load_jobs() {
 void set_default_load_jobs(unsigned jobs) { g_default_jobs = jobs; }
 
 bool load_profile(const LoadRequest& request, Profile* profile, LoadError* error) {
-  const format::ProfileLocation where = format::find_profiles(request.path);
-  if (!where.error.empty()) {
-    *error = {request.path, where.error};
-    return false;
-  }
-  std::string problem;
-  const format::RunLocation* run = format::select_run(where, request.run, &problem);
-  if (run == nullptr) {
-    *error = {request.path, problem};
-    return false;
-  }
-  profile->run = run->name;
+  format::ProfileLocation where;
+  const format::RunLocation* run = nullptr;
   std::vector<const format::HostFile*> files;
-  for (const format::HostFile& host : run->hosts)
-    if (request.host.empty() || host.host == request.host) files.push_back(&host);
-  if (files.empty()) {
-    std::string hosts;
-    for (const auto& h : run->hosts) hosts += (hosts.empty() ? "" : ", ") + h.host;
-    *error = {run->dir, "no host \"" + request.host + "\" in run " + run->name + " (hosts: " + hosts + ")"};
-    return false;
-  }
-  const unsigned wanted = request.jobs > 0 ? request.jobs : default_load_jobs();
-  const unsigned jobs = unsigned(std::min<size_t>(wanted, files.size()));
-  std::vector<Failure> failures;
-  if (jobs <= 1) {
-    load_in_turn(files, files.size() == 1 ? wanted : 1, request.progress, profile, &failures);
-  } else {
-    load_at_once(files, jobs, request.progress, profile, &failures);
-  }
-  if (failures.empty()) return true;
-  *error = {failures.front().file->path, failures.front().problem};
-  if (failures.size() > 1)
-    error->problem += " (and " + std::to_string(failures.size() - 1) + " more of the run's " +
-                      std::to_string(files.size()) + " hosts could not be read)";
-  return false;
+  if (!select_files(request, &where, &run, &files, error)) return false;
+  profile->run = run->name;
+  return load_files(request, files, {profile, nullptr}, error);
+}
+
+bool load_summaries(const LoadRequest& request, const SummaryRequest& summaries, std::string* run_name,
+                    LoadError* error) {
+  format::ProfileLocation where;
+  const format::RunLocation* run = nullptr;
+  std::vector<const format::HostFile*> files;
+  if (!select_files(request, &where, &run, &files, error)) return false;
+  *run_name = run->name;
+  return load_files(request, files, {nullptr, &summaries}, error);
 }
 
 }  // namespace mlprof::model

@@ -3,6 +3,8 @@
 // several threads at once, each into a profile of its own, joined in the run's host order.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "model/load_progress.h"
@@ -27,6 +29,22 @@ struct LoadError {
 // out and the others are read: `error` names the first such file (and how many more there
 // were), and `profile` holds the hosts that could be read.
 bool load_profile(const LoadRequest& request, Profile* profile, LoadError* error);
+
+// What a load keeps of a file instead of its events, for tools that read per-host summaries
+// (analysis/host_summary.h): made on the thread that read the file, from a profile holding the
+// file's hosts alone, which is then dropped, so that a run of many hosts never holds them all.
+struct PartSummary {
+  virtual ~PartSummary() = default;
+};
+struct SummaryRequest {
+  // On the reading thread. What it throws leaves the file out, its message the reason.
+  std::function<std::unique_ptr<PartSummary>(const Profile& part)> summarize;
+  // On the caller's thread, in the run's order; false with a one-line reason leaves the file out.
+  std::function<bool(std::unique_ptr<PartSummary> summary, std::string* problem)> take;
+};
+
+// load_profile, keeping each file's summary instead of its hosts: `run` gets the run's name.
+bool load_summaries(const LoadRequest& request, const SummaryRequest& summaries, std::string* run, LoadError* error);
 
 // How many hosts a load reads at once when the request does not say: the processor cores,
 // unless set (`--jobs` of the commands). 1 reads them one after another on the caller's thread.

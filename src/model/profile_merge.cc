@@ -1,5 +1,6 @@
 #include "model/profile_merge.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace mlprof::model {
@@ -30,9 +31,47 @@ void append_shifted(const std::vector<T>& from, T shift, std::vector<T>* into) {
 
 }  // namespace
 
+TimeBounds time_bounds(const Profile& p) {
+  TimeBounds b;
+  const EventColumns& e = p.events;
+  for (size_t i = 0; i < e.size(); ++i) {
+    const int64_t start = e.start_ps[i];
+    const __int128 end = __int128(start) + e.duration_ps[i];
+    if (!b.any) {
+      b = {true, start, start, end, end};
+      continue;
+    }
+    b.min_start_ps = std::min(b.min_start_ps, start), b.max_start_ps = std::max(b.max_start_ps, start);
+    b.min_end_ps = std::min(b.min_end_ps, end), b.max_end_ps = std::max(b.max_end_ps, end);
+  }
+  return b;
+}
+
+bool is_empty_profile(const Profile& p) {
+  return p.hosts.empty() && p.planes.empty() && p.num_events() == 0 && p.names.empty() && p.metadata_stats.size() == 0;
+}
+
+bool shift_to_origin(int64_t part_origin_ns, int64_t into_origin_ns, const TimeBounds& b, int64_t* shift_ps,
+                     std::string* error) {
+  // Every start and end must stay inside int64 once shifted.
+  int64_t shift = 0;
+  bool fits = !__builtin_sub_overflow(part_origin_ns, into_origin_ns, &shift) &&
+              !__builtin_mul_overflow(shift, int64_t(1000), &shift) && shift != INT64_MAX;
+  if (fits && b.any) {
+    const auto inside = [](__int128 v) { return v >= INT64_MIN && v <= INT64_MAX; };
+    fits = inside(__int128(b.min_start_ps) + shift) && inside(__int128(b.max_start_ps) + shift) &&
+           inside(b.min_end_ps + shift) && inside(b.max_end_ps + shift);
+  }
+  if (!fits) {
+    *error = "timestamps span more than the model can hold (about 106 days) with the hosts read before it";
+    return false;
+  }
+  *shift_ps = shift;
+  return true;
+}
+
 bool append_profile(Profile&& part, Profile* into, std::string* error) {
-  if (into->hosts.empty() && into->planes.empty() && into->num_events() == 0 && into->names.empty() &&
-      into->metadata_stats.size() == 0) {
+  if (is_empty_profile(*into)) {
     std::string run = std::move(into->run);
     *into = std::move(part);
     into->run = std::move(run);
@@ -41,19 +80,8 @@ bool append_profile(Profile&& part, Profile* into, std::string* error) {
   }
   // Times: the part measured them from its own origin.
   int64_t shift_ps = 0;
-  if (__builtin_sub_overflow(part.origin_ns, into->origin_ns, &shift_ps) ||
-      __builtin_mul_overflow(shift_ps, int64_t(1000), &shift_ps))
-    shift_ps = INT64_MAX;
+  if (!shift_to_origin(part.origin_ns, into->origin_ns, time_bounds(part), &shift_ps, error)) return false;
   const EventColumns& pe = part.events;
-  for (size_t e = 0; e < pe.size() && shift_ps != INT64_MAX; ++e) {
-    int64_t start, end;
-    if (__builtin_add_overflow(pe.start_ps[e], shift_ps, &start) || __builtin_add_overflow(start, pe.duration_ps[e], &end))
-      shift_ps = INT64_MAX;
-  }
-  if (shift_ps == INT64_MAX) {
-    *error = "timestamps span more than the model can hold (about 106 days) with the hosts read before it";
-    return false;
-  }
 
   std::vector<StringId> ids(part.strings.size());
   for (StringId s = 0; s < ids.size(); ++s) ids[s] = into->strings.intern(part.strings.view(s));
