@@ -89,9 +89,10 @@ bool wanted_top_level(std::string_view key) {
 // a thread of its own. Its strings point into the text and into its simdjson parser.
 class EventParser {
  public:
-  // The elements of a batch, in order; on failure, those before the bad one and the reason.
-  // `first_index`: where the batch starts in traceEvents, for error messages.
-  bool parse_batch(const PaddedJson& batch, uint64_t first_index, std::vector<RawEvent>* raws, std::string* error);
+  // The elements of a batch, in order; on failure, those before the bad one and the reason
+  // (empty when the bad one is not an object: only the thread that counts the events before
+  // the batch can say which element that is, see not_an_object()).
+  bool parse_batch(const PaddedJson& batch, std::vector<RawEvent>* raws, std::string* error);
 
  protected:
   bool fail(std::string reason) {
@@ -122,7 +123,7 @@ class EventParser {
   PaddedJson json_;              // the text being parsed
   od::document* doc_ = nullptr;
   std::string error_;
-  uint64_t event_index_ = 0;     // of the next element of traceEvents
+  uint64_t event_index_ = 0;     // the building half: of the next element of traceEvents
 };
 
 // The building half: raw events into the trace, in the file's order (names interned, tracks
@@ -133,6 +134,7 @@ class TraceReader final : public EventParser {
 
   bool top_level_value(std::string_view key, const PaddedJson& value, std::string* error);
   bool add_raw(RawEvent& raw, std::string* error);
+  uint64_t events_read() const { return event_index_; }
 
  private:
   bool add_event(RawEvent& raw);
@@ -185,10 +187,13 @@ class TraceReader final : public EventParser {
   uint32_t last_track_ = 0;
 };
 
-bool EventParser::parse_batch(const PaddedJson& batch, uint64_t first_index, std::vector<RawEvent>* raws,
-                              std::string* error) {
+std::string not_an_object(uint64_t index) {
+  return "not a PyTorch trace: traceEvents[" + std::to_string(index) + "] is not an object";
+}
+
+bool EventParser::parse_batch(const PaddedJson& batch, std::vector<RawEvent>* raws, std::string* error) {
   json_ = batch;
-  event_index_ = first_index;
+  error_.clear();
   od::document doc;
   if (auto code = parser_.iterate(batch.data, batch.size, batch.capacity).get(doc)) return finish(json_error(code), error);
   doc_ = &doc;
@@ -231,13 +236,13 @@ bool EventParser::read_events(od::array& events, std::vector<RawEvent>* raws) {
     od::object object;
     if (auto code = item.get_object().get(object)) {
       if (code != simdjson::INCORRECT_TYPE) return json_error(code);
-      return fail("not a PyTorch trace: traceEvents[" + std::to_string(event_index_) + "] is not an object");
+      error_.clear();
+      return false;
     }
     if (!read_event(object, &raws->emplace_back())) {
       raws->pop_back();
       return false;
     }
-    ++event_index_;
   }
   return true;
 }
@@ -601,10 +606,11 @@ bool TraceReader::read_distributed_info(od::object& info) {
   return true;
 }
 
-// Walks and parses on a thread of its own, a few batches ahead of the trace building: the text
-// scan and simdjson's parse run there while names are interned and tracks and records numbered
-// here, in the file's order, so the trace is what one thread would make. A bounded set of
-// pieces (each a copy of its batch with its parser) lies between the two.
+// Walks on a thread of its own and parses on others, a few batches ahead of the trace
+// building: the text scan runs on one thread and simdjson's parse of the batches on as many
+// as there are cores, while names are interned and tracks and records numbered here, in the
+// file's order, so the trace is what one thread would make. A bounded set of pieces (each a
+// copy of its batch with its parser) lies between them, so memory stays flat.
 class ParseAhead final : public TraceJsonVisitor {
  public:
   struct Piece {
@@ -613,27 +619,32 @@ class ParseAhead final : public TraceJsonVisitor {
     PaddedJson json;                 // over `text`
     std::string key;                 // kTopLevel
     std::vector<RawEvent> events;    // kEvents: into `text` and `parser`
-    std::string error;               // kError
+    bool ready = false;              // kEvents: parsed (`events` and `parsed` hold the outcome)
+    bool parsed = false;             // kEvents: all of the batch; else `error` says why not
+    std::string error;               // kError, or kEvents not parsed (empty: the element after `events` is not an object)
     EventParser parser;
   };
 
   ParseAhead(JsonSource& source, const LoadProgress& progress) : source_(source), progress_(progress) {
+    const unsigned parsers = std::clamp(std::thread::hardware_concurrency(), 1u, kMostParsers);
+    pieces_.resize(2 * parsers + 2);  // being parsed and waiting, taken here, and the end
     for (auto& piece : pieces_) spare_.push_back(&piece);
-    thread_ = std::thread([this] { walk(); });
-  }
-  ~ParseAhead() {
-    {
-      std::lock_guard lock(mutex_);
-      stop_ = true;
+    // Started once the rest is there; stopped (and joined) by the destructor, also when one
+    // fails to start.
+    try {
+      threads_.emplace_back([this] { walk(); });
+      for (unsigned i = 0; i < parsers; ++i) threads_.emplace_back([this] { parse_batches(); });
+    } catch (...) {
+      stop();
+      throw;
     }
-    changed_.notify_all();
-    thread_.join();
   }
+  ~ParseAhead() { stop(); }
 
   // The next piece in the file's order (the last one is kEnd or kError).
   Piece* next() {
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return !ready_.empty(); });
+    changed_.wait(lock, [&] { return !ready_.empty() && ready_.front()->ready; });
     Piece* piece = ready_.front();
     ready_.pop_front();
     return piece;
@@ -653,7 +664,7 @@ class ParseAhead final : public TraceJsonVisitor {
     if (piece == nullptr) return false;
     piece->kind = Piece::kTopLevel;
     piece->key = key;
-    hand_over(piece);
+    hand_over(piece, true);
     return true;
   }
 
@@ -661,16 +672,22 @@ class ParseAhead final : public TraceJsonVisitor {
     Piece* piece = take(batch, error);
     if (piece == nullptr) return false;
     piece->kind = Piece::kEvents;
-    piece->events.clear();
-    // On failure the events before the bad one go first; the walk then ends with the error.
-    const bool ok = piece->parser.parse_batch(piece->json, parsed_, &piece->events, error);
-    parsed_ += piece->events.size();
-    hand_over(piece);
-    return ok;
+    hand_over(piece, false);
+    return true;
   }
 
  private:
-  static constexpr size_t kPieces = 3;
+  static constexpr unsigned kMostParsers = 4;
+
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    for (std::thread& thread : threads_) thread.join();
+    threads_.clear();
+  }
 
   void walk() {
     std::string error;
@@ -688,8 +705,37 @@ class ParseAhead final : public TraceJsonVisitor {
     spare_.pop_back();
     last->kind = ok ? Piece::kEnd : Piece::kError;
     last->error = std::move(error);
+    last->ready = true;
     ready_.push_back(last);
     changed_.notify_all();
+  }
+
+  // Parses batches in whatever order they come; next() hands them out in the file's.
+  void parse_batches() {
+    for (;;) {
+      Piece* piece;
+      {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return stop_ || !to_parse_.empty(); });
+        if (stop_) return;
+        piece = to_parse_.front();
+        to_parse_.pop_front();
+      }
+      piece->events.clear();
+      piece->error.clear();
+      try {
+        // On failure the events before the bad one are kept: they go first, then the error.
+        piece->parsed = piece->parser.parse_batch(piece->json, &piece->events, &piece->error);
+      } catch (const std::bad_alloc&) {
+        piece->parsed = false;
+        piece->error = "out of memory while reading the JSON";
+      }
+      {
+        std::lock_guard lock(mutex_);
+        piece->ready = true;
+      }
+      changed_.notify_all();
+    }
   }
 
   // A spare piece holding a copy of `json`, or null when the reader stopped.
@@ -711,24 +757,26 @@ class ParseAhead final : public TraceJsonVisitor {
     piece->json = {piece->text.data(), json.size, piece->text.size(), json.offset};
     return piece;
   }
-  void hand_over(Piece* piece) {
+  void hand_over(Piece* piece, bool ready) {
     {
       std::lock_guard lock(mutex_);
+      piece->ready = ready;
       ready_.push_back(piece);
+      if (!ready) to_parse_.push_back(piece);
     }
     changed_.notify_all();
   }
 
   JsonSource& source_;
   const LoadProgress& progress_;
-  Piece pieces_[kPieces + 1];  // one more for the end
+  std::deque<Piece> pieces_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::vector<Piece*> spare_;
-  std::deque<Piece*> ready_;
+  std::deque<Piece*> ready_;     // in the file's order, parsed or not yet
+  std::deque<Piece*> to_parse_;  // batches no parser has taken yet
   bool stop_ = false;
-  uint64_t parsed_ = 0;  // elements of traceEvents parsed so far (the walking thread's)
-  std::thread thread_;   // last: started once the rest is there
+  std::vector<std::thread> threads_;
 };
 
 }  // namespace
@@ -755,7 +803,11 @@ bool read_trace(JsonSource& source, StringTable* strings, Trace* trace, const Lo
     switch (piece->kind) {
       case ParseAhead::Piece::kEvents:
         for (RawEvent& raw : piece->events)
-          if (!reader.add_raw(raw, error)) return false;  // `ahead` stops its thread
+          if (!reader.add_raw(raw, error)) return false;  // `ahead` stops its threads
+        if (!piece->parsed) {
+          *error = piece->error.empty() ? not_an_object(reader.events_read()) : piece->error;
+          return false;
+        }
         break;
       case ParseAhead::Piece::kTopLevel:
         if (!reader.top_level_value(piece->key, piece->json, error)) return false;

@@ -32,5 +32,25 @@ TEST(KinetoNumber, MoreDigitsThanInt64HoldsAreRefused) {
   EXPECT_EQ(v, 7);
 }
 
+TEST(KinetoNumber, EightDigitsAtATimeAgreeWithTheExactPath) {
+  const char* tokens[] = {"12345678", "1669783687493506", "1669783687493506.123456", "00000000", "99999999",
+                          "123456789", "1234567a", "12345678a", "1234567812345678x", "-1669783687493506",
+                          "1669783687493506 ", "9223372036854775807", "12345678123456781", "1234/678", "1234:678",
+                          "\"1669783687493506\"", "1.5e3", "12345678.9", "123456781234.5678"};
+  for (const char* token : tokens) {
+    for (int decimals : {0, 3, 6}) {
+      int64_t fast = -1, exact = -1;
+      const bool fast_ok = parse_fixed(token, decimals, &fast), exact_ok = parse_fixed_slowly(token, decimals, &exact);
+      EXPECT_EQ(fast_ok, exact_ok) << token << " " << decimals;
+      if (fast_ok && exact_ok) {
+        EXPECT_EQ(fast, exact) << token << " " << decimals;
+      }
+    }
+  }
+  int64_t v = 0;
+  ASSERT_TRUE(parse_fixed("1669783687493506", 3, &v));
+  EXPECT_EQ(v, 1669783687493506000);
+}
+
 }  // namespace
 }  // namespace mlprof::model::kineto

@@ -146,6 +146,28 @@ TEST(PyTorchStreaming, MalformedSeparatorsAcrossWindows) {
   }
 }
 
+// Batches are parsed on several threads, each not knowing how many elements came before it:
+// an element that is no object deep in the file is still named by its index in traceEvents,
+// and of two such elements the first in the file's order is the one reported.
+TEST(PyTorchStreaming, AnElementThatIsNoObjectIsNamedByItsIndexAcrossBatches) {
+  const size_t kEvents = 60000;  // about 12 MiB: many batches
+  const std::string good = large_trace(kEvents);
+  auto element = [&](size_t i) { return good.rfind("{\"ph\"", good.find("\"External id\": " + std::to_string(i) + ",")); };
+  std::string one = good, two = good;
+  one.insert(element(41234), "7,\n");
+  two.insert(element(52000), "8,\n");
+  two.insert(element(30001), "7,\n");
+  for (bool gz : {false, true}) {
+    for (const auto& [json, index] : {std::pair{&one, 41234}, std::pair{&two, 30001}}) {
+      const std::string bytes = gz ? gzip(*json) : *json;
+      Profile p;
+      std::string error;
+      EXPECT_FALSE(import_pytorch_trace_bytes(bytes.data(), bytes.size(), "h", &p, &error));
+      EXPECT_EQ(error, "not a PyTorch trace: traceEvents[" + std::to_string(index) + "] is not an object");
+    }
+  }
+}
+
 // The JSON is parsed on a thread of its own ahead of the trace building: the first error in
 // the file's order is the one reported, whichever thread meets it, and a reader that stops at
 // an early error (with many batches still to parse) stops that thread with it.
