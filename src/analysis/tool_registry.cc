@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <future>
 
 #include "analysis/framework_op_stats.h"
 #include "analysis/gpu_timeline_tools.h"
@@ -40,9 +41,13 @@ constexpr std::string_view kRecordEvents =
     "Record while the program runs its steps: an mlprof::Profile session, MLPROF_LOGDIR=DIR, or mlprof capture "
     "for a running program.";
 
-// overview_page: reads the analyses the other tools share.
+// overview_page: reads the analyses the other tools share. The op stats do not need the steps:
+// they are made on a second core meanwhile (or here after them, when no thread can start).
 ToolResult overview(const AnalyzedProfile& p, const ToolOptionValues&) {
-  return ToolResult::owned(compute_overview_page(p.profile(), p.steps(), p.op_stats(), p.tf_data()));
+  auto op_stats = std::async(std::launch::async | std::launch::deferred, [&p] { return &p.op_stats(); });
+  const StepAnalysis& steps = p.steps();
+  const TfDataBottleneckAnalysis& tf_data = p.tf_data();
+  return ToolResult::owned(compute_overview_page(p.profile(), steps, *op_stats.get(), tf_data));
 }
 
 // framework_op_stats
