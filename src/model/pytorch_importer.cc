@@ -329,6 +329,46 @@ void PyTorchImport::assign_lines() {
   }
 }
 
+// An event's place on its line: by start, an enclosing event (the longer) before what it
+// encloses, then in the file's order.
+struct LinePlace {
+  int64_t start_ps;
+  int64_t minus_duration_ps;
+  uint32_t event;
+  bool operator<(const LinePlace& o) const {
+    if (start_ps != o.start_ps) return start_ps < o.start_ps;
+    if (minus_duration_ps != o.minus_duration_ps) return minus_duration_ps < o.minus_duration_ps;
+    return event < o.event;
+  }
+};
+
+// Sorts by merging the runs already in order: a trace writes each kind of event in order, so
+// a thread's line is a few sorted runs (ops, runtime calls, instants), and runs that do not
+// overlap in time (a later profiling window) need no merging at all. The order is total: the
+// result is the one any sort gives.
+void sort_by_merging_runs(std::vector<LinePlace>& places) {
+  std::vector<size_t> bounds{0};
+  for (size_t i = 1; i < places.size(); ++i)
+    if (places[i] < places[i - 1]) bounds.push_back(i);
+  bounds.push_back(places.size());
+  while (bounds.size() > 2) {
+    std::vector<size_t> merged{0};
+    for (size_t r = 0; r + 1 < bounds.size(); r += 2) {
+      if (r + 2 == bounds.size()) {  // an odd run out
+        merged.push_back(bounds[r + 1]);
+        continue;
+      }
+      const auto a = places.begin() + ptrdiff_t(bounds[r]), b = places.begin() + ptrdiff_t(bounds[r + 1]),
+                 end = places.begin() + ptrdiff_t(bounds[r + 2]);
+      if (*b < *(b - 1)) {  // only the parts that overlap move
+        std::inplace_merge(std::upper_bound(a, b, *b), b, std::lower_bound(b, end, *(b - 1)));
+      }
+      merged.push_back(bounds[r + 2]);
+    }
+    bounds.swap(merged);
+  }
+}
+
 // Groups the events by line (a counting sort) and sorts each line by start, an enclosing
 // event (the longer) before what it encloses.
 void PyTorchImport::order_lines() {
@@ -342,15 +382,15 @@ void PyTorchImport::order_lines() {
   order_.resize(t_.events.size());
   for (uint32_t i = 0; i < t_.events.size(); ++i) order_[fill[line_of_[i]]++] = i;
   std::vector<uint32_t>().swap(line_of_);
-  auto before = [&](uint32_t a, uint32_t b) {
-    const int64_t start_a = t_.events[a].ts_ns, start_b = t_.events[b].ts_ns;
-    if (start_a != start_b) return start_a < start_b;
-    if (t_.events[a].dur_ps != t_.events[b].dur_ps) return t_.events[a].dur_ps > t_.events[b].dur_ps;
-    return a < b;
-  };
+  std::vector<LinePlace> places;
   for (const StagedLine& line : lines_) {
-    auto begin = order_.begin() + line.first, end = begin + line.count;
-    if (!std::is_sorted(begin, end, before)) std::sort(begin, end, before);
+    places.clear();
+    for (uint32_t k = line.first; k < line.first + line.count; ++k) {
+      const kineto::Event& e = t_.events[order_[k]];
+      places.push_back({e.ts_ns, -e.dur_ps, order_[k]});
+    }
+    sort_by_merging_runs(places);
+    for (uint32_t k = 0; k < line.count; ++k) order_[line.first + k] = places[k].event;
   }
 }
 

@@ -2,7 +2,9 @@
 // model, with which stats, and the schema variants from 2021 to now.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "model/pytorch_importer.h"
 #include "model/pytorch_test_support.h"
@@ -289,6 +291,32 @@ TEST(PyTorchImporter, SeveralRanksFormOnePod) {
   // One clock for the pod: the first host fixes the origin, the second is measured from it.
   EXPECT_EQ(p.origin_ns, 1700000000000010 * 1000);
   EXPECT_EQ(p.start_ps(1), 10 * 1000 * 1000);
+}
+
+// A thread's events in any order of the file land on its line by start, the longer of two
+// that start together first, then in the file's order: runs in order, shuffled events and ties.
+TEST(PyTorchImporter, LinesAreInTimeOrderWhateverTheFilesOrder) {
+  struct Written {
+    int ts, dur, index;
+  };
+  std::vector<Written> written;
+  uint32_t seed = 12345;
+  auto random = [&](int n) { return int((seed = seed * 1103515245u + 12345u) >> 16) % n; };
+  for (int i = 0; i < 60; ++i) written.push_back({i, 1, i});                    // a run in order
+  for (int i = 0; i < 60; ++i) written.push_back({i / 2, 1 + i % 3, 60 + i});  // a second one over it
+  for (int i = 0; i < 300; ++i) written.push_back({random(40), random(4), 120 + i});  // shuffled, with ties
+  for (int i = 0; i < 60; ++i) written.push_back({1000 + i, 1, 420 + i});       // a later window
+  std::string json = R"({"traceEvents": [)";
+  for (const Written& w : written)
+    json += (w.index ? ", " : "") + std::string(R"({"ph": "X", "cat": "cpu_op", "name": "e)") + std::to_string(w.index) +
+            R"(", "pid": 1, "tid": 1, "ts": )" + std::to_string(w.ts) + R"(, "dur": )" + std::to_string(w.dur) + "}";
+  json += "]}";
+  const Profile p = import(json);
+  std::sort(written.begin(), written.end(), [](const Written& a, const Written& b) {
+    return a.ts != b.ts ? a.ts < b.ts : a.dur != b.dur ? a.dur > b.dur : a.index < b.index;
+  });
+  ASSERT_EQ(p.num_events(), written.size());
+  for (size_t k = 0; k < written.size(); ++k) EXPECT_EQ(p.name(EventIndex(k)), "e" + std::to_string(written[k].index)) << k;
 }
 
 TEST(PyTorchImporter, UnknownPhasesAreCountedNotFatal) {
