@@ -779,6 +779,33 @@ class ParseAhead final : public TraceJsonVisitor {
   std::vector<std::thread> threads_;
 };
 
+// Parses each batch as the walk hands it over and builds the trace from it at once, on the
+// caller's thread: the order and the errors are ParseAhead's, with one batch's buffers.
+class ParseHere final : public TraceJsonVisitor {
+ public:
+  explicit ParseHere(TraceReader& reader) : reader_(reader) {}
+
+  bool wants(std::string_view key) const override { return wanted_top_level(key); }
+  bool top_level_value(std::string_view key, const PaddedJson& value, std::string* error) override {
+    return reader_.top_level_value(key, value, error);
+  }
+  bool event_batch(const PaddedJson& batch, std::string* error) override {
+    events_.clear();
+    // On failure the events before the bad one go first.
+    const bool ok = parser_.parse_batch(batch, parsed_, &events_, error);
+    parsed_ += events_.size();
+    for (RawEvent& raw : events_)
+      if (!reader_.add_raw(raw, error)) return false;
+    return ok;
+  }
+
+ private:
+  TraceReader& reader_;
+  EventParser parser_;
+  std::vector<RawEvent> events_;
+  uint64_t parsed_ = 0;  // elements of traceEvents parsed so far
+};
+
 }  // namespace
 
 bool is_device_category(Category c) {
@@ -795,8 +822,17 @@ bool is_device_category(Category c) {
 }
 
 bool read_trace(JsonSource& source, StringTable* strings, Trace* trace, const LoadProgress& progress,
-                std::string* error) {
+                std::string* error, bool parse_ahead) {
   TraceReader reader(strings, trace);
+  if (!parse_ahead) {
+    ParseHere here(reader);
+    try {
+      return walk_trace_json(source, here, progress, error);
+    } catch (const std::bad_alloc&) {
+      *error = "out of memory while reading the JSON";
+      return false;
+    }
+  }
   ParseAhead ahead(source, progress);
   for (;;) {
     ParseAhead::Piece* piece = ahead.next();

@@ -127,7 +127,10 @@ struct Trace {
 };
 
 // Reads the JSON text from `source`. Returns false with a one-line reason when it is not a trace.
+// `parse_ahead`: the text is scanned and parsed on threads of their own, a few batches ahead;
+// false: all on the caller's thread with one batch's buffers, for a file read while others are
+// (their threads keep the cores busy, and each file in flight costs its buffers).
 bool read_trace(JsonSource& source, StringTable* strings, Trace* trace, const LoadProgress& progress,
-                std::string* error);
+                std::string* error, bool parse_ahead = true);
 
 }  // namespace mlprof::model::kineto

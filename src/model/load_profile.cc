@@ -24,14 +24,16 @@ uint64_t file_size(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 ? uint64_t(st.st_size) : 0;
 }
 
-// `line_jobs`: threads decoding the lines of a large XSpace file at once.
+// `line_jobs`: threads decoding the lines of a large XSpace file at once. `alone`: no other file
+// is read meanwhile, so a PyTorch trace is parsed ahead on threads of its own; beside others it
+// is read on its thread alone, with one batch's buffers (the others keep the cores busy).
 bool import_host(const format::HostFile& host, Profile* profile, std::string* problem, const LoadProgress& progress,
-                 unsigned line_jobs = 1) {
+                 unsigned line_jobs, bool alone) {
   constexpr uint64_t kLinesAtOnceFrom = uint64_t(4) << 20;  // bytes: below, threads cost more than they gain
   if (file_size(host.path) < kLinesAtOnceFrom) line_jobs = 1;
   try {
     return host.kind == format::ProfileFileKind::kPyTorchJson
-               ? import_pytorch_trace_file(host.path, host.host, profile, problem, progress)
+               ? import_pytorch_trace_file(host.path, host.host, profile, problem, progress, alone)
                : import_xspace_file(host.path, host.host, profile, problem, progress, line_jobs);
   } catch (const std::bad_alloc&) {
     *problem = "out of memory while reading it";
@@ -59,11 +61,11 @@ struct Part {
 
 // Reads one file into a part (on any thread): nothing it throws leaves it.
 Part read_part(const format::HostFile& file, const Destination& to, const LoadProgress& progress,
-               unsigned line_jobs) {
+               unsigned line_jobs, bool alone) {
   Part part;
   try {
     part.profile = std::make_unique<Profile>();
-    if (!import_host(file, part.profile.get(), &part.problem, progress, line_jobs)) {
+    if (!import_host(file, part.profile.get(), &part.problem, progress, line_jobs, alone)) {
       part.profile.reset();
       return part;
     }
@@ -105,11 +107,12 @@ void load_in_turn(const std::vector<const format::HostFile*>& files, unsigned li
       };
     }
     if (to.summaries) {
-      Part part = read_part(*file, to, file_progress, line_jobs);
+      Part part = read_part(*file, to, file_progress, line_jobs, true);
       if (!take_part(part, to)) failures->push_back({file, part.problem});
     } else {
       std::string problem;
-      if (!import_host(*file, to.profile, &problem, file_progress, line_jobs)) failures->push_back({file, problem});
+      if (!import_host(*file, to.profile, &problem, file_progress, line_jobs, true))
+        failures->push_back({file, problem});
     }
     done_bytes += file_bytes;
     if (progress && total_bytes > 0) progress(double(done_bytes) / double(total_bytes));
@@ -133,7 +136,7 @@ void load_at_once(const std::vector<const format::HostFile*>& files, unsigned jo
   };
   run_ordered<Part>(
       files.size(), jobs,
-      [&](size_t i) { return read_part(*files[i], to, [&, i](double f) { fractions[i] = f; }, 1); },
+      [&](size_t i) { return read_part(*files[i], to, [&, i](double f) { fractions[i] = f; }, 1, false); },
       [&](size_t i, Part& part) {
         if (!take_part(part, to)) failures->push_back({files[i], part.problem});
         taken_bytes += bytes[i];

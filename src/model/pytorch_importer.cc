@@ -691,12 +691,12 @@ NameIndex PyTorchImport::consumer_name(StringId name, int64_t pid) {
 }
 
 bool import_source(kineto::JsonSource& source, std::string_view host, Profile* profile, const LoadProgress& progress,
-                   std::string* error) {
+                   std::string* error, bool parse_ahead = true) {
   kineto::Trace trace;
   // Reading is most of the work; placing the events on their lines is the last tenth.
   LoadProgress reading;
   if (progress) reading = [&progress](double f) { progress(0.9 * f); };
-  if (!kineto::read_trace(source, &profile->strings, &trace, reading, error)) return false;
+  if (!kineto::read_trace(source, &profile->strings, &trace, reading, error, parse_ahead)) return false;
   PyTorchImport import(profile, trace, host);
   return import.run(error);
 }
@@ -704,9 +704,9 @@ bool import_source(kineto::JsonSource& source, std::string_view host, Profile* p
 }  // namespace
 
 bool import_pytorch_trace_file(const std::string& path, std::string_view host, Profile* profile, std::string* error,
-                               const LoadProgress& progress) {
+                               const LoadProgress& progress, bool parse_ahead) {
   kineto::JsonSource source;
-  return source.open_file(path, error) && import_source(source, host, profile, progress, error);
+  return source.open_file(path, error) && import_source(source, host, profile, progress, error, parse_ahead);
 }
 
 bool import_pytorch_trace_bytes(const void* data, size_t size, std::string_view host, Profile* profile,

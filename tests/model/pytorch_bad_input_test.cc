@@ -153,5 +153,26 @@ TEST(PyTorchBadInput, LoadProfileNamesTheFile) {
   EXPECT_NE(error.problem.find("directory"), std::string::npos);
 }
 
+// A file read beside others is parsed on its reading thread alone: the same reason for every
+// bad input, and the same profile from a good one.
+TEST(PyTorchBadInput, ParsedHereAsAhead) {
+  ScratchDir dir;
+  std::vector<BadCase> cases = bad_cases();
+  cases.push_back({"a valid trace", kValidTrace, ""});
+  for (const BadCase& c : cases) {
+    SCOPED_TRACE(c.what);
+    const std::string file = dir / "trace.json";
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << c.bytes;
+    Profile ahead, here;
+    std::string ahead_error, here_error;
+    const bool ok = import_pytorch_trace_file(file, "h", &ahead, &ahead_error, {}, true);
+    EXPECT_EQ(import_pytorch_trace_file(file, "h", &here, &here_error, {}, false), ok);
+    EXPECT_EQ(here_error, ahead_error);
+    EXPECT_EQ(here.num_events(), ahead.num_events());
+    EXPECT_EQ(here.events.start_ps, ahead.events.start_ps);
+    EXPECT_EQ(here.strings.size(), ahead.strings.size());
+  }
+}
+
 }  // namespace
 }  // namespace mlprof::model
