@@ -791,19 +791,19 @@ class ParseHere final : public TraceJsonVisitor {
   }
   bool event_batch(const PaddedJson& batch, std::string* error) override {
     events_.clear();
+    std::string parse_error;
+    const bool parsed = parser_.parse_batch(batch, &events_, &parse_error);
     // On failure the events before the bad one go first.
-    const bool ok = parser_.parse_batch(batch, parsed_, &events_, error);
-    parsed_ += events_.size();
     for (RawEvent& raw : events_)
       if (!reader_.add_raw(raw, error)) return false;
-    return ok;
+    if (!parsed) *error = parse_error.empty() ? not_an_object(reader_.events_read()) : parse_error;
+    return parsed;
   }
 
  private:
   TraceReader& reader_;
   EventParser parser_;
   std::vector<RawEvent> events_;
-  uint64_t parsed_ = 0;  // elements of traceEvents parsed so far
 };
 
 }  // namespace
