@@ -1,7 +1,7 @@
 // Two passes over the wire format of a mapped file. The first reads everything but the events:
-// plane names, metadata (which protobuf writes after the lines), and how many events there are,
-// so that the columns are allocated once at their final size. The second decodes the
-// events straight into the columns. Pages already read are handed back to the kernel as the
+// plane names, metadata (which protobuf writes after the lines), and how many events each line
+// holds, so that the columns are allocated once at their final size. The second decodes the
+// events straight into the columns, on several threads a line each where asked. Pages already read are handed back to the kernel as the
 // passes go, so the file does not add to the process' memory.
 #include "model/xspace_importer.h"
 
@@ -11,13 +11,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <exception>
+#include <functional>
 #include <map>
 #include <memory>
 #include <new>
 #include <numeric>
+#include <thread>
 
 #include "format/annotation.h"
 #include "format/protobuf_wire.h"
@@ -65,6 +69,13 @@ class PageReleaser {
   void restart() {
     released_ = 0;
     ++pass_;
+  }
+  // The whole pages inside [from, to), from any thread (lines counted at once, each apart).
+  void release_inside(const uint8_t* from, const uint8_t* to) const {
+    if (base_ == nullptr || from < base_ || to > base_ + size_) return;
+    const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+    const uintptr_t first = (uintptr_t(from) + page - 1) / page * page, last = uintptr_t(to) / page * page;
+    if (first < last) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
   }
 
  private:
@@ -115,15 +126,16 @@ class XSpaceImport {
               p_.event_stats.size(), p_.metadata_stats.size(), p_.warnings.size(), p_.errors.size()};
   }
 
-  bool scan(Reader in);
+  // With `jobs` > 1 the lines' events are counted on that many threads, after the rest.
+  bool scan(Reader in, unsigned jobs);
   void reserve();
   bool decode(Reader in);
-  // The same on `jobs` threads, line by line, each line into a chunk of its own joined here in
-  // the file's order (the model is what decode() makes).
+  // The same on `jobs` threads, line by line: each line's events are decoded straight into
+  // their place in the columns (the first pass counted them), its stats and the strings it
+  // meets first apart, joined here in the file's order (the model is what decode() makes).
   bool decode_lines_at_once(Reader in, unsigned jobs);
-  // Whether lines decoded apart cost little memory: each is a second copy of its events until
-  // joined, so `jobs` of the largest must stay under a quarter of the file's events.
-  bool lines_at_once_pay(unsigned jobs) const { return jobs > 1 && jobs * largest_line_ * 4 <= num_events_; }
+  // Whether there is more than one line to decode at once.
+  bool has_lines_to_share() const { return line_counts_.size() > 1; }
   void rollback();
   const std::string& error() const { return error_; }
 
@@ -139,8 +151,10 @@ class XSpaceImport {
   bool truncated() { return fail("not a valid XSpace protobuf (truncated or corrupt)"); }
 
   // First pass.
+  bool scan_space(Reader in);
   bool scan_plane(Reader in);
   bool count_line(Reader in);
+  bool count_lines_at_once(unsigned jobs);
   bool read_event_metadata_entry(Reader in, RawEventMetadata* meta);
   bool read_event_metadata(Reader in, RawEventMetadata* meta);
   bool read_stat_metadata_entry(Reader in, PlaneScan* scan);
@@ -150,16 +164,36 @@ class XSpaceImport {
   StatValue resolve_value(PlaneScan& scan, const RawStat& stat);
 
   // Second pass.
+  // A line's events in the columns, from its first on: where decode_event writes them when
+  // lines are decoded at once (out_), and what finish_line sorts and nests.
+  struct LineEvents {
+    int64_t* start;
+    int64_t* duration;
+    NameIndex* name;
+    uint32_t* line;
+    EventIndex* parent;
+    uint32_t* stat_end;    // event i's stats end there (the first_stat of the event after it)
+    EventIndex first;      // the line's first event in the profile
+    uint32_t line_index;   // the line in the profile
+    uint32_t count;        // events written
+    uint32_t capacity;     // events the first pass counted
+    size_t stats_begin;    // where the line's stats begin in p_.event_stats
+  };
+  LineEvents line_events_in_profile(uint32_t line_index);
   struct LineChunk;
-  bool decode_chunk(Reader line, PlaneScan& scan, LineChunk* chunk);
-  bool join_chunk(LineChunk& chunk, uint32_t scan);
+  bool decode_chunk(Reader line, PlaneScan& scan, LineEvents out, LineChunk* chunk);
+  bool join_chunk(LineChunk& chunk, uint32_t scan, EventIndex first, uint32_t count);
+  void size_columns(size_t events, unsigned jobs);
   bool decode_plane(Reader in, PlaneScan& scan);
+  // kInPlace: the events go to out_ (lines decoded at once), else they are appended.
+  template <bool kInPlace>
   bool decode_line(Reader in, PlaneScan& scan);
+  template <bool kInPlace>
   bool decode_event(Reader in, PlaneScan& scan, uint32_t line, int64_t* start, int64_t* duration);
   NameIndex name_for(PlaneScan& scan, int64_t metadata_id);
   bool finish_line(uint32_t line, int64_t timestamp_ns, bool sorted);
-  void sort_line(uint32_t begin, uint32_t end);
-  void link_parents(uint32_t begin, uint32_t end);
+  void sort_line(LineEvents& ev);
+  void link_parents(LineEvents& ev);
 
   Profile& p_;
   std::string host_;
@@ -171,7 +205,13 @@ class XSpaceImport {
 
   std::vector<PlaneScan> scans_;
   uint64_t num_events_ = 0;
-  uint64_t largest_line_ = 0;  // events
+  std::vector<uint32_t> line_counts_;  // events of each line, in the file's order
+  struct LineBytes {
+    Reader line;
+    const uint8_t* end;
+  };
+  std::vector<LineBytes> lines_to_count_;  // when counted at once, after the rest of the first pass
+  bool count_later_ = false;
   int64_t min_timestamp_ns_ = INT64_MAX;
   bool has_origin_ = false;
   std::vector<std::string> hostnames_;
@@ -183,6 +223,7 @@ class XSpaceImport {
   // event of a metadata id no plane declares gets a name of the chunk's, kUnknownName | k.
   static constexpr NameIndex kUnknownName = NameIndex(1) << 31;
   std::vector<std::pair<int64_t, StringId>>* unknown_names_ = nullptr;  // (metadata id, its name)
+  LineEvents* out_ = nullptr;  // where the line's events go; null: appended to p_.events
   // Joining chunks: names made for undeclared metadata ids, by (plane, id), as name_for keeps them.
   std::map<std::pair<uint32_t, int64_t>, NameIndex> joined_unknown_names_;
   std::vector<Plane> planes_before_lines_;      // what chunks see of the planes
@@ -191,7 +232,27 @@ class XSpaceImport {
 
 // ---- First pass --------------------------------------------------------------------------
 
-bool XSpaceImport::scan(Reader in) {
+bool XSpaceImport::scan(Reader in, unsigned jobs) {
+  count_later_ = jobs > 1;
+  const bool ok = scan_space(in);
+  // A line counted later lies before anything the rest of the pass stopped at: its error is
+  // the one reading in turn would have met first.
+  if (count_later_ && !count_lines_at_once(jobs)) {
+    error_.clear();
+    return truncated();
+  }
+  if (!ok) return false;
+  Host& h = p_.hosts[host_index_];
+  h.num_planes = uint32_t(p_.planes.size()) - h.first_plane;
+  if (!hostnames_.empty()) h.hostname = p_.strings.intern(hostnames_.front());
+  for (size_t i = 1; i < hostnames_.size(); ++i) h.more_hostnames.push_back(p_.strings.intern(hostnames_[i]));
+  for (auto& w : warnings_) p_.warnings.push_back(host_ + ": " + w);
+  for (auto& e : errors_) p_.errors.push_back(host_ + ": " + e);
+  if (!has_origin_) p_.origin_ns = min_timestamp_ns_ == INT64_MAX ? 0 : min_timestamp_ns_;
+  return true;
+}
+
+bool XSpaceImport::scan_space(Reader in) {
   has_origin_ = !p_.hosts.empty();
   host_index_ = uint32_t(p_.hosts.size());
   Host host;
@@ -231,14 +292,6 @@ bool XSpaceImport::scan(Reader in) {
   if (!any_field || (p_.planes.size() == saved_.planes && hostnames_.empty() && warnings_.empty() &&
                      errors_.empty()))
     return fail("not an XSpace profile (no planes)");
-
-  Host& h = p_.hosts[host_index_];
-  h.num_planes = uint32_t(p_.planes.size()) - h.first_plane;
-  if (!hostnames_.empty()) h.hostname = p_.strings.intern(hostnames_.front());
-  for (size_t i = 1; i < hostnames_.size(); ++i) h.more_hostnames.push_back(p_.strings.intern(hostnames_[i]));
-  for (auto& w : warnings_) p_.warnings.push_back(host_ + ": " + w);
-  for (auto& e : errors_) p_.errors.push_back(host_ + ": " + e);
-  if (!has_origin_) p_.origin_ns = min_timestamp_ns_ == INT64_MAX ? 0 : min_timestamp_ns_;
   return true;
 }
 
@@ -267,7 +320,12 @@ bool XSpaceImport::scan_plane(Reader in) {
         break;
       case xs::kPlaneLines.number:
         if (!expect(tag, xs::kPlaneLines.wire_type)) return false;
-        if (!in.message(&sub) || !count_line(sub)) return truncated();
+        if (!in.message(&sub)) return truncated();
+        if (count_later_) {
+          lines_to_count_.push_back({sub, in.position()});
+          break;
+        }
+        if (!count_line(sub)) return truncated();
         pages_.release_before(in.position());
         break;
       case xs::kPlaneEventMetadata.number:
@@ -305,26 +363,62 @@ bool XSpaceImport::scan_plane(Reader in) {
   return true;
 }
 
-// Counts a line's events without decoding them.
-bool XSpaceImport::count_line(Reader in) {
+// A line's events, counted without decoding them, and its timestamp.
+struct LineCount {
+  uint32_t events = 0;
   int64_t timestamp_ns = 0;
-  bool has_events = false;
-  const uint64_t events_before = num_events_;
+  bool ok = false;
+};
+
+LineCount count_events(Reader in) {
+  LineCount count;
   uint32_t tag;
   while (in.next_tag(&tag)) {
     if (tag == xs::kLineTimestampNs.tag()) {
-      if (!in.int64(&timestamp_ns)) return false;
+      if (!in.int64(&count.timestamp_ns)) return count;
     } else if (tag == xs::kLineEvents.tag()) {
-      if (!in.skip(tag)) return false;
-      ++num_events_;
-      has_events = true;
+      if (!in.skip(tag)) return count;
+      ++count.events;
     } else if (!in.skip(tag)) {
-      return false;
+      return count;
     }
   }
-  if (in.bad()) return false;
-  if (has_events) min_timestamp_ns_ = std::min(min_timestamp_ns_, timestamp_ns);
-  largest_line_ = std::max(largest_line_, num_events_ - events_before);
+  count.ok = !in.bad();
+  return count;
+}
+
+bool XSpaceImport::count_line(Reader in) {
+  const LineCount count = count_events(in);
+  if (!count.ok) return false;
+  num_events_ += count.events;
+  if (count.events > 0) min_timestamp_ns_ = std::min(min_timestamp_ns_, count.timestamp_ns);
+  line_counts_.push_back(count.events);
+  return true;
+}
+
+// The lines the pass left for later, on `jobs` threads, each thread handing back the pages of
+// the lines it counted; then added up in the file's order.
+bool XSpaceImport::count_lines_at_once(unsigned jobs) {
+  std::vector<LineCount> counts(lines_to_count_.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < counts.size();) {
+      counts[i] = count_events(lines_to_count_[i].line);
+      pages_.release_inside(lines_to_count_[i].line.position(), lines_to_count_[i].end);
+    }
+  };
+  {
+    std::vector<std::jthread> threads;
+    for (unsigned j = 1; j < jobs && j < counts.size(); ++j) threads.emplace_back(work);
+    work();
+  }
+  lines_to_count_.clear();
+  for (const LineCount& count : counts) {
+    if (!count.ok) return false;
+    num_events_ += count.events;
+    if (count.events > 0) min_timestamp_ns_ = std::min(min_timestamp_ns_, count.timestamp_ns);
+    line_counts_.push_back(count.events);
+  }
   return true;
 }
 
@@ -524,7 +618,7 @@ bool XSpaceImport::decode_plane(Reader in, PlaneScan& scan) {
   while (in.next_tag(&tag)) {
     if (tag == xs::kPlaneLines.tag()) {
       Reader line;
-      if (!in.message(&line) || !decode_line(line, scan)) return false;
+      if (!in.message(&line) || !decode_line<false>(line, scan)) return false;
       pages_.release_before(in.position());
     } else if (!in.skip(tag)) {
       return false;
@@ -536,11 +630,14 @@ bool XSpaceImport::decode_plane(Reader in, PlaneScan& scan) {
   return true;
 }
 
+template <bool kInPlace>
 bool XSpaceImport::decode_line(Reader in, PlaneScan& scan) {
   const uint32_t index = uint32_t(p_.lines.size());
   p_.lines.emplace_back();
   p_.lines[index].plane = scan.plane;
-  p_.lines[index].first_event = uint32_t(p_.num_events());
+  p_.lines[index].first_event = kInPlace ? out_->first : uint32_t(p_.num_events());
+  if constexpr (kInPlace) out_->stats_begin = p_.event_stats.size();
+  const uint32_t line_in_profile = kInPlace ? out_->line_index : index;
   int64_t timestamp_ns = 0;
   bool sorted = true;
   int64_t prev_start = INT64_MIN, prev_duration = 0;
@@ -568,7 +665,7 @@ bool XSpaceImport::decode_line(Reader in, PlaneScan& scan) {
       case xs::kLineEvents.tag(): {
         Reader event;
         int64_t start = 0, duration = 0;
-        if (!in.message(&event) || !decode_event(event, scan, index, &start, &duration)) return false;
+        if (!in.message(&event) || !decode_event<kInPlace>(event, scan, line_in_profile, &start, &duration)) return false;
         // Sorted means by start, and an enclosing event (the longer) before what it encloses.
         if (start < prev_start || (start == prev_start && duration > prev_duration)) sorted = false;
         prev_start = start;
@@ -583,6 +680,7 @@ bool XSpaceImport::decode_line(Reader in, PlaneScan& scan) {
   return finish_line(index, timestamp_ns, sorted);
 }
 
+template <bool kInPlace>
 bool XSpaceImport::decode_event(Reader in, PlaneScan& scan, uint32_t line, int64_t* start, int64_t* duration) {
   int64_t metadata_id = 0;
   uint32_t tag;
@@ -614,6 +712,17 @@ bool XSpaceImport::decode_event(Reader in, PlaneScan& scan, uint32_t line, int64
   }
   if (in.bad()) return false;
   if (*duration < 0) *duration = 0;
+  if constexpr (kInPlace) {
+    if (out_->count == out_->capacity) return fail("the file changed while it was read");
+    const uint32_t i = out_->count++;
+    out_->start[i] = *start;
+    out_->duration[i] = *duration;
+    out_->name[i] = name_for(scan, metadata_id);
+    out_->line[i] = line;
+    out_->parent[i] = kNone;
+    out_->stat_end[i] = uint32_t(p_.event_stats.size());
+    return true;
+  }
   EventColumns& ev = p_.events;
   ev.start_ps.push_back(*start);
   ev.duration_ps.push_back(*duration);
@@ -640,8 +749,8 @@ NameIndex XSpaceImport::name_for(PlaneScan& scan, int64_t metadata_id) {
 
 // ---- Second pass on several threads ------------------------------------------------------
 
-// One line decoded apart: its strings over the profile's (ids from the profile's size on are
-// the chunk's own), its names from the scans, its events sorted and nested.
+// One line decoded apart: its events are in place already; its strings over the profile's (ids
+// from the profile's size on are the chunk's own), its stats, its undeclared names.
 struct XSpaceImport::LineChunk {
   Profile profile;
   std::vector<std::pair<int64_t, StringId>> unknown_names;  // in the order the events met them
@@ -649,7 +758,7 @@ struct XSpaceImport::LineChunk {
   bool ok = false;
 };
 
-bool XSpaceImport::decode_chunk(Reader line, PlaneScan& scan, LineChunk* chunk) {
+bool XSpaceImport::decode_chunk(Reader line, PlaneScan& scan, LineEvents out, LineChunk* chunk) {
   Profile& c = chunk->profile;
   c.strings = StringTable(&p_.strings);
   c.planes = planes_before_lines_;  // finish_line asks the plane's kind
@@ -657,14 +766,16 @@ bool XSpaceImport::decode_chunk(Reader line, PlaneScan& scan, LineChunk* chunk) 
   PageReleaser none;
   XSpaceImport line_import(&c, host_, &none);
   line_import.unknown_names_ = &chunk->unknown_names;
-  chunk->ok = line_import.decode_line(line, scan);
+  line_import.out_ = &out;
+  chunk->ok = line_import.decode_line<true>(line, scan);
   if (!chunk->ok) chunk->error = line_import.error();
   return chunk->ok;
 }
 
-// Appends a chunk's line as decode_line would have written it: strings it met first are
-// added to the profile in the order it met them, names for undeclared ids made once a plane.
-bool XSpaceImport::join_chunk(LineChunk& chunk, uint32_t scan) {
+// Completes a chunk's line as decode_line would have written it: strings it met first are
+// added to the profile in the order it met them, names for undeclared ids made once a plane,
+// its stats appended.
+bool XSpaceImport::join_chunk(LineChunk& chunk, uint32_t scan, EventIndex first, uint32_t count) {
   if (!chunk.ok) return chunk.error.empty() ? truncated() : fail(chunk.error);
   const Profile& c = chunk.profile;
   const StringId base = StringId(p_.strings.size());
@@ -682,24 +793,17 @@ bool XSpaceImport::join_chunk(LineChunk& chunk, uint32_t scan) {
     }
     unknown[k] = it->second;
   }
-  const uint32_t events0 = uint32_t(p_.num_events()), stats0 = uint32_t(p_.event_stats.size());
   Line line = c.lines.front();
   line.name = id(line.name);
   line.display_name = id(line.display_name);
-  line.first_event = events0;
-  const uint32_t line_index = uint32_t(p_.lines.size());
   p_.lines.push_back(line);
   EventColumns& ev = p_.events;
-  const EventColumns& ce = c.events;
-  for (size_t e = 0; e < ce.size(); ++e) {
-    ev.start_ps.push_back(ce.start_ps[e]);
-    ev.duration_ps.push_back(ce.duration_ps[e]);
-    const NameIndex n = ce.name[e];
-    ev.name.push_back((n & kUnknownName) != 0 ? unknown[n & ~kUnknownName] : n);
-    ev.line.push_back(line_index);
-    ev.parent.push_back(ce.parent[e] == kNone ? kNone : ce.parent[e] + events0);
-    ev.first_stat.push_back(ce.first_stat[e + 1] + stats0);
+  if (!unknown.empty()) {
+    for (EventIndex e = first; e < first + count; ++e)
+      if ((ev.name[e] & kUnknownName) != 0) ev.name[e] = unknown[ev.name[e] & ~kUnknownName];
   }
+  const uint32_t stats0 = uint32_t(p_.event_stats.size());
+  for (EventIndex e = first; e < first + count; ++e) ev.first_stat[e + 1] += stats0;
   p_.event_stats.reserve(p_.event_stats.size() + c.event_stats.size());
   for (size_t i = 0; i < c.event_stats.size(); ++i) {
     StatValue v = c.event_stats.value(i);
@@ -709,12 +813,36 @@ bool XSpaceImport::join_chunk(LineChunk& chunk, uint32_t scan) {
   return true;
 }
 
+// The columns at their final size, their memory touched by `jobs` threads, a few columns each.
+void XSpaceImport::size_columns(size_t events, unsigned jobs) {
+  EventColumns& ev = p_.events;
+  std::vector<std::function<void()>> columns = {
+      [&] { ev.start_ps.resize(events); },  [&] { ev.duration_ps.resize(events); },
+      [&] { ev.name.resize(events); },      [&] { ev.line.resize(events); },
+      [&] { ev.parent.resize(events); },    [&] { ev.first_stat.resize(events + 1); }};
+  std::vector<std::exception_ptr> failed(jobs);
+  auto work = [&](unsigned j) {
+    try {
+      for (size_t c = j; c < columns.size(); c += jobs) columns[c]();
+    } catch (...) {
+      failed[j] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned j = 1; j < jobs; ++j) threads.emplace_back(work, j);
+  work(0);
+  for (auto& t : threads) t.join();
+  for (auto& f : failed)
+    if (f) std::rethrow_exception(f);
+}
+
 bool XSpaceImport::decode_lines_at_once(Reader in, unsigned jobs) {
   // The lines, plane by plane, as decode() meets them.
   struct Work {
     uint32_t scan;
     Reader line;
     const uint8_t* end;  // of the line in the file
+    EventIndex first;    // its first event
   };
   std::vector<Work> work;
   std::vector<uint32_t> lines_of(scans_.size(), 0);
@@ -732,7 +860,7 @@ bool XSpaceImport::decode_lines_at_once(Reader in, unsigned jobs) {
       if (tag == xs::kPlaneLines.tag()) {
         Reader line;
         if (!sub.message(&line)) return truncated();
-        work.push_back({uint32_t(plane), line, sub.position()});
+        work.push_back({uint32_t(plane), line, sub.position(), 0});
         ++lines_of[plane];
       } else if (!sub.skip(tag)) {
         return truncated();
@@ -742,17 +870,29 @@ bool XSpaceImport::decode_lines_at_once(Reader in, unsigned jobs) {
     ++plane;
   }
   if (in.bad()) return truncated();
-  if (plane != scans_.size()) return fail("the file changed while it was read");
+  if (plane != scans_.size() || work.size() != line_counts_.size()) return fail("the file changed while it was read");
+  EventIndex first = EventIndex(saved_.events);
+  for (size_t i = 0; i < work.size(); ++i) {
+    work[i].first = first;
+    first += line_counts_[i];
+  }
+  size_columns(saved_.events + num_events_, jobs);
 
   // The profile's strings and planes stay as they are while the threads read them.
   planes_before_lines_ = p_.planes;
   joined_strings_ = std::make_unique<StringTable>(&p_.strings);
+  EventColumns& ev = p_.events;
   const bool ok = run_ordered<std::unique_ptr<LineChunk>>(
       work.size(), jobs,
       [&](size_t i) {
         auto chunk = std::make_unique<LineChunk>();
+        const EventIndex e = work[i].first;
+        LineEvents out{ev.start_ps.data() + e, ev.duration_ps.data() + e, ev.name.data() + e,
+                       ev.line.data() + e,     ev.parent.data() + e,      ev.first_stat.data() + e + 1,
+                       e,                      uint32_t(saved_.lines + i), 0,
+                       line_counts_[i],        0};
         try {
-          decode_chunk(work[i].line, scans_[work[i].scan], chunk.get());
+          decode_chunk(work[i].line, scans_[work[i].scan], out, chunk.get());
         } catch (const std::bad_alloc&) {
           chunk->ok = false;
           chunk->error = "out of memory while decoding a line";
@@ -760,12 +900,11 @@ bool XSpaceImport::decode_lines_at_once(Reader in, unsigned jobs) {
         return chunk;
       },
       [&](size_t i, std::unique_ptr<LineChunk>& chunk) {
-        if (!join_chunk(*chunk, work[i].scan)) return false;
+        if (!join_chunk(*chunk, work[i].scan, work[i].first, line_counts_[i])) return false;
         chunk.reset();
         pages_.release_before(work[i].end);
         return true;
-      },
-      {}, jobs);  // a line apart is a second copy of its events until joined: no more than `jobs` of them
+      });
   for (StringId s = StringId(p_.strings.size()); s < joined_strings_->size(); ++s)
     p_.strings.intern(joined_strings_->view(s));
   joined_strings_.reset();
@@ -777,70 +916,81 @@ bool XSpaceImport::decode_lines_at_once(Reader in, unsigned jobs) {
     pl.num_lines = lines_of[k];
     first_line += lines_of[k];
   }
-  if (p_.num_events() != saved_.events + num_events_) return fail("the file changed while it was read");
   return true;
 }
 
+// The line's events in p_.events, as decode() appended them.
+XSpaceImport::LineEvents XSpaceImport::line_events_in_profile(uint32_t line_index) {
+  EventColumns& ev = p_.events;
+  const EventIndex e = p_.lines[line_index].first_event;
+  const uint32_t n = uint32_t(p_.num_events()) - e;
+  return {ev.start_ps.data() + e, ev.duration_ps.data() + e, ev.name.data() + e,
+          ev.line.data() + e,     ev.parent.data() + e,      ev.first_stat.data() + e + 1,
+          e,                      line_index,                n,
+          n,                      ev.first_stat[e]};
+}
+
 bool XSpaceImport::finish_line(uint32_t index, int64_t timestamp_ns, bool sorted) {
+  LineEvents ev = out_ != nullptr ? *out_ : line_events_in_profile(index);
+  if (ev.count != ev.capacity) return fail("the file changed while it was read");
   Line& line = p_.lines[index];
-  line.num_events = uint32_t(p_.num_events()) - line.first_event;
+  line.num_events = ev.count;
   line.kind = identify_line(p_.planes[line.plane].kind, p_.strings.view(line.name), line.id);
   if (line.num_events == 0) return true;
   int64_t base_ps;
   if (__builtin_sub_overflow(timestamp_ns, p_.origin_ns, &base_ps) ||
       __builtin_mul_overflow(base_ps, int64_t(1000), &base_ps))
     return fail("line \"" + quotable(p_.strings.view(line.name)) + "\" has a timestamp out of range");
-  const uint32_t begin = line.first_event, end = begin + line.num_events;
-  for (uint32_t e = begin; e < end; ++e) p_.events.start_ps[e] += base_ps;
-  if (!sorted) sort_line(begin, end);
-  link_parents(begin, end);
+  for (uint32_t i = 0; i < ev.count; ++i) ev.start[i] += base_ps;
+  if (!sorted) sort_line(ev);
+  link_parents(ev);
   return true;
 }
 
 // Reorders a line's events (columns and stats) by start, longest first on ties.
-void XSpaceImport::sort_line(uint32_t begin, uint32_t end) {
-  EventColumns& ev = p_.events;
-  std::vector<uint32_t> order(end - begin);
-  std::iota(order.begin(), order.end(), begin);
+void XSpaceImport::sort_line(LineEvents& ev) {
+  std::vector<uint32_t> order(ev.count);
+  std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    if (ev.start_ps[a] != ev.start_ps[b]) return ev.start_ps[a] < ev.start_ps[b];
-    return ev.duration_ps[a] > ev.duration_ps[b];
+    if (ev.start[a] != ev.start[b]) return ev.start[a] < ev.start[b];
+    return ev.duration[a] > ev.duration[b];
   });
-  auto permute = [&](auto& column) {
-    std::vector<std::decay_t<decltype(column[0])>> copy(column.begin() + begin, column.begin() + end);
-    for (uint32_t i = 0; i < order.size(); ++i) column[begin + i] = copy[order[i] - begin];
+  auto permute = [&](auto* column) {
+    std::vector<std::decay_t<decltype(column[0])>> copy(column, column + ev.count);
+    for (uint32_t i = 0; i < order.size(); ++i) column[i] = copy[order[i]];
   };
-  const uint32_t stats_begin = ev.first_stat[begin];
+  auto stats_of = [&](uint32_t i) {
+    return std::pair<size_t, size_t>(i == 0 ? ev.stats_begin : ev.stat_end[i - 1], ev.stat_end[i]);
+  };
   std::vector<std::pair<StringId, StatValue>> stats;
-  stats.reserve(ev.first_stat[end] - stats_begin);
-  std::vector<uint32_t> first(order.size());
+  stats.reserve(ev.count == 0 ? 0 : ev.stat_end[ev.count - 1] - ev.stats_begin);
+  std::vector<uint32_t> end(order.size());
   for (uint32_t i = 0; i < order.size(); ++i) {
-    first[i] = stats_begin + uint32_t(stats.size());
-    for (uint32_t s = ev.first_stat[order[i]]; s < ev.first_stat[order[i] + 1]; ++s)
-      stats.emplace_back(p_.event_stats.key(s), p_.event_stats.value(s));
+    const auto [from, to] = stats_of(order[i]);
+    for (size_t s = from; s < to; ++s) stats.emplace_back(p_.event_stats.key(s), p_.event_stats.value(s));
+    end[i] = uint32_t(ev.stats_begin + stats.size());
   }
-  for (size_t s = 0; s < stats.size(); ++s) p_.event_stats.set(stats_begin + s, stats[s].first, stats[s].second);
-  for (uint32_t i = 0; i < order.size(); ++i) ev.first_stat[begin + i] = first[i];
-  permute(ev.start_ps);
-  permute(ev.duration_ps);
+  for (size_t s = 0; s < stats.size(); ++s) p_.event_stats.set(ev.stats_begin + s, stats[s].first, stats[s].second);
+  for (uint32_t i = 0; i < order.size(); ++i) ev.stat_end[i] = end[i];
+  permute(ev.start);
+  permute(ev.duration);
   permute(ev.name);
 }
 
 // Nesting on one line: the enclosing event is the innermost earlier one still open.
-void XSpaceImport::link_parents(uint32_t begin, uint32_t end) {
-  EventColumns& ev = p_.events;
+void XSpaceImport::link_parents(LineEvents& ev) {
   std::vector<uint32_t> open;
-  for (uint32_t e = begin; e < end; ++e) {
-    const int64_t start = ev.start_ps[e], stop = start + ev.duration_ps[e];
+  for (uint32_t i = 0; i < ev.count; ++i) {
+    const int64_t start = ev.start[i], stop = start + ev.duration[i];
     while (!open.empty()) {
       const uint32_t top = open.back();
-      const int64_t top_end = ev.start_ps[top] + ev.duration_ps[top];
+      const int64_t top_end = ev.start[top] + ev.duration[top];
       // A parent must contain the event; one that ended, or only partly overlaps, is closed.
       if (top_end > start && top_end >= stop) break;
       open.pop_back();
     }
-    ev.parent[e] = open.empty() ? kNone : open.back();
-    open.push_back(e);
+    ev.parent[i] = open.empty() ? kNone : ev.first + open.back();
+    open.push_back(i);
   }
 }
 
@@ -867,12 +1017,12 @@ bool import_from(const void* data, size_t size, std::string_view host, Profile* 
                  unsigned jobs, std::string* error) {
   XSpaceImport import(profile, host, pages);
   const int64_t saved_origin = profile->origin_ns;
-  bool ok = import.scan(Reader(data, size));
+  bool ok = import.scan(Reader(data, size), jobs);
   if (ok) {
     import.reserve();
     pages->restart();
-    ok = import.lines_at_once_pay(jobs) ? import.decode_lines_at_once(Reader(data, size), jobs)
-                                        : import.decode(Reader(data, size));
+    ok = jobs > 1 && import.has_lines_to_share() ? import.decode_lines_at_once(Reader(data, size), jobs)
+                                                 : import.decode(Reader(data, size));
   }
   if (!ok) {
     import.rollback();

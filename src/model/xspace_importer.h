@@ -14,9 +14,9 @@ namespace mlprof::model {
 // Appends the file as one more host of `profile`. On failure returns false, sets `error` to a
 // one-line reason (without the path) and leaves `profile` without that host. `progress`, when
 // set, is told the fraction of the work done after each line of events. With `jobs` > 1 the
-// lines are decoded on that many threads at once, each apart, and joined in the file's order
-// (the model is the same), when no few lines hold most of the events: a line decoded apart is
-// a second copy of its events until joined.
+// lines are decoded on that many threads at once, each straight into its place in the event
+// columns (the first pass counts every line's events), and joined in the file's order: the
+// model is the same.
 bool import_xspace_file(const std::string& path, std::string_view host, Profile* profile,
                         std::string* error, const LoadProgress& progress = {}, unsigned jobs = 1);
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "model/profile_equal.h"
 #include "model/xspace_builder.h"
@@ -20,7 +21,7 @@ using testing::kPsPerUs;
 std::string sample_space(int64_t timestamp_ns) {
   tensorflow::profiler::XSpace space;
   auto host = add_plane(&space, 1, "/host:CPU");
-  for (int t = 0; t < 12; ++t) {  // enough lines that decoding them at once pays
+  for (int t = 0; t < 12; ++t) {
     auto* line = host.line(100 + t, "thread " + std::to_string(t), timestamp_ns + t * 1000);
     if (t == 2) line->set_display_name("the loader");
     if (t == 4) continue;  // a line without events
@@ -64,7 +65,7 @@ TEST(XSpaceLinesAtOnce, SameModelAsOneThread) {
   const std::vector<std::string> hosts = {sample_space(1700000000000000000), sample_space(1700000000000000000 - 7000)};
   const Profile in_turn = import(hosts, 1);
   ASSERT_EQ(in_turn.num_events(), 2u * (11 * 301 + 600));
-  for (unsigned jobs : {2u, 3u, 8u}) {  // 8: the largest lines would hold too much, read in turn
+  for (unsigned jobs : {2u, 3u, 8u, 16u}) {  // 16: more threads than lines
     SCOPED_TRACE(jobs);
     testing::expect_same_profile(import(hosts, jobs), in_turn);
   }
@@ -98,6 +99,29 @@ TEST(XSpaceLinesAtOnce, SameErrorsAndTheProfileUntouched) {
     }
     EXPECT_EQ(errors[1], errors[0]);
     EXPECT_FALSE(errors[0].empty());
+  }
+}
+
+// Lines are counted and decoded at once, yet a damaged file gives the error (or the model)
+// reading it in turn gives, wherever the damage is.
+TEST(XSpaceLinesAtOnce, SameOutcomeWhereverTheFileIsCutOrFlipped) {
+  const std::string good = sample_space(1700000000000000000);
+  std::vector<std::string> damaged;
+  for (size_t at = 1; at < good.size(); at += good.size() / 61 + 1) damaged.push_back(good.substr(0, at));
+  for (size_t at = 0; at < good.size(); at += good.size() / 67 + 1) {
+    damaged.push_back(good);
+    damaged.back()[at] = char(damaged.back()[at] ^ 0x5a);
+  }
+  for (size_t k = 0; k < damaged.size(); ++k) {
+    SCOPED_TRACE(k);
+    const std::string& bytes = damaged[k];
+    Profile in_turn, at_once;
+    std::string in_turn_error, at_once_error;
+    const bool in_turn_ok = import_xspace_bytes(bytes.data(), bytes.size(), "h", &in_turn, &in_turn_error, 1);
+    const bool at_once_ok = import_xspace_bytes(bytes.data(), bytes.size(), "h", &at_once, &at_once_error, 3);
+    ASSERT_EQ(at_once_ok, in_turn_ok) << in_turn_error << " / " << at_once_error;
+    EXPECT_EQ(at_once_error, in_turn_error);
+    if (in_turn_ok) testing::expect_same_profile(at_once, in_turn);
   }
 }
 
