@@ -26,6 +26,10 @@ class Arena {
   static Arena* create(uint64_t session_id, uint64_t max_bytes, void (*wake_committer)() = nullptr);
 
   uint64_t session_id() const { return session_id_.load(std::memory_order_relaxed); }
+  // The tick literal records count their start from (record_format.h): the session's start,
+  // set before the arena is published to writers.
+  uint64_t tick_base() const { return tick_base_.load(std::memory_order_relaxed); }
+  void set_tick_base(uint64_t ticks) { tick_base_.store(ticks, std::memory_order_relaxed); }
   uint64_t capacity_bytes() const { return uint64_t(num_chunks_) * kChunkBytes; }
 
   // Writers. attach() fails once the arena is closed.
@@ -81,6 +85,7 @@ class Arena {
 
   // Atomic: a block is recycled while a thread that read g_arena long ago may compare it.
   std::atomic<uint64_t> session_id_{0};
+  std::atomic<uint64_t> tick_base_{0};
   char* base_ = nullptr;
   uint32_t num_chunks_ = 0;
   std::atomic<uint32_t> next_chunk_{0};

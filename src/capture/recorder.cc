@@ -74,6 +74,7 @@ bool attach(ThreadState& t, uint64_t session) noexcept {
   arm_exit_hook(t);
   prctl(PR_GET_NAME, t.os_name);  // once per thread and session, off the hot path
   t.arena = arena;
+  t.tick_base = arena->tick_base();
   t.epoch = session;
   return true;
 }
@@ -156,10 +157,15 @@ const char* set_name_of_this_thread(const char* name) noexcept {
 
 void record_literal_slow(const char* name, uint64_t start, uint64_t end) noexcept {
   ThreadState& t = t_state;
-  if (!reserve_slow(t, sizeof(LiteralRecord))) return;
-  auto* r = reinterpret_cast<LiteralRecord*>(t.pos);
-  *r = LiteralRecord{name, start, end};
-  publish(t, t.pos + sizeof(LiteralRecord));
+  if (!reserve_slow(t, sizeof(LongLiteralRecord))) return;
+  // The tick base is the session's this thread may just have attached to.
+  if (fits_literal_record(name, start - t.tick_base, end - start)) {
+    *reinterpret_cast<LiteralRecord*>(t.pos) = pack_literal_record(name, start - t.tick_base, end - start);
+    publish(t, t.pos + sizeof(LiteralRecord));
+    return;
+  }
+  *reinterpret_cast<LongLiteralRecord*>(t.pos) = LongLiteralRecord{kLongLiteral, name, start, end};
+  publish(t, t.pos + sizeof(LongLiteralRecord));
 }
 
 void record_step(const char* name, int64_t step, uint64_t start, uint64_t end) noexcept {
@@ -185,12 +191,11 @@ void record_literal(const char* name, uint64_t start_ticks, uint64_t end_ticks) 
   capture::ThreadState& t = t_state;
   char* const p = t.pos;
   capture::ChunkHeader* const chunk = t.chunk;
+  const uint64_t since_base = start_ticks - t.tick_base, duration = end_ticks - start_ticks;
   if (__builtin_expect(t.epoch == capture::g_epoch.load(std::memory_order_relaxed) &&
-                           size_t(t.limit - p) >= sizeof(capture::LiteralRecord), 1)) {
-    auto* r = reinterpret_cast<capture::LiteralRecord*>(p);
-    r->name = name;
-    r->start = start_ticks;
-    r->end = end_ticks;
+                           size_t(t.limit - p) >= sizeof(capture::LiteralRecord) &&
+                           capture::fits_literal_record(name, since_base, duration), 1)) {
+    *reinterpret_cast<capture::LiteralRecord*>(p) = capture::pack_literal_record(name, since_base, duration);
     char* const end = p + sizeof(capture::LiteralRecord);
     t.pos = end;
     chunk->published.store(uint32_t(end - reinterpret_cast<char*>(chunk)), std::memory_order_release);

@@ -25,6 +25,7 @@ struct ThreadState {
   ThreadSegmentRecord* segment;  // this thread's segment in `chunk`
   uint64_t epoch;         // the session this thread is attached to (0: none)
   Arena* arena;           // that session's arena, pinned while attached
+  uint64_t tick_base;     // that arena's tick_base()
   const char* name;       // set_thread_name(), interned; null if never named
   uint32_t tid;           // cached OS thread id (0: not yet read)
   uint32_t serial;        // this thread's number in the process (0: not yet given)

@@ -292,6 +292,7 @@ Status start_session(const std::string& logdir, const ProfilerOptions& options, 
     }
   }
   s->start = read_clock_pair();
+  s->arena->set_tick_base(s->start.ticks);
   // From the recorded start, so the written span is never shorter than duration_ms (starting
   // the GPU tracer above can take a while).
   s->deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(o.duration_ms);

@@ -42,6 +42,7 @@ class RecordCollector {
       : names_(names), typed_(typed), first_tick_(first_tick) {}
 
   void collect(const Arena& arena) {
+    tick_base_ = arena.tick_base();
     const uint32_t chunks = arena.chunks_taken();
     dropped_ = arena.dropped_without_chunk();
     // First pass over the headers only: size every line's event array once.
@@ -112,9 +113,13 @@ class RecordCollector {
         if (bytes == 0) return;
         p += bytes;
       } else if (first_word >= kFirstPointer) {
-        const auto* r = reinterpret_cast<const LiteralRecord*>(p);
-        if (r->start >= first_tick_) add(*line, names_->literal(r->name), r->start, r->end);
+        const UnpackedLiteral r = unpack_literal_record(*reinterpret_cast<const LiteralRecord*>(p), tick_base_);
+        if (r.start >= first_tick_) add(*line, names_->literal(r.name), r.start, r.end);
         p += sizeof(LiteralRecord);
+      } else if (first_word == kLongLiteral) {
+        const auto* r = reinterpret_cast<const LongLiteralRecord*>(p);
+        if (r->start >= first_tick_) add(*line, names_->literal(r->name), r->start, r->end);
+        p += sizeof(LongLiteralRecord);
       } else if (first_word == kCopiedName) {
         const auto* r = reinterpret_cast<const CopiedNameRecord*>(p);
         const size_t bytes = copied_record_bytes(r->length);
@@ -142,6 +147,7 @@ class RecordCollector {
   PlaneNames* names_;
   TypedRecordExport* typed_;
   const uint64_t first_tick_;
+  uint64_t tick_base_ = 0;  // of the arena collected
   std::vector<ThreadLine> lines_;
   std::unordered_map<uint64_t, size_t> line_index_;        // by serial << 32 | tid
   std::unordered_map<uint32_t, size_t> latest_line_of_tid_;

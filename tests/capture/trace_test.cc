@@ -8,8 +8,11 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <string>
 #include <thread>
 
+#include "capture/record_format.h"
 #include "capture/run_reader.h"
 #include "format/scratch_dir.h"
 #include "mlprof/mlprof.h"
@@ -101,6 +104,47 @@ TEST(Session, StartMakesTheLogdirAndLeavesNoProbeBehind) {
   EXPECT_TRUE(std::filesystem::is_directory(logdir));
   EXPECT_TRUE(std::filesystem::is_empty(logdir));
   EXPECT_TRUE(stop().status.ok());
+}
+
+// A literal scope is packed into 16 bytes with 27 bits of duration; a longer one takes the
+// long form and keeps its times, as does every bit of a packed one.
+TEST(Trace, LiteralScopesKeepTheirTimesPackedOrNot) {
+  testing::ScratchDir dir;
+  ASSERT_TRUE(start(dir.path(), options_with_level(2)).ok());
+  const uint64_t t0 = now_ticks();
+  const uint64_t longest_packed = (uint64_t{1} << 27) - 1;
+  internal::record_literal("short", t0, t0 + 1000);
+  internal::record_literal("packed", t0, t0 + longest_packed);
+  internal::record_literal("long", t0, t0 + 4 * longest_packed);
+  const RunInfo run = stop();
+  ASSERT_TRUE(run.status.ok()) << run.status.message();
+  std::map<std::string, int64_t> duration_ps;
+  for (const auto& e : testing::host_events(testing::read_run(run))) duration_ps[e.name] = e.end_ps - e.begin_ps;
+  ASSERT_EQ(duration_ps.size(), 3u);
+  ASSERT_GT(duration_ps["short"], 0);
+  EXPECT_NEAR(double(duration_ps["packed"]) / double(duration_ps["short"]), double(longest_packed) / 1000, 1.0);
+  EXPECT_NEAR(double(duration_ps["long"]) / double(duration_ps["packed"]), 4.0, 1e-6);
+}
+
+TEST(Trace, APackedLiteralRecordKeepsEveryBit) {
+  using namespace capture;
+  static const char name[] = "n";
+  const uint64_t base = 123456789;
+  for (uint64_t since : {uint64_t{0}, uint64_t{1}, (uint64_t{1} << kLiteralStartBits) - 1}) {
+    for (uint64_t duration : {uint64_t{0}, uint64_t{511}, uint64_t{512}, (uint64_t{1} << kLiteralDurationBits) - 1}) {
+      ASSERT_TRUE(fits_literal_record(name, since, duration));
+      const LiteralRecord r = pack_literal_record(name, since, duration);
+      EXPECT_EQ(r.name_and_duration_low >> 56, 0u);  // no typed record's kind
+      EXPECT_GE(r.name_and_duration_low, kFirstPointer);
+      const UnpackedLiteral u = unpack_literal_record(r, base);
+      EXPECT_EQ(u.name, name);
+      EXPECT_EQ(u.start, base + since);
+      EXPECT_EQ(u.end, base + since + duration);
+    }
+  }
+  EXPECT_FALSE(fits_literal_record(name, uint64_t{1} << kLiteralStartBits, 0));
+  EXPECT_FALSE(fits_literal_record(name, 0, uint64_t{1} << kLiteralDurationBits));
+  EXPECT_FALSE(fits_literal_record(name, uint64_t(-5), 10));  // began before the base
 }
 
 TEST(Session, ProfileScopeStartsAndStops) {
