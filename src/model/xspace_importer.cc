@@ -820,18 +820,20 @@ void XSpaceImport::size_columns(size_t events, unsigned jobs) {
       [&] { ev.start_ps.resize(events); },  [&] { ev.duration_ps.resize(events); },
       [&] { ev.name.resize(events); },      [&] { ev.line.resize(events); },
       [&] { ev.parent.resize(events); },    [&] { ev.first_stat.resize(events + 1); }};
-  std::vector<std::exception_ptr> failed(jobs);
+  const unsigned threads_used = unsigned(std::min<size_t>(jobs, columns.size()));
+  std::vector<std::exception_ptr> failed(threads_used);
   auto work = [&](unsigned j) {
     try {
-      for (size_t c = j; c < columns.size(); c += jobs) columns[c]();
+      for (size_t c = j; c < columns.size(); c += threads_used) columns[c]();
     } catch (...) {
       failed[j] = std::current_exception();
     }
   };
-  std::vector<std::thread> threads;
-  for (unsigned j = 1; j < jobs; ++j) threads.emplace_back(work, j);
-  work(0);
-  for (auto& t : threads) t.join();
+  {
+    std::vector<std::jthread> threads;  // joined however this block is left
+    for (unsigned j = 1; j < threads_used; ++j) threads.emplace_back(work, j);
+    work(0);
+  }
   for (auto& f : failed)
     if (f) std::rethrow_exception(f);
 }
