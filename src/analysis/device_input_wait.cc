@@ -15,12 +15,13 @@ DeviceInputWait::DeviceInputWait(const model::Profile& p, const StepGrouping& g)
   // The steps' input copies, with the correlation ids of the calls that issued them.
   std::unordered_map<uint64_t, int64_t> issued;  // launch key -> earliest host call start
   std::vector<std::pair<uint32_t, uint64_t>> copy_keys;
+  const std::vector<MemcpyKind> kind_of_name = memcpy_kinds_by_name(p);
   for (uint32_t l = 0; l < p.lines.size(); ++l) {
     if (!g.device_work_line[l]) continue;
     const model::Line& line = p.lines[l];
     for (model::EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
       const int32_t group = g.group_of[e];
-      if (group == kNoGroup || memcpy_kind(p.name(e)) != MemcpyKind::kHostToDevice) continue;
+      if (group == kNoGroup || kind_of_name[p.events.name[e]] != MemcpyKind::kHostToDevice) continue;
       uint64_t key = UINT64_MAX;
       if (auto c = p.stat(e, model::kCorrelationId)) {
         key = launch_key(p.planes[line.plane].host, c->as_uint());

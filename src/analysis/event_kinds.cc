@@ -108,6 +108,12 @@ MemcpyKind memcpy_kind(std::string_view name) {
   }
 }
 
+std::vector<MemcpyKind> memcpy_kinds_by_name(const model::Profile& p) {
+  std::vector<MemcpyKind> kinds(p.names.size());
+  for (size_t n = 0; n < p.names.size(); ++n) kinds[n] = memcpy_kind(p.strings.view(p.names[n].name));
+  return kinds;
+}
+
 bool is_compile_name(std::string_view name) {
   // PyTorch runs what torch.compile built as "CompiledFunction(Backward)": that is not compiling.
   if (contains(name, "CompiledFunction") || name.starts_with("Torch-Compiled Region")) return false;

@@ -3,6 +3,9 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
+
+#include "model/profile.h"
 
 namespace mlprof::analysis {
 
@@ -33,6 +36,9 @@ int implicit_root_rank(std::string_view name);
 // the names format::xspace::copy_direction knows; kNone for other events.
 enum class MemcpyKind { kNone, kHostToDevice, kDeviceToHost, kDeviceToDevice, kHostToHost };
 MemcpyKind memcpy_kind(std::string_view name);
+// memcpy_kind of each of the profile's event names (by NameIndex): per-event loops read it
+// rather than search every event's name.
+std::vector<MemcpyKind> memcpy_kinds_by_name(const model::Profile& p);
 
 bool is_compile_name(std::string_view name);
 bool is_launch_name(std::string_view name);       // cudaLaunchKernel, cuLaunchKernel, ...

@@ -363,6 +363,7 @@ StepGrouping group_steps(const Profile& p) {
   if (link_correlations(p, name_has_keys, g.device_work_line, g.group_of)) inherit_from_parents(p, g.group_of);
 
   // Device spans, then each step's span.
+  const std::vector<MemcpyKind> kind_of_name = memcpy_kinds_by_name(p);
   for (uint32_t l = 0; l < p.lines.size(); ++l) {
     if (!g.device_work_line[l]) continue;
     const auto& line = p.lines[l];
@@ -372,7 +373,7 @@ StepGrouping group_steps(const Profile& p) {
       Step& s = g.steps[size_t(group)];
       s.device_begin_ps = std::min(s.device_begin_ps, p.start_ps(e));
       s.device_end_ps = std::max(s.device_end_ps, p.end_ps(e));
-      s.device_kernels += memcpy_kind(p.name(e)) == MemcpyKind::kNone;
+      s.device_kernels += kind_of_name[p.events.name[e]] == MemcpyKind::kNone;
     }
   }
   set_step_windows(p, name_has_keys, g);
