@@ -1,5 +1,5 @@
-// mlprof::start_server in this process: one server at a time, a clear error for a port in
-// use, and a clean stop.
+// mlprof::start_server in this process: one server at a time, a clear one-line error for a
+// port in use (and nothing printed by gRPC), and a clean stop.
 #include <gtest/gtest.h>
 #include <mlprof/server.h>
 
@@ -33,8 +33,11 @@ TEST(ProfilerServer, PortInUseIsAClearError) {
   getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
   const int port = ntohs(address.sin_port);
 
+  ::testing::internal::CaptureStderr();  // fd 2: where gRPC's core would print its own log
   const Status status = start_server(port);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
   EXPECT_FALSE(status.ok());
+  EXPECT_EQ(status.message().find('\n'), std::string::npos) << status.message();
   EXPECT_NE(status.message().find("127.0.0.1:" + std::to_string(port)), std::string::npos) << status.message();
   EXPECT_EQ(server_port(), 0);
   close(fd);
