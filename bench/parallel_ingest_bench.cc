@@ -11,8 +11,8 @@
 //   ranks_report: a folder of 8 ranks with --jobs 1, 2, 4 against eight times one rank's time
 //     (target ≤ 0.6× on two cores), and the speedup per thread count
 //   pod_viewer_64_ranks: peak RSS of `report --tool pod_viewer --jobs 2` on 64 ranks against the
-//     same command on one of them (target ≤ 1.5×); and whether the summary-level tools give the
-//     whole run's bytes from per-host summaries on those ranks
+//     same command on one of them (target ≤ 1.5×), the same for the overview, and whether the
+//     summary-level tools give the whole run's bytes from per-host summaries on those ranks
 // Arguments, when given, name the figures to take (`parallel_ingest_bench ranks_report`): only
 // their traces are written.
 #include <fcntl.h>
@@ -232,6 +232,14 @@ int main(int argc, char** argv) {
                 "%.0f MB in %.2f s; on one of them %.0f MB: %.2fx one rank's (target <= 1.5: %s), %s\n",
                 r[1].peak_mb, r[1].wall_s, r[0].peak_mb, ratio, ratio <= 1.5 ? "met" : "NOT met", load().c_str());
     for (const Run& x : r) status |= !x.ok;
+    // The overview, the other summary-level tool, the same way.
+    const auto o = medians({{mlprof, "report", ranks / "rank0.pt.trace.json.gz", "--jobs", "2"},
+                            {mlprof, "report", ranks, "--jobs", "2"}});
+    const double overview_ratio = o[1].peak_mb / o[0].peak_mb;
+    std::printf("overview_64_ranks: report (overview_page) --jobs 2 on the 64 ranks: peak RSS %.0f MB in %.2f s; on one "
+                "of them %.0f MB: %.2fx one rank's, %s\n",
+                o[1].peak_mb, o[1].wall_s, o[0].peak_mb, overview_ratio, load().c_str());
+    for (const Run& x : o) status |= !x.ok;
     std::string differs;
     for (const mlprof::analysis::Tool& tool : mlprof::analysis::tools())
       if (tool.reads_summaries() && !same_from_summaries(ranks, tool)) differs += " " + std::string(tool.id);

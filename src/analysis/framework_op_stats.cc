@@ -35,8 +35,7 @@ struct OpTotals {
 class HostOpFilter {
  public:
   explicit HostOpFilter(const Profile& p) : p_(p), is_op_(p.names.size(), 0) {
-    bool tensorflow = false;
-    for (const auto& n : p.names) tensorflow |= is_tf_op_name(p.strings.view(n.name));
+    const bool tensorflow = has_tensorflow_op_names(p);
     for (size_t i = 0; i < p.names.size(); ++i) {
       const std::string_view name = p.strings.view(p.names[i].name);
       if (tensorflow) is_op_[i] = is_tf_op_name(name) || is_iterator_name(name);
@@ -247,6 +246,40 @@ std::vector<PieSlice> pie(std::map<std::string, int64_t> self_by_key, int64_t de
   return slices;
 }
 
+// One side's rows (the ops' totals) with their types, in rank order with their shares, and
+// its pies, into `out` (whose include_idle says whether an IDLE row of `idle_ps` goes in).
+void emit_side(std::vector<OpStatsRow> rows, bool on_device, int64_t idle_ps, FrameworkOpStats* out) {
+  int64_t total_self = idle_ps;
+  for (OpStatsRow& r : rows) {
+    r.type = std::string(op_type_of(r.name));
+    total_self += r.self_ps;
+  }
+  if (out->include_idle && (idle_ps > 0 || !rows.empty())) {
+    OpStatsRow idle;
+    idle.on_device = on_device;
+    idle.name = idle.type = "IDLE";
+    idle.occurrences = 1;
+    idle.total_ps = idle.self_ps = idle_ps;
+    rows.push_back(idle);
+  }
+  std::sort(rows.begin(), rows.end(), [](const OpStatsRow& a, const OpStatsRow& b) {
+    return a.self_ps != b.self_ps ? a.self_ps > b.self_ps : a.name < b.name;
+  });
+  double cumulative = 0;
+  std::map<std::string, int64_t> by_op, by_type;
+  for (auto& r : rows) {
+    r.self_pct = total_self > 0 ? 100.0 * double(r.self_ps) / double(total_self) : 0;
+    cumulative += r.self_pct;
+    r.cumulative_self_pct = std::min(100.0, cumulative);
+    by_op[r.name] += r.self_ps;
+    by_type[r.type] += r.self_ps;
+  }
+  (on_device ? out->device_self_ps : out->host_self_ps) = total_self;
+  (on_device ? out->device_by_op : out->host_by_op) = pie(std::move(by_op), total_self);
+  (on_device ? out->device_by_type : out->host_by_type) = pie(std::move(by_type), total_self);
+  out->rows.insert(out->rows.end(), rows.begin(), rows.end());
+}
+
 }  // namespace
 
 FrameworkOpStats compute_framework_op_stats(const Profile& p, const FrameworkOpStatsOptions& options) {
@@ -315,51 +348,64 @@ FrameworkOpStats compute_framework_op_stats(const Profile& p, const FrameworkOpS
       if (host_span[h].first < host_span[h].second)
         out.host_idle_ps += (host_span[h].second - host_span[h].first) - union_length(host_busy[h]);
 
-  auto emit = [&](const SideTotals& side, bool on_device, int64_t idle_ps) {
+  host.fold(p);
+  device.fold(p);
+  device_calls.fold_into(p, device_ops, device);
+  auto rows_of = [&](const SideTotals& side, bool on_device) {
     std::vector<OpStatsRow> rows;
-    int64_t total_self = idle_ps;
     for (const auto& [name, t] : side.by_name) {
       OpStatsRow r;
       r.on_device = on_device;
       r.name = std::string(p.strings.view(name));
-      r.type = std::string(op_type_of(r.name));
       r.occurrences = t.occurrences;
       r.kernel_count = on_device ? t.kernels : 0;
       r.total_ps = t.total_ps;
       r.self_ps = t.self_ps;
-      total_self += t.self_ps;
       rows.push_back(std::move(r));
     }
-    if (options.include_idle && (idle_ps > 0 || !rows.empty())) {
-      OpStatsRow idle;
-      idle.on_device = on_device;
-      idle.name = idle.type = "IDLE";
-      idle.occurrences = 1;
-      idle.total_ps = idle.self_ps = idle_ps;
-      rows.push_back(idle);
-    }
-    std::sort(rows.begin(), rows.end(), [](const OpStatsRow& a, const OpStatsRow& b) {
-      return a.self_ps != b.self_ps ? a.self_ps > b.self_ps : a.name < b.name;
-    });
-    double cumulative = 0;
-    std::map<std::string, int64_t> by_op, by_type;
-    for (auto& r : rows) {
-      r.self_pct = total_self > 0 ? 100.0 * double(r.self_ps) / double(total_self) : 0;
-      cumulative += r.self_pct;
-      r.cumulative_self_pct = std::min(100.0, cumulative);
-      by_op[r.name] += r.self_ps;
-      by_type[r.type] += r.self_ps;
-    }
-    (on_device ? out.device_self_ps : out.host_self_ps) = total_self;
-    (on_device ? out.device_by_op : out.host_by_op) = pie(std::move(by_op), total_self);
-    (on_device ? out.device_by_type : out.host_by_type) = pie(std::move(by_type), total_self);
-    out.rows.insert(out.rows.end(), rows.begin(), rows.end());
+    return rows;
   };
-  host.fold(p);
-  device.fold(p);
-  device_calls.fold_into(p, device_ops, device);
-  emit(device, true, out.device_idle_ps);
-  emit(host, false, out.host_idle_ps);
+  emit_side(rows_of(device, true), true, out.device_idle_ps, &out);
+  emit_side(rows_of(host, false), false, out.host_idle_ps, &out);
+  return out;
+}
+
+bool has_tensorflow_op_names(const Profile& p) {
+  for (const auto& n : p.names)
+    if (is_tf_op_name(p.strings.view(n.name))) return true;
+  return false;
+}
+
+void OpStatsTotals::add(const FrameworkOpStats& stats) {
+  for (const OpStatsRow& r : stats.rows) {
+    auto& side = r.on_device ? device : host;
+    auto it = side.find(r.name);
+    if (it == side.end()) it = side.emplace(r.name, Op{}).first;
+    it->second.occurrences += r.occurrences;
+    it->second.kernel_count += r.kernel_count;
+    it->second.total_ps += r.total_ps;
+    it->second.self_ps += r.self_ps;
+  }
+}
+
+FrameworkOpStats finish_op_stats(const OpStatsTotals& totals) {
+  FrameworkOpStats out;
+  auto rows_of = [](const std::map<std::string, OpStatsTotals::Op, std::less<>>& side, bool on_device) {
+    std::vector<OpStatsRow> rows;
+    for (const auto& [name, t] : side) {
+      OpStatsRow r;
+      r.on_device = on_device;
+      r.name = name;
+      r.occurrences = t.occurrences;
+      r.kernel_count = t.kernel_count;
+      r.total_ps = t.total_ps;
+      r.self_ps = t.self_ps;
+      rows.push_back(std::move(r));
+    }
+    return rows;
+  };
+  emit_side(rows_of(totals.device, true), true, 0, &out);
+  emit_side(rows_of(totals.host, false), false, 0, &out);
   return out;
 }
 

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,22 @@ struct FrameworkOpStats {
 
 FrameworkOpStats compute_framework_op_stats(const model::Profile& profile,
                                             const FrameworkOpStatsOptions& options = {});
+
+// Totals by op before the shares are taken: the op stats of hosts read apart (default options)
+// added up, to finish as if computed on them all at once (host_summary.h).
+struct OpStatsTotals {
+  struct Op {
+    uint64_t occurrences = 0, kernel_count = 0;
+    int64_t total_ps = 0, self_ps = 0;
+  };
+  std::map<std::string, Op, std::less<>> host, device;
+  void add(const FrameworkOpStats& stats);  // computed with the default options
+};
+FrameworkOpStats finish_op_stats(const OpStatsTotals& totals);
+
+// Whether the profile's host ops are TensorFlow's "name:Type" ops (then only those, and tf.data
+// iterators, count as ops on the host).
+bool has_tensorflow_op_names(const model::Profile& profile);
 
 nlohmann::json to_json(const FrameworkOpStats& stats);
 std::string to_csv(const FrameworkOpStats& stats);  // one row per op

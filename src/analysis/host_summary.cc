@@ -2,6 +2,8 @@
 
 #include "analysis/step_breakdown.h"
 
+#include <algorithm>
+
 namespace mlprof::analysis {
 
 std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p) {
@@ -13,7 +15,30 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p) {
   out->events = p.num_events();
   const StepAnalysis steps = analyze_steps(p);
   out->whole_profile = steps.whole_profile;
-  out->pod = pod_hosts(p, steps, !steps.whole_profile);
+  out->pod = pod_hosts(p, steps, true);
+
+  OverviewParts& o = out->overview;
+  o.whole_profile = steps.whole_profile;
+  o.step_marker = steps.grouping.root_kind;
+  o.steps_found = steps.grouping.steps.size();
+  for (const model::Host& host : p.hosts) o.hosts.emplace_back(p.strings.view(host.name));
+  o.steps = steps.steps;
+  int64_t bits16 = 0, bits32 = 0;
+  for (const StepBreakdown& s : steps.steps)
+    bits16 += s.ps(Activity::kDeviceCompute16), bits32 += s.ps(Activity::kDeviceCompute32);
+  if (bits16 + bits32 == 0) add_host_op_precision(p, steps, &o.host_bits16_ps, &o.host_bits32_ps);
+  o.environment = compute_run_environment(p);
+  out->op_stats = compute_framework_op_stats(p);
+  out->tensorflow_op_names = has_tensorflow_op_names(p);
+  if (std::vector<InputPipeline> pipelines = find_input_pipelines(p); !pipelines.empty()) {
+    const InputPipeline& pl = pipelines.front();
+    o.slowest_pipeline = SlowestPipeline{pl.max_ps, pl.bottleneck >= 0,
+                                         pl.bottleneck >= 0 ? pl.nodes[size_t(pl.bottleneck)].long_name : "",
+                                         pl.suggestion};
+  }
+  o.memory = memory_pressure(p, &out->memories);
+  out->findings_in_steps = timeline_findings(p, steps.grouping, true);
+  if (steps.whole_profile) out->findings_in_profile = timeline_findings(p, steps.grouping, false);
   return out;
 }
 
@@ -30,7 +55,64 @@ bool RunSummary::add(std::unique_ptr<ProfileSummary> part, std::string* error) {
     for (PodWorkerStep& step : host.steps) step.begin_ps += shift_ps;
     pod_.push_back(std::move(host));
   }
+
+  OverviewParts& o = part->overview;
+  if (part->hosts > 0) ++files_with_hosts_;
+  if (part->hosts > 1) exact_ = false;  // its memories and findings are named among its own hosts
+  if (!tensorflow_op_names_) tensorflow_op_names_ = part->tensorflow_op_names;
+  exact_ = exact_ && *tensorflow_op_names_ == part->tensorflow_op_names;
+  if (overview_.step_marker.empty()) overview_.step_marker = o.step_marker;
+  overview_.steps_found += o.steps_found;
+  const uint32_t host0 = uint32_t(overview_.hosts.size());
+  for (StepBreakdown& step : o.steps) {
+    step.host += host0;
+    step.begin_ps += shift_ps;
+    overview_.steps.push_back(step);
+  }
+  for (std::string& host : o.hosts) overview_.hosts.push_back(std::move(host));
+  host_bits_.push_back({part->whole_profile, o.host_bits16_ps, o.host_bits32_ps});
+  join_run_environment(std::move(o.environment), &overview_.environment);
+  op_totals_.add(part->op_stats);
+  if (o.slowest_pipeline && (!overview_.slowest_pipeline || o.slowest_pipeline->max_ps > overview_.slowest_pipeline->max_ps))
+    overview_.slowest_pipeline = std::move(o.slowest_pipeline);
+  memories_ += part->memories > 0;  // hosts with memories (one host a file)
+  for (MemoryPressure& m : o.memory) {
+    m.peak_time_ps += shift_ps;
+    memory_.emplace_back(overview_.hosts.empty() ? "" : overview_.hosts.back(), std::move(m));
+  }
+  for (auto& f : part->findings_in_steps) findings_in_steps_.push_back(std::move(f));
+  // (Read only when no file has steps: then every file has them.)
+  for (auto& f : part->findings_in_profile) findings_in_profile_.push_back(std::move(f));
   return true;
+}
+
+OverviewParts RunSummary::overview_parts() const {
+  OverviewParts o = overview_;
+  o.whole_profile = whole_profile_;
+  // The host ops' precision counts in the run's steps: a file without steps adds none when
+  // others have some.
+  for (const HostBits& b : host_bits_)
+    if (whole_profile_ || !b.whole_profile) o.host_bits16_ps += b.bits16_ps, o.host_bits32_ps += b.bits32_ps;
+  o.top_ops = top_ops_of(finish_op_stats(op_totals_), &o.top_ops_on_device);
+  // Memories are named after their host once several hosts have some (memory_profile.h), and
+  // come largest peak first, then by name, as compute_memory_peaks orders them.
+  for (const auto& [host, m] : memory_) {
+    o.memory.push_back(m);
+    if (memories_ > 1) o.memory.back().memory_id = host + "/" + m.memory_id;
+  }
+  std::stable_sort(o.memory.begin(), o.memory.end(), [](const MemoryPressure& a, const MemoryPressure& b) {
+    return a.peak_heap_bytes != b.peak_heap_bytes ? a.peak_heap_bytes > b.peak_heap_bytes : a.memory_id < b.memory_id;
+  });
+  const bool steps = !whole_profile_;
+  std::optional<StragglerAnalysis> stragglers;
+  if (steps && pod_.size() > 1) {
+    std::vector<RankSteps> ranks;
+    for (const PodHost& host : pod_) ranks.push_back(host.rank);
+    stragglers = compute_stragglers(ranks);
+  }
+  o.timeline = timeline_advice(steps ? findings_in_steps_ : findings_in_profile_, steps,
+                               stragglers ? &*stragglers : nullptr);
+  return o;
 }
 
 bool load_run_summary(const model::LoadRequest& request, RunSummary* summary, model::LoadError* error) {

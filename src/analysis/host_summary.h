@@ -9,10 +9,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "analysis/framework_op_stats.h"
+#include "analysis/overview_page.h"
 #include "analysis/pod_viewer.h"
+#include "analysis/timeline_rules.h"
 #include "model/load_profile.h"
 #include "model/profile.h"
 #include "model/profile_merge.h"
@@ -27,6 +31,14 @@ struct ProfileSummary final : model::PartSummary {
   size_t hosts = 0, events = 0;
   bool whole_profile = false;  // no host of it has analysed steps
   std::vector<PodHost> pod;    // per host: what the pod viewer reads
+  // What the overview reads (overview_page.h's OverviewParts, of these hosts alone).
+  OverviewParts overview;  // but the top ops: of the run's op stats, joined from
+  FrameworkOpStats op_stats;
+  bool tensorflow_op_names = false;  // has_tensorflow_op_names: decides which host events are ops
+  size_t memories = 0;               // memories (allocators) in all
+  // The timeline rules' findings over the analysed steps; and, when it has none, over its whole
+  // profile (what a run without steps reads).
+  std::vector<TimelineFindings> findings_in_steps, findings_in_profile;
 };
 
 // Summarises a profile holding one file's hosts.
@@ -48,6 +60,13 @@ class RunSummary {
   bool whole_profile() const { return whole_profile_; }
   const std::vector<PodHost>& pod() const { return pod_; }
 
+  // Whether the joined summaries give what the whole run gives for every summary-level tool.
+  // They do not when the run's hosts must be analysed together: no host has steps (the whole
+  // run is then one step, across the hosts), the hosts disagree on what an op is (TensorFlow's
+  // names on some), or a file holds several hosts. The caller then reads the run whole.
+  bool exact() const { return exact_ && !(whole_profile_ && files_with_hosts_ > 1); }
+  OverviewParts overview_parts() const;
+
  private:
   std::string run_;
   bool empty_ = true;
@@ -55,6 +74,21 @@ class RunSummary {
   size_t hosts_ = 0, events_ = 0;
   bool whole_profile_ = true;
   std::vector<PodHost> pod_;
+  // The overview's parts, joined; the host precision and the timeline findings of each file
+  // wait for the run's verdict on steps.
+  bool exact_ = true;
+  size_t files_with_hosts_ = 0;
+  std::optional<bool> tensorflow_op_names_;
+  OverviewParts overview_;
+  OpStatsTotals op_totals_;
+  struct HostBits {
+    bool whole_profile;
+    int64_t bits16_ps, bits32_ps;
+  };
+  std::vector<HostBits> host_bits_;
+  size_t memories_ = 0;
+  std::vector<std::pair<std::string, MemoryPressure>> memory_;  // with its host's name
+  std::vector<TimelineFindings> findings_in_steps_, findings_in_profile_;
 };
 
 // Reads a run as summaries (model::load_summaries): what `mlprof report` does for a tool the

@@ -21,7 +21,7 @@ void warn_share(std::vector<std::string>& out, double pct, std::string_view what
   if (pct >= 3) out.push_back(fmt::format("{} takes {:.1f}% of the step time ({}). {}", what, pct, pct >= 15 ? "high" : "moderate", advice));
 }
 
-void recommend(OverviewPage& page, const TfDataBottleneckAnalysis& tf_data) {
+void recommend(OverviewPage& page, const std::optional<SlowestPipeline>& slowest_pipeline) {
   auto& r = page.recommendations;
   const double input = page.breakdown_pct[size_t(Category::kInput)];
   if (page.whole_profile)
@@ -33,10 +33,9 @@ void recommend(OverviewPage& page, const TfDataBottleneckAnalysis& tf_data) {
                             "stages) to see whether that time is spent on input.",
                             input, page.breakdown_pct[size_t(Category::kOther)]));
   } else if (page.input_bound.verdict != InputBoundVerdict::kNot) {
-    if (!tf_data.pipelines.empty() && tf_data.pipelines.front().bottleneck >= 0) {
-      const auto& pl = tf_data.pipelines.front();
+    if (slowest_pipeline && slowest_pipeline->has_bottleneck) {
       r.push_back(fmt::format("{:.1f}% of the step time waits for input. The input bottleneck is {}: {}", input,
-                              pl.nodes[size_t(pl.bottleneck)].long_name, pl.suggestion));
+                              slowest_pipeline->bottleneck, slowest_pipeline->suggestion));
     } else {
       r.push_back(fmt::format("{:.1f}% of the step time waits for input: load batches ahead of the step (prefetch), "
                               "use more parallel loader workers, and keep loading off the training thread.",
@@ -69,6 +68,30 @@ void recommend(OverviewPage& page, const TfDataBottleneckAnalysis& tf_data) {
                             compute));
 }
 
+// "14.1 GiB", "512.0 MiB": the unit of `unit_of`, so that two numbers read alike.
+std::string gib_or_mib(int64_t bytes, int64_t unit_of) {
+  if (unit_of >= (int64_t(1) << 30)) return fmt::format("{:.1f}", double(bytes) / double(int64_t(1) << 30));
+  return fmt::format("{:.1f}", double(bytes) / double(int64_t(1) << 20));
+}
+
+// A memory close to running out (§5.5): where it peaked and what to free first, naming the op
+// with the most bytes alive there.
+std::string memory_sentence(const MemoryPressure& m) {
+  const double pct = 100.0 * double(m.peak_heap_bytes) / double(m.capacity_bytes);
+  const char* unit = m.capacity_bytes >= (int64_t(1) << 30) ? "GiB" : "MiB";
+  std::string sentence = fmt::format(
+      "Memory peaks at {:.0f}% of {}'s capacity ({} of {} {}) at {}: to avoid running out, use a smaller batch, "
+      "mixed precision (16-bit activations take half the memory), or free the largest buffers alive at the peak",
+      pct, m.memory_id, gib_or_mib(m.peak_heap_bytes, m.capacity_bytes), gib_or_mib(m.capacity_bytes, m.capacity_bytes),
+      unit, m.peak_step >= 0 ? fmt::format("step {}", m.peak_step) : fmt::format("{:.3f} ms", ms(m.peak_time_ps)));
+  if (!m.top_op.empty())
+    sentence += fmt::format(" (the most, {} {}, were allocated by {})", gib_or_mib(m.top_op_bytes, m.capacity_bytes),
+                            unit, m.top_op);
+  return sentence + "; see memory_profile.";
+}
+
+}  // namespace
+
 // A host with no device computes on the host: there an op whose inputs include a half or
 // bfloat16 tensor counts as 16-bit compute, and an op with other inputs as 32-bit. Inputs come
 // from the op's `shape` stat (TensorFlow's verbose form, which mlprof's LibTorch integration
@@ -95,18 +118,14 @@ void add_host_op_precision(const model::Profile& p, const StepAnalysis& sa, int6
   }
 }
 
-// "14.1 GiB", "512.0 MiB": the unit of `unit_of`, so that two numbers read alike.
-std::string gib_or_mib(int64_t bytes, int64_t unit_of) {
-  if (unit_of >= (int64_t(1) << 30)) return fmt::format("{:.1f}", double(bytes) / double(int64_t(1) << 30));
-  return fmt::format("{:.1f}", double(bytes) / double(int64_t(1) << 20));
-}
-
-// A memory whose peak comes within 10 % of its capacity is close to running out (§5.5): say
-// where it peaked and what to free first, naming the op with the most bytes alive there.
-void recommend_memory(OverviewPage& page, const model::Profile& p) {
-  if (!has_memory_events(p)) return;
+std::vector<MemoryPressure> memory_pressure(const model::Profile& p, size_t* memories) {
+  std::vector<MemoryPressure> out;
+  if (memories) *memories = 0;
+  if (!has_memory_events(p)) return out;
   // The peaks alone first (one pass); the breakdown at the peak only for a memory that ran close.
-  for (const MemorySummary& s : compute_memory_peaks(p)) {
+  const std::vector<MemorySummary> peaks = compute_memory_peaks(p);
+  if (memories) *memories = peaks.size();
+  for (const MemorySummary& s : peaks) {
     if (s.capacity_bytes <= 0) continue;
     const double pct = 100.0 * double(s.peak_heap_bytes) / double(s.capacity_bytes);
     if (pct <= 90) continue;
@@ -120,36 +139,65 @@ void recommend_memory(OverviewPage& page, const model::Profile& p) {
       if (!r.op.empty() && r.op != kAllocatedBeforeProfile) bytes_by_op[r.op] += r.allocation_bytes;
     const auto top = std::max_element(bytes_by_op.begin(), bytes_by_op.end(),
                                       [](const auto& a, const auto& b) { return a.second < b.second; });
-    const char* unit = s.capacity_bytes >= (int64_t(1) << 30) ? "GiB" : "MiB";
-    std::string sentence = fmt::format(
-        "Memory peaks at {:.0f}% of {}'s capacity ({} of {} {}) at {}: to avoid running out, use a smaller batch, "
-        "mixed precision (16-bit activations take half the memory), or free the largest buffers alive at the peak",
-        pct, s.memory_id, gib_or_mib(s.peak_heap_bytes, s.capacity_bytes), gib_or_mib(s.capacity_bytes, s.capacity_bytes),
-        unit, s.peak_step >= 0 ? fmt::format("step {}", s.peak_step) : fmt::format("{:.3f} ms", ms(s.peak_time_ps)));
-    if (top != bytes_by_op.end())
-      sentence += fmt::format(" (the most, {} {}, were allocated by {})", gib_or_mib(top->second, s.capacity_bytes),
-                              unit, top->first);
-    page.recommendations.push_back(sentence + "; see memory_profile.");
+    MemoryPressure m{s.memory_id, s.capacity_bytes, s.peak_heap_bytes, s.peak_step, s.peak_time_ps, "", 0};
+    if (top != bytes_by_op.end()) m.top_op = std::string(top->first), m.top_op_bytes = top->second;
+    out.push_back(std::move(m));
   }
+  return out;
 }
-
-}  // namespace
 
 OverviewPage compute_overview_page(const model::Profile& p, const StepAnalysis& sa, const FrameworkOpStats& ops,
                                    const TfDataBottleneckAnalysis& tf_data) {
+  OverviewParts parts;
+  parts.whole_profile = sa.whole_profile;
+  parts.step_marker = sa.grouping.root_kind;
+  parts.steps_found = sa.grouping.steps.size();
+  for (const model::Host& host : p.hosts) parts.hosts.emplace_back(p.strings.view(host.name));
+  parts.steps = sa.steps;
+  int64_t bits16 = 0, bits32 = 0;
+  for (const StepBreakdown& s : sa.steps)
+    bits16 += s.ps(Activity::kDeviceCompute16), bits32 += s.ps(Activity::kDeviceCompute32);
+  if (bits16 + bits32 == 0) add_host_op_precision(p, sa, &parts.host_bits16_ps, &parts.host_bits32_ps);
+  parts.environment = compute_run_environment(p);
+  parts.top_ops = top_ops_of(ops, &parts.top_ops_on_device);
+  if (!tf_data.pipelines.empty()) {
+    const InputPipeline& pl = tf_data.pipelines.front();
+    parts.slowest_pipeline = SlowestPipeline{pl.max_ps, pl.bottleneck >= 0,
+                                             pl.bottleneck >= 0 ? pl.nodes[size_t(pl.bottleneck)].long_name : "",
+                                             pl.suggestion};
+  }
+  parts.memory = memory_pressure(p);
+  parts.timeline = timeline_advice(p, sa.grouping);
+  return compose_overview_page(parts);
+}
+
+std::vector<TopOp> top_ops_of(const FrameworkOpStats& ops, bool* on_device) {
+  bool any_device = false;
+  for (const auto& r : ops.rows) any_device |= r.on_device && r.name != "IDLE";
+  *on_device = any_device;
+  std::vector<TopOp> top;
+  for (const auto& r : ops.rows) {
+    if (r.on_device != any_device || r.name == "IDLE") continue;
+    if (top.size() == 10) break;
+    top.push_back({r.name, r.type, r.on_device, r.occurrences, r.self_ps, r.self_pct, r.cumulative_self_pct});
+  }
+  return top;
+}
+
+OverviewPage compose_overview_page(const OverviewParts& parts) {
   OverviewPage page;
-  page.whole_profile = sa.whole_profile;
-  page.step_marker = sa.grouping.root_kind;
-  page.steps_found = sa.grouping.steps.size();
-  page.environment = compute_run_environment(p);
+  page.whole_profile = parts.whole_profile;
+  page.step_marker = parts.step_marker;
+  page.steps_found = parts.steps_found;
+  page.environment = parts.environment;
 
   std::vector<double> totals;
   std::array<std::vector<double>, kNumCategories> per_category;
   int64_t bits16 = 0, bits32 = 0;
-  for (const StepBreakdown& s : sa.steps) {
+  for (const StepBreakdown& s : parts.steps) {
     OverviewStep row;
     row.step_num = s.step_num;
-    row.host = s.host < p.hosts.size() ? std::string(p.strings.view(p.hosts[s.host].name)) : "";
+    row.host = s.host < parts.hosts.size() ? parts.hosts[s.host] : "";
     row.begin_ps = s.begin_ps;
     row.total_ps = s.duration_ps;
     row.breakdown_ps = s.category_ps();
@@ -164,25 +212,21 @@ OverviewPage compute_overview_page(const model::Profile& p, const StepAnalysis& 
     page.category_ms[c] = series_stats(per_category[c]);
     page.breakdown_pct[c] = page.step_time_ms.avg > 0 ? 100 * page.category_ms[c].avg / page.step_time_ms.avg : 0;
   }
-  if (bits16 + bits32 == 0) add_host_op_precision(p, sa, &bits16, &bits32);
+  if (bits16 + bits32 == 0) bits16 = parts.host_bits16_ps, bits32 = parts.host_bits32_ps;
   if (bits16 + bits32 > 0) {
     page.bits16_pct = 100.0 * double(bits16) / double(bits16 + bits32);
     page.bits32_pct = 100.0 - page.bits16_pct;
   }
-  page.input_bound = input_bound_of(sa);
+  StepAnalysis steps;
+  steps.steps = parts.steps;
+  steps.whole_profile = parts.whole_profile;
+  page.input_bound = input_bound_of(steps);
 
-  // Top 10 ops by self time: on the device when there is one, else on the host.
-  bool any_device = false;
-  for (const auto& r : ops.rows) any_device |= r.on_device && r.name != "IDLE";
-  page.top_ops_on_device = any_device;
-  for (const auto& r : ops.rows) {
-    if (r.on_device != any_device || r.name == "IDLE") continue;
-    if (page.top_ops.size() == 10) break;
-    page.top_ops.push_back({r.name, r.type, r.on_device, r.occurrences, r.self_ps, r.self_pct, r.cumulative_self_pct});
-  }
-  recommend(page, tf_data);
-  recommend_memory(page, p);
-  for (TimelineAdvice& a : timeline_advice(p, sa.grouping)) page.recommendations.push_back(std::move(a.text));
+  page.top_ops = parts.top_ops;
+  page.top_ops_on_device = parts.top_ops_on_device;
+  recommend(page, parts.slowest_pipeline);
+  for (const MemoryPressure& m : parts.memory) page.recommendations.push_back(memory_sentence(m));
+  for (const TimelineAdvice& a : parts.timeline) page.recommendations.push_back(a.text);
   return page;
 }
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "analysis/run_environment.h"
 #include "analysis/step_breakdown.h"
 #include "analysis/tf_data_bottleneck_analysis.h"
+#include "analysis/timeline_rules.h"
 #include "model/profile.h"
 
 namespace mlprof::analysis {
@@ -53,6 +55,51 @@ struct OverviewPage {
 OverviewPage compute_overview_page(const model::Profile& profile, const StepAnalysis& steps,
                                    const FrameworkOpStats& op_stats, const TfDataBottleneckAnalysis& tf_data);
 OverviewPage compute_overview_page(const model::Profile& profile);
+
+// A memory whose peak comes within 10 % of its capacity (§5.5), and the op with the most bytes
+// alive there.
+struct MemoryPressure {
+  std::string memory_id;
+  int64_t capacity_bytes = 0, peak_heap_bytes = 0;
+  int64_t peak_step = -1, peak_time_ps = 0;
+  std::string top_op;  // empty when no op is known
+  int64_t top_op_bytes = 0;
+};
+// Every memory of the profile close to running out, in compute_memory_peaks' order;
+// `memories`, when given, is told how many memories the profile has in all.
+std::vector<MemoryPressure> memory_pressure(const model::Profile& profile, size_t* memories = nullptr);
+
+// The slowest input pipeline (tf_data_bottleneck_analysis.h), when it has a bottleneck.
+struct SlowestPipeline {
+  int64_t max_ps = 0;
+  bool has_bottleneck = false;
+  std::string bottleneck;  // its long name
+  std::string suggestion;
+};
+
+// Everything the overview reads, from a whole run or joined from its hosts' summaries
+// (host_summary.h): both paths make the page with compose_overview_page.
+struct OverviewParts {
+  bool whole_profile = false;
+  std::string step_marker;
+  size_t steps_found = 0;
+  std::vector<std::string> hosts;    // names, in the run's order
+  std::vector<StepBreakdown> steps;  // the analysed steps; `host` indexes `hosts`
+  int64_t host_bits16_ps = 0, host_bits32_ps = 0;  // host ops' precision in the steps (§ overview_page.cc)
+  RunEnvironment environment;
+  std::vector<TopOp> top_ops;  // top_ops_of the run's op stats
+  bool top_ops_on_device = false;
+  std::optional<SlowestPipeline> slowest_pipeline;
+  std::vector<MemoryPressure> memory;
+  std::vector<TimelineAdvice> timeline;
+};
+// The host ops' 16- and 32-bit self time in the analysed steps (or the whole profile), read
+// where no device compute says the precision.
+void add_host_op_precision(const model::Profile& profile, const StepAnalysis& steps, int64_t* bits16_ps,
+                           int64_t* bits32_ps);
+// The 10 ops with the most self time: on the device when there is one, else on the host.
+std::vector<TopOp> top_ops_of(const FrameworkOpStats& ops, bool* on_device);
+OverviewPage compose_overview_page(const OverviewParts& parts);
 
 nlohmann::json to_json(const OverviewPage& page);
 std::string to_csv(const OverviewPage& page);  // one row per step

@@ -44,11 +44,11 @@ nlohmann::json categories_json(const std::array<int64_t, kNumCategories>& ps) {
 std::vector<PodHost> pod_hosts(const model::Profile& p, const StepAnalysis& sa, bool with_gpu_times) {
   std::vector<PodHost> hosts(p.hosts.size());
   for (size_t h = 0; h < hosts.size(); ++h) hosts[h].host = std::string(p.strings.view(p.hosts[h].name));
-  if (sa.whole_profile) return hosts;
-  for (const StepBreakdown& s : sa.steps) {
-    if (s.host >= hosts.size()) continue;
-    hosts[s.host].steps.push_back({s.step_num, s.begin_ps, s.duration_ps, s.category_ps()});
-  }
+  if (!sa.whole_profile)
+    for (const StepBreakdown& s : sa.steps) {
+      if (s.host >= hosts.size()) continue;
+      hosts[s.host].steps.push_back({s.step_num, s.begin_ps, s.duration_ps, s.category_ps()});
+    }
   if (with_gpu_times) {
     std::vector<RankSteps> ranks =
         rank_steps(p, sa.grouping, collect_gpu_activity(p, sa.grouping, GpuScope::kAnalysedSteps));

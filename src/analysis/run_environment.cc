@@ -36,6 +36,15 @@ RunEnvironment compute_run_environment(const model::Profile& p) {
   return env;
 }
 
+void join_run_environment(RunEnvironment&& part, RunEnvironment* into) {
+  // The device type is the first device's of the run.
+  if (into->device_count == 0) into->device_type = std::move(part.device_type);
+  into->device_count += part.device_count;
+  into->host_thread_count += part.host_thread_count;
+  for (auto& h : part.hosts) into->hosts.push_back(std::move(h));
+  for (auto& d : part.devices) into->devices.push_back(std::move(d));
+}
+
 nlohmann::json to_json(const RunEnvironment& env) {
   nlohmann::json devices = nlohmann::json::array();
   for (const auto& d : env.devices)

@@ -27,6 +27,8 @@ struct RunEnvironment {
 };
 
 RunEnvironment compute_run_environment(const model::Profile& profile);
+// Appends the environment of hosts read apart (host_summary.h), as if computed on them all.
+void join_run_environment(RunEnvironment&& part, RunEnvironment* into);
 nlohmann::json to_json(const RunEnvironment& env);
 
 }  // namespace mlprof::analysis

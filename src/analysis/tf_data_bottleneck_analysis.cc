@@ -204,9 +204,8 @@ TfDataBottleneckAnalysis compute_tf_data_bottleneck_analysis(const Profile& p) {
   return compute_tf_data_bottleneck_analysis(p, analyze_steps(p));
 }
 
-TfDataBottleneckAnalysis compute_tf_data_bottleneck_analysis(const Profile& p, const StepAnalysis& steps) {
+std::vector<InputPipeline> find_input_pipelines(const Profile& p) {
   TfDataBottleneckAnalysis out;
-  out.input_bound = input_bound_of(steps);
   const std::vector<Executions> by_host = collect_executions(p);
   for (uint32_t h = 0; h < by_host.size(); ++h) {
     std::vector<std::pair<std::string_view, StringId>> roots;
@@ -217,6 +216,13 @@ TfDataBottleneckAnalysis compute_tf_data_bottleneck_analysis(const Profile& p, c
   }
   std::stable_sort(out.pipelines.begin(), out.pipelines.end(),
                    [](const InputPipeline& a, const InputPipeline& b) { return a.max_ps > b.max_ps; });
+  return std::move(out.pipelines);
+}
+
+TfDataBottleneckAnalysis compute_tf_data_bottleneck_analysis(const Profile& p, const StepAnalysis& steps) {
+  TfDataBottleneckAnalysis out;
+  out.input_bound = input_bound_of(steps);
+  out.pipelines = find_input_pipelines(p);
   if (!out.pipelines.empty() && !out.input_bound.input_bound()) {
     for (InputPipeline& pl : out.pipelines) pl.suggestion.clear();
     char buf[256];

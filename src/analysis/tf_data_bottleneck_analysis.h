@@ -57,6 +57,8 @@ struct TfDataBottleneckAnalysis {
 };
 
 TfDataBottleneckAnalysis compute_tf_data_bottleneck_analysis(const model::Profile& profile, const StepAnalysis& steps);
+// The pipelines alone, slowest first, each with its suggestion whatever the steps' verdict.
+std::vector<InputPipeline> find_input_pipelines(const model::Profile& profile);
 TfDataBottleneckAnalysis compute_tf_data_bottleneck_analysis(const model::Profile& profile);  // analyzes the steps
 
 nlohmann::json to_json(const TfDataBottleneckAnalysis& analysis);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 #include "analysis/comm_compute_overlap.h"
@@ -36,33 +37,8 @@ HostCall host_call_of(std::string_view n) {
   return HostCall::kNone;
 }
 
-// Time charged to ops, for "most of it in <op>".
-struct ByOp {
-  int64_t total_ps = 0;
-  size_t count = 0;
-  std::unordered_map<std::string_view, int64_t> ops;
-  void add(std::string_view op, int64_t ps) {
-    total_ps += ps;
-    ++count;
-    ops[op] += ps;
-  }
-  std::pair<std::string_view, int64_t> top() const {
-    std::pair<std::string_view, int64_t> best{{}, 0};
-    for (const auto& [op, ps] : ops)
-      if (!op.empty() && (ps > best.second || (ps == best.second && op < best.first))) best = {op, ps};
-    return best;
-  }
-};
-
-struct HostFindings {
-  std::string host;
-  size_t steps = 0;
-  int64_t step_ps = 0;  // the windows' length
-  ByOp sync_copies, pageable_copies, blocking_syncs;
-  KernelLaunchStats launches;
-  CommComputeOverlap overlap;
-  int64_t gpu_busy_ps = 0;
-};
+using HostFindings = TimelineFindings;
+using ByOp = TimeByOp;
 
 std::string most_in(const ByOp& by_op, size_t steps) {
   const auto [op, ps] = by_op.top();
@@ -102,13 +78,28 @@ std::string_view timeline_rule_key(TimelineRule rule) {
   return kKeys[size_t(rule)];
 }
 
-std::vector<TimelineAdvice> timeline_advice(const Profile& p, const StepGrouping& g) {
-  const bool steps = !g.selected.empty();
-  const GpuActivity gpu = collect_gpu_activity(p, g, steps ? GpuScope::kAnalysedSteps : GpuScope::kWholeProfile);
+void TimeByOp::add(std::string_view op, int64_t ps) {
+  total_ps += ps;
+  ++count;
+  auto it = ops.find(op);
+  if (it == ops.end()) it = ops.emplace(std::string(op), 0).first;
+  it->second += ps;
+}
 
+std::pair<std::string_view, int64_t> TimeByOp::top() const {
+  std::pair<std::string_view, int64_t> best{{}, 0};
+  for (const auto& [op, ps] : ops)
+    if (!op.empty() && (ps > best.second || (ps == best.second && std::string_view(op) < best.first))) best = {op, ps};
+  return best;
+}
+
+namespace {
+
+std::vector<HostFindings> findings_of(const Profile& p, const StepGrouping& g, const GpuActivity& gpu, bool steps) {
   std::vector<HostFindings> hosts(p.hosts.size());
   std::vector<std::vector<std::pair<int64_t, int64_t>>> windows(p.hosts.size());
-  for (uint32_t s : g.selected) windows[g.steps[s].host].push_back({g.steps[s].begin_ps, g.steps[s].end_ps});
+  if (steps)
+    for (uint32_t s : g.selected) windows[g.steps[s].host].push_back({g.steps[s].begin_ps, g.steps[s].end_ps});
   if (!steps) {  // the whole profile of each host is one window
     for (const model::Line& line : p.lines) {
       if (line.num_events == 0) continue;
@@ -139,7 +130,30 @@ std::vector<TimelineAdvice> timeline_advice(const Profile& p, const StepGrouping
     }
     f.gpu_busy_ps = busy.length();
   }
-  const size_t n_hosts = p.hosts.size();
+  return hosts;
+}
+
+GpuActivity gpu_of(const Profile& p, const StepGrouping& g, bool steps) {
+  return collect_gpu_activity(p, g, steps ? GpuScope::kAnalysedSteps : GpuScope::kWholeProfile);
+}
+
+}  // namespace
+
+std::vector<TimelineFindings> timeline_findings(const Profile& p, const StepGrouping& g, bool steps) {
+  return findings_of(p, g, gpu_of(p, g, steps), steps);
+}
+
+std::vector<TimelineAdvice> timeline_advice(const Profile& p, const StepGrouping& g) {
+  const bool steps = !g.selected.empty();
+  const GpuActivity gpu = gpu_of(p, g, steps);
+  std::optional<StragglerAnalysis> stragglers;
+  if (steps && p.hosts.size() > 1) stragglers = compute_stragglers(p, g, gpu);
+  return timeline_advice(findings_of(p, g, gpu, steps), steps, stragglers ? &*stragglers : nullptr);
+}
+
+std::vector<TimelineAdvice> timeline_advice(const std::vector<TimelineFindings>& hosts, bool steps,
+                                            const StragglerAnalysis* stragglers) {
+  const size_t n_hosts = hosts.size();
   const char* per = steps ? "per step" : "in the profile";
   auto worst = [&](auto share) {
     size_t best = 0;
@@ -238,8 +252,8 @@ std::vector<TimelineAdvice> timeline_advice(const Profile& p, const StepGrouping
     }
   }
   // A straggler rank.
-  if (steps && n_hosts > 1) {
-    const StragglerAnalysis s = compute_stragglers(p, g, gpu);
+  if (steps && n_hosts > 1 && stragglers != nullptr) {
+    const StragglerAnalysis& s = *stragglers;
     if (s.straggler >= 0) {
       const StragglerRank& r = s.ranks[size_t(s.straggler)];
       const std::string text = fmt::format(

@@ -11,10 +11,15 @@
 // The overview page lists the sentences among its recommendations.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "analysis/comm_compute_overlap.h"
+#include "analysis/kernel_launch_stats.h"
 #include "analysis/step_grouping.h"
+#include "analysis/stragglers.h"
 #include "model/profile.h"
 
 namespace mlprof::analysis {
@@ -38,5 +43,35 @@ struct TimelineAdvice {
 };
 
 std::vector<TimelineAdvice> timeline_advice(const model::Profile& profile, const StepGrouping& grouping);
+
+// Time charged to ops, for "most of it in <op>".
+struct TimeByOp {
+  int64_t total_ps = 0;
+  size_t count = 0;
+  std::map<std::string, int64_t, std::less<>> ops;
+  void add(std::string_view op, int64_t ps);
+  std::pair<std::string_view, int64_t> top() const;  // the op with the most time (ties: the first name)
+};
+
+// What the rules see on one host: in its analysed steps' windows, or in its whole profile when
+// the run has no steps.
+struct TimelineFindings {
+  std::string host;
+  size_t steps = 0;
+  int64_t step_ps = 0;  // the windows' length
+  TimeByOp sync_copies, pageable_copies, blocking_syncs;
+  KernelLaunchStats launches;
+  CommComputeOverlap overlap;
+  int64_t gpu_busy_ps = 0;
+};
+
+// One per host of the profile; `steps`: over the analysed steps (the run has some), else over
+// each host's whole profile.
+std::vector<TimelineFindings> timeline_findings(const model::Profile& profile, const StepGrouping& grouping,
+                                                bool steps);
+// The advice from every host's findings, in the run's order; `stragglers`: the run's, when it
+// has steps and several hosts.
+std::vector<TimelineAdvice> timeline_advice(const std::vector<TimelineFindings>& hosts, bool steps,
+                                            const StragglerAnalysis* stragglers);
 
 }  // namespace mlprof::analysis

@@ -49,6 +49,9 @@ ToolResult overview(const AnalyzedProfile& p, const ToolOptionValues&) {
   const TfDataBottleneckAnalysis& tf_data = p.tf_data();
   return ToolResult::owned(compute_overview_page(p.profile(), steps, *op_stats.get(), tf_data));
 }
+ToolResult overview_of_summary(const RunSummary& s, const ToolOptionValues&) {
+  return ToolResult::owned(compose_overview_page(s.overview_parts()));
+}
 
 // framework_op_stats
 ToolResult op_stats(const AnalyzedProfile& p, const ToolOptionValues& options) {
@@ -105,7 +108,7 @@ constexpr std::string_view kRecordGpuWork =
 
 // The registry: one line per tool, in the order the UI lists them.
 const Tool kTools[] = {
-    {"overview_page", "Overview", has_events, kNoEvents, kRecordEvents, {}, overview},
+    {"overview_page", "Overview", has_events, kNoEvents, kRecordEvents, {}, overview, overview_of_summary},
     {"input_pipeline_analyzer", "Input pipeline", has_events, kNoEvents, kRecordEvents, {},
      of_steps<InputPipelineAnalysis, compute_input_pipeline_analysis>},
     {"framework_op_stats", "Framework op stats", has_ops, "No ops were found.",

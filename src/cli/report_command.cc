@@ -57,8 +57,11 @@ int print_result(const ReportOptions& o, const analysis::Tool& tool, Compute com
   return incomplete ? kBadInput : kOk;
 }
 
+int report_whole(const ReportOptions& o, const analysis::Tool& tool, const analysis::ToolOptionValues& values);
+
 // A summary-level tool (tool_registry.h): the run is read one file at a time, each file's events
-// dropped once summarised, and the tool computed from the summaries, as from the whole run.
+// dropped once summarised, and the tool computed from the summaries, as from the whole run (a
+// run whose hosts must be analysed together is read again, whole).
 int report_from_summaries(const ReportOptions& o, const analysis::Tool& tool, const analysis::ToolOptionValues& values) {
   analysis::RunSummary summary;
   model::LoadError error;
@@ -70,6 +73,7 @@ int report_from_summaries(const ReportOptions& o, const analysis::Tool& tool, co
       incomplete = true;
     }
   }
+  if (!summary.exact()) return report_whole(o, tool, values);
   if (incomplete) bad_input(error.path, error.problem);
   if (o.format == "text") fmt::print("Run {}, {} host(s), {} events\n\n", summary.run(), summary.hosts(), summary.events());
   return print_result(o, tool, [&] { return analysis::run_tool(tool, summary, values); }, incomplete);
@@ -83,6 +87,11 @@ int run_report(const ReportOptions& o) {
   }
   const analysis::ToolOptionValues values = o.values_for(*tool);
   if (tool->reads_summaries()) return report_from_summaries(o, *tool, values);
+  return report_whole(o, *tool, values);
+}
+
+// Reads every event of the run, then computes the tool.
+int report_whole(const ReportOptions& o, const analysis::Tool& tool, const analysis::ToolOptionValues& values) {
   model::Profile profile;
   model::LoadError error;
   bool incomplete = false;  // some hosts could not be read: the report is of the others
@@ -97,7 +106,7 @@ int run_report(const ReportOptions& o) {
   if (o.format == "text") fmt::print("Run {}, {} host(s), {} events\n\n", profile.run, profile.hosts.size(), profile.num_events());
 
   const analysis::AnalyzedProfile analyzed(std::move(profile));
-  return print_result(o, *tool, [&] { return analysis::run_tool(*tool, analyzed, values); }, incomplete);
+  return print_result(o, tool, [&] { return analysis::run_tool(tool, analyzed, values); }, incomplete);
 }
 
 // Each option of the registry's tools once, as --name ('_' written '-'), its help saying

@@ -54,7 +54,9 @@ std::string csv_or_none(const ToolResult& r) {
 }
 
 // Every summary-level tool, from the whole run and from its summaries read on `jobs` threads.
-void expect_same_outputs(const std::string& run, unsigned jobs) {
+// `expect_exact`: whether the summaries can stand for the run (RunSummary::exact).
+void expect_same_outputs(const std::string& run, unsigned jobs, bool expect_exact = true) {
+  SCOPED_TRACE(run + " with --jobs " + std::to_string(jobs));
   model::Profile profile;
   model::LoadError full_error, summary_error;
   const bool full_ok = model::load_profile({run, "", "", {}, jobs}, &profile, &full_error);
@@ -71,6 +73,8 @@ void expect_same_outputs(const std::string& run, unsigned jobs) {
   EXPECT_EQ(summary.hosts(), analyzed.profile().hosts.size());
   EXPECT_EQ(summary.events(), analyzed.profile().num_events());
   EXPECT_EQ(summary.run(), analyzed.profile().run);
+  EXPECT_EQ(summary.exact(), expect_exact);
+  if (!summary.exact()) return;  // mlprof report reads such a run whole
   size_t compared = 0;
   for (const Tool& tool : tools()) {
     if (!tool.reads_summaries()) continue;
@@ -94,15 +98,19 @@ TEST(HostSummary, RanksOfRealPyTorchTracesGiveTheFullRunsOutputs) {
   expect_same_outputs(run, 2);
 }
 
-// Ranks that fit one origin: each real trace of a GPU run twice.
+// Ranks that fit one origin: each real trace of a GPU run twice. critical_path's has no step
+// marker: the run is one step across both hosts, which their summaries cannot give, so it is
+// read whole.
 TEST(HostSummary, RepeatedRealRanksGiveTheFullRunsOutputs) {
   if (!fs::exists(kTestdata / "pytorch")) GTEST_SKIP() << "../shared/testdata is absent";
-  for (const char* name : {"ns_resolution_trace__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
-                           "nccl_parser_config__nccl_data.json.gz", "df_index_resolver__df_index_resolver.json.gz",
-                           "critical_path__simple_add__benchmark_result_493459_1694039959_trace.json.gz"}) {
+  for (const auto& [name, exact] : std::vector<std::pair<std::string, bool>>{
+           {"ns_resolution_trace__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", true},
+           {"nccl_parser_config__nccl_data.json.gz", true},
+           {"df_index_resolver__df_index_resolver.json.gz", true},
+           {"critical_path__simple_add__benchmark_result_493459_1694039959_trace.json.gz", false}}) {
     ScratchDir dir;
     const std::string run = run_of(dir, "twice", {kTestdata / "pytorch" / name, kTestdata / "pytorch" / name});
-    expect_same_outputs(run, 2);
+    expect_same_outputs(run, 2, exact);
   }
 }
 
@@ -113,6 +121,8 @@ TEST(HostSummary, ARunMixingXSpaceAndPyTorchGivesTheFullRunsOutputs) {
                                  {kTestdata / "tensorflow/gpu_multi_worker.xplane.pb",
                                   kTestdata / "pytorch/ns_resolution_trace__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
                                   kTestdata / "pytorch/nccl_parser_config__nccl_data.json.gz"});
+  // Recorded years apart, the PyTorch ranks cannot join the TensorFlow host's origin: they are
+  // named as the full load names them.
   expect_same_outputs(run, 2);
 }
 
