@@ -3,10 +3,12 @@
 // text at export: "(float[64,1,28,28],float[512,1,3,3],[1,1],1,false)".
 //
 // Entries follow each other: a tag byte, then
-//   kTensor:    a DType byte, a rank byte, rank int64 dims
-//   kIntList:   a count byte, count int64 values
-//   kInt:       int64;  kDouble: double;  kBool: one byte;  kDType: a DType byte
+//   kTensor:    a DType byte, a rank byte, rank dims
+//   kIntList:   a count byte, count values
+//   kInt:       a value;  kDouble: 8 bytes;  kBool: one byte;  kDType: a DType byte
 //   kNone, kUndefinedTensor, kOther: nothing
+// where a dim or value is an int64 as a zigzag varint (7 bits a byte, low first): most dims
+// take one or two bytes, and every byte costs capture memory.
 #pragma once
 
 #include <cstdint>
@@ -59,64 +61,82 @@ inline bool is_16bit_float(DType t) { return t == DType::kHalf || t == DType::kB
 // Writes entries into a fixed buffer; entries that do not fit are left out and counted.
 class InputWriter {
  public:
-  InputWriter(char* buffer, size_t capacity) : out_(buffer), capacity_(capacity) {}
+  InputWriter(char* buffer, size_t capacity) : begin_(buffer), pos_(buffer), end_(buffer + capacity) {}
 
   void tensor(DType type, const int64_t* dims, size_t rank) {
-    if (rank > 255 || !fits(3 + 8 * rank)) return;
-    put(kInputTensor);
-    put(uint8_t(type));
-    put(uint8_t(rank));
-    for (size_t i = 0; i < rank; ++i) put_int(dims[i]);
+    if (rank > 255 || !fits_varints(3, dims, rank)) return;
+    pos_[0] = char(kInputTensor);
+    pos_[1] = char(type);
+    pos_[2] = char(rank);
+    pos_ += 3;
+    for (size_t i = 0; i < rank; ++i) put_varint(dims[i]);
   }
   void int_list(const int64_t* values, size_t count) {
-    if (count > 255 || !fits(2 + 8 * count)) return;
-    put(kInputIntList);
-    put(uint8_t(count));
-    for (size_t i = 0; i < count; ++i) put_int(values[i]);
+    if (count > 255 || !fits_varints(2, values, count)) return;
+    pos_[0] = char(kInputIntList);
+    pos_[1] = char(count);
+    pos_ += 2;
+    for (size_t i = 0; i < count; ++i) put_varint(values[i]);
   }
   void integer(int64_t v) {
-    if (!fits(9)) return;
-    put(kInputInt);
-    put_int(v);
+    if (!fits_varints(1, &v, 1)) return;
+    *pos_++ = char(kInputInt);
+    put_varint(v);
   }
   void real(double v) {
     if (!fits(9)) return;
-    put(kInputDouble);
-    std::memcpy(out_ + size_, &v, 8);
-    size_ += 8;
+    *pos_++ = char(kInputDouble);
+    std::memcpy(pos_, &v, 8);
+    pos_ += 8;
   }
   void boolean(bool v) {
     if (!fits(2)) return;
-    put(kInputBool);
-    put(uint8_t(v));
+    pos_[0] = char(kInputBool);
+    pos_[1] = char(v);
+    pos_ += 2;
   }
   void dtype(DType type) {
     if (!fits(2)) return;
-    put(kInputDType);
-    put(uint8_t(type));
+    pos_[0] = char(kInputDType);
+    pos_[1] = char(type);
+    pos_ += 2;
   }
   void tag(InputTag t) {
-    if (fits(1)) put(t);
+    if (fits(1)) *pos_++ = char(t);
   }
 
-  size_t size() const { return size_; }
+  size_t size() const { return size_t(pos_ - begin_); }
   bool truncated() const { return truncated_; }
 
  private:
   bool fits(size_t n) {
-    if (size_ + n <= capacity_) return true;
+    if (size_t(end_ - pos_) >= n) return true;
     truncated_ = true;
     return false;
   }
-  void put(uint8_t b) { out_[size_++] = char(b); }
-  void put_int(int64_t v) {
-    std::memcpy(out_ + size_, &v, 8);
-    size_ += 8;
+  // Room for `fixed` bytes and the varints of v[0, n): sized exactly only near the end.
+  bool fits_varints(size_t fixed, const int64_t* v, size_t n) {
+    if (__builtin_expect(size_t(end_ - pos_) >= fixed + 10 * n, 1)) return true;
+    return fits(fixed + varints_size(v, n));
+  }
+  static uint64_t zigzag(int64_t v) { return (uint64_t(v) << 1) ^ uint64_t(v >> 63); }
+  static size_t varint_size(int64_t v) { return size_t(64 - __builtin_clzll(zigzag(v) | 1) + 6) / 7; }
+  static size_t varints_size(const int64_t* v, size_t n) {
+    size_t bytes = 0;
+    for (size_t i = 0; i < n; ++i) bytes += varint_size(v[i]);
+    return bytes;
+  }
+  void put_varint(int64_t v) {
+    uint64_t u = zigzag(v);
+    char* p = pos_;
+    for (; u >= 0x80; u >>= 7) *p++ = char(u | 0x80);
+    *p++ = char(u);
+    pos_ = p;
   }
 
-  char* out_;
-  size_t capacity_;
-  size_t size_ = 0;
+  char* begin_;
+  char* pos_;
+  char* end_;
   bool truncated_ = false;
 };
 
@@ -125,10 +145,17 @@ template <typename Visitor>
 void for_each_input(std::string_view bytes, Visitor&& visit) {
   size_t i = 0;
   auto read_int = [&](int64_t* v) {
-    if (i + 8 > bytes.size()) return false;
-    std::memcpy(v, bytes.data() + i, 8);
-    i += 8;
-    return true;
+    uint64_t u = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (i >= bytes.size()) return false;
+      const uint8_t b = uint8_t(bytes[i++]);
+      u |= uint64_t(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) {
+        *v = int64_t(u >> 1) ^ -int64_t(u & 1);
+        return true;
+      }
+    }
+    return false;  // more than 10 bytes: not ours
   };
   int64_t values[255];
   while (i < bytes.size()) {
@@ -159,10 +186,10 @@ void for_each_input(std::string_view bytes, Visitor&& visit) {
         break;
       }
       case kInputDouble: {
-        int64_t bits;
-        if (!read_int(&bits)) return;
+        if (i + 8 > bytes.size()) return;
         double v;
-        std::memcpy(&v, &bits, 8);
+        std::memcpy(&v, bytes.data() + i, 8);
+        i += 8;
         visit.real(v);
         break;
       }

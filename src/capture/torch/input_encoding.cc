@@ -27,7 +27,8 @@ DType dtype_of(c10::ScalarType t) {
   }
 }
 
-void write_tensor(capture::InputWriter& w, const at::Tensor& t) {
+// Inline: the writer's cursor stays in a register.
+__attribute__((always_inline)) inline void write_tensor(capture::InputWriter& w, const at::Tensor& t) {
   if (!t.defined()) {
     w.tag(capture::kInputUndefinedTensor);
     return;
