@@ -28,6 +28,15 @@ ssize_t read_fully(int fd, void* buffer, size_t size) {
   return ssize_t(done);
 }
 
+// A gzip member ends with the size of its text modulo 2^32: the text is at least as large as
+// the compressed input, so the smallest such size not below it is the likeliest; and deflate
+// makes at most 1032 bytes of one (a trailer that says more is not believed).
+uint64_t gzip_text_size(const unsigned char (&trailer)[4], uint64_t compressed) {
+  uint64_t size = uint64_t(trailer[0]) | uint64_t(trailer[1]) << 8 | uint64_t(trailer[2]) << 16 | uint64_t(trailer[3]) << 24;
+  while (size < compressed) size += uint64_t(1) << 32;
+  return std::min(size, compressed * 1032);
+}
+
 }  // namespace
 
 JsonSource::JsonSource() = default;
@@ -63,6 +72,10 @@ bool JsonSource::open_file(const std::string& path, std::string* error, GzipEngi
   sniffed_.resize(size_t(got));
   input_read_ = size_t(got);
   gzip_ = is_gzip(sniffed_.data(), sniffed_.size());
+  text_size_hint_ = input_size_;
+  unsigned char trailer[4];
+  if (gzip_ && input_size_ >= 18 && ::pread(fd_, trailer, 4, off_t(input_size_ - 4)) == 4)
+    text_size_hint_ = gzip_text_size(trailer, input_size_);
   if (gzip_) start_inflating(engine);
   return true;
 }
@@ -71,6 +84,12 @@ void JsonSource::open_bytes(const void* bytes, size_t size, GzipEngine engine) {
   bytes_ = static_cast<const unsigned char*>(bytes);
   input_size_ = size;
   gzip_ = is_gzip(bytes_, size);
+  text_size_hint_ = size;
+  if (gzip_ && size >= 18) {
+    unsigned char trailer[4];
+    std::memcpy(trailer, bytes_ + size - 4, 4);
+    text_size_hint_ = gzip_text_size(trailer, size);
+  }
   if (gzip_) start_inflating(engine);
 }
 

@@ -35,6 +35,10 @@ class JsonSource {
   // Writes up to `room` bytes of text at `out`; *got is 0 only at the end of the text.
   bool read(char* out, size_t room, size_t* got, std::string* error);
 
+  // About how many bytes of text the input holds, to size what is read from it: the file's size,
+  // or for gzip the size its trailer gives (modulo 4 GiB; 0 when it cannot be read).
+  uint64_t text_size_hint() const { return text_size_hint_; }
+
   // How much of the input (compressed bytes for gzip) has been read, for a progress bar.
   uint64_t input_size() const { return input_size_; }
   uint64_t input_read() const { return input_read_.load(std::memory_order_relaxed); }
@@ -48,6 +52,7 @@ class JsonSource {
   int fd_ = -1;
   const unsigned char* bytes_ = nullptr;  // open_bytes: the input
   uint64_t input_size_ = 0;
+  uint64_t text_size_hint_ = 0;
   std::atomic<uint64_t> input_read_{0};
   bool gzip_ = false;
   std::vector<unsigned char> sniffed_;     // bytes read from the file to recognise gzip

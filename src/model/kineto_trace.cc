@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 #include "model/kineto_number.h"
 #include "model/kineto_walk.h"
 
@@ -641,10 +643,22 @@ class ParseAhead final : public TraceJsonVisitor {
   }
   ~ParseAhead() { stop(); }
 
-  // The next piece in the file's order (the last one is kEnd or kError).
+  // The next piece in the file's order (the last one is kEnd or kError). While it is not
+  // there, this thread parses batches itself rather than leave its core idle.
   Piece* next() {
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return !ready_.empty() && ready_.front()->ready; });
+    for (;;) {
+      if (!ready_.empty() && ready_.front()->ready) break;
+      if (to_parse_.empty()) {
+        changed_.wait(lock);
+        continue;
+      }
+      Piece* batch = to_parse_.front();
+      to_parse_.pop_front();
+      lock.unlock();
+      parse(batch);
+      lock.lock();
+    }
     Piece* piece = ready_.front();
     ready_.pop_front();
     return piece;
@@ -721,21 +735,26 @@ class ParseAhead final : public TraceJsonVisitor {
         piece = to_parse_.front();
         to_parse_.pop_front();
       }
-      piece->events.clear();
-      piece->error.clear();
-      try {
-        // On failure the events before the bad one are kept: they go first, then the error.
-        piece->parsed = piece->parser.parse_batch(piece->json, &piece->events, &piece->error);
-      } catch (const std::bad_alloc&) {
-        piece->parsed = false;
-        piece->error = "out of memory while reading the JSON";
-      }
-      {
-        std::lock_guard lock(mutex_);
-        piece->ready = true;
-      }
-      changed_.notify_all();
+      parse(piece);
     }
+  }
+
+  // Parses a batch taken from to_parse_ (on any thread) and marks it ready.
+  void parse(Piece* piece) {
+    piece->events.clear();
+    piece->error.clear();
+    try {
+      // On failure the events before the bad one are kept: they go first, then the error.
+      piece->parsed = piece->parser.parse_batch(piece->json, &piece->events, &piece->error);
+    } catch (const std::bad_alloc&) {
+      piece->parsed = false;
+      piece->error = "out of memory while reading the JSON";
+    }
+    {
+      std::lock_guard lock(mutex_);
+      piece->ready = true;
+    }
+    changed_.notify_all();
   }
 
   // A spare piece holding a copy of `json`, or null when the reader stopped.
@@ -806,6 +825,20 @@ class ParseHere final : public TraceJsonVisitor {
   std::vector<RawEvent> events_;
 };
 
+// Room for as many events as the text may hold, so that the vector is not copied as it grows
+// (each copy also faults in fresh pages while the parsing threads wait). Kineto writes at
+// least about 100 bytes an event; room not used is never touched, so it takes no memory, and
+// the room is kept under a quarter of the machine's memory.
+void reserve_events(const JsonSource& source, Trace* trace) {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return;
+  const uint64_t most = uint64_t(pages) * uint64_t(page_size) / 4 / sizeof(Event);
+  try {
+    trace->events.reserve(size_t(std::min<uint64_t>(source.text_size_hint() / 100, most)));
+  } catch (const std::bad_alloc&) {  // then it grows as it goes
+  }
+}
+
 }  // namespace
 
 bool is_device_category(Category c) {
@@ -824,6 +857,7 @@ bool is_device_category(Category c) {
 bool read_trace(JsonSource& source, StringTable* strings, Trace* trace, const LoadProgress& progress,
                 std::string* error, bool parse_ahead) {
   TraceReader reader(strings, trace);
+  reserve_events(source, trace);
   if (!parse_ahead) {
     ParseHere here(reader);
     try {

@@ -12,6 +12,7 @@
 #include "model/load_profile.h"
 
 #include "model/json_structure_scanner.h"
+#include "model/kineto_file.h"
 #include "model/kineto_walk.h"
 #include "model/pytorch_importer.h"
 #include "model/pytorch_test_support.h"
@@ -94,6 +95,21 @@ TEST(PyTorchStreaming, EventsAcrossManyWindowsAndValuesAfterTraceEvents) {
 }
 
 // A progress bar hears how far the read has come, window by window, up to the whole file.
+// The events' room is sized from the text's size before reading: a gzip file's trailer says it,
+// and a trailer that claims more than deflate can make is not believed.
+TEST(PyTorchStreaming, TextSizeFromTheFileOrItsGzipTrailer) {
+  const std::string json = large_trace(2000);
+  std::string gz = gzip(json);
+  kineto::JsonSource plain, inflated, forged;
+  plain.open_bytes(json.data(), json.size());
+  EXPECT_EQ(plain.text_size_hint(), json.size());
+  inflated.open_bytes(gz.data(), gz.size());
+  EXPECT_EQ(inflated.text_size_hint(), json.size());
+  gz[gz.size() - 1] = '\x7f';  // about 2 GiB
+  forged.open_bytes(gz.data(), gz.size());
+  EXPECT_EQ(forged.text_size_hint(), gz.size() * 1032);
+}
+
 TEST(PyTorchStreaming, LoadingReportsProgressByBytesRead) {
   ScratchDir dir;
   const std::string path = dir / "large.pt.trace.json";
