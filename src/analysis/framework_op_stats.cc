@@ -282,9 +282,9 @@ void emit_side(std::vector<OpStatsRow> rows, bool on_device, int64_t idle_ps, Fr
 
 }  // namespace
 
-FrameworkOpStats compute_framework_op_stats(const Profile& p, const FrameworkOpStatsOptions& options) {
-  FrameworkOpStats out;
-  out.include_idle = options.include_idle;
+OpStatsTotals op_stats_totals(const Profile& p, bool count_idle) {
+  const FrameworkOpStatsOptions options{count_idle};
+  OpStatsTotals out;
   const HostOpFilter host_ops(p);
   DeviceOpFinder device_ops(p, host_ops);
   DeviceTimeByCall device_calls;
@@ -351,23 +351,18 @@ FrameworkOpStats compute_framework_op_stats(const Profile& p, const FrameworkOpS
   host.fold(p);
   device.fold(p);
   device_calls.fold_into(p, device_ops, device);
-  auto rows_of = [&](const SideTotals& side, bool on_device) {
-    std::vector<OpStatsRow> rows;
-    for (const auto& [name, t] : side.by_name) {
-      OpStatsRow r;
-      r.on_device = on_device;
-      r.name = std::string(p.strings.view(name));
-      r.occurrences = t.occurrences;
-      r.kernel_count = on_device ? t.kernels : 0;
-      r.total_ps = t.total_ps;
-      r.self_ps = t.self_ps;
-      rows.push_back(std::move(r));
-    }
-    return rows;
+  auto totals_of = [&](const SideTotals& side, bool on_device, std::map<std::string, OpStatsTotals::Op, std::less<>>* into) {
+    for (const auto& [name, t] : side.by_name)
+      into->emplace(std::string(p.strings.view(name)),
+                    OpStatsTotals::Op{t.occurrences, on_device ? t.kernels : 0, t.total_ps, t.self_ps});
   };
-  emit_side(rows_of(device, true), true, out.device_idle_ps, &out);
-  emit_side(rows_of(host, false), false, out.host_idle_ps, &out);
+  totals_of(device, true, &out.device);
+  totals_of(host, false, &out.host);
   return out;
+}
+
+FrameworkOpStats compute_framework_op_stats(const Profile& p, const FrameworkOpStatsOptions& options) {
+  return finish_op_stats(op_stats_totals(p, options.include_idle), options);
 }
 
 bool has_tensorflow_op_names(const Profile& p) {
@@ -376,20 +371,25 @@ bool has_tensorflow_op_names(const Profile& p) {
   return false;
 }
 
-void OpStatsTotals::add(const FrameworkOpStats& stats) {
-  for (const OpStatsRow& r : stats.rows) {
-    auto& side = r.on_device ? device : host;
-    auto it = side.find(r.name);
-    if (it == side.end()) it = side.emplace(r.name, Op{}).first;
-    it->second.occurrences += r.occurrences;
-    it->second.kernel_count += r.kernel_count;
-    it->second.total_ps += r.total_ps;
-    it->second.self_ps += r.self_ps;
-  }
+void OpStatsTotals::add(const OpStatsTotals& other) {
+  for (auto [from, into] : {std::pair{&other.host, &host}, std::pair{&other.device, &device}})
+    for (const auto& [name, op] : *from) {
+      auto it = into->find(name);
+      if (it == into->end()) it = into->emplace(name, Op{}).first;
+      it->second.occurrences += op.occurrences;
+      it->second.kernel_count += op.kernel_count;
+      it->second.total_ps += op.total_ps;
+      it->second.self_ps += op.self_ps;
+    }
+  host_idle_ps += other.host_idle_ps;
+  device_idle_ps += other.device_idle_ps;
 }
 
-FrameworkOpStats finish_op_stats(const OpStatsTotals& totals) {
+FrameworkOpStats finish_op_stats(const OpStatsTotals& totals, const FrameworkOpStatsOptions& options) {
   FrameworkOpStats out;
+  out.include_idle = options.include_idle;
+  out.host_idle_ps = options.include_idle ? totals.host_idle_ps : 0;
+  out.device_idle_ps = options.include_idle ? totals.device_idle_ps : 0;
   auto rows_of = [](const std::map<std::string, OpStatsTotals::Op, std::less<>>& side, bool on_device) {
     std::vector<OpStatsRow> rows;
     for (const auto& [name, t] : side) {
@@ -404,8 +404,8 @@ FrameworkOpStats finish_op_stats(const OpStatsTotals& totals) {
     }
     return rows;
   };
-  emit_side(rows_of(totals.device, true), true, 0, &out);
-  emit_side(rows_of(totals.host, false), false, 0, &out);
+  emit_side(rows_of(totals.device, true), true, out.device_idle_ps, &out);
+  emit_side(rows_of(totals.host, false), false, out.host_idle_ps, &out);
   return out;
 }
 

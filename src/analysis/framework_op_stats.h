@@ -50,17 +50,20 @@ struct FrameworkOpStats {
 FrameworkOpStats compute_framework_op_stats(const model::Profile& profile,
                                             const FrameworkOpStatsOptions& options = {});
 
-// Totals by op before the shares are taken: the op stats of hosts read apart (default options)
-// added up, to finish as if computed on them all at once (host_summary.h).
+// Totals by op before the shares are taken, with the idle time when counted: what
+// compute_framework_op_stats finishes, and what hosts read apart add up to (host_summary.h).
 struct OpStatsTotals {
   struct Op {
     uint64_t occurrences = 0, kernel_count = 0;
     int64_t total_ps = 0, self_ps = 0;
   };
   std::map<std::string, Op, std::less<>> host, device;
-  void add(const FrameworkOpStats& stats);  // computed with the default options
+  int64_t host_idle_ps = 0, device_idle_ps = 0;  // per host and per device, summed
+  void add(const OpStatsTotals& other);
 };
-FrameworkOpStats finish_op_stats(const OpStatsTotals& totals);
+// `count_idle`: also the idle time (FrameworkOpStatsOptions::include_idle).
+OpStatsTotals op_stats_totals(const model::Profile& profile, bool count_idle);
+FrameworkOpStats finish_op_stats(const OpStatsTotals& totals, const FrameworkOpStatsOptions& options = {});
 
 // Whether the profile's host ops are TensorFlow's "name:Type" ops (then only those, and tf.data
 // iterators, count as ops on the host).

@@ -32,8 +32,8 @@ struct ProfileSummary final : model::PartSummary {
   bool whole_profile = false;  // no host of it has analysed steps
   std::vector<PodHost> pod;    // per host: what the pod viewer reads
   // What the overview reads (overview_page.h's OverviewParts, of these hosts alone).
-  OverviewParts overview;  // but the top ops: of the run's op stats, joined from
-  FrameworkOpStats op_stats;
+  OverviewParts overview;  // but the top ops: from the run's op stats
+  OpStatsTotals op_totals;  // with the idle time
   bool tensorflow_op_names = false;  // has_tensorflow_op_names: decides which host events are ops
   size_t memories = 0;               // memories (allocators) in all
   // The timeline rules' findings over the analysed steps; and, when it has none, over its whole
@@ -66,6 +66,7 @@ class RunSummary {
   // names on some), or a file holds several hosts. The caller then reads the run whole.
   bool exact() const { return exact_ && !(whole_profile_ && files_with_hosts_ > 1); }
   OverviewParts overview_parts() const;
+  const OpStatsTotals& op_totals() const { return op_totals_; }
 
  private:
   std::string run_;

@@ -59,6 +59,11 @@ ToolResult op_stats(const AnalyzedProfile& p, const ToolOptionValues& options) {
   o.include_idle = is_true(options, "include_idle");
   return o.include_idle ? ToolResult::owned(compute_framework_op_stats(p.profile(), o)) : ToolResult::kept(p.op_stats());
 }
+ToolResult op_stats_of_summary(const RunSummary& s, const ToolOptionValues& options) {
+  FrameworkOpStatsOptions o;
+  o.include_idle = is_true(options, "include_idle");
+  return ToolResult::owned(finish_op_stats(s.op_totals(), o));
+}
 bool has_ops(const AnalyzedProfile& p) { return !p.op_stats().rows.empty(); }
 constexpr ToolOption kOpStatsOptions[] = {{.name = "include_idle", .help = "add idle time as an op", .is_flag = true}};
 
@@ -114,7 +119,7 @@ const Tool kTools[] = {
     {"framework_op_stats", "Framework op stats", has_ops, "No ops were found.",
      "Ops are the events of the host threads and devices: mark the program's work with mlprof::Trace, or "
      "profile a framework that records its ops.",
-     kOpStatsOptions, op_stats},
+     kOpStatsOptions, op_stats, op_stats_of_summary},
     {"tf_data_bottleneck_analysis", "Input pipeline bottleneck", has_pipelines, "No input pipelines were found.",
      "Name the input stages tf.data-style, e.g. Iterator::Prefetch on the training thread and "
      "Iterator::Prefetch::Map::FileRead on loader threads.",

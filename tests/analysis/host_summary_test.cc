@@ -80,10 +80,16 @@ void expect_same_outputs(const std::string& run, unsigned jobs, bool expect_exac
     if (!tool.reads_summaries()) continue;
     ++compared;
     SCOPED_TRACE(std::string(tool.id) + " on " + run + " with --jobs " + std::to_string(jobs));
-    const ToolResult full = run_tool(tool, analyzed, {});
-    const ToolResult from_summary = run_tool(tool, summary, {});
-    EXPECT_EQ(full.json().dump(2), from_summary.json().dump(2));
-    EXPECT_EQ(csv_or_none(full), csv_or_none(from_summary));
+    // The defaults, and each flag on.
+    std::vector<ToolOptionValues> variants = {{}};
+    for (const ToolOption& option : tool.options)
+      if (option.is_flag) variants.push_back({{std::string(option.name), "1"}});
+    for (const ToolOptionValues& options : variants) {
+      const ToolResult full = run_tool(tool, analyzed, options);
+      const ToolResult from_summary = run_tool(tool, summary, options);
+      EXPECT_EQ(full.json().dump(2), from_summary.json().dump(2));
+      EXPECT_EQ(csv_or_none(full), csv_or_none(from_summary));
+    }
   }
   EXPECT_GE(compared, 1u);
 }
