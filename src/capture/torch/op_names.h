@@ -43,8 +43,14 @@ struct ThreadCache {
 // initial-exec: no call to find it.
 extern constinit thread_local ThreadCache* t_cache __attribute__((tls_model("initial-exec")));
 
-inline size_t slot_of(const char* address) {
-  return size_t((reinterpret_cast<uintptr_t>(address) >> 3) * 0x9e3779b97f4a7c15ull >> 55) & (kSlots - 1);
+// A name's slot, from its address and first 8 bytes: backward nodes' names are built anew for
+// each call, often at the address of the one before (a RecordFunction on the same stack
+// frame), and their first bytes tell most of them apart ("AddmmBac", "ReluBack"...). The
+// aligned word holding the first byte is read, as same_text() does.
+__attribute__((no_sanitize_address)) inline size_t slot_of(const char* address) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(address);
+  const uint64_t first = *reinterpret_cast<const uint64_t*>(a & ~uintptr_t{7});
+  return size_t(((a >> 3) ^ first) * 0x9e3779b97f4a7c15ull >> 55) & (kSlots - 1);
 }
 
 // Whether `s` is the interned text. LibTorch's names are std::string data, so 8-aligned: the
