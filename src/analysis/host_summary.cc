@@ -29,6 +29,7 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p) {
   if (bits16 + bits32 == 0) add_host_op_precision(p, steps, &o.host_bits16_ps, &o.host_bits32_ps);
   o.environment = compute_run_environment(p);
   out->op_totals = op_stats_totals(p, true);
+  out->kernels = compute_kernel_stats(p);
   out->tensorflow_op_names = has_tensorflow_op_names(p);
   if (std::vector<InputPipeline> pipelines = find_input_pipelines(p); !pipelines.empty()) {
     const InputPipeline& pl = pipelines.front();
@@ -73,6 +74,7 @@ bool RunSummary::add(std::unique_ptr<ProfileSummary> part, std::string* error) {
   host_bits_.push_back({part->whole_profile, o.host_bits16_ps, o.host_bits32_ps});
   join_run_environment(std::move(o.environment), &overview_.environment);
   op_totals_.add(part->op_totals);
+  kernels_.add(part->kernels);
   if (o.slowest_pipeline && (!overview_.slowest_pipeline || o.slowest_pipeline->max_ps > overview_.slowest_pipeline->max_ps))
     overview_.slowest_pipeline = std::move(o.slowest_pipeline);
   memories_ += part->memories > 0;  // hosts with memories (one host a file)

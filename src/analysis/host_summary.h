@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analysis/framework_op_stats.h"
+#include "analysis/kernel_stats.h"
 #include "analysis/overview_page.h"
 #include "analysis/pod_viewer.h"
 #include "analysis/timeline_rules.h"
@@ -34,6 +35,7 @@ struct ProfileSummary final : model::PartSummary {
   // What the overview reads (overview_page.h's OverviewParts, of these hosts alone).
   OverviewParts overview;  // but the top ops: from the run's op stats
   OpStatsTotals op_totals;  // with the idle time
+  KernelStatsTable kernels;
   bool tensorflow_op_names = false;  // has_tensorflow_op_names: decides which host events are ops
   size_t memories = 0;               // memories (allocators) in all
   // The timeline rules' findings over the analysed steps; and, when it has none, over its whole
@@ -67,6 +69,7 @@ class RunSummary {
   bool exact() const { return exact_ && !(whole_profile_ && files_with_hosts_ > 1); }
   OverviewParts overview_parts() const;
   const OpStatsTotals& op_totals() const { return op_totals_; }
+  KernelStatsTable kernel_stats() const { return kernels_.finish(); }
 
  private:
   std::string run_;
@@ -82,6 +85,7 @@ class RunSummary {
   std::optional<bool> tensorflow_op_names_;
   OverviewParts overview_;
   OpStatsTotals op_totals_;
+  KernelStatsJoin kernels_;
   struct HostBits {
     bool whole_profile;
     int64_t bits16_ps, bits32_ps;

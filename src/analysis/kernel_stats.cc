@@ -118,22 +118,10 @@ class KernelCollector {
   }
 
   KernelStatsTable finish() {
-    KernelStatsTable t;
-    t.rows.reserve(rows_.size());
-    for (auto& [key, row] : rows_) t.rows.push_back(std::move(row));
-    std::sort(t.rows.begin(), t.rows.end(), [](const KernelStatsRow& a, const KernelStatsRow& b) {
-      if (a.total_ps != b.total_ps) return a.total_ps > b.total_ps;
-      if (a.kernel_name != b.kernel_name) return a.kernel_name < b.kernel_name;
-      return a.op_name < b.op_name;
-    });
-    for (const KernelStatsRow& r : t.rows) {
-      t.launches += r.occurrences;
-      t.total_ps += r.total_ps;
-      if (r.uses_tensor_cores) t.tensor_core_ps += r.total_ps;
-      if (r.op_tensor_core_eligible) t.eligible_ps += r.total_ps;
-      if (r.op_tensor_core_eligible && !r.uses_tensor_cores) t.eligible_without_tensor_cores_ps += r.total_ps;
-    }
-    return t;
+    std::vector<KernelStatsRow> rows;
+    rows.reserve(rows_.size());
+    for (auto& [key, row] : rows_) rows.push_back(std::move(row));
+    return table_of(std::move(rows));
   }
 
  private:
@@ -198,6 +186,13 @@ class KernelCollector {
   std::unordered_map<RowKey, KernelStatsRow, RowKeyHash> rows_;
 };
 
+// The key of a row as text: what joins rows of hosts read apart.
+auto join_key(const KernelStatsRow& r) {
+  const KernelLaunchConfig& c = r.config;
+  return std::tie(r.kernel_name, r.op_name, c.grid, c.block, c.registers_per_thread, c.static_shared_bytes,
+                  c.dynamic_shared_bytes);
+}
+
 std::string number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
@@ -209,6 +204,45 @@ std::string dims_text(const std::array<int64_t, 3>& d) {
 }
 
 }  // namespace
+
+KernelStatsTable table_of(std::vector<KernelStatsRow> rows) {
+  KernelStatsTable t;
+  t.rows = std::move(rows);
+  // Longest first; ties by name, op, then configuration, so that the order never depends on
+  // how the rows were gathered.
+  std::sort(t.rows.begin(), t.rows.end(), [](const KernelStatsRow& a, const KernelStatsRow& b) {
+    if (a.total_ps != b.total_ps) return a.total_ps > b.total_ps;
+    return join_key(a) < join_key(b);
+  });
+  for (const KernelStatsRow& r : t.rows) {
+    t.launches += r.occurrences;
+    t.total_ps += r.total_ps;
+    if (r.uses_tensor_cores) t.tensor_core_ps += r.total_ps;
+    if (r.op_tensor_core_eligible) t.eligible_ps += r.total_ps;
+    if (r.op_tensor_core_eligible && !r.uses_tensor_cores) t.eligible_without_tensor_cores_ps += r.total_ps;
+  }
+  return t;
+}
+
+void KernelStatsJoin::add(const KernelStatsTable& part) {
+  for (const KernelStatsRow& r : part.rows) {
+    auto [it, added] = rows_.try_emplace(join_key(r), r);
+    if (added) continue;
+    KernelStatsRow& row = it->second;
+    row.occurrences += r.occurrences;
+    row.total_ps += r.total_ps;
+    row.min_ps = std::min(row.min_ps, r.min_ps);
+    row.max_ps = std::max(row.max_ps, r.max_ps);
+    row.config.occupancy_pct = std::max(row.config.occupancy_pct, r.config.occupancy_pct);
+  }
+}
+
+KernelStatsTable KernelStatsJoin::finish() const {
+  std::vector<KernelStatsRow> rows;
+  rows.reserve(rows_.size());
+  for (const auto& [key, row] : rows_) rows.push_back(row);
+  return table_of(std::move(rows));
+}
 
 KernelLaunchConfig parse_kernel_details(std::string_view details) {
   KernelLaunchConfig c;

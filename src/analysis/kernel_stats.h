@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <map>
+#include <tuple>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -60,6 +62,21 @@ struct KernelStatsTable {
 };
 
 KernelStatsTable compute_kernel_stats(const model::Profile& profile);
+// The table of rows gathered one way or another: ranked, with its totals.
+KernelStatsTable table_of(std::vector<KernelStatsRow> rows);
+
+// The tables of hosts read apart (host_summary.h), joined by kernel, op and launch
+// configuration as if computed on them all.
+class KernelStatsJoin {
+ public:
+  void add(const KernelStatsTable& part);
+  KernelStatsTable finish() const;
+
+ private:
+  using Key = std::tuple<std::string, std::string, std::array<int64_t, 3>, std::array<int64_t, 3>, int64_t, int64_t,
+                         int64_t>;
+  std::map<Key, KernelStatsRow> rows_;
+};
 
 nlohmann::json to_json(const KernelStatsTable& table);
 std::string to_csv(const KernelStatsTable& table);  // one row per kernel configuration

@@ -97,6 +97,9 @@ constexpr ToolOption kMemoryOptions[] = {
 };
 
 // kernel_stats: for profiles with GPU streams.
+ToolResult kernel_stats_of_summary(const RunSummary& s, const ToolOptionValues&) {
+  return ToolResult::owned(s.kernel_stats());
+}
 bool has_kernels(const AnalyzedProfile& p) {
   const model::Profile& profile = p.profile();
   for (const model::Line& line : profile.lines)
@@ -127,7 +130,7 @@ const Tool kTools[] = {
     {"kernel_stats", "Kernel stats", has_kernels, "No GPU kernels were found.",
      "Profile on a machine with an NVIDIA GPU: mlprof records its kernels through CUPTI, PyTorch's profiler "
      "with ProfilerActivity.CUDA.",
-     {}, of_profile<KernelStatsTable, compute_kernel_stats>},
+     {}, of_profile<KernelStatsTable, compute_kernel_stats>, kernel_stats_of_summary},
     {"pod_viewer", "Pod viewer", has_several_hosts, "The run has one host.",
      "Profile every worker into the same run (one <host>.xplane.pb each), e.g. mlprof capture with the addresses "
      "of all workers.",

@@ -95,7 +95,7 @@ struct Tool {
   ToolResult (*compute)(const AnalyzedProfile&, const ToolOptionValues&);
   // Summary-level tools: the same result from the run's per-host summaries (host_summary.h),
   // so that a run is read without holding its events. Null for event-level tools, which need
-  // every event (the trace viewer, the kernel table, ...).
+  // every event (the trace viewer, the memory profile, ...).
   ToolResult (*compute_from_summary)(const RunSummary&, const ToolOptionValues&) = nullptr;
 
   bool reads_summaries() const { return compute_from_summary != nullptr; }
