@@ -3,6 +3,7 @@
 #include "analysis/step_breakdown.h"
 
 #include <algorithm>
+#include <future>
 
 namespace mlprof::analysis {
 
@@ -13,11 +14,25 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p) {
   out->bounds = model::time_bounds(p);
   out->hosts = p.hosts.size();
   out->events = p.num_events();
+  // The op totals, the kernel stats, the input pipelines and the memory pressure do not need the
+  // steps: they are made on a second core while the steps are grouped (or after them, when no
+  // thread starts).
+  OverviewParts& o = out->overview;
+  auto apart = std::async(std::launch::async | std::launch::deferred, [&p, &o, &out] {
+    out->op_totals = op_stats_totals(p, true);
+    out->kernels = compute_kernel_stats(p);
+    if (std::vector<InputPipeline> pipelines = find_input_pipelines(p); !pipelines.empty()) {
+      const InputPipeline& pl = pipelines.front();
+      o.slowest_pipeline = SlowestPipeline{pl.max_ps, pl.bottleneck >= 0,
+                                           pl.bottleneck >= 0 ? pl.nodes[size_t(pl.bottleneck)].long_name : "",
+                                           pl.suggestion};
+    }
+    o.memory = memory_pressure(p, &out->memories);
+  });
   const StepAnalysis steps = analyze_steps(p);
   out->whole_profile = steps.whole_profile;
   out->pod = pod_hosts(p, steps, true);
 
-  OverviewParts& o = out->overview;
   o.whole_profile = steps.whole_profile;
   o.step_marker = steps.grouping.root_kind;
   o.steps_found = steps.grouping.steps.size();
@@ -28,18 +43,10 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p) {
     bits16 += s.ps(Activity::kDeviceCompute16), bits32 += s.ps(Activity::kDeviceCompute32);
   if (bits16 + bits32 == 0) add_host_op_precision(p, steps, &o.host_bits16_ps, &o.host_bits32_ps);
   o.environment = compute_run_environment(p);
-  out->op_totals = op_stats_totals(p, true);
-  out->kernels = compute_kernel_stats(p);
   out->tensorflow_op_names = has_tensorflow_op_names(p);
-  if (std::vector<InputPipeline> pipelines = find_input_pipelines(p); !pipelines.empty()) {
-    const InputPipeline& pl = pipelines.front();
-    o.slowest_pipeline = SlowestPipeline{pl.max_ps, pl.bottleneck >= 0,
-                                         pl.bottleneck >= 0 ? pl.nodes[size_t(pl.bottleneck)].long_name : "",
-                                         pl.suggestion};
-  }
-  o.memory = memory_pressure(p, &out->memories);
   out->findings_in_steps = timeline_findings(p, steps.grouping, true);
   if (steps.whole_profile) out->findings_in_profile = timeline_findings(p, steps.grouping, false);
+  apart.get();
   return out;
 }
 
