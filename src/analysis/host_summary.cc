@@ -7,45 +7,52 @@
 
 namespace mlprof::analysis {
 
-std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p) {
+std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p, unsigned parts) {
   auto out = std::make_unique<ProfileSummary>();
   out->empty = model::is_empty_profile(p);
   out->origin_ns = p.origin_ns;
   out->bounds = model::time_bounds(p);
   out->hosts = p.hosts.size();
   out->events = p.num_events();
+  out->tensorflow_op_names = has_tensorflow_op_names(p);
+  out->parts = parts;
   // The op totals, the kernel stats, the input pipelines and the memory pressure do not need the
   // steps: they are made on a second core while the steps are grouped (or after them, when no
   // thread starts).
   OverviewParts& o = out->overview;
-  auto apart = std::async(std::launch::async | std::launch::deferred, [&p, &o, &out] {
-    out->op_totals = op_stats_totals(p, true);
-    out->kernels = compute_kernel_stats(p);
-    if (std::vector<InputPipeline> pipelines = find_input_pipelines(p); !pipelines.empty()) {
-      const InputPipeline& pl = pipelines.front();
-      o.slowest_pipeline = SlowestPipeline{pl.max_ps, pl.bottleneck >= 0,
-                                           pl.bottleneck >= 0 ? pl.nodes[size_t(pl.bottleneck)].long_name : "",
-                                           pl.suggestion};
+  auto apart = std::async(std::launch::async | std::launch::deferred, [&p, &o, &out, parts] {
+    if (parts & kOpTotals) out->op_totals = op_stats_totals(p, true);
+    if (parts & kKernelRows) out->kernels = compute_kernel_stats(p);
+    if (parts & kOverview) {
+      if (std::vector<InputPipeline> pipelines = find_input_pipelines(p); !pipelines.empty()) {
+        const InputPipeline& pl = pipelines.front();
+        o.slowest_pipeline = SlowestPipeline{pl.max_ps, pl.bottleneck >= 0,
+                                             pl.bottleneck >= 0 ? pl.nodes[size_t(pl.bottleneck)].long_name : "",
+                                             pl.suggestion};
+      }
+      o.memory = memory_pressure(p, &out->memories);
     }
-    o.memory = memory_pressure(p, &out->memories);
   });
-  const StepAnalysis steps = analyze_steps(p);
-  out->whole_profile = steps.whole_profile;
-  out->pod = pod_hosts(p, steps, true);
-
-  o.whole_profile = steps.whole_profile;
-  o.step_marker = steps.grouping.root_kind;
-  o.steps_found = steps.grouping.steps.size();
-  for (const model::Host& host : p.hosts) o.hosts.emplace_back(p.strings.view(host.name));
-  o.steps = steps.steps;
-  int64_t bits16 = 0, bits32 = 0;
-  for (const StepBreakdown& s : steps.steps)
-    bits16 += s.ps(Activity::kDeviceCompute16), bits32 += s.ps(Activity::kDeviceCompute32);
-  if (bits16 + bits32 == 0) add_host_op_precision(p, steps, &o.host_bits16_ps, &o.host_bits32_ps);
-  o.environment = compute_run_environment(p);
-  out->tensorflow_op_names = has_tensorflow_op_names(p);
-  out->findings_in_steps = timeline_findings(p, steps.grouping, true);
-  if (steps.whole_profile) out->findings_in_profile = timeline_findings(p, steps.grouping, false);
+  std::optional<StepAnalysis> steps;
+  if (parts & (kPodHosts | kOverview)) {
+    steps = analyze_steps(p);
+    out->whole_profile = steps->whole_profile;
+  }
+  if (parts & kPodHosts) out->pod = pod_hosts(p, *steps, true);
+  if (parts & kOverview) {
+    o.whole_profile = steps->whole_profile;
+    o.step_marker = steps->grouping.root_kind;
+    o.steps_found = steps->grouping.steps.size();
+    for (const model::Host& host : p.hosts) o.hosts.emplace_back(p.strings.view(host.name));
+    o.steps = steps->steps;
+    int64_t bits16 = 0, bits32 = 0;
+    for (const StepBreakdown& s : steps->steps)
+      bits16 += s.ps(Activity::kDeviceCompute16), bits32 += s.ps(Activity::kDeviceCompute32);
+    if (bits16 + bits32 == 0) add_host_op_precision(p, *steps, &o.host_bits16_ps, &o.host_bits32_ps);
+    o.environment = compute_run_environment(p);
+    out->findings_in_steps = timeline_findings(p, steps->grouping, true);
+    if (steps->whole_profile) out->findings_in_profile = timeline_findings(p, steps->grouping, false);
+  }
   apart.get();
   return out;
 }
@@ -65,10 +72,11 @@ bool RunSummary::add(std::unique_ptr<ProfileSummary> part, std::string* error) {
   }
 
   OverviewParts& o = part->overview;
+  parts_ |= part->parts;
   if (part->hosts > 0) ++files_with_hosts_;
-  if (part->hosts > 1) exact_ = false;  // its memories and findings are named among its own hosts
+  if (part->hosts > 1) several_hosts_in_a_file_ = true;
   if (!tensorflow_op_names_) tensorflow_op_names_ = part->tensorflow_op_names;
-  exact_ = exact_ && *tensorflow_op_names_ == part->tensorflow_op_names;
+  if (*tensorflow_op_names_ != part->tensorflow_op_names) ops_disagree_ = true;
   if (overview_.step_marker.empty()) overview_.step_marker = o.step_marker;
   overview_.steps_found += o.steps_found;
   const uint32_t host0 = uint32_t(overview_.hosts.size());
@@ -93,6 +101,13 @@ bool RunSummary::add(std::unique_ptr<ProfileSummary> part, std::string* error) {
   // (Read only when no file has steps: then every file has them.)
   for (auto& f : part->findings_in_profile) findings_in_profile_.push_back(std::move(f));
   return true;
+}
+
+bool RunSummary::exact() const {
+  // The overview's memories and findings are named among a file's own hosts, and a run without
+  // steps is one step across its hosts; the op tables need the hosts to agree on what an op is.
+  if ((parts_ & kOverview) && (several_hosts_in_a_file_ || (whole_profile_ && files_with_hosts_ > 1))) return false;
+  return !((parts_ & (kOverview | kOpTotals)) && ops_disagree_);
 }
 
 OverviewParts RunSummary::overview_parts() const {
@@ -124,10 +139,10 @@ OverviewParts RunSummary::overview_parts() const {
   return o;
 }
 
-bool load_run_summary(const model::LoadRequest& request, RunSummary* summary, model::LoadError* error) {
+bool load_run_summary(const model::LoadRequest& request, unsigned parts, RunSummary* summary, model::LoadError* error) {
   model::SummaryRequest summaries;
-  summaries.summarize = [](const model::Profile& part) -> std::unique_ptr<model::PartSummary> {
-    return summarize_profile(part);
+  summaries.summarize = [parts](const model::Profile& part) -> std::unique_ptr<model::PartSummary> {
+    return summarize_profile(part, parts);
   };
   summaries.take = [summary](std::unique_ptr<model::PartSummary> part, std::string* problem) {
     return summary->add(std::unique_ptr<ProfileSummary>(static_cast<ProfileSummary*>(part.release())), problem);

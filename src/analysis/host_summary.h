@@ -24,8 +24,17 @@
 
 namespace mlprof::analysis {
 
+// The parts of a file's summary, one bit each: a tool names those it reads (tool_registry.h's
+// SummaryForm), and only those are computed, so that a host's working set stays small.
+inline constexpr unsigned kPodHosts = 1;   // the pod viewer's steps and GPU times per host
+inline constexpr unsigned kOverview = 2;   // the overview's parts (with the timeline findings)
+inline constexpr unsigned kOpTotals = 4;   // the op stats' totals
+inline constexpr unsigned kKernelRows = 8; // the kernel table's rows
+inline constexpr unsigned kAllParts = kPodHosts | kOverview | kOpTotals | kKernelRows;
+
 // What is kept of one file's hosts.
 struct ProfileSummary final : model::PartSummary {
+  unsigned parts = 0;  // those computed
   bool empty = true;  // the profile held nothing (model::is_empty_profile)
   int64_t origin_ns = 0;
   model::TimeBounds bounds;
@@ -43,8 +52,8 @@ struct ProfileSummary final : model::PartSummary {
   std::vector<TimelineFindings> findings_in_steps, findings_in_profile;
 };
 
-// Summarises a profile holding one file's hosts.
-std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& part);
+// Summarises a profile holding one file's hosts: the `parts` asked.
+std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& part, unsigned parts = kAllParts);
 
 // The summaries of a run's files, joined in the run's order.
 class RunSummary {
@@ -62,11 +71,12 @@ class RunSummary {
   bool whole_profile() const { return whole_profile_; }
   const std::vector<PodHost>& pod() const { return pod_; }
 
-  // Whether the joined summaries give what the whole run gives for every summary-level tool.
-  // They do not when the run's hosts must be analysed together: no host has steps (the whole
-  // run is then one step, across the hosts), the hosts disagree on what an op is (TensorFlow's
-  // names on some), or a file holds several hosts. The caller then reads the run whole.
-  bool exact() const { return exact_ && !(whole_profile_ && files_with_hosts_ > 1); }
+  // Whether the joined summaries give what the whole run gives for the tools that read them.
+  // They do not when the run's hosts must be analysed together: for the overview, no host has
+  // steps (the whole run is then one step, across the hosts) or a file holds several hosts; for
+  // it and the op stats, the hosts disagree on what an op is (TensorFlow's names on some). The
+  // caller then reads the run whole.
+  bool exact() const;
   OverviewParts overview_parts() const;
   const OpStatsTotals& op_totals() const { return op_totals_; }
   KernelStatsTable kernel_stats() const { return kernels_.finish(); }
@@ -80,7 +90,8 @@ class RunSummary {
   std::vector<PodHost> pod_;
   // The overview's parts, joined; the host precision and the timeline findings of each file
   // wait for the run's verdict on steps.
-  bool exact_ = true;
+  unsigned parts_ = 0;
+  bool several_hosts_in_a_file_ = false, ops_disagree_ = false;
   size_t files_with_hosts_ = 0;
   std::optional<bool> tensorflow_op_names_;
   OverviewParts overview_;
@@ -98,6 +109,6 @@ class RunSummary {
 
 // Reads a run as summaries (model::load_summaries): what `mlprof report` does for a tool the
 // registry can compute from them.
-bool load_run_summary(const model::LoadRequest& request, RunSummary* summary, model::LoadError* error);
+bool load_run_summary(const model::LoadRequest& request, unsigned parts, RunSummary* summary, model::LoadError* error);
 
 }  // namespace mlprof::analysis

@@ -52,6 +52,8 @@ ToolResult overview(const AnalyzedProfile& p, const ToolOptionValues&) {
 ToolResult overview_of_summary(const RunSummary& s, const ToolOptionValues&) {
   return ToolResult::owned(compose_overview_page(s.overview_parts()));
 }
+// The stragglers among its recommendations read the pod's per-rank steps; the top ops, the op totals.
+constexpr SummaryForm kOverviewSummary{kOverview | kPodHosts | kOpTotals, overview_of_summary};
 
 // framework_op_stats
 ToolResult op_stats(const AnalyzedProfile& p, const ToolOptionValues& options) {
@@ -64,6 +66,7 @@ ToolResult op_stats_of_summary(const RunSummary& s, const ToolOptionValues& opti
   o.include_idle = is_true(options, "include_idle");
   return ToolResult::owned(finish_op_stats(s.op_totals(), o));
 }
+constexpr SummaryForm kOpStatsSummary{kOpTotals, op_stats_of_summary};
 bool has_ops(const AnalyzedProfile& p) { return !p.op_stats().rows.empty(); }
 constexpr ToolOption kOpStatsOptions[] = {{.name = "include_idle", .help = "add idle time as an op", .is_flag = true}};
 
@@ -76,6 +79,7 @@ bool has_several_hosts(const AnalyzedProfile& p) { return p.profile().hosts.size
 ToolResult pod_viewer_of_summary(const RunSummary& s, const ToolOptionValues&) {
   return ToolResult::owned(compute_pod_viewer(s.pod(), s.whole_profile()));
 }
+constexpr SummaryForm kPodViewerSummary{kPodHosts, pod_viewer_of_summary};
 
 // memory_profile: for profiles with allocator events.
 ToolResult memory_profile(const AnalyzedProfile& p, const ToolOptionValues& options) {
@@ -100,6 +104,7 @@ constexpr ToolOption kMemoryOptions[] = {
 ToolResult kernel_stats_of_summary(const RunSummary& s, const ToolOptionValues&) {
   return ToolResult::owned(s.kernel_stats());
 }
+constexpr SummaryForm kKernelStatsSummary{kKernelRows, kernel_stats_of_summary};
 bool has_kernels(const AnalyzedProfile& p) {
   const model::Profile& profile = p.profile();
   for (const model::Line& line : profile.lines)
@@ -116,13 +121,13 @@ constexpr std::string_view kRecordGpuWork =
 
 // The registry: one line per tool, in the order the UI lists them.
 const Tool kTools[] = {
-    {"overview_page", "Overview", has_events, kNoEvents, kRecordEvents, {}, overview, overview_of_summary},
+    {"overview_page", "Overview", has_events, kNoEvents, kRecordEvents, {}, overview, &kOverviewSummary},
     {"input_pipeline_analyzer", "Input pipeline", has_events, kNoEvents, kRecordEvents, {},
      of_steps<InputPipelineAnalysis, compute_input_pipeline_analysis>},
     {"framework_op_stats", "Framework op stats", has_ops, "No ops were found.",
      "Ops are the events of the host threads and devices: mark the program's work with mlprof::Trace, or "
      "profile a framework that records its ops.",
-     kOpStatsOptions, op_stats, op_stats_of_summary},
+     kOpStatsOptions, op_stats, &kOpStatsSummary},
     {"tf_data_bottleneck_analysis", "Input pipeline bottleneck", has_pipelines, "No input pipelines were found.",
      "Name the input stages tf.data-style, e.g. Iterator::Prefetch on the training thread and "
      "Iterator::Prefetch::Map::FileRead on loader threads.",
@@ -130,11 +135,11 @@ const Tool kTools[] = {
     {"kernel_stats", "Kernel stats", has_kernels, "No GPU kernels were found.",
      "Profile on a machine with an NVIDIA GPU: mlprof records its kernels through CUPTI, PyTorch's profiler "
      "with ProfilerActivity.CUDA.",
-     {}, of_profile<KernelStatsTable, compute_kernel_stats>, kernel_stats_of_summary},
+     {}, of_profile<KernelStatsTable, compute_kernel_stats>, &kKernelStatsSummary},
     {"pod_viewer", "Pod viewer", has_several_hosts, "The run has one host.",
      "Profile every worker into the same run (one <host>.xplane.pb each), e.g. mlprof capture with the addresses "
      "of all workers.",
-     {}, of_steps<PodViewer, compute_pod_viewer>, pod_viewer_of_summary},
+     {}, of_steps<PodViewer, compute_pod_viewer>, &kPodViewerSummary},
     // The GPU timeline (gpu_timeline_tools.h): Holistic Trace Analysis' and Nsight's questions.
     {"gpu_time_breakdown", "GPU time breakdown", has_kernels, kNoGpuWork, kRecordGpuWork, kGpuTimelineOptions,
      gpu_time_breakdown_tool},
@@ -204,7 +209,7 @@ ToolResult run_tool(const Tool& tool, const AnalyzedProfile& profile, const Tool
 ToolResult run_tool(const Tool& tool, const RunSummary& summary, const ToolOptionValues& options) {
   if (!tool.reads_summaries()) throw std::logic_error("tool " + std::string(tool.id) + " reads every event");
   check_options(tool, options);
-  return tool.compute_from_summary(summary, options);
+  return tool.from_summary->compute(summary, options);
 }
 
 }  // namespace mlprof::analysis

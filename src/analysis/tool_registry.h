@@ -82,6 +82,13 @@ class ToolResult {
 
 class RunSummary;  // host_summary.h
 
+// How a summary-level tool computes: the parts of each file's summary it reads (host_summary.h's
+// kPodHosts, ...; only those are made), and its result from the joined summary.
+struct SummaryForm {
+  unsigned reads;
+  ToolResult (*compute)(const RunSummary&, const ToolOptionValues&);
+};
+
 struct Tool {
   std::string_view id;     // XProf's tool id, as in `mlprof report --tool` and /api/data?tool=
   std::string_view title;  // what the UI calls it
@@ -96,9 +103,9 @@ struct Tool {
   // Summary-level tools: the same result from the run's per-host summaries (host_summary.h),
   // so that a run is read without holding its events. Null for event-level tools, which need
   // every event (the trace viewer, the memory profile, ...).
-  ToolResult (*compute_from_summary)(const RunSummary&, const ToolOptionValues&) = nullptr;
+  const SummaryForm* from_summary = nullptr;
 
-  bool reads_summaries() const { return compute_from_summary != nullptr; }
+  bool reads_summaries() const { return from_summary != nullptr; }
 };
 
 // Every tool, in the order the UI lists them.

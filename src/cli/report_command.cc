@@ -68,7 +68,8 @@ int report_from_summaries(const ReportOptions& o, const analysis::Tool& tool, co
   bool incomplete = false;
   {
     ProgressBar bar("loading " + o.path);
-    if (!analysis::load_run_summary({o.path, o.run, o.host, [&](double f) { bar.update(f); }}, &summary, &error)) {
+    if (!analysis::load_run_summary({o.path, o.run, o.host, [&](double f) { bar.update(f); }}, tool.from_summary->reads,
+                                    &summary, &error)) {
       if (summary.hosts() == 0) return bad_input(error.path, error.problem);
       incomplete = true;
     }

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "analysis/analyzed_profile.h"
 #include "analysis/host_summary.h"
@@ -54,32 +55,35 @@ std::string csv_or_none(const ToolResult& r) {
 }
 
 // Every summary-level tool, from the whole run and from its summaries read on `jobs` threads.
-// `expect_exact`: whether the summaries can stand for the run (RunSummary::exact).
-void expect_same_outputs(const std::string& run, unsigned jobs, bool expect_exact = true) {
+// `read_whole`: the tools for which the summaries cannot stand for the run (RunSummary::exact),
+// which mlprof report then reads whole.
+void expect_same_outputs(const std::string& run, unsigned jobs, const std::set<std::string_view>& read_whole = {}) {
   SCOPED_TRACE(run + " with --jobs " + std::to_string(jobs));
   model::Profile profile;
-  model::LoadError full_error, summary_error;
+  model::LoadError full_error;
   const bool full_ok = model::load_profile({run, "", "", {}, jobs}, &profile, &full_error);
   const AnalyzedProfile analyzed(std::move(profile));
-  RunSummary summary;
-  const bool summary_ok = load_run_summary({run, "", "", {}, jobs}, &summary, &summary_error);
-  ASSERT_EQ(full_ok, summary_ok);
-  EXPECT_EQ(full_error.path, summary_error.path);
-  // With one thread the full load reads every host into one profile, and the importer words a
-  // host whose times do not fit with the others its own way.
-  if (jobs > 1) {
-    EXPECT_EQ(full_error.problem, summary_error.problem);
-  }
-  EXPECT_EQ(summary.hosts(), analyzed.profile().hosts.size());
-  EXPECT_EQ(summary.events(), analyzed.profile().num_events());
-  EXPECT_EQ(summary.run(), analyzed.profile().run);
-  EXPECT_EQ(summary.exact(), expect_exact);
-  if (!summary.exact()) return;  // mlprof report reads such a run whole
   size_t compared = 0;
   for (const Tool& tool : tools()) {
     if (!tool.reads_summaries()) continue;
+    SCOPED_TRACE(tool.id);
+    // What mlprof report reads for the tool: the summary parts it names.
+    RunSummary summary;
+    model::LoadError summary_error;
+    const bool summary_ok = load_run_summary({run, "", "", {}, jobs}, tool.from_summary->reads, &summary, &summary_error);
+    ASSERT_EQ(full_ok, summary_ok);
+    EXPECT_EQ(full_error.path, summary_error.path);
+    // With one thread the full load reads every host into one profile, and the importer words a
+    // host whose times do not fit with the others its own way.
+    if (jobs > 1) {
+      EXPECT_EQ(full_error.problem, summary_error.problem);
+    }
+    EXPECT_EQ(summary.hosts(), analyzed.profile().hosts.size());
+    EXPECT_EQ(summary.events(), analyzed.profile().num_events());
+    EXPECT_EQ(summary.run(), analyzed.profile().run);
+    EXPECT_EQ(summary.exact(), !read_whole.contains(tool.id));
+    if (!summary.exact()) continue;
     ++compared;
-    SCOPED_TRACE(std::string(tool.id) + " on " + run + " with --jobs " + std::to_string(jobs));
     // The defaults, and each flag on.
     std::vector<ToolOptionValues> variants = {{}};
     for (const ToolOption& option : tool.options)
@@ -105,18 +109,18 @@ TEST(HostSummary, RanksOfRealPyTorchTracesGiveTheFullRunsOutputs) {
 }
 
 // Ranks that fit one origin: each real trace of a GPU run twice. critical_path's has no step
-// marker: the run is one step across both hosts, which their summaries cannot give, so it is
-// read whole.
+// marker: the run is one step across both hosts, which their summaries cannot give the overview,
+// so it is read whole for it.
 TEST(HostSummary, RepeatedRealRanksGiveTheFullRunsOutputs) {
   if (!fs::exists(kTestdata / "pytorch")) GTEST_SKIP() << "../shared/testdata is absent";
-  for (const auto& [name, exact] : std::vector<std::pair<std::string, bool>>{
-           {"ns_resolution_trace__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", true},
-           {"nccl_parser_config__nccl_data.json.gz", true},
-           {"df_index_resolver__df_index_resolver.json.gz", true},
-           {"critical_path__simple_add__benchmark_result_493459_1694039959_trace.json.gz", false}}) {
+  for (const auto& [name, read_whole] : std::vector<std::pair<std::string, std::set<std::string_view>>>{
+           {"ns_resolution_trace__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", {}},
+           {"nccl_parser_config__nccl_data.json.gz", {}},
+           {"df_index_resolver__df_index_resolver.json.gz", {}},
+           {"critical_path__simple_add__benchmark_result_493459_1694039959_trace.json.gz", {"overview_page"}}}) {
     ScratchDir dir;
     const std::string run = run_of(dir, "twice", {kTestdata / "pytorch" / name, kTestdata / "pytorch" / name});
-    expect_same_outputs(run, 2, exact);
+    expect_same_outputs(run, 2, read_whole);
   }
 }
 
@@ -164,7 +168,7 @@ TEST(HostSummary, ACorruptRankIsNamedAndTheOthersAreSummarised) {
   const std::string run = run_of(dir, "with_bad_rank", files);
   RunSummary summary;
   model::LoadError error;
-  EXPECT_FALSE(load_run_summary({run, "", "", {}, 2}, &summary, &error));
+  EXPECT_FALSE(load_run_summary({run, "", "", {}, 2}, kAllParts, &summary, &error));
   EXPECT_EQ(fs::path(error.path).filename(), "rank1.pt.trace.json");
   EXPECT_FALSE(error.problem.empty());
   EXPECT_EQ(error.problem.find('\n'), std::string::npos);
