@@ -46,7 +46,7 @@ JsonSource::~JsonSource() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-bool JsonSource::open_file(const std::string& path, std::string* error, GzipEngine engine) {
+bool JsonSource::open_file(const std::string& path, std::string* error, GzipEngine engine, bool ahead) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) {
     *error = std::strerror(errno);
@@ -76,7 +76,7 @@ bool JsonSource::open_file(const std::string& path, std::string* error, GzipEngi
   unsigned char trailer[4];
   if (gzip_ && input_size_ >= 18 && ::pread(fd_, trailer, 4, off_t(input_size_ - 4)) == 4)
     text_size_hint_ = gzip_text_size(trailer, input_size_);
-  if (gzip_) start_inflating(engine);
+  if (gzip_) start_inflating(engine, ahead);
   return true;
 }
 
@@ -93,15 +93,19 @@ void JsonSource::open_bytes(const void* bytes, size_t size, GzipEngine engine) {
   if (gzip_) start_inflating(engine);
 }
 
-void JsonSource::start_inflating(GzipEngine engine) {
-  inflating_ = std::make_unique<InflateAhead>(GzipInflater::make(
-      engine, [this](const unsigned char** data, size_t* size, std::string* error) { return next_input(data, size, error); }));
+void JsonSource::start_inflating(GzipEngine engine, bool ahead) {
+  std::unique_ptr<GzipInflater> inflater = GzipInflater::make(
+      engine, [this](const unsigned char** data, size_t* size, std::string* error) { return next_input(data, size, error); });
+  if (ahead) inflating_ = std::make_unique<InflateAhead>(std::move(inflater));
+  else inflater_ = std::move(inflater);
 }
 
 bool JsonSource::read(char* out, size_t room, size_t* got, std::string* error) {
   *got = 0;
   if (room == 0) return true;
-  return gzip_ ? inflating_->read(out, room, got, error) : read_plain(out, room, got, error);
+  if (!gzip_) return read_plain(out, room, got, error);
+  return inflating_ ? inflating_->read(out, room, got, error)
+                    : inflater_->read(reinterpret_cast<unsigned char*>(out), room, got, error);
 }
 
 bool JsonSource::read_plain(char* out, size_t room, size_t* got, std::string* error) {

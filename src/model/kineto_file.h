@@ -28,7 +28,11 @@ class JsonSource {
 
   // Opens `path`, inflating it when it starts with the gzip magic (whatever its name says).
   // Returns false with a one-line reason (without the path) when it cannot.
-  bool open_file(const std::string& path, std::string* error, GzipEngine engine = GzipEngine::kFastest);
+  // `ahead`: a gzip file is inflated on a thread of its own a few pieces ahead; false: on the
+  // reading thread, piece by piece (a file read while others are: their threads keep the cores
+  // busy, and each file in flight costs its pieces).
+  bool open_file(const std::string& path, std::string* error, GzipEngine engine = GzipEngine::kFastest,
+                 bool ahead = true);
   // The same for bytes in memory, which must outlive the reads.
   void open_bytes(const void* bytes, size_t size, GzipEngine engine = GzipEngine::kFastest);
 
@@ -47,7 +51,7 @@ class JsonSource {
   // The gzip input, pulled on the inflating thread.
   bool next_input(const unsigned char** data, size_t* size, std::string* error);
   bool read_plain(char* out, size_t room, size_t* got, std::string* error);
-  void start_inflating(GzipEngine engine);
+  void start_inflating(GzipEngine engine, bool ahead = true);
 
   int fd_ = -1;
   const unsigned char* bytes_ = nullptr;  // open_bytes: the input
@@ -57,6 +61,7 @@ class JsonSource {
   bool gzip_ = false;
   std::vector<unsigned char> sniffed_;     // bytes read from the file to recognise gzip
   std::vector<unsigned char> input_;       // gzip: compressed bytes from the file
+  std::unique_ptr<GzipInflater> inflater_;   // gzip read without inflating ahead
   std::unique_ptr<InflateAhead> inflating_;  // declared last: stopped before the rest goes
 };
 

@@ -717,7 +717,8 @@ bool import_source(kineto::JsonSource& source, std::string_view host, Profile* p
 bool import_pytorch_trace_file(const std::string& path, std::string_view host, Profile* profile, std::string* error,
                                const LoadProgress& progress, bool parse_ahead) {
   kineto::JsonSource source;
-  return source.open_file(path, error) && import_source(source, host, profile, progress, error, parse_ahead);
+  return source.open_file(path, error, GzipEngine::kFastest, parse_ahead) &&
+         import_source(source, host, profile, progress, error, parse_ahead);
 }
 
 bool import_pytorch_trace_bytes(const void* data, size_t size, std::string_view host, Profile* profile,

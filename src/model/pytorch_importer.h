@@ -29,7 +29,8 @@ namespace mlprof::model {
 // Appends the file as one more host of `profile`. On failure returns false, sets `error` to a
 // one-line reason (without the path) and leaves `profile` without that host. The file is read
 // piece by piece (a .gz inflated as it is read); `progress` hears the fraction read so far.
-// `parse_ahead`: as kineto::read_trace's (false for a file read while others are).
+// `parse_ahead`: a .gz inflated and the JSON parsed on threads of their own a few pieces ahead
+// (kineto::JsonSource::open_file's and kineto::read_trace's); false for a file read while others are.
 bool import_pytorch_trace_file(const std::string& path, std::string_view host, Profile* profile,
                                std::string* error, const LoadProgress& progress = {}, bool parse_ahead = true);
 
