@@ -7,6 +7,7 @@
 
 #include "analysis/diff_gate.h"
 #include "analysis/framework_op_stats.h"
+#include "analysis/host_summary.h"
 #include "analysis/overview_page.h"
 #include "analysis/profile_diff.h"
 #include "cli/commands.h"
@@ -59,8 +60,32 @@ struct Analysed {
   std::string name;
 };
 
+// The overview and the op stats are summary-level tools (tool_registry.h): a run is read one
+// file at a time on --jobs threads, each file's hosts summarised on its reading thread and its
+// events dropped, as `mlprof report` does; a run whose hosts must be analysed together is read
+// again, whole.
+bool analyse_from_summaries(const std::string& path, const std::string& run, const std::string& host, Analysed* out,
+                            model::LoadError* error, bool* exact) {
+  analysis::RunSummary summary;
+  {
+    ProgressBar bar("loading " + path);
+    if (!analysis::load_run_summary({path, run, host, [&](double f) { bar.update(f); }},
+                                    analysis::kOverview | analysis::kPodHosts | analysis::kOpTotals, &summary, error))
+      return false;
+  }
+  *exact = summary.exact();
+  if (!*exact) return true;
+  out->ops = analysis::finish_op_stats(summary.op_totals());
+  out->overview = analysis::compose_overview_page(summary.overview_parts());
+  out->name = summary.run();
+  return true;
+}
+
 bool analyse(const std::string& path, const std::string& run, const std::string& host, Analysed* out,
              model::LoadError* error) {
+  bool exact = false;
+  if (!analyse_from_summaries(path, run, host, out, error, &exact)) return false;
+  if (exact) return true;
   model::Profile profile;
   {
     ProgressBar bar("loading " + path);
