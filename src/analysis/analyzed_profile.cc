@@ -22,4 +22,9 @@ const TraceTimeline& AnalyzedProfile::trace() const {
   return *trace_;
 }
 
+const std::vector<CounterTrack>& AnalyzedProfile::trace_counters() const {
+  std::call_once(counters_once_, [this] { counters_ = trace_counter_tracks(profile_, trace().flows); });
+  return counters_;
+}
+
 }  // namespace mlprof::analysis

@@ -10,6 +10,7 @@
 #include "analysis/framework_op_stats.h"
 #include "analysis/step_breakdown.h"
 #include "analysis/tf_data_bottleneck_analysis.h"
+#include "analysis/trace_counters.h"
 #include "analysis/trace_flows.h"
 #include "analysis/trace_index.h"
 #include "model/profile.h"
@@ -32,14 +33,18 @@ class AnalyzedProfile {
   const FrameworkOpStats& op_stats() const;  // default options (no idle rows)
   const TfDataBottleneckAnalysis& tf_data() const;
   const TraceTimeline& trace() const;
+  // The trace viewer's counter tracks (GPU queue length, memory in use): asked again at each
+  // opening of the page, made once.
+  const std::vector<CounterTrack>& trace_counters() const;
 
  private:
   model::Profile profile_;
-  mutable std::once_flag steps_once_, op_stats_once_, tf_data_once_, trace_once_;
+  mutable std::once_flag steps_once_, op_stats_once_, tf_data_once_, trace_once_, counters_once_;
   mutable std::optional<StepAnalysis> steps_;
   mutable std::optional<FrameworkOpStats> op_stats_;
   mutable std::optional<TfDataBottleneckAnalysis> tf_data_;
   mutable std::optional<TraceTimeline> trace_;
+  mutable std::vector<CounterTrack> counters_;
 };
 
 }  // namespace mlprof::analysis

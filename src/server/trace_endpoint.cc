@@ -219,7 +219,7 @@ Reply TraceApi::counters(const QueryParams& params) {
     const model::Profile& p = loaded->profile();
     const int64_t zero = loaded->trace().index.begin_ps();
     json counters = json::array();
-    for (const auto& t : analysis::trace_counter_tracks(p, loaded->trace().flows)) {
+    for (const auto& t : loaded->trace_counters()) {
       json points = json::array();
       for (const auto& [time, value] : t.points) points.push_back({time - zero, value});
       counters.push_back({{"name", t.name},
