@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -34,6 +35,27 @@ struct MeasuredSteps {
     return total;
   }
 };
+
+// Ten 100 ms steps, each waiting 30 ms for input under `input_name` on the step's own thread,
+// then computing for 70 ms; what each took by the test's clock.
+MeasuredSteps run_ten_steps(std::string_view input_name) {
+  MeasuredSteps measured;
+  for (int64_t step = 0; step < 10; ++step) {
+    const auto step_start = MeasuredSteps::Clock::now();
+    {
+      mlprof::StepTrace s("train", step);
+      {
+        mlprof::Trace input(input_name);
+        sleep_ms(30);
+      }
+      measured.input_ms.push_back(MeasuredSteps::since(step_start));
+      mlprof::Trace compute("train_step");
+      sleep_ms(70);
+    }
+    measured.step_ms.push_back(MeasuredSteps::since(step_start));
+  }
+  return measured;
+}
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define MLPROF_UNDER_SANITIZER 1
@@ -66,21 +88,7 @@ TEST(SdkEndToEnd, SleepingInputIsThirtyPercentAndHighlyInputBound) {
       sleep_ms(1);
     }
   });
-  MeasuredSteps measured;
-  for (int64_t step = 0; step < 10; ++step) {
-    const auto step_start = MeasuredSteps::Clock::now();
-    {
-      mlprof::StepTrace s("train", step);
-      {
-        mlprof::Trace next("Iterator::Prefetch");
-        sleep_ms(30);
-      }
-      measured.input_ms.push_back(MeasuredSteps::since(step_start));
-      mlprof::Trace compute("train_step");
-      sleep_ms(70);
-    }
-    measured.step_ms.push_back(MeasuredSteps::since(step_start));
-  }
+  const MeasuredSteps measured = run_ten_steps("Iterator::Prefetch");
   done = true;
   loader.join();
   const mlprof::RunInfo run = mlprof::stop();
@@ -116,21 +124,7 @@ TEST(SdkEndToEnd, ASynchronousLoaderWithANestedNameIsInput) {
   options.run_name = "synchronous_loader";
   options.host_name = "e2e-host";
   ASSERT_TRUE(mlprof::start(dir.path(), options).ok());
-  MeasuredSteps measured;
-  for (int64_t step = 0; step < 10; ++step) {
-    const auto step_start = MeasuredSteps::Clock::now();
-    {
-      mlprof::StepTrace s("train", step);
-      {
-        mlprof::Trace read("Iterator::Prefetch::Map::FileRead");
-        sleep_ms(30);
-      }
-      measured.input_ms.push_back(MeasuredSteps::since(step_start));
-      mlprof::Trace compute("train_step");
-      sleep_ms(70);
-    }
-    measured.step_ms.push_back(MeasuredSteps::since(step_start));
-  }
+  const MeasuredSteps measured = run_ten_steps("Iterator::Prefetch::Map::FileRead");
   const mlprof::RunInfo run = mlprof::stop();
   ASSERT_TRUE(run.status.ok()) << run.status.message();
 
