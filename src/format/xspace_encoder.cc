@@ -179,6 +179,14 @@ void write_string_field(Output& out, const Field& field, const std::string& s) {
   if (!s.empty()) out.put_string_field(field, s);
 }
 
+// The head of a map<int64, V> entry in `field`: its length, the key, and the value's length;
+// the value's own fields follow.
+void write_map_entry_head(Output& out, const Field& field, int64_t key, uint64_t value_size) {
+  out.put_length_prefix(field, map_entry_size(key, value_size));
+  out.put_tag_varint(xs::kMapKey, uint64_t(key));
+  out.put_length_prefix(xs::kMapValue, value_size);
+}
+
 void write_stat(Output& out, const Field& field, const WireStat& s) {
   out.put_length_prefix(field, stat_size(s));
   write_int_field(out, xs::kStatMetadataId, s.metadata_id);
@@ -238,19 +246,13 @@ void write_plane(Output& out, const WirePlane& plane, uint64_t body_size,
   write_string_field(out, xs::kPlaneName, plane.name);
   for (size_t i = 0; i < plane.lines.size(); ++i) write_line(out, plane, plane.lines[i], line_sizes[i]);
   for (const WireEventMetadata& m : plane.event_metadata) {
-    const uint64_t value_size = event_metadata_size(m);
-    out.put_length_prefix(xs::kPlaneEventMetadata, map_entry_size(m.id, value_size));
-    out.put_tag_varint(xs::kMapKey, uint64_t(m.id));
-    out.put_length_prefix(xs::kMapValue, value_size);
+    write_map_entry_head(out, xs::kPlaneEventMetadata, m.id, event_metadata_size(m));
     write_int_field(out, xs::kEventMetaId, m.id);
     write_string_field(out, xs::kEventMetaName, m.name);
     write_string_field(out, xs::kEventMetaDisplayName, m.display_name);
   }
   for (const WireStatMetadata& m : plane.stat_metadata) {
-    const uint64_t value_size = stat_metadata_size(m);
-    out.put_length_prefix(xs::kPlaneStatMetadata, map_entry_size(m.id, value_size));
-    out.put_tag_varint(xs::kMapKey, uint64_t(m.id));
-    out.put_length_prefix(xs::kMapValue, value_size);
+    write_map_entry_head(out, xs::kPlaneStatMetadata, m.id, stat_metadata_size(m));
     write_int_field(out, xs::kStatMetaId, m.id);
     write_string_field(out, xs::kStatMetaName, m.name);
     write_string_field(out, xs::kStatMetaDescription, m.description);
