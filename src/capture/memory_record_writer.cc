@@ -57,7 +57,7 @@ void write_memory_record(const internal::AllocatorReport& event, const MemoryExt
   const size_t bytes = sizeof(MemoryRecord) + round_up8(text);
   if (!reserve(t, bytes)) return;
   auto* r = reinterpret_cast<MemoryRecord*>(t.pos);
-  const OpContext ops = open_op_context(t.epoch);
+  const OpContext ops = open_op_context();
   r->kind = kMemoryRecord;
   r->time = now_ticks();
   r->address = reinterpret_cast<uintptr_t>(event.address);

@@ -15,8 +15,9 @@ struct OpContext {
   const OpRecord* op = nullptr;
   const OpRecord* owner = nullptr;
 };
-// From the calling thread's op stack, for the session `epoch` (op_recorder.cc).
-OpContext open_op_context(uint64_t epoch) noexcept;
+// From the calling thread's op stack: its open ops of the session it is attached to
+// (op_recorder.cc).
+OpContext open_op_context() noexcept;
 
 // What only a user's allocator knows; empty strings and negative numbers are left out.
 struct MemoryExtras {

@@ -43,13 +43,19 @@ OpStack* new_op_stack() noexcept {
   return s;
 }
 
-OpContext open_op_context(uint64_t epoch) noexcept {
+void forget_open_ops() noexcept {
+  OpStack* s = t_op_stack;
+  if (s == nullptr) return;
+  for (int d = std::min(s->depth, kMaxOpDepth) - 1; d >= 0; --d) s->frames[d].record = nullptr;
+}
+
+OpContext open_op_context() noexcept {
   OpContext context;
   const OpStack* s = t_op_stack;
   if (s == nullptr || s->depth == 0) return context;
   for (int d = std::min(s->depth, kMaxOpDepth) - 1; d >= 0; --d) {
     const OpFrame& f = s->frames[d];
-    if (f.record == nullptr || f.epoch != epoch) break;
+    if (f.record == nullptr) break;
     if (context.op == nullptr) context.op = f.record;
     if ((op_flags(*f.record) & kOpFactory) == 0) {
       context.owner = f.record;
@@ -89,7 +95,26 @@ void op_begin_extended(capture::OpFrame& frame, const char* name, int64_t sequen
   r->start = now_ticks();
   capture::publish(t, t.pos + kFixed + capture::round_up8(input_bytes));
   frame.record = r;
-  frame.epoch = t.epoch;
+}
+
+void op_begin_plain_slow(capture::OpFrame& frame, uint64_t head, int64_t sequence_nr) noexcept {
+  const uint16_t flags = capture::op_flags(OpRecord{head, 0, 0, 0});
+  const char* name = capture::op_name(OpRecord{head, 0, 0, 0});
+  frame.record = nullptr;
+  const uint64_t sequence_plus_1 = uint64_t(sequence_nr + 1);
+  if ((sequence_plus_1 >> 32) != 0) {
+    op_begin_extended(frame, name, sequence_nr, 0, flags, nullptr, nullptr, 0);
+    return;
+  }
+  capture::ThreadState& t = t_state;
+  if (!capture::reserve(t, sizeof(OpRecord))) return;
+  auto* r = reinterpret_cast<OpRecord*>(t.pos);
+  r->head = head;
+  r->end = 0;
+  r->sequence_low = uint32_t(sequence_plus_1);
+  r->start = now_ticks();
+  capture::publish(t, t.pos + sizeof(OpRecord));
+  frame.record = r;
 }
 
 void op_end_long(OpRecord* record, uint64_t end) noexcept {

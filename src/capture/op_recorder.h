@@ -15,10 +15,11 @@
 
 namespace mlprof::capture {
 
-// One open op: its staged record (null when not recorded) and the session it belongs to.
+// One open op: its staged record, null when not recorded. A thread's frames hold records of
+// the session it is attached to only: it forgets them when it detaches (forget_open_ops), so
+// an op that ends after its session never writes into another session's memory.
 struct OpFrame {
   OpRecord* record;
-  uint64_t epoch;
 };
 
 constexpr int kMaxOpDepth = 256;
@@ -33,6 +34,8 @@ struct OpStack {
 extern MLPROF_API constinit thread_local OpStack* t_op_stack __attribute__((tls_model("initial-exec")));
 // Makes the calling thread's stack; null when out of memory.
 MLPROF_API OpStack* new_op_stack() noexcept;
+// The calling thread leaves its session: its open ops' records are no longer its to finish.
+void forget_open_ops() noexcept;
 
 }  // namespace mlprof::capture
 
@@ -80,7 +83,31 @@ inline void op_begin(capture::OpStack& s, const char* name, int level, int64_t s
   r->start = now_ticks();
   capture::publish(t, t.pos + sizeof(capture::OpRecord));
   frame.record = r;
-  frame.epoch = t.epoch;
+}
+
+// op_begin() of an op recorded at the level in force, with no forward thread or inputs, whose
+// record head (op_head) is known: what most ops are. The rest, and a full chunk, go through
+// op_begin_plain_slow(). Inline, and no more than that: this is the floor of op tracing.
+MLPROF_API void op_begin_plain_slow(capture::OpFrame& frame, uint64_t head, int64_t sequence_nr) noexcept;
+inline void op_begin_plain(capture::OpStack& s, uint64_t head, int64_t sequence_nr) noexcept {
+  const int depth = s.depth++;
+  if (__builtin_expect(depth >= capture::kMaxOpDepth, 0)) return;
+  capture::OpFrame& frame = s.frames[depth];
+  capture::ThreadState& t = capture::t_state;
+  char* const p = t.pos;
+  const uint64_t sequence_plus_1 = uint64_t(sequence_nr + 1);
+  if (__builtin_expect((sequence_plus_1 >> 32) == 0 && t.epoch == capture::g_epoch.load(std::memory_order_relaxed) &&
+                           size_t(t.limit - p) >= sizeof(capture::OpRecord), 1)) {
+    auto* r = reinterpret_cast<capture::OpRecord*>(p);
+    r->head = head;
+    r->end = 0;
+    r->sequence_low = uint32_t(sequence_plus_1);
+    r->start = now_ticks();
+    capture::publish(t, p + sizeof(capture::OpRecord));
+    frame.record = r;
+    return;
+  }
+  op_begin_plain_slow(frame, head, sequence_nr);
 }
 
 // An OpEndRecord for an op of kLongOp ticks or more.
@@ -93,8 +120,9 @@ inline int op_end() noexcept {
   const int depth = --s->depth;
   if (__builtin_expect(depth >= capture::kMaxOpDepth, 0)) return depth;
   const capture::OpFrame& frame = s->frames[depth];
-  // The record's arena stays mapped while this thread is still attached to its session.
-  if (frame.record != nullptr && capture::t_state.epoch == frame.epoch) {
+  // The record's arena stays mapped while this thread is attached to its session, and the
+  // thread forgets its records when it detaches.
+  if (frame.record != nullptr) {
     const uint64_t end = now_ticks();
     const uint32_t word = capture::op_end_word(end - frame.record->start);
     __atomic_store_n(&frame.record->end, word, __ATOMIC_RELEASE);

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "mlprof/mlprof.h"
+#include "capture/op_recorder.h"
 #include "capture/thread_name.h"
 #include "format/annotation.h"
 
@@ -22,6 +23,7 @@ thread_local ThreadState t_state __attribute__((tls_model("initial-exec")));
 namespace {
 
 void detach(ThreadState& t) noexcept {
+  forget_open_ops();
   if (t.arena != nullptr) t.arena->detach();
   t.arena = nullptr;
   t.epoch = 0;
@@ -135,7 +137,8 @@ bool reserve_slow(ThreadState& t, size_t bytes) noexcept {
 }
 
 void reset_thread_after_fork() noexcept {
-  // The child's only thread: its attachment and cached id belong to the parent.
+  // The child's only thread: its attachment, open ops and cached id belong to the parent.
+  forget_open_ops();
   t_state.arena = nullptr;
   t_state.epoch = 0;
   t_state.chunk = nullptr;

@@ -188,7 +188,7 @@ void CUPTIAPI on_api_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   const char* op = nullptr;
   const std::vector<bool>& launches = s.launches[domain == CUPTI_CB_DOMAIN_DRIVER_API ? 1 : 0];
   if (cbid < launches.size() && launches[cbid]) {
-    const OpContext context = open_op_context(t_state.epoch);
+    const OpContext context = open_op_context();
     if (context.op != nullptr) op = op_name(*context.op);
   }
   if (!map_thread && op == nullptr) return;

@@ -11,6 +11,7 @@
 #include "capture/torch/input_encoding.h"
 #include "capture/torch/memory_reporter.h"
 #include "capture/torch/op_names.h"
+#include "capture/torch/registered_operator.h"
 #include "capture/torch/step_detector.h"
 
 namespace mlprof::libtorch {
@@ -60,9 +61,10 @@ inline void on_top_level_op_start(const at::RecordFunction& fn, const OpName* na
   if (__builtin_expect((name->flags & kInputRequest) != 0, 0)) on_input_request(now_ticks());
 }
 
-std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn) {
+// Any op, at any level: what on_op_start leaves to it.
+__attribute__((noinline)) void start_op(const at::RecordFunction& fn) {
   capture::OpStack* stack = internal::this_thread_op_stack();
-  if (__builtin_expect(stack == nullptr, 0)) return nullptr;  // out of memory: op_end sees depth 0
+  if (__builtin_expect(stack == nullptr, 0)) return;  // out of memory: op_end sees depth 0
   const int trace_level = internal::g_trace_level.load(std::memory_order_relaxed);
   const at::RecordScope scope = fn.scope();
   const OpName* name = intern_op_name(fn.name());
@@ -84,6 +86,33 @@ std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn) {
   } else {
     internal::op_begin(*stack, name->text, level, fn.seqNr(), fwd_thread, flags);
   }
+}
+
+// Whether a forward top-level op would change nothing of the thread's state: its first op
+// of the session has run (first_op_of_session), it ran forward before, and no backward pass
+// waits for a step to begin (step_detector.h). The session's id changes with each session
+// start, after the steps' generation: a thread that passes has seen the current one.
+inline bool forward_top_level_op_changes_nothing() {
+  const ThreadOps& t = t_ops;
+  return t.session == g_session.load(std::memory_order_relaxed) && t.ran_forward &&
+         !step_detection::t_detector.backward_seen;
+}
+
+// The floor of op tracing: an op LibTorch dispatches (named by its registered operator),
+// at host_tracer_level 2, whose thread's state it leaves as it is. The rest is start_op's.
+std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn) {
+  capture::OpStack* stack = capture::t_op_stack;
+  const c10::FunctionSchema* schema = registered_operator(fn);
+  if (__builtin_expect(stack != nullptr && schema != nullptr && fn.scope() == at::RecordScope::FUNCTION &&
+                           internal::g_trace_level.load(std::memory_order_relaxed) == kInfo, 1)) {
+    const OpName* name = operator_op_name(schema, schema->name());
+    if (__builtin_expect((name->flags & (kAutogradEntry | kInputRequest)) == 0 &&
+                             (stack->depth != 0 || forward_top_level_op_changes_nothing()), 1)) {
+      internal::op_begin_plain(*stack, name->record_head, fn.seqNr());
+      return nullptr;
+    }
+  }
+  start_op(fn);
   return nullptr;
 }
 

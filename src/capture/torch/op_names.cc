@@ -9,6 +9,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "capture/typed_records.h"
+
 namespace mlprof::libtorch {
 namespace {
 
@@ -18,13 +20,15 @@ OpName describe(const char* text, size_t length) {
   // The last word's bytes up to the NUL (little-endian: the low bytes come first).
   const size_t last_bytes = length % 8 + 1;
   const uint64_t last_mask = last_bytes == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * last_bytes)) - 1;
-  OpName n{text, 0, uint32_t(length / 8 + 1), -1, last_mask};
+  const uint64_t first_mask = length >= 8 ? ~uint64_t{0} : last_mask;
+  OpName n{text, 0, uint32_t(length / 8 + 1), -1, last_mask, first_mask, length, 0};
   if (name.starts_with("autograd::engine::evaluate_function")) n.flags |= kAutogradEntry;
   // The factory ops that allocate a tensor, with their dtype argument's position.
   if (name == "aten::empty" || name == "aten::empty_like") n.dtype_argument = 1;
   if (name == "aten::empty_strided") n.dtype_argument = 2;
   if (n.dtype_argument >= 0) n.flags |= kFactoryOp;
   if (name.starts_with("enumerate(DataLoader)")) n.flags |= kInputRequest;
+  n.record_head = capture::op_head((n.flags & kFactoryOp) != 0 ? capture::kOpFactory : 0, text);
   return n;
 }
 
@@ -136,6 +140,12 @@ const OpName* intern_slow(const char* name) noexcept {
     static const OpName unnamed = describe(unnamed_text, 18);
     return &unnamed;
   }
+}
+
+const OpName* intern_operator(const void* schema, const char* name) noexcept {
+  const OpName* interned = intern_slow(name);
+  if (ThreadCache* cache = t_cache; cache != nullptr) operator_slot(*cache, schema) = OperatorSlot{schema, interned};
+  return interned;
 }
 
 }  // namespace op_name_cache

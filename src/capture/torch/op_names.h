@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace mlprof::libtorch {
 
@@ -22,6 +23,9 @@ struct OpName {
   uint32_t words;             // 8-byte words the text spans, its terminating NUL included
   int8_t dtype_argument;      // factory ops: the position of their dtype= argument, else -1
   uint64_t last_mask;         // the bytes of the last word that belong to the text and its NUL
+  uint64_t first_mask;        // the same for the first word
+  size_t length;
+  uint64_t record_head;       // OpRecord::head of a dispatched op of this name (op_recorder.h)
 };
 
 namespace op_name_cache {
@@ -33,11 +37,19 @@ struct Slot {
   const OpName* name;
 };
 
+// A registered operator's name, by its schema's address (registered_operator.h).
+struct OperatorSlot {
+  const void* schema;
+  const OpName* name;
+};
+
 // Two levels: by address (names of dispatched ops live as long as their operator), then by
 // text (backward nodes' names are built anew for each call), before the shared table's lock.
+// And by operator, for ops whose name is known to be their operator's.
 struct ThreadCache {
   Slot by_address[kSlots] = {};
   const OpName* by_text[kSlots] = {};
+  OperatorSlot by_operator[kSlots] = {};
 };
 
 // initial-exec: no call to find it.
@@ -69,6 +81,25 @@ __attribute__((no_sanitize_address)) inline bool same_text(const char* s, const 
 // A miss of the address cache (or no cache yet, or a null name).
 const OpName* intern_slow(const char* name) noexcept;
 
+// The slot of a registered operator's name, by its schema's address.
+inline OperatorSlot& operator_slot(ThreadCache& cache, const void* schema) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(schema);
+  return cache.by_operator[size_t((a >> 4) * 0x9e3779b97f4a7c15ull >> 55) & (kSlots - 1)];
+}
+
+// A miss of the operator cache.
+const OpName* intern_operator(const void* schema, const char* name) noexcept;
+
+// Whether the interned `n` still is the text at `s` of `length` bytes, judged by its length
+// and first word: what tells apart an operator's name from that of one registered later at
+// the same address. A std::string's text has room for 8 bytes (its inline buffer is 16).
+__attribute__((no_sanitize_address)) inline bool same_operator_text(const char* s, size_t length,
+                                                                     const OpName& n) noexcept {
+  uint64_t first;
+  __builtin_memcpy(&first, s, sizeof first);
+  return length == n.length && ((first ^ *reinterpret_cast<const uint64_t*>(n.text)) & n.first_mask) == 0;
+}
+
 }  // namespace op_name_cache
 
 // The interned name for `name` (any string that is valid during the call). Inline: it runs
@@ -80,6 +111,18 @@ inline const OpName* intern_op_name(const char* name) noexcept {
     if (__builtin_expect(slot.address == name && op_name_cache::same_text(name, *slot.name), 1)) return slot.name;
   }
   return op_name_cache::intern_slow(name);
+}
+
+// The interned name of the registered operator `schema` (registered_operator.h), whose name
+// is `name`. Inline: it runs for most ops.
+inline const OpName* operator_op_name(const void* schema, const std::string& name) noexcept {
+  op_name_cache::ThreadCache* cache = op_name_cache::t_cache;
+  if (__builtin_expect(cache != nullptr, 1)) {
+    const op_name_cache::OperatorSlot& slot = op_name_cache::operator_slot(*cache, schema);
+    if (__builtin_expect(slot.schema == schema && op_name_cache::same_operator_text(name.data(), name.size(), *slot.name), 1))
+      return slot.name;
+  }
+  return op_name_cache::intern_operator(schema, name.c_str());
 }
 
 }  // namespace mlprof::libtorch
