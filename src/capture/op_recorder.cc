@@ -72,49 +72,73 @@ namespace mlprof::internal {
 using capture::OpRecord;
 using capture::t_state;
 
-void op_begin_extended(capture::OpFrame& frame, const char* name, int64_t sequence_nr, uint32_t fwd_thread,
+namespace {
+
+// Writes an OpTimeRecord at `p` when the high bits of `since_base` are new to the segment;
+// returns where the op record goes.
+char* time_record_if_new(capture::ThreadState& t, char* p, uint64_t since_base) noexcept {
+  const uint32_t high = uint32_t(since_base >> 32);
+  if (high == t.op_time_high) return p;
+  *reinterpret_cast<uint64_t*>(p) = capture::op_time_record(high);
+  t.op_time_high = high;
+  return p + sizeof(uint64_t);
+}
+
+}  // namespace
+
+void op_begin_extended(capture::OpFrame& frame, OpNameRef name, int64_t sequence_nr, uint32_t fwd_thread,
                        uint16_t flags, InputEncoder encode, const void* context, size_t max_input_bytes) noexcept {
   capture::ThreadState& t = t_state;
-  constexpr size_t kFixed = sizeof(OpRecord) + sizeof(capture::OpExtension);
+  flags |= capture::kOpExtended;
+  if (name.id == 0) flags |= capture::kOpNamePointer;
+  const size_t fixed = sizeof(OpRecord) + sizeof(capture::OpExtension) + capture::op_name_pointer_bytes(flags);
   if (encode == nullptr) max_input_bytes = 0;
   max_input_bytes = std::min<size_t>(max_input_bytes, UINT16_MAX & ~size_t{7});
-  if (!capture::reserve(t, kFixed + max_input_bytes)) return;
-  auto* r = reinterpret_cast<OpRecord*>(t.pos);
+  // Room for an OpTimeRecord too: whether it is needed is known once the clock is read,
+  // after the inputs are written (their encoding is not the op's time).
+  if (!capture::reserve(t, sizeof(uint64_t) + fixed + max_input_bytes)) return;
+  char* p = t.pos;
   size_t input_bytes = 0;
   if (encode != nullptr) {
     bool truncated = false;
-    input_bytes = std::min(encode(context, t.pos + kFixed, max_input_bytes, &truncated), max_input_bytes);
+    input_bytes = std::min(encode(context, p + fixed, max_input_bytes, &truncated), max_input_bytes);
     if (truncated) flags |= capture::kOpInputsTruncated;
   }
+  const uint64_t start = now_ticks();
+  const uint64_t since_base = start - t.tick_base;
+  if (char* const q = time_record_if_new(t, p, since_base); q != p) {
+    std::memmove(q + fixed, p + fixed, input_bytes);
+    p = q;
+  }
   const uint64_t sequence_plus_1 = uint64_t(sequence_nr + 1);
+  auto* r = reinterpret_cast<OpRecord*>(p);
+  *r = OpRecord{uint32_t(since_base), capture::op_head(flags, name.id), 0, uint32_t(sequence_plus_1)};
   *reinterpret_cast<capture::OpExtension*>(r + 1) =
       capture::OpExtension{fwd_thread, uint16_t(input_bytes), uint16_t(sequence_plus_1 >> 32)};
-  r->head = capture::op_head(flags | capture::kOpExtended, name);
-  r->end = 0;
-  r->sequence_low = uint32_t(sequence_plus_1);
-  r->start = now_ticks();
-  capture::publish(t, t.pos + kFixed + capture::round_up8(input_bytes));
+  if (name.id == 0) std::memcpy(p + sizeof(OpRecord) + sizeof(capture::OpExtension), &name.text, sizeof name.text);
+  capture::publish(t, p + fixed + capture::round_up8(input_bytes));
   frame.record = r;
+  frame.start = start;
 }
 
-void op_begin_plain_slow(capture::OpFrame& frame, uint64_t head, int64_t sequence_nr) noexcept {
-  const uint16_t flags = capture::op_flags(OpRecord{head, 0, 0, 0});
-  const char* name = capture::op_name(OpRecord{head, 0, 0, 0});
+void op_begin_plain_slow(capture::OpFrame& frame, uint32_t head, int64_t sequence_nr, uint64_t start) noexcept {
   frame.record = nullptr;
   const uint64_t sequence_plus_1 = uint64_t(sequence_nr + 1);
-  if ((sequence_plus_1 >> 32) != 0) {
-    op_begin_extended(frame, name, sequence_nr, 0, flags, nullptr, nullptr, 0);
-    return;
-  }
+  const bool extended = (sequence_plus_1 >> 32) != 0;
+  const size_t bytes = sizeof(OpRecord) + (extended ? sizeof(capture::OpExtension) : 0);
   capture::ThreadState& t = t_state;
-  if (!capture::reserve(t, sizeof(OpRecord))) return;
-  auto* r = reinterpret_cast<OpRecord*>(t.pos);
-  r->head = head;
-  r->end = 0;
-  r->sequence_low = uint32_t(sequence_plus_1);
-  r->start = now_ticks();
-  capture::publish(t, t.pos + sizeof(OpRecord));
+  if (!capture::reserve(t, sizeof(uint64_t) + bytes)) return;
+  // The tick base is that of the session this thread may just have attached to.
+  const uint64_t since_base = start - t.tick_base;
+  char* const p = time_record_if_new(t, t.pos, since_base);
+  auto* r = reinterpret_cast<OpRecord*>(p);
+  *r = OpRecord{uint32_t(since_base), extended ? head | uint32_t(capture::kOpExtended) << 16 : head, 0,
+                uint32_t(sequence_plus_1)};
+  if (extended)
+    *reinterpret_cast<capture::OpExtension*>(r + 1) = capture::OpExtension{0, 0, uint16_t(sequence_plus_1 >> 32)};
+  capture::publish(t, p + bytes);
   frame.record = r;
+  frame.start = start;
 }
 
 void op_end_long(OpRecord* record, uint64_t end) noexcept {

@@ -20,6 +20,7 @@ namespace mlprof::capture {
 // an op that ends after its session never writes into another session's memory.
 struct OpFrame {
   OpRecord* record;
+  uint64_t start;  // ticks: the record keeps only their low bits
 };
 
 constexpr int kMaxOpDepth = 256;
@@ -51,63 +52,74 @@ inline capture::OpStack* this_thread_op_stack() noexcept {
   return __builtin_expect(s != nullptr, 1) ? s : capture::new_op_stack();
 }
 
-// op_begin() for an op with a forward thread, inputs or a sequence number beyond 32 bits:
-// the frame is the one op_begin pushed.
-MLPROF_API void op_begin_extended(capture::OpFrame& frame, const char* name, int64_t sequence_nr,
-                                  uint32_t fwd_thread, uint16_t flags, InputEncoder encode, const void* context,
-                                  size_t max_input_bytes) noexcept;
+// An op's name as records carry it: its id (op_name_ids.h; 0 when it has none) and its text,
+// which must live for the process.
+struct OpNameRef {
+  const char* text;
+  uint16_t id;
+};
 
-// Begins an op on thread stack `s` (this_thread_op_stack()). It is recorded when `level`
-// records; `name` must live for the process (interned). When `encode` is given, it writes
-// the op's inputs (at most `max_input_bytes`) straight into the record. Every op_begin must
-// be matched by an op_end on the same thread. Inline: this is the hot path of op tracing.
-inline void op_begin(capture::OpStack& s, const char* name, int level, int64_t sequence_nr, uint32_t fwd_thread,
-                     uint16_t flags, InputEncoder encode = nullptr, const void* context = nullptr,
-                     size_t max_input_bytes = 0) noexcept {
+// The frame for the op beginning on `s`, or null past kMaxOpDepth (the op is counted, not
+// recorded, so that its op_end finds the depth it left).
+inline capture::OpFrame* push_op_frame(capture::OpStack& s) noexcept {
   const int depth = s.depth++;
-  if (__builtin_expect(depth >= capture::kMaxOpDepth, 0)) return;
-  capture::OpFrame& frame = s.frames[depth];
-  frame.record = nullptr;
-  if (!tracing(level)) return;
-  const uint64_t sequence_plus_1 = uint64_t(sequence_nr + 1);
-  if (encode != nullptr || fwd_thread != 0 || (sequence_plus_1 >> 32) != 0) {
-    op_begin_extended(frame, name, sequence_nr, fwd_thread, flags, encode, context, max_input_bytes);
-    return;
-  }
-  capture::ThreadState& t = capture::t_state;
-  if (!capture::reserve(t, sizeof(capture::OpRecord))) return;
-  auto* r = reinterpret_cast<capture::OpRecord*>(t.pos);
-  r->head = capture::op_head(flags, name);
-  r->end = 0;
-  r->sequence_low = uint32_t(sequence_plus_1);
-  r->start = now_ticks();
-  capture::publish(t, t.pos + sizeof(capture::OpRecord));
-  frame.record = r;
+  if (__builtin_expect(depth >= capture::kMaxOpDepth, 0)) return nullptr;
+  capture::OpFrame* frame = &s.frames[depth];
+  frame->record = nullptr;
+  return frame;
 }
 
+// op_begin_plain() when the fast path cannot take the op: a sequence number beyond 32 bits, a
+// full chunk, another session, or new high bits of the time (an OpTimeRecord first).
+MLPROF_API void op_begin_plain_slow(capture::OpFrame& frame, uint32_t head, int64_t sequence_nr,
+                                    uint64_t start) noexcept;
+
 // op_begin() of an op recorded at the level in force, with no forward thread or inputs, whose
-// record head (op_head) is known: what most ops are. The rest, and a full chunk, go through
-// op_begin_plain_slow(). Inline, and no more than that: this is the floor of op tracing.
-MLPROF_API void op_begin_plain_slow(capture::OpFrame& frame, uint64_t head, int64_t sequence_nr) noexcept;
-inline void op_begin_plain(capture::OpStack& s, uint64_t head, int64_t sequence_nr) noexcept {
+// record head (op_head(), with a name id) is known: what most ops are. Inline, and no more
+// than that: this is the floor of op tracing.
+inline void op_begin_plain(capture::OpStack& s, uint32_t head, int64_t sequence_nr) noexcept {
   const int depth = s.depth++;
   if (__builtin_expect(depth >= capture::kMaxOpDepth, 0)) return;
   capture::OpFrame& frame = s.frames[depth];
   capture::ThreadState& t = capture::t_state;
   char* const p = t.pos;
+  const uint64_t start = now_ticks();
+  const uint64_t since_base = start - t.tick_base;
   const uint64_t sequence_plus_1 = uint64_t(sequence_nr + 1);
-  if (__builtin_expect((sequence_plus_1 >> 32) == 0 && t.epoch == capture::g_epoch.load(std::memory_order_relaxed) &&
+  if (__builtin_expect(((sequence_plus_1 >> 32) | ((since_base >> 32) ^ t.op_time_high)) == 0 &&
+                           t.epoch == capture::g_epoch.load(std::memory_order_relaxed) &&
                            size_t(t.limit - p) >= sizeof(capture::OpRecord), 1)) {
-    auto* r = reinterpret_cast<capture::OpRecord*>(p);
-    r->head = head;
-    r->end = 0;
-    r->sequence_low = uint32_t(sequence_plus_1);
-    r->start = now_ticks();
+    // Two stores: start_low and head, then end (0: running) and sequence_low.
+    auto* words = reinterpret_cast<uint64_t*>(p);
+    words[0] = uint64_t(head) << 32 | uint32_t(since_base);
+    words[1] = sequence_plus_1 << 32;
     capture::publish(t, p + sizeof(capture::OpRecord));
-    frame.record = r;
+    frame.record = reinterpret_cast<capture::OpRecord*>(p);
+    frame.start = start;
     return;
   }
-  op_begin_plain_slow(frame, head, sequence_nr);
+  op_begin_plain_slow(frame, head, sequence_nr, start);
+}
+
+// op_begin() for an op with a forward thread, inputs, a sequence number beyond 32 bits or a
+// name without an id: `frame` is the one op_begin pushed.
+MLPROF_API void op_begin_extended(capture::OpFrame& frame, OpNameRef name, int64_t sequence_nr, uint32_t fwd_thread,
+                                  uint16_t flags, InputEncoder encode, const void* context,
+                                  size_t max_input_bytes) noexcept;
+
+// Begins an op on thread stack `s` (this_thread_op_stack()). It is recorded when `level`
+// records. When `encode` is given, it writes the op's inputs (at most `max_input_bytes`)
+// straight into the record. Every op_begin must be matched by an op_end on the same thread.
+inline void op_begin(capture::OpStack& s, OpNameRef name, int level, int64_t sequence_nr, uint32_t fwd_thread,
+                     uint16_t flags, InputEncoder encode = nullptr, const void* context = nullptr,
+                     size_t max_input_bytes = 0) noexcept {
+  if (tracing(level) && encode == nullptr && fwd_thread == 0 && name.id != 0) {
+    op_begin_plain(s, capture::op_head(flags, name.id), sequence_nr);
+    return;
+  }
+  capture::OpFrame* frame = push_op_frame(s);
+  if (frame != nullptr && tracing(level))
+    op_begin_extended(*frame, name, sequence_nr, fwd_thread, flags, encode, context, max_input_bytes);
 }
 
 // An OpEndRecord for an op of kLongOp ticks or more.
@@ -124,7 +136,7 @@ inline int op_end() noexcept {
   // thread forgets its records when it detaches.
   if (frame.record != nullptr) {
     const uint64_t end = now_ticks();
-    const uint32_t word = capture::op_end_word(end - frame.record->start);
+    const uint32_t word = capture::op_end_word(end - frame.start);
     __atomic_store_n(&frame.record->end, word, __ATOMIC_RELEASE);
     if (__builtin_expect(word == capture::kLongOp, 0)) op_end_long(frame.record, end);
   }

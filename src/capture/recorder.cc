@@ -12,6 +12,7 @@
 #include "mlprof/mlprof.h"
 #include "capture/op_recorder.h"
 #include "capture/thread_name.h"
+#include "capture/typed_records.h"
 #include "format/annotation.h"
 
 namespace mlprof::capture {
@@ -105,6 +106,7 @@ bool start_chunk(ThreadState& t, ChunkHeader* chunk, size_t bytes) noexcept {
   std::memcpy(segment->os_thread_name, t.os_name, sizeof segment->os_thread_name);
   t.chunk = chunk;
   t.segment = segment;
+  t.op_time_high = kNoOpTimeHigh;  // op records of this segment are preceded by their own
   t.limit = reinterpret_cast<char*>(chunk) + kChunkBytes;
   publish(t, p + sizeof(ThreadSegmentRecord));
   return true;

@@ -29,6 +29,7 @@ struct ThreadState {
   const char* name;       // set_thread_name(), interned; null if never named
   uint32_t tid;           // cached OS thread id (0: not yet read)
   uint32_t serial;        // this thread's number in the process (0: not yet given)
+  uint32_t op_time_high;  // the high bits of the segment's latest OpTimeRecord (typed_records.h)
   bool dropping;          // the arena ran out: count instead of record until the session ends
   bool exit_hook_armed;
   char os_name[16];

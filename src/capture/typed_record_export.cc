@@ -79,19 +79,30 @@ MemoryText read_memory_text(const MemoryRecord& r) {
 
 TypedRecordExport::TypedRecordExport(format::WirePlane* host, PlaneNames* names, const Arena* arena,
                                      uint64_t first_tick, uint64_t stop_tick)
-    : host_(host), names_(names), arena_(arena), first_tick_(first_tick), stop_tick_(stop_tick) {}
+    : host_(host),
+      names_(names),
+      arena_(arena),
+      tick_base_(arena != nullptr ? arena->tick_base() : 0),
+      first_tick_(first_tick),
+      stop_tick_(stop_tick) {}
+
+void TypedRecordExport::begin_segment() { op_time_high_ = kNoOpTimeHigh; }
 
 size_t TypedRecordExport::collect(uint32_t tid, const char* p, const char* end) {
   uint64_t first_word;
   std::memcpy(&first_word, p, sizeof first_word);
   const size_t room = size_t(end - p);
   switch (typed_record_kind(first_word)) {
+    case kOpTimeRecord:
+      op_time_high_ = op_time_high(first_word);
+      return sizeof first_word;
     case kOpRecord: {
-      if (room < sizeof(OpRecord)) return 0;
+      if (room < sizeof(OpRecord) || op_time_high_ == kNoOpTimeHigh) return 0;
       const auto* r = reinterpret_cast<const OpRecord*>(p);
       const size_t bytes = op_record_bytes(*r);
       if (bytes > room || op_name(*r) == nullptr) return 0;
-      if (r->start >= first_tick_) ops_.push_back({tid, r});
+      const uint64_t start = tick_base_ + (uint64_t(op_time_high_) << 32 | r->start_low);
+      if (start >= first_tick_) ops_.push_back({tid, r, start});
       return bytes;
     }
     case kMemoryRecord: {
@@ -154,15 +165,16 @@ bool TypedRecordExport::is_op_record(const OpRecord* r) const {
 
 void TypedRecordExport::emit_op(const PendingOp& op, const std::function<void(uint32_t, const format::WireEvent&)>& add) {
   const OpRecord& r = *op.record;
+  const uint64_t start = op.start;
   // The owner may be ending the op right now; one still open ends with the capture.
   const uint32_t end_word = __atomic_load_n(&r.end, __ATOMIC_ACQUIRE);
   uint64_t end = 0;
   if (end_word == kLongOp) {
     if (auto it = long_op_ends_.find(&r); it != long_op_ends_.end()) end = it->second;
   } else if (end_word != 0) {
-    end = r.start + end_word - 1;
+    end = start + end_word - 1;
   }
-  if (end == 0 || end < r.start) end = std::max(r.start, stop_tick_);
+  if (end == 0 || end < start) end = std::max(start, stop_tick_);
   const EventName name = names_->literal(op_name(r));
   const uint32_t first = uint32_t(host_->stat_pool.size());
   for (uint32_t s = 0; name.stats != 0 && s < host_->stat_lists[name.stats - 1].count; ++s)
@@ -179,7 +191,7 @@ void TypedRecordExport::emit_op(const PendingOp& op, const std::function<void(ui
     const std::string_view inputs(op_inputs(r), op_input_bytes(r));
     host_->stat_pool.push_back(ref_stat(names_->stat_id(xs::kStatShape), format_inputs(inputs, flags & kOpInputsTruncated)));
   }
-  add(op.tid, {int64_t(r.start), int64_t(end), name.metadata_id, finish_stats(first)});
+  add(op.tid, {int64_t(start), int64_t(end), name.metadata_id, finish_stats(first)});
 }
 
 void TypedRecordExport::emit_memory(const std::function<void(uint32_t, const format::WireEvent&)>& add) {

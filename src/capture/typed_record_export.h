@@ -29,6 +29,8 @@ class TypedRecordExport {
   // Reads the typed record at `p` in a chunk of thread `tid`; returns its size, or 0 when it
   // is malformed or runs past `end` (the caller stops reading the chunk).
   size_t collect(uint32_t tid, const char* p, const char* end);
+  // A thread's segment of a chunk begins: its op records' times start over (OpTimeRecord).
+  void begin_segment();
 
   // Adds every collected event through add(tid, event), times still in ticks (offset_ps
   // holds the start tick and duration_ps the end tick, as the exporter expects).
@@ -38,6 +40,7 @@ class TypedRecordExport {
   struct PendingOp {
     uint32_t tid;
     const OpRecord* record;
+    uint64_t start;  // ticks
   };
   struct PendingMemory {
     uint32_t tid;
@@ -59,6 +62,8 @@ class TypedRecordExport {
   format::WirePlane* host_;
   PlaneNames* names_;
   const Arena* arena_;
+  uint64_t tick_base_;
+  uint32_t op_time_high_ = kNoOpTimeHigh;  // of the segment being collected
   uint64_t first_tick_;
   uint64_t stop_tick_;
   std::vector<PendingOp> ops_;

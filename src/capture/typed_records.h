@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "capture/op_name_ids.h"
 #include "capture/record_format.h"
 
 namespace mlprof::capture {
@@ -18,6 +19,7 @@ enum TypedRecordKind : uint64_t {
   kInferredStepRecord = 18,
   kLogicalThreadRecord = 19,
   kOpEndRecord = 20,
+  kOpTimeRecord = 21,
 };
 
 // A record's kind from its first word: the word itself, or (for records that pack fields
@@ -28,7 +30,7 @@ inline uint64_t typed_record_kind(uint64_t first_word) {
 
 inline bool is_typed_record(uint64_t first_word) {
   const uint64_t kind = typed_record_kind(first_word);
-  return kind >= kOpRecord && kind <= kOpEndRecord;
+  return kind >= kOpRecord && kind <= kOpTimeRecord;
 }
 
 enum OpFlags : uint16_t {
@@ -37,23 +39,26 @@ enum OpFlags : uint16_t {
   kOpInputsTruncated = 4, // the input description did not fit
   kOpFactory = 8,         // allocates its result (aten::empty...): memory events name its caller
   kOpExtended = 16,       // an OpExtension follows the record
+  kOpNamePointer = 32,    // the name has no id: its pointer follows the extension
 };
 
-// A framework op, staged when it begins and completed when it ends: 24 bytes, as few as the
-// hot path can write (each byte of capture memory costs page commits). The first word packs,
-// from the top byte down: kOpRecord, OpFlags (8 bits) and the interned name's address (48
-// bits: user-space addresses fit). An OpExtension follows when the op has a forward thread,
-// inputs or a sequence number beyond 32 bits; then `input_bytes` of input description
+// A framework op, staged when it begins and completed when it ends: 16 bytes, as few as the
+// hot path can write (each byte of capture memory costs page commits). The first word holds,
+// from the top byte down: kOpRecord, OpFlags and the name's id (op_name_ids.h), then the low
+// 32 bits of the start in ticks since the session's tick base; its high bits are those of
+// the latest OpTimeRecord before it in its thread's segment. An OpExtension follows when the
+// op has a forward thread, inputs, a sequence number beyond 32 bits or a name without an id;
+// then the name's pointer (kOpNamePointer), then `input_bytes` of input description
 // (input_description.h), padded to 8.
 struct OpRecord {
-  uint64_t head;
-  uint64_t start;
+  uint32_t start_low;
+  uint32_t head;
   // 0 while the op runs (the owner stores it atomically when the op ends; the exporter may
   // read meanwhile); else the op's ticks + 1, or kLongOp when an OpEndRecord holds the end.
   uint32_t end;
   uint32_t sequence_low;  // the low 32 bits of autograd's sequence number + 1 (0: none)
 };
-static_assert(sizeof(OpRecord) == 24);
+static_assert(sizeof(OpRecord) == 16);
 
 constexpr uint32_t kLongOp = UINT32_MAX;
 
@@ -64,6 +69,15 @@ struct OpExtension {
 };
 static_assert(sizeof(OpExtension) == 8);
 
+// The high 32 bits of the ticks since the tick base of the op records after it in its
+// thread's segment: a writer puts one before its first op record in each segment, and
+// again whenever those bits change (every 2^32 ticks, about 1.6 s at 2.6 GHz).
+constexpr uint64_t op_time_record(uint32_t high) { return uint64_t(kOpTimeRecord) << 56 | high; }
+inline uint32_t op_time_high(uint64_t word) { return uint32_t(word); }
+
+// No high bits yet in this segment: since_base < 2^46, so its high bits never are this.
+constexpr uint32_t kNoOpTimeHigh = UINT32_MAX;
+
 // The end of an op that ran kLongOp ticks or more, written when it ends.
 struct OpEndRecord {
   uint64_t kind;  // kOpEndRecord
@@ -71,17 +85,15 @@ struct OpEndRecord {
   uint64_t end;
 };
 
-constexpr uint64_t kOpNameMask = (uint64_t{1} << 48) - 1;
-
-inline uint64_t op_head(uint16_t flags, const char* name) {
-  return uint64_t(kOpRecord) << 56 | uint64_t(flags & 0xff) << 48 | (reinterpret_cast<uintptr_t>(name) & kOpNameMask);
+inline uint32_t op_head(uint16_t flags, uint16_t name_id) {
+  return uint32_t(kOpRecord) << 24 | uint32_t(flags & 0xff) << 16 | name_id;
 }
 // What OpRecord::end holds for an op of `ticks`.
 inline uint32_t op_end_word(uint64_t ticks) { return ticks < kLongOp - 1 ? uint32_t(ticks) + 1 : kLongOp; }
 
-inline bool is_op_head(uint64_t head) { return head >> 56 == kOpRecord; }
-inline const char* op_name(const OpRecord& r) { return reinterpret_cast<const char*>(r.head & kOpNameMask); }
-inline uint16_t op_flags(const OpRecord& r) { return uint16_t((r.head >> 48) & 0xff); }
+inline bool is_op_head(uint32_t head) { return head >> 24 == kOpRecord; }
+inline uint16_t op_flags(const OpRecord& r) { return uint16_t((r.head >> 16) & 0xff); }
+inline uint16_t op_name_id(const OpRecord& r) { return uint16_t(r.head); }
 inline const OpExtension* op_extension(const OpRecord& r) {
   return (op_flags(r) & kOpExtended) != 0 ? reinterpret_cast<const OpExtension*>(&r + 1) : nullptr;
 }
@@ -98,12 +110,23 @@ inline uint32_t op_fwd_thread(const OpRecord& r) {
   const OpExtension* x = op_extension(r);
   return x != nullptr ? x->fwd_thread : 0;
 }
+// The bytes between the extension and the inputs: the name's pointer, if any.
+inline size_t op_name_pointer_bytes(uint16_t flags) { return (flags & kOpNamePointer) != 0 ? sizeof(const char*) : 0; }
+// The name's text: by its id, or from the pointer after the extension.
+inline const char* op_name(const OpRecord& r) {
+  if ((op_flags(r) & kOpNamePointer) == 0 || op_extension(r) == nullptr) return op_name_of_id(op_name_id(r));
+  const char* name;
+  __builtin_memcpy(&name, reinterpret_cast<const char*>(&r + 1) + sizeof(OpExtension), sizeof name);
+  return name;
+}
 // The input description's bytes, and the whole record's size.
 inline const char* op_inputs(const OpRecord& r) {
-  return reinterpret_cast<const char*>(&r + 1) + sizeof(OpExtension);
+  return reinterpret_cast<const char*>(&r + 1) + sizeof(OpExtension) + op_name_pointer_bytes(op_flags(r));
 }
 inline size_t op_record_bytes(const OpRecord& r) {
-  return sizeof(OpRecord) + (op_extension(r) != nullptr ? sizeof(OpExtension) + round_up8(op_input_bytes(r)) : 0);
+  return sizeof(OpRecord) + (op_extension(r) != nullptr ? sizeof(OpExtension) + op_name_pointer_bytes(op_flags(r)) +
+                                                             round_up8(op_input_bytes(r))
+                                                       : 0);
 }
 
 // An allocation (bytes > 0) or a free (bytes < 0). Then `text_bytes` of optional strings

@@ -101,6 +101,7 @@ class RecordCollector {
         const auto* segment = reinterpret_cast<const ThreadSegmentRecord*>(p);
         if (sizeof *segment > size_t(end - p)) return;
         tid = segment->tid;
+        typed_->begin_segment();
         line = &line_for(tid, segment->thread_serial);
         if (const char* name = segment->thread_name.load(std::memory_order_acquire)) line->name = name;
         std::memcpy(line->os_name, segment->os_thread_name, sizeof segment->os_thread_name);

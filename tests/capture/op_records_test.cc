@@ -1,6 +1,7 @@
 // Framework ops as the exporter reads them back: the packed OpRecord keeps every field (the
-// sequence number, beyond 32 bits too, the forward thread, the inputs, the flags), nested ops
-// nest, an op that outlasts the 32-bit tick count ends where it ended (OpEndRecord), and one
+// sequence number, beyond 32 bits too, the forward thread, the inputs, the flags, a name with
+// no id), nested ops nest, the high bits of an op's start come from the OpTimeRecord before
+// it, an op that outlasts the 32-bit tick count ends where it ended (OpEndRecord), and one
 // still open at the stop ends there.
 #include <gtest/gtest.h>
 
@@ -54,20 +55,31 @@ TEST(OpRecords, EveryFieldReadsBack) {
   OpStack* s = internal::this_thread_op_stack();
   ASSERT_NE(s, nullptr);
 
-  internal::op_begin(*s, "plain", kInfo, 5, 0, 0);
-  internal::op_begin(*s, "nested backward", kInfo, (int64_t{1} << 40) + 7, 42, kOpBackward);
+  auto named = [](const char* text) { return internal::OpNameRef{text, register_op_name(text)}; };
+  internal::op_begin(*s, named("plain"), kInfo, 5, 0, 0);
+  internal::op_begin(*s, named("nested backward"), kInfo, (int64_t{1} << 40) + 7, 42, kOpBackward);
   EXPECT_EQ(internal::op_end(), 1);
   EXPECT_EQ(internal::op_end(), 0);
-  internal::op_begin(*s, "with inputs", kInfo, -1, 0, kOpFactory, encode_three, nullptr, 64);
+  internal::op_begin(*s, named("with inputs"), kInfo, -1, 0, kOpFactory, encode_three, nullptr, 64);
   internal::op_end();
-  internal::op_begin(*s, "long", kInfo, -1, 0, 0);
-  OpRecord* long_op = s->frames[0].record;
-  ASSERT_NE(long_op, nullptr);
-  long_op->start -= kLongTicks;  // as if it had begun 2^33 ticks ago
-  const uint64_t long_start = long_op->start;
+  internal::op_begin(*s, {"no name id", 0}, kInfo, 9, 0, 0);
+  internal::op_end();
+  // As if "long" had begun 2^33 ticks ago: its time record (written since the thread's
+  // latest is forgotten) says so, and the op after it needs one of its own again.
+  t_state.op_time_high = kNoOpTimeHigh;
+  internal::op_begin(*s, named("long"), kInfo, -1, 0, 0);
+  OpFrame& long_frame = s->frames[0];
+  ASSERT_NE(long_frame.record, nullptr);
+  auto* time_record = reinterpret_cast<uint64_t*>(long_frame.record) - 1;
+  ASSERT_EQ(typed_record_kind(*time_record), kOpTimeRecord);
+  ASSERT_GE(op_time_high(*time_record), 2u);
+  *time_record = op_time_record(op_time_high(*time_record) - 2);
+  long_frame.start -= kLongTicks;
+  const uint64_t long_start = long_frame.start;
   internal::op_end();
   const uint64_t long_end = now_ticks();
-  internal::op_begin(*s, "still open", kInfo, -1, 0, 0);
+  t_state.op_time_high = kNoOpTimeHigh;
+  internal::op_begin(*s, named("still open"), kInfo, -1, 0, 0);
   // Well before the stop: an op whose end got lost would end there instead.
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
 
@@ -106,8 +118,10 @@ TEST(OpRecords, EveryFieldReadsBack) {
         else if (st.has_ref_value()) out.stats[key] = plane.stat_metadata().at(st.ref_value()).name();
       }
     }
-  ASSERT_EQ(events.size(), 5u);
+  ASSERT_EQ(events.size(), 6u);
   EXPECT_EQ(events["plain"].stats["sequence_number"], "5");
+  EXPECT_EQ(events["no name id"].stats["sequence_number"], "9");
+  EXPECT_GE(events["no name id"].offset_ps, events["with inputs"].offset_ps);
   EXPECT_EQ(events["nested backward"].stats["sequence_number"], std::to_string((int64_t{1} << 40) + 7));
   EXPECT_EQ(events["nested backward"].stats["fwd_thread_id"], "42");
   EXPECT_GE(events["nested backward"].offset_ps, events["plain"].offset_ps);
@@ -118,6 +132,8 @@ TEST(OpRecords, EveryFieldReadsBack) {
   EXPECT_EQ(events["plain"].stats.count("shape"), 0u);
   const double long_ps = double(long_end - long_start) * ns_per_tick * 1000;
   EXPECT_NEAR(double(events["long"].duration_ps), long_ps, long_ps * 0.005);
+  EXPECT_NEAR(double(events["long"].offset_ps), double(long_start - start.ticks) * ns_per_tick * 1000,
+              long_ps * 0.005);
   // Open at the stop: it ends there.
   const Event& open = events["still open"];
   EXPECT_NEAR(double(open.offset_ps + open.duration_ps),

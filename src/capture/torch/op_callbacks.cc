@@ -81,10 +81,10 @@ __attribute__((noinline)) void start_op(const at::RecordFunction& fn) {
   const uint32_t fwd_thread = backward ? uint32_t(fn.forwardThreadId()) : 0;
   if (trace_level >= kVerbose && fn.needsInputs()) {
     const OpInputs inputs{&fn, name};
-    internal::op_begin(*stack, name->text, level, fn.seqNr(), fwd_thread, flags, encode_inputs, &inputs,
+    internal::op_begin(*stack, {name->text, name->id}, level, fn.seqNr(), fwd_thread, flags, encode_inputs, &inputs,
                        kMaxInputBytes);
   } else {
-    internal::op_begin(*stack, name->text, level, fn.seqNr(), fwd_thread, flags);
+    internal::op_begin(*stack, {name->text, name->id}, level, fn.seqNr(), fwd_thread, flags);
   }
 }
 
@@ -106,7 +106,7 @@ std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn) {
   if (__builtin_expect(stack != nullptr && schema != nullptr && fn.scope() == at::RecordScope::FUNCTION &&
                            internal::g_trace_level.load(std::memory_order_relaxed) == kInfo, 1)) {
     const OpName* name = operator_op_name(schema, schema->name());
-    if (__builtin_expect((name->flags & (kAutogradEntry | kInputRequest)) == 0 &&
+    if (__builtin_expect((name->flags & (kAutogradEntry | kInputRequest | kNoNameId)) == 0 &&
                              (stack->depth != 0 || forward_top_level_op_changes_nothing()), 1)) {
       internal::op_begin_plain(*stack, name->record_head, fn.seqNr());
       return nullptr;

@@ -21,14 +21,13 @@ OpName describe(const char* text, size_t length) {
   const size_t last_bytes = length % 8 + 1;
   const uint64_t last_mask = last_bytes == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * last_bytes)) - 1;
   const uint64_t first_mask = length >= 8 ? ~uint64_t{0} : last_mask;
-  OpName n{text, 0, uint32_t(length / 8 + 1), -1, last_mask, first_mask, length, 0};
+  OpName n{text, 0, uint32_t(length / 8 + 1), -1, last_mask, first_mask, length, 0, 0};
   if (name.starts_with("autograd::engine::evaluate_function")) n.flags |= kAutogradEntry;
   // The factory ops that allocate a tensor, with their dtype argument's position.
   if (name == "aten::empty" || name == "aten::empty_like") n.dtype_argument = 1;
   if (name == "aten::empty_strided") n.dtype_argument = 2;
   if (n.dtype_argument >= 0) n.flags |= kFactoryOp;
   if (name.starts_with("enumerate(DataLoader)")) n.flags |= kInputRequest;
-  n.record_head = capture::op_head((n.flags & kFactoryOp) != 0 ? capture::kOpFactory : 0, text);
   return n;
 }
 
@@ -44,7 +43,11 @@ class NameTable {
     auto* words = new uint64_t[length / 8 + 1]();
     char* text = reinterpret_cast<char*>(words);
     std::memcpy(text, name, length);
-    const OpName* interned = new OpName(describe(text, length));
+    OpName described = describe(text, length);
+    described.id = capture::register_op_name(text);
+    if (described.id == 0) described.flags |= kNoNameId;
+    described.record_head = capture::op_head((described.flags & kFactoryOp) != 0 ? capture::kOpFactory : 0, described.id);
+    const OpName* interned = new OpName(described);
     names_.emplace(std::string_view(text, length), interned);
     return interned;
   }
@@ -137,7 +140,11 @@ const OpName* intern_slow(const char* name) noexcept {
     return interned;
   } catch (...) {  // out of memory: the op goes unnamed rather than the program down
     alignas(8) static const char unnamed_text[24] = "(name unavailable)";
-    static const OpName unnamed = describe(unnamed_text, 18);
+    static const OpName unnamed = [] {
+      OpName n = describe(unnamed_text, 18);
+      n.flags |= kNoNameId;  // no id: none may be left
+      return n;
+    }();
     return &unnamed;
   }
 }

@@ -15,6 +15,7 @@ enum OpNameFlags : uint32_t {
   kAutogradEntry = 1,   // "autograd::engine::evaluate_function: ...": the engine runs a node
   kFactoryOp = 2,       // aten::empty and the like: allocates its result
   kInputRequest = 4,    // "enumerate(DataLoader)#...": a Python training loop asks for its next batch
+  kNoNameId = 8,        // op_name_ids.h gave it no id: its records carry its pointer
 };
 
 struct OpName {
@@ -25,7 +26,8 @@ struct OpName {
   uint64_t last_mask;         // the bytes of the last word that belong to the text and its NUL
   uint64_t first_mask;        // the same for the first word
   size_t length;
-  uint64_t record_head;       // OpRecord::head of a dispatched op of this name (op_recorder.h)
+  uint16_t id;                // its id in op records (op_name_ids.h), 0 for none
+  uint32_t record_head;       // OpRecord::head of a dispatched op of this name (typed_records.h)
 };
 
 namespace op_name_cache {
