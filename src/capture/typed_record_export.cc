@@ -181,12 +181,14 @@ void TypedRecordExport::emit_op(const PendingOp& op, const std::function<void(ui
     host_->stat_pool.push_back(host_->stat_pool[host_->stat_lists[name.stats - 1].first + s]);
   const int64_t sequence_nr = op_sequence_nr(r);
   if (sequence_nr >= 0) host_->stat_pool.push_back(format::WireStat::of_int64(names_->stat_id("sequence_number"), sequence_nr));
-  if (const uint32_t fwd_thread = op_fwd_thread(r); fwd_thread != 0) {
+  const uint16_t flags = op_flags(r);
+  if ((flags & kOpForwardThreadIsOwn) != 0) {
+    host_->stat_pool.push_back(format::WireStat::of_uint64(names_->stat_id("fwd_thread_id"), op.tid));
+  } else if (const uint32_t fwd_thread = op_fwd_thread(r); fwd_thread != 0) {
     auto it = tid_of_logical_.find(fwd_thread);
     host_->stat_pool.push_back(format::WireStat::of_uint64(names_->stat_id("fwd_thread_id"),
                                                            it != tid_of_logical_.end() ? it->second : fwd_thread));
   }
-  const uint16_t flags = op_flags(r);
   if (op_input_bytes(r) > 0 || (flags & kOpInputsTruncated) != 0) {
     const std::string_view inputs(op_inputs(r), op_input_bytes(r));
     host_->stat_pool.push_back(ref_stat(names_->stat_id(xs::kStatShape), format_inputs(inputs, flags & kOpInputsTruncated)));

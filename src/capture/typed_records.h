@@ -40,6 +40,7 @@ enum OpFlags : uint16_t {
   kOpFactory = 8,         // allocates its result (aten::empty...): memory events name its caller
   kOpExtended = 16,       // an OpExtension follows the record
   kOpNamePointer = 32,    // the name has no id: its pointer follows the extension
+  kOpForwardThreadIsOwn = 64,  // a backward op whose forward op ran on the op's own thread
 };
 
 // A framework op, staged when it begins and completed when it ends: 16 bytes, as few as the

@@ -11,7 +11,7 @@
 #include "capture/torch/input_encoding.h"
 #include "capture/torch/memory_reporter.h"
 #include "capture/torch/op_names.h"
-#include "capture/torch/registered_operator.h"
+#include "capture/torch/record_function_name.h"
 #include "capture/torch/step_detector.h"
 
 namespace mlprof::libtorch {
@@ -47,10 +47,12 @@ __attribute__((noinline)) void first_op_of_session(ThreadOps& t, const at::Recor
 }
 
 // What a thread's top-level op (one no other op on the thread encloses) does beyond being
-// recorded: steps, the memory reporter.
-inline void on_top_level_op_start(const at::RecordFunction& fn, const OpName* name, bool backward, int trace_level) {
+// recorded, in full: the thread's first op of a session, steps, the memory reporter, a
+// DataLoader's batches.
+__attribute__((noinline)) void top_level_op_start_slow(const at::RecordFunction& fn, const OpName* name,
+                                                       bool backward, int trace_level) {
   ThreadOps& t = t_ops;
-  if (__builtin_expect(t.session != g_session.load(std::memory_order_relaxed), 0)) {
+  if (t.session != g_session.load(std::memory_order_relaxed)) {
     first_op_of_session(t, fn, backward, trace_level);
   } else if (trace_level >= kVerbose) {
     t.reporter = ensure_memory_reporter();
@@ -61,14 +63,26 @@ inline void on_top_level_op_start(const at::RecordFunction& fn, const OpName* na
   if (__builtin_expect((name->flags & kInputRequest) != 0, 0)) on_input_request(now_ticks());
 }
 
-// Any op, at any level: what on_op_start leaves to it.
-__attribute__((noinline)) void start_op(const at::RecordFunction& fn) {
-  capture::OpStack* stack = internal::this_thread_op_stack();
-  if (__builtin_expect(stack == nullptr, 0)) return;  // out of memory: op_end sees depth 0
-  const int trace_level = internal::g_trace_level.load(std::memory_order_relaxed);
-  const at::RecordScope scope = fn.scope();
-  const OpName* name = intern_op_name(fn.name());
-  const bool backward = scope == at::RecordScope::BACKWARD_FUNCTION || (name->flags & kAutogradEntry) != 0;
+// The same for most top-level ops, inline: a thread that has run its first op of the
+// session, and forward ops before, at level 2, leaves steps to the detector's inline check.
+// The session's id changes with each session start, after the steps' generation: a thread
+// that passes has seen the current one.
+inline void on_top_level_op_start(const at::RecordFunction& fn, const OpName* name, bool backward, int trace_level) {
+  const ThreadOps& t = t_ops;
+  if (__builtin_expect(t.session != g_session.load(std::memory_order_relaxed) || (!backward && !t.ran_forward) ||
+                           trace_level >= kVerbose || (name->flags & kInputRequest) != 0,
+                       0)) {
+    top_level_op_start_slow(fn, name, backward, trace_level);
+    return;
+  }
+  on_top_level_op(backward, grad_mode_enabled);
+}
+
+// An op that is not a dispatched forward op recorded at level 2: backward ops, user scopes,
+// autograd entries, names without an id, and every op at level 3 (its inputs) or level 1.
+__attribute__((noinline)) void begin_other_op(capture::OpStack& stack, const at::RecordFunction& fn,
+                                              const OpName* name, at::RecordScope scope, bool backward,
+                                              int trace_level) {
   uint16_t flags = backward ? capture::kOpBackward : 0;
   if (name->flags & kFactoryOp) flags |= capture::kOpFactory;
   int level = kInfo;
@@ -76,43 +90,39 @@ __attribute__((noinline)) void start_op(const at::RecordFunction& fn) {
     flags |= capture::kOpUserScope;
     level = kCritical;
   }
-  if (stack->depth == 0) on_top_level_op_start(fn, name, backward, trace_level);
-
-  const uint32_t fwd_thread = backward ? uint32_t(fn.forwardThreadId()) : 0;
+  uint32_t fwd_thread = backward ? uint32_t(fn.forwardThreadId()) : 0;
+  // A backward op of a forward pass on its own thread (CPU autograd) says so with a flag: no
+  // extension to write.
+  if (fwd_thread != 0 && fwd_thread == uint32_t(fn.threadId())) {
+    flags |= capture::kOpForwardThreadIsOwn;
+    fwd_thread = 0;
+  }
+  const internal::OpNameRef ref{name->text, name->id};
   if (trace_level >= kVerbose && fn.needsInputs()) {
     const OpInputs inputs{&fn, name};
-    internal::op_begin(*stack, {name->text, name->id}, level, fn.seqNr(), fwd_thread, flags, encode_inputs, &inputs,
-                       kMaxInputBytes);
+    internal::op_begin(stack, ref, level, fn.seqNr(), fwd_thread, flags, encode_inputs, &inputs, kMaxInputBytes);
   } else {
-    internal::op_begin(*stack, {name->text, name->id}, level, fn.seqNr(), fwd_thread, flags);
+    internal::op_begin(stack, ref, level, fn.seqNr(), fwd_thread, flags);
   }
 }
 
-// Whether a forward top-level op would change nothing of the thread's state: its first op
-// of the session has run (first_op_of_session), it ran forward before, and no backward pass
-// waits for a step to begin (step_detector.h). The session's id changes with each session
-// start, after the steps' generation: a thread that passes has seen the current one.
-inline bool forward_top_level_op_changes_nothing() {
-  const ThreadOps& t = t_ops;
-  return t.session == g_session.load(std::memory_order_relaxed) && t.ran_forward &&
-         !step_detection::t_detector.backward_seen;
-}
-
-// The floor of op tracing: an op LibTorch dispatches (named by its registered operator),
-// at host_tracer_level 2, whose thread's state it leaves as it is. The rest is start_op's.
+// Every op begins here. The floor of op tracing is a forward op LibTorch dispatches (named by
+// its registered operator) at host_tracer_level 2, nested or on a thread in its steady state:
+// everything it does is inline.
 std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn) {
-  capture::OpStack* stack = capture::t_op_stack;
-  const c10::FunctionSchema* schema = registered_operator(fn);
-  if (__builtin_expect(stack != nullptr && schema != nullptr && fn.scope() == at::RecordScope::FUNCTION &&
-                           internal::g_trace_level.load(std::memory_order_relaxed) == kInfo, 1)) {
-    const OpName* name = operator_op_name(schema, schema->name());
-    if (__builtin_expect((name->flags & (kAutogradEntry | kInputRequest | kNoNameId)) == 0 &&
-                             (stack->depth != 0 || forward_top_level_op_changes_nothing()), 1)) {
-      internal::op_begin_plain(*stack, name->record_head, fn.seqNr());
-      return nullptr;
-    }
+  capture::OpStack* stack = internal::this_thread_op_stack();
+  if (__builtin_expect(stack == nullptr, 0)) return nullptr;  // out of memory: op_end sees depth 0
+  const int trace_level = internal::g_trace_level.load(std::memory_order_relaxed);
+  const at::RecordScope scope = fn.scope();
+  const OpName* name = op_name_of(fn);
+  const bool backward = scope == at::RecordScope::BACKWARD_FUNCTION || (name->flags & kAutogradEntry) != 0;
+  if (stack->depth == 0) on_top_level_op_start(fn, name, backward, trace_level);
+  if (__builtin_expect(scope == at::RecordScope::FUNCTION && !backward && trace_level == kInfo &&
+                           (name->flags & kNoNameId) == 0, 1)) {
+    internal::op_begin_plain(*stack, name->record_head, fn.seqNr());
+    return nullptr;
   }
-  start_op(fn);
+  begin_other_op(*stack, fn, name, scope, backward, trace_level);
   return nullptr;
 }
 
