@@ -117,14 +117,14 @@ ThreadCache* new_cache() noexcept {
 
 }  // namespace
 
-const OpName* intern_slow(const char* name) noexcept {
+const OpName* intern_slow(const char* name, size_t slot_index) noexcept {
   if (name == nullptr) name = "(unnamed)";
   ThreadCache* cache = t_cache;
   if (cache == nullptr) cache = new_cache();
   const OpName** by_text = nullptr;
   Slot* slot = nullptr;
   if (cache != nullptr) {
-    slot = &cache->by_address[slot_of(name)];
+    slot = &cache->by_address[slot_index];
     by_text = &cache->by_text[(text_hash(name) >> 32) & (kSlots - 1)];
     if (*by_text != nullptr && same_text(name, **by_text)) {
       *slot = Slot{name, *by_text};
@@ -150,7 +150,7 @@ const OpName* intern_slow(const char* name) noexcept {
 }
 
 const OpName* intern_operator(const void* schema, const char* name) noexcept {
-  const OpName* interned = intern_slow(name);
+  const OpName* interned = intern_slow(name, slot_of(name));
   if (ThreadCache* cache = t_cache; cache != nullptr) operator_slot(*cache, schema) = OperatorSlot{schema, interned};
   return interned;
 }

@@ -80,8 +80,20 @@ __attribute__((no_sanitize_address)) inline bool same_text(const char* s, const 
   return ((a[last] ^ b[last]) & n.last_mask) == 0;
 }
 
-// A miss of the address cache (or no cache yet, or a null name).
-const OpName* intern_slow(const char* name) noexcept;
+// A name's slot from its address, length and last word, for a name whose length is known (a
+// std::string's): LibTorch builds long names anew for each call at one address, and those
+// that differ only after their first word ("autograd::engine::evaluate_function: X") differ
+// in their length or last word. A std::string's buffer holds at least 16 bytes.
+__attribute__((no_sanitize_address)) inline size_t slot_of_sized(const char* address, size_t length) {
+  uint64_t last;
+  __builtin_memcpy(&last, address + (length >= 8 ? length - 8 : 0), sizeof last);
+  const uintptr_t a = reinterpret_cast<uintptr_t>(address);
+  return size_t(((a >> 3) ^ last ^ (length * 0xff51afd7ed558ccdull)) * 0x9e3779b97f4a7c15ull >> 55) & (kSlots - 1);
+}
+
+// A miss of the address cache (or no cache yet, or a null name), whose address slot is
+// `slot`.
+const OpName* intern_slow(const char* name, size_t slot) noexcept;
 
 // The slot of a registered operator's name, by its schema's address.
 inline OperatorSlot& operator_slot(ThreadCache& cache, const void* schema) {
@@ -112,7 +124,18 @@ inline const OpName* intern_op_name(const char* name) noexcept {
     const op_name_cache::Slot& slot = cache->by_address[op_name_cache::slot_of(name)];
     if (__builtin_expect(slot.address == name && op_name_cache::same_text(name, *slot.name), 1)) return slot.name;
   }
-  return op_name_cache::intern_slow(name);
+  return op_name_cache::intern_slow(name, name != nullptr ? op_name_cache::slot_of(name) : 0);
+}
+
+// The same for a std::string's text.
+inline const OpName* intern_op_name(const std::string& name) noexcept {
+  const size_t slot = op_name_cache::slot_of_sized(name.data(), name.size());
+  op_name_cache::ThreadCache* cache = op_name_cache::t_cache;
+  if (__builtin_expect(cache != nullptr, 1)) {
+    const op_name_cache::Slot& s = cache->by_address[slot];
+    if (__builtin_expect(s.address == name.data() && op_name_cache::same_text(name.data(), *s.name), 1)) return s.name;
+  }
+  return op_name_cache::intern_slow(name.c_str(), slot);
 }
 
 // The interned name of the registered operator `schema` (registered_operator.h), whose name

@@ -41,7 +41,7 @@ inline const OpName* op_name_of(const at::RecordFunction& fn) noexcept {
   const FnName& name = fn.*member_of(FnNameTag{});
   if (const auto* schema = c10::get_if<at::RecordFunction::schema_ref_t>(&name))
     return operator_op_name(&schema->get(), schema->get().name());
-  if (const auto* own = c10::get_if<std::string>(&name)) return intern_op_name(own->c_str());
+  if (const auto* own = c10::get_if<std::string>(&name)) return intern_op_name(*own);
   return intern_op_name(fn.name());
 }
 
