@@ -89,14 +89,16 @@ char* time_record_if_new(capture::ThreadState& t, char* p, uint64_t since_base) 
 void op_begin_extended(capture::OpFrame& frame, OpNameRef name, int64_t sequence_nr, uint32_t fwd_thread,
                        uint16_t flags, InputEncoder encode, const void* context, size_t max_input_bytes) noexcept {
   capture::ThreadState& t = t_state;
-  flags |= capture::kOpExtended;
+  const uint64_t sequence_plus_1 = uint64_t(sequence_nr + 1);
+  if (fwd_thread != 0 || (sequence_plus_1 >> 32) != 0 || name.id == 0) flags |= capture::kOpExtended;
   if (name.id == 0) flags |= capture::kOpNamePointer;
-  const size_t fixed = sizeof(OpRecord) + sizeof(capture::OpExtension) + capture::op_name_pointer_bytes(flags);
-  if (encode == nullptr) max_input_bytes = 0;
-  max_input_bytes = std::min<size_t>(max_input_bytes, UINT16_MAX & ~size_t{7});
+  if (encode != nullptr) flags |= capture::kOpInputs;
+  const size_t fixed = sizeof(OpRecord) + capture::op_fixed_tail_bytes(flags) +
+                       (encode != nullptr ? sizeof(uint16_t) : 0);
+  max_input_bytes = encode != nullptr ? std::min<size_t>(max_input_bytes, kMaxOpInputBytes) : 0;
   // Room for an OpTimeRecord too: whether it is needed is known once the clock is read,
   // after the inputs are written (their encoding is not the op's time).
-  if (!capture::reserve(t, sizeof(uint64_t) + fixed + max_input_bytes)) return;
+  if (!capture::reserve(t, sizeof(uint64_t) + fixed + max_input_bytes + 7)) return;
   char* p = t.pos;
   size_t input_bytes = 0;
   if (encode != nullptr) {
@@ -110,13 +112,22 @@ void op_begin_extended(capture::OpFrame& frame, OpNameRef name, int64_t sequence
     std::memmove(q + fixed, p + fixed, input_bytes);
     p = q;
   }
-  const uint64_t sequence_plus_1 = uint64_t(sequence_nr + 1);
   auto* r = reinterpret_cast<OpRecord*>(p);
   *r = OpRecord{uint32_t(since_base), capture::op_head(flags, name.id), 0, uint32_t(sequence_plus_1)};
-  *reinterpret_cast<capture::OpExtension*>(r + 1) =
-      capture::OpExtension{fwd_thread, uint16_t(input_bytes), uint16_t(sequence_plus_1 >> 32)};
-  if (name.id == 0) std::memcpy(p + sizeof(OpRecord) + sizeof(capture::OpExtension), &name.text, sizeof name.text);
-  capture::publish(t, p + fixed + capture::round_up8(input_bytes));
+  char* tail = p + sizeof(OpRecord);
+  if ((flags & capture::kOpExtended) != 0) {
+    *reinterpret_cast<capture::OpExtension*>(tail) = capture::OpExtension{fwd_thread, uint32_t(sequence_plus_1 >> 32)};
+    tail += sizeof(capture::OpExtension);
+  }
+  if ((flags & capture::kOpNamePointer) != 0) {
+    std::memcpy(tail, &name.text, sizeof name.text);
+    tail += sizeof name.text;
+  }
+  if (encode != nullptr) {
+    const auto length = uint16_t(input_bytes);
+    std::memcpy(tail, &length, sizeof length);
+  }
+  capture::publish(t, p + capture::round_up8(fixed + input_bytes));
   frame.record = r;
   frame.start = start;
 }
@@ -135,7 +146,7 @@ void op_begin_plain_slow(capture::OpFrame& frame, uint32_t head, int64_t sequenc
   *r = OpRecord{uint32_t(since_base), extended ? head | uint32_t(capture::kOpExtended) << 16 : head, 0,
                 uint32_t(sequence_plus_1)};
   if (extended)
-    *reinterpret_cast<capture::OpExtension*>(r + 1) = capture::OpExtension{0, 0, uint16_t(sequence_plus_1 >> 32)};
+    *reinterpret_cast<capture::OpExtension*>(r + 1) = capture::OpExtension{0, uint32_t(sequence_plus_1 >> 32)};
   capture::publish(t, p + bytes);
   frame.record = r;
   frame.start = start;

@@ -52,6 +52,9 @@ inline capture::OpStack* this_thread_op_stack() noexcept {
   return __builtin_expect(s != nullptr, 1) ? s : capture::new_op_stack();
 }
 
+// The most input description an op record holds: a small part of a chunk.
+constexpr size_t kMaxOpInputBytes = 4096;
+
 // An op's name as records carry it: its id (op_name_ids.h; 0 when it has none) and its text,
 // which must live for the process.
 struct OpNameRef {

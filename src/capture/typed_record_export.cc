@@ -99,6 +99,9 @@ size_t TypedRecordExport::collect(uint32_t tid, const char* p, const char* end) 
     case kOpRecord: {
       if (room < sizeof(OpRecord) || op_time_high_ == kNoOpTimeHigh) return 0;
       const auto* r = reinterpret_cast<const OpRecord*>(p);
+      const uint16_t flags = op_flags(*r);
+      if (sizeof(OpRecord) + op_fixed_tail_bytes(flags) + ((flags & kOpInputs) != 0 ? sizeof(uint16_t) : 0) > room)
+        return 0;
       const size_t bytes = op_record_bytes(*r);
       if (bytes > room || op_name(*r) == nullptr) return 0;
       const uint64_t start = tick_base_ + (uint64_t(op_time_high_) << 32 | r->start_low);

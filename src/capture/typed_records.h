@@ -41,16 +41,17 @@ enum OpFlags : uint16_t {
   kOpExtended = 16,       // an OpExtension follows the record
   kOpNamePointer = 32,    // the name has no id: its pointer follows the extension
   kOpForwardThreadIsOwn = 64,  // a backward op whose forward op ran on the op's own thread
+  kOpInputs = 128,        // an input description follows: a 16-bit length, then its bytes
 };
 
 // A framework op, staged when it begins and completed when it ends: 16 bytes, as few as the
 // hot path can write (each byte of capture memory costs page commits). The first word holds,
 // from the top byte down: kOpRecord, OpFlags and the name's id (op_name_ids.h), then the low
 // 32 bits of the start in ticks since the session's tick base; its high bits are those of
-// the latest OpTimeRecord before it in its thread's segment. An OpExtension follows when the
-// op has a forward thread, inputs, a sequence number beyond 32 bits or a name without an id;
-// then the name's pointer (kOpNamePointer), then `input_bytes` of input description
-// (input_description.h), padded to 8.
+// the latest OpTimeRecord before it in its thread's segment. What follows, each part only
+// when its flag says so: an OpExtension (a forward thread, a sequence number beyond 32 bits
+// or a name without an id), the name's pointer, the input description (input_description.h)
+// after its 16-bit length. The whole is padded to 8 bytes.
 struct OpRecord {
   uint32_t start_low;
   uint32_t head;
@@ -65,8 +66,7 @@ constexpr uint32_t kLongOp = UINT32_MAX;
 
 struct OpExtension {
   uint32_t fwd_thread;      // backward ops: the framework's id of the forward thread, else 0
-  uint16_t input_bytes;
-  uint16_t sequence_high;   // bits 32-47 of the sequence number + 1
+  uint32_t sequence_high;   // the high 32 bits of the sequence number + 1
 };
 static_assert(sizeof(OpExtension) == 8);
 
@@ -98,10 +98,6 @@ inline uint16_t op_name_id(const OpRecord& r) { return uint16_t(r.head); }
 inline const OpExtension* op_extension(const OpRecord& r) {
   return (op_flags(r) & kOpExtended) != 0 ? reinterpret_cast<const OpExtension*>(&r + 1) : nullptr;
 }
-inline size_t op_input_bytes(const OpRecord& r) {
-  const OpExtension* x = op_extension(r);
-  return x != nullptr ? x->input_bytes : 0;
-}
 // Autograd's sequence number, or -1.
 inline int64_t op_sequence_nr(const OpRecord& r) {
   const OpExtension* x = op_extension(r);
@@ -111,23 +107,35 @@ inline uint32_t op_fwd_thread(const OpRecord& r) {
   const OpExtension* x = op_extension(r);
   return x != nullptr ? x->fwd_thread : 0;
 }
-// The bytes between the extension and the inputs: the name's pointer, if any.
-inline size_t op_name_pointer_bytes(uint16_t flags) { return (flags & kOpNamePointer) != 0 ? sizeof(const char*) : 0; }
+// The bytes after the record before the input description's length: the extension and the
+// name's pointer, those the flags say are there.
+inline size_t op_fixed_tail_bytes(uint16_t flags) {
+  return ((flags & kOpExtended) != 0 ? sizeof(OpExtension) : 0) + ((flags & kOpNamePointer) != 0 ? sizeof(const char*) : 0);
+}
 // The name's text: by its id, or from the pointer after the extension.
 inline const char* op_name(const OpRecord& r) {
-  if ((op_flags(r) & kOpNamePointer) == 0 || op_extension(r) == nullptr) return op_name_of_id(op_name_id(r));
+  const uint16_t flags = op_flags(r);
+  if ((flags & kOpNamePointer) == 0) return op_name_of_id(op_name_id(r));
   const char* name;
-  __builtin_memcpy(&name, reinterpret_cast<const char*>(&r + 1) + sizeof(OpExtension), sizeof name);
+  __builtin_memcpy(&name, reinterpret_cast<const char*>(&r + 1) + ((flags & kOpExtended) != 0 ? sizeof(OpExtension) : 0),
+                   sizeof name);
   return name;
+}
+inline size_t op_input_bytes(const OpRecord& r) {
+  const uint16_t flags = op_flags(r);
+  if ((flags & kOpInputs) == 0) return 0;
+  uint16_t n;
+  __builtin_memcpy(&n, reinterpret_cast<const char*>(&r + 1) + op_fixed_tail_bytes(flags), sizeof n);
+  return n;
 }
 // The input description's bytes, and the whole record's size.
 inline const char* op_inputs(const OpRecord& r) {
-  return reinterpret_cast<const char*>(&r + 1) + sizeof(OpExtension) + op_name_pointer_bytes(op_flags(r));
+  return reinterpret_cast<const char*>(&r + 1) + op_fixed_tail_bytes(op_flags(r)) + sizeof(uint16_t);
 }
 inline size_t op_record_bytes(const OpRecord& r) {
-  return sizeof(OpRecord) + (op_extension(r) != nullptr ? sizeof(OpExtension) + op_name_pointer_bytes(op_flags(r)) +
-                                                             round_up8(op_input_bytes(r))
-                                                       : 0);
+  const uint16_t flags = op_flags(r);
+  const size_t inputs = (flags & kOpInputs) != 0 ? sizeof(uint16_t) + op_input_bytes(r) : 0;
+  return round_up8(sizeof(OpRecord) + op_fixed_tail_bytes(flags) + inputs);
 }
 
 // An allocation (bytes > 0) or a free (bytes < 0). Then `text_bytes` of optional strings

@@ -62,7 +62,7 @@ TEST(OpRecords, EveryFieldReadsBack) {
   EXPECT_EQ(internal::op_end(), 0);
   internal::op_begin(*s, named("with inputs"), kInfo, -1, 0, kOpFactory, encode_three, nullptr, 64);
   internal::op_end();
-  internal::op_begin(*s, {"no name id", 0}, kInfo, 9, 0, 0);
+  internal::op_begin(*s, {"no name id", 0}, kInfo, 9, 0, 0, encode_three, nullptr, 64);
   internal::op_end();
   // As if "long" had begun 2^33 ticks ago: its time record (written since the thread's
   // latest is forgotten) says so, and the op after it needs one of its own again.
@@ -121,6 +121,7 @@ TEST(OpRecords, EveryFieldReadsBack) {
   ASSERT_EQ(events.size(), 6u);
   EXPECT_EQ(events["plain"].stats["sequence_number"], "5");
   EXPECT_EQ(events["no name id"].stats["sequence_number"], "9");
+  EXPECT_EQ(events["no name id"].stats["shape"], "(3)");
   EXPECT_GE(events["no name id"].offset_ps, events["with inputs"].offset_ps);
   EXPECT_EQ(events["nested backward"].stats["sequence_number"], std::to_string((int64_t{1} << 40) + 7));
   EXPECT_EQ(events["nested backward"].stats["fwd_thread_id"], "42");

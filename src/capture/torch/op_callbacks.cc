@@ -63,23 +63,24 @@ __attribute__((noinline)) void top_level_op_start_slow(const at::RecordFunction&
   if (__builtin_expect((name->flags & kInputRequest) != 0, 0)) on_input_request(now_ticks());
 }
 
-// The same for most top-level ops, inline: a thread that has run its first op of the
-// session, and forward ops before, at level 2, leaves steps to the detector's inline check.
+// The same for most top-level ops, inline: on a thread that has run its first op of the
+// session, and forward ops before, steps are left to the detector's inline check.
 // The session's id changes with each session start, after the steps' generation: a thread
 // that passes has seen the current one.
 inline void on_top_level_op_start(const at::RecordFunction& fn, const OpName* name, bool backward, int trace_level) {
-  const ThreadOps& t = t_ops;
+  ThreadOps& t = t_ops;
   if (__builtin_expect(t.session != g_session.load(std::memory_order_relaxed) || (!backward && !t.ran_forward) ||
-                           trace_level >= kVerbose || (name->flags & kInputRequest) != 0,
+                           (name->flags & kInputRequest) != 0,
                        0)) {
     top_level_op_start_slow(fn, name, backward, trace_level);
     return;
   }
+  if (trace_level >= kVerbose) t.reporter = ensure_memory_reporter();
   on_top_level_op(backward, grad_mode_enabled);
 }
 
-// An op that is not a dispatched forward op recorded at level 2: backward ops, user scopes,
-// autograd entries, names without an id, and every op at level 3 (its inputs) or level 1.
+// An op that is not a dispatched forward op recorded at level 2 or 3: backward ops, user
+// scopes, autograd entries, names without an id, and every op at level 1.
 __attribute__((noinline)) void begin_other_op(capture::OpStack& stack, const at::RecordFunction& fn,
                                               const OpName* name, at::RecordScope scope, bool backward,
                                               int trace_level) {
@@ -108,7 +109,7 @@ __attribute__((noinline)) void begin_other_op(capture::OpStack& stack, const at:
 
 // Every op begins here. The floor of op tracing is a forward op LibTorch dispatches (named by
 // its registered operator) at host_tracer_level 2, nested or on a thread in its steady state:
-// everything it does is inline.
+// everything it does is inline. At level 3 the same op adds its inputs.
 std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn) {
   capture::OpStack* stack = internal::this_thread_op_stack();
   if (__builtin_expect(stack == nullptr, 0)) return nullptr;  // out of memory: op_end sees depth 0
@@ -117,10 +118,20 @@ std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn) {
   const OpName* name = op_name_of(fn);
   const bool backward = scope == at::RecordScope::BACKWARD_FUNCTION || (name->flags & kAutogradEntry) != 0;
   if (stack->depth == 0) on_top_level_op_start(fn, name, backward, trace_level);
-  if (__builtin_expect(scope == at::RecordScope::FUNCTION && !backward && trace_level == kInfo &&
-                           (name->flags & kNoNameId) == 0, 1)) {
-    internal::op_begin_plain(*stack, name->record_head, fn.seqNr());
-    return nullptr;
+  if (__builtin_expect(scope == at::RecordScope::FUNCTION && !backward && (name->flags & kNoNameId) == 0, 1)) {
+    if (__builtin_expect(trace_level == kInfo, 1)) {
+      internal::op_begin_plain(*stack, name->record_head, fn.seqNr());
+      return nullptr;
+    }
+    if (trace_level == kVerbose && fn.needsInputs()) {  // its inputs too
+      if (capture::OpFrame* frame = internal::push_op_frame(*stack); frame != nullptr) {
+        const OpInputs inputs{&fn, name};
+        internal::op_begin_extended(*frame, {name->text, name->id}, fn.seqNr(), 0,
+                                    (name->flags & kFactoryOp) != 0 ? capture::kOpFactory : 0, encode_inputs,
+                                    &inputs, kMaxInputBytes);
+      }
+      return nullptr;
+    }
   }
   begin_other_op(*stack, fn, name, scope, backward, trace_level);
   return nullptr;
