@@ -65,23 +65,27 @@ class InputWriter {
 
   void tensor(DType type, const int64_t* dims, size_t rank) {
     if (rank > 255 || !fits_varints(3, dims, rank)) return;
-    pos_[0] = char(kInputTensor);
-    pos_[1] = char(type);
-    pos_[2] = char(rank);
-    pos_ += 3;
-    for (size_t i = 0; i < rank; ++i) put_varint(dims[i]);
+    char* p = pos_;
+    p[0] = char(kInputTensor);
+    p[1] = char(type);
+    p[2] = char(rank);
+    p += 3;
+    for (size_t i = 0; i < rank; ++i) p = put_varint(p, dims[i]);
+    pos_ = p;
   }
   void int_list(const int64_t* values, size_t count) {
     if (count > 255 || !fits_varints(2, values, count)) return;
     pos_[0] = char(kInputIntList);
     pos_[1] = char(count);
     pos_ += 2;
-    for (size_t i = 0; i < count; ++i) put_varint(values[i]);
+    char* p = pos_;
+    for (size_t i = 0; i < count; ++i) p = put_varint(p, values[i]);
+    pos_ = p;
   }
   void integer(int64_t v) {
     if (!fits_varints(1, &v, 1)) return;
     *pos_++ = char(kInputInt);
-    put_varint(v);
+    pos_ = put_varint(pos_, v);
   }
   void real(double v) {
     if (!fits(9)) return;
@@ -126,12 +130,16 @@ class InputWriter {
     for (size_t i = 0; i < n; ++i) bytes += varint_size(v[i]);
     return bytes;
   }
-  void put_varint(int64_t v) {
+  // Most dims and values take one byte: that case first.
+  static char* put_varint(char* p, int64_t v) {
     uint64_t u = zigzag(v);
-    char* p = pos_;
+    if (__builtin_expect(u < 0x80, 1)) {
+      *p = char(u);
+      return p + 1;
+    }
     for (; u >= 0x80; u >>= 7) *p++ = char(u | 0x80);
     *p++ = char(u);
-    pos_ = p;
+    return p;
   }
 
   char* begin_;

@@ -86,6 +86,12 @@ char* time_record_if_new(capture::ThreadState& t, char* p, uint64_t since_base) 
 
 }  // namespace
 
+char* op_time_record_before(capture::ThreadState& t, char* p, uint64_t since_base, size_t bytes) noexcept {
+  if (uint32_t(since_base >> 32) == t.op_time_high) return p;
+  std::memmove(p + sizeof(uint64_t), p, bytes);
+  return time_record_if_new(t, p, since_base);
+}
+
 void op_begin_extended(capture::OpFrame& frame, OpNameRef name, int64_t sequence_nr, uint32_t fwd_thread,
                        uint16_t flags, InputEncoder encode, const void* context, size_t max_input_bytes) noexcept {
   capture::ThreadState& t = t_state;

@@ -78,30 +78,80 @@ MLPROF_API void op_begin_plain_slow(capture::OpFrame& frame, uint32_t head, int6
                                     uint64_t start) noexcept;
 
 // op_begin() of an op recorded at the level in force, with no forward thread or inputs, whose
-// record head (op_head(), with a name id) is known: what most ops are. Inline, and no more
-// than that: this is the floor of op tracing.
-inline void op_begin_plain(capture::OpStack& s, uint32_t head, int64_t sequence_nr) noexcept {
-  const int depth = s.depth++;
-  if (__builtin_expect(depth >= capture::kMaxOpDepth, 0)) return;
-  capture::OpFrame& frame = s.frames[depth];
+// record head (op_head(), with a name id) is known, when nothing is out of the ordinary: a
+// free frame, a sequence number within 32 bits, room in this session's chunk and the time's
+// high bits of the segment. False, with nothing done, otherwise. Inline and with no call:
+// this is the floor of op tracing.
+inline bool op_begin_plain_fast(capture::OpStack& s, uint32_t head, int64_t sequence_nr) noexcept {
+  const int depth = s.depth;
   capture::ThreadState& t = capture::t_state;
   char* const p = t.pos;
   const uint64_t start = now_ticks();
   const uint64_t since_base = start - t.tick_base;
   const uint64_t sequence_plus_1 = uint64_t(sequence_nr + 1);
-  if (__builtin_expect(((sequence_plus_1 >> 32) | ((since_base >> 32) ^ t.op_time_high)) == 0 &&
-                           t.epoch == capture::g_epoch.load(std::memory_order_relaxed) &&
-                           size_t(t.limit - p) >= sizeof(capture::OpRecord), 1)) {
-    // Two stores: start_low and head, then end (0: running) and sequence_low.
-    auto* words = reinterpret_cast<uint64_t*>(p);
-    words[0] = uint64_t(head) << 32 | uint32_t(since_base);
-    words[1] = sequence_plus_1 << 32;
-    capture::publish(t, p + sizeof(capture::OpRecord));
-    frame.record = reinterpret_cast<capture::OpRecord*>(p);
-    frame.start = start;
-    return;
+  if (__builtin_expect(((sequence_plus_1 >> 32) | ((since_base >> 32) ^ t.op_time_high)) != 0 ||
+                           depth >= capture::kMaxOpDepth ||
+                           t.epoch != capture::g_epoch.load(std::memory_order_relaxed) ||
+                           size_t(t.limit - p) < sizeof(capture::OpRecord), 0)) {
+    return false;
   }
-  op_begin_plain_slow(frame, head, sequence_nr, start);
+  s.depth = depth + 1;
+  // Two stores: start_low and head, then end (0: running) and sequence_low.
+  auto* words = reinterpret_cast<uint64_t*>(p);
+  words[0] = uint64_t(head) << 32 | uint32_t(since_base);
+  words[1] = sequence_plus_1 << 32;
+  capture::publish(t, p + sizeof(capture::OpRecord));
+  capture::OpFrame& frame = s.frames[depth];
+  frame.record = reinterpret_cast<capture::OpRecord*>(p);
+  frame.start = start;
+  return true;
+}
+
+// op_begin_plain_fast(), or else the same op through op_begin_plain_slow().
+inline void op_begin_plain(capture::OpStack& s, uint32_t head, int64_t sequence_nr) noexcept {
+  if (__builtin_expect(op_begin_plain_fast(s, head, sequence_nr), 1)) return;
+  if (capture::OpFrame* frame = push_op_frame(s); frame != nullptr) op_begin_plain_slow(*frame, head, sequence_nr, now_ticks());
+}
+
+// Puts an OpTimeRecord for `since_base` at `p`, moving the `bytes` staged there (a record
+// being written, its inputs already in place) after it; returns where they now begin.
+MLPROF_API char* op_time_record_before(capture::ThreadState& t, char* p, uint64_t since_base, size_t bytes) noexcept;
+
+// The most input description op_begin_with_inputs() takes room for.
+constexpr size_t kMaxInlineInputBytes = 1024;
+
+// op_begin() of an op recorded at the level in force with its inputs, and with no forward
+// thread or name without an id: `encode(out, capacity, &truncated)` writes the inputs and
+// returns their size. False, with nothing done, for a sequence number beyond 32 bits (then
+// op_begin_extended). Inline: what most ops are at host_tracer_level 3.
+template <typename Encode>
+inline bool op_begin_with_inputs(capture::OpStack& s, uint32_t head, int64_t sequence_nr, Encode&& encode) noexcept {
+  const uint64_t sequence_plus_1 = uint64_t(sequence_nr + 1);
+  if (__builtin_expect((sequence_plus_1 >> 32) != 0, 0)) return false;
+  const int depth = s.depth++;
+  if (__builtin_expect(depth >= capture::kMaxOpDepth, 0)) return true;
+  capture::OpFrame& frame = s.frames[depth];
+  frame.record = nullptr;
+  capture::ThreadState& t = capture::t_state;
+  constexpr size_t kFixed = sizeof(capture::OpRecord) + sizeof(uint16_t);
+  // An OpTimeRecord may come first, and the record is padded to 8.
+  if (!capture::reserve(t, sizeof(uint64_t) + kFixed + kMaxInlineInputBytes + 7)) return true;
+  char* p = t.pos;
+  bool truncated = false;
+  const size_t input_bytes = encode(p + kFixed, kMaxInlineInputBytes, &truncated);
+  const uint64_t start = now_ticks();
+  const uint64_t since_base = start - t.tick_base;
+  if (__builtin_expect((since_base >> 32) != t.op_time_high, 0)) p = op_time_record_before(t, p, since_base, kFixed + input_bytes);
+  const uint32_t flags = capture::kOpInputs | (truncated ? capture::kOpInputsTruncated : 0);
+  auto* words = reinterpret_cast<uint64_t*>(p);
+  words[0] = uint64_t(head | flags << 16) << 32 | uint32_t(since_base);
+  words[1] = sequence_plus_1 << 32;
+  const auto length = uint16_t(input_bytes);
+  __builtin_memcpy(p + sizeof(capture::OpRecord), &length, sizeof length);
+  capture::publish(t, p + capture::round_up8(kFixed + input_bytes));
+  frame.record = reinterpret_cast<capture::OpRecord*>(p);
+  frame.start = start;
+  return true;
 }
 
 // op_begin() for an op with a forward thread, inputs, a sequence number beyond 32 bits or a

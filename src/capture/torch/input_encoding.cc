@@ -39,10 +39,10 @@ __attribute__((always_inline)) inline void write_tensor(capture::InputWriter& w,
 
 }  // namespace
 
-size_t encode_inputs(const void* op_inputs, char* out, size_t capacity, bool* truncated) noexcept {
-  const auto& [fn, name] = *static_cast<const OpInputs*>(op_inputs);
+size_t encode_inputs(const at::RecordFunction& fn, const OpName& name, char* out, size_t capacity,
+                     bool* truncated) noexcept {
   capture::InputWriter w(out, capacity);
-  const c10::ArrayRef<const c10::IValue> inputs = fn->inputs();
+  const c10::ArrayRef<const c10::IValue> inputs = fn.inputs();
   int64_t values[255];
   // The tag tests first: they are inline, the list tests are calls.
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -50,7 +50,7 @@ size_t encode_inputs(const void* op_inputs, char* out, size_t capacity, bool* tr
     if (v.isTensor()) {
       write_tensor(w, v.toTensor());
     } else if (v.isInt()) {
-      if (int(i) == name->dtype_argument) w.dtype(dtype_of(static_cast<c10::ScalarType>(v.toInt())));
+      if (int(i) == name.dtype_argument) w.dtype(dtype_of(static_cast<c10::ScalarType>(v.toInt())));
       else w.integer(v.toInt());
     } else if (v.isDouble()) {
       w.real(v.toDouble());
@@ -71,6 +71,11 @@ size_t encode_inputs(const void* op_inputs, char* out, size_t capacity, bool* tr
   }
   *truncated = w.truncated();
   return w.size();
+}
+
+size_t encode_op_inputs(const void* op_inputs, char* out, size_t capacity, bool* truncated) noexcept {
+  const auto& [fn, name] = *static_cast<const OpInputs*>(op_inputs);
+  return encode_inputs(*fn, *name, out, capacity, truncated);
 }
 
 }  // namespace mlprof::libtorch

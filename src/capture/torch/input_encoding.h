@@ -18,8 +18,12 @@ struct OpInputs {
   const OpName* name;
 };
 
-// An InputEncoder (capture/op_recorder.h) for an OpInputs: writes into out[0, capacity) and
-// returns the bytes used; `truncated` says whether inputs were left out for lack of room.
-size_t encode_inputs(const void* op_inputs, char* out, size_t capacity, bool* truncated) noexcept;
+// Writes the inputs of `fn` (an op named `name`) into out[0, capacity) and returns the bytes
+// used; `truncated` says whether inputs were left out for lack of room.
+size_t encode_inputs(const at::RecordFunction& fn, const OpName& name, char* out, size_t capacity,
+                     bool* truncated) noexcept;
+
+// The same as an InputEncoder (capture/op_recorder.h) of an OpInputs.
+size_t encode_op_inputs(const void* op_inputs, char* out, size_t capacity, bool* truncated) noexcept;
 
 }  // namespace mlprof::libtorch

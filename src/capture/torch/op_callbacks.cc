@@ -17,7 +17,7 @@
 namespace mlprof::libtorch {
 namespace {
 
-constexpr size_t kMaxInputBytes = 1024;
+constexpr size_t kMaxInputBytes = internal::kMaxInlineInputBytes;
 
 // Bumped per enable: what a thread did once per session is redone in the next.
 std::atomic<uint32_t> g_session{1};
@@ -101,39 +101,67 @@ __attribute__((noinline)) void begin_other_op(capture::OpStack& stack, const at:
   const internal::OpNameRef ref{name->text, name->id};
   if (trace_level >= kVerbose && fn.needsInputs()) {
     const OpInputs inputs{&fn, name};
-    internal::op_begin(stack, ref, level, fn.seqNr(), fwd_thread, flags, encode_inputs, &inputs, kMaxInputBytes);
+    internal::op_begin(stack, ref, level, fn.seqNr(), fwd_thread, flags, encode_op_inputs, &inputs, kMaxInputBytes);
   } else {
     internal::op_begin(stack, ref, level, fn.seqNr(), fwd_thread, flags);
   }
 }
 
-// Every op begins here. The floor of op tracing is a forward op LibTorch dispatches (named by
-// its registered operator) at host_tracer_level 2, nested or on a thread in its steady state:
-// everything it does is inline. At level 3 the same op adds its inputs.
-std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn) {
+// A dispatched forward op at level 3: with its inputs. Out of line, so that the level-2 path
+// keeps a small stack frame. False when op_begin_with_inputs cannot take it.
+__attribute__((noinline)) bool begin_with_inputs(capture::OpStack& stack, const at::RecordFunction& fn,
+                                                 const OpName& name) {
+  return internal::op_begin_with_inputs(stack, name.record_head, fn.seqNr(), [&](char* out, size_t capacity, bool* truncated) {
+    return encode_inputs(fn, name, out, capacity, truncated);
+  });
+}
+
+// Every op, at any level: what on_op_start leaves to it.
+__attribute__((noinline)) void start_op(const at::RecordFunction& fn) {
   capture::OpStack* stack = internal::this_thread_op_stack();
-  if (__builtin_expect(stack == nullptr, 0)) return nullptr;  // out of memory: op_end sees depth 0
+  if (__builtin_expect(stack == nullptr, 0)) return;  // out of memory: op_end sees depth 0
   const int trace_level = internal::g_trace_level.load(std::memory_order_relaxed);
   const at::RecordScope scope = fn.scope();
   const OpName* name = op_name_of(fn);
   const bool backward = scope == at::RecordScope::BACKWARD_FUNCTION || (name->flags & kAutogradEntry) != 0;
   if (stack->depth == 0) on_top_level_op_start(fn, name, backward, trace_level);
   if (__builtin_expect(scope == at::RecordScope::FUNCTION && !backward && (name->flags & kNoNameId) == 0, 1)) {
-    if (__builtin_expect(trace_level == kInfo, 1)) {
+    if (trace_level == kInfo) {
       internal::op_begin_plain(*stack, name->record_head, fn.seqNr());
-      return nullptr;
+      return;
     }
-    if (trace_level == kVerbose && fn.needsInputs()) {  // its inputs too
-      if (capture::OpFrame* frame = internal::push_op_frame(*stack); frame != nullptr) {
-        const OpInputs inputs{&fn, name};
-        internal::op_begin_extended(*frame, {name->text, name->id}, fn.seqNr(), 0,
-                                    (name->flags & kFactoryOp) != 0 ? capture::kOpFactory : 0, encode_inputs,
-                                    &inputs, kMaxInputBytes);
-      }
+    if (trace_level == kVerbose && fn.needsInputs() && begin_with_inputs(*stack, fn, *name)) return;
+  }
+  begin_other_op(*stack, fn, name, scope, backward, trace_level);
+}
+
+// Whether a forward top-level op would change nothing of its thread's state (see
+// on_top_level_op_start): its session's first op has run, it ran forward before, and no
+// backward pass waits for a step to begin (step_detector.h). The session's id changes with
+// each session start, after the steps' generation: a thread that passes has seen the
+// current one, so the detector's generation needs no check here.
+inline bool forward_top_level_op_is_steady() {
+  const ThreadOps& t = t_ops;
+  return t.session == g_session.load(std::memory_order_relaxed) && t.ran_forward &&
+         !step_detection::t_detector.backward_seen;
+}
+
+// Every op begins here. The floor of op tracing is a forward op LibTorch dispatches (named by
+// its registered operator) at host_tracer_level 2, nested or on a thread in its steady state:
+// recorded with no call at all. Everything else is start_op's.
+std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn) {
+  capture::OpStack* stack = capture::t_op_stack;
+  const c10::FunctionSchema* schema = registered_operator(fn);
+  if (__builtin_expect(stack != nullptr && schema != nullptr && fn.scope() == at::RecordScope::FUNCTION &&
+                           internal::g_trace_level.load(std::memory_order_relaxed) == kInfo, 1)) {
+    const OpName* name = cached_operator_op_name(schema, schema->name());
+    if (__builtin_expect(name != nullptr && (name->flags & (kAutogradEntry | kInputRequest | kNoNameId)) == 0 &&
+                             (stack->depth != 0 || forward_top_level_op_is_steady()) &&
+                             internal::op_begin_plain_fast(*stack, name->record_head, fn.seqNr()), 1)) {
       return nullptr;
     }
   }
-  begin_other_op(*stack, fn, name, scope, backward, trace_level);
+  start_op(fn);
   return nullptr;
 }
 

@@ -138,16 +138,23 @@ inline const OpName* intern_op_name(const std::string& name) noexcept {
   return op_name_cache::intern_slow(name.c_str(), slot);
 }
 
-// The interned name of the registered operator `schema` (registered_operator.h), whose name
-// is `name`. Inline: it runs for most ops.
-inline const OpName* operator_op_name(const void* schema, const std::string& name) noexcept {
+// The interned name of the registered operator `schema` (record_function_name.h), whose name
+// is `name`, when the thread's cache holds it; else null. Inline, with no call: it runs for
+// most ops.
+inline const OpName* cached_operator_op_name(const void* schema, const std::string& name) noexcept {
   op_name_cache::ThreadCache* cache = op_name_cache::t_cache;
   if (__builtin_expect(cache != nullptr, 1)) {
     const op_name_cache::OperatorSlot& slot = op_name_cache::operator_slot(*cache, schema);
     if (__builtin_expect(slot.schema == schema && op_name_cache::same_operator_text(name.data(), name.size(), *slot.name), 1))
       return slot.name;
   }
-  return op_name_cache::intern_operator(schema, name.c_str());
+  return nullptr;
+}
+
+// The same, interned on a miss.
+inline const OpName* operator_op_name(const void* schema, const std::string& name) noexcept {
+  const OpName* cached = cached_operator_op_name(schema, name);
+  return __builtin_expect(cached != nullptr, 1) ? cached : op_name_cache::intern_operator(schema, name.c_str());
 }
 
 }  // namespace mlprof::libtorch

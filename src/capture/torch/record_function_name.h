@@ -34,6 +34,13 @@ template struct Expose<FnNameTag, &at::RecordFunction::fn_>;
 
 }  // namespace registered_operator_detail
 
+// The schema of the operator `fn` is named by, or null when its name is a string of its own.
+inline const c10::FunctionSchema* registered_operator(const at::RecordFunction& fn) noexcept {
+  using namespace registered_operator_detail;
+  const auto* schema = c10::get_if<at::RecordFunction::schema_ref_t>(&(fn.*member_of(FnNameTag{})));
+  return schema != nullptr ? &schema->get() : nullptr;
+}
+
 // The interned name of `fn`'s op: by its registered operator, or by its own string (without
 // the call that name() is). Inline: it runs for every op.
 inline const OpName* op_name_of(const at::RecordFunction& fn) noexcept {
