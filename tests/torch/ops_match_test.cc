@@ -104,5 +104,31 @@ TEST_F(TorchOpsTest, Level3RecordsInputShapesAndTypes) {
   for (const HostEvent& e : events) EXPECT_FALSE(e.has("shape")) << e.name;
 }
 
+// Each kind of input, on both sides of what the short path of the input encoding takes (dims
+// below 64, ints in [-64, 64)): the text is the same either way. Expected values are
+// TensorFlow's form of each op's inputs, as written by hand from the op's schema.
+TEST(TorchInputShapes, EveryKindOfInputOnBothSidesOfTheShortPath) {
+  const torch::Tensor wide = torch::zeros({4, 70}), small = torch::ones({63}), longs = torch::ones({2, 3}, torch::kLong);
+  ProfilerOptions options;
+  options.host_tracer_level = 3;
+  options.run_name = "shapes";
+  ASSERT_TRUE(start(scratch_dir("shapes"), options).ok());
+  (void)wide.narrow(-1, 0, 1);                       // a dim of 70, then small negative and positive ints
+  (void)at::add(small, small, 100);                  // dims of 63, then an int past the short path
+  (void)at::add(small, small, -64);                  // the least int it takes
+  (void)longs.sum(std::vector<int64_t>{0, 1}, true);  // an int list, a bool, a None (dtype)
+  (void)at::mul(small, 2.5);                         // a double
+  const RunInfo run = stop();
+  ASSERT_TRUE(run.status.ok()) << run.status.message();
+  std::map<std::string, std::vector<std::string>> shapes;
+  for (const HostEvent& e : read_host_events(run.xspace_path))
+    if (e.has("shape")) shapes[e.name].push_back(e.stats.at("shape"));
+  EXPECT_EQ(shapes["aten::narrow"], std::vector<std::string>{"(float[4,70],-1,0,1)"});
+  EXPECT_EQ(shapes["aten::add"], (std::vector<std::string>{"(float[63],float[63],100)", "(float[63],float[63],-64)"}));
+  EXPECT_EQ(shapes["aten::sum"], std::vector<std::string>{"(int64[2,3],[0,1],true,)"});  // None is left empty
+  ASSERT_FALSE(shapes["aten::mul"].empty());
+  EXPECT_EQ(shapes["aten::mul"].front(), "(float[63],2.5)");
+}
+
 }  // namespace
 }  // namespace mlprof::testing

@@ -146,18 +146,45 @@ inline bool forward_top_level_op_is_steady() {
          !step_detection::t_detector.backward_seen;
 }
 
+// The name of a dispatched op whose name has none of the flags that need start_op, if cached.
+inline const OpName* plain_operator_name(const c10::FunctionSchema& schema) {
+  const OpName* name = cached_operator_op_name(&schema, schema.name());
+  return name != nullptr && (name->flags & (kAutogradEntry | kInputRequest | kNoNameId)) == 0 ? name : nullptr;
+}
+
+// A dispatched forward op at level 3, nested or on a thread in its steady state: with its
+// inputs, and the memory reporter checked at a top-level op. Everything else is start_op's.
+__attribute__((noinline)) void start_op_with_inputs(capture::OpStack& stack, const at::RecordFunction& fn,
+                                                    const c10::FunctionSchema& schema) {
+  const OpName* name = plain_operator_name(schema);
+  if (__builtin_expect(name != nullptr && fn.needsInputs(), 1)) {
+    if (stack.depth == 0) {
+      if (__builtin_expect(!forward_top_level_op_is_steady(), 0)) return start_op(fn);
+      t_ops.reporter = ensure_memory_reporter();
+    }
+    if (__builtin_expect(begin_with_inputs(stack, fn, *name), 1)) return;
+    return begin_other_op(stack, fn, name, at::RecordScope::FUNCTION, false, kVerbose);
+  }
+  start_op(fn);
+}
+
 // Every op begins here. The floor of op tracing is a forward op LibTorch dispatches (named by
 // its registered operator) at host_tracer_level 2, nested or on a thread in its steady state:
-// recorded with no call at all. Everything else is start_op's.
+// recorded with no call at all. At level 3 such an op is start_op_with_inputs'; everything
+// else is start_op's.
 std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn) {
   capture::OpStack* stack = capture::t_op_stack;
   const c10::FunctionSchema* schema = registered_operator(fn);
-  if (__builtin_expect(stack != nullptr && schema != nullptr && fn.scope() == at::RecordScope::FUNCTION &&
-                           internal::g_trace_level.load(std::memory_order_relaxed) == kInfo, 1)) {
-    const OpName* name = cached_operator_op_name(schema, schema->name());
-    if (__builtin_expect(name != nullptr && (name->flags & (kAutogradEntry | kInputRequest | kNoNameId)) == 0 &&
-                             (stack->depth != 0 || forward_top_level_op_is_steady()) &&
-                             internal::op_begin_plain_fast(*stack, name->record_head, fn.seqNr()), 1)) {
+  if (__builtin_expect(stack != nullptr && schema != nullptr && fn.scope() == at::RecordScope::FUNCTION, 1)) {
+    const int trace_level = internal::g_trace_level.load(std::memory_order_relaxed);
+    if (__builtin_expect(trace_level == kInfo, 1)) {
+      const OpName* name = plain_operator_name(*schema);
+      if (__builtin_expect(name != nullptr && (stack->depth != 0 || forward_top_level_op_is_steady()) &&
+                               internal::op_begin_plain_fast(*stack, name->record_head, fn.seqNr()), 1)) {
+        return nullptr;
+      }
+    } else if (trace_level == kVerbose) {
+      start_op_with_inputs(*stack, fn, *schema);
       return nullptr;
     }
   }
