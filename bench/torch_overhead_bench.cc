@@ -262,8 +262,9 @@ void demo_steps(ModeRunner& runner, AutoencoderFilters filters, const char* labe
   const Costs c = measure(runner, rounds, work);
   std::printf("demo step (%s, batch %lld): %s %.2f ms per step (CPU; wall %.2f ms)\n", label, (long long)batch,
               kModeNames[kNone], c.base_cpu / steps_per_round / 1e6, c.base_wall / steps_per_round / 1e6);
-  // LibTorch's callback mechanism alone: the floor under any RecordFunction profiler's figure.
-  for (Mode m : {kCallbackOnly, kMlprof2, kMlprof3, kLegacy, kLegacyFull}) {
+  // LibTorch's callback mechanism alone, and handed the inputs: the floors under any
+  // RecordFunction profiler's figures at level 2 and (before memory) at level 3.
+  for (Mode m : {kCallbackOnly, kCallbackInputs, kMlprof2, kMlprof3, kLegacy, kLegacyFull}) {
     const double pct = 100 * c.added[m] / c.base_cpu;
     const bool ours = m == kMlprof2 || m == kMlprof3;
     std::printf("demo step (%s, batch %lld): %s %+.2f%% of the step time%s%s\n", label, (long long)batch, kModeNames[m],

@@ -47,8 +47,10 @@ const std::shared_ptr<c10::DebugInfoBase>& reporter() {
 }  // namespace
 
 bool ensure_memory_reporter() noexcept {
+  // Asked at every top-level op at level 3: the common answer costs LibTorch's lookup only.
+  static c10::DebugInfoBase* const ours_raw = reporter().get();
+  if (c10::ThreadLocalDebugInfo::get(c10::DebugInfoKind::PROFILER_STATE) == ours_raw) return true;
   const std::shared_ptr<c10::DebugInfoBase>& ours = reporter();
-  if (c10::ThreadLocalDebugInfo::get(c10::DebugInfoKind::PROFILER_STATE) == ours.get()) return true;
   // Another profiler's state (LibTorch's own) keeps precedence while it is enabled.
   if (auto* other = dynamic_cast<c10::MemoryReportingInfoBase*>(
           c10::ThreadLocalDebugInfo::get(c10::DebugInfoKind::PROFILER_STATE));
