@@ -10,6 +10,9 @@ pages ahead of the writers) and wall time. A round runs 60 steps: a session span
 
   time added per step      the mlprof package (mlprof.start), and torch.profiler (CPU), each
                            against no profiling; target: mlprof <= 0.45x torch.profiler.
+                           Beside it, LibTorch's callback mechanism alone (an empty
+                           RecordFunction callback, bench/empty_op_callback.cc): the floor
+                           both profilers stand on.
                            Also per step of a whole window, start and stop included.
                            `mlprof run` (no code change) is measured in a process of its own.
   with mlprof.Trace        an enabled Trace against torch.profiler.record_function while
@@ -37,8 +40,14 @@ import torch
 
 import mlprof
 
+try:  # built beside this script (bench/empty_op_callback.cc); the wrapper puts it on the path
+    import _empty_op_callback as empty_op_callback
+except ImportError:
+    empty_op_callback = None
+
 MLPROF_CLI = os.environ.get("MLPROF_CLI", "mlprof")
 ROUNDS, STEPS, WARM_UP = 7, 60, 10
+OPS_PER_STEP = 641  # ATen ops in a step of make_loop() (the "same ops" figure counts them)
 TRACE_LOOPS = 100_000
 
 
@@ -93,10 +102,15 @@ def wall_ns_per(n: int, work: Callable[[int], None]) -> float:
 def step_costs(scratch: str, clock: Callable[[int, Callable[[int], None]], float]) -> Dict[str, float]:
     steps = make_loop()
     steps(3)  # warm up
-    modes = ["none", "mlprof", "torch.profiler"]
+    modes = ["none", "mlprof", "torch.profiler"] + (["callback mechanism"] if empty_op_callback else [])
     per_round: Dict[str, List[float]] = {m: [] for m in modes}
     for r in range(ROUNDS):
         per_round["none"].append(clock(STEPS, steps))
+        if empty_op_callback:
+            empty_op_callback.enable()
+            steps(WARM_UP)
+            per_round["callback mechanism"].append(clock(STEPS, steps))
+            empty_op_callback.disable()
         # Each profiler runs WARM_UP steps before the measured ones: a steady state, as in a
         # long profiled window (the window's start and stop are measured by session_costs).
         mlprof.start(os.path.join(scratch, "steps"), run_name=f"round{r}")
@@ -286,6 +300,12 @@ def main() -> int:
             print(f"step of ~640 ATen ops, {clock_name}: {added['none'] / 1e3:.1f} us unprofiled; added per step: "
                   f"mlprof package {added['mlprof'] / 1e3:.1f} us, torch.profiler {added['torch.profiler'] / 1e3:.1f} "
                   f"us -> {ratio:.2f}x (target <= 0.45x: {verdict(ratio <= 0.45)})")
+            if "callback mechanism" in added:
+                floor = added["callback mechanism"]
+                print(f"  of which LibTorch's callback mechanism alone (an empty RecordFunction callback, which both "
+                      f"profilers pay): {floor / 1e3:.1f} us = {floor / added['torch.profiler']:.2f}x torch.profiler's; "
+                      f"mlprof's own work above it {(added['mlprof'] - floor) / 1e3:.1f} us, "
+                      f"{(added['mlprof'] - floor) / OPS_PER_STEP:.0f} ns per op")
         window = session_costs(scratch)
         print(f"a profiled window of {STEPS} steps, start to stop (training thread's CPU time): added per step "
               f"mlprof package {window['mlprof'] / 1e3:.1f} us (writing the run included), torch.profiler "
