@@ -162,7 +162,11 @@ __attribute__((noinline)) void start_op_with_inputs(capture::OpStack& stack, con
       if (__builtin_expect(!forward_top_level_op_is_steady(), 0)) return start_op(fn);
       t_ops.reporter = ensure_memory_reporter();
     }
-    if (__builtin_expect(begin_with_inputs(stack, fn, *name), 1)) return;
+    const bool begun = internal::op_begin_with_inputs(stack, name->record_head, fn.seqNr(),
+                                                      [&](char* out, size_t capacity, bool* truncated) {
+                                                        return encode_inputs(fn, *name, out, capacity, truncated);
+                                                      });
+    if (__builtin_expect(begun, 1)) return;
     return begin_other_op(stack, fn, name, at::RecordScope::FUNCTION, false, kVerbose);
   }
   start_op(fn);
