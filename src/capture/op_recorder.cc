@@ -132,6 +132,9 @@ void op_begin_extended(capture::OpFrame& frame, OpNameRef name, int64_t sequence
   if (encode != nullptr) {
     const auto length = uint16_t(input_bytes);
     std::memcpy(tail, &length, sizeof length);
+    // The exporter now sees these as the name's latest inputs: the repeat cache no longer holds them.
+    if (capture::OpStack* s = capture::t_op_stack; s != nullptr && name.id != 0)
+      s->last_inputs[name.id % capture::kInputsSlots].segment_serial = 0;
   }
   capture::publish(t, p + capture::round_up8(fixed + input_bytes));
   frame.record = r;

@@ -25,9 +25,23 @@ struct OpFrame {
 
 constexpr int kMaxOpDepth = 256;
 
+// The latest input description written in full (kOpInputs) for a name id in the thread's
+// current segment, as the exporter will see it: an op whose inputs are the same writes a
+// kOpRecordSameInputs record instead (typed_records.h). Direct-mapped by name id; a slot of
+// another segment (serial) or another id holds nothing.
+struct InputsSlot {
+  uint32_t segment_serial;
+  uint16_t name_id;
+  uint8_t length;
+  char bytes[25];
+};
+static_assert(sizeof(InputsSlot) == 32);
+constexpr size_t kInputsSlots = 64;
+
 struct OpStack {
   int depth = 0;
   OpFrame frames[kMaxOpDepth];
+  InputsSlot last_inputs[kInputsSlots] = {};
 };
 
 // A pointer only: the stack itself is allocated once per thread, so that libmlprof's static
@@ -139,16 +153,36 @@ inline bool op_begin_with_inputs(capture::OpStack& s, uint32_t head, int64_t seq
   char* p = t.pos;
   bool truncated = false;
   const size_t input_bytes = encode(p + kFixed, kMaxInlineInputBytes, &truncated);
+  // The same inputs as this name's latest in the segment: a 16-byte record says so.
+  capture::InputsSlot& last = s.last_inputs[uint16_t(head) % capture::kInputsSlots];
+  const bool same = last.segment_serial == t.segment_serial && last.name_id == uint16_t(head) &&
+                    last.length == input_bytes && !truncated &&
+                    __builtin_memcmp(last.bytes, p + kFixed, input_bytes) == 0;
+  const size_t bytes = same ? sizeof(capture::OpRecord) : kFixed + input_bytes;
+  if (!same) {
+    if (input_bytes <= sizeof last.bytes && !truncated) {
+      last.segment_serial = t.segment_serial;
+      last.name_id = uint16_t(head);
+      last.length = uint8_t(input_bytes);
+      __builtin_memcpy(last.bytes, p + kFixed, input_bytes);
+    } else {
+      last.segment_serial = 0;
+    }
+  }
   const uint64_t start = now_ticks();
   const uint64_t since_base = start - t.tick_base;
-  if (__builtin_expect((since_base >> 32) != t.op_time_high, 0)) p = op_time_record_before(t, p, since_base, kFixed + input_bytes);
-  const uint32_t flags = capture::kOpInputs | (truncated ? capture::kOpInputsTruncated : 0);
+  if (__builtin_expect((since_base >> 32) != t.op_time_high, 0)) p = op_time_record_before(t, p, since_base, bytes);
   auto* words = reinterpret_cast<uint64_t*>(p);
-  words[0] = uint64_t(head | flags << 16) << 32 | uint32_t(since_base);
   words[1] = sequence_plus_1 << 32;
-  const auto length = uint16_t(input_bytes);
-  __builtin_memcpy(p + sizeof(capture::OpRecord), &length, sizeof length);
-  capture::publish(t, p + capture::round_up8(kFixed + input_bytes));
+  if (same) {
+    words[0] = uint64_t(capture::same_inputs_head(head)) << 32 | uint32_t(since_base);
+  } else {
+    const uint32_t flags = capture::kOpInputs | (truncated ? capture::kOpInputsTruncated : 0);
+    words[0] = uint64_t(head | flags << 16) << 32 | uint32_t(since_base);
+    const auto length = uint16_t(input_bytes);
+    __builtin_memcpy(p + sizeof(capture::OpRecord), &length, sizeof length);
+  }
+  capture::publish(t, p + capture::round_up8(bytes));
   frame.record = reinterpret_cast<capture::OpRecord*>(p);
   frame.start = start;
   return true;

@@ -107,6 +107,7 @@ bool start_chunk(ThreadState& t, ChunkHeader* chunk, size_t bytes) noexcept {
   t.chunk = chunk;
   t.segment = segment;
   t.op_time_high = kNoOpTimeHigh;  // op records of this segment are preceded by their own
+  if (++t.segment_serial == 0) t.segment_serial = 1;  // and repeat only its own ops' inputs
   t.limit = reinterpret_cast<char*>(chunk) + kChunkBytes;
   publish(t, p + sizeof(ThreadSegmentRecord));
   return true;

@@ -30,6 +30,7 @@ struct ThreadState {
   uint32_t tid;           // cached OS thread id (0: not yet read)
   uint32_t serial;        // this thread's number in the process (0: not yet given)
   uint32_t op_time_high;  // the high bits of the segment's latest OpTimeRecord (typed_records.h)
+  uint32_t segment_serial;  // bumped with each segment this thread begins (never 0 once it has one)
   bool dropping;          // the arena ran out: count instead of record until the session ends
   bool exit_hook_armed;
   char os_name[16];

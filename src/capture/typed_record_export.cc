@@ -86,7 +86,18 @@ TypedRecordExport::TypedRecordExport(format::WirePlane* host, PlaneNames* names,
       first_tick_(first_tick),
       stop_tick_(stop_tick) {}
 
-void TypedRecordExport::begin_segment() { op_time_high_ = kNoOpTimeHigh; }
+void TypedRecordExport::begin_segment() {
+  op_time_high_ = kNoOpTimeHigh;
+  last_inputs_.clear();
+}
+
+std::string_view TypedRecordExport::inputs_of(const OpRecord* r) const {
+  // ops_ is in the order the chunks were read, which is the order of their addresses.
+  const auto it = std::lower_bound(ops_.begin(), ops_.end(), r,
+                                   [](const PendingOp& op, const OpRecord* record) { return op.record < record; });
+  if (it != ops_.end() && it->record == r) return it->inputs;
+  return op_has_same_inputs(*r) ? std::string_view() : std::string_view(op_inputs(*r), op_input_bytes(*r));
+}
 
 size_t TypedRecordExport::collect(uint32_t tid, const char* p, const char* end) {
   uint64_t first_word;
@@ -96,7 +107,8 @@ size_t TypedRecordExport::collect(uint32_t tid, const char* p, const char* end) 
     case kOpTimeRecord:
       op_time_high_ = op_time_high(first_word);
       return sizeof first_word;
-    case kOpRecord: {
+    case kOpRecord:
+    case kOpRecordSameInputs: {
       if (room < sizeof(OpRecord) || op_time_high_ == kNoOpTimeHigh) return 0;
       const auto* r = reinterpret_cast<const OpRecord*>(p);
       const uint16_t flags = op_flags(*r);
@@ -104,8 +116,17 @@ size_t TypedRecordExport::collect(uint32_t tid, const char* p, const char* end) 
         return 0;
       const size_t bytes = op_record_bytes(*r);
       if (bytes > room || op_name(*r) == nullptr) return 0;
+      std::string_view inputs;
+      if (op_has_same_inputs(*r)) {
+        const auto it = last_inputs_.find(op_name_id(*r));
+        if (it == last_inputs_.end() || (flags & (kOpInputs | kOpExtended)) != 0) return 0;  // not ours
+        inputs = it->second;
+      } else if ((flags & kOpInputs) != 0) {
+        inputs = std::string_view(op_inputs(*r), op_input_bytes(*r));
+        if (op_name_id(*r) != 0) last_inputs_[op_name_id(*r)] = inputs;
+      }
       const uint64_t start = tick_base_ + (uint64_t(op_time_high_) << 32 | r->start_low);
-      if (start >= first_tick_) ops_.push_back({tid, r, start});
+      if (start >= first_tick_) ops_.push_back({tid, r, start, inputs});
       return bytes;
     }
     case kMemoryRecord: {
@@ -192,9 +213,9 @@ void TypedRecordExport::emit_op(const PendingOp& op, const std::function<void(ui
     host_->stat_pool.push_back(format::WireStat::of_uint64(names_->stat_id("fwd_thread_id"),
                                                            it != tid_of_logical_.end() ? it->second : fwd_thread));
   }
-  if (op_input_bytes(r) > 0 || (flags & kOpInputsTruncated) != 0) {
-    const std::string_view inputs(op_inputs(r), op_input_bytes(r));
-    host_->stat_pool.push_back(ref_stat(names_->stat_id(xs::kStatShape), format_inputs(inputs, flags & kOpInputsTruncated)));
+  if (!op.inputs.empty() || (flags & kOpInputsTruncated) != 0) {
+    host_->stat_pool.push_back(
+        ref_stat(names_->stat_id(xs::kStatShape), format_inputs(op.inputs, flags & kOpInputsTruncated)));
   }
   add(op.tid, {int64_t(start), int64_t(end), name.metadata_id, finish_stats(first)});
 }
@@ -249,7 +270,7 @@ void TypedRecordExport::emit_memory(const std::function<void(uint32_t, const for
     if (!text.region_type.empty()) pool.push_back(ref_stat(k_region, text.region_type));
     std::string data_type(text.data_type), shape(text.shape);
     if (data_type.empty() && shape.empty() && r.bytes > 0 && known_ops && (op_flags(*r.op) & kOpFactory) != 0) {
-      factory_result({op_inputs(*r.op), op_input_bytes(*r.op)}, &data_type, &shape);
+      factory_result(inputs_of(r.op), &data_type, &shape);
     }
     if (!data_type.empty()) pool.push_back(ref_stat(k_data_type, data_type));
     if (!shape.empty()) pool.push_back(ref_stat(k_shape, shape));

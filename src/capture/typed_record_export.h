@@ -8,6 +8,7 @@
 #include <deque>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -40,7 +41,8 @@ class TypedRecordExport {
   struct PendingOp {
     uint32_t tid;
     const OpRecord* record;
-    uint64_t start;  // ticks
+    uint64_t start;           // ticks
+    std::string_view inputs;  // its own, or those it repeats (kOpRecordSameInputs)
   };
   struct PendingMemory {
     uint32_t tid;
@@ -58,12 +60,15 @@ class TypedRecordExport {
   format::WireStat ref_stat(uint32_t key, std::string_view value);
   const std::string& keep(std::string s);
   bool is_op_record(const OpRecord* r) const;
+  // The input description of op record `r`, whether it carries it or repeats it.
+  std::string_view inputs_of(const OpRecord* r) const;
 
   format::WirePlane* host_;
   PlaneNames* names_;
   const Arena* arena_;
   uint64_t tick_base_;
   uint32_t op_time_high_ = kNoOpTimeHigh;  // of the segment being collected
+  std::unordered_map<uint16_t, std::string_view> last_inputs_;  // by name id, in that segment
   uint64_t first_tick_;
   uint64_t stop_tick_;
   std::vector<PendingOp> ops_;

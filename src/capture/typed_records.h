@@ -20,6 +20,7 @@ enum TypedRecordKind : uint64_t {
   kLogicalThreadRecord = 19,
   kOpEndRecord = 20,
   kOpTimeRecord = 21,
+  kOpRecordSameInputs = 22,
 };
 
 // A record's kind from its first word: the word itself, or (for records that pack fields
@@ -30,7 +31,7 @@ inline uint64_t typed_record_kind(uint64_t first_word) {
 
 inline bool is_typed_record(uint64_t first_word) {
   const uint64_t kind = typed_record_kind(first_word);
-  return kind >= kOpRecord && kind <= kOpTimeRecord;
+  return kind >= kOpRecord && kind <= kOpRecordSameInputs;
 }
 
 enum OpFlags : uint16_t {
@@ -92,7 +93,13 @@ inline uint32_t op_head(uint16_t flags, uint16_t name_id) {
 // What OpRecord::end holds for an op of `ticks`.
 inline uint32_t op_end_word(uint64_t ticks) { return ticks < kLongOp - 1 ? uint32_t(ticks) + 1 : kLongOp; }
 
-inline bool is_op_head(uint32_t head) { return head >> 24 == kOpRecord; }
+// An op record of kind kOpRecordSameInputs is an OpRecord whose inputs, not written, are
+// those of the latest op record of the same name id before it in its thread's segment that
+// carries them (kOpInputs): repeated inputs cost no capture memory. Its flags hold no
+// kOpInputs, and it has no extension.
+inline bool is_op_head(uint32_t head) { return head >> 24 == kOpRecord || head >> 24 == kOpRecordSameInputs; }
+inline bool op_has_same_inputs(const OpRecord& r) { return r.head >> 24 == kOpRecordSameInputs; }
+inline uint32_t same_inputs_head(uint32_t head) { return (head & 0x00ffffffu) | uint32_t(kOpRecordSameInputs) << 24; }
 inline uint16_t op_flags(const OpRecord& r) { return uint16_t((r.head >> 16) & 0xff); }
 inline uint16_t op_name_id(const OpRecord& r) { return uint16_t(r.head); }
 inline const OpExtension* op_extension(const OpRecord& r) {

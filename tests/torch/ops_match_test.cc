@@ -116,6 +116,7 @@ TEST(TorchInputShapes, EveryKindOfInputOnBothSidesOfTheShortPath) {
   (void)wide.narrow(-1, 0, 1);                       // a dim of 70, then small negative and positive ints
   (void)at::add(small, small, 100);                  // dims of 63, then an int past the short path
   (void)at::add(small, small, -64);                  // the least int it takes
+  (void)at::add(small, small, -64);                  // the same inputs again: repeated, not written
   (void)longs.sum(std::vector<int64_t>{0, 1}, true);  // an int list, a bool, a None (dtype)
   (void)at::mul(small, 2.5);                         // a double
   const RunInfo run = stop();
@@ -124,7 +125,8 @@ TEST(TorchInputShapes, EveryKindOfInputOnBothSidesOfTheShortPath) {
   for (const HostEvent& e : read_host_events(run.xspace_path))
     if (e.has("shape")) shapes[e.name].push_back(e.stats.at("shape"));
   EXPECT_EQ(shapes["aten::narrow"], std::vector<std::string>{"(float[4,70],-1,0,1)"});
-  EXPECT_EQ(shapes["aten::add"], (std::vector<std::string>{"(float[63],float[63],100)", "(float[63],float[63],-64)"}));
+  EXPECT_EQ(shapes["aten::add"], (std::vector<std::string>{"(float[63],float[63],100)", "(float[63],float[63],-64)",
+                                                             "(float[63],float[63],-64)"}));
   EXPECT_EQ(shapes["aten::sum"], std::vector<std::string>{"(int64[2,3],[0,1],true,)"});  // None is left empty
   ASSERT_FALSE(shapes["aten::mul"].empty());
   EXPECT_EQ(shapes["aten::mul"].front(), "(float[63],2.5)");
