@@ -57,17 +57,34 @@ struct ProfilerOptions {
   std::string host_name;
 };
 
+// What kind of failure a Status reports, for callers that act on it (the profiler server
+// answers a busy session differently from an unwritable logdir).
+enum class StatusCode {
+  kOk,
+  kAlreadyRunning,     // a session (or a server on the port) already runs
+  kInvalidArgument,    // the arguments themselves are wrong
+  kCannotWrite,        // the logdir cannot be made or written to
+  kOutOfResources,     // memory or address space, a thread, a port
+  kInternal,
+};
+
 // Outcome of start(): ok, or a message saying why not (a session already runs, ...).
 class Status {
  public:
   Status() = default;
-  static Status error(std::string message) { Status s; s.message_ = std::move(message); s.ok_ = false; return s; }
-  bool ok() const { return ok_; }
-  explicit operator bool() const { return ok_; }
+  static Status error(std::string message, StatusCode code = StatusCode::kInternal) {
+    Status s;
+    s.message_ = std::move(message);
+    s.code_ = code == StatusCode::kOk ? StatusCode::kInternal : code;
+    return s;
+  }
+  bool ok() const { return code_ == StatusCode::kOk; }
+  explicit operator bool() const { return ok(); }
+  StatusCode code() const { return code_; }
   const std::string& message() const { return message_; }
 
  private:
-  bool ok_ = true;
+  StatusCode code_ = StatusCode::kOk;
   std::string message_;
 };
 

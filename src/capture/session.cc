@@ -245,13 +245,14 @@ __attribute__((constructor)) void register_fork_handler() {
 }  // namespace
 
 Status start_session(const std::string& logdir, const ProfilerOptions& options, bool auto_started) {
-  if (logdir.empty()) return Status::error("mlprof::start: the logdir is empty");
+  if (logdir.empty()) return Status::error("mlprof::start: the logdir is empty", StatusCode::kInvalidArgument);
   ProfilerOptions o = options;
   o.host_tracer_level = std::clamp(o.host_tracer_level, 0, 3);
   if (o.first_step >= 0 && o.last_step < 0) o.last_step = o.first_step;
   if (o.first_step >= 0 && o.last_step < o.first_step) {
     return Status::error("mlprof::start: last_step (" + std::to_string(o.last_step) +
-                         ") is before first_step (" + std::to_string(o.first_step) + ")");
+                         ") is before first_step (" + std::to_string(o.first_step) + ")",
+                         StatusCode::kInvalidArgument);
   }
 
   Control& c = control();
@@ -259,11 +260,12 @@ Status start_session(const std::string& logdir, const ProfilerOptions& options, 
   if (c.session != nullptr) {
     return Status::error("mlprof::start: a profiling session is already running (writing to " +
                          c.session->logdir + (c.session->auto_started ? ", started by MLPROF_LOGDIR" : "") +
-                         "); call mlprof::stop() before starting another");
+                         "); call mlprof::stop() before starting another",
+                         StatusCode::kAlreadyRunning);
   }
   // Said now rather than when the run is written, after the whole session was lost.
   if (std::string why; !format::probe_writable_directory(logdir, &why)) {
-    return Status::error("mlprof::start: cannot write to the logdir " + logdir + ": " + why);
+    return Status::error("mlprof::start: cannot write to the logdir " + logdir + ": " + why, StatusCode::kCannotWrite);
   }
   Arena::unmap_idle_arenas();
   // Registered with the first session: atexit handlers and static destructors run in
@@ -280,7 +282,8 @@ Status start_session(const std::string& logdir, const ProfilerOptions& options, 
   s->arena = Arena::create(s->id, o.max_buffer_bytes, wake_session_thread);
   if (s->arena == nullptr) {
     return Status::error("mlprof::start: cannot reserve " + std::to_string(o.max_buffer_bytes) +
-                         " bytes of address space for the capture buffer (max_buffer_bytes)");
+                         " bytes of address space for the capture buffer (max_buffer_bytes)",
+                         StatusCode::kOutOfResources);
   }
   // Before the start pair, so that the session spans the GPU trace; a failure only leaves a
   // warning for the profile: host tracing goes on.
@@ -315,7 +318,8 @@ Status start_session(const std::string& logdir, const ProfilerOptions& options, 
     if (o.first_step >= 0 || o.duration_ms > 0) {
       finish(*s);
       Arena::unmap_idle_arenas();
-      return Status::error(std::string("mlprof::start: cannot start the session thread: ") + e.what());
+      return Status::error(std::string("mlprof::start: cannot start the session thread: ") + e.what(),
+                           StatusCode::kOutOfResources);
     }
   }
   c.session = s.release();

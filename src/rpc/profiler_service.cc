@@ -24,6 +24,22 @@ grpc::Status invalid(const std::string& message) {
   return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "mlprof profiler server: " + message);
 }
 
+// How a capture that could not start is answered: a session already running in the process
+// (most often a programmatic or MLPROF_LOGDIR one) is ALREADY_EXISTS, as for a capture
+// already running here; a logdir that cannot be written is this host's state, not the
+// request's.
+grpc::StatusCode grpc_code_of(StatusCode code) {
+  switch (code) {
+    case StatusCode::kAlreadyRunning: return grpc::StatusCode::ALREADY_EXISTS;
+    case StatusCode::kInvalidArgument: return grpc::StatusCode::INVALID_ARGUMENT;
+    case StatusCode::kCannotWrite: return grpc::StatusCode::FAILED_PRECONDITION;
+    case StatusCode::kOutOfResources: return grpc::StatusCode::RESOURCE_EXHAUSTED;
+    case StatusCode::kOk:
+    case StatusCode::kInternal: break;
+  }
+  return grpc::StatusCode::INTERNAL;
+}
+
 // start_timestamp_ns is wall-clock time (the client's); waits run on the steady clock.
 SteadyClock::time_point steady_time_of(uint64_t unix_ns) {
   const auto wall_now = std::chrono::system_clock::now().time_since_epoch();
@@ -90,8 +106,7 @@ grpc::Status ProfilerServiceImpl::Profile(grpc::ServerContext* context, const te
   options.host_name = host;
   if (const Status started = start(destination.logdir, options); !started.ok()) {
     abandon_destination(destination);
-    // Most often a programmatic or MLPROF_LOGDIR session: one session at a time per process.
-    return grpc::Status(grpc::StatusCode::ALREADY_EXISTS, "mlprof profiler server on " + host + ": " + started.message());
+    return grpc::Status(grpc_code_of(started.code()), "mlprof profiler server on " + host + ": " + started.message());
   }
   // A client that goes away ends the capture early; what was recorded is still written.
   slot_.wait_until(SteadyClock::now() + std::chrono::milliseconds(capture.duration_ms), cancelled);

@@ -62,12 +62,14 @@ class GrpcLogSilenced {
 
 Status start_server(int port, const ServerOptions& options) {
   if (port < 0 || port > 65535) {
-    return Status::error("mlprof::start_server: port " + std::to_string(port) + " is not between 0 and 65535");
+    return Status::error("mlprof::start_server: port " + std::to_string(port) + " is not between 0 and 65535",
+                         StatusCode::kInvalidArgument);
   }
   std::lock_guard<std::mutex> lock(server_mu());
   if (g_server != nullptr) {
     return Status::error("mlprof::start_server: a profiler server already listens on port " +
-                         std::to_string(g_server->port) + " in this process");
+                         std::to_string(g_server->port) + " in this process",
+                         StatusCode::kAlreadyRunning);
   }
   auto running = std::make_unique<RunningServer>();
   running->service = std::make_unique<rpc::ProfilerServiceImpl>();
@@ -84,7 +86,8 @@ Status start_server(int port, const ServerOptions& options) {
   }
   if (running->server == nullptr || running->port == 0) {
     return Status::error("mlprof::start_server: cannot listen on " + address +
-                         " (the port is in use, or the address is not one of this machine's)");
+                         " (the port is in use, or the address is not one of this machine's)",
+                         StatusCode::kOutOfResources);
   }
   g_server = running.release();
   // Stopped before gRPC's own globals are torn down at exit, not while its threads still run.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <thread>
 
@@ -211,6 +212,24 @@ TEST(SamplingCapture, BadRequestsAreRefusedClearly) {
   const grpc::Status status = stub_for(worker)->Profile(&context, request, &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_NE(status.error_message().find("session_id"), std::string::npos) << status.error_message();
+}
+
+// A capture whose logdir cannot be written is refused as such, not as a busy server: the
+// client should not wait and retry.
+TEST(SamplingCapture, AnUnwritableDestinationIsNotABusyServer) {
+  ScratchDir dir;
+  WorkerProcess worker({"--idle"});
+  const std::string file = dir.path() + "/a_file";
+  std::ofstream(file) << "not a directory";
+  tensorflow::ProfileRequest request;
+  request.set_duration_ms(100);
+  request.set_repository_root(file + "/plugins/profile");
+  request.set_session_id("s1");
+  grpc::ClientContext context;
+  tensorflow::ProfileResponse response;
+  const grpc::Status status = stub_for(worker)->Profile(&context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << status.error_message();
+  EXPECT_NE(status.error_message().find("cannot write to the logdir"), std::string::npos) << status.error_message();
 }
 
 TEST(SamplingCapture, EnvironmentVariableStartsTheServer) {
