@@ -107,8 +107,9 @@ __attribute__((noinline)) void begin_other_op(capture::OpStack& stack, const at:
   }
 }
 
-// A dispatched forward op at level 3: with its inputs. Out of line, so that the level-2 path
-// keeps a small stack frame. False when op_begin_with_inputs cannot take it.
+// A dispatched forward op at level 3 that start_op takes: with its inputs. Out of line, so
+// that start_op's other paths keep a small stack frame. False when op_begin_with_inputs cannot
+// take it.
 __attribute__((noinline)) bool begin_with_inputs(capture::OpStack& stack, const at::RecordFunction& fn,
                                                  const OpName& name) {
   return internal::op_begin_with_inputs(stack, name.record_head, fn.seqNr(), [&](char* out, size_t capacity, bool* truncated) {
