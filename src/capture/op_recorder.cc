@@ -77,9 +77,9 @@ namespace {
 // Writes an OpTimeRecord at `p` when the high bits of `since_base` are new to the segment;
 // returns where the op record goes.
 char* time_record_if_new(capture::ThreadState& t, char* p, uint64_t since_base) noexcept {
-  const uint32_t high = uint32_t(since_base >> 32);
+  const uint64_t high = since_base >> 32;
   if (high == t.op_time_high) return p;
-  *reinterpret_cast<uint64_t*>(p) = capture::op_time_record(high);
+  *reinterpret_cast<uint64_t*>(p) = capture::op_time_record(uint32_t(high));
   t.op_time_high = high;
   return p + sizeof(uint64_t);
 }
@@ -87,7 +87,7 @@ char* time_record_if_new(capture::ThreadState& t, char* p, uint64_t since_base) 
 }  // namespace
 
 char* op_time_record_before(capture::ThreadState& t, char* p, uint64_t since_base, size_t bytes) noexcept {
-  if (uint32_t(since_base >> 32) == t.op_time_high) return p;
+  if ((since_base >> 32) == t.op_time_high) return p;
   std::memmove(p + sizeof(uint64_t), p, bytes);
   return time_record_if_new(t, p, since_base);
 }

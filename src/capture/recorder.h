@@ -26,10 +26,11 @@ struct ThreadState {
   uint64_t epoch;         // the session this thread is attached to (0: none)
   Arena* arena;           // that session's arena, pinned while attached
   uint64_t tick_base;     // that arena's tick_base()
+  uint64_t op_time_high;  // the high bits of the segment's latest OpTimeRecord (typed_records.h)
+  // What recording reads is above: the first 64 bytes.
   const char* name;       // set_thread_name(), interned; null if never named
   uint32_t tid;           // cached OS thread id (0: not yet read)
   uint32_t serial;        // this thread's number in the process (0: not yet given)
-  uint32_t op_time_high;  // the high bits of the segment's latest OpTimeRecord (typed_records.h)
   uint32_t segment_serial;  // bumped with each segment this thread begins (never 0 once it has one)
   bool dropping;          // the arena ran out: count instead of record until the session ends
   bool exit_hook_armed;

@@ -125,7 +125,7 @@ size_t TypedRecordExport::collect(uint32_t tid, const char* p, const char* end) 
         inputs = std::string_view(op_inputs(*r), op_input_bytes(*r));
         if (op_name_id(*r) != 0) last_inputs_[op_name_id(*r)] = inputs;
       }
-      const uint64_t start = tick_base_ + (uint64_t(op_time_high_) << 32 | r->start_low);
+      const uint64_t start = tick_base_ + (op_time_high_ << 32 | r->start_low);
       if (start >= first_tick_) ops_.push_back({tid, r, start, inputs});
       return bytes;
     }

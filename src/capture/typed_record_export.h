@@ -67,7 +67,7 @@ class TypedRecordExport {
   PlaneNames* names_;
   const Arena* arena_;
   uint64_t tick_base_;
-  uint32_t op_time_high_ = kNoOpTimeHigh;  // of the segment being collected
+  uint64_t op_time_high_ = kNoOpTimeHigh;  // of the segment being collected
   std::unordered_map<uint16_t, std::string_view> last_inputs_;  // by name id, in that segment
   uint64_t first_tick_;
   uint64_t stop_tick_;

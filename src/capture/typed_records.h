@@ -77,8 +77,9 @@ static_assert(sizeof(OpExtension) == 8);
 constexpr uint64_t op_time_record(uint32_t high) { return uint64_t(kOpTimeRecord) << 56 | high; }
 inline uint32_t op_time_high(uint64_t word) { return uint32_t(word); }
 
-// No high bits yet in this segment: since_base < 2^46, so its high bits never are this.
-constexpr uint32_t kNoOpTimeHigh = UINT32_MAX;
+// No high bits yet in this segment. Wider than the bits themselves, so that no start can
+// match it: one read just before its session's tick base has all 32 high bits set.
+constexpr uint64_t kNoOpTimeHigh = UINT64_MAX;
 
 // The end of an op that ran kLongOp ticks or more, written when it ends.
 struct OpEndRecord {

@@ -5,10 +5,12 @@
 // still open at the stop ends there.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <map>
 #include <thread>
+#include <vector>
 
 #include "capture/arena.h"
 #include "capture/input_description.h"
@@ -139,6 +141,51 @@ TEST(OpRecords, EveryFieldReadsBack) {
   const Event& open = events["still open"];
   EXPECT_NEAR(double(open.offset_ps + open.duration_ps),
               double(stop.monotonic_ns - start.monotonic_ns) * 1000, 0.01 * 2 * kLongTicks * ns_per_tick * 1000);
+}
+
+// An op read just before its session's tick base (a core whose clock lags, a thread that read
+// the clock as the session began) has all 32 high bits of its time set: it still gets its own
+// OpTimeRecord, and the ops after it in the segment are read back.
+TEST(OpRecords, AnOpBeforeTheTickBaseLeavesTheSegmentReadable) {
+  const ClockPair start = read_clock_pair();
+  Arena* arena = Arena::create(kSessionId + 1, uint64_t{16} << 20);
+  arena->set_tick_base(start.ticks + (uint64_t{1} << 20));  // ahead of the first op's clock
+  g_arena.store(arena);
+  g_epoch.store(kSessionId + 1);
+  internal::g_trace_level.store(2);
+  OpStack* s = internal::this_thread_op_stack();
+  ASSERT_NE(s, nullptr);
+  internal::op_begin(*s, {"before the base", register_op_name("before the base")}, kInfo, -1, 0, 0);
+  internal::op_end();
+  ASSERT_EQ(t_state.op_time_high, uint64_t{UINT32_MAX});
+  // From here on the clock is past the base, as it soon is in a real session.
+  t_state.tick_base = arena->tick_base() - (uint64_t{1} << 30);
+  arena->set_tick_base(t_state.tick_base);
+  internal::op_begin(*s, {"after", register_op_name("after")}, kInfo, -1, 0, 0);
+  internal::op_end();
+
+  const ClockPair stop = read_clock_pair();
+  internal::g_trace_level.store(0);
+  g_epoch.store(0);
+  arena->close();
+  g_arena.store(nullptr);
+  mlprof::testing::ScratchDir dir;
+  CaptureToExport capture;
+  capture.arena = arena;
+  capture.start = start;
+  capture.stop = stop;
+  capture.calibration = start;
+  capture.host_name = "h";
+  ExportCounts counts;
+  std::string error;
+  ASSERT_TRUE(export_xspace(capture, dir / "ops.xplane.pb", &counts, &error)) << error;
+  arena->release();
+  tensorflow::profiler::XSpace space;
+  ASSERT_TRUE(format::read_xspace(dir / "ops.xplane.pb", &space, &error)) << error;
+  std::vector<std::string> names;
+  for (const auto& line : space.planes(0).lines())
+    for (const auto& e : line.events()) names.push_back(space.planes(0).event_metadata().at(e.metadata_id()).name());
+  EXPECT_NE(std::find(names.begin(), names.end(), "after"), names.end());
 }
 
 }  // namespace
