@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "capture/arena.h"
+#include "capture/arena_capture.h"
 #include "capture/recorder.h"
 #include "capture/xspace_export.h"
 #include "format/scratch_dir.h"
@@ -38,12 +39,7 @@ TEST(ExportLimit, LeavesOutTheLatestEventsToFit) {
   ClockPair start, stop;
   Arena* arena = record_into_arena(100000, &start, &stop);
   mlprof::testing::ScratchDir dir;
-  CaptureToExport capture;
-  capture.arena = arena;
-  capture.start = start;
-  capture.stop = stop;
-  capture.calibration = start;
-  capture.host_name = "h";
+  CaptureToExport capture = arena_capture(arena, start, stop, start);
 
   ExportCounts all;
   std::string error;

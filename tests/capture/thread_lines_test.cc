@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "capture/arena.h"
+#include "capture/arena_capture.h"
 #include "capture/recorder.h"
 #include "capture/thread_name.h"
 #include "capture/xspace_export.h"
@@ -60,12 +61,7 @@ TEST(ThreadLines, ThreadsGivenTheSameIdKeepTheirOwnLinesAndNames) {
   ASSERT_EQ(segments, 3);
 
   mlprof::testing::ScratchDir dir;
-  CaptureToExport capture;
-  capture.arena = arena;
-  capture.start = start;
-  capture.stop = stop;
-  capture.calibration = start;
-  capture.host_name = "h";
+  CaptureToExport capture = arena_capture(arena, start, stop, start);
   ExportCounts counts;
   std::string error;
   ASSERT_TRUE(export_xspace(capture, dir / "t.xplane.pb", &counts, &error)) << error;
