@@ -141,24 +141,11 @@ void op_begin_extended(capture::OpFrame& frame, OpNameRef name, int64_t sequence
   frame.start = start;
 }
 
-void op_begin_plain_slow(capture::OpFrame& frame, uint32_t head, int64_t sequence_nr, uint64_t start) noexcept {
-  frame.record = nullptr;
-  const uint64_t sequence_plus_1 = uint64_t(sequence_nr + 1);
-  const bool extended = (sequence_plus_1 >> 32) != 0;
-  const size_t bytes = sizeof(OpRecord) + (extended ? sizeof(capture::OpExtension) : 0);
-  capture::ThreadState& t = t_state;
-  if (!capture::reserve(t, sizeof(uint64_t) + bytes)) return;
-  // The tick base is that of the session this thread may just have attached to.
-  const uint64_t since_base = start - t.tick_base;
-  char* const p = time_record_if_new(t, t.pos, since_base);
-  auto* r = reinterpret_cast<OpRecord*>(p);
-  *r = OpRecord{uint32_t(since_base), extended ? head | uint32_t(capture::kOpExtended) << 16 : head, 0,
-                uint32_t(sequence_plus_1)};
-  if (extended)
-    *reinterpret_cast<capture::OpExtension*>(r + 1) = capture::OpExtension{0, uint32_t(sequence_plus_1 >> 32)};
-  capture::publish(t, p + bytes);
-  frame.record = r;
-  frame.start = start;
+void op_begin_plain_slow(capture::OpFrame& frame, uint32_t head, int64_t sequence_nr) noexcept {
+  const OpRecord as_record{0, head, 0, 0};
+  const uint16_t id = capture::op_name_id(as_record);
+  op_begin_extended(frame, {capture::op_name_of_id(id), id}, sequence_nr, 0, capture::op_flags(as_record), nullptr,
+                    nullptr, 0);
 }
 
 void op_end_long(OpRecord* record, uint64_t end) noexcept {

@@ -88,8 +88,7 @@ inline capture::OpFrame* push_op_frame(capture::OpStack& s) noexcept {
 
 // op_begin_plain() when the fast path cannot take the op: a sequence number beyond 32 bits, a
 // full chunk, another session, or new high bits of the time (an OpTimeRecord first).
-MLPROF_API void op_begin_plain_slow(capture::OpFrame& frame, uint32_t head, int64_t sequence_nr,
-                                    uint64_t start) noexcept;
+MLPROF_API void op_begin_plain_slow(capture::OpFrame& frame, uint32_t head, int64_t sequence_nr) noexcept;
 
 // op_begin() of an op recorded at the level in force, with no forward thread or inputs, whose
 // record head (op_head(), with a name id) is known, when nothing is out of the ordinary: a
@@ -124,7 +123,7 @@ inline bool op_begin_plain_fast(capture::OpStack& s, uint32_t head, int64_t sequ
 // op_begin_plain_fast(), or else the same op through op_begin_plain_slow().
 inline void op_begin_plain(capture::OpStack& s, uint32_t head, int64_t sequence_nr) noexcept {
   if (__builtin_expect(op_begin_plain_fast(s, head, sequence_nr), 1)) return;
-  if (capture::OpFrame* frame = push_op_frame(s); frame != nullptr) op_begin_plain_slow(*frame, head, sequence_nr, now_ticks());
+  if (capture::OpFrame* frame = push_op_frame(s); frame != nullptr) op_begin_plain_slow(*frame, head, sequence_nr);
 }
 
 // Puts an OpTimeRecord for `since_base` at `p`, moving the `bytes` staged there (a record
@@ -142,10 +141,8 @@ template <typename Encode>
 inline bool op_begin_with_inputs(capture::OpStack& s, uint32_t head, int64_t sequence_nr, Encode&& encode) noexcept {
   const uint64_t sequence_plus_1 = uint64_t(sequence_nr + 1);
   if (__builtin_expect((sequence_plus_1 >> 32) != 0, 0)) return false;
-  const int depth = s.depth++;
-  if (__builtin_expect(depth >= capture::kMaxOpDepth, 0)) return true;
-  capture::OpFrame& frame = s.frames[depth];
-  frame.record = nullptr;
+  capture::OpFrame* const frame = push_op_frame(s);
+  if (__builtin_expect(frame == nullptr, 0)) return true;
   capture::ThreadState& t = capture::t_state;
   constexpr size_t kFixed = sizeof(capture::OpRecord) + sizeof(uint16_t);
   // An OpTimeRecord may come first, and the record is padded to 8.
@@ -183,8 +180,8 @@ inline bool op_begin_with_inputs(capture::OpStack& s, uint32_t head, int64_t seq
     __builtin_memcpy(p + sizeof(capture::OpRecord), &length, sizeof length);
   }
   capture::publish(t, p + capture::round_up8(bytes));
-  frame.record = reinterpret_cast<capture::OpRecord*>(p);
-  frame.start = start;
+  frame->record = reinterpret_cast<capture::OpRecord*>(p);
+  frame->start = start;
   return true;
 }
 

@@ -107,10 +107,9 @@ __attribute__((noinline)) void begin_other_op(capture::OpStack& stack, const at:
   }
 }
 
-// A dispatched forward op at level 3 that start_op takes: with its inputs. Out of line, so
-// that start_op's other paths keep a small stack frame. False when op_begin_with_inputs cannot
+// A dispatched forward op at level 3: with its inputs. False when op_begin_with_inputs cannot
 // take it.
-__attribute__((noinline)) bool begin_with_inputs(capture::OpStack& stack, const at::RecordFunction& fn,
+inline bool begin_with_inputs(capture::OpStack& stack, const at::RecordFunction& fn,
                                                  const OpName& name) {
   return internal::op_begin_with_inputs(stack, name.record_head, fn.seqNr(), [&](char* out, size_t capacity, bool* truncated) {
     return encode_inputs(fn, name, out, capacity, truncated);
@@ -163,11 +162,7 @@ __attribute__((noinline)) void start_op_with_inputs(capture::OpStack& stack, con
       if (__builtin_expect(!forward_top_level_op_is_steady(), 0)) return start_op(fn);
       t_ops.reporter = ensure_memory_reporter();
     }
-    const bool begun = internal::op_begin_with_inputs(stack, name->record_head, fn.seqNr(),
-                                                      [&](char* out, size_t capacity, bool* truncated) {
-                                                        return encode_inputs(fn, *name, out, capacity, truncated);
-                                                      });
-    if (__builtin_expect(begun, 1)) return;
+    if (__builtin_expect(begin_with_inputs(stack, fn, *name), 1)) return;
     return begin_other_op(stack, fn, name, at::RecordScope::FUNCTION, false, kVerbose);
   }
   start_op(fn);
