@@ -73,6 +73,31 @@ class InputWriter {
     for (size_t i = 0; i < rank; ++i) p = put_varint(p, dims[i]);
     pos_ = p;
   }
+  // The entries most inputs are, written at `p` (before `end`) with one test of room each: a
+  // tensor of at most kSmallRank dims, each below 64, and an int in [-64, 64), whose varints
+  // take one byte. They return where the next entry goes, or null, with nothing written, for
+  // any other input (then the writer's tensor() or integer()). Static, on a bare cursor, so
+  // that a caller's loop keeps it in a register.
+  static constexpr size_t kSmallRank = 15;
+  static char* small_tensor(char* p, const char* end, DType type, const int64_t* dims, size_t rank) {
+    if (rank > kSmallRank || size_t(end - p) < 3 + kSmallRank) return nullptr;
+    uint64_t all_dims = 0;
+    for (size_t i = 0; i < rank; ++i) {
+      all_dims |= uint64_t(dims[i]);
+      p[3 + i] = char(zigzag(dims[i]));
+    }
+    if (all_dims >= 64) return nullptr;
+    p[0] = char(kInputTensor);
+    p[1] = char(type);
+    p[2] = char(rank);
+    return p + 3 + rank;
+  }
+  static char* small_integer(char* p, const char* end, int64_t v) {
+    if (v < -64 || v >= 64 || end - p < 2) return nullptr;
+    p[0] = char(kInputInt);
+    p[1] = char(zigzag(v));
+    return p + 2;
+  }
   void int_list(const int64_t* values, size_t count) {
     if (count > 255 || !fits_varints(2, values, count)) return;
     pos_[0] = char(kInputIntList);

@@ -67,53 +67,35 @@ void write_inputs(capture::InputWriter& w, c10::ArrayRef<const c10::IValue> inpu
   }
 }
 
-// The most dims a tensor written by the short path has; each below 64, so one byte each.
-constexpr size_t kShortRank = 15;
-
 }  // namespace
 
 size_t encode_inputs(const at::RecordFunction& fn, const OpName& name, char* out, size_t capacity,
                      bool* truncated) noexcept {
   const c10::ArrayRef<const c10::IValue> inputs = fn.inputs();
-  // The short path: defined tensors whose dims are below 64 and ints in [-64, 64), most
-  // inputs, written as the writer would (a zigzag varint of a value in that range is one
-  // byte) with one test of room each. The first other input and the rest take the writer.
+  // The short path for most inputs (InputWriter::small_tensor, small_integer); the first
+  // other input and the rest take the writer's general entries.
+  using capture::InputWriter;
   char* p = out;
-  char* const end = out + capacity;
+  const char* const end = out + capacity;
   size_t i = 0;
   for (; i < inputs.size(); ++i) {
     const c10::IValue& v = inputs[i];
+    char* next = nullptr;
     if (v.isTensor()) {
       const at::Tensor& t = v.toTensor();
-      if (!t.defined()) break;
-      const c10::IntArrayRef sizes = t.sizes();
-      const size_t rank = sizes.size();
-      if (rank > kShortRank || size_t(end - p) < 3 + kShortRank) break;
-      uint64_t all_dims = 0;
-      for (size_t d = 0; d < rank; ++d) {
-        all_dims |= uint64_t(sizes[d]);
-        p[3 + d] = char(uint64_t(sizes[d]) << 1);
+      if (t.defined()) {
+        const c10::IntArrayRef sizes = t.sizes();
+        next = InputWriter::small_tensor(p, end, dtype_of(t.scalar_type()), sizes.data(), sizes.size());
       }
-      if (all_dims >= 64) break;  // written again by the writer
-      p[0] = char(capture::kInputTensor);
-      p[1] = char(dtype_of(t.scalar_type()));
-      p[2] = char(rank);
-      p += 3 + rank;
     } else if (v.isInt() && int(i) != name.dtype_argument) {
-      const int64_t x = v.toInt();
-      if (x < -64 || x >= 64 || end - p < 2) break;
-      p[0] = char(capture::kInputInt);
-      p[1] = char((uint64_t(x) << 1) ^ uint64_t(x >> 63));
-      p += 2;
-    } else {
-      break;
+      next = InputWriter::small_integer(p, end, v.toInt());
     }
+    if (next == nullptr) break;
+    p = next;
   }
-  if (i == inputs.size()) {
-    *truncated = false;
-    return size_t(p - out);
-  }
-  capture::InputWriter w(p, size_t(end - p));
+  *truncated = false;
+  if (i == inputs.size()) return size_t(p - out);
+  InputWriter w(p, size_t(end - p));
   write_inputs(w, inputs, i, name);
   *truncated = w.truncated();
   return size_t(p - out) + w.size();
