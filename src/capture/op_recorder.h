@@ -66,8 +66,9 @@ inline capture::OpStack* this_thread_op_stack() noexcept {
   return __builtin_expect(s != nullptr, 1) ? s : capture::new_op_stack();
 }
 
-// The most input description an op record holds: a small part of a chunk.
-constexpr size_t kMaxOpInputBytes = 4096;
+// The most input description an op record holds: a small part of a chunk (inputs past it are
+// left out and the record says so).
+constexpr size_t kMaxOpInputBytes = 1024;
 
 // An op's name as records carry it: its id (op_name_ids.h; 0 when it has none) and its text,
 // which must live for the process.
@@ -130,9 +131,6 @@ inline void op_begin_plain(capture::OpStack& s, uint32_t head, int64_t sequence_
 // being written, its inputs already in place) after it; returns where they now begin.
 MLPROF_API char* op_time_record_before(capture::ThreadState& t, char* p, uint64_t since_base, size_t bytes) noexcept;
 
-// The most input description op_begin_with_inputs() takes room for.
-constexpr size_t kMaxInlineInputBytes = 1024;
-
 // op_begin() of an op recorded at the level in force with its inputs, and with no forward
 // thread or name without an id: `encode(out, capacity, &truncated)` writes the inputs and
 // returns their size. False, with nothing done, for a sequence number beyond 32 bits (then
@@ -146,10 +144,10 @@ inline bool op_begin_with_inputs(capture::OpStack& s, uint32_t head, int64_t seq
   capture::ThreadState& t = capture::t_state;
   constexpr size_t kFixed = sizeof(capture::OpRecord) + sizeof(uint16_t);
   // An OpTimeRecord may come first, and the record is padded to 8.
-  if (!capture::reserve(t, sizeof(uint64_t) + kFixed + kMaxInlineInputBytes + 7)) return true;
+  if (!capture::reserve(t, sizeof(uint64_t) + kFixed + kMaxOpInputBytes + 7)) return true;
   char* p = t.pos;
   bool truncated = false;
-  const size_t input_bytes = encode(p + kFixed, kMaxInlineInputBytes, &truncated);
+  const size_t input_bytes = encode(p + kFixed, kMaxOpInputBytes, &truncated);
   // The same inputs as this name's latest in the segment: a 16-byte record says so.
   capture::InputsSlot& last = s.last_inputs[uint16_t(head) % capture::kInputsSlots];
   const bool same = last.segment_serial == t.segment_serial && last.name_id == uint16_t(head) &&

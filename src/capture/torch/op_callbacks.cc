@@ -17,8 +17,6 @@
 namespace mlprof::libtorch {
 namespace {
 
-constexpr size_t kMaxInputBytes = internal::kMaxInlineInputBytes;
-
 // Bumped per enable: what a thread did once per session is redone in the next.
 std::atomic<uint32_t> g_session{1};
 
@@ -101,7 +99,8 @@ __attribute__((noinline)) void begin_other_op(capture::OpStack& stack, const at:
   const internal::OpNameRef ref{name->text, name->id};
   if (trace_level >= kVerbose && fn.needsInputs()) {
     const OpInputs inputs{&fn, name};
-    internal::op_begin(stack, ref, level, fn.seqNr(), fwd_thread, flags, encode_op_inputs, &inputs, kMaxInputBytes);
+    internal::op_begin(stack, ref, level, fn.seqNr(), fwd_thread, flags, encode_op_inputs, &inputs,
+                       internal::kMaxOpInputBytes);
   } else {
     internal::op_begin(stack, ref, level, fn.seqNr(), fwd_thread, flags);
   }
