@@ -154,7 +154,8 @@ TEST(OpRecords, EveryFieldReadsBack) {
 TEST(OpRecords, AnOpBeforeTheTickBaseLeavesTheSegmentReadable) {
   const ClockPair start = read_clock_pair();
   Arena* arena = Arena::create(kSessionId + 1, uint64_t{16} << 20);
-  arena->set_tick_base(start.ticks + (uint64_t{1} << 20));  // ahead of the first op's clock
+  // Ahead of the first op's clock by less than 2^32 ticks: its 32 high bits are all set.
+  arena->set_tick_base(start.ticks + (uint64_t{1} << 31));
   g_arena.store(arena);
   g_epoch.store(kSessionId + 1);
   internal::g_trace_level.store(2);
@@ -164,7 +165,7 @@ TEST(OpRecords, AnOpBeforeTheTickBaseLeavesTheSegmentReadable) {
   internal::op_end();
   ASSERT_EQ(t_state.op_time_high, uint64_t{UINT32_MAX});
   // From here on the clock is past the base, as it soon is in a real session.
-  t_state.tick_base = arena->tick_base() - (uint64_t{1} << 30);
+  t_state.tick_base = start.ticks - (uint64_t{1} << 30);
   arena->set_tick_base(t_state.tick_base);
   internal::op_begin(*s, {"after", register_op_name("after")}, kInfo, -1, 0, 0);
   internal::op_end();
