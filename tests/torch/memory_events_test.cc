@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <thread>
+
+#include <c10/util/ThreadLocalDebugInfo.h>
 
 #include "mlprof/mlprof.h"
 #include "mlprof/torch.h"
@@ -97,6 +100,32 @@ TEST(TorchMemoryEvents, AllocationsOfRepeatedFactoryCallsKeepTheirShape) {
   // About 3x when they do (33 and 102 here); 2.1x when a repeated call's allocations lost
   // their shape (17 and 36: the repeats within the first step go too).
   EXPECT_GE(2 * four_steps, 5 * one_step) << one_step << " in one step, " << four_steps << " in four";
+}
+
+// Another profiler that stops takes the state on top of the thread's PROFILER_STATE off, which
+// may be mlprof's memory reporter. A thread checks for it at a top-level op once its last
+// check is about 0.1 ms old (op_callbacks.cc): allocations after that are recorded again.
+TEST(TorchMemoryEvents, ResumeAfterAnotherProfilerTakesTheReporterOff) {
+  const fs::path dir = fs::temp_directory_path() / ("mlprof_torch_reporter_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  ProfilerOptions options;
+  options.host_tracer_level = 3;
+  ASSERT_TRUE(start(dir.string(), options).ok());
+  torch::Tensor x = torch::ones({8});
+  for (int i = 0; i < 10; ++i) x.add_(1);  // the thread is steady, its reporter installed
+  ASSERT_NE(c10::ThreadLocalDebugInfo::get(c10::DebugInfoKind::PROFILER_STATE), nullptr);
+  c10::ThreadLocalDebugInfo::_pop(c10::DebugInfoKind::PROFILER_STATE);
+  ASSERT_EQ(c10::ThreadLocalDebugInfo::get(c10::DebugInfoKind::PROFILER_STATE), nullptr);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  x.add_(1);  // a top-level op: finds the reporter gone
+  const torch::Tensor after = torch::empty({12345});  // 49,380 bytes
+  const RunInfo run = stop();
+  ASSERT_TRUE(run.status.ok()) << run.status.message();
+  int found = 0;
+  for (const HostEvent& e : read_host_events(run.xspace_path))
+    found += e.name == "MemoryAllocation" && e.number("allocation_bytes") == 12345 * 4;
+  EXPECT_EQ(found, 1) << "the allocation after the reporter was taken off went unrecorded";
+  fs::remove_all(dir);
 }
 
 TEST(TorchMemoryEvents, NoneBelowLevel3) {

@@ -26,6 +26,7 @@ struct ThreadOps {
   bool ran_forward;  // ran a top-level op that was not backward
   bool named;
   bool reporter;     // the memory reporter is installed
+  uint64_t reporter_checked;  // ticks when the steady path last found it installed
 };
 thread_local ThreadOps t_ops __attribute__((tls_model("initial-exec")));
 
@@ -151,17 +152,36 @@ inline const OpName* plain_operator_name(const c10::FunctionSchema& schema) {
   return name != nullptr && (name->flags & (kAutogradEntry | kInputRequest | kNoNameId)) == 0 ? name : nullptr;
 }
 
+// How long a thread in its steady state goes between checks that its memory reporter is still
+// installed: about 0.1 ms at today's TSC rates. The lookup costs LibTorch's thread-local
+// search, about a tiny op's worth; another profiler taking the reporter off (LibTorch's, when
+// it stops) is rare, and found within this time.
+constexpr uint64_t kReporterRecheckTicks = uint64_t{1} << 18;
+
+// The memory reporter at a steady thread's top-level op `top`, just begun: checked when the
+// last check is kReporterRecheckTicks old, or found it missing.
+inline void keep_memory_reporter(const capture::OpFrame& top) {
+  ThreadOps& t = t_ops;
+  if (__builtin_expect(top.record != nullptr && t.reporter && top.start - t.reporter_checked < kReporterRecheckTicks, 1))
+    return;
+  t.reporter = ensure_memory_reporter();
+  t.reporter_checked = top.record != nullptr ? top.start : now_ticks();
+}
+
 // A dispatched forward op at level 3, nested or on a thread in its steady state: with its
-// inputs, and the memory reporter checked at a top-level op. Everything else is start_op's.
+// inputs, and the memory reporter kept at a top-level op. Everything else is start_op's.
 __attribute__((noinline)) void start_op_with_inputs(capture::OpStack& stack, const at::RecordFunction& fn,
                                                     const c10::FunctionSchema& schema) {
   const OpName* name = plain_operator_name(schema);
   if (__builtin_expect(name != nullptr && fn.needsInputs(), 1)) {
-    if (stack.depth == 0) {
-      if (__builtin_expect(!forward_top_level_op_is_steady(), 0)) return start_op(fn);
-      t_ops.reporter = ensure_memory_reporter();
+    const bool top_level = stack.depth == 0;
+    if (top_level && __builtin_expect(!forward_top_level_op_is_steady(), 0)) return start_op(fn);
+    // The reporter is kept after the op begins: the op's allocations come later.
+    if (__builtin_expect(begin_with_inputs(stack, fn, *name), 1)) {
+      if (top_level) keep_memory_reporter(stack.frames[0]);
+      return;
     }
-    if (__builtin_expect(begin_with_inputs(stack, fn, *name), 1)) return;
+    if (top_level) t_ops.reporter = ensure_memory_reporter();
     return begin_other_op(stack, fn, name, at::RecordScope::FUNCTION, false, kVerbose);
   }
   start_op(fn);
