@@ -9,6 +9,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "capture/recorder.h"
 #include "capture/typed_records.h"
 #include "mlprof/mlprof.h"
@@ -29,14 +33,31 @@ constexpr int kMaxOpDepth = 256;
 // current segment, as the exporter will see it: an op whose inputs are the same writes a
 // kOpRecordSameInputs record instead (typed_records.h). Direct-mapped by name id; a slot of
 // another segment (serial) or another id holds nothing.
+// The bytes come first and are compared as one 32-byte block (same_input_bytes).
 struct InputsSlot {
+  char bytes[32];  // past `length`: whatever followed them in the record
   uint32_t segment_serial;
   uint16_t name_id;
   uint8_t length;
-  char bytes[25];
 };
-static_assert(sizeof(InputsSlot) == 32);
+static_assert(sizeof(InputsSlot) == 40);
 constexpr size_t kInputsSlots = 64;
+
+// Whether a[0, n) == b[0, n), for n <= 32 and both readable for 32 bytes: two vector compares
+// and a mask instead of a call to memcmp.
+inline bool same_input_bytes(const char* a, const char* b, size_t n) noexcept {
+#if defined(__SSE2__)
+  const __m128i low = _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a)),
+                                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(b)));
+  const __m128i high = _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + 16)),
+                                      _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 16)));
+  const uint32_t equal = uint32_t(_mm_movemask_epi8(low)) | uint32_t(_mm_movemask_epi8(high)) << 16;
+  const uint32_t wanted = n >= 32 ? ~uint32_t{0} : (uint32_t{1} << n) - 1;
+  return (equal & wanted) == wanted;
+#else
+  return __builtin_memcmp(a, b, n) == 0;
+#endif
+}
 
 struct OpStack {
   int depth = 0;
@@ -136,7 +157,7 @@ MLPROF_API char* op_time_record_before(capture::ThreadState& t, char* p, uint64_
 // returns their size. False, with nothing done, for a sequence number beyond 32 bits (then
 // op_begin_extended). Inline: what most ops are at host_tracer_level 3.
 template <typename Encode>
-inline bool op_begin_with_inputs(capture::OpStack& s, uint32_t head, int64_t sequence_nr, Encode&& encode) noexcept {
+__attribute__((always_inline)) inline bool op_begin_with_inputs(capture::OpStack& s, uint32_t head, int64_t sequence_nr, Encode&& encode) noexcept {
   const uint64_t sequence_plus_1 = uint64_t(sequence_nr + 1);
   if (__builtin_expect((sequence_plus_1 >> 32) != 0, 0)) return false;
   capture::OpFrame* const frame = push_op_frame(s);
@@ -150,16 +171,18 @@ inline bool op_begin_with_inputs(capture::OpStack& s, uint32_t head, int64_t seq
   const size_t input_bytes = encode(p + kFixed, kMaxOpInputBytes, &truncated);
   // The same inputs as this name's latest in the segment: a 16-byte record says so.
   capture::InputsSlot& last = s.last_inputs[uint16_t(head) % capture::kInputsSlots];
+  // The record has room for kMaxOpInputBytes, so 32 bytes past p + kFixed can be read.
+  static_assert(kMaxOpInputBytes >= sizeof last.bytes);
   const bool same = last.segment_serial == t.segment_serial && last.name_id == uint16_t(head) &&
                     last.length == input_bytes && !truncated &&
-                    __builtin_memcmp(last.bytes, p + kFixed, input_bytes) == 0;
+                    capture::same_input_bytes(last.bytes, p + kFixed, input_bytes);
   const size_t bytes = same ? sizeof(capture::OpRecord) : kFixed + input_bytes;
   if (!same) {
     if (input_bytes <= sizeof last.bytes && !truncated) {
       last.segment_serial = t.segment_serial;
       last.name_id = uint16_t(head);
       last.length = uint8_t(input_bytes);
-      __builtin_memcpy(last.bytes, p + kFixed, input_bytes);
+      __builtin_memcpy(last.bytes, p + kFixed, sizeof last.bytes);
     } else {
       last.segment_serial = 0;
     }
