@@ -9,6 +9,8 @@
 //   no profiling                      the baseline
 //   callback mechanism alone          an empty RecordFunction callback: LibTorch's own floor
 //   ... handed the inputs             the same asking for the op's inputs (LibTorch boxes them)
+//   ... and reporting memory          also an empty memory reporter, so that LibTorch's CPU allocator
+//                                     reports each allocation and free (keeping its table of blocks)
 //   ideal recorder                    a callback pair that reads the ticks at both ends and stores
 //                                     the op's name pointer and ticks in a preallocated array
 //   mlprof level 2                    ops with sequence numbers
@@ -20,6 +22,8 @@
 // the legacy profiler with shapes and memory, and <= 3 % on the demo's step time; mlprof's
 // own work above the empty callback <= 1.5x the ideal recorder's (two tick reads and a store,
 // as callbacks in the same process) at level 2 and <= 3x at level 3.
+#include <c10/core/Allocator.h>
+#include <c10/util/ThreadLocalDebugInfo.h>
 #include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/torch.h>
 
@@ -46,9 +50,13 @@ namespace fs = std::filesystem;
 using torch::autograd::profiler::ProfilerConfig;
 using torch::autograd::profiler::ProfilerState;
 
-enum Mode { kNone, kCallbackOnly, kCallbackInputs, kIdeal, kMlprof2, kMlprof3, kLegacy, kLegacyFull, kNumModes };
+enum Mode {
+  kNone, kCallbackOnly, kCallbackInputs, kCallbackInputsMemory, kIdeal, kMlprof2, kMlprof3, kLegacy, kLegacyFull,
+  kNumModes
+};
 const char* const kModeNames[kNumModes] = {
-    "no profiling", "callback mechanism alone", "callback mechanism handed the inputs", "ideal recorder", "mlprof level 2",
+    "no profiling", "callback mechanism alone", "callback mechanism handed the inputs",
+    "callback mechanism handed the inputs and reporting memory", "ideal recorder", "mlprof level 2",
     "mlprof level 3 (shapes, memory)", "LibTorch legacy profiler", "LibTorch legacy profiler with shapes and memory"};
 
 double process_cpu_ns() {
@@ -59,6 +67,14 @@ double process_cpu_ns() {
 
 std::unique_ptr<at::ObserverContext> empty_start(const at::RecordFunction&) { return nullptr; }
 void empty_end(const at::RecordFunction&, at::ObserverContext*) {}
+
+// Asks LibTorch's allocators for every allocation and free, and does nothing with them: what
+// memory events cost before any profiler records one.
+class EmptyMemoryReporter final : public c10::MemoryReportingInfoBase {
+ public:
+  void reportMemoryUsage(void*, int64_t, int64_t, int64_t, c10::Device) override {}
+  bool memoryProfilingEnabled() const override { return true; }
+};
 
 // The floor of any recorder of complete ops (docs/ARCHITECTURE.md §6): the begin tick on a per-thread
 // stack, then the name, both ticks and nothing else stored into a preallocated array.
@@ -119,6 +135,10 @@ class ModeRunner {
     switch (mode) {
       case kCallbackOnly: at::reenableCallback(empty_callback_); break;
       case kCallbackInputs: at::reenableCallback(inputs_callback_); break;
+      case kCallbackInputsMemory:
+        at::reenableCallback(inputs_callback_);
+        c10::ThreadLocalDebugInfo::_push(c10::DebugInfoKind::PROFILER_STATE, std::make_shared<EmptyMemoryReporter>());
+        break;
       case kIdeal: at::reenableCallback(ideal_callback_); break;
       case kMlprof2:
       case kMlprof3: {
@@ -142,6 +162,10 @@ class ModeRunner {
     switch (mode) {
       case kCallbackOnly: at::disableCallback(empty_callback_); break;
       case kCallbackInputs: at::disableCallback(inputs_callback_); break;
+      case kCallbackInputsMemory:
+        c10::ThreadLocalDebugInfo::_pop(c10::DebugInfoKind::PROFILER_STATE);
+        at::disableCallback(inputs_callback_);
+        break;
       case kIdeal: at::disableCallback(ideal_callback_); break;
       case kMlprof2:
       case kMlprof3: {
@@ -262,9 +286,9 @@ void demo_steps(ModeRunner& runner, AutoencoderFilters filters, const char* labe
   const Costs c = measure(runner, rounds, work);
   std::printf("demo step (%s, batch %lld): %s %.2f ms per step (CPU; wall %.2f ms)\n", label, (long long)batch,
               kModeNames[kNone], c.base_cpu / steps_per_round / 1e6, c.base_wall / steps_per_round / 1e6);
-  // LibTorch's callback mechanism alone, and handed the inputs: the floors under any
-  // RecordFunction profiler's figures at level 2 and (before memory) at level 3.
-  for (Mode m : {kCallbackOnly, kCallbackInputs, kMlprof2, kMlprof3, kLegacy, kLegacyFull}) {
+  // LibTorch's callback mechanism alone, and handed the inputs and reporting memory: the floors
+  // under any RecordFunction profiler's figures at level 2 and at level 3.
+  for (Mode m : {kCallbackOnly, kCallbackInputs, kCallbackInputsMemory, kMlprof2, kMlprof3, kLegacy, kLegacyFull}) {
     const double pct = 100 * c.added[m] / c.base_cpu;
     const bool ours = m == kMlprof2 || m == kMlprof3;
     std::printf("demo step (%s, batch %lld): %s %+.2f%% of the step time%s%s\n", label, (long long)batch, kModeNames[m],
