@@ -14,7 +14,8 @@ pages ahead of the writers) and wall time. A round runs 60 steps: a session span
                            RecordFunction callback, bench/empty_op_callback.cc): the floor
                            both profilers stand on.
                            Also per step of a whole window, start and stop included.
-                           `mlprof run` (no code change) is measured in a process of its own.
+                           `mlprof run` (no code change) is measured in a process of its own,
+                           against torch.profiler recording a process of its own the same way.
   with mlprof.Trace        an enabled Trace against torch.profiler.record_function while
                            torch.profiler records (target <= 0.5x), and a disabled Trace (no
                            session) against an empty loop (target <= 100 ns).
@@ -85,12 +86,18 @@ def process_cpu_ns_per(n: int, work: Callable[[int], None]) -> float:
     return (time.process_time_ns() - begin) / n
 
 
-def child_main() -> None:
-    """`--child`: the loop alone, timed, for the `mlprof run` figure (run with and without it)."""
+def child_main(under_torch_profiler: bool) -> None:
+    """`--child`: the loop alone, timed, for the `mlprof run` figure (run bare, under `mlprof run`,
+    and with torch.profiler recording the whole process the same way)."""
     torch.set_num_threads(1)
+    profiler = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU])
+    if under_torch_profiler:
+        profiler.__enter__()
     steps = make_loop()
     steps(3)
     print(json.dumps([cpu_ns_per(STEPS, steps) for _ in range(ROUNDS)]))
+    if under_torch_profiler:
+        profiler.__exit__(None, None, None)
 
 
 def wall_ns_per(n: int, work: Callable[[int], None]) -> float:
@@ -148,15 +155,22 @@ def session_costs(scratch: str) -> Dict[str, float]:
     return {m: (statistics.median(costs[m]) - base) / STEPS for m in ("mlprof", "torch.profiler")}
 
 
-def run_command_cost() -> float:
-    """Time `mlprof run` adds per step, against the same child process without it."""
+def run_command_cost() -> Dict[str, float]:
+    """Time `mlprof run` adds per step, against the same child process without it; and, measured
+    the same way, what torch.profiler adds when it records the whole child. Figures taken across
+    processes come out higher than the paired rounds of one process (for every profiler, and for
+    an empty callback too), so the ratio is of like with like."""
     me = os.path.abspath(__file__)
+
+    def child(prefix: List[str], *args: str) -> float:
+        out = subprocess.run(prefix + [sys.executable, me, "--child", *args], check=True, capture_output=True,
+                             text=True).stdout
+        return statistics.median(json.loads(out))
+
     with tempfile.TemporaryDirectory() as logdir:
-        bare = json.loads(subprocess.run([sys.executable, me, "--child"], check=True, capture_output=True,
-                                         text=True).stdout)
-        traced = json.loads(subprocess.run([MLPROF_CLI, "run", "--logdir", logdir, "--", sys.executable, me,
-                                            "--child"], check=True, capture_output=True, text=True).stdout)
-    return statistics.median(traced) - statistics.median(bare)
+        bare = child([])
+        return {"mlprof run": child([MLPROF_CLI, "run", "--logdir", logdir, "--"]) - bare,
+                "torch.profiler": child([], "torch.profiler") - bare}
 
 
 def trace_costs(scratch: str) -> Dict[str, float]:
@@ -291,11 +305,9 @@ def main() -> int:
     print(f"PyTorch {torch.__version__} (Kineto: {torch.autograd.kineto_available()}), {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as scratch:
-        torch_added = 0.0
         for clock_name, clock in (("training thread's CPU time", cpu_ns_per),
                                   ("process CPU time", process_cpu_ns_per), ("wall time", wall_ns_per)):
             added = step_costs(scratch, clock)
-            torch_added = torch_added or added["torch.profiler"]
             ratio = added["mlprof"] / added["torch.profiler"]
             print(f"step of ~640 ATen ops, {clock_name}: {added['none'] / 1e3:.1f} us unprofiled; added per step: "
                   f"mlprof package {added['mlprof'] / 1e3:.1f} us, torch.profiler {added['torch.profiler'] / 1e3:.1f} "
@@ -311,9 +323,10 @@ def main() -> int:
               f"mlprof package {window['mlprof'] / 1e3:.1f} us (writing the run included), torch.profiler "
               f"{window['torch.profiler'] / 1e3:.1f} us (building its events included) -> "
               f"{window['mlprof'] / window['torch.profiler']:.2f}x")
-        run_added = run_command_cost()
-        print(f"mlprof run (no code change): added per step {run_added / 1e3:.1f} us -> "
-              f"{run_added / torch_added:.2f}x torch.profiler's (training thread's CPU time)")
+        run = run_command_cost()
+        print(f"mlprof run (no code change), each profiler over a whole process of its own: added per step "
+              f"{run['mlprof run'] / 1e3:.1f} us, torch.profiler {run['torch.profiler'] / 1e3:.1f} us -> "
+              f"{run['mlprof run'] / run['torch.profiler']:.2f}x (training thread's CPU time)")
         t = trace_costs(scratch)
         print(f"with mlprof.Trace: enabled {t['enabled']:.0f} ns vs torch.profiler.record_function "
               f"{t['record_function']:.0f} ns -> {t['enabled'] / t['record_function']:.3f}x (target <= 0.5x: "
@@ -330,6 +343,6 @@ def main() -> int:
 
 if __name__ == "__main__":
     if "--child" in sys.argv:
-        child_main()
+        child_main("torch.profiler" in sys.argv)
     else:
         sys.exit(main())
