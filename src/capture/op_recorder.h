@@ -157,7 +157,8 @@ MLPROF_API char* op_time_record_before(capture::ThreadState& t, char* p, uint64_
 // returns their size. False, with nothing done, for a sequence number beyond 32 bits (then
 // op_begin_extended). Inline: what most ops are at host_tracer_level 3.
 template <typename Encode>
-__attribute__((always_inline)) inline bool op_begin_with_inputs(capture::OpStack& s, uint32_t head, int64_t sequence_nr, Encode&& encode) noexcept {
+__attribute__((always_inline)) inline bool op_begin_with_inputs(capture::OpStack& s, uint32_t head,
+                                                                int64_t sequence_nr, Encode&& encode) noexcept {
   const uint64_t sequence_plus_1 = uint64_t(sequence_nr + 1);
   if (__builtin_expect((sequence_plus_1 >> 32) != 0, 0)) return false;
   capture::OpFrame* const frame = push_op_frame(s);

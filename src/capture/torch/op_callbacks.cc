@@ -26,7 +26,7 @@ struct ThreadOps {
   bool ran_forward;  // ran a top-level op that was not backward
   bool named;
   bool reporter;     // the memory reporter is installed
-  uint64_t reporter_checked;  // ticks when the steady path last found it installed
+  uint64_t reporter_checked;  // ticks of the steady path's latest check for it
 };
 thread_local ThreadOps t_ops __attribute__((tls_model("initial-exec")));
 
@@ -162,7 +162,8 @@ constexpr uint64_t kReporterRecheckTicks = uint64_t{1} << 18;
 // last check is kReporterRecheckTicks old, or found it missing.
 inline void keep_memory_reporter(const capture::OpFrame& top) {
   ThreadOps& t = t_ops;
-  if (__builtin_expect(top.record != nullptr && t.reporter && top.start - t.reporter_checked < kReporterRecheckTicks, 1))
+  if (__builtin_expect(top.record != nullptr && t.reporter && top.start - t.reporter_checked < kReporterRecheckTicks,
+                       1))
     return;
   t.reporter = ensure_memory_reporter();
   t.reporter_checked = top.record != nullptr ? top.start : now_ticks();
