@@ -28,6 +28,7 @@ pages ahead of the writers) and wall time. A round runs 60 steps: a session span
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import statistics
@@ -90,14 +91,12 @@ def child_main(under_torch_profiler: bool) -> None:
     """`--child`: the loop alone, timed, for the `mlprof run` figure (run bare, under `mlprof run`,
     and with torch.profiler recording the whole process the same way)."""
     torch.set_num_threads(1)
-    profiler = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU])
-    if under_torch_profiler:
-        profiler.__enter__()
-    steps = make_loop()
-    steps(3)
-    print(json.dumps([cpu_ns_per(STEPS, steps) for _ in range(ROUNDS)]))
-    if under_torch_profiler:
-        profiler.__exit__(None, None, None)
+    recording = (torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) if under_torch_profiler
+                 else contextlib.nullcontext())
+    with recording:
+        steps = make_loop()
+        steps(3)
+        print(json.dumps([cpu_ns_per(STEPS, steps) for _ in range(ROUNDS)]))
 
 
 def wall_ns_per(n: int, work: Callable[[int], None]) -> float:

@@ -251,7 +251,8 @@ void tiny_ops(ModeRunner& runner, int rounds) {
   const Costs c = measure(runner, rounds, work);
   auto per_op = [&](Mode m) { return c.added[m] / kOps; };
   std::printf("tiny ops: %s %.1f ns per op (CPU; wall %.1f ns)\n", kModeNames[kNone], c.base_cpu / kOps, c.base_wall / kOps);
-  for (Mode m : {kCallbackOnly, kCallbackInputs, kIdeal, kLegacy, kLegacyFull}) std::printf("tiny ops: %s +%.0f ns per op\n", kModeNames[m], per_op(m));
+  for (Mode m : {kCallbackOnly, kCallbackInputs, kCallbackInputsMemory, kIdeal, kLegacy, kLegacyFull})
+    std::printf("tiny ops: %s +%.0f ns per op\n", kModeNames[m], per_op(m));
   const double vs_legacy2 = per_op(kMlprof2) / per_op(kLegacy), vs_legacy3 = per_op(kMlprof3) / per_op(kLegacyFull);
   std::printf("tiny ops: %s +%.0f ns per op = %.2fx the legacy profiler's (target <= 0.35x: %s)\n", kModeNames[kMlprof2],
               per_op(kMlprof2), vs_legacy2, verdict(vs_legacy2 <= 0.35));

@@ -109,11 +109,11 @@ __attribute__((noinline)) void begin_other_op(capture::OpStack& stack, const at:
 
 // A dispatched forward op at level 3: with its inputs. False when op_begin_with_inputs cannot
 // take it.
-inline bool begin_with_inputs(capture::OpStack& stack, const at::RecordFunction& fn,
-                                                 const OpName& name) {
-  return internal::op_begin_with_inputs(stack, name.record_head, fn.seqNr(), [&](char* out, size_t capacity, bool* truncated) {
-    return encode_inputs(fn, name, out, capacity, truncated);
-  });
+inline bool begin_with_inputs(capture::OpStack& stack, const at::RecordFunction& fn, const OpName& name) {
+  return internal::op_begin_with_inputs(stack, name.record_head, fn.seqNr(),
+                                        [&](char* out, size_t capacity, bool* truncated) {
+                                          return encode_inputs(fn, name, out, capacity, truncated);
+                                        });
 }
 
 // Every op, at any level: what on_op_start leaves to it.
