@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "format/logdir.h"
 
 namespace mlprof::cli {
 namespace {
@@ -98,6 +99,11 @@ int run_program(const RunOptions& o) {
   if (o.run_name.find('/') != std::string::npos || o.run_name == "." || o.run_name == "..") {
     std::fprintf(stderr, "mlprof run: --run-name %s: expected a directory name without '/'\n", o.run_name.c_str());
     return kUsageError;
+  }
+  // Said before the program runs: otherwise it would run unprofiled, and its run be lost.
+  if (std::string why; !format::probe_writable_directory(o.logdir, &why)) {
+    std::fprintf(stderr, "mlprof run: --logdir %s: cannot write there: %s\n", o.logdir.c_str(), why.c_str());
+    return kBadInput;
   }
   std::string note;
   const std::string library = library_to_preload(&note);

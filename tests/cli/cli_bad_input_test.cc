@@ -1,4 +1,5 @@
-// Bad input to `mlprof info`: one line on stderr naming the path and the problem, exit 2.
+// Bad input to `mlprof info` and `mlprof run`: one line on stderr naming the path and the problem,
+// exit 2.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -114,6 +115,17 @@ TEST_F(CliBadInput, ValidFileIsListed) {
   const auto r = run_mlprof("info " + p);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("\"/host:CPU\": 1 lines, 50 events"), std::string::npos) << r.out;
+}
+
+// A logdir `mlprof run` cannot write is refused before the program runs (which would
+// otherwise run unprofiled and exit 0).
+TEST_F(CliBadInput, RunIntoALogdirThatCannotBeWritten) {
+  const auto file = write("a_file", "not a directory");
+  const std::string logdir = file + "/logdir";
+  const std::string marker = (dir_ / "ran").string();
+  const auto r = run_mlprof("run --logdir " + logdir + " -- touch " + marker);
+  expect_one_line_error(r, logdir, "cannot write there");
+  EXPECT_FALSE(fs::exists(marker)) << "the program ran";
 }
 
 TEST(CliUsage, VersionAndHelp) {
