@@ -14,7 +14,7 @@ CommComputeOverlap compute_comm_compute_overlap(const HostGpuActivity& host) {
   // each met against it as it closes, so that computation's many intervals are never kept.
   SortedUnion comm(true);
   visit_by_start(host, [&](const GpuWork& w) {
-    if (w.kind == GpuWorkKind::kCommunication) comm.add(w.begin_ps, w.end_ps);
+    if (w.kind == GpuWorkKind::kCommunication) comm.add(host.begin_ps(w), host.end_ps(w));
   });
   CommComputeOverlap o;
   const auto& comm_union = comm.intervals();
@@ -30,12 +30,12 @@ CommComputeOverlap compute_comm_compute_overlap(const HostGpuActivity& host) {
   int64_t begin = 0, end = 0;
   visit_by_start(host, [&](const GpuWork& w) {
     if (w.kind != GpuWorkKind::kComputation) return;
-    if (open && w.begin_ps <= end) {
-      end = std::max(end, w.end_ps);
+    if (open && host.begin_ps(w) <= end) {
+      end = std::max(end, host.end_ps(w));
       return;
     }
     if (open && end > begin) meet(begin, end);
-    open = true, begin = w.begin_ps, end = w.end_ps;
+    open = true, begin = host.begin_ps(w), end = host.end_ps(w);
   });
   if (open && end > begin) meet(begin, end);
   return o;

@@ -142,6 +142,13 @@ class DeviceOpFinder {
   void build_launches() {
     if (built_) return;
     built_ = true;
+    // About one launch call per item of device work: reserving for those spares the copies
+    // and the slack of growing by doubling, millions of launches being common.
+    size_t device_work = 0;
+    for (const auto& line : p_.lines)
+      if (p_.planes[line.plane].kind == PlaneKind::kDevice && line.kind == LineKind::kStream)
+        device_work += line.num_events;
+    launches_.reserve(device_work);
     std::vector<size_t> runs;  // one per thread
     for (const auto& line : p_.lines) {
       if (p_.planes[line.plane].kind != PlaneKind::kHostThreads) continue;
@@ -154,7 +161,6 @@ class DeviceOpFinder {
         if (op != kNone) launches_.push_back({launch_key(p_.planes[line.plane].host, c->as_uint()), op});
       }
     }
-    launches_.shrink_to_fit();
     sort_runs(launches_, std::move(runs), [](const Launch& a, const Launch& b) { return a.key < b.key; });
   }
 
@@ -171,6 +177,7 @@ class DeviceOpFinder {
 // enclosing ops cost 30 bytes an event and 0.6 s at 10 M events.
 class DeviceTimeByCall {
  public:
+  void reserve(size_t calls) { calls_.reserve(calls); }
   void start_run() { runs_.push_back(calls_.size()); }  // one per device line: its calls mostly ascend
   void add(EventIndex launcher, int64_t duration_ps) {
     if (calls_.empty() || calls_.back().op != launcher) calls_.push_back({launcher, 0, 0});
@@ -308,21 +315,31 @@ OpStatsTotals op_stats_totals(const Profile& p, bool count_idle) {
   }
 
   // Devices: the framework-op line where the file has one, else the device's own work.
-  for (uint32_t pi = 0; pi < p.planes.size(); ++pi) {
-    const auto& plane = p.planes[pi];
-    if (plane.kind != PlaneKind::kDevice) continue;
-    bool has_op_line = false;
+  auto has_op_line = [&](const model::Plane& plane) {
     for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l)
-      has_op_line |= p.lines[l].kind == LineKind::kFrameworkOps && p.lines[l].num_events > 0;
+      if (p.lines[l].kind == LineKind::kFrameworkOps && p.lines[l].num_events > 0) return true;
+    return false;
+  };
+  auto is_work_line = [](const model::Line& line) {
+    return line.kind == LineKind::kStream || line.kind == LineKind::kXlaOps;
+  };
+  // At most one launching call per item of work: reserved at once, as there can be millions.
+  size_t device_work = 0;
+  for (const auto& plane : p.planes)
+    if (plane.kind == PlaneKind::kDevice && !has_op_line(plane))
+      for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l)
+        if (is_work_line(p.lines[l])) device_work += p.lines[l].num_events;
+  device_calls.reserve(device_work);
+  for (const auto& plane : p.planes) {
+    if (plane.kind != PlaneKind::kDevice) continue;
+    const bool op_line = has_op_line(plane);
     std::vector<TimeInterval> busy;
     int64_t begin = INT64_MAX, end = INT64_MIN;
     for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l) {
       const auto& line = p.lines[l];
       if (line.num_events == 0) continue;
-      const bool use = has_op_line ? line.kind == LineKind::kFrameworkOps
-                                   : (line.kind == LineKind::kStream || line.kind == LineKind::kXlaOps);
-      if (!use) continue;
-      if (has_op_line) {
+      if (!(op_line ? line.kind == LineKind::kFrameworkOps : is_work_line(line))) continue;
+      if (op_line) {
         for_each_op_self_time(
             p, line, all_events,
             [&](EventIndex e, int64_t self) { device.add_name_index(p.events.name[e], p.duration_ps(e), self); },

@@ -143,6 +143,7 @@ void drop_empty_streams(HostGpuActivity* h) {
 void collect_host(const Profile& p, const StepGrouping& g, const GpuActivityOptions& options, uint32_t h,
                   HostGpuActivity* out) {
   const GpuScope scope = options.scope;
+  out->profile = &p;
   out->round_like_hta = options.round_like_hta;
   out->grid_offset_ps = ((p.origin_ns % 1000) + 1000) % 1000 * 1000;
   const model::Host& host = p.hosts[h];
@@ -202,15 +203,12 @@ void collect_host(const Profile& p, const StepGrouping& g, const GpuActivityOpti
       w.stream = uint16_t(s);
       if (auto c = correlation_of(p, e)) w.launch = launches.find(*c, hint);
       if (launched_before != INT64_MAX && (w.launch == kNone || p.start_ps(w.launch) >= launched_before)) continue;
-      w.begin_ps = out->gpu_begin(p, w);
-      w.end_ps = out->gpu_end(p, w);
       if (scope == GpuScope::kAnalysedSteps) {
-        auto it = std::upper_bound(step_windows.begin(), step_windows.end(), std::pair{w.begin_ps, INT64_MAX});
-        if (it != step_windows.begin() && std::prev(it)->second > w.begin_ps) --it;  // starts inside a step
-        if (it == step_windows.end() || it->first >= w.end_ps) continue;              // outside every step
+        const int64_t begin = out->gpu_begin(p, w), end = out->gpu_end(p, w);
+        auto it = std::upper_bound(step_windows.begin(), step_windows.end(), std::pair{begin, INT64_MAX});
+        if (it != step_windows.begin() && std::prev(it)->second > begin) --it;  // starts inside a step
+        if (it == step_windows.end() || it->first >= end) continue;              // outside every step
         w.window = uint32_t(it - step_windows.begin());
-        w.begin_ps = std::max(w.begin_ps, it->first);
-        w.end_ps = std::min(w.end_ps, it->second);
       }
       int8_t& kind = kind_of_name[p.events.name[e]];
       if (kind < 0) kind = int8_t(gpu_work_kind(p.name(e)));
@@ -225,7 +223,10 @@ void collect_host(const Profile& p, const StepGrouping& g, const GpuActivityOpti
     out->windows = std::move(step_windows);
   } else if (!out->work.empty()) {
     int64_t begin = INT64_MAX, end = INT64_MIN;
-    for (const GpuWork& w : out->work) begin = std::min(begin, w.begin_ps), end = std::max(end, w.end_ps);
+    for (const GpuWork& w : out->work) {
+      begin = std::min(begin, out->gpu_begin(p, w));
+      end = std::max(end, out->gpu_end(p, w));
+    }
     out->windows.push_back({begin, end});
   }
 }

@@ -11,6 +11,7 @@
 // Steps come from the step grouping (step_grouping.h), never from here.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,8 +30,8 @@ struct GpuStream {
   uint32_t device_ordinal = 0;     // n of "/device:GPU:n"
 };
 
+// Its time, clipped to its window, comes from the event: HostGpuActivity::begin_ps/end_ps.
 struct GpuWork {
-  int64_t begin_ps = 0, end_ps = 0;        // clipped to the scope's window
   model::EventIndex event = model::kNone;  // the kernel, copy or set
   model::EventIndex launch = model::kNone; // the runtime call that launched it, if known
   uint32_t window = 0;                     // which step window (kAnalysedSteps), else 0
@@ -38,10 +39,11 @@ struct GpuWork {
   GpuWorkKind kind = GpuWorkKind::kOther;
 };
 
-// 32 bytes an item: a step-wide analysis of a 10 M-event profile holds millions.
+// 16 bytes an item: a step-wide analysis of a 10 M-event profile holds millions.
 inline constexpr size_t kMaxStreamsPerHost = 65535;
 
 struct HostGpuActivity {
+  const model::Profile* profile = nullptr;  // what the work was collected from
   uint32_t host = 0;                 // index into Profile::hosts
   std::string name;                  // the host's name (one per rank for PyTorch traces)
   std::vector<GpuStream> streams;    // by device, then stream number
@@ -53,6 +55,11 @@ struct HostGpuActivity {
   std::vector<int64_t> window_step_num;  // kAnalysedSteps: the step of each window
   std::string scope_note;            // what was left out, in words
   size_t launches_seen = 0;          // host runtime calls carrying a correlation id
+
+  // The item's time within its window (clipped to it: the scope kAnalysedSteps), rounded as
+  // HTA when that was asked.
+  int64_t begin_ps(const GpuWork& w) const { return std::max(gpu_begin(*profile, w), windows[w.window].first); }
+  int64_t end_ps(const GpuWork& w) const { return std::min(gpu_end(*profile, w), windows[w.window].second); }
 
   // The whole item and its launch call (not clipped), rounded as HTA when that was asked.
   int64_t gpu_begin(const model::Profile& p, const GpuWork& w) const { return up(p.start_ps(w.event)); }
@@ -77,7 +84,7 @@ struct HostGpuActivity {
   }
 };
 
-static_assert(sizeof(GpuWork) == 32);
+static_assert(sizeof(GpuWork) == 16);
 
 struct GpuActivity {
   GpuScope scope = GpuScope::kHtaScope;

@@ -22,12 +22,12 @@ GpuIdleTime compute_gpu_idle_time(const model::Profile& profile, const HostGpuAc
       const GpuWork& w = host.work[i];
       if (w.window != prev.window) continue;  // no gap across step windows
       IdleGap gap;
-      gap.begin_ps = prev.end_ps;
-      gap.length_ps = w.begin_ps - prev.end_ps;
+      gap.begin_ps = host.end_ps(prev);
+      gap.length_ps = host.begin_ps(w) - gap.begin_ps;
       gap.stream = s;
       gap.next = w.event;
       gap.launch = w.launch;
-      if (w.launch != model::kNone && host.launch_begin(profile, w) > prev.end_ps) gap.cause = IdleCause::kHostWait;
+      if (w.launch != model::kNone && host.launch_begin(profile, w) > gap.begin_ps) gap.cause = IdleCause::kHostWait;
       else if (gap.length_ps < kernel_wait_threshold_ps) gap.cause = IdleCause::kKernelWait;
       else gap.cause = IdleCause::kOther;
       st.cause_ps[size_t(gap.cause)] += gap.length_ps;

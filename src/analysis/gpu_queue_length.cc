@@ -2,54 +2,57 @@
 
 #include <algorithm>
 
+#include "analysis/counter_reducer.h"
 #include "analysis/kernel_launch_stats.h"
-#include "analysis/trace_counters.h"
 
 namespace mlprof::analysis {
 std::vector<StreamQueueLength> compute_gpu_queue_length(const model::Profile& p, const HostGpuActivity& host,
                                                         size_t max_points) {
   std::vector<StreamQueueLength> out;
   std::vector<int8_t> counted(p.names.size(), -1);
-  std::vector<std::pair<int64_t, int8_t>> launches, starts, changes;  // (time, +1 launch / −1 start)
+  std::vector<int64_t> launches, starts;  // +1 at each launch, -1 at each start
   for (uint32_t s = 0; s < host.streams.size(); ++s) {
-    launches.clear(), starts.clear(), changes.clear();
+    launches.clear(), starts.clear();
     for (uint32_t i = host.stream_first[s]; i < host.stream_first[s + 1]; ++i) {
       const GpuWork& w = host.work[i];
       if (w.launch == model::kNone) continue;
       int8_t& is_launch = counted[p.events.name[w.launch]];
       if (is_launch < 0) is_launch = is_counted_launch_call(p.name(w.launch));
       if (!is_launch) continue;
-      launches.push_back({host.launch_begin(p, w), int8_t(1)});
-      starts.push_back({host.gpu_begin(p, w), int8_t(-1)});
+      launches.push_back(host.launch_begin(p, w));
+      starts.push_back(host.gpu_begin(p, w));
     }
     // Both come nearly in order (the stream's work by start): sort only what is not, then
-    // merge, a start before a launch at the same instant.
+    // walk them together, a start before a launch at the same instant.
     if (!std::is_sorted(launches.begin(), launches.end())) std::sort(launches.begin(), launches.end());
     if (!std::is_sorted(starts.begin(), starts.end())) std::sort(starts.begin(), starts.end());
-    changes.resize(launches.size() + starts.size());
-    std::merge(launches.begin(), launches.end(), starts.begin(), starts.end(), changes.begin());
     StreamQueueLength q;
     q.line = host.streams[s].line;
     q.stream_id = host.streams[s].id;
     q.device_ordinal = host.streams[s].device_ordinal;
-    q.changes = changes.size();
-    int64_t value = 0, sum_at_changes = 0;
+    q.changes = launches.size() + starts.size();
+    if (q.changes == 0) {
+      out.push_back(std::move(q));
+      continue;
+    }
+    const int64_t first = std::min(launches.front(), starts.front());
+    const int64_t last = std::max(launches.back(), starts.back());
+    CounterReducer series(first, last, max_points);
+    int64_t value = 0, sum_at_changes = 0, previous = first;
     double weighted = 0;
-    std::vector<std::pair<int64_t, int64_t>> series;
-    for (size_t i = 0; i < changes.size(); ++i) {
-      value += changes[i].second;
+    for (size_t li = 0, si = 0; li < launches.size() || si < starts.size();) {
+      const bool start = si < starts.size() && (li == launches.size() || starts[si] <= launches[li]);
+      const int64_t at = start ? starts[si++] : launches[li++];
+      weighted += double(value) * double(at - previous);  // the value held since the change before
+      previous = at;
+      value += start ? -1 : 1;
       sum_at_changes += value;
       q.max = std::max(q.max, value);
-      if (i + 1 < changes.size()) weighted += double(value) * double(changes[i + 1].first - changes[i].first);
-      if (!series.empty() && series.back().first == changes[i].first) series.back().second = value;
-      else series.push_back({changes[i].first, value});
+      series.add(at, value);
     }
-    if (!changes.empty()) {
-      q.mean_at_changes = double(sum_at_changes) / double(changes.size());
-      const int64_t span = changes.back().first - changes.front().first;
-      q.mean = span > 0 ? weighted / double(span) : double(q.max);
-    }
-    q.series = reduce_counter(series, max_points);
+    q.mean_at_changes = double(sum_at_changes) / double(q.changes);
+    q.mean = last > first ? weighted / double(last - first) : double(q.max);
+    q.series = series.finish();
     out.push_back(std::move(q));
   }
   return out;

@@ -13,9 +13,10 @@ GpuKindTimes kind_times(const HostGpuActivity& host, uint32_t first, uint32_t la
   std::array<SortedUnion, kNumGpuWorkKinds> by_kind;
   SortedUnion all, ccm;
   visit_by_start(host, first, last, [&](const GpuWork& w) {
-    by_kind[size_t(w.kind)].add(w.begin_ps, w.end_ps);
-    all.add(w.begin_ps, w.end_ps);
-    if (w.kind != GpuWorkKind::kOther) ccm.add(w.begin_ps, w.end_ps);
+    const int64_t begin = host.begin_ps(w), end = host.end_ps(w);
+    by_kind[size_t(w.kind)].add(begin, end);
+    all.add(begin, end);
+    if (w.kind != GpuWorkKind::kOther) ccm.add(begin, end);
   });
   GpuKindTimes t;
   for (size_t k = 0; k < kNumGpuWorkKinds; ++k) t.union_ps[k] = by_kind[k].length();

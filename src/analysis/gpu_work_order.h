@@ -27,14 +27,14 @@ void visit_by_start(const HostGpuActivity& host, uint32_t first_stream, uint32_t
   std::vector<Cursor> heap;
   for (uint32_t s = first_stream; s < last_stream; ++s)
     if (host.stream_first[s] < host.stream_first[s + 1])
-      heap.push_back({host.work[host.stream_first[s]].begin_ps, host.stream_first[s], host.stream_first[s + 1]});
+      heap.push_back({host.begin_ps(host.work[host.stream_first[s]]), host.stream_first[s], host.stream_first[s + 1]});
   std::make_heap(heap.begin(), heap.end(), later);
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), later);
     Cursor& c = heap.back();
     visit(host.work[c.next]);
     if (++c.next < c.end) {
-      c.begin = host.work[c.next].begin_ps;
+      c.begin = host.begin_ps(host.work[c.next]);
       std::push_heap(heap.begin(), heap.end(), later);
     } else {
       heap.pop_back();

@@ -42,8 +42,8 @@ std::vector<RankSteps> rank_steps(const model::Profile& profile, const StepGroup
     if (rank.steps.empty()) continue;
     std::vector<SortedUnion> comp(host.windows.size()), comm(host.windows.size());
     visit_by_start(host, [&](const GpuWork& w) {
-      if (w.kind == GpuWorkKind::kComputation) comp[w.window].add(w.begin_ps, w.end_ps);
-      else if (w.kind == GpuWorkKind::kCommunication) comm[w.window].add(w.begin_ps, w.end_ps);
+      if (w.kind == GpuWorkKind::kComputation) comp[w.window].add(host.begin_ps(w), host.end_ps(w));
+      else if (w.kind == GpuWorkKind::kCommunication) comm[w.window].add(host.begin_ps(w), host.end_ps(w));
     });
     for (size_t wi = 0; wi < host.windows.size(); ++wi) {
       for (RankSteps::Times& t : rank.steps)

@@ -123,10 +123,10 @@ std::vector<HostFindings> findings_of(const Profile& p, const StepGrouping& g, c
     f.launches = compute_kernel_launch_stats(p, host, 3, false);
     f.overlap = compute_comm_compute_overlap(host);
     SortedUnion busy;
-    visit_by_start(host, [&](const GpuWork& w) { busy.add(w.begin_ps, w.end_ps); });
+    visit_by_start(host, [&](const GpuWork& w) { busy.add(host.begin_ps(w), host.end_ps(w)); });
     for (const GpuWork& w : host.work) {
       if (p.name(w.event).find("Pageable") != std::string_view::npos)
-        f.pageable_copies.add(launching_op(p, w.launch), w.end_ps - w.begin_ps);
+        f.pageable_copies.add(launching_op(p, w.launch), host.end_ps(w) - host.begin_ps(w));
     }
     f.gpu_busy_ps = busy.length();
   }

@@ -10,27 +10,6 @@
 
 namespace mlprof::analysis {
 
-std::vector<std::pair<int64_t, int64_t>> reduce_counter(const std::vector<std::pair<int64_t, int64_t>>& points,
-                                                        size_t max_points) {
-  if (points.size() <= max_points || max_points < 4) return points;
-  std::vector<std::pair<int64_t, int64_t>> out;
-  const size_t buckets = max_points / 2;
-  const int64_t begin = points.front().first;
-  const double span = double(points.back().first - begin) + 1;
-  size_t i = 0;
-  for (size_t b = 0; b < buckets && i < points.size(); ++b) {
-    const int64_t end = begin + int64_t(span * double(b + 1) / double(buckets));
-    size_t peak = i, last = i;
-    for (; i < points.size() && (points[i].first < end || b + 1 == buckets); ++i) {
-      if (points[i].second > points[peak].second) peak = i;
-      last = i;
-    }
-    out.push_back(points[peak]);
-    if (last != peak) out.push_back(points[last]);
-  }
-  return out;
-}
-
 namespace {
 
 std::string line_name(const model::Profile& p, uint32_t l) {

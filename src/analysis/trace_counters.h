@@ -24,13 +24,8 @@ struct CounterTrack {
   std::vector<std::pair<int64_t, int64_t>> points;  // (time ps, value from then on), by time
 };
 
-// At most about `max_points` points per track: each time bucket keeps its highest value (a
-// peak must stay visible) and the value it ends with.
+// At most about `max_points` points per track (counter_reducer.h).
 std::vector<CounterTrack> trace_counter_tracks(const model::Profile& profile, const TraceFlows& flows,
                                                size_t max_points = 2000);
-
-// The reduction above, alone (for tests).
-std::vector<std::pair<int64_t, int64_t>> reduce_counter(const std::vector<std::pair<int64_t, int64_t>>& points,
-                                                        size_t max_points);
 
 }  // namespace mlprof::analysis

@@ -3,6 +3,7 @@
 // zero overlap, the scopes, and a rank 20 % slower than the others.
 #include <gtest/gtest.h>
 
+#include "analysis/counter_reducer.h"
 #include "analysis/gpu_timeline.h"
 #include "analysis/gpu_timeline_builder.h"
 #include "analysis/pod_viewer.h"
@@ -89,8 +90,43 @@ TEST(GpuQueueLength, LaunchedAndNotStarted) {
   EXPECT_EQ(q.changes, 10u);
   EXPECT_DOUBLE_EQ(q.mean_at_changes, 1.1);
   EXPECT_NEAR(q.mean, 308.0 / 210.0, 1e-12);
-  ASSERT_FALSE(q.series.empty());
-  EXPECT_EQ(q.series.back().second, 0);
+  // Every change, under the point limit: 1 2 1 2 1 2 1 0 1 0.
+  std::vector<std::pair<int64_t, int64_t>> series;
+  for (auto [us, value] : {std::pair{0, 1}, {6, 2}, {10, 1}, {22, 0}, {60, 1}, {66, 2}, {70, 1}, {72, 2}, {200, 1},
+                           {210, 0}})
+    series.push_back({us_ps(us), value});
+  EXPECT_EQ(q.series, series);
+}
+
+TEST(CounterReducer, KeepsEveryPointUnderTheLimitAndTheLastAtOneTime) {
+  CounterReducer r(0, 30, 8);
+  r.add(0, 1);
+  r.add(10, 5);
+  r.add(10, 3);  // the same time: replaces the point before
+  r.add(30, 0);
+  EXPECT_EQ(r.finish(), (std::vector<std::pair<int64_t, int64_t>>{{0, 1}, {10, 3}, {30, 0}}));
+}
+
+TEST(CounterReducer, OverTheLimitKeepsEachBucketsPeakAndLastValue) {
+  // 100 points over [0, 99], a limit of 8: 4 buckets of 25. Values rise to a peak of 1000 at
+  // 37, and a lone peak of 7 sits at 80; otherwise each point's value is its time mod 5.
+  CounterReducer r(0, 99, 8);
+  for (int64_t t = 0; t < 100; ++t) r.add(t, t == 37 ? 1000 : t == 80 ? 7 : t % 5);
+  const std::vector<std::pair<int64_t, int64_t>> expected = {
+      {4, 4}, {24, 4},     // [0, 25): the first 4 is the peak; it ends at 24
+      {37, 1000}, {49, 4},  // [25, 50)
+      {54, 4}, {74, 4},     // [50, 75)
+      {80, 7}, {99, 4}};    // [75, 100)
+  EXPECT_EQ(r.finish(), expected);
+}
+
+TEST(CounterReducer, EmptyBucketsAddNothing) {
+  // 20 points at the two ends of [0, 1000], a limit of 8: of the 4 buckets, the middle two
+  // are empty.
+  CounterReducer r(0, 1000, 8);
+  for (int64_t t = 0; t < 10; ++t) r.add(t, t);
+  for (int64_t t = 991; t <= 1000; ++t) r.add(t, 1000 - t);
+  EXPECT_EQ(r.finish(), (std::vector<std::pair<int64_t, int64_t>>{{9, 9}, {991, 9}, {1000, 0}}));
 }
 
 // Computation on stream 7 [0,100]; communication on stream 8 at `comm_begin` for 100 µs.
