@@ -112,6 +112,10 @@ class DeviceOpFinder {
     return model::kNoString;
   }
 
+  // About one launch call per item of device work: reserving for those spares the copies and
+  // the slack of growing by doubling, millions of launches being common.
+  void expect_launches(size_t items_of_device_work) { expected_launches_ = items_of_device_work; }
+
   EventIndex launcher(EventIndex e) {
     if (p_.events.first_stat[e] == p_.events.first_stat[e + 1]) return kNone;
     auto c = p_.stat(e, model::kCorrelationId);
@@ -142,13 +146,7 @@ class DeviceOpFinder {
   void build_launches() {
     if (built_) return;
     built_ = true;
-    // About one launch call per item of device work: reserving for those spares the copies
-    // and the slack of growing by doubling, millions of launches being common.
-    size_t device_work = 0;
-    for (const auto& line : p_.lines)
-      if (p_.planes[line.plane].kind == PlaneKind::kDevice && line.kind == LineKind::kStream)
-        device_work += line.num_events;
-    launches_.reserve(device_work);
+    launches_.reserve(expected_launches_);
     std::vector<size_t> runs;  // one per thread
     for (const auto& line : p_.lines) {
       if (p_.planes[line.plane].kind != PlaneKind::kHostThreads) continue;
@@ -167,6 +165,7 @@ class DeviceOpFinder {
   const Profile& p_;
   const HostOpFilter& host_ops_;
   bool built_ = false;
+  size_t expected_launches_ = 0;
   std::vector<Launch> launches_;
 };
 
@@ -323,12 +322,14 @@ OpStatsTotals op_stats_totals(const Profile& p, bool count_idle) {
   auto is_work_line = [](const model::Line& line) {
     return line.kind == LineKind::kStream || line.kind == LineKind::kXlaOps;
   };
-  // At most one launching call per item of work: reserved at once, as there can be millions.
+  // Items of work looked up by their launch: at most one launching call each, reserved at
+  // once, as there can be millions.
   size_t device_work = 0;
   for (const auto& plane : p.planes)
     if (plane.kind == PlaneKind::kDevice && !has_op_line(plane))
       for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l)
         if (is_work_line(p.lines[l])) device_work += p.lines[l].num_events;
+  device_ops.expect_launches(device_work);
   device_calls.reserve(device_work);
   for (const auto& plane : p.planes) {
     if (plane.kind != PlaneKind::kDevice) continue;
