@@ -19,7 +19,8 @@ namespace mlprof::capture {
 
 std::atomic<uint64_t> g_epoch{0};
 std::atomic<Arena*> g_arena{nullptr};
-thread_local ThreadState t_state __attribute__((tls_model("initial-exec")));
+// `{}`: zero-initialized, a constant initializer as the header's constinit asks (clang checks it).
+thread_local ThreadState t_state __attribute__((tls_model("initial-exec"))){};
 
 namespace {
 
