@@ -62,7 +62,6 @@ mlprof::model::Profile synthetic_profile(size_t events, size_t threads) {
         ev.start_ps.push_back(c == 0 ? t0 : t0 + 100'000 + (c - 1) * 1'200'000);
         ev.duration_ps.push_back(c == 0 ? 3'600'000 : 1'000'000);
         ev.name.push_back(uint32_t(c));
-        ev.line.push_back(uint32_t(t));
         ev.parent.push_back(c == 0 ? mlprof::model::kNone : parent);
         ev.first_stat.push_back(0);
       }

@@ -95,7 +95,7 @@ InputPipelineAnalysis compute_input_pipeline_analysis(const Profile& p, const St
     waits_on_step_line[n] = only_waits_for_input(input_wait_name(name), true);
   }
   std::vector<uint8_t> step_line(p.lines.size(), 0);
-  for (uint32_t group : sa.grouping.selected) step_line[p.events.line[sa.grouping.steps[group].root]] = 1;
+  for (uint32_t group : sa.grouping.selected) step_line[p.line_index(sa.grouping.steps[group].root)] = 1;
   const std::vector<uint64_t> h2d = host_to_device_copies(p);
   auto starts_h2d_copy = [&](EventIndex e, uint32_t host) {
     if (h2d.empty() || p.events.first_stat[e] == p.events.first_stat[e + 1]) return false;

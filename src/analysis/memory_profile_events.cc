@@ -165,13 +165,14 @@ std::vector<MemorySeries> MemoryEventReader::series(bool keep_columns) const {
   std::pair<uint32_t, StringId> last_key{UINT32_MAX, model::kNoString};
   Building* last = nullptr;
   uint32_t line = UINT32_MAX, host = 0;
+  model::LineCursor lines(p_);
   const std::vector<model::NameIndex>& names = p_.events.name;
   RawEvent r;
   for (model::EventIndex e = 0; e < p_.num_events(); ++e) {
     if (kind_of_name_[names[e]] == 0) continue;
     decode(e, r, kStateFields);
-    if (p_.events.line[e] != line) {
-      line = p_.events.line[e];
+    if (const uint32_t l = lines.line_of(e); l != line) {
+      line = l;
       host = p_.planes[p_.lines[line].plane].host;
     }
     const bool named = r.has(kAllocator) && r.value[kAllocator].type == model::StatType::kString;

@@ -31,7 +31,7 @@ json event_ref(const Profile& p, EventIndex e, int64_t begin) {
           {"name", std::string(p.name(e))},
           {"plane", std::string(p.strings.view(p.plane_of(e).name))},
           {"line", line_name(p, p.line_of(e))},
-          {"line_index", p.events.line[e]},
+          {"line_index", p.line_index(e)},
           {"start_ps", p.start_ps(e) - begin},
           {"duration_ps", p.duration_ps(e)}};
 }

@@ -1,5 +1,6 @@
 #include "model/profile.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace mlprof::model {
@@ -82,15 +83,13 @@ void EventColumns::reserve(size_t n) {
   start_ps.reserve(n);
   duration_ps.reserve(n);
   name.reserve(n);
-  line.reserve(n);
   parent.reserve(n);
   first_stat.reserve(n + 1);
 }
 
 size_t EventColumns::bytes_used() const {
   return start_ps.capacity() * sizeof(int64_t) + duration_ps.capacity() * sizeof(int64_t) +
-         name.capacity() * sizeof(NameIndex) + line.capacity() * sizeof(uint32_t) +
-         parent.capacity() * sizeof(EventIndex) + first_stat.capacity() * sizeof(uint32_t);
+         name.capacity() * sizeof(NameIndex) + parent.capacity() * sizeof(EventIndex) + first_stat.capacity() * sizeof(uint32_t);
 }
 
 Profile::Profile() { events.first_stat.push_back(0); }
@@ -102,6 +101,14 @@ std::optional<StatValue> Profile::stat(EventIndex e, StringId key) const {
   for (uint32_t i = named.first, end = named.first + named.count; i < end; ++i)
     if (metadata_stats.key(i) == key) return metadata_stats.value(i);
   return std::nullopt;
+}
+
+uint32_t Profile::line_index(EventIndex e) const {
+  // The first line starting past e; the one before it holds e (an empty line starts where the
+  // next begins, so it is never that one).
+  const auto after = std::upper_bound(lines.begin(), lines.end(), e,
+                                      [](EventIndex event, const Line& l) { return event < l.first_event; });
+  return uint32_t(after - lines.begin()) - 1;
 }
 
 std::optional<StatValue> Profile::plane_stat(uint32_t plane, StringId key) const {

@@ -150,7 +150,7 @@ struct EventColumns {
   std::vector<int64_t> start_ps;     // since Profile::origin_ns (may be negative for later hosts)
   std::vector<int64_t> duration_ps;
   std::vector<NameIndex> name;       // index into Profile::names
-  std::vector<uint32_t> line;        // index into Profile::lines
+  // No line column: the lines' ranges tile the events in line order (Profile::line_index).
   std::vector<EventIndex> parent;    // enclosing event on the same line, or kNone
   std::vector<uint32_t> first_stat;  // event i's stats: [first_stat[i], first_stat[i+1]) of event_stats
 
@@ -185,7 +185,10 @@ struct Profile {
   int64_t end_ps(EventIndex e) const { return events.start_ps[e] + events.duration_ps[e]; }
   StringId name_id(EventIndex e) const { return names[events.name[e]].name; }
   std::string_view name(EventIndex e) const { return strings.view(name_id(e)); }
-  const Line& line_of(EventIndex e) const { return lines[events.line[e]]; }
+  // The line whose range holds event e, by binary search over the lines (a few hundred):
+  // the lines' event ranges tile the events in line order. LineCursor for walks.
+  uint32_t line_index(EventIndex e) const;
+  const Line& line_of(EventIndex e) const { return lines[line_index(e)]; }
   const Plane& plane_of(EventIndex e) const { return planes[line_of(e).plane]; }
   StatRange event_stat_range(EventIndex e) const {
     return {events.first_stat[e], events.first_stat[e + 1] - events.first_stat[e]};
@@ -201,6 +204,26 @@ struct Profile {
 
   // Memory held by the model, for the benchmark and `mlprof info`.
   size_t bytes_used() const;
+};
+
+// Lines of events visited one after another: constant time while events stay on one line.
+class LineCursor {
+ public:
+  explicit LineCursor(const Profile& p) : p_(p) {}
+  uint32_t line_of(EventIndex e) {
+    if (e - first_ >= count_) {  // unsigned: also e < first_
+      line_ = p_.line_index(e);
+      first_ = p_.lines[line_].first_event;
+      count_ = p_.lines[line_].num_events;
+    }
+    return line_;
+  }
+
+ private:
+  const Profile& p_;
+  uint32_t line_ = 0;
+  EventIndex first_ = 0;
+  uint32_t count_ = 0;
 };
 
 }  // namespace mlprof::model

@@ -123,7 +123,6 @@ bool append_profile(Profile&& part, Profile* into, std::string* error) {
   append_shifted(pe.start_ps, shift_ps, &ie.start_ps);
   ie.duration_ps.insert(ie.duration_ps.end(), pe.duration_ps.begin(), pe.duration_ps.end());
   append_shifted(pe.name, names0, &ie.name);
-  append_shifted(pe.line, lines0, &ie.line);
   ie.parent.reserve(ie.parent.size() + pe.size());
   for (EventIndex p : pe.parent) ie.parent.push_back(p == kNone ? kNone : p + events0);
   ie.first_stat.reserve(ie.first_stat.size() + pe.size());

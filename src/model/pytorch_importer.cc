@@ -137,7 +137,7 @@ class PyTorchImport {
   void add_host();
   void add_plane(std::string name, std::vector<uint32_t> lines, int64_t device);
   void add_line(const StagedLine& line);
-  void add_event(uint32_t i, uint32_t line, const StagedLine& staged, EventIndex parent);
+  void add_event(uint32_t i, const StagedLine& staged, EventIndex parent);
   NameIndex memory_event(uint32_t record, StatTable& stats);
   void add_memory_stats(const kineto::MemoryRecord& m, StatTable& stats);
 
@@ -518,7 +518,6 @@ void PyTorchImport::add_line(const StagedLine& staged) {
   line.kind = identify_line(p_.planes[line.plane].kind, p_.strings.view(line.name), line.id);
   line.first_event = uint32_t(p_.num_events());
   line.num_events = staged.count;
-  const uint32_t line_index = uint32_t(p_.lines.size());
   p_.lines.push_back(line);
 
   // Nesting: the enclosing event is the innermost earlier one still open (as for XSpace).
@@ -533,7 +532,7 @@ void PyTorchImport::add_line(const StagedLine& staged) {
       open.pop_back();
     }
     const EventIndex e = EventIndex(p_.num_events());
-    add_event(i, line_index, staged, open.empty() ? kNone : open.back());
+    add_event(i, staged, open.empty() ? kNone : open.back());
     open.push_back(e);
   }
 }
@@ -545,7 +544,7 @@ StringId PyTorchImport::op_of(const kineto::Event& e) const {
   return it == op_by_external_id_.end() ? kEmptyString : it->second;
 }
 
-void PyTorchImport::add_event(uint32_t i, uint32_t line, const StagedLine& staged, EventIndex parent) {
+void PyTorchImport::add_event(uint32_t i, const StagedLine& staged, EventIndex parent) {
   const kineto::Event& e = t_.events[i];
   const kineto::Track& track = t_.tracks[e.track];
   const int64_t correlation = e.correlation;
@@ -608,7 +607,6 @@ void PyTorchImport::add_event(uint32_t i, uint32_t line, const StagedLine& stage
   ev.start_ps.push_back(e.ts_ns);
   ev.duration_ps.push_back(e.dur_ps);
   ev.name.push_back(name);
-  ev.line.push_back(line);
   ev.parent.push_back(parent);
   ev.first_stat.push_back(uint32_t(stats.size()));
 }

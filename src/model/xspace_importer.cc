@@ -170,11 +170,9 @@ class XSpaceImport {
     int64_t* start;
     int64_t* duration;
     NameIndex* name;
-    uint32_t* line;
     EventIndex* parent;
     uint32_t* stat_end;    // event i's stats end there (the first_stat of the event after it)
     EventIndex first;      // the line's first event in the profile
-    uint32_t line_index;   // the line in the profile
     uint32_t count;        // events written
     uint32_t capacity;     // events the first pass counted
     size_t stats_begin;    // where the line's stats begin in p_.event_stats
@@ -189,7 +187,7 @@ class XSpaceImport {
   template <bool kInPlace>
   bool decode_line(Reader in, PlaneScan& scan);
   template <bool kInPlace>
-  bool decode_event(Reader in, PlaneScan& scan, uint32_t line, int64_t* start, int64_t* duration);
+  bool decode_event(Reader in, PlaneScan& scan, int64_t* start, int64_t* duration);
   NameIndex name_for(PlaneScan& scan, int64_t metadata_id);
   bool finish_line(uint32_t line, int64_t timestamp_ns, bool sorted);
   void sort_line(LineEvents& ev);
@@ -637,7 +635,6 @@ bool XSpaceImport::decode_line(Reader in, PlaneScan& scan) {
   p_.lines[index].plane = scan.plane;
   p_.lines[index].first_event = kInPlace ? out_->first : uint32_t(p_.num_events());
   if constexpr (kInPlace) out_->stats_begin = p_.event_stats.size();
-  const uint32_t line_in_profile = kInPlace ? out_->line_index : index;
   int64_t timestamp_ns = 0;
   bool sorted = true;
   int64_t prev_start = INT64_MIN, prev_duration = 0;
@@ -665,7 +662,7 @@ bool XSpaceImport::decode_line(Reader in, PlaneScan& scan) {
       case xs::kLineEvents.tag(): {
         Reader event;
         int64_t start = 0, duration = 0;
-        if (!in.message(&event) || !decode_event<kInPlace>(event, scan, line_in_profile, &start, &duration)) return false;
+        if (!in.message(&event) || !decode_event<kInPlace>(event, scan, &start, &duration)) return false;
         // Sorted means by start, and an enclosing event (the longer) before what it encloses.
         if (start < prev_start || (start == prev_start && duration > prev_duration)) sorted = false;
         prev_start = start;
@@ -681,7 +678,7 @@ bool XSpaceImport::decode_line(Reader in, PlaneScan& scan) {
 }
 
 template <bool kInPlace>
-bool XSpaceImport::decode_event(Reader in, PlaneScan& scan, uint32_t line, int64_t* start, int64_t* duration) {
+bool XSpaceImport::decode_event(Reader in, PlaneScan& scan, int64_t* start, int64_t* duration) {
   int64_t metadata_id = 0;
   uint32_t tag;
   while (in.next_tag(&tag)) {
@@ -718,7 +715,6 @@ bool XSpaceImport::decode_event(Reader in, PlaneScan& scan, uint32_t line, int64
     out_->start[i] = *start;
     out_->duration[i] = *duration;
     out_->name[i] = name_for(scan, metadata_id);
-    out_->line[i] = line;
     out_->parent[i] = kNone;
     out_->stat_end[i] = uint32_t(p_.event_stats.size());
     return true;
@@ -727,7 +723,6 @@ bool XSpaceImport::decode_event(Reader in, PlaneScan& scan, uint32_t line, int64
   ev.start_ps.push_back(*start);
   ev.duration_ps.push_back(*duration);
   ev.name.push_back(name_for(scan, metadata_id));
-  ev.line.push_back(line);
   ev.parent.push_back(kNone);
   ev.first_stat.push_back(uint32_t(p_.event_stats.size()));
   return true;
@@ -818,8 +813,8 @@ void XSpaceImport::size_columns(size_t events, unsigned jobs) {
   EventColumns& ev = p_.events;
   std::vector<std::function<void()>> columns = {
       [&] { ev.start_ps.resize(events); },  [&] { ev.duration_ps.resize(events); },
-      [&] { ev.name.resize(events); },      [&] { ev.line.resize(events); },
-      [&] { ev.parent.resize(events); },    [&] { ev.first_stat.resize(events + 1); }};
+      [&] { ev.name.resize(events); },      [&] { ev.parent.resize(events); },
+      [&] { ev.first_stat.resize(events + 1); }};
   const unsigned threads_used = unsigned(std::min<size_t>(jobs, columns.size()));
   std::vector<std::exception_ptr> failed(threads_used);
   auto work = [&](unsigned j) {
@@ -889,10 +884,9 @@ bool XSpaceImport::decode_lines_at_once(Reader in, unsigned jobs) {
       [&](size_t i) {
         auto chunk = std::make_unique<LineChunk>();
         const EventIndex e = work[i].first;
-        LineEvents out{ev.start_ps.data() + e, ev.duration_ps.data() + e, ev.name.data() + e,
-                       ev.line.data() + e,     ev.parent.data() + e,      ev.first_stat.data() + e + 1,
-                       e,                      uint32_t(saved_.lines + i), 0,
-                       line_counts_[i],        0};
+        LineEvents out{ev.start_ps.data() + e, ev.duration_ps.data() + e,  ev.name.data() + e,
+                       ev.parent.data() + e,   ev.first_stat.data() + e + 1, e,
+                       0,                      line_counts_[i],              0};
         try {
           decode_chunk(work[i].line, scans_[work[i].scan], out, chunk.get());
         } catch (const std::bad_alloc&) {
@@ -926,10 +920,9 @@ XSpaceImport::LineEvents XSpaceImport::line_events_in_profile(uint32_t line_inde
   EventColumns& ev = p_.events;
   const EventIndex e = p_.lines[line_index].first_event;
   const uint32_t n = uint32_t(p_.num_events()) - e;
-  return {ev.start_ps.data() + e, ev.duration_ps.data() + e, ev.name.data() + e,
-          ev.line.data() + e,     ev.parent.data() + e,      ev.first_stat.data() + e + 1,
-          e,                      line_index,                n,
-          n,                      ev.first_stat[e]};
+  return {ev.start_ps.data() + e, ev.duration_ps.data() + e,  ev.name.data() + e,
+          ev.parent.data() + e,   ev.first_stat.data() + e + 1, e,
+          n,                      n,                            ev.first_stat[e]};
 }
 
 bool XSpaceImport::finish_line(uint32_t index, int64_t timestamp_ns, bool sorted) {
@@ -1005,7 +998,6 @@ void XSpaceImport::rollback() {
   ev.start_ps.resize(saved_.events);
   ev.duration_ps.resize(saved_.events);
   ev.name.resize(saved_.events);
-  ev.line.resize(saved_.events);
   ev.parent.resize(saved_.events);
   ev.first_stat.resize(saved_.events + 1);
   p_.event_stats.truncate(saved_.event_stats);

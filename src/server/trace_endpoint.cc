@@ -63,7 +63,7 @@ json viewport_flows(const model::Profile& p, const analysis::TraceFlows& all, co
   for (const uint32_t id : ids) {
     const analysis::TraceFlow& f = all.flows[id];
     out.push_back({f.from, f.to, f.kind == analysis::TraceFlowKind::kLaunch ? "launch" : "producer_consumer",
-                   p.events.line[f.from], p.start_ps(f.from) - zero, p.events.line[f.to], p.start_ps(f.to) - zero});
+                   p.line_index(f.from), p.start_ps(f.from) - zero, p.line_index(f.to), p.start_ps(f.to) - zero});
   }
   return out;
 }
@@ -178,7 +178,7 @@ Reply TraceApi::search(const QueryParams& params) {
     const auto found = analysis::search_trace(p, param(params, "q"), size_t(limit));
     json events = json::array();
     for (auto e : found.events)
-      events.push_back({{"event", e}, {"name", std::string(p.name(e))}, {"line", p.events.line[e]},
+      events.push_back({{"event", e}, {"name", std::string(p.name(e))}, {"line", p.line_index(e)},
                         {"start_ps", p.start_ps(e) - zero}, {"duration_ps", p.duration_ps(e)}});
     return Reply{200, "application/json", json{{"total", found.total}, {"events", std::move(events)}}.dump(), ""};
   });

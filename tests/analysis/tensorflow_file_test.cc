@@ -42,7 +42,7 @@ TEST_F(TensorFlowFile, StepsComeFromFunctionRunAndItsLinks) {
   // Producer/consumer links carried the executor threads into the step, correlation ids the kernels.
   size_t grouped_device = 0;
   for (model::EventIndex e = 0; e < profile_.num_events(); ++e)
-    grouped_device += sa.grouping.device_work_line[profile_.events.line[e]] && sa.grouping.group_of[e] >= 0;
+    grouped_device += sa.grouping.device_work_line[profile_.line_index(e)] && sa.grouping.group_of[e] >= 0;
   EXPECT_GT(grouped_device, 1000u);
   for (const StepBreakdown& s : sa.steps) {
     EXPECT_GT(s.ps(Activity::kDeviceCompute16), 10 * int64_t(1e9));  // > 10 ms of half-precision kernels

@@ -66,7 +66,7 @@ TEST(GpuTraceAnalysis, CorrelationIdsCarryTheDeviceWorkIntoTheStep) {
   ASSERT_EQ(sa.steps.size(), 1u);
   size_t device_work = 0;
   for (model::EventIndex e = 0; e < p.num_events(); ++e) {
-    if (!sa.grouping.device_work_line[p.events.line[e]]) continue;
+    if (!sa.grouping.device_work_line[p.line_index(e)]) continue;
     ++device_work;
     EXPECT_EQ(sa.grouping.group_of[e], 0) << p.name(e);
   }

@@ -21,8 +21,7 @@ inline void check_stat_range(const model::Profile& p, const model::StatTable& ta
 
 inline void check_profile(const model::Profile& p) {
   const size_t n = p.num_events();
-  check(p.events.duration_ps.size() == n && p.events.name.size() == n && p.events.line.size() == n &&
-            p.events.parent.size() == n,
+  check(p.events.duration_ps.size() == n && p.events.name.size() == n && p.events.parent.size() == n,
         "the event columns have one length");
   check(p.events.first_stat.size() == n + 1, "first_stat has one entry per event and one past the end");
   for (const auto& h : p.hosts) {
@@ -40,20 +39,26 @@ inline void check_profile(const model::Profile& p) {
     check(name.name < p.strings.size() && name.display_name < p.strings.size(), "event names are interned strings");
     check_stat_range(p, p.metadata_stats, name.stats);
   }
+  // The lines' event ranges tile the events in line order (Profile::line_index relies on it).
+  uint64_t next_event = 0;
+  for (const model::Line& line : p.lines) {
+    check(line.first_event == next_event, "each line's events follow the previous line's");
+    next_event = uint64_t(line.first_event) + line.num_events;
+  }
+  check(next_event == n, "the lines' events are all the events");
   for (size_t l = 0; l < p.lines.size(); ++l) {
     const model::Line& line = p.lines[l];
     check(line.name < p.strings.size() && line.display_name < p.strings.size(), "line names are interned strings");
     check(line.plane < p.planes.size(), "a line's plane exists");
     check(size_t(line.first_event) + line.num_events <= n, "a line's events exist");
     for (size_t e = line.first_event; e < size_t(line.first_event) + line.num_events; ++e) {
-      check(p.events.line[e] == l, "an event names the line whose range holds it");
+      check(p.line_index(model::EventIndex(e)) == l, "an event's line is the one whose range holds it");
       if (e > line.first_event) check(p.events.start_ps[e - 1] <= p.events.start_ps[e], "a line's events are sorted by start");
       const model::EventIndex parent = p.events.parent[e];
       check(parent == model::kNone || (parent < e && parent >= line.first_event), "a parent is an earlier event of the same line");
     }
   }
   for (size_t e = 0; e < n; ++e) {
-    check(p.events.line[e] < p.lines.size(), "an event's line exists");
     check(p.events.name[e] < p.names.size(), "an event's name exists");
     check(p.events.first_stat[e] <= p.events.first_stat[e + 1], "event stat ranges do not run backwards");
   }

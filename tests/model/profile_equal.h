@@ -52,7 +52,6 @@ inline void expect_same_profile(const model::Profile& a, const model::Profile& b
   EXPECT_EQ(a.events.start_ps, b.events.start_ps);
   EXPECT_EQ(a.events.duration_ps, b.events.duration_ps);
   EXPECT_EQ(a.events.name, b.events.name);
-  EXPECT_EQ(a.events.line, b.events.line);
   EXPECT_EQ(a.events.parent, b.events.parent);
   EXPECT_EQ(a.events.first_stat, b.events.first_stat);
   EXPECT_TRUE(same_stats(a.event_stats, b.event_stats));

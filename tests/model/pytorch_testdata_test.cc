@@ -92,7 +92,7 @@ TEST(PyTorchTestdata, EveryFileLoadsWithItsEventsPerCategory) {
         }
         const EventIndex parent = p.events.parent[e];
         if (parent == kNone) continue;
-        ASSERT_EQ(p.events.line[parent], p.events.line[e]);
+        ASSERT_EQ(p.line_index(parent), p.line_index(e));
         ASSERT_LE(p.start_ps(parent), p.start_ps(e));
         ASSERT_GE(p.end_ps(parent), p.end_ps(e));
       }
@@ -201,7 +201,7 @@ TEST(PyTorchTestdata, StepsSpanTheGpuWorkTheyLaunched) {
   // Backward kernels, launched on the autograd thread, are grouped too: nearly all GPU work is.
   size_t device = 0, grouped = 0;
   for (EventIndex e = 0; e < p.num_events(); ++e) {
-    if (!g.device_work_line[p.events.line[e]]) continue;
+    if (!g.device_work_line[p.line_index(e)]) continue;
     ++device;
     grouped += g.group_of[e] >= 0;
   }

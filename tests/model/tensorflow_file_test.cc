@@ -46,7 +46,7 @@ TEST(TensorFlowFile, ImportsEveryPlaneLineAndEvent) {
   for (EventIndex e = 0; e < p.num_events(); ++e) {
     const EventIndex parent = p.events.parent[e];
     if (parent == kNone) continue;
-    ASSERT_EQ(p.events.line[parent], p.events.line[e]);
+    ASSERT_EQ(p.line_index(parent), p.line_index(e));
     ASSERT_LE(p.start_ps(parent), p.start_ps(e));
     ASSERT_GE(p.end_ps(parent), p.end_ps(e));
   }
