@@ -24,9 +24,15 @@ void warn_share(std::vector<std::string>& out, double pct, std::string_view what
 void recommend(OverviewPage& page, const std::optional<SlowestPipeline>& slowest_pipeline) {
   auto& r = page.recommendations;
   const double input = page.breakdown_pct[size_t(Category::kInput)];
-  if (page.whole_profile)
+  if (page.whole_profile && page.steps_found == 0)
     r.push_back("No step markers were found, so the whole profile is treated as one step: mark each training step "
                 "with mlprof::StepTrace(\"train\", step) (with the code that fetches the next batch inside it).");
+  else if (page.whole_profile)
+    // step_grouping.cc: on a host with device work, a step that launched no kernel is not a training step.
+    r.push_back(fmt::format("{} step marker(s) ({}) were found, but none encloses device work, so the whole "
+                            "profile is treated as one step: open the step marker around the training step's ops, "
+                            "in the process that runs them.",
+                            page.steps_found, page.step_marker));
   if (page.input_bound.verdict == InputBoundVerdict::kPotentially) {
     r.push_back(fmt::format("Only {:.1f}% of the step time visibly waits for input, but {:.1f}% is covered by no "
                             "traced activity: trace the input code (the batch fetch inside the step, the loader's "

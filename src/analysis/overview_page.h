@@ -46,7 +46,7 @@ struct OverviewPage {
   bool top_ops_on_device = false;
   RunEnvironment environment;
   std::vector<std::string> recommendations;
-  bool whole_profile = false;  // no step markers: the profile is one pseudo step
+  bool whole_profile = false;  // no step selected (no markers, or none with device work): one pseudo step
   std::string step_marker;     // what marked the steps ("_r", "FunctionRun", ...)
   size_t steps_found = 0;      // before dropping partial steps
 };

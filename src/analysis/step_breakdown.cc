@@ -165,10 +165,16 @@ StepAnalysis analyze_steps(const Profile& p) {
     out.steps.push_back(b);
   }
   out.whole_profile = out.steps.empty();
+  // A step marker that was not selected spans time, not work: it is no activity of the pseudo step.
+  auto is_step_marker = [&](EventIndex e) {
+    const int32_t group = g.group_of[e];
+    return group != kNoGroup && g.steps[size_t(group)].root == e;
+  };
   if (out.whole_profile) {
     int64_t begin = std::numeric_limits<int64_t>::max(), end = std::numeric_limits<int64_t>::min();
     for (EventIndex e = 0; e < p.num_events(); ++e)
-      if (classifier.classify(e, kNone) != kNoActivity) begin = std::min(begin, p.start_ps(e)), end = std::max(end, p.end_ps(e));
+      if (!is_step_marker(e) && classifier.classify(e, kNone) != kNoActivity)
+        begin = std::min(begin, p.start_ps(e)), end = std::max(end, p.end_ps(e));
     if (begin >= end) return out;
     StepBreakdown b;
     b.group = UINT32_MAX;
@@ -215,7 +221,7 @@ StepAnalysis analyze_steps(const Profile& p) {
   for (EventIndex e = 0; e < n; ++e) {
     if (!out.whole_profile && g.group_of[e] == kNoGroup) continue;
     const EventIndex root = out.whole_profile ? kNone : g.steps[size_t(g.group_of[e])].root;
-    if (e == root) continue;  // the marker spans the step; it is not an activity
+    if (e == root || is_step_marker(e)) continue;  // a marker spans a step; it is not an activity
     activity[e] = classifier.classify(e, out.whole_profile ? kNone : root_line[size_t(g.group_of[e])]);
     if (kept(e)) for_each_slot(e, [&](uint32_t slot) { ++count[size_t(slot) + 1]; });
   }

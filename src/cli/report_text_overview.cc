@@ -22,11 +22,17 @@ std::string render_text(const OverviewPage& page) {
     for (const auto& r : page.recommendations) out += "  - " + r + "\n";
   }
 
-  out += fmt::format("\nStep time ({} steps{}{})\n", page.steps.size(),
-                     page.step_marker.empty() ? "" : ", marked by " + page.step_marker,
-                     page.steps_found > page.steps.size()
-                         ? fmt::format(", {} found, partial or empty ones left out", page.steps_found)
-                         : "");
+  if (page.whole_profile)
+    out += fmt::format("\nStep time (the whole profile as one step{})\n",
+                       page.steps_found == 0 ? ""
+                                             : fmt::format("; {} {} marker(s) found, none with device work",
+                                                           page.steps_found, page.step_marker));
+  else
+    out += fmt::format("\nStep time ({} steps{}{})\n", page.steps.size(),
+                       page.step_marker.empty() ? "" : ", marked by " + page.step_marker,
+                       page.steps_found > page.steps.size()
+                           ? fmt::format(", {} found, partial or empty ones left out", page.steps_found)
+                           : "");
   out += fmt::format("  average {}  stddev {}  min {}  max {}\n", format_ms(page.step_time_ms.avg),
                      format_ms(page.step_time_ms.stddev), format_ms(page.step_time_ms.min),
                      format_ms(page.step_time_ms.max));

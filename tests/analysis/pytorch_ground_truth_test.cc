@@ -202,5 +202,34 @@ TEST(PyTorchGroundTruth, DeviceWorkInOtherCategories) {
   EXPECT_EQ(warned, 1u);
 }
 
+// A step marker that encloses no device work is left out, and the whole profile becomes one
+// step; the marker itself is no work (it used to count as 1 s of host compute). Times (µs):
+//   process 2 ProfilerStep#1 [0,1000000]
+//   process 1 aten::add [100,300]
+//               cudaLaunchKernel [150,200]  -> a kernel [250,260] on the GPU
+// The pseudo step spans the traced activity, [100,300]: 200 µs, 50 of them launching.
+TEST(PyTorchGroundTruth, AStepMarkerWithoutDeviceWorkIsNoHostCompute) {
+  const std::string json =
+      R"({"schemaVersion":1,"traceEvents":[)"
+      R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":2,"tid":2,"ts":0,"dur":1000000},)"
+      R"({"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":100,"dur":200},)"
+      R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":150,"dur":50,"args":{"correlation":1}},)"
+      R"({"ph":"X","cat":"kernel","name":"add_kernel","pid":0,"tid":7,"ts":250,"dur":10,"args":{"device":0,"stream":7,"correlation":1}}]})";
+  model::Profile p;
+  std::string error;
+  ASSERT_TRUE(model::import_pytorch_trace_bytes(json.data(), json.size(), "host0", &p, &error)) << error;
+  const StepAnalysis sa = analyze_steps(p);
+  ASSERT_TRUE(sa.whole_profile);
+  ASSERT_EQ(sa.steps.size(), 1u);
+  EXPECT_NEAR(ms(sa.steps[0].duration_ps), 0.2, 1e-9);
+  EXPECT_NEAR(ms(sa.steps[0].category_ps()[size_t(Category::kKernelLaunch)]), 0.05, 1e-9);
+  EXPECT_LE(ms(sa.steps[0].category_ps()[size_t(Category::kHostCompute)]), 0.15 + 1e-9);
+  const OverviewPage page = compute_overview_page(p);
+  ASSERT_FALSE(page.recommendations.empty());
+  EXPECT_EQ(page.recommendations[0].find("No step markers"), std::string::npos) << page.recommendations[0];
+  EXPECT_NE(page.recommendations[0].find("1 step marker(s) (ProfilerStep#N) were found"), std::string::npos)
+      << page.recommendations[0];
+}
+
 }  // namespace
 }  // namespace mlprof::analysis
