@@ -476,10 +476,8 @@ std::string to_csv(const FrameworkOpStats& s) {
   const nlohmann::json j = to_json(s);
   size_t rank = 0;
   auto num = [](const nlohmann::json& v) {
-    char buf[32];
     if (v.is_number_unsigned()) return std::to_string(v.get<uint64_t>());
-    std::snprintf(buf, sizeof buf, "%.6g", v.get<double>());
-    return std::string(buf);
+    return csv_number(v.get<double>());
   };
   for (const auto& r : j["ops"]) {
     append_csv_row(out, {std::to_string(++rank), r["host_or_device"], r["type"], r["operation"], num(r["occurrences"]),

@@ -229,13 +229,9 @@ nlohmann::json to_json(const InputPipelineAnalysis& a) {
 std::string to_csv(const InputPipelineAnalysis& a) {
   std::string out;
   append_csv_row(out, {"op", "count", "total_time_ms", "total_time_pct", "total_self_time_ms", "self_time_pct", "category"});
-  char b[4][32];
   for (const auto& r : a.ops) {
-    std::snprintf(b[0], 32, "%.6g", ms(r.total_ps));
-    std::snprintf(b[1], 32, "%.6g", r.total_pct);
-    std::snprintf(b[2], 32, "%.6g", ms(r.self_ps));
-    std::snprintf(b[3], 32, "%.6g", r.self_pct);
-    append_csv_row(out, {r.name, std::to_string(r.count), b[0], b[1], b[2], b[3],
+    append_csv_row(out, {r.name, std::to_string(r.count), csv_number(ms(r.total_ps)), csv_number(r.total_pct),
+                         csv_number(ms(r.self_ps)), csv_number(r.self_pct),
                          std::string(kInputOpCategoryKeys[size_t(r.category)])});
   }
   return out;

@@ -193,12 +193,6 @@ auto join_key(const KernelStatsRow& r) {
                   c.dynamic_shared_bytes);
 }
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
 std::string dims_text(const std::array<int64_t, 3>& d) {
   return std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]);
 }
@@ -347,10 +341,10 @@ std::string to_csv(const KernelStatsTable& t) {
     append_csv_row(out, {std::to_string(++rank), r.kernel_name, r.op_name, dims_text(r.config.grid),
                          dims_text(r.config.block), std::to_string(r.config.registers_per_thread),
                          std::to_string(r.config.static_shared_bytes), std::to_string(r.config.dynamic_shared_bytes),
-                         r.config.occupancy_pct >= 0 ? number(r.config.occupancy_pct) : "",
-                         std::to_string(r.occurrences), number(us(r.total_ps)), number(us(r.avg_ps())),
-                         number(us(r.min_ps)), number(us(r.max_ps)),
-                         number(t.total_ps > 0 ? 100.0 * double(r.total_ps) / double(t.total_ps) : 0),
+                         r.config.occupancy_pct >= 0 ? csv_number(r.config.occupancy_pct) : "",
+                         std::to_string(r.occurrences), csv_number(us(r.total_ps)), csv_number(us(r.avg_ps())),
+                         csv_number(us(r.min_ps)), csv_number(us(r.max_ps)),
+                         csv_number(t.total_ps > 0 ? 100.0 * double(r.total_ps) / double(t.total_ps) : 0),
                          r.uses_tensor_cores ? "true" : "false", r.op_tensor_core_eligible ? "true" : "false"});
   }
   return out;

@@ -284,17 +284,10 @@ std::string to_csv(const OverviewPage& page) {
   std::vector<std::string> header = {"step", "host", "start_ms", "total_ms"};
   for (auto k : kCategoryKeys) header.push_back(std::string(k) + "_ms");
   append_csv_row(out, header);
-  char buf[32];
   for (const auto& s : page.steps) {
     std::vector<std::string> row = {std::to_string(s.step_num), s.host};
-    for (int64_t v : {s.begin_ps, s.total_ps}) {
-      std::snprintf(buf, sizeof buf, "%.6g", ms(v));
-      row.push_back(buf);
-    }
-    for (int64_t v : s.breakdown_ps) {
-      std::snprintf(buf, sizeof buf, "%.6g", ms(v));
-      row.push_back(buf);
-    }
+    for (int64_t v : {s.begin_ps, s.total_ps}) row.push_back(csv_number(ms(v)));
+    for (int64_t v : s.breakdown_ps) row.push_back(csv_number(ms(v)));
     append_csv_row(out, row);
   }
   return out;

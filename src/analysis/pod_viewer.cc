@@ -161,11 +161,7 @@ std::string to_csv(const PodViewer& pod) {
   std::vector<std::string> header = {"host", "step", "start_ms", "total_ms"};
   for (auto k : kCategoryKeys) header.push_back(std::string(k) + "_ms");
   append_csv_row(out, header);
-  char buf[32];
-  auto number = [&](int64_t ps) {
-    std::snprintf(buf, sizeof buf, "%.6g", ms(ps));
-    return std::string(buf);
-  };
+  auto number = [](int64_t ps) { return csv_number(ms(ps)); };
   for (const PodWorker& w : pod.workers) {
     for (const PodWorkerStep& s : w.steps) {
       std::vector<std::string> row = {w.host, std::to_string(s.step_num), number(s.begin_ps), number(s.total_ps)};

@@ -291,14 +291,12 @@ std::string to_csv(const TfDataBottleneckAnalysis& a) {
   std::string out;
   append_csv_row(out, {"host", "pipeline", "calls", "slow_calls", "avg_latency_ms", "max_latency_ms",
                        "bottleneck", "bottleneck_self_time_ms", "suggestion"});
-  char buf[3][32];
   for (const auto& pl : a.pipelines) {
-    std::snprintf(buf[0], 32, "%.6g", pl.calls ? ms(pl.total_ps) / double(pl.calls) : 0.0);
-    std::snprintf(buf[1], 32, "%.6g", ms(pl.max_ps));
     const bool has = pl.bottleneck >= 0;
-    std::snprintf(buf[2], 32, "%.6g", has ? ms(pl.nodes[size_t(pl.bottleneck)].self_ps) : 0.0);
-    append_csv_row(out, {pl.host_name, pl.name, std::to_string(pl.calls), std::to_string(pl.slow_calls), buf[0],
-                         buf[1], has ? pl.nodes[size_t(pl.bottleneck)].long_name : "", buf[2], pl.suggestion});
+    append_csv_row(out, {pl.host_name, pl.name, std::to_string(pl.calls), std::to_string(pl.slow_calls),
+                         csv_number(pl.calls ? ms(pl.total_ps) / double(pl.calls) : 0.0), csv_number(ms(pl.max_ps)),
+                         has ? pl.nodes[size_t(pl.bottleneck)].long_name : "",
+                         csv_number(has ? ms(pl.nodes[size_t(pl.bottleneck)].self_ps) : 0.0), pl.suggestion});
   }
   return out;
 }

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "analysis/csv.h"
 #include "analysis/pod_viewer.h"
 #include "analysis/training_profile.h"
 #include "format/scratch_dir.h"
@@ -79,6 +80,15 @@ TEST(PodViewer, JsonAndCsvKeepTheKeysTheUiReads) {
   const std::string csv = to_csv(pod);
   EXPECT_EQ(csv.rfind("host,step,start_ms,total_ms,input_ms,", 0), 0u) << csv.substr(0, 80);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 21);  // header and 10 steps per worker
+}
+
+// CSV times keep every digit: a step three hours into a run starts at 10,800,000.123 ms, which
+// six significant digits would print as 1.08e+07 for every step of that hour.
+TEST(PodViewer, CsvNumbersKeepEveryDigit) {
+  EXPECT_EQ(csv_number(10800000.123), "10800000.123");
+  EXPECT_EQ(csv_number(-8870463729.202), "-8870463729.202");
+  EXPECT_EQ(csv_number(0.1), "0.1");
+  EXPECT_EQ(csv_number(120), "120");
 }
 
 TEST(PodViewer, AWorkerWithoutStepsIsListedWithoutABottleneck) {
