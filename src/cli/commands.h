@@ -30,5 +30,7 @@ void add_jobs_option(CLI::App* command);
 
 // Prints "mlprof: <path>: <problem>" on stderr and returns kBadInput.
 int bad_input(const std::string& path, const std::string& problem);
+// Prints "mlprof: note: <line>" on stderr: what a load left out (model::LoadRequest::note).
+void print_note(const std::string& line);
 
 }  // namespace mlprof::cli

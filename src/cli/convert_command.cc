@@ -98,7 +98,7 @@ int run_convert(const ConvertOptions& o) {
   }
   model::Profile profile;
   model::LoadError error;
-  if (!model::load_profile({o.input, o.run, o.host}, &profile, &error)) return bad_input(error.path, error.problem);
+  if (!model::load_profile({o.input, o.run, o.host, {}, 0, print_note}, &profile, &error)) return bad_input(error.path, error.problem);
   return converter->write(profile, o);
 }
 

@@ -89,7 +89,7 @@ bool analyse(const std::string& path, const std::string& run, const std::string&
   model::Profile profile;
   {
     ProgressBar bar("loading " + path);
-    if (!model::load_profile({path, run, host, [&](double f) { bar.update(f); }}, &profile, error)) return false;
+    if (!model::load_profile({path, run, host, [&](double f) { bar.update(f); }, 0, print_note}, &profile, error)) return false;
   }
   const auto steps = analysis::analyze_steps(profile);
   out->ops = analysis::compute_framework_op_stats(profile);

@@ -115,6 +115,7 @@ Command add_info_command(CLI::App& app) {
             if (!loc.error.empty()) return bad_input(*path, loc.error);
             for (const auto& run : loc.runs) {
               fmt::print("run {} ({})\n", run.name, run.dir);
+              if (const std::string note = format::left_out_note(run); !note.empty()) print_note(note);
               for (const auto& host : run.hosts) {
                 if (host.kind == format::ProfileFileKind::kPyTorchJson) {
                   model::Profile profile;

@@ -45,4 +45,6 @@ int bad_input(const std::string& path, const std::string& problem) {
   std::fprintf(stderr, "mlprof: %s: %s\n", path.c_str(), problem.c_str());
   return kBadInput;
 }
+
+void print_note(const std::string& line) { std::fprintf(stderr, "mlprof: note: %s\n", line.c_str()); }
 }  // namespace mlprof::cli

@@ -68,7 +68,7 @@ int report_from_summaries(const ReportOptions& o, const analysis::Tool& tool, co
   bool incomplete = false;
   {
     ProgressBar bar("loading " + o.path);
-    if (!analysis::load_run_summary({o.path, o.run, o.host, [&](double f) { bar.update(f); }}, tool.from_summary->reads,
+    if (!analysis::load_run_summary({o.path, o.run, o.host, [&](double f) { bar.update(f); }, 0, print_note}, tool.from_summary->reads,
                                     &summary, &error)) {
       if (summary.hosts() == 0) return bad_input(error.path, error.problem);
       incomplete = true;
@@ -98,7 +98,7 @@ int report_whole(const ReportOptions& o, const analysis::Tool& tool, const analy
   bool incomplete = false;  // some hosts could not be read: the report is of the others
   {
     ProgressBar bar("loading " + o.path);
-    if (!model::load_profile({o.path, o.run, o.host, [&](double f) { bar.update(f); }}, &profile, &error)) {
+    if (!model::load_profile({o.path, o.run, o.host, [&](double f) { bar.update(f); }, 0, print_note}, &profile, &error)) {
       if (profile.hosts.empty()) return bad_input(error.path, error.problem);
       incomplete = true;
     }

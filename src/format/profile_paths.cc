@@ -52,13 +52,26 @@ RunLocation scan_run(const fs::path& dir) {
     });
     if (!has_xspace) run.hosts.push_back(std::move(file));
   }
-  if (run.hosts.empty()) run.hosts = std::move(plain_json);
+  if (run.hosts.empty()) {
+    run.hosts = std::move(plain_json);
+  } else {
+    for (const HostFile& file : plain_json) run.left_out.push_back(file.path);
+    std::sort(run.left_out.begin(), run.left_out.end());
+  }
   std::sort(run.hosts.begin(), run.hosts.end(),
             [](const HostFile& a, const HostFile& b) { return a.host < b.host; });
   return run;
 }
 
 }  // namespace
+
+std::string left_out_note(const RunLocation& run) {
+  if (run.left_out.empty()) return "";
+  const size_t n = run.left_out.size();
+  return run.dir + ": " + std::to_string(n) + " other .json(.gz) file" + (n == 1 ? " was" : "s were") +
+         " left out (beside *.trace.json and .xplane.pb files, other JSON is taken for configs); name a file to "
+         "read it, e.g. " + run.left_out.front();
+}
 
 bool profile_file_kind(const std::string& file_name, ProfileFileKind* kind) {
   if (ends_with(file_name, ".xplane.pb")) {

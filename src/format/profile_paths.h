@@ -19,7 +19,13 @@ struct RunLocation {
   std::string name;  // run directory name, or the file's stem for a single file
   std::string dir;
   std::vector<HostFile> hosts;  // sorted by host
+  // Plain *.json(.gz) files beside trace files, taken for configs and not read (scan_run).
+  std::vector<std::string> left_out;
 };
+
+// One line for a run that left files out (empty when it left none): how many, why, and how to
+// read one anyway.
+std::string left_out_note(const RunLocation& run);
 
 struct ProfileLocation {
   std::vector<RunLocation> runs;  // sorted by name, newest (largest) last

@@ -161,6 +161,7 @@ bool select_files(const LoadRequest& request, format::ProfileLocation* where, co
     *error = {request.path, problem};
     return false;
   }
+  if (const std::string note = format::left_out_note(**run); !note.empty() && request.note) request.note(note);
   for (const format::HostFile& host : (*run)->hosts)
     if (request.host.empty() || host.host == request.host) files->push_back(&host);
   if (files->empty()) {

@@ -18,6 +18,8 @@ struct LoadRequest {
   std::string host;  // host name; empty: all hosts of the run
   LoadProgress progress = {};  // optional: told the fraction of bytes read so far
   unsigned jobs = 0;           // hosts read at once; 0: default_load_jobs()
+  // Optional: told, in one line, of files of the run that are not read (format::left_out_note).
+  std::function<void(const std::string&)> note = {};
 };
 
 struct LoadError {

@@ -32,6 +32,30 @@ TEST(ProfilePaths, RankTracesIgnoreOtherJsonInTheFolder) {
   EXPECT_EQ(hosts_of(dir.path()), (std::vector<std::string>{"worker0.1700000000", "worker1.1700000000"}));
 }
 
+// What is not read is said: a user who points at a folder of traces learns which were left out.
+TEST(ProfilePaths, OtherJsonLeftOutIsNamed) {
+  testing::ScratchDir dir;
+  touch(dir.path() + "/worker0.1700000000.pt.trace.json.gz");
+  touch(dir.path() + "/metrics.json.gz");
+  touch(dir.path() + "/config.json");
+  const ProfileLocation loc = find_profiles(dir.path());
+  ASSERT_EQ(loc.runs.size(), 1u);
+  EXPECT_EQ(loc.runs[0].left_out, (std::vector<std::string>{dir.path() + "/config.json", dir.path() + "/metrics.json.gz"}));
+  const std::string note = left_out_note(loc.runs[0]);
+  EXPECT_NE(note.find("2 other .json(.gz) files were left out"), std::string::npos) << note;
+  EXPECT_NE(note.find(dir.path() + "/config.json"), std::string::npos) << note;
+  EXPECT_EQ(note.find('\n'), std::string::npos) << "one line";
+}
+
+TEST(ProfilePaths, NothingLeftOutWhenPlainJsonIsAllThereIs) {
+  testing::ScratchDir dir;
+  touch(dir.path() + "/rank0.json");
+  const ProfileLocation loc = find_profiles(dir.path());
+  ASSERT_EQ(loc.runs.size(), 1u);
+  EXPECT_TRUE(loc.runs[0].left_out.empty());
+  EXPECT_EQ(left_out_note(loc.runs[0]), "");
+}
+
 TEST(ProfilePaths, PlainJsonCountsWhenItIsAllThereIs) {
   testing::ScratchDir dir;
   touch(dir.path() + "/rank0.json");
