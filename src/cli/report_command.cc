@@ -44,7 +44,12 @@ struct ReportOptions {
 
 // Prints what `compute` gives in the asked format; a request the tool cannot answer is a usage error.
 template <class Compute>
-int print_result(const ReportOptions& o, const analysis::Tool& tool, Compute compute, bool incomplete) {
+int print_result(const ReportOptions& o, const analysis::Tool& tool, Compute compute, bool incomplete, size_t events) {
+  // No events: no verdict or table of zeros, but why there is nothing and how to record it.
+  if (o.format == "text" && events == 0) {
+    fmt::print("{}\n{}", tool.title, no_data_note(tool.id));
+    return incomplete ? kBadInput : kOk;
+  }
   try {
     const analysis::ToolResult result = compute();
     if (o.format == "json") fmt::print("{}\n", result.json().dump(2));
@@ -77,7 +82,8 @@ int report_from_summaries(const ReportOptions& o, const analysis::Tool& tool, co
   if (!summary.exact()) return report_whole(o, tool, values);
   if (incomplete) bad_input(error.path, error.problem);
   if (o.format == "text") fmt::print("Run {}, {} host(s), {} events\n\n", summary.run(), summary.hosts(), summary.events());
-  return print_result(o, tool, [&] { return analysis::run_tool(tool, summary, values); }, incomplete);
+  return print_result(o, tool, [&] { return analysis::run_tool(tool, summary, values); }, incomplete,
+                      summary.events());
 }
 
 int run_report(const ReportOptions& o) {
@@ -106,8 +112,9 @@ int report_whole(const ReportOptions& o, const analysis::Tool& tool, const analy
   if (incomplete) bad_input(error.path, error.problem);
   if (o.format == "text") fmt::print("Run {}, {} host(s), {} events\n\n", profile.run, profile.hosts.size(), profile.num_events());
 
+  const size_t events = profile.num_events();
   const analysis::AnalyzedProfile analyzed(std::move(profile));
-  return print_result(o, tool, [&] { return analysis::run_tool(tool, analyzed, values); }, incomplete);
+  return print_result(o, tool, [&] { return analysis::run_tool(tool, analyzed, values); }, incomplete, events);
 }
 
 // Each option of the registry's tools once, as --name ('_' written '-'), its help saying

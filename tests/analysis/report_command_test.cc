@@ -124,3 +124,27 @@ TEST_F(ReportCommand, DiffTwoRuns) {
 }
 
 }  // namespace
+
+namespace {
+
+// A run that recorded nothing (a program with no annotations or framework ops) gets no verdict
+// or table of zeros, but why there is nothing and how to record it.
+TEST(ReportCommandEmptyRun, SaysThereIsNothingInsteadOfAVerdict) {
+  TempDir dir;
+  TrainingShape nothing;
+  nothing.steps = 0;
+  nothing.loader = false;
+  const std::string host = dir.path() + "/plugins/profile/2024_01_01_00_00_00/worker0.xplane.pb";
+  write_xspace(host, training_space(nothing));
+  for (const char* tool : {"overview_page", "framework_op_stats", "input_pipeline_analyzer"}) {
+    const CliResult r = run_mlprof("report '" + dir.path() + "' --tool " + tool);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("0 events"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(std::string(tool) == "framework_op_stats" ? "No ops were found" : "The profile has no events"),
+              std::string::npos)
+        << tool << ":\n" << r.out;
+    EXPECT_EQ(r.out.find("input-bound"), std::string::npos) << tool << ":\n" << r.out;
+  }
+}
+
+}  // namespace
