@@ -11,6 +11,8 @@ namespace {
 
 // Tensor Core findings above this share of kernel time get a line of advice.
 constexpr double kMissedTensorCoresPct = 10;
+// From this many columns the table also shows min, max and the launch configuration.
+constexpr size_t kWideTableWidth = 160;
 
 std::string dims(const std::array<int64_t, 3>& d) { return fmt::format("{}x{}x{}", d[0], d[1], d[2]); }
 
@@ -26,23 +28,35 @@ std::string render_text(const KernelStatsTable& t, size_t max_rows) {
                      format_pct(pct(t.tensor_core_ps)), format_pct(pct(t.eligible_ps)));
   const double missed = pct(t.eligible_without_tensor_cores_ps);
   if (missed >= kMissedTensorCoresPct)
-    out += fmt::format(
-        "  {} of kernel time is in ops that could use Tensor Cores but whose kernels did not: try mixed precision\n"
-        "  (float16 or bfloat16), or TF32 on Ampere and later, with sizes that are multiples of 8.\n",
-        format_pct(missed));
+    out += wrap_text(fmt::format("{} of kernel time is in ops that could use Tensor Cores but whose kernels did not: "
+                                 "try mixed precision (float16 or bfloat16), or TF32 on Ampere and later, with sizes "
+                                 "that are multiples of 8.",
+                                 format_pct(missed)),
+                     text_width(), "  ", "  ");
   out += "\n";
 
-  TextTable table({"rank", "count", "total", "avg", "min", "max", "%", "TC", "elig.", "grid", "block", "regs", "kernel",
-                   "op"},
-                  {true, true, true, true, true, true, true, false, false, false, false, true, false, false}, 48);
+  // On a narrow terminal the names need the room more than min, max and the launch shape do
+  // (--format csv has them all).
+  const bool wide = text_width() >= kWideTableWidth;
+  std::vector<std::string> header = {"rank", "count", "total", "avg", "%", "TC", "elig.", "kernel", "op"};
+  std::vector<bool> numeric = {true, true, true, true, true, false, false, false, false};
+  if (wide) {
+    header.insert(header.begin() + 4, {"min", "max"}), numeric.insert(numeric.begin() + 4, {true, true});
+    header.insert(header.end() - 2, {"grid", "block", "regs"}), numeric.insert(numeric.end() - 2, {false, false, true});
+  }
+  TextTable table(header, numeric, 48);
   size_t rank = 0;
   for (const KernelStatsRow& r : t.rows) {
     if (++rank > max_rows) break;
-    table.add_row({std::to_string(rank), std::to_string(r.occurrences), format_ms(double(r.total_ps) / 1e9),
-                   format_ms(double(r.avg_ps()) / 1e9), format_ms(double(r.min_ps) / 1e9),
-                   format_ms(double(r.max_ps) / 1e9), format_pct(pct(r.total_ps)), r.uses_tensor_cores ? "yes" : "no",
-                   r.op_tensor_core_eligible ? "yes" : "no", dims(r.config.grid), dims(r.config.block),
-                   std::to_string(r.config.registers_per_thread), r.kernel_name, r.op_name.empty() ? "-" : r.op_name});
+    std::vector<std::string> row = {std::to_string(rank), std::to_string(r.occurrences), format_ms(double(r.total_ps) / 1e9),
+                                    format_ms(double(r.avg_ps()) / 1e9), format_pct(pct(r.total_ps)),
+                                    r.uses_tensor_cores ? "yes" : "no", r.op_tensor_core_eligible ? "yes" : "no",
+                                    r.kernel_name, r.op_name.empty() ? "-" : r.op_name};
+    if (wide) {
+      row.insert(row.begin() + 4, {format_ms(double(r.min_ps) / 1e9), format_ms(double(r.max_ps) / 1e9)});
+      row.insert(row.end() - 2, {dims(r.config.grid), dims(r.config.block), std::to_string(r.config.registers_per_thread)});
+    }
+    table.add_row(row);
   }
   out += table.render();
   if (t.rows.size() > max_rows) out += fmt::format("  ... {} more (see --format csv)\n", t.rows.size() - max_rows);

@@ -1,4 +1,5 @@
-// Aligned text tables for the terminal: numbers right-aligned, text left-aligned, long text cut.
+// Text for the terminal: aligned tables (numbers right-aligned, text left-aligned, long names
+// shortened so that the table fits the terminal), long names shortened, prose wrapped.
 #pragma once
 
 #include <string>
@@ -6,20 +7,45 @@
 
 namespace mlprof::cli {
 
+// The columns text is laid out in: $COLUMNS when set, else the terminal's width when standard
+// output is one, else 100.
+size_t text_width();
+
 class TextTable {
  public:
-  // `numeric[i]` right-aligns column i.
+  // `numeric[i]` right-aligns column i; text columns are at most `max_text_width` wide.
   TextTable(std::vector<std::string> header, std::vector<bool> numeric, size_t max_text_width = 60);
   void add_row(std::vector<std::string> cells);
-  std::string render(const std::string& indent = "  ") const;
+  // The rows fit in `line_width` columns, indent included, where shortening the widest text
+  // columns (never below a readable minimum) can make them fit.
+  std::string render(const std::string& indent = "  ", size_t line_width = text_width()) const;
   bool empty() const { return rows_.empty(); }
 
  private:
+  std::vector<size_t> column_widths(size_t line_width) const;
+
   std::vector<std::string> header_;
   std::vector<bool> numeric_;
   size_t max_text_width_;
   std::vector<std::vector<std::string>> rows_;
 };
+
+// `name` in at most `max_width` columns, keeping what tells names apart: a scope path
+// (`replica_3/.../op:Type`) keeps its first and last components, a demangled C++ function
+// keeps its qualified name without template arguments and parameters.
+std::string shorten_name(const std::string& name, size_t max_width);
+
+// The names of one column shortened together: distinct names stay distinct (where the width
+// leaves room for a difference), showing the parts in which they differ.
+std::vector<std::string> shorten_names(const std::vector<std::string>& names, size_t max_width);
+
+// `text` filled into lines of at most `width` columns: the first line starts with
+// `first_indent`, the next ones with `hanging_indent`. A word longer than a line gets one alone.
+std::string wrap_text(const std::string& text, size_t width, const std::string& first_indent,
+                      const std::string& hanging_indent);
+
+// Display width of UTF-8 text (counts code points; enough for names and units).
+size_t display_width(const std::string& s);
 
 // "12.345 ms", "1.234 s", "345.6 us"
 std::string format_ms(double ms);
