@@ -36,6 +36,10 @@ std::string render_text(const analysis::StragglerAnalysis& stragglers);
 // text rendering prints its JSON.
 std::string render_tool_text(std::string_view tool_id, const analysis::ToolResult& result);
 
+// Whether an op's name already says its type: PyTorch ops are named by their type, TensorFlow
+// ops end with it (`scope/name:Type`). A type column is left out when every name says it.
+bool name_says_type(const std::string& name, const std::string& type);
+
 // What the registry says of a tool without data (why not, how to get some) as an indented
 // paragraph, for the renderers to print where the result is empty.
 std::string no_data_note(std::string_view tool_id);

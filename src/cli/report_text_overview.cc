@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cli/report_text.h"
 #include "cli/report_text_table.h"
 
@@ -16,10 +18,11 @@ constexpr std::array<const char*, kNumCategories> kCategoryLabels = {
 
 std::string render_text(const OverviewPage& page) {
   std::string out = "Overview\n\n";
-  out += "  " + page.input_bound.explanation + "\n";
+  const size_t width = text_width();
+  out += wrap_text(page.input_bound.explanation, width, "  ", "  ");
   if (!page.recommendations.empty()) {
     out += "\nRecommendations\n";
-    for (const auto& r : page.recommendations) out += "  - " + r + "\n";
+    for (const auto& r : page.recommendations) out += wrap_text(r, width, "  - ", "    ");
   }
 
   if (page.whole_profile)
@@ -68,15 +71,24 @@ std::string render_text(const OverviewPage& page) {
   if (!page.top_ops.empty()) {
     out += fmt::format("\nTop {} ops on the {} by self time\n", page.top_ops.size(),
                        page.top_ops_on_device ? "device" : "host");
-    TextTable ops({"self time", "self %", "cumulative %", "type", "op"}, {true, true, true, false, false});
-    for (const auto& t : page.top_ops)
-      ops.add_row({format_ms(double(t.self_ps) / 1e9), format_pct(t.self_pct), format_pct(t.cumulative_pct), t.type, t.name});
+    const bool show_type = std::any_of(page.top_ops.begin(), page.top_ops.end(),
+                                       [](const TopOp& t) { return !name_says_type(t.name, t.type); });
+    std::vector<std::string> header = {"self time", "self %", "cumul. %", "op"};
+    std::vector<bool> numeric = {true, true, true, false};
+    if (show_type) header.insert(header.end() - 1, "type"), numeric.insert(numeric.end() - 1, false);
+    TextTable ops(header, numeric);
+    for (const auto& t : page.top_ops) {
+      std::vector<std::string> row = {format_ms(double(t.self_ps) / 1e9), format_pct(t.self_pct),
+                                      format_pct(t.cumulative_pct), t.name};
+      if (show_type) row.insert(row.end() - 1, t.type);
+      ops.add_row(row);
+    }
     out += ops.render();
   }
 
   const auto& env = page.environment;
   out += "\nRun environment\n";
-  out += fmt::format("  hosts: {} ({})\n", env.hosts.size(), fmt::join(env.hosts, ", "));
+  out += wrap_text(fmt::format("hosts: {} ({})", env.hosts.size(), fmt::join(env.hosts, ", ")), width, "  ", "    ");
   if (env.device_count == 0) out += "  device type: none (host only)\n";
   else out += fmt::format("  device type: {}, devices: {}\n", env.device_type, env.device_count);
   if (!env.devices.empty() && env.devices.front().core_count > 0)

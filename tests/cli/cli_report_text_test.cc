@@ -1,0 +1,180 @@
+// `mlprof report` as text on real profiles: long names shortened so that rows stay apart,
+// lines within the width, no type column that repeats the op names.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "cli/cli_runner.h"
+
+namespace {
+
+const std::string kTestData = MLPROF_TESTDATA;
+const std::string kTensorFlowFile = kTestData + "/tensorflow/gpu_multi_worker.xplane.pb";
+const std::string kPyTorchFile = kTestData + "/pytorch/df_index_resolver__df_index_resolver.json.gz";
+
+#define SKIP_WITHOUT(file)                                                                  \
+  if (!std::filesystem::exists(file))                                                       \
+  GTEST_SKIP() << "shared test data not found at " << (file) << " (only CI has it)"
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// Code points of UTF-8 text, one string each, so that columns can be cut by display position.
+std::vector<std::string> code_points(const std::string& s) {
+  std::vector<std::string> out;
+  for (unsigned char c : s)
+    if ((c & 0xC0) != 0x80 || out.empty()) out.emplace_back(1, char(c));
+    else out.back() += char(c);
+  return out;
+}
+
+// The cells of column `column` (counted from the left; negative: from the right) of the first
+// table whose header line starts with `header_start`, as the rule under the header places them.
+std::vector<std::string> table_column(const std::string& text, const std::string& header_start, int column) {
+  const auto lines = lines_of(text);
+  size_t at = 0;
+  while (at < lines.size() && lines[at].find(header_start) == std::string::npos) ++at;
+  if (at + 1 >= lines.size()) return {};
+  // The rule: runs of '-' that mark each column's place.
+  std::vector<std::pair<size_t, size_t>> places;
+  const std::string& rule = lines[at + 1];
+  for (size_t i = 0; i < rule.size(); ++i)
+    if (rule[i] == '-' && (i == 0 || rule[i - 1] != '-')) places.push_back({i, rule.find(' ', i)});
+  if (places.empty()) return {};
+  const auto [begin, end] = places[column >= 0 ? size_t(column) : places.size() - size_t(-column)];
+  std::vector<std::string> cells;
+  for (size_t row = at + 2; row < lines.size() && !lines[row].empty() && lines[row][0] == ' ' &&
+                            lines[row].rfind("  ...", 0) != 0;
+       ++row) {
+    const auto points = code_points(lines[row]);
+    std::string cell;
+    for (size_t i = begin; i < std::min(end, points.size()); ++i) cell += points[i];
+    while (!cell.empty() && cell.back() == ' ') cell.pop_back();
+    cells.push_back(cell);
+  }
+  return cells;
+}
+
+std::string report(const std::string& file, const std::string& tool, const std::string& format = "text") {
+  const auto r = mlprof::testing::run_mlprof("report " + file + " --tool " + tool + " --format " + format);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.out;
+}
+
+// Each full name and the text shown for it, row by row: distinct names must read differently.
+void expect_distinct(const std::vector<std::string>& full, const std::vector<std::string>& shown) {
+  ASSERT_FALSE(shown.empty());
+  ASSERT_LE(shown.size(), full.size());
+  std::map<std::string, std::string> full_by_shown;
+  for (size_t i = 0; i < shown.size(); ++i) {
+    const auto [it, added] = full_by_shown.emplace(shown[i], full[i]);
+    EXPECT_TRUE(added || it->second == full[i]) << "\"" << shown[i] << "\" shows both\n  " << it->second << "\n  "
+                                                << full[i];
+  }
+}
+
+std::vector<std::string> json_names(const nlohmann::json& rows, const char* key) {
+  std::vector<std::string> names;
+  for (const auto& row : rows) names.push_back(row.value(key, ""));
+  return names;
+}
+
+TEST(CliReportText, KernelStatsRowsOfTensorFlowReadApart) {
+  SKIP_WITHOUT(kTensorFlowFile);
+  const auto json = nlohmann::json::parse(report(kTensorFlowFile, "kernel_stats", "json"));
+  const std::string text = report(kTensorFlowFile, "kernel_stats");
+  expect_distinct(json_names(json["kernels"], "kernel_name"), table_column(text, "rank", -2));
+  expect_distinct(json_names(json["kernels"], "op_name"), table_column(text, "rank", -1));
+  // The function's name stays, its template arguments and parameters go first.
+  EXPECT_NE(text.find("EigenMetaKernel"), std::string::npos) << text;
+  EXPECT_NE(text.find("replica_6/"), std::string::npos) << text;
+}
+
+TEST(CliReportText, FrameworkOpStatsRowsOfTensorFlowReadApart) {
+  SKIP_WITHOUT(kTensorFlowFile);
+  const auto json = nlohmann::json::parse(report(kTensorFlowFile, "framework_op_stats", "json"));
+  std::vector<std::string> device_ops;
+  for (const auto& op : json["ops"])
+    if (op.value("host_or_device", "") == "Device") device_ops.push_back(op.value("name", ""));
+  expect_distinct(device_ops, table_column(report(kTensorFlowFile, "framework_op_stats"), "rank", -1));
+}
+
+TEST(CliReportText, OverviewTopOpsOfTensorFlowReadApart) {
+  SKIP_WITHOUT(kTensorFlowFile);
+  const auto json = nlohmann::json::parse(report(kTensorFlowFile, "overview_page", "json"));
+  const std::string text = report(kTensorFlowFile, "overview_page");
+  const auto shown = table_column(text, "  self time  self %", -1);
+  expect_distinct(json_names(json["top_ops"], "name"), shown);
+  // The replica and the layer tell these ops apart.
+  ASSERT_GE(shown.size(), 3u);
+  EXPECT_EQ(shown[2].rfind("replica_6/", 0), 0u) << shown[2];
+  EXPECT_NE(shown[2].find("layer_17"), std::string::npos) << shown[2];
+}
+
+TEST(CliReportText, FullNamesStayInJsonAndCsv) {
+  SKIP_WITHOUT(kTensorFlowFile);
+  const std::string op =
+      "replica_6/bert_span_labeler/bert_encoder_1/transformer/layer_17/self_attention/dropout_3/dropout/"
+      "random_uniform/RandomUniform:RandomUniform";
+  const std::string kernel = "void tensorflow::functor::FillPhiloxRandomKernelLaunch<tensorflow::random::";
+  for (const std::string format : {"json", "csv"}) {
+    const std::string kernels = report(kTensorFlowFile, "kernel_stats", format);
+    EXPECT_NE(kernels.find(op), std::string::npos) << format;
+    EXPECT_NE(kernels.find(kernel), std::string::npos) << format;
+    EXPECT_EQ(kernels.find("…"), std::string::npos) << format;
+    EXPECT_NE(report(kTensorFlowFile, "framework_op_stats", format).find(op), std::string::npos) << format;
+  }
+}
+
+// A line may pass the width only where it is one word that cannot be broken.
+void expect_within(const std::string& text, size_t width, const std::string& what) {
+  for (const auto& line : lines_of(text)) {
+    if (code_points(line).size() <= width) continue;
+    const size_t first = line.find_first_not_of(" -");
+    EXPECT_EQ(line.find(' ', first), std::string::npos) << what << ": a line of " << code_points(line).size()
+                                                        << " columns:\n" << line;
+  }
+}
+
+TEST(CliReportText, LinesFitTheWidth) {
+  SKIP_WITHOUT(kTensorFlowFile);
+  SKIP_WITHOUT(kPyTorchFile);
+  const std::string nccl = kTestData + "/pytorch/nccl_parser_config__nccl_data.json.gz";
+  const std::string small = kTestData + "/pytorch/trace_compare__base__base.json.gz";
+  for (size_t width : {100, 140}) {
+    // Not a terminal: 100 columns unless $COLUMNS says otherwise.
+    if (width == 100) unsetenv("COLUMNS");
+    else setenv("COLUMNS", std::to_string(width).c_str(), 1);
+    for (const std::string& file : {kTensorFlowFile, kPyTorchFile, nccl, small})
+      for (const std::string tool : {"overview_page", "kernel_stats", "framework_op_stats"})
+        expect_within(report(file, tool), width, file + " " + tool + " at " + std::to_string(width));
+  }
+  unsetenv("COLUMNS");
+}
+
+TEST(CliReportText, NoTypeColumnWhereNamesAreTheirTypes) {
+  SKIP_WITHOUT(kPyTorchFile);
+  const std::string text = report(kPyTorchFile, "framework_op_stats");
+  const auto lines = lines_of(text);
+  size_t tables = 0;
+  for (const auto& line : lines)
+    if (line.rfind("  rank", 0) == 0) {
+      ++tables;
+      EXPECT_EQ(line.find(" type "), std::string::npos) << line;
+    }
+  EXPECT_EQ(tables, 2u) << text;
+  EXPECT_EQ(table_column(text, "rank", -1).front(), "nccl:all_reduce") << text;
+  // Overview's top ops too.
+  EXPECT_EQ(report(kPyTorchFile, "overview_page").find("  type "), std::string::npos);
+}
+
+}  // namespace
