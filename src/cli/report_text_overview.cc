@@ -14,6 +14,9 @@ namespace {
 constexpr std::array<const char*, kNumCategories> kCategoryLabels = {
     "Input", "Output", "Compilation", "Kernel launch", "Host compute", "Device-to-device", "Device collectives",
     "Device compute", "Other"};
+// The same categories as the per-step table's columns.
+constexpr std::array<const char*, kNumCategories> kStepColumnLabels = {
+    "input", "output", "compile", "launch", "host", "dev-to-dev", "collectives", "device", "other"};
 }  // namespace
 
 std::string render_text(const OverviewPage& page) {
@@ -53,16 +56,33 @@ std::string render_text(const OverviewPage& page) {
                        format_pct(page.bits32_pct));
 
   if (!page.steps.empty() && !page.whole_profile) {
-    out += "\nSteps\n";
-    TextTable steps({"step", "host", "total", "input", "host compute", "device compute", "kernel launch", "other"},
-                    {true, false, true, true, true, true, true, true});
+    out += "\nSteps (ms)\n";
     const size_t shown = std::min<size_t>(page.steps.size(), 20);
+    // Input always (the verdict's figure), then every category some shown step has: the columns
+    // add up to the total. Plain numbers and short labels keep the row within a terminal.
+    std::vector<size_t> columns = {size_t(Category::kInput)};
+    for (size_t c = 0; c < kNumCategories; ++c)
+      if (c != size_t(Category::kInput) &&
+          std::any_of(page.steps.begin(), page.steps.begin() + ptrdiff_t(shown),
+                      [&](const auto& s) { return s.breakdown_ps[c] != 0; }))
+        columns.push_back(c);
+    const bool several_hosts = std::any_of(page.steps.begin(), page.steps.begin() + ptrdiff_t(shown),
+                                           [&](const auto& s) { return s.host != page.steps.front().host; });
+    std::vector<std::string> header = {"step"};
+    if (several_hosts) header.push_back("host");
+    header.push_back("total");
+    for (size_t c : columns) header.push_back(kStepColumnLabels[c]);
+    std::vector<bool> numeric(header.size(), true);
+    if (several_hosts) numeric[1] = false;
+    TextTable steps(header, numeric);
+    auto ms = [](int64_t ps) { return fmt::format("{:.3f}", double(ps) / 1e9); };
     for (size_t i = 0; i < shown; ++i) {
       const auto& s = page.steps[i];
-      auto cat = [&](Category c) { return format_ms(double(s.breakdown_ps[size_t(c)]) / 1e9); };
-      steps.add_row({std::to_string(s.step_num), s.host, format_ms(double(s.total_ps) / 1e9), cat(Category::kInput),
-                     cat(Category::kHostCompute), cat(Category::kDeviceCompute), cat(Category::kKernelLaunch),
-                     cat(Category::kOther)});
+      std::vector<std::string> row = {std::to_string(s.step_num)};
+      if (several_hosts) row.push_back(s.host);
+      row.push_back(ms(s.total_ps));
+      for (size_t c : columns) row.push_back(ms(s.breakdown_ps[c]));
+      steps.add_row(row);
     }
     out += steps.render();
     if (shown < page.steps.size()) out += fmt::format("  ... {} more (see --format json or csv)\n", page.steps.size() - shown);

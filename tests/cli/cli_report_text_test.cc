@@ -177,4 +177,27 @@ TEST(CliReportText, NoTypeColumnWhereNamesAreTheirTypes) {
   EXPECT_EQ(report(kPyTorchFile, "overview_page").find("  type "), std::string::npos);
 }
 
+// The per-step table's columns add up to each step's total: on this trace a third of each step
+// is device collectives and device-to-device copies, which the table used to leave out.
+TEST(CliReportText, StepColumnsAddUpToTheStepTotal) {
+  SKIP_WITHOUT(kPyTorchFile);
+  const std::string text = report(kPyTorchFile, "overview_page");
+  const auto lines = lines_of(text);
+  size_t at = 0;
+  while (at < lines.size() && lines[at] != "Steps (ms)") ++at;
+  ASSERT_LT(at + 3, lines.size()) << text;
+  ASSERT_EQ(lines[at + 1].find("step    total"), 2u) << lines[at + 1];  // one host: no host column
+  size_t rows = 0;
+  for (size_t row = at + 3; row < lines.size() && !lines[row].empty(); ++row, ++rows) {
+    std::istringstream cells(lines[row]);
+    double step = 0, total = 0, sum = 0, cell = 0;
+    size_t columns = 0;
+    cells >> step >> total;
+    while (cells >> cell) sum += cell, ++columns;
+    EXPECT_GE(columns, 6u) << lines[row];
+    EXPECT_NEAR(sum, total, 0.0005 * double(columns)) << lines[row];
+  }
+  EXPECT_EQ(rows, 5u) << text;
+}
+
 }  // namespace
