@@ -20,9 +20,24 @@ struct TraceObject {
   uint64_t start;     // 0: not recording
   int64_t step;
   bool is_step;       // step_num=N with _r=1: a step marker, as TensorFlow's Trace
+  bool open;           // entered and not yet ended: on its thread's chain (t_innermost)
+  TraceObject* outer;  // while open: the Trace entered before it on that thread
 };
 
 extern PyTypeObject TraceType;
+
+// The Traces open on this thread, innermost first (linked through `outer`), each holding a
+// reference. Events on a thread's line must nest (docs/ARCHITECTURE.md §3.1): a Trace that
+// ended before one entered after it would have that one cut at its own end when the session
+// is written, so such an exit is refused instead. initial-exec, as the SDK's own per-thread
+// state (src/capture/recorder.h): no call to find it.
+constinit thread_local TraceObject* t_innermost __attribute__((tls_model("initial-exec"))) = nullptr;
+
+// mlprof.ProfilerError, set by add_trace_types.
+PyObject* g_profiler_error = nullptr;
+
+// More metadata than this cannot be recorded (record_with_metadata's storage): refused.
+constexpr Py_ssize_t kMaxMetadata = 16;
 
 // Step markers keep their name as a pointer until the session is written: each distinct name
 // is kept for the life of the process (programs use a handful). The GIL guards the set.
@@ -33,10 +48,58 @@ const char* interned_step_name(std::string_view name) {
   return it->c_str();
 }
 
-bool name_is_str(PyObject* name, const char* what) {
-  if (PyUnicode_Check(name)) return true;
-  PyErr_Format(PyExc_TypeError, "%s: name must be a str, not %s", what, Py_TYPE(name)->tp_name);
+// A str that has a UTF-8 form: any but one holding a lone surrogate, which could not be written.
+bool is_utf8_writable(PyObject* text) {
+  if (PyUnicode_IS_ASCII(text)) return true;
+  if (PyUnicode_AsUTF8AndSize(text, nullptr) != nullptr) return true;  // cached on the str
+  PyErr_Clear();
   return false;
+}
+
+// A name is written as it is given, or refused: TraceMe's encoding ends a name at its first '#'
+// (docs/ARCHITECTURE.md §3.3), so such a name would lose its tail and turn the tail into
+// metadata; one with no UTF-8 form would be lost whole.
+bool name_is_writable(PyObject* name, const char* what) {
+  if (!PyUnicode_Check(name)) {
+    PyErr_Format(PyExc_TypeError, "%s: name must be a str, not %s", what, Py_TYPE(name)->tp_name);
+    return false;
+  }
+  if (!is_utf8_writable(name)) {
+    PyErr_Format(PyExc_ValueError, "%s: name %R holds a lone surrogate, which cannot be written as UTF-8", what,
+                 name);
+    return false;
+  }
+  const Py_ssize_t length = PyUnicode_GET_LENGTH(name);
+  // Names are mostly ASCII, whose bytes memchr reads faster than PyUnicode_FindChar.
+  const bool has_hash = PyUnicode_IS_COMPACT_ASCII(name)
+                            ? std::memchr(PyUnicode_1BYTE_DATA(name), '#', size_t(length)) != nullptr
+                            : PyUnicode_FindChar(name, '#', 0, length, 1) >= 0;
+  if (has_hash) {
+    PyErr_Format(PyExc_ValueError,
+                 "%s: name %R holds '#', which the trace format reads as the start of metadata; "
+                 "pass that part as metadata (mlprof.Trace(\"op\", id=1)) or use another character",
+                 what, name);
+    return false;
+  }
+  return true;
+}
+
+// Keys are written quoted when they hold the encoding's punctuation; one with no UTF-8 form
+// could not be written at all.
+bool metadata_is_writable(PyObject* kwnames, const char* what) {
+  const Py_ssize_t n = PyTuple_GET_SIZE(kwnames);
+  if (n > kMaxMetadata) {
+    PyErr_Format(PyExc_ValueError, "%s: at most %zd metadata items can be recorded, not %zd", what, kMaxMetadata, n);
+    return false;
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* key = PyTuple_GET_ITEM(kwnames, i);
+    if (!PyUnicode_Check(key) || !is_utf8_writable(key)) {
+      PyErr_Format(PyExc_ValueError, "%s: metadata key %R cannot be written as UTF-8", what, key);
+      return false;
+    }
+  }
+  return true;
 }
 
 PyObject* one() {
@@ -72,10 +135,19 @@ bool find_step(TraceObject* self, const char* what) {
   return true;
 }
 
+// Takes over the references to kwnames and values.
 TraceObject* new_trace(PyTypeObject* type, PyObject* name, PyObject* kwnames, PyObject* values, const char* what) {
-  if (!name_is_str(name, what)) return nullptr;
+  if (!name_is_writable(name, what) || (kwnames != nullptr && !metadata_is_writable(kwnames, what))) {
+    Py_XDECREF(kwnames);
+    Py_XDECREF(values);
+    return nullptr;
+  }
   auto* self = reinterpret_cast<TraceObject*>(type->tp_alloc(type, 0));
-  if (self == nullptr) return nullptr;
+  if (self == nullptr) {
+    Py_XDECREF(kwnames);
+    Py_XDECREF(values);
+    return nullptr;
+  }
   Py_INCREF(name);
   self->name = name;
   self->kwnames = kwnames;
@@ -144,7 +216,6 @@ PyObject* trace_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
 
 // StepTrace(name, step): Trace(name, step_num=step, _r=1).
 PyObject* step_trace_make(PyTypeObject* type, PyObject* name, PyObject* step) {
-  if (!name_is_str(name, "mlprof.StepTrace")) return nullptr;
   if (!PyLong_Check(step) || PyBool_Check(step)) {
     PyErr_Format(PyExc_TypeError, "mlprof.StepTrace: step must be an int, not %s", Py_TYPE(step)->tp_name);
     return nullptr;
@@ -195,8 +266,20 @@ void trace_dealloc(PyObject* o) {
   Py_TYPE(o)->tp_free(o);
 }
 
+// "mlprof.Trace" or "mlprof.StepTrace", for messages.
+const char* kind_of(TraceObject* self) { return Py_TYPE(self)->tp_name; }
+
 PyObject* trace_enter(PyObject* o, PyObject*) {
   auto* self = reinterpret_cast<TraceObject*>(o);
+  if (self->open) {
+    PyErr_Format(g_profiler_error, "%s: %R is already open; a Trace is entered once at a time (make one per block)",
+                 kind_of(self), self->name);
+    return nullptr;
+  }
+  Py_INCREF(o);  // the chain's reference
+  self->outer = t_innermost;
+  self->open = true;
+  t_innermost = self;
   if (self->is_step) {
     // Nonzero while a session records (> 0) or a step-range session waits for its range (< 0).
     if (internal::g_trace_level.load(std::memory_order_relaxed) != 0 && internal::step_begin(self->step) > 0)
@@ -206,6 +289,50 @@ PyObject* trace_enter(PyObject* o, PyObject*) {
   }
   Py_INCREF(o);
   return o;
+}
+
+// Whether `self` is open on this thread rather than on another.
+bool in_this_threads_chain(TraceObject* self) {
+  for (TraceObject* t = t_innermost; t != nullptr; t = t->outer)
+    if (t == self) return true;
+  return false;
+}
+
+// Takes a Trace open on this thread off its chain, recording nothing, and drops the chain's
+// reference.
+void leave_chain(TraceObject* self) {
+  TraceObject** link = &t_innermost;
+  while (*link != self) link = &(*link)->outer;
+  *link = self->outer;
+  self->open = false;
+  self->outer = nullptr;
+  self->start = 0;
+  Py_DECREF(self);
+}
+
+// Whether `self` may end now: it is the innermost Trace open on this thread. Otherwise raises,
+// leaving the chain as it should be: a Trace still open inside it is ended by its own exit later.
+[[gnu::noinline]] bool may_end_slow(TraceObject* self, const char* verb) {
+  if (!self->open) {
+    PyErr_Format(g_profiler_error, "%s: %R %s without being entered", kind_of(self), self->name, verb);
+  } else if (!in_this_threads_chain(self)) {
+    PyErr_Format(g_profiler_error, "%s: %R %s on a thread other than the one it was entered on", kind_of(self),
+                 self->name, verb);
+  } else {
+    PyObject* inner = t_innermost->name;
+    Py_INCREF(inner);
+    leave_chain(self);
+    PyErr_Format(g_profiler_error,
+                 "%s: %R was not recorded: it %s while %R, entered inside it, is still open; "
+                 "Traces on a thread must end in the reverse order they were entered",
+                 kind_of(self), self->name, verb, inner);
+    Py_DECREF(inner);
+  }
+  return false;
+}
+
+inline bool may_end(TraceObject* self, const char* verb) {
+  return __builtin_expect(t_innermost == self, 1) || may_end_slow(self, verb);
 }
 
 // A metadata value as TraceArg: ints, floats, bools and strs keep their type, anything else
@@ -238,17 +365,23 @@ bool to_trace_arg(std::string_view key, PyObject* value, TraceArg* out, PyObject
   if (text == nullptr) return false;
   Py_ssize_t size = 0;
   const char* utf8 = PyUnicode_AsUTF8AndSize(text, &size);
-  if (utf8 == nullptr) {
-    Py_DECREF(text);
-    return false;
+  if (utf8 != nullptr) {
+    *keep = text;
+    *out = TraceArg(key, std::string_view(utf8, size_t(size)));
+    return true;
   }
-  *keep = text;
-  *out = TraceArg(key, std::string_view(utf8, size_t(size)));
+  // A lone surrogate has no UTF-8 form: written as \udXXX rather than left out.
+  PyErr_Clear();
+  PyObject* escaped = PyUnicode_AsEncodedString(text, "utf-8", "backslashreplace");
+  Py_DECREF(text);
+  if (escaped == nullptr) return false;
+  *keep = escaped;
+  *out = TraceArg(key, std::string_view(PyBytes_AS_STRING(escaped), size_t(PyBytes_GET_SIZE(escaped))));
   return true;
 }
 
 void record_with_metadata(TraceObject* self, std::string_view name, uint64_t end) {
-  constexpr Py_ssize_t kMaxArgs = 16;  // more metadata than this is left out
+  constexpr Py_ssize_t kMaxArgs = kMaxMetadata;  // more is refused when the Trace is made
   const Py_ssize_t n = std::min(PyTuple_GET_SIZE(self->kwnames), kMaxArgs);
   alignas(TraceArg) unsigned char storage[kMaxArgs * sizeof(TraceArg)] = {};
   auto* args = reinterpret_cast<TraceArg*>(storage);
@@ -270,9 +403,12 @@ void record_with_metadata(TraceObject* self, std::string_view name, uint64_t end
 
 PyObject* trace_exit(PyObject* o, PyObject* const*, Py_ssize_t) {
   auto* self = reinterpret_cast<TraceObject*>(o);
+  if (!may_end(self, "ended")) return nullptr;
+  t_innermost = self->outer;
   if (self->start != 0) {
     const uint64_t end = now_ticks();
     Py_ssize_t size = 0;
+    // Names were checked to have a UTF-8 form when the Trace was made.
     const char* name = PyUnicode_AsUTF8AndSize(self->name, &size);
     if (name == nullptr) {
       PyErr_Clear();
@@ -283,8 +419,11 @@ PyObject* trace_exit(PyObject* o, PyObject* const*, Py_ssize_t) {
     } else {
       internal::record_copy(std::string_view(name, size_t(size)), self->start, end);
     }
-    self->start = 0;
   }
+  self->start = 0;
+  self->open = false;
+  self->outer = nullptr;
+  Py_DECREF(o);  // the chain's reference; the caller holds another
   Py_RETURN_FALSE;
 }
 
@@ -324,7 +463,7 @@ PyObject* trace_call(PyObject* o, PyObject* args, PyObject* kwargs) {
 PyMethodDef trace_methods[] = {
     {"__enter__", trace_enter, METH_NOARGS, "Starts the annotation (when a session records)."},
     {"__exit__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(trace_exit)), METH_FASTCALL,
-     "Ends the annotation and records it."},
+     "Ends the annotation and records it; raises ProfilerError unless it is the innermost one open on this thread."},
     {nullptr, nullptr, 0, nullptr},
 };
 
@@ -339,7 +478,10 @@ constexpr const char* kTraceDoc =
     "A scoped annotation, as tf.profiler.experimental.Trace: `with mlprof.Trace(\"forward\"):` records the\n"
     "block as an event named `name` on this thread's line while a session records, and costs a few\n"
     "dozen nanoseconds when none does. Keyword metadata is written as name#k=v,...# (only when\n"
-    "recording). `step_num=N` with `_r=1` marks a training step, as TensorFlow's Trace does.\n"
+    "recording), so a name holding '#' is refused (ValueError), as is more than 16 metadata items.\n"
+    "`step_num=N` with `_r=1` marks a training step, as TensorFlow's Trace does.\n"
+    "Traces on a thread end in the reverse order they began: one that ends while a Trace entered\n"
+    "inside it is still open raises ProfilerError and is not recorded.\n"
     "Also a decorator: `@mlprof.Trace(\"load\")` traces every call of the function.";
 
 constexpr const char* kStepTraceDoc =
@@ -379,6 +521,8 @@ PyTypeObject StepTraceType = [] {
 }  // namespace
 
 bool add_trace_types(PyObject* module) {
+  g_profiler_error = PyObject_GetAttrString(module, "ProfilerError");
+  if (g_profiler_error == nullptr) return false;
   if (PyType_Ready(&TraceType) < 0 || PyType_Ready(&StepTraceType) < 0) return false;
   Py_INCREF(&TraceType);
   if (PyModule_AddObject(module, "Trace", reinterpret_cast<PyObject*>(&TraceType)) < 0) return false;

@@ -7,7 +7,10 @@ class ProfilerError(RuntimeError):
     """A profiling session or server could not do what was asked; the message says why."""
 
 class Trace:
-    """A scoped annotation (tf.profiler.experimental.Trace); also a decorator."""
+    """A scoped annotation (tf.profiler.experimental.Trace); also a decorator.
+
+    Raises ValueError for a name holding '#' or a lone surrogate, or more than 16 metadata items;
+    ProfilerError when it ends while a Trace entered inside it on its thread is still open."""
     def __init__(self, name: str, **metadata: Any) -> None: ...
     @property
     def name(self) -> str: ...
