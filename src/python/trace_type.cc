@@ -482,7 +482,8 @@ constexpr const char* kTraceDoc =
     "`step_num=N` with `_r=1` marks a training step, as TensorFlow's Trace does.\n"
     "Traces on a thread end in the reverse order they began: one that ends while a Trace entered\n"
     "inside it is still open raises ProfilerError and is not recorded.\n"
-    "Also a decorator: `@mlprof.Trace(\"load\")` traces every call of the function.";
+    "Also a decorator: `@mlprof.Trace(\"load\")` traces every call of a function. A coroutine or\n"
+    "generator function is refused (TypeError): put `with mlprof.Trace(...)` inside it instead.";
 
 constexpr const char* kStepTraceDoc =
     "StepTrace(name, step)\n--\n\n"

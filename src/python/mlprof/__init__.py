@@ -17,6 +17,7 @@ arguments of the wrong type or value; profiling never takes the program down.
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple, TypeVar, Union
 
@@ -166,10 +167,21 @@ class Profile:
 
 
 def _decorate(trace: Trace, function: _F) -> _F:
-    """Trace(name, **metadata) used as a decorator: each call of the function is traced."""
+    """Trace(name, **metadata) used as a decorator: each call of the function is traced.
+
+    A call of a coroutine or generator function only makes the coroutine or generator, whose work
+    runs later, a piece at each resumption, while other code runs on the thread in between: no
+    one span is that work, so such functions are refused (TypeError) rather than timed wrongly.
+    """
     name, metadata = trace.name, trace.metadata
     if isinstance(trace, StepTrace):
         raise TypeError("mlprof.StepTrace: not a decorator; use it as `with mlprof.StepTrace(name, step):`")
+    suspends = _suspending_kind(function)
+    if suspends is not None:
+        kind, point = suspends
+        what = getattr(function, "__qualname__", type(function).__name__)
+        raise TypeError(f"mlprof.Trace: cannot decorate {kind} {what}: a call only makes it and its work runs later, "
+                        f"between {point}s; put `with mlprof.Trace({name!r}):` inside it, around work with no {point}")
 
     @functools.wraps(function)
     def traced(*args: Any, **kwargs: Any) -> Any:
@@ -177,6 +189,20 @@ def _decorate(trace: Trace, function: _F) -> _F:
             return function(*args, **kwargs)
 
     return traced  # type: ignore[return-value]
+
+
+def _suspending_kind(function: Callable[..., Any]) -> Optional[Tuple[str, str]]:
+    """("coroutine function", "await") and the like, for a function whose calls suspend; else None."""
+    call = function
+    if not (inspect.isroutine(function) or isinstance(function, functools.partial) or inspect.isclass(function)):
+        call = getattr(function, "__call__", function)  # an object whose __call__ may be async
+    if inspect.isasyncgenfunction(call):
+        return "async generator function", "await"
+    if inspect.iscoroutinefunction(call):
+        return "coroutine function", "await"
+    if inspect.isgeneratorfunction(call):
+        return "generator function", "yield"
+    return None
 
 
 def set_thread_name(name: str) -> None:
