@@ -22,9 +22,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Raised as mlprof.ProfilerError with the SDK's one-line message.
+// Raised as mlprof.ProfilerError with the SDK's one-line message, which names the C++ API
+// ("mlprof::start: ...; call mlprof::stop() before starting another"): Python users are told the
+// Python names (mlprof.start, mlprof.stop()).
 struct ProfilerError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit ProfilerError(const std::string& sdk_message) : std::runtime_error(python_names(sdk_message)) {}
+
+  static std::string python_names(std::string message) {
+    for (size_t at = message.find("mlprof::"); at != std::string::npos; at = message.find("mlprof::", at))
+      message.replace(at, 8, "mlprof.");
+    return message;
+  }
 };
 
 // Where libmlprof was loaded from: the other libraries are installed beside it.

@@ -190,6 +190,26 @@ class BadInputTest(ScratchTest):
             (lambda: mlprof.start(self.path("l"), steps=1.5), TypeError, "steps must be"),
             (lambda: mlprof.start(self.path("l"), duration_ms="1s"), TypeError, "duration_ms must be an int"),
             (lambda: mlprof.start(self.path("l"), run_name="a/b"), ValueError, "run_name"),
+            (lambda: mlprof.start(self.path("l"), run_name=5), TypeError, "mlprof.start: run_name must be a str"),
+            (lambda: mlprof.start(self.path("l"), run_name=""), ValueError, "run_name must be a directory name"),
+            (lambda: mlprof.start(self.path("l"), run_name="a\0b"), ValueError, "run_name holds a NUL"),
+            (lambda: mlprof.start(self.path("l\0x")), ValueError, "logdir holds a NUL"),
+            (lambda: mlprof.start(self.path("l\udc80")), ValueError, "logdir holds a lone surrogate"),
+            (lambda: mlprof.start(b"logs"), TypeError, "logdir must be a str or os.PathLike"),
+            (lambda: mlprof.start(self.path("l"), device_tracer_level=None), TypeError, "device_tracer_level must be an int"),
+            (lambda: mlprof.start(self.path("l"), python_tracer_level=1.0), TypeError, "python_tracer_level must be an int"),
+            (lambda: mlprof.start(self.path("l"), duration_ms=0), ValueError, "duration_ms must be >= 1"),
+            (lambda: mlprof.start(self.path("l"), steps=True), TypeError, "steps must be"),
+            (lambda: mlprof.start(self.path("l"), options=mlprof.ProfilerOptions(host_tracer_level="3")), TypeError,
+             "ProfilerOptions.host_tracer_level must be an int"),
+            (lambda: mlprof.start(self.path("l"), options=mlprof.ProfilerOptions(delay_ms="0")), TypeError,
+             "ProfilerOptions.delay_ms must be an int"),
+            # Profile checks its arguments when made, as start() does.
+            (lambda: mlprof.Profile(self.path("l"), run_name=5), TypeError, "mlprof.Profile: run_name must be a str"),
+            (lambda: mlprof.Profile(self.path("l"), host_tracer_level=9), ValueError, "mlprof.Profile: host_tracer_level"),
+            (lambda: mlprof.set_thread_name("a\ud800"), ValueError, "lone surrogate"),
+            (lambda: mlprof.start_server(True), TypeError, "port must be an int"),
+            (lambda: mlprof.start_server(0, 5), TypeError, "bind_address must be a str"),
             (lambda: mlprof.Trace(3), TypeError, "name must be a str"),
             (lambda: mlprof.Trace("a", "b"), TypeError, "takes a name"),
             (lambda: mlprof.StepTrace("train", "1"), TypeError, "step must be an int"),
@@ -207,14 +227,18 @@ class BadInputTest(ScratchTest):
                 self.assertFalse(mlprof.is_active())
 
     def test_second_start_and_stop_without_start(self) -> None:
+        # The messages name the Python API, never the C++ one (mlprof::stop()).
         with self.assertRaises(mlprof.ProfilerError) as caught:
             mlprof.stop()
-        self.assertIn("no profiling session is running", one_line(caught.exception))
+        self.assertEqual(one_line(caught.exception), "mlprof.stop: no profiling session is running")
         mlprof.start(self.path("a"))
         try:
             with self.assertRaises(mlprof.ProfilerError) as caught:
                 mlprof.start(self.path("b"))
-            self.assertIn("already running", one_line(caught.exception))
+            message = one_line(caught.exception)
+            self.assertTrue(message.startswith("mlprof.start: a profiling session is already running"), message)
+            self.assertIn("call mlprof.stop() before starting another", message)
+            self.assertNotIn("::", message)
             self.assertIsInstance(caught.exception, RuntimeError)
         finally:
             mlprof.stop()
@@ -225,7 +249,7 @@ class BadInputTest(ScratchTest):
         logdir = os.path.join(blocker, "logs")
         with self.assertRaises(mlprof.ProfilerError) as caught:
             mlprof.start(logdir)
-        self.assertIn(f"cannot write to the logdir {logdir}: Not a directory", one_line(caught.exception))
+        self.assertIn(f"mlprof.start: cannot write to the logdir {logdir}: Not a directory", one_line(caught.exception))
         self.assertFalse(mlprof.is_active())
 
     def test_logdir_that_exists_but_cannot_be_written_is_refused_at_start(self) -> None:

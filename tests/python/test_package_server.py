@@ -82,7 +82,7 @@ class ServerTest(ScratchTest):
         self.assertEqual(done.stderr, "")
         lines = done.stdout.splitlines()
         self.assertEqual(len(lines), 2, done.stdout)
-        self.assertTrue(lines[0].startswith("refused: mlprof::start_server: cannot listen on 127.0.0.1:"), lines[0])
+        self.assertTrue(lines[0].startswith("refused: mlprof.start_server: cannot listen on 127.0.0.1:"), lines[0])
         self.assertIn("the port is in use", lines[0])
         self.assertEqual(lines[1], "then listening: True")
 

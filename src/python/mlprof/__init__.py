@@ -11,7 +11,7 @@
 
 Once ``torch`` is imported, every ATen op (and at host_tracer_level=3 every allocation) is
 traced while a session runs, with no LD_PRELOAD. Errors are raised as ``mlprof.ProfilerError``
-(a RuntimeError) with the capture SDK's one-line messages, as TypeError or ValueError for
+(a RuntimeError) with one-line messages naming the Python API, as TypeError or ValueError for
 arguments of the wrong type or value; profiling never takes the program down.
 """
 from __future__ import annotations
@@ -19,9 +19,10 @@ from __future__ import annotations
 import functools
 import inspect
 import os
-from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple, TypeVar, Union
+from typing import Any, Callable, NamedTuple, Optional, Tuple, TypeVar
 
-from . import _mlprof, _torch_hook
+from . import _arguments, _mlprof, _torch_hook
+from ._arguments import PathLike, Steps
 from ._mlprof import ProfilerError, StepTrace, Trace, is_active
 
 __all__ = [
@@ -29,8 +30,6 @@ __all__ = [
     "server_port", "set_thread_name", "is_active", "ProfilerError",
 ]
 
-PathLike = Union[str, "os.PathLike[str]"]
-Steps = Union[None, int, str, Tuple[int, int], Sequence[int]]
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
@@ -42,49 +41,6 @@ class ProfilerOptions(NamedTuple):
     python_tracer_level: int = 0
     device_tracer_level: int = 1
     delay_ms: Optional[int] = None  # TensorFlow's field; mlprof starts at once and refuses a delay
-
-
-def _path(value: object, where: str, what: str) -> str:
-    if isinstance(value, (str, os.PathLike)):
-        path = os.fspath(value)
-        if isinstance(path, str) and path:
-            return path
-        if isinstance(path, str):
-            raise ValueError(f"{where}: {what} is empty")
-    raise TypeError(f"{where}: {what} must be a str or os.PathLike, not {type(value).__name__}")
-
-
-def _int(value: object, where: str, what: str, low: int, high: Optional[int] = None) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{where}: {what} must be an int, not {type(value).__name__}")
-    if value < low or (high is not None and value > high):
-        bounds = f"between {low} and {high}" if high is not None else f">= {low}"
-        raise ValueError(f"{where}: {what} must be {bounds}, not {value}")
-    return value
-
-
-def _steps(steps: Steps) -> Tuple[int, int]:
-    """None: every step; N: step N; (A, B), [A, B], "A:B" or "A,B": steps A to B (Keras' profile_batch)."""
-    where = "mlprof.start"
-    if steps is None:
-        return -1, -1
-    if isinstance(steps, str):
-        parts = steps.replace(",", ":").split(":")
-        try:
-            numbers = [int(p) for p in parts]
-        except ValueError:
-            raise ValueError(f"{where}: steps {steps!r}: expected FIRST:LAST, e.g. '10:15'") from None
-    elif isinstance(steps, int) and not isinstance(steps, bool):
-        numbers = [steps]
-    elif isinstance(steps, (tuple, list)) and all(isinstance(s, int) and not isinstance(s, bool) for s in steps):
-        numbers = list(steps)
-    else:
-        raise TypeError(f"{where}: steps must be None, an int, (first, last) or 'first:last', not {type(steps).__name__}")
-    if len(numbers) == 1:
-        numbers = numbers * 2
-    if len(numbers) != 2 or numbers[0] < 0 or numbers[1] < numbers[0]:
-        raise ValueError(f"{where}: steps {steps!r}: expected 0 <= first <= last")
-    return numbers[0], numbers[1]
 
 
 def start(logdir: PathLike, host_tracer_level: int = 2, python_tracer_level: int = 0, steps: Steps = None,
@@ -110,24 +66,49 @@ def start(logdir: PathLike, host_tracer_level: int = 2, python_tracer_level: int
       TypeError, ValueError: an argument of the wrong type or value.
     """
     where = "mlprof.start"
+    _start(_session(where, logdir, host_tracer_level, python_tracer_level, steps, duration_ms, device_tracer_level,
+                    run_name, options))
+
+
+class _Session(NamedTuple):
+    """start()'s arguments, checked, as _mlprof._start takes them."""
+
+    logdir: str
+    host_tracer_level: int
+    device_tracer_level: int
+    python_tracer_level: int
+    first_step: int
+    last_step: int
+    duration_ms: int  # 0: no limit
+    run_name: str  # "": the local time
+
+
+def _session(where: str, logdir: object, host_tracer_level: object, python_tracer_level: object, steps: object,
+             duration_ms: object, device_tracer_level: object, run_name: object, options: object) -> _Session:
+    prefix = ""  # where the levels come from, for messages
     if options is not None:
         if not isinstance(options, ProfilerOptions):
             raise TypeError(f"{where}: options must be a mlprof.ProfilerOptions, not {type(options).__name__}")
-        if options.delay_ms:
+        if options.delay_ms is not None and _arguments.integer(options.delay_ms, where, "ProfilerOptions.delay_ms", 0):
             raise ValueError(f"{where}: ProfilerOptions.delay_ms is not supported: start the session when it should begin")
+        prefix = "ProfilerOptions."
         host_tracer_level, python_tracer_level = options.host_tracer_level, options.python_tracer_level
         device_tracer_level = options.device_tracer_level
-    path = _path(logdir, where, "logdir")
-    host = _int(host_tracer_level, where, "host_tracer_level", 0, 3)
-    python = _int(python_tracer_level, where, "python_tracer_level", 0, 1)
-    device = _int(device_tracer_level, where, "device_tracer_level", 0, 1)
-    first, last = _steps(steps)
-    duration = 0 if duration_ms is None else _int(duration_ms, where, "duration_ms", 1)
-    if run_name is not None and (not isinstance(run_name, str) or not run_name or "/" in run_name
-                                 or run_name in (".", "..")):
-        raise ValueError(f"{where}: run_name must be a directory name without '/', not {run_name!r}")
+    logdir = _arguments.path(logdir, where, "logdir")
+    first, last = _arguments.step_range(steps, where)  # type: ignore[arg-type]
+    return _Session(
+        logdir=logdir,
+        host_tracer_level=_arguments.integer(host_tracer_level, where, prefix + "host_tracer_level", 0, 3),
+        device_tracer_level=_arguments.integer(device_tracer_level, where, prefix + "device_tracer_level", 0, 1),
+        python_tracer_level=_arguments.integer(python_tracer_level, where, prefix + "python_tracer_level", 0, 1),
+        first_step=first, last_step=last,
+        duration_ms=0 if duration_ms is None else _arguments.integer(duration_ms, where, "duration_ms", 1),
+        run_name=_arguments.run_name(run_name, where))
+
+
+def _start(session: _Session) -> None:
     _torch_hook.load_if_imported()
-    _mlprof._start(path, host, device, python, first, last, duration, run_name or "")
+    _mlprof._start(*session)
 
 
 def stop() -> str:
@@ -147,19 +128,19 @@ class Profile:
             train()
         print(p.run_dir)
 
-    Takes start()'s arguments. The session is stopped and written however the block ends.
+    Takes start()'s arguments, checked here (TypeError, ValueError); the session starts when the
+    block begins (ProfilerError as start's) and is stopped and written however the block ends.
     """
 
     def __init__(self, logdir: PathLike, host_tracer_level: int = 2, python_tracer_level: int = 0,
                  steps: Steps = None, duration_ms: Optional[int] = None, *, device_tracer_level: int = 1,
                  run_name: Optional[str] = None, options: Optional[ProfilerOptions] = None) -> None:
-        self._arguments = dict(logdir=logdir, host_tracer_level=host_tracer_level,
-                               python_tracer_level=python_tracer_level, steps=steps, duration_ms=duration_ms,
-                               device_tracer_level=device_tracer_level, run_name=run_name, options=options)
+        self._session = _session("mlprof.Profile", logdir, host_tracer_level, python_tracer_level, steps, duration_ms,
+                                 device_tracer_level, run_name, options)
         self.run_dir: Optional[str] = None
 
     def __enter__(self) -> "Profile":
-        start(**self._arguments)
+        _start(self._session)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -207,9 +188,7 @@ def _suspending_kind(function: Callable[..., Any]) -> Optional[Tuple[str, str]]:
 
 def set_thread_name(name: str) -> None:
     """Names the calling thread's line in the trace (this and later sessions)."""
-    if not isinstance(name, str):
-        raise TypeError(f"mlprof.set_thread_name: name must be a str, not {type(name).__name__}")
-    _mlprof._set_thread_name(name)
+    _mlprof._set_thread_name(_arguments.text(name, "mlprof.set_thread_name", "name"))
 
 
 def start_server(port: int, bind_address: str = "127.0.0.1") -> None:
@@ -223,9 +202,8 @@ def start_server(port: int, bind_address: str = "127.0.0.1") -> None:
       ProfilerError: the port is in use, a server already runs, or the server is not installed.
     """
     where = "mlprof.start_server"
-    _int(port, where, "port", 0, 65535)
-    if not isinstance(bind_address, str):
-        raise TypeError(f"{where}: bind_address must be a str, not {type(bind_address).__name__}")
+    _arguments.integer(port, where, "port", 0, 65535)
+    _arguments.text(bind_address, where, "bind_address")
     _torch_hook.load_if_imported()
     _mlprof._start_server(port, bind_address)
 
