@@ -113,6 +113,7 @@ def step_costs(scratch: str, clock: Callable[[int, Callable[[int], None]], float
     steps(3)  # warm up
     modes = ["none", "mlprof", "torch.profiler"] + (["callback mechanism"] if empty_op_callback else [])
     per_round: Dict[str, List[float]] = {m: [] for m in modes}
+    logdir = tempfile.mkdtemp(prefix="steps-", dir=scratch)  # a logdir per call: run names are not reused
     for r in range(ROUNDS):
         per_round["none"].append(clock(STEPS, steps))
         if empty_op_callback:
@@ -122,7 +123,7 @@ def step_costs(scratch: str, clock: Callable[[int, Callable[[int], None]], float
             empty_op_callback.disable()
         # Each profiler runs WARM_UP steps before the measured ones: a steady state, as in a
         # long profiled window (the window's start and stop are measured by session_costs).
-        mlprof.start(os.path.join(scratch, "steps"), run_name=f"round{r}")
+        mlprof.start(logdir, run_name=f"round{r}")
         steps(WARM_UP)
         per_round["mlprof"].append(clock(STEPS, steps))
         mlprof.stop()

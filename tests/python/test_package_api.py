@@ -50,6 +50,31 @@ class SessionTest(ScratchTest):
             mlprof.start(self.path("logs"), options={"host_tracer_level": 3})
         self.assertFalse(mlprof.is_active())
 
+    def test_a_run_name_that_holds_this_hosts_profile_is_refused_not_overwritten(self) -> None:
+        logdir = self.path("logs")
+        with mlprof.Profile(logdir, run_name="baseline") as first:
+            with mlprof.Trace("first_capture"):
+                pass
+        [written] = xplane_files(logdir)
+        with open(written, "rb") as f:
+            before = f.read()
+        for again in (lambda: mlprof.Profile(logdir, run_name="baseline").__enter__(),
+                      lambda: mlprof.start(logdir, run_name="baseline")):
+            with self.assertRaises(mlprof.ProfilerError) as caught:
+                again()
+            message = one_line(caught.exception)
+            self.assertIn("run_name 'baseline' is taken", message)
+            self.assertIn(written, message)
+            self.assertFalse(mlprof.is_active())
+        with open(written, "rb") as f:
+            self.assertEqual(f.read(), before)  # the first capture is intact
+        # Another host's file in the run is a run of several hosts: this host joins it.
+        os.rename(written, os.path.join(first.run_dir, "otherhost.xplane.pb"))
+        with mlprof.Profile(logdir, run_name="baseline") as joined:
+            pass
+        self.assertEqual(joined.run_dir, first.run_dir)
+        self.assertEqual(len(xplane_files(logdir)), 2)
+
     def test_profile_stops_when_the_block_raises(self) -> None:
         with self.assertRaises(KeyError):
             with mlprof.Profile(self.path("logs")):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import socket
 from typing import Any, Callable, NamedTuple, Optional, Tuple, TypeVar
 
 from . import _arguments, _mlprof, _torch_hook
@@ -58,16 +59,17 @@ def start(logdir: PathLike, host_tracer_level: int = 2, python_tracer_level: int
         Steps are what StepTrace marks, or what mlprof infers from a PyTorch training loop.
       duration_ms: stop recording after this many milliseconds.
       device_tracer_level: 0 turns GPU tracing off (where mlprof is built with CUDA).
-      run_name: the run directory's name (default: the local time, YYYY_MM_DD_HH_MM_SS).
+      run_name: the run directory's name (default: the local time, YYYY_MM_DD_HH_MM_SS). A name
+        whose run already holds this host's profile is refused: a capture never overwrites one.
       options: a ProfilerOptions, as TensorFlow's start() takes; its levels replace the ones above.
 
     Raises:
-      ProfilerError: a session already runs, or the logdir cannot be written.
+      ProfilerError: a session already runs, the logdir cannot be written, or run_name is taken.
       TypeError, ValueError: an argument of the wrong type or value.
     """
     where = "mlprof.start"
     _start(_session(where, logdir, host_tracer_level, python_tracer_level, steps, duration_ms, device_tracer_level,
-                    run_name, options))
+                    run_name, options), where)
 
 
 class _Session(NamedTuple):
@@ -106,9 +108,23 @@ def _session(where: str, logdir: object, host_tracer_level: object, python_trace
         run_name=_arguments.run_name(run_name, where))
 
 
-def _start(session: _Session) -> None:
+def _start(session: _Session, where: str) -> None:
+    if session.run_name:
+        _refuse_written_run(session.logdir, session.run_name, where)
     _torch_hook.load_if_imported()
     _mlprof._start(*session)
+
+
+def _refuse_written_run(logdir: str, run_name: str, where: str) -> None:
+    """A run of that name that already holds this host's profile would be overwritten at stop():
+    refused, as every capture gets a run folder of its own (TensorBoard shows one run per folder).
+    Another host's file there is a run of several hosts, each writing its own."""
+    # The file the capture would write (format/logdir.cc: the host name, ':' and '/' as '_').
+    host = (socket.gethostname() or "localhost").replace(":", "_").replace("/", "_")
+    written = os.path.join(logdir, "plugins", "profile", run_name, f"{host}.xplane.pb")
+    if os.path.exists(written):
+        raise ProfilerError(f"{where}: run_name {run_name!r} is taken: {written} already holds this host's "
+                            f"profile; choose another run_name, or remove that run")
 
 
 def stop() -> str:
@@ -140,7 +156,7 @@ class Profile:
         self.run_dir: Optional[str] = None
 
     def __enter__(self) -> "Profile":
-        _start(self._session)
+        _start(self._session, "mlprof.Profile")
         return self
 
     def __exit__(self, *exc_info: object) -> None:
