@@ -427,6 +427,15 @@ PyObject* trace_exit(PyObject* o, PyObject* const*, Py_ssize_t) {
   Py_RETURN_FALSE;
 }
 
+// Trace._discard(): leaves the open, innermost Trace without recording it (mlprof.steps uses it
+// for the step whose fetch found the iterable exhausted: no step ran).
+PyObject* trace_discard(PyObject* o, PyObject*) {
+  auto* self = reinterpret_cast<TraceObject*>(o);
+  if (!may_end(self, "was discarded")) return nullptr;
+  leave_chain(self);
+  Py_RETURN_NONE;
+}
+
 PyObject* trace_get_name(PyObject* o, void*) {
   PyObject* name = reinterpret_cast<TraceObject*>(o)->name;
   Py_INCREF(name);
@@ -464,6 +473,7 @@ PyMethodDef trace_methods[] = {
     {"__enter__", trace_enter, METH_NOARGS, "Starts the annotation (when a session records)."},
     {"__exit__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(trace_exit)), METH_FASTCALL,
      "Ends the annotation and records it; raises ProfilerError unless it is the innermost one open on this thread."},
+    {"_discard", trace_discard, METH_NOARGS, "Ends the innermost open annotation without recording it."},
     {nullptr, nullptr, 0, nullptr},
 };
 
@@ -487,8 +497,14 @@ constexpr const char* kTraceDoc =
 
 constexpr const char* kStepTraceDoc =
     "StepTrace(name, step)\n--\n\n"
-    "A training step marker: the same as Trace(name, step_num=step, _r=1). Put the code that fetches\n"
-    "the batch inside the step, so that waiting for input counts in the step.";
+    "A training step marker: the same as Trace(name, step_num=step, _r=1). Fetch the batch inside\n"
+    "the step, or the time waiting for input falls between steps, where no tool counts it:\n\n"
+    "    batches = iter(loader)\n"
+    "    for step in range(num_steps):\n"
+    "        with mlprof.StepTrace(\"train\", step):\n"
+    "            x, y = next(batches)\n"
+    "            ...\n\n"
+    "mlprof.steps(loader) does the same for any iterable: `for step, (x, y) in mlprof.steps(loader):`.";
 
 // A static type holding TraceObjects, as PyVarObject_HEAD_INIT would start it.
 PyTypeObject trace_object_type(const char* name, const char* doc, newfunc make, vectorcallfunc call) {

@@ -90,8 +90,8 @@ class PackageTorchTest(ScratchTest):
         logdir = self.path("logs")
         run([PYTHON, example, "--logdir", logdir, "--run-name", "example", "--batches", "14", "--read-ms", "5"])
         overview = report(os.path.join(logdir, "plugins", "profile", "example"), "overview_page")
-        self.assertIn("DataLoader batch", overview["summary"]["step_marker"])
-        self.assertGreater(overview["input_bound"]["input_pct"], 0)
+        self.assertEqual(overview["summary"]["step_marker"], "_r")  # mlprof.steps marks them, fetch included
+        self.assertGreater(overview["input_bound"]["input_pct"], 10)  # the 5 ms read of every batch
 
 
 if __name__ == "__main__":

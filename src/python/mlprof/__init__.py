@@ -2,12 +2,20 @@
 
     import mlprof
 
-    mlprof.start("logs")                      # tf.profiler.experimental.start
-    for step, batch in enumerate(loader):
-        with mlprof.StepTrace("train", step):  # tf.profiler.experimental.Trace(..., step_num=, _r=1)
-            with mlprof.Trace("forward", batch=len(batch)):
-                ...
-    run = mlprof.stop()                       # the run directory; `mlprof report logs` reads it
+    mlprof.start("logs")                          # tf.profiler.experimental.start
+    for step, (x, y) in mlprof.steps(loader):     # StepTrace("train", step) around fetch and step
+        with mlprof.Trace("forward", batch=len(x)):
+            ...
+    run = mlprof.stop()                           # the run directory; `mlprof report logs` reads it
+
+A step must include fetching its batch, or the time waiting for input falls between steps where
+no tool sees it. ``mlprof.steps`` does that for any iterable; by hand, as TensorFlow's guide:
+
+    batches = iter(loader)
+    for step in range(num_steps):
+        with mlprof.StepTrace("train", step):     # Trace("train", step_num=step, _r=1)
+            x, y = next(batches)
+            ...
 
 Once ``torch`` is imported, every ATen op (and at host_tracer_level=3 every allocation) is
 traced while a session runs, with no LD_PRELOAD. Errors are raised as ``mlprof.ProfilerError``
@@ -25,9 +33,10 @@ from typing import Any, Callable, NamedTuple, Optional, Tuple, TypeVar
 from . import _arguments, _mlprof, _torch_hook
 from ._arguments import PathLike, Steps
 from ._mlprof import ProfilerError, StepTrace, Trace, is_active
+from ._steps import steps
 
 __all__ = [
-    "start", "stop", "Profile", "ProfilerOptions", "Trace", "StepTrace", "start_server", "stop_server",
+    "start", "stop", "Profile", "ProfilerOptions", "Trace", "StepTrace", "steps", "start_server", "stop_server",
     "server_port", "set_thread_name", "is_active", "ProfilerError",
 ]
 
