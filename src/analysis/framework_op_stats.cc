@@ -127,6 +127,13 @@ class DeviceOpFinder {
     return it != launches_.end() && it->key == key ? it->op : kNone;
   }
 
+  // The name of the op a device item's self time is charged to, in op_stats_totals' order.
+  StringId charged_op_name(EventIndex e) {
+    if (const EventIndex op = launcher(e); op != kNone) return p_.name_id(op);
+    if (const StringId op = tf_op(e); op != model::kNoString) return op;
+    return p_.name_id(e);
+  }
+
   // The host op enclosing `op` (kNone at the top).
   EventIndex enclosing_op(EventIndex op) const {
     EventIndex up = p_.events.parent[op];
@@ -238,6 +245,17 @@ class DeviceTimeByCall {
   std::vector<size_t> runs_;
 };
 
+// Devices: the framework-op line where the file has one, else the device's own work.
+bool has_framework_op_line(const Profile& p, const model::Plane& plane) {
+  for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l)
+    if (p.lines[l].kind == LineKind::kFrameworkOps && p.lines[l].num_events > 0) return true;
+  return false;
+}
+bool counts_device_ops(const model::Line& line, bool plane_has_op_line) {
+  if (plane_has_op_line) return line.kind == LineKind::kFrameworkOps;
+  return line.kind == LineKind::kStream || line.kind == LineKind::kXlaOps;
+}
+
 std::vector<PieSlice> pie(std::map<std::string, int64_t> self_by_key, int64_t denominator) {
   std::vector<PieSlice> slices;
   for (auto& [name, ps] : self_by_key) slices.push_back({name, ps, 0});
@@ -314,21 +332,14 @@ OpStatsTotals op_stats_totals(const Profile& p, bool count_idle) {
   }
 
   // Devices: the framework-op line where the file has one, else the device's own work.
-  auto has_op_line = [&](const model::Plane& plane) {
-    for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l)
-      if (p.lines[l].kind == LineKind::kFrameworkOps && p.lines[l].num_events > 0) return true;
-    return false;
-  };
-  auto is_work_line = [](const model::Line& line) {
-    return line.kind == LineKind::kStream || line.kind == LineKind::kXlaOps;
-  };
+  auto has_op_line = [&](const model::Plane& plane) { return has_framework_op_line(p, plane); };
   // Items of work looked up by their launch: at most one launching call each, reserved at
   // once, as there can be millions.
   size_t device_work = 0;
   for (const auto& plane : p.planes)
     if (plane.kind == PlaneKind::kDevice && !has_op_line(plane))
       for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l)
-        if (is_work_line(p.lines[l])) device_work += p.lines[l].num_events;
+        if (counts_device_ops(p.lines[l], false)) device_work += p.lines[l].num_events;
   device_ops.expect_launches(device_work);
   device_calls.reserve(device_work);
   for (const auto& plane : p.planes) {
@@ -339,7 +350,7 @@ OpStatsTotals op_stats_totals(const Profile& p, bool count_idle) {
     for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l) {
       const auto& line = p.lines[l];
       if (line.num_events == 0) continue;
-      if (!(op_line ? line.kind == LineKind::kFrameworkOps : is_work_line(line))) continue;
+      if (!counts_device_ops(line, op_line)) continue;
       if (op_line) {
         for_each_op_self_time(
             p, line, all_events,
@@ -381,6 +392,95 @@ OpStatsTotals op_stats_totals(const Profile& p, bool count_idle) {
 
 FrameworkOpStats compute_framework_op_stats(const Profile& p, const FrameworkOpStatsOptions& options) {
   return finish_op_stats(op_stats_totals(p, options.include_idle), options);
+}
+
+namespace {
+
+// The analysed steps' windows (§5.1), per host in time order, each with the slot of its step
+// number (steps of several hosts with one number share a slot).
+class StepWindows {
+ public:
+  StepWindows(const Profile& p, const StepAnalysis& sa) : p_(p), sa_(sa), of_host_(p.hosts.size()) {
+    std::map<int64_t, int32_t> slot_of_num;
+    for (const StepBreakdown& s : sa.steps) {
+      auto [it, added] = slot_of_num.emplace(s.step_num, int32_t(step_num_.size()));
+      if (added) step_num_.push_back(s.step_num);
+      if (!sa.whole_profile) of_host_[s.host].push_back({s.begin_ps, s.begin_ps + s.duration_ps, it->second});
+    }
+  }
+  size_t slots() const { return step_num_.size(); }
+  int64_t step_num(size_t slot) const { return step_num_[slot]; }
+
+  // The slot of the window that holds e's start, or -1. As the step-time breakdown (§5.2)
+  // charges time, an event of any step counts in the analysed windows of its step's host, and
+  // the pseudo step of a profile without steps holds every event.
+  int32_t slot_of(EventIndex e) const {
+    if (sa_.whole_profile) return slots() > 0 ? 0 : -1;
+    const int32_t group = sa_.grouping.group_of[e];
+    if (group == kNoGroup) return -1;
+    const std::vector<Window>& windows = of_host_[sa_.grouping.steps[size_t(group)].host];
+    const int64_t t = p_.start_ps(e);
+    auto it = std::upper_bound(windows.begin(), windows.end(), t, [](int64_t t, const Window& w) { return t < w.end_ps; });
+    return it != windows.end() && it->begin_ps <= t ? it->slot : -1;
+  }
+
+ private:
+  struct Window {
+    int64_t begin_ps, end_ps;
+    int32_t slot;
+  };
+  const Profile& p_;
+  const StepAnalysis& sa_;
+  std::vector<std::vector<Window>> of_host_;
+  std::vector<int64_t> step_num_;
+};
+
+}  // namespace
+
+StepOpTimes op_time_by_step(const Profile& p, const StepAnalysis& sa) {
+  const StepWindows windows(p, sa);
+  using BySlot = std::vector<std::unordered_map<StringId, OpInSteps>>;
+  BySlot host(windows.slots()), device(windows.slots());
+  auto add = [&](BySlot& side, EventIndex e, StringId name, int64_t self_ps) {
+    const int32_t slot = windows.slot_of(e);
+    if (slot < 0) return;
+    OpInSteps& t = side[size_t(slot)][name];
+    ++t.events;
+    t.self_ps += self_ps;
+  };
+  const HostOpFilter host_ops(p);
+  for (const auto& line : p.lines)
+    if (p.planes[line.plane].kind == PlaneKind::kHostThreads)
+      for_each_op_self_time(p, line, host_ops, [&](EventIndex e, int64_t self) { add(host, e, p.name_id(e), self); });
+  DeviceOpFinder device_ops(p, host_ops);
+  auto all_events = [](EventIndex) { return true; };
+  for (const auto& plane : p.planes) {
+    if (plane.kind != PlaneKind::kDevice) continue;
+    const bool op_line = has_framework_op_line(p, plane);
+    for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l) {
+      if (!counts_device_ops(p.lines[l], op_line)) continue;
+      for_each_op_self_time(p, p.lines[l], all_events, [&](EventIndex e, int64_t self) {
+        add(device, e, op_line ? p.name_id(e) : device_ops.charged_op_name(e), self);
+      });
+    }
+  }
+  StepOpTimes out;
+  for (size_t slot = 0; slot < windows.slots(); ++slot) {
+    StepOpTimes::Ops& ops = out.by_step[windows.step_num(slot)];
+    for (bool on_device : {false, true})
+      for (const auto& [name, t] : (on_device ? device : host)[slot])
+        ops[{on_device, std::string(p.strings.view(name))}] = t;
+  }
+  return out;
+}
+
+void StepOpTimes::add(const StepOpTimes& other) {
+  for (const auto& [step_num, ops] : other.by_step)
+    for (const auto& [key, t] : ops) {
+      OpInSteps& into = by_step[step_num][key];
+      into.events += t.events;
+      into.self_ps += t.self_ps;
+    }
 }
 
 bool has_tensorflow_op_names(const Profile& p) {

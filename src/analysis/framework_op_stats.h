@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/step_breakdown.h"
 #include "model/profile.h"
 
 namespace mlprof::analysis {
@@ -64,6 +65,23 @@ struct OpStatsTotals {
 // `count_idle`: also the idle time (FrameworkOpStatsOptions::include_idle).
 OpStatsTotals op_stats_totals(const model::Profile& profile, bool count_idle);
 FrameworkOpStats finish_op_stats(const OpStatsTotals& totals, const FrameworkOpStatsOptions& options = {});
+
+// Each op's self time inside the analysed steps (§5.1), by step number: what `diff` compares
+// per step. Op totals over the whole profile also hold time outside the steps (threads no step
+// reaches, steps left out as partial), so dividing them by a step count gives no time per step.
+// An op event of a step counts in the analysed step window that holds its start, as the
+// step-time breakdown charges its time (§5.2); device work counts for the op that launched it
+// (§5.3). In a profile without steps the pseudo step holds every op.
+struct OpInSteps {
+  uint64_t events = 0;  // host calls, or items of device work (or device op-line events)
+  int64_t self_ps = 0;
+};
+struct StepOpTimes {
+  using Ops = std::map<std::pair<bool, std::string>, OpInSteps>;  // by (on_device, name)
+  std::map<int64_t, Ops> by_step;  // by step number; steps of several hosts add up
+  void add(const StepOpTimes& other);
+};
+StepOpTimes op_time_by_step(const model::Profile& profile, const StepAnalysis& steps);
 
 // Whether the profile's host ops are TensorFlow's "name:Type" ops (then only those, and tf.data
 // iterators, count as ops on the host).

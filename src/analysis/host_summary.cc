@@ -34,11 +34,12 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p, unsig
     }
   });
   std::optional<StepAnalysis> steps;
-  if (parts & (kPodHosts | kOverview)) {
+  if (parts & (kPodHosts | kOverview | kStepOpTimes)) {
     steps = analyze_steps(p);
     out->whole_profile = steps->whole_profile;
   }
   if (parts & kPodHosts) out->pod = pod_hosts(p, *steps, true);
+  if (parts & kStepOpTimes) out->step_op_times = op_time_by_step(p, *steps);
   if (parts & kOverview) {
     o.whole_profile = steps->whole_profile;
     o.step_marker = steps->grouping.root_kind;
@@ -89,6 +90,7 @@ bool RunSummary::add(std::unique_ptr<ProfileSummary> part, std::string* error) {
   host_bits_.push_back({part->whole_profile, o.host_bits16_ps, o.host_bits32_ps});
   join_run_environment(std::move(o.environment), &overview_.environment);
   op_totals_.add(part->op_totals);
+  (part->whole_profile ? step_op_times_in_profiles_ : step_op_times_in_steps_).add(part->step_op_times);
   kernels_.add(part->kernels);
   if (o.slowest_pipeline && (!overview_.slowest_pipeline || o.slowest_pipeline->max_ps > overview_.slowest_pipeline->max_ps))
     overview_.slowest_pipeline = std::move(o.slowest_pipeline);
@@ -107,7 +109,7 @@ bool RunSummary::exact() const {
   // The overview's memories and findings are named among a file's own hosts, and a run without
   // steps is one step across its hosts; the op tables need the hosts to agree on what an op is.
   if ((parts_ & kOverview) && (several_hosts_in_a_file_ || (whole_profile_ && files_with_hosts_ > 1))) return false;
-  return !((parts_ & (kOverview | kOpTotals)) && ops_disagree_);
+  return !((parts_ & (kOverview | kOpTotals | kStepOpTimes)) && ops_disagree_);
 }
 
 OverviewParts RunSummary::overview_parts() const {
@@ -137,6 +139,10 @@ OverviewParts RunSummary::overview_parts() const {
   o.timeline = timeline_advice(steps ? findings_in_steps_ : findings_in_profile_, steps,
                                stragglers ? &*stragglers : nullptr);
   return o;
+}
+
+StepOpTimes RunSummary::step_op_times() const {
+  return whole_profile_ ? step_op_times_in_profiles_ : step_op_times_in_steps_;
 }
 
 bool load_run_summary(const model::LoadRequest& request, unsigned parts, RunSummary* summary, model::LoadError* error) {

@@ -30,6 +30,7 @@ inline constexpr unsigned kPodHosts = 1;   // the pod viewer's steps and GPU tim
 inline constexpr unsigned kOverview = 2;   // the overview's parts (with the timeline findings)
 inline constexpr unsigned kOpTotals = 4;   // the op stats' totals
 inline constexpr unsigned kKernelRows = 8; // the kernel table's rows
+inline constexpr unsigned kStepOpTimes = 16;  // the ops' self time in each analysed step (diff)
 inline constexpr unsigned kAllParts = kPodHosts | kOverview | kOpTotals | kKernelRows;
 
 // What is kept of one file's hosts.
@@ -44,6 +45,7 @@ struct ProfileSummary final : model::PartSummary {
   // What the overview reads (overview_page.h's OverviewParts, of these hosts alone).
   OverviewParts overview;  // but the top ops: from the run's op stats
   OpStatsTotals op_totals;  // with the idle time
+  StepOpTimes step_op_times;
   KernelStatsTable kernels;
   bool tensorflow_op_names = false;  // has_tensorflow_op_names: decides which host events are ops
   size_t memories = 0;               // memories (allocators) in all
@@ -79,6 +81,7 @@ class RunSummary {
   bool exact() const;
   OverviewParts overview_parts() const;
   const OpStatsTotals& op_totals() const { return op_totals_; }
+  StepOpTimes step_op_times() const;
   KernelStatsTable kernel_stats() const { return kernels_.finish(); }
 
  private:
@@ -102,6 +105,8 @@ class RunSummary {
     int64_t bits16_ps, bits32_ps;
   };
   std::vector<HostBits> host_bits_;
+  // Like the host precision: a file without steps adds its ops only when no file has steps.
+  StepOpTimes step_op_times_in_steps_, step_op_times_in_profiles_;
   size_t memories_ = 0;
   std::vector<std::pair<std::string, MemoryPressure>> memory_;  // with its host's name
   std::vector<TimelineFindings> findings_in_steps_, findings_in_profile_;

@@ -56,7 +56,7 @@ int report_gate(const analysis::DiffGate& gate) {
 
 struct Analysed {
   analysis::OverviewPage overview;
-  analysis::FrameworkOpStats ops;
+  analysis::StepOpTimes op_times;
   std::string name;
 };
 
@@ -70,12 +70,13 @@ bool analyse_from_summaries(const std::string& path, const std::string& run, con
   {
     ProgressBar bar("loading " + path);
     if (!analysis::load_run_summary({path, run, host, [&](double f) { bar.update(f); }},
-                                    analysis::kOverview | analysis::kPodHosts | analysis::kOpTotals, &summary, error))
+                                    analysis::kOverview | analysis::kPodHosts | analysis::kOpTotals | analysis::kStepOpTimes,
+                                    &summary, error))
       return false;
   }
   *exact = summary.exact();
   if (!*exact) return true;
-  out->ops = analysis::finish_op_stats(summary.op_totals());
+  out->op_times = summary.step_op_times();
   out->overview = analysis::compose_overview_page(summary.overview_parts());
   out->name = summary.run();
   return true;
@@ -92,8 +93,8 @@ bool analyse(const std::string& path, const std::string& run, const std::string&
     if (!model::load_profile({path, run, host, [&](double f) { bar.update(f); }, 0, print_note}, &profile, error)) return false;
   }
   const auto steps = analysis::analyze_steps(profile);
-  out->ops = analysis::compute_framework_op_stats(profile);
-  out->overview = analysis::compute_overview_page(profile, steps, out->ops,
+  out->op_times = analysis::op_time_by_step(profile, steps);
+  out->overview = analysis::compute_overview_page(profile, steps, analysis::compute_framework_op_stats(profile),
                                                   analysis::compute_tf_data_bottleneck_analysis(profile, steps));
   out->name = profile.run;
   return true;
@@ -104,7 +105,7 @@ int run_diff(const DiffOptions& o) {
   model::LoadError error;
   if (!analyse(o.a, o.run_a, o.host, &a, &error)) return bad_input(error.path, error.problem);
   if (!analyse(o.b, o.run_b, o.host, &b, &error)) return bad_input(error.path, error.problem);
-  auto diff = analysis::compute_profile_diff(a.overview, a.ops, b.overview, b.ops, o.max_ops);
+  auto diff = analysis::compute_profile_diff({a.overview, a.op_times}, {b.overview, b.op_times}, o.max_ops);
   diff.a_name = o.a + (a.name.empty() ? "" : " (" + a.name + ")");
   diff.b_name = o.b + (b.name.empty() ? "" : " (" + b.name + ")");
   if (o.format == "json") fmt::print("{}\n", analysis::to_json(diff).dump(2));

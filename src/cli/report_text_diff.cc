@@ -25,16 +25,18 @@ std::string change_ms_text(const ValueChange& v) {
 
 std::string render_text(const ProfileDiff& d) {
   std::string out = fmt::format("Diff: A = {} ({} steps), B = {} ({} steps)\n\n", d.a_name, d.a_steps, d.b_name, d.b_steps);
+  out += "  " + steps_compared_text(d) + "\n";
   const double change = d.step_time_ms.change();
-  out += fmt::format("  Average step time {} -> {} ({}, {}): B is {}.\n", format_ms(d.step_time_ms.a),
+  out += fmt::format("  Average step time {} -> {} ({}, {}): {}.\n", format_ms(d.step_time_ms.a),
                      format_ms(d.step_time_ms.b), signed_ms(change), change_pct_text(d.step_time_ms),
-                     d.step_time_ms.significance == ChangeSignificance::kBetter  ? "faster"
-                     : d.step_time_ms.significance == ChangeSignificance::kWorse ? "slower"
-                                                                                 : "the same, within noise");
+                     !d.comparable()                                             ? "not comparable, see above"
+                     : d.step_time_ms.significance == ChangeSignificance::kBetter ? "B is faster"
+                     : d.step_time_ms.significance == ChangeSignificance::kWorse  ? "B is slower"
+                                                                                  : "B is the same, within noise");
   if (d.a_verdict != d.b_verdict)
     out += fmt::format("  Input-bound: {} -> {}.\n", d.a_verdict, d.b_verdict);
 
-  out += "\nStep-time breakdown (average per step)\n";
+  out += "\nStep-time breakdown (average per compared step)\n";
   TextTable breakdown({"category", "A", "B", "change", "change %"}, {false, true, true, true, true});
   for (size_t c = 0; c < kNumCategories; ++c) {
     const auto& v = d.breakdown_ms[c];
@@ -43,7 +45,7 @@ std::string render_text(const ProfileDiff& d) {
   }
   out += breakdown.render();
 
-  out += "\nOps whose self time per step changed most\n";
+  out += "\nOps whose self time per compared step changed most\n";
   if (d.ops.empty()) {
     out += "  none\n";
     return out;

@@ -88,7 +88,9 @@ Reply DiffApi::diff(const QueryParams& params) {
       const auto pb = load(b);
       const auto oa = analysis::compute_overview_page(pa->profile(), pa->steps(), pa->op_stats(), pa->tf_data());
       const auto ob = analysis::compute_overview_page(pb->profile(), pb->steps(), pb->op_stats(), pb->tf_data());
-      auto d = analysis::compute_profile_diff(oa, pa->op_stats(), ob, pb->op_stats(), max_ops);
+      const auto ta = analysis::op_time_by_step(pa->profile(), pa->steps());
+      const auto tb = analysis::op_time_by_step(pb->profile(), pb->steps());
+      auto d = analysis::compute_profile_diff({oa, ta}, {ob, tb}, max_ops);
       d.a_name = side_name(a);
       d.b_name = side_name(b);
       return std::make_shared<const std::string>(analysis::to_json(d).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));

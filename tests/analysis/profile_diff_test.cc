@@ -9,14 +9,21 @@ namespace {
 
 using namespace mlprof::testing;
 
+// The diff of two profiles as `mlprof diff` computes it from each whole run.
+ProfileDiff diff_of(const model::Profile& a, const model::Profile& b, size_t max_ops = 20) {
+  const StepAnalysis a_steps = analyze_steps(a), b_steps = analyze_steps(b);
+  const OverviewPage a_page = compute_overview_page(a), b_page = compute_overview_page(b);
+  const StepOpTimes a_ops = op_time_by_step(a, a_steps), b_ops = op_time_by_step(b, b_steps);
+  return compute_profile_diff({a_page, a_ops}, {b_page, b_ops}, max_ops);
+}
+
 TEST(ProfileDiff, FasterInputShowsInStepTimeBreakdownAndOps) {
   TrainingShape slow;  // 30 ms waiting + 70 ms compute
   TrainingShape fast = slow;
   fast.input_wait_ms = 5;
   fast.compute_ms = 80;
   const model::Profile a = import_space(training_space(slow)), b = import_space(training_space(fast));
-  const FrameworkOpStats a_ops = compute_framework_op_stats(a), b_ops = compute_framework_op_stats(b);
-  const ProfileDiff d = compute_profile_diff(compute_overview_page(a), a_ops, compute_overview_page(b), b_ops);
+  const ProfileDiff d = diff_of(a, b);
   EXPECT_NEAR(d.step_time_ms.a, 100.0, 1e-6);
   EXPECT_NEAR(d.step_time_ms.b, 85.0, 1e-6);
   EXPECT_NEAR(d.step_time_ms.change(), -15.0, 1e-6);
@@ -47,10 +54,43 @@ TEST(ProfileDiff, AddedAndRemovedOps) {
   auto b = add_plane(&b_space, 1, "/host:CPU");
   b.event(b.line(1, "t", 0), "new_op", 0, 10 * kPsPerUs);
   const model::Profile pa = import_space(a_space), pb = import_space(b_space);
-  const ProfileDiff d = compute_profile_diff(compute_overview_page(pa), compute_framework_op_stats(pa),
-                                             compute_overview_page(pb), compute_framework_op_stats(pb));
+  const ProfileDiff d = diff_of(pa, pb);
   ASSERT_EQ(d.ops.size(), 2u);
   for (const auto& op : d.ops) EXPECT_EQ(op.status, op.name == "new_op" ? "added" : "removed");
+}
+
+// Seven 100 ms steps ("train" roots, steps 0 to 6), of which §5.1 analyses the middle five;
+// "work" runs `work_ms` in each of those, and "instant" for no time in step 3.
+model::Profile seven_steps(double work_ms) {
+  tensorflow::profiler::XSpace space;
+  auto host = add_plane(&space, 1, "/host:CPU");
+  auto* main = host.line(1, "main", 0);
+  for (int s = 0; s < 7; ++s) {
+    const int64_t t0 = s * 100 * kPsPerMs;
+    host.event(main, "train", t0, 100 * kPsPerMs, {{"step_num", int64_t(s)}, {"_r", int64_t(1)}});
+    if (s > 0 && s < 6) host.event(main, "work", t0, int64_t(work_ms * kPsPerMs));
+    if (s == 3) host.event(main, "instant", t0 + 50 * kPsPerMs, 0);
+  }
+  return import_space(space);
+}
+
+// Per step means per analysed step: 10 and 20 ms by construction, not 50 and 100 ms over the 7
+// steps found.
+TEST(ProfileDiff, OpTimePerStepIsOverTheComparedSteps) {
+  const ProfileDiff d = diff_of(seven_steps(10), seven_steps(20));
+  EXPECT_EQ(d.steps_compared, StepsCompared::kSameSteps);
+  EXPECT_EQ(d.a_compared, 5u);
+  ASSERT_FALSE(d.ops.empty());
+  EXPECT_EQ(d.ops[0].name, "work");
+  EXPECT_EQ(d.ops[0].status, "slower");
+  EXPECT_NEAR(d.ops[0].a_ms, 10.0, 1e-9);
+  EXPECT_NEAR(d.ops[0].b_ms, 20.0, 1e-9);
+}
+
+// An op that ran in both runs, in no time, is neither added nor a change.
+TEST(ProfileDiff, AnOpOfNoTimeInBothRunsIsNoChange) {
+  const ProfileDiff d = diff_of(seven_steps(10), seven_steps(20));
+  for (const auto& op : d.ops) EXPECT_NE(op.name, "instant") << op.status;
 }
 
 }  // namespace

@@ -218,17 +218,95 @@ TEST(PyTorchTestdata, TraceComparePairGivesStepsAndADiff) {
   ASSERT_FALSE(a.steps.empty());
   ASSERT_FALSE(b.steps.empty());
   EXPECT_EQ(a.steps[0].step_num, 1009);
-  const analysis::ProfileDiff diff =
-      analysis::compute_profile_diff(a, analysis::compute_framework_op_stats(base, {}), b,
-                                     analysis::compute_framework_op_stats(test, {}));
+  const analysis::StepOpTimes a_ops = analysis::op_time_by_step(base, analysis::analyze_steps(base));
+  const analysis::StepOpTimes b_ops = analysis::op_time_by_step(test, analysis::analyze_steps(test));
+  const analysis::ProfileDiff diff = analysis::compute_profile_diff({a, a_ops}, {b, b_ops});
   EXPECT_EQ(diff.a_steps, a.steps.size());
   EXPECT_EQ(diff.b_steps, b.steps.size());
   EXPECT_GT(diff.step_time_ms.a, 0);
   ASSERT_FALSE(diff.ops.empty());
-  // The test trace has backward ops the base lacks.
+  // In step 1009, the one both analysed, the test trace runs All2All_Pooled_Req, the base not.
   bool added = false;
   for (const auto& op : diff.ops) added |= op.status == "added";
   EXPECT_TRUE(added);
+}
+
+// The diff of two files as `mlprof diff` computes it.
+analysis::ProfileDiff diff_files(const std::string& a_file, const std::string& b_file) {
+  const Profile a = load(a_file), b = load(b_file);
+  const analysis::StepAnalysis a_steps = analysis::analyze_steps(a), b_steps = analysis::analyze_steps(b);
+  const analysis::OverviewPage a_page = analysis::compute_overview_page(a), b_page = analysis::compute_overview_page(b);
+  const analysis::StepOpTimes a_ops = analysis::op_time_by_step(a, a_steps), b_ops = analysis::op_time_by_step(b, b_steps);
+  return analysis::compute_profile_diff({a_page, a_ops}, {b_page, b_ops});
+}
+
+const analysis::OpChange* find_op(const analysis::ProfileDiff& d, const std::string& name) {
+  for (const auto& op : d.ops)
+    if (op.name == name && !op.on_device) return &op;
+  return nullptr;
+}
+
+// Both files hold steps 1009 and 1010, but the test trace's 1010 launched no kernel and is left
+// out (§5.1): the diff compares step 1009 alone. Its window is 157.408 ms in both (read with
+// python3 from the raw events: ProfilerStep#1009 starts at 1661938466265087 and the last GPU
+// work launched inside it, correlation 1954286, ends 157408 us later).
+TEST(PyTorchTestdata, DiffComparesTheStepsBothRunsAnalysed) {
+  REQUIRE_TESTDATA();
+  const analysis::ProfileDiff d = diff_files("trace_compare__base__base.json.gz", "trace_compare__test__test.json.gz");
+  EXPECT_EQ(d.a_steps, 2u);
+  EXPECT_EQ(d.b_steps, 1u);
+  EXPECT_EQ(d.steps_compared, analysis::StepsCompared::kStepsInCommon);
+  EXPECT_EQ(d.compared_step_nums, std::vector<int64_t>{1009});
+  EXPECT_EQ(d.a_compared, 1u);
+  EXPECT_EQ(d.b_compared, 1u);
+  EXPECT_NEAR(d.step_time_ms.a, 157.408, 1e-6);
+  EXPECT_NEAR(d.step_time_ms.b, 157.408, 1e-6);
+  EXPECT_EQ(d.step_time_ms.significance, analysis::ChangeSignificance::kNone);
+  const nlohmann::json j = analysis::to_json(d);
+  EXPECT_EQ(j["steps_compared"]["basis"], "steps_in_common");
+  EXPECT_EQ(j["steps_compared"]["text"], analysis::steps_compared_text(d));
+}
+
+// All2All_Pooled_Req runs once in the test trace (raw event: ts 1661938466370356, dur 311 us),
+// inside the window of step 1009, B's one analysed step: 311 us per step, not 311 / 2 (the steps
+// found).
+TEST(PyTorchTestdata, DiffDividesOpTimeByTheComparedSteps) {
+  REQUIRE_TESTDATA();
+  const analysis::ProfileDiff d = diff_files("trace_compare__base__base.json.gz", "trace_compare__test__test.json.gz");
+  const analysis::OpChange* op = find_op(d, "All2All_Pooled_Req");
+  ASSERT_NE(op, nullptr);
+  EXPECT_EQ(op->status, "added");
+  EXPECT_NEAR(op->a_ms, 0.0, 1e-9);
+  EXPECT_NEAR(op->b_ms, 0.311, 1e-9);
+}
+
+// aten::as_strided runs in both traces (raw events: two of 0 us each, at the same times), so it
+// is no change, let alone "added"; no listed row is without change.
+TEST(PyTorchTestdata, DiffListsOnlyOpsThatChanged) {
+  REQUIRE_TESTDATA();
+  const analysis::ProfileDiff d = diff_files("trace_compare__base__base.json.gz", "trace_compare__test__test.json.gz");
+  EXPECT_EQ(find_op(d, "aten::as_strided"), nullptr);
+  for (const auto& op : d.ops) {
+    SCOPED_TRACE(op.name);
+    EXPECT_NE(op.a_ms, op.b_ms);
+  }
+}
+
+// The CPU-only trace has one step, ProfilerStep#551 (210.109 ms), while gloo:all_reduce runs 10
+// times on two threads for 2.135 s over the whole profile. Only its two calls that start in the
+// step count (raw events read with python3: 173.209713 + 170.471258 ms, no op nested in them).
+// The Triton trace has no step markers: the figures do not compare, and the diff says so.
+TEST(PyTorchTestdata, DiffCountsOpTimeInsideTheSteps) {
+  REQUIRE_TESTDATA();
+  const analysis::ProfileDiff d = diff_files("cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz",
+                                             "triton_example__triton_example.json.gz");
+  const analysis::OpChange* op = find_op(d, "gloo:all_reduce");
+  ASSERT_NE(op, nullptr);
+  EXPECT_NEAR(op->a_ms, 173.209713 + 170.471258, 1e-6);
+  EXPECT_EQ(op->status, "removed");
+  EXPECT_EQ(d.steps_compared, analysis::StepsCompared::kStepsAndWholeProfile);
+  EXPECT_FALSE(d.comparable());
+  EXPECT_FALSE(analysis::to_json(d)["steps_compared"]["comparable"].get<bool>());
 }
 
 TEST(PyTorchTestdata, EveryFileHasAnOverview) {
