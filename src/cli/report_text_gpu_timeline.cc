@@ -16,9 +16,18 @@ void breakdown_text(const GpuTimeBreakdown& b, std::string& out) {
   out += fmt::format("  GPU time: {} from the first to the last GPU work; idle {}, computing {}, other work {}\n",
                      format_ms(ms(b.span_ps)), format_pct(b.idle_pct()), format_pct(b.compute_pct()),
                      format_pct(b.non_compute_pct()));
-  out += fmt::format("  Of the busy time: computation {}, communication {}, memory copies and sets {}\n\n",
-                     format_pct(b.kind_pct(GpuWorkKind::kComputation)), format_pct(b.kind_pct(GpuWorkKind::kCommunication)),
-                     format_pct(b.kind_pct(GpuWorkKind::kMemory)));
+  const double computation = b.kind_pct(GpuWorkKind::kComputation),
+               communication = b.kind_pct(GpuWorkKind::kCommunication), memory = b.kind_pct(GpuWorkKind::kMemory);
+  // Each kind counts the time it overlaps another (HTA's kernel breakdown does the same).
+  const double kinds_sum = computation + communication + memory;
+  out += wrap_text(fmt::format("Of the busy time: computation {}, communication {}, memory copies and sets {}{}",
+                               format_pct(computation), format_pct(communication), format_pct(memory),
+                               kinds_sum > 100.05
+                                   ? fmt::format(" (kinds overlap where streams run at once: together {})",
+                                                 format_pct(kinds_sum))
+                                   : ""),
+                   text_width(), "  ", "    ") +
+         "\n";
   TextTable t({"device", "stream", "items", "busy", "computation", "communication", "memory", "idle"},
               {true, true, true, true, true, true, true, true});
   for (const GpuStreamTime& s : b.streams) {

@@ -2,6 +2,8 @@
 // lines within the width, no type column that repeats the op names.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -198,6 +200,23 @@ TEST(CliReportText, StepColumnsAddUpToTheStepTotal) {
     EXPECT_NEAR(sum, total, 0.0005 * double(columns)) << lines[row];
   }
   EXPECT_EQ(rows, 5u) << text;
+}
+
+// Work kinds that overlap on concurrent streams each count that time, as HTA counts them: where
+// the shares of busy time add up to more than 100 %, the text says so and gives the sum.
+TEST(CliReportText, OverlappingGpuWorkKindsSayTheyOverlap) {
+  const std::string file = kTestData + "/pytorch/nccl_parser_config__nccl_data.json.gz";
+  SKIP_WITHOUT(file);
+  const auto j = nlohmann::json::parse(report(file, "gpu_time_breakdown", "json"));
+  double sum = 0;
+  for (const auto& [kind, pct] : j["hosts"][0]["gpu_time_breakdown"]["kernel_type_pct"].items()) sum += pct.get<double>();
+  ASSERT_GT(sum, 100.05);
+  std::string text = report(file, "gpu_time_breakdown");
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  for (size_t at; (at = text.find("  ")) != std::string::npos;) text.erase(at, 1);
+  char expected[96];
+  std::snprintf(expected, sizeof expected, "kinds overlap where streams run at once: together %.1f%%", sum);
+  EXPECT_NE(text.find(expected), std::string::npos) << text;
 }
 
 }  // namespace
