@@ -342,9 +342,17 @@ OpStatsTotals op_stats_totals(const Profile& p, bool count_idle) {
         if (counts_device_ops(p.lines[l], false)) device_work += p.lines[l].num_events;
   device_ops.expect_launches(device_work);
   device_calls.reserve(device_work);
+  // Where the op line gives the ops' times, its events say nothing of their kernels: each item
+  // of the device's own work is charged to its op (launcher, else tf_op), as kernel_stats does.
+  std::unordered_map<StringId, uint64_t> kernels_of_op_line_ops;
   for (const auto& plane : p.planes) {
     if (plane.kind != PlaneKind::kDevice) continue;
     const bool op_line = has_op_line(plane);
+    if (op_line)
+      for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l)
+        if (counts_device_ops(p.lines[l], false))
+          for (EventIndex e = p.lines[l].first_event; e < p.lines[l].first_event + p.lines[l].num_events; ++e)
+            ++kernels_of_op_line_ops[device_ops.charged_op_name(e)];
     std::vector<TimeInterval> busy;
     int64_t begin = INT64_MAX, end = INT64_MIN;
     for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l) {
@@ -379,6 +387,8 @@ OpStatsTotals op_stats_totals(const Profile& p, bool count_idle) {
 
   host.fold(p);
   device.fold(p);
+  for (auto& [name, t] : device.by_name)
+    if (auto it = kernels_of_op_line_ops.find(name); it != kernels_of_op_line_ops.end()) t.kernels += it->second;
   device_calls.fold_into(p, device_ops, device);
   auto totals_of = [&](const SideTotals& side, bool on_device, std::map<std::string, OpStatsTotals::Op, std::less<>>* into) {
     for (const auto& [name, t] : side.by_name)

@@ -24,8 +24,8 @@ struct OpStatsRow {
   std::string type;
   std::string name;
   uint64_t occurrences = 0;        // calls (on a device: calls that launched device work)
-  uint64_t kernel_count = 0;       // device work items in total_ps (0 on the host, and where a
-                                   // device's op line says no more than the op's executions)
+  uint64_t kernel_count = 0;       // device work items in total_ps (0 on the host); where a
+                                   // device's op line gives the times, the items naming the op
   int64_t total_ps = 0;
   int64_t self_ps = 0;
   double self_pct = 0;             // of all self time on its side (host or device)

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 
 #include "analysis/framework_op_stats.h"
 #include "analysis/input_pipeline_analyzer.h"
+#include "analysis/kernel_stats.h"
 #include "analysis/overview_page.h"
 #include "analysis/tf_data_bottleneck_analysis.h"
 #include "model/xspace_importer.h"
@@ -87,6 +89,24 @@ TEST_F(TensorFlowFile, FrameworkOpStatsCountTheTensorFlowOpsLine) {
   EXPECT_EQ(device_occurrences, 1349u);
   EXPECT_GT(host_rows, 50u);
   EXPECT_EQ(s.device_by_type.front().name, "Cast");
+}
+
+// Ops timed by the "TensorFlow Ops" line count the kernels charged to them, as kernel_stats
+// charges each kernel to an op (they used to read 0 kernels, 1330 rows of them).
+TEST_F(TensorFlowFile, FrameworkOpStatsCountTheKernelsOfOpsLineOps) {
+  const FrameworkOpStats s = compute_framework_op_stats(profile_);
+  std::map<std::string, uint64_t> kernels_by_op;
+  for (const KernelStatsRow& k : compute_kernel_stats(profile_).rows) kernels_by_op[k.op_name] += k.occurrences;
+  size_t checked = 0;
+  for (const auto& r : s.rows) {
+    if (!r.on_device) continue;
+    EXPECT_GE(r.kernel_count, 1u) << r.name;
+    if (auto it = kernels_by_op.find(r.name); it != kernels_by_op.end()) {
+      EXPECT_GE(r.kernel_count, it->second) << r.name;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 1330u);
 }
 
 TEST_F(TensorFlowFile, InputPipelineAndTfData) {
