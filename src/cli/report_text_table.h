@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/name_shortening.h"
+
 namespace mlprof::cli {
 
 // The columns text is laid out in: $COLUMNS when set, else the terminal's width when standard
@@ -30,22 +32,12 @@ class TextTable {
   std::vector<std::vector<std::string>> rows_;
 };
 
-// `name` in at most `max_width` columns, keeping what tells names apart: a scope path
-// (`replica_3/.../op:Type`) keeps its first and last components, a demangled C++ function
-// keeps its qualified name without template arguments and parameters.
-std::string shorten_name(const std::string& name, size_t max_width);
-
-// The names of one column shortened together: distinct names stay distinct (where the width
-// leaves room for a difference), showing the parts in which they differ.
-std::vector<std::string> shorten_names(const std::vector<std::string>& names, size_t max_width);
 
 // `text` filled into lines of at most `width` columns: the first line starts with
 // `first_indent`, the next ones with `hanging_indent`. A word longer than a line gets one alone.
 std::string wrap_text(const std::string& text, size_t width, const std::string& first_indent,
                       const std::string& hanging_indent);
 
-// Display width of UTF-8 text (counts code points; enough for names and units).
-size_t display_width(const std::string& s);
 
 // "12.345 ms", "1.234 s", "345.6 us"
 std::string format_ms(double ms);
