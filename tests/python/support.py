@@ -9,7 +9,7 @@ import sys
 import tempfile
 import textwrap
 import unittest
-from typing import Any, Dict, List, Sequence
+from typing import Any, Callable, Dict, List, Sequence
 
 MLPROF = os.environ.get("MLPROF_CLI", "mlprof")
 PYTHON = sys.executable  # Debian's /usr/bin/python3, as ctest runs these files
@@ -72,3 +72,22 @@ def chrome_events(profile: str, scratch: str) -> List[Dict[str, Any]]:
 def op_rows(stats: Any) -> Dict[str, Any]:
     """framework_op_stats rows by op name."""
     return {row["name"]: row for row in stats["rows"]}
+
+
+def recorded_events(test: ScratchTest, body: Callable[[], None]) -> List[Dict[str, Any]]:
+    """The Chrome trace events of a session of this process around `body`."""
+    import mlprof  # the package under test: only tests that profile in their own process need it
+
+    mlprof.start(test.path("logs"))
+    try:
+        body()
+    finally:
+        run_dir = mlprof.stop()
+    return chrome_events(run_dir, test.dir)
+
+
+def one_line(error: BaseException) -> str:
+    """The error's message, which must be one line."""
+    text = str(error)
+    assert "\n" not in text, text
+    return text

@@ -8,13 +8,7 @@ import threading
 import unittest
 
 import mlprof
-from support import ScratchTest, chrome_events, report, run_dirs, xplane_files
-
-
-def one_line(error: BaseException) -> str:
-    text = str(error)
-    assert "\n" not in text, text
-    return text
+from support import ScratchTest, chrome_events, one_line, recorded_events, report, run_dirs, xplane_files
 
 
 class SessionTest(ScratchTest):
@@ -89,15 +83,6 @@ PUNCTUATED = 'say "hi", #1 [x=(y\'\' 50%'
 
 
 class AnnotationTest(ScratchTest):
-    def record(self, body) -> list:
-        logdir = self.path("logs")
-        mlprof.start(logdir)
-        try:
-            body()
-        finally:
-            run_dir = mlprof.stop()
-        return chrome_events(run_dir, self.dir)
-
     def test_trace_metadata_steps_decorator_and_thread_names(self) -> None:
         @mlprof.Trace("decorated", kind="fn")
         def work(x: int) -> int:
@@ -123,7 +108,7 @@ class AnnotationTest(ScratchTest):
             t.start()
             t.join()
 
-        events = self.record(body)
+        events = recorded_events(self, body)
         names = [e["name"] for e in events]
         self.assertEqual(names.count("decorated"), 3)
         forwards = [e for e in events if e["name"] == "forward"]

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import time
 import unittest
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict, Iterator
 
 import mlprof
-from support import ScratchTest, chrome_events
+from support import ScratchTest, chrome_events, recorded_events
 
 FETCH_S = 0.01
 
@@ -24,14 +24,6 @@ def inside(inner: Dict[str, Any], outer: Dict[str, Any]) -> bool:
 
 
 class StepsTest(ScratchTest):
-    def record(self, body) -> List[Dict[str, Any]]:
-        mlprof.start(self.path("logs"))
-        try:
-            body()
-        finally:
-            run_dir = mlprof.stop()
-        return chrome_events(run_dir, self.dir)
-
     def test_yields_what_enumerate_yields(self) -> None:
         self.assertEqual(list(mlprof.steps("abc")), list(enumerate("abc")))
         self.assertEqual(list(mlprof.steps(["x", "y"], name="eval", start=5)), [(5, "x"), (6, "y")])
@@ -45,7 +37,7 @@ class StepsTest(ScratchTest):
                 with mlprof.Trace("compute"):
                     seen.append((step, batch))
 
-        events = self.record(body)
+        events = recorded_events(self, body)
         self.assertEqual(seen, [(10 + i, f"batch{i}") for i in range(4)])
         steps = sorted((e for e in events if e["name"] == "train"), key=lambda e: e["ts"])
         self.assertEqual([e["args"]["step_num"] for e in steps], [10, 11, 12, 13])  # not 14: the iterable was done
@@ -67,7 +59,7 @@ class StepsTest(ScratchTest):
             with mlprof.Trace("after"):  # no step is left open around it
                 pass
 
-        events = self.record(body)
+        events = recorded_events(self, body)
         self.assertEqual(sorted(e["args"]["step_num"] for e in events if e["name"] == "train"), [0, 1, 2])
         self.assertEqual(sorted(e["args"]["step_num"] for e in events if e["name"] == "failing"), [0, 1])
         [after] = [e for e in events if e["name"] == "after"]

@@ -8,15 +8,9 @@ import time
 import unittest
 
 import mlprof
-from support import ScratchTest, chrome_events
+from support import ScratchTest, chrome_events, one_line
 
 SLEEP_S = 0.02
-
-
-def one_line(error: BaseException) -> str:
-    text = str(error)
-    assert "\n" not in text, text
-    return text
 
 
 class DecoratorTest(ScratchTest):

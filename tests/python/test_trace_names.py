@@ -5,27 +5,13 @@ from __future__ import annotations
 import threading
 import time
 import unittest
-from typing import Any, Callable, Dict, List
+from typing import List
 
 import mlprof
-from support import ScratchTest, chrome_events
-
-
-def one_line(error: BaseException) -> str:
-    text = str(error)
-    assert "\n" not in text, text
-    return text
+from support import ScratchTest, chrome_events, one_line, recorded_events
 
 
 class NamesTest(ScratchTest):
-    def record(self, body: Callable[[], None]) -> List[Dict[str, Any]]:
-        mlprof.start(self.path("logs"))
-        try:
-            body()
-        finally:
-            run_dir = mlprof.stop()
-        return chrome_events(run_dir, self.dir)
-
     def test_names_read_back_as_given(self) -> None:
         names = ["op:1 (fused), x=y", "  spaced  ", "ünïcødé → 名前", "tab\there", "50% [done"]
 
@@ -36,7 +22,7 @@ class NamesTest(ScratchTest):
                 with mlprof.Trace(name):
                     pass
 
-        recorded = [e["name"] for e in self.record(body)]
+        recorded = [e["name"] for e in recorded_events(self, body)]
         for name in names:
             self.assertEqual(recorded.count(name), 2, (name, recorded))
 
@@ -65,7 +51,7 @@ class NamesTest(ScratchTest):
             with mlprof.Trace("kept", **{"a#b": 1, "c=d": "v", "text": "lone \ud800 surrogate"}):
                 pass
 
-        [event] = [e for e in self.record(body) if e["name"] == "kept"]
+        [event] = [e for e in recorded_events(self, body) if e["name"] == "kept"]
         self.assertEqual(event["args"]["a#b"], 1)
         self.assertEqual(event["args"]["c=d"], "v")
         self.assertEqual(event["args"]["text"], "lone \\ud800 surrogate")  # written escaped, not left out
