@@ -147,6 +147,7 @@ int main(int argc, char** argv) {
   }
   if (opt.steps <= 0) return usage(argv[0]);
 
+  bool profiling = false;  // this program's own session started (it may end on its own after --profile-steps)
   if (opt.server_port >= 0) {
 #ifdef MLPROF_EXAMPLE_HAS_SERVER
     if (auto status = mlprof::start_server(opt.server_port); !status.ok()) {
@@ -164,9 +165,9 @@ int main(int argc, char** argv) {
     options.first_step = opt.first_step;
     options.last_step = opt.last_step;
     options.run_name = opt.run_name;
-    if (auto status = mlprof::start(opt.logdir, options); !status.ok()) {
-      std::fprintf(stderr, "train_loop: profiling disabled: %s\n", status.message().c_str());
-    }
+    const mlprof::Status status = mlprof::start(opt.logdir, options);
+    profiling = status.ok();
+    if (!profiling) std::fprintf(stderr, "train_loop: profiling disabled: %s\n", status.message().c_str());
   }
 
   BatchQueue<Batch> queue(8);  // prefetch depth
@@ -175,7 +176,7 @@ int main(int argc, char** argv) {
   queue.close();
   loader.join();
 
-  if (opt.server_port < 0 && mlprof::is_active()) {
+  if (profiling) {
     const mlprof::RunInfo run = mlprof::stop();
     if (!run.status.ok()) {
       std::fprintf(stderr, "train_loop: %s\n", run.status.message().c_str());

@@ -46,10 +46,10 @@ struct ProfilerOptions {
   uint64_t max_buffer_bytes = uint64_t{512} << 20;
   // Step-range policy (Keras' profile_batch='A,B'): when first_step >= 0 the session
   // records only from the start of step first_step to the end of step last_step, and
-  // writes the run as soon as that range is complete.
+  // ends as soon as that range is complete: its run is written on the session's own thread.
   int64_t first_step = -1;
   int64_t last_step = -1;
-  // Stops and writes the session on its own after this many milliseconds (0: never).
+  // Ends the session on its own after this many milliseconds (0: never), as a range does.
   uint64_t duration_ms = 0;
   // Run directory name under <logdir>/plugins/profile/; default: local time YYYY_MM_DD_HH_MM_SS.
   std::string run_name;
@@ -99,14 +99,19 @@ struct RunInfo {
 
 // Starts a session that writes into logdir. Fails (without side effects) if a session runs;
 // fails too, with the reason, when logdir cannot be made or written to (it is made, and a file
-// is created there and removed again, to find out).
+// is created there and removed again, to find out). A session that ended on its own (its step
+// range or duration is over) does not count as running: start() waits for its run to be
+// written, if need be, and starts.
 // A session still running when the program calls exit() or quick_exit() or returns from
 // main() is written then, and stderr says so in one line. A child made by fork() does not
 // inherit the session: it records nothing until it starts its own.
 MLPROF_API Status start(const std::string& logdir, const ProfilerOptions& options = {});
-// Stops the running session and writes it. Safe while other threads still annotate.
+// Stops the running session and writes it. Safe while other threads still annotate. After a
+// session that ended on its own, the first stop() returns the run it wrote (waiting for the
+// writing to end); a stop() with no session since the last one fails.
 MLPROF_API RunInfo stop();
-// True between start() and stop() (also while a step-range session waits for its first step).
+// True from start() until the session ends: at stop(), or, for a session with a step range or a
+// duration, once that is over and its run is written (also while it waits for its first step).
 MLPROF_API bool is_active();
 
 // Names the calling thread's line in the trace (also applies to later sessions).

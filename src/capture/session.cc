@@ -190,6 +190,17 @@ void run_session_thread(Session* s) {
     c.wake_session.wait(ticket, wake - now);
   }
   finish(*s);
+  // A session whose steps or duration are over has ended with its run written: a new one may
+  // start, and stop() only collects this one's RunInfo. (stop() waits for this thread.)
+  g_active.store(false);
+}
+
+// Whether the session has stopped recording for good on its own: its step range is complete
+// or its duration is over. Its thread writes (or has written) the run. Called under api_mu,
+// where only the range's end can have asked it to finish (stop() holds api_mu until it is gone).
+bool ended_on_its_own(const Session& s) {
+  if (control().finish_requested.load(std::memory_order_acquire) >= s.id) return true;
+  return s.options.duration_ms > 0 && std::chrono::steady_clock::now() >= s.deadline;
 }
 
 RunInfo stop_locked(Control& c) {
@@ -234,8 +245,18 @@ void stop_session_at_exit() {
   Control& c = control();
   std::lock_guard<std::mutex> lock(c.api_mu);
   if (c.session == nullptr || c.session->pid != getpid()) return;
-  c.session->stopped_at_exit = true;
+  // One that ended on its own was written then, and said nothing: it was no exit's doing.
+  if (!ended_on_its_own(*c.session)) c.session->stopped_at_exit = true;
   stop_locked(c);
+}
+
+// Before a new session starts: one that ended on its own, which no stop() collected, is let
+// go (its thread has written the run, or is writing it: that is waited for). A failure to
+// write it is said on stderr, since no stop() will return it.
+void let_go_of_ended_session(Control& c) {
+  const bool auto_started = c.session->auto_started;  // its own failures are on stderr already
+  const RunInfo run = stop_locked(c);
+  if (!run.status.ok() && !auto_started) std::fprintf(stderr, "%s\n", run.status.message().c_str());
 }
 
 __attribute__((constructor)) void register_fork_handler() {
@@ -257,6 +278,7 @@ Status start_session(const std::string& logdir, const ProfilerOptions& options, 
 
   Control& c = control();
   std::lock_guard<std::mutex> lock(c.api_mu);
+  if (c.session != nullptr && ended_on_its_own(*c.session)) let_go_of_ended_session(c);
   if (c.session != nullptr) {
     return Status::error("mlprof::start: a profiling session is already running (writing to " +
                          c.session->logdir + (c.session->auto_started ? ", started by MLPROF_LOGDIR" : "") +

@@ -114,6 +114,9 @@ void start_session(const std::string& logdir, int host_tracer_level, int device_
     status = mlprof::start(logdir, options);
   }
   if (!status.ok()) throw ProfilerError(status.message());
+  // A session that ended on its own (steps, duration) left its hook in place: this session
+  // has its own, or none.
+  stop_python_tracer();
   if (python_tracer_level > 0 && !start_python_tracer()) {
     stop_python_tracer();
     py::error_already_set error;
@@ -177,7 +180,9 @@ PYBIND11_MODULE(_mlprof, m) {
         py::arg("python_tracer_level"), py::arg("first_step"), py::arg("last_step"), py::arg("duration_ms"),
         py::arg("run_name"));
   m.def("_stop", &stop_session);
-  m.def("is_active", &mlprof::is_active, "True between start() and stop().");
+  m.def("is_active", &mlprof::is_active,
+        "True from start() until the session ends: at stop(), or once its steps or duration_ms are over and "
+        "its run is written.");
   m.def("_set_thread_name", [](const std::string& name) { mlprof::set_thread_name(name); });
   m.def("_load_torch_integration", &load_torch_integration);
   m.def("_start_server", &start_server);

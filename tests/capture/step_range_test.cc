@@ -105,5 +105,103 @@ TEST(Duration, SessionStopsOnItsOwn) {
   EXPECT_GT(run.events, 0u);
 }
 
+// A session that ends on its own is over once its run is written; wait for that.
+bool wait_until_inactive() {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (is_active() && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return !is_active();
+}
+
+std::vector<int64_t> steps_of(const RunInfo& run) {
+  std::vector<int64_t> steps;
+  for (const auto& e : host_events(read_run(run))) {
+    if (e.name == "train") steps.push_back(e.stats.at("step_num").int64_value());
+  }
+  return steps;
+}
+
+void train(int64_t steps) {
+  for (int64_t step = 0; step < steps; ++step) {
+    StepTrace s("train", step);
+    MLPROF_TRACE("work");
+  }
+}
+
+TEST(StepRange, ACompleteRangeEndsTheSessionAndStopStillReturnsItsRun) {
+  testing::ScratchDir dir;
+  ProfilerOptions o = options();
+  o.first_step = 1;
+  o.last_step = 2;
+  ASSERT_TRUE(start(dir.path(), o).ok());
+  train(5);
+  ASSERT_TRUE(wait_until_inactive());
+  EXPECT_TRUE(std::filesystem::exists(dir / "plugins/profile/run/testhost.xplane.pb"));
+  const RunInfo run = stop();
+  EXPECT_EQ(run.xspace_path, dir / "plugins/profile/run/testhost.xplane.pb");
+  EXPECT_EQ(steps_of(run), (std::vector<int64_t>{1, 2}));
+  // Collected once: a second stop() has no session.
+  const RunInfo again = stop();
+  EXPECT_FALSE(again.status.ok());
+  EXPECT_NE(again.status.message().find("no profiling session is running"), std::string::npos);
+}
+
+TEST(StepRange, ANewSessionStartsRightAfterTheRangeWithoutStop) {
+  testing::ScratchDir dir;
+  ProfilerOptions o = options();
+  o.first_step = 0;
+  o.last_step = 1;
+  ASSERT_TRUE(start(dir.path(), o).ok());
+  train(2);
+  // No wait and no stop(): the ended session may still be writing its run.
+  ProfilerOptions second = options();
+  second.run_name = "second";
+  const Status status = start(dir.path(), second);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_TRUE(is_active());
+  train(3);
+  const RunInfo run = stop();
+  EXPECT_EQ(run.run_dir, dir / "plugins/profile/second");
+  EXPECT_EQ(steps_of(run), (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_FALSE(is_active());
+  // The first session's run was written whole all the same.
+  RunInfo first;
+  first.xspace_path = dir / "plugins/profile/run/testhost.xplane.pb";
+  EXPECT_EQ(steps_of(first), (std::vector<int64_t>{0, 1}));
+}
+
+TEST(Duration, TheSessionEndsAndANewOneStarts) {
+  testing::ScratchDir dir;
+  ProfilerOptions o = options();
+  o.duration_ms = 20;
+  ASSERT_TRUE(start(dir.path(), o).ok());
+  ASSERT_TRUE(wait_until_inactive());
+  EXPECT_TRUE(std::filesystem::exists(dir / "plugins/profile/run/testhost.xplane.pb"));
+  ProfilerOptions second = options();
+  second.run_name = "second";
+  ASSERT_TRUE(start(dir.path(), second).ok());
+  EXPECT_EQ(stop().run_dir, dir / "plugins/profile/second");
+  EXPECT_FALSE(stop().status.ok());  // the first session's run was let go by the second start()
+}
+
+// stop() may come just before, while or after the session ends on its own thread: each time it
+// returns the one run, and the session is over.
+TEST(Duration, StopRacingTheSessionsOwnEndReturnsItsRun) {
+  testing::ScratchDir dir;
+  for (int i = 0; i < 40; ++i) {
+    ProfilerOptions o = options();
+    o.run_name = "run" + std::to_string(i);
+    o.duration_ms = 2;
+    ASSERT_TRUE(start(dir.path(), o).ok());
+    std::this_thread::sleep_for(std::chrono::microseconds(100 * i));  // 0 to 4 ms
+    const RunInfo run = stop();
+    ASSERT_TRUE(run.status.ok()) << run.status.message();
+    EXPECT_EQ(run.xspace_path, dir / ("plugins/profile/run" + std::to_string(i) + "/testhost.xplane.pb"));
+    EXPECT_TRUE(std::filesystem::exists(run.xspace_path));
+    EXPECT_FALSE(is_active());
+  }
+}
+
 }  // namespace
 }  // namespace mlprof

@@ -5,10 +5,30 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 import unittest
 
 import mlprof
 from support import ScratchTest, chrome_events, one_line, recorded_events, report, run_dirs, xplane_files
+
+
+def train_steps(count: int) -> None:
+    for step in range(count):
+        with mlprof.StepTrace("train", step):
+            with mlprof.Trace("work"):
+                pass
+
+
+def step_numbers(events: list) -> list:
+    return sorted(e["args"]["step_num"] for e in events if e["name"] == "train")
+
+
+def wait_until_inactive(timeout_s: float = 20) -> bool:
+    """A session that ends on its own writes its run on its own thread; then it is over."""
+    give_up = time.monotonic() + timeout_s
+    while mlprof.is_active() and time.monotonic() < give_up:
+        time.sleep(0.001)
+    return not mlprof.is_active()
 
 
 class SessionTest(ScratchTest):
@@ -75,6 +95,45 @@ class SessionTest(ScratchTest):
                 raise KeyError("boom")
         self.assertFalse(mlprof.is_active())
         self.assertEqual(len(xplane_files(self.path("logs"))), 1)
+
+    def test_a_session_whose_steps_are_over_has_ended(self) -> None:
+        logdir = self.path("logs")
+        mlprof.start(logdir, steps=(1, 2), run_name="ranged")
+        train_steps(5)
+        self.assertTrue(wait_until_inactive())
+        self.assertEqual(run_dirs(logdir), [os.path.join(logdir, "plugins", "profile", "ranged")])
+        # A script that always calls stop() gets the run, once.
+        run_dir = mlprof.stop()
+        self.assertEqual(run_dirs(logdir), [run_dir])
+        self.assertEqual(step_numbers(chrome_events(run_dir, self.dir)), [1, 2])
+        with self.assertRaises(mlprof.ProfilerError) as caught:
+            mlprof.stop()
+        self.assertIn("no profiling session is running", one_line(caught.exception))
+
+    def test_a_new_session_starts_right_after_the_steps_of_the_last(self) -> None:
+        logdir = self.path("logs")
+        mlprof.start(logdir, steps=0, run_name="first", python_tracer_level=1)
+        train_steps(1)
+        # No wait and no stop(): start() waits for the first run to be written.
+        mlprof.start(logdir, run_name="second")
+        self.assertTrue(mlprof.is_active())
+        train_steps(3)
+        second_run = mlprof.stop()
+        first_run = os.path.join(logdir, "plugins", "profile", "first")
+        self.assertEqual(run_dirs(logdir), [first_run, second_run])
+        self.assertEqual(step_numbers(chrome_events(first_run, self.dir)), [0])
+        second = chrome_events(second_run, self.dir)
+        self.assertEqual(step_numbers(second), [0, 1, 2])
+        # The second session asked for no Python tracer: the first one's is gone.
+        self.assertFalse([e["name"] for e in second if e["name"].startswith("$")])
+
+    def test_a_session_whose_duration_is_over_has_ended(self) -> None:
+        logdir = self.path("logs")
+        mlprof.start(logdir, duration_ms=20, run_name="timed")
+        self.assertTrue(wait_until_inactive())
+        mlprof.start(logdir, run_name="next")
+        self.assertEqual(os.path.basename(mlprof.stop()), "next")
+        self.assertEqual([os.path.basename(d) for d in run_dirs(logdir)], ["next", "timed"])
 
 
 # Commas, '#', '=', quotes and unbalanced brackets: TraceMe's metadata encoding would split or

@@ -66,7 +66,9 @@ def start(logdir: PathLike, host_tracer_level: int = 2, python_tracer_level: int
         C-level profile hook), so time in Python code is covered by traced activity.
       steps: record only these steps, as Keras' profile_batch: N, (first, last) or "first:last".
         Steps are what StepTrace marks, or what mlprof infers from a PyTorch training loop.
-      duration_ms: stop recording after this many milliseconds.
+        The session ends after the last of them: its run is written, is_active() turns False,
+        and stop() returns the run.
+      duration_ms: end the session after this many milliseconds, as steps do.
       device_tracer_level: 0 turns GPU tracing off (where mlprof is built with CUDA).
       run_name: the run directory's name (default: the local time, YYYY_MM_DD_HH_MM_SS). A name
         whose run already holds this host's profile is refused: a capture never overwrites one.
@@ -139,8 +141,11 @@ def _refuse_written_run(logdir: str, run_name: str, where: str) -> None:
 def stop() -> str:
     """Stops the session and writes it, as tf.profiler.experimental.stop; returns the run directory.
 
+    After a session that ended on its own (steps, duration_ms), returns the run it wrote.
+
     Raises:
-      ProfilerError: no session runs, or the run could not be written (the message says why).
+      ProfilerError: no session ran since the last stop(), or the run could not be written (the
+        message says why).
     """
     run_dir, _xspace, _events, _dropped = _mlprof._stop()
     return run_dir
