@@ -102,6 +102,9 @@ struct RunInfo {
 // is created there and removed again, to find out). A session that ended on its own (its step
 // range or duration is over) does not count as running: start() waits for its run to be
 // written, if need be, and starts.
+// A session the environment started (MLPROF_LOGDIR, as `mlprof run` sets it) gives way to the
+// program's own: start() ends it unwritten, says so in one line on stderr, and starts this
+// one, so the program's start() and stop() choose what is recorded, and where.
 // A session still running when the program calls exit() or quick_exit() or returns from
 // main() is written then, and stderr says so in one line. A child made by fork() does not
 // inherit the session: it records nothing until it starts its own.

@@ -1,5 +1,6 @@
 // Profiling with no code change: when the library loads with MLPROF_LOGDIR set, a session
-// starts, and it is written at process exit (or earlier, when its steps or duration end).
+// starts, and it is written at process exit (or earlier, when its steps or duration end). A
+// program that starts its own session takes over from it (mlprof::start in mlprof.h).
 //   MLPROF_LOGDIR=DIR             required
 //   MLPROF_STEPS=A:B              record steps A to B only (also "A,B", or "A")
 //   MLPROF_DURATION_MS=N          stop after N ms

@@ -32,6 +32,10 @@ std::atomic<int> g_trace_level{0};
 namespace capture {
 namespace {
 
+// What becomes of a session's recording, decided once: the session's thread may begin to write
+// it (its steps or duration are over) just as a program's start() takes over from it.
+enum class Fate { kRecording, kWritten, kDropped };
+
 struct Session {
   uint64_t id = 0;
   std::string logdir;
@@ -44,6 +48,7 @@ struct Session {
   std::chrono::steady_clock::time_point deadline;
   std::thread thread;  // run_session_thread; none if it could not be started
   bool finished = false;
+  std::atomic<Fate> fate{Fate::kRecording};
   RunInfo result;
   std::unique_ptr<DeviceTracer> device;  // GPU tracing, when asked for and possible
   std::string device_failure;            // else why not
@@ -129,25 +134,9 @@ RunInfo write_run(const Session& s, const ClockPair& stop) {
   return info;
 }
 
-// Ends recording and writes the run; on the session thread, or in stop() when there is none.
-void finish(Session& s) {
-  if (s.finished) return;
-  s.finished = true;
-  internal::g_trace_level.store(0, std::memory_order_relaxed);
-  notify_session_stopping();
-  g_epoch.store(0, std::memory_order_release);  // writers let go of the arena
-  if (s.device != nullptr) s.device->stop();     // flushes what the GPU finished
-  const ClockPair stop = read_clock_pair();
-  if (s.arena != nullptr) s.arena->close();
-  g_arena.store(nullptr, std::memory_order_release);
-  try {
-    s.result = write_run(s, stop);
-  } catch (const std::exception& e) {  // bad_alloc on a huge capture: report, never crash
-    s.result.status = Status::error(std::string("mlprof: cannot write the profile: ") + e.what());
-  }
-  if (s.arena != nullptr) s.arena->release();
-  thread_names_capture_ends();
-  s.device.reset();
+// One line on stderr for a run written with no stop() the program sees: the environment's
+// session, or one still running when the program exited.
+void report_written_run(const Session& s) {
   if (s.auto_started) {
     if (s.result.status.ok()) {
       std::fprintf(stderr, "mlprof: wrote %s (%llu events%s)\n", s.result.xspace_path.c_str(),
@@ -168,6 +157,35 @@ void finish(Session& s) {
                    why.c_str());
     }
   }
+}
+
+// Ends recording and writes the run (unless a program's start() dropped it); on the session
+// thread, or in stop() when there is none.
+void finish(Session& s) {
+  if (s.finished) return;
+  s.finished = true;
+  Fate recording = Fate::kRecording;
+  const bool write = s.fate.compare_exchange_strong(recording, Fate::kWritten);
+  internal::g_trace_level.store(0, std::memory_order_relaxed);
+  notify_session_stopping();
+  g_epoch.store(0, std::memory_order_release);  // writers let go of the arena
+  if (s.device != nullptr) s.device->stop();     // flushes what the GPU finished
+  const ClockPair stop = read_clock_pair();
+  if (s.arena != nullptr) s.arena->close();
+  g_arena.store(nullptr, std::memory_order_release);
+  if (write) {
+    try {
+      s.result = write_run(s, stop);
+    } catch (const std::exception& e) {  // bad_alloc on a huge capture: report, never crash
+      s.result.status = Status::error(std::string("mlprof: cannot write the profile: ") + e.what());
+    }
+  } else {
+    s.result.status = Status::error("mlprof: the session ended unwritten: the program started its own");
+  }
+  if (s.arena != nullptr) s.arena->release();
+  thread_names_capture_ends();
+  s.device.reset();
+  if (write) report_written_run(s);
 }
 
 // A writer nearing the committed end of the arena.
@@ -259,6 +277,25 @@ void let_go_of_ended_session(Control& c) {
   if (!run.status.ok() && !auto_started) std::fprintf(stderr, "%s\n", run.status.message().c_str());
 }
 
+// The program's own start() under `mlprof run` (a session started from MLPROF_LOGDIR): the
+// program's start() and stop() choose what is recorded, as the program's profiler API calls do
+// under Nsight Systems' --capture-range=cudaProfilerApi. The environment's session ends
+// unwritten, so that no run of the time before (imports, set-up) sits beside the program's.
+void yield_to_program(Control& c, const std::string& program_logdir) {
+  Session& s = *c.session;
+  Fate recording = Fate::kRecording;
+  const bool dropped = s.fate.compare_exchange_strong(recording, Fate::kDropped);  // else it ended on its own
+  const std::string environment_logdir = s.logdir;
+  notify_session_stopping();  // on the caller's thread, as stop() does
+  stop_locked(c);
+  if (dropped) {
+    std::fprintf(stderr,
+                 "mlprof: the program starts its own profiling session (writing to %s); the one MLPROF_LOGDIR "
+                 "started (writing to %s) ends unwritten\n",
+                 program_logdir.c_str(), environment_logdir.c_str());
+  }
+}
+
 __attribute__((constructor)) void register_fork_handler() {
   pthread_atfork(nullptr, nullptr, after_fork_in_child);
 }
@@ -279,16 +316,18 @@ Status start_session(const std::string& logdir, const ProfilerOptions& options, 
   Control& c = control();
   std::lock_guard<std::mutex> lock(c.api_mu);
   if (c.session != nullptr && ended_on_its_own(*c.session)) let_go_of_ended_session(c);
-  if (c.session != nullptr) {
-    return Status::error("mlprof::start: a profiling session is already running (writing to " +
-                         c.session->logdir + (c.session->auto_started ? ", started by MLPROF_LOGDIR" : "") +
+  const bool program_takes_over = c.session != nullptr && c.session->auto_started && !auto_started;
+  if (c.session != nullptr && !program_takes_over) {
+    return Status::error("mlprof::start: a profiling session is already running (writing to " + c.session->logdir +
                          "); call mlprof::stop() before starting another",
                          StatusCode::kAlreadyRunning);
   }
-  // Said now rather than when the run is written, after the whole session was lost.
+  // Said now rather than when the run is written, after the whole session was lost (and before
+  // the environment's session gives way to this one).
   if (std::string why; !format::probe_writable_directory(logdir, &why)) {
     return Status::error("mlprof::start: cannot write to the logdir " + logdir + ": " + why, StatusCode::kCannotWrite);
   }
+  if (program_takes_over) yield_to_program(c, logdir);
   Arena::unmap_idle_arenas();
   // Registered with the first session: atexit handlers and static destructors run in
   // reverse order, and writing a session uses no object that a static destructor ends.

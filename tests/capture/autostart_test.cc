@@ -1,6 +1,7 @@
 // Profiling with no code change: MLPROF_LOGDIR and friends, read when the library loads.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -49,6 +50,26 @@ std::vector<fs::path> xplane_files(const std::string& logdir) {
   return files;
 }
 
+// The step_num of every "train" event in a host file.
+std::vector<int64_t> train_steps(const fs::path& file) {
+  tensorflow::profiler::XSpace space;
+  std::string error;
+  EXPECT_TRUE(format::read_xspace(file.string(), &space, &error)) << error;
+  std::vector<int64_t> steps;
+  if (space.planes_size() == 0) return steps;
+  const auto& host = space.planes(0);
+  for (const auto& line : host.lines()) {
+    for (const auto& e : line.events()) {
+      if (host.event_metadata().at(e.metadata_id()).name() != "train") continue;
+      for (const auto& s : e.stats()) {
+        if (host.stat_metadata().at(s.metadata_id()).name() == "step_num") steps.push_back(s.int64_value());
+      }
+    }
+  }
+  std::sort(steps.begin(), steps.end());
+  return steps;
+}
+
 TEST(AutoStart, EnvironmentStartsASessionWrittenAtExit) {
   testing::ScratchDir dir;
   const std::string logdir = dir / "logs";
@@ -75,28 +96,25 @@ TEST(AutoStart, StepsAndLevelComeFromTheEnvironment) {
   ASSERT_EQ(child.exit_code, 0) << child.err;
   const auto files = xplane_files(logdir);
   ASSERT_EQ(files.size(), 1u) << child.err;
-  tensorflow::profiler::XSpace space;
-  std::string error;
-  ASSERT_TRUE(format::read_xspace(files[0].string(), &space, &error)) << error;
-  const auto& host = space.planes(0);
-  std::vector<int64_t> steps;
-  for (const auto& line : host.lines()) {
-    for (const auto& e : line.events()) {
-      if (host.event_metadata().at(e.metadata_id()).name() != "train") continue;
-      for (const auto& s : e.stats()) {
-        if (host.stat_metadata().at(s.metadata_id()).name() == "step_num") steps.push_back(s.int64_value());
-      }
-    }
-  }
-  EXPECT_EQ(steps, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(train_steps(files[0]), (std::vector<int64_t>{2, 3}));
 }
 
-TEST(AutoStart, AProgramsOwnStartIsRefusedClearly) {
+// `mlprof run` on a program that starts its own session: the program's start() and stop()
+// choose what is recorded; the environment's session ends unwritten, saying so in one line.
+TEST(AutoStart, AProgramsOwnSessionTakesOver) {
   testing::ScratchDir dir;
-  const ChildResult child = run_child("MLPROF_LOGDIR='" + (dir / "logs") + "'", "start", dir);
+  const std::string environment_logdir = dir / "env_logs", own_logdir = dir / "own_logs";
+  const ChildResult child = run_child("MLPROF_LOGDIR='" + environment_logdir + "'", "start '" + own_logdir + "'", dir);
   ASSERT_EQ(child.exit_code, 0) << child.err;
-  EXPECT_NE(child.out.find("already running"), std::string::npos) << child.out;
-  EXPECT_NE(child.out.find("MLPROF_LOGDIR"), std::string::npos) << child.out;
+  EXPECT_NE(child.out.find("start: ok\n"), std::string::npos) << child.out;
+  EXPECT_NE(child.out.find("active: 0\n"), std::string::npos) << child.out;
+  const auto files = xplane_files(own_logdir);
+  ASSERT_EQ(files.size(), 1u) << child.err;
+  EXPECT_NE(child.out.find("stop: " + files[0].string() + "\n"), std::string::npos) << child.out;
+  EXPECT_EQ(train_steps(files[0]), (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_TRUE(xplane_files(environment_logdir).empty());
+  EXPECT_EQ(child.err, "mlprof: the program starts its own profiling session (writing to " + own_logdir +
+                           "); the one MLPROF_LOGDIR started (writing to " + environment_logdir + ") ends unwritten\n");
 }
 
 TEST(AutoStart, NothingHappensWithoutMlprofLogdir) {

@@ -12,7 +12,7 @@ import os
 import shutil
 import unittest
 
-from support import MLPROF, PYTHON, ScratchTest, op_rows, report, run, run_dirs, xplane_files
+from support import MLPROF, PYTHON, ScratchTest, chrome_events, op_rows, report, run, run_dirs, xplane_files
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "train_script.py")
@@ -113,6 +113,38 @@ class RunPythonTest(ScratchTest):
                     ops = op_rows_by_name(report(logdir, "framework_op_stats"))
                     self.assertIn("aten::mm", ops)
                     self.assertIn("matmul", ops)
+
+    def test_a_script_with_its_own_session_runs_and_chooses_what_is_recorded(self) -> None:
+        # The script's start()/stop() (or Profile block) take over from the session `mlprof run`
+        # started: the script's run is written whole, nothing of the environment's, exit 0.
+        sessions = {
+            "start_stop": "mlprof.start(own_logdir)\ntrain(6)\nprint('run:', mlprof.stop())",
+            "profile_block": "with mlprof.Profile(own_logdir) as p:\n    train(6)\nprint('run:', p.run_dir)",
+            "profile_steps": "with mlprof.Profile(own_logdir, steps=(2, 4)) as p:\n    train(6)\nprint('run:', p.run_dir)",
+        }
+        expected_steps = {"start_stop": [0, 1, 2, 3, 4, 5], "profile_block": [0, 1, 2, 3, 4, 5],
+                          "profile_steps": [2, 3, 4]}
+        for name, session in sessions.items():
+            with self.subTest(session=name):
+                run_logdir, own_logdir = self.path(f"run_{name}"), self.path(f"own_{name}")
+                script = self.write_script(f"{name}.py", "import mlprof\n\n"
+                                           "def train(steps):\n"
+                                           "    for step in range(steps):\n"
+                                           "        with mlprof.StepTrace('train', step):\n"
+                                           "            sum(range(1000))\n\n"
+                                           f"own_logdir = {own_logdir!r}\n" + session + "\n"
+                                           "print('active:', mlprof.is_active())\n")
+                done = run([MLPROF, "run", "--logdir", run_logdir, "--", PYTHON, script])  # exit status 0
+                self.assertIn("active: False", done.stdout)
+                self.assertEqual(len(run_dirs(own_logdir)), 1, done.stderr)
+                self.assertIn(f"run: {run_dirs(own_logdir)[0]}\n", done.stdout)
+                self.assertEqual(xplane_files(run_logdir), [], done.stderr)
+                self.assertIn(f"the program starts its own profiling session (writing to {own_logdir})", done.stderr)
+                self.assertEqual(train_step_numbers(own_logdir, self.dir), expected_steps[name])
+
+
+def train_step_numbers(logdir: str, scratch: str) -> list:
+    return sorted(e["args"]["step_num"] for e in chrome_events(xplane_files(logdir)[0], scratch) if e["name"] == "train")
 
 
 def op_rows_by_name(stats: dict) -> dict:

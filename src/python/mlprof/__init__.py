@@ -74,6 +74,9 @@ def start(logdir: PathLike, host_tracer_level: int = 2, python_tracer_level: int
         whose run already holds this host's profile is refused: a capture never overwrites one.
       options: a ProfilerOptions, as TensorFlow's start() takes; its levels replace the ones above.
 
+    Under ``mlprof run`` (or MLPROF_LOGDIR), the session the environment started gives way to
+    this one, with one line on stderr: the program's start() and stop() choose what is recorded.
+
     Raises:
       ProfilerError: a session already runs, the logdir cannot be written, or run_name is taken.
       TypeError, ValueError: an argument of the wrong type or value.
