@@ -99,6 +99,13 @@ grpc::Status ProfilerServiceImpl::Profile(grpc::ServerContext* context, const te
       return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away before the capture started");
   }
 
+  // A program's own start() takes over from the session MLPROF_LOGDIR started; a remote capture
+  // is not the program and takes over from nothing.
+  if (is_active()) {
+    abandon_destination(destination);
+    return grpc::Status(grpc::StatusCode::ALREADY_EXISTS,
+                        "mlprof profiler server on " + host + ": a profiling session is already running in the process");
+  }
   ProfilerOptions options;
   options.host_tracer_level = capture.host_tracer_level;
   options.device_tracer_level = capture.device_tracer_level;

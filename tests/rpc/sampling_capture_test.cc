@@ -243,3 +243,29 @@ TEST(SamplingCapture, EnvironmentVariableStartsTheServer) {
 
 }  // namespace
 }  // namespace mlprof
+
+namespace mlprof {
+namespace {
+
+// Under `mlprof run` (MLPROF_LOGDIR) the environment's session records the whole process: a
+// remote capture is refused, as for any session already running, and does not end it.
+TEST(SamplingCapture, ACaptureDoesNotTakeOverTheEnvironmentsSession) {
+  ScratchDir dir, env_logdir;
+  {
+    WorkerProcess worker({"--env"}, {"MLPROF_SERVER_PORT=0", "MLPROF_LOGDIR=" + env_logdir.path()});
+    const rpc::CaptureResult result = rpc::capture_profiles(capture_of({&worker}, dir.path(), 200));
+    ASSERT_EQ(result.workers.size(), 1u);
+    EXPECT_FALSE(result.workers[0].ok);
+    EXPECT_NE(result.workers[0].error.find("a profiling session is already running"), std::string::npos)
+        << result.workers[0].error;
+  }
+  // The worker has exited: the environment's session was written then.
+  size_t runs = 0;
+  std::error_code ec;
+  for (const auto& run : fs::directory_iterator(env_logdir.path() + "/plugins/profile", ec))
+    runs += xspace_files(run.path().string()).size();
+  EXPECT_EQ(runs, 1u);
+}
+
+}  // namespace
+}  // namespace mlprof
