@@ -81,10 +81,13 @@ bool RunSummary::add(std::unique_ptr<ProfileSummary> part, std::string* error) {
   if (overview_.step_marker.empty()) overview_.step_marker = o.step_marker;
   overview_.steps_found += o.steps_found;
   const uint32_t host0 = uint32_t(overview_.hosts.size());
+  // A file without steps has one pseudo step over its whole profile: read whole, the run has it
+  // only when no file has steps, so it waits for the run's verdict.
+  std::vector<StepBreakdown>& steps = part->whole_profile ? pseudo_steps_ : overview_.steps;
   for (StepBreakdown& step : o.steps) {
     step.host += host0;
     step.begin_ps += shift_ps;
-    overview_.steps.push_back(step);
+    steps.push_back(step);
   }
   for (std::string& host : o.hosts) overview_.hosts.push_back(std::move(host));
   host_bits_.push_back({part->whole_profile, o.host_bits16_ps, o.host_bits32_ps});
@@ -115,6 +118,7 @@ bool RunSummary::exact() const {
 OverviewParts RunSummary::overview_parts() const {
   OverviewParts o = overview_;
   o.whole_profile = whole_profile_;
+  if (whole_profile_) o.steps = pseudo_steps_;
   // The host ops' precision counts in the run's steps: a file without steps adds none when
   // others have some.
   for (const HostBits& b : host_bits_)

@@ -97,7 +97,8 @@ class RunSummary {
   bool several_hosts_in_a_file_ = false, ops_disagree_ = false;
   size_t files_with_hosts_ = 0;
   std::optional<bool> tensorflow_op_names_;
-  OverviewParts overview_;
+  OverviewParts overview_;  // with the steps of the files that have steps
+  std::vector<StepBreakdown> pseudo_steps_;  // of the files without: the run's when no file has steps
   OpStatsTotals op_totals_;
   KernelStatsJoin kernels_;
   struct HostBits {

@@ -157,6 +157,20 @@ TEST(HostSummary, SyntheticWorkersGiveTheFullRunsOutputs) {
   expect_same_outputs(run, 3);
 }
 
+// A host without steps (here a loader alone) beside a host with steps: the run has the steps
+// of the one, and the other's whole profile is no step of it, as when read whole.
+TEST(HostSummary, AHostWithoutStepsBesideOneWithStepsAddsNoPseudoStep) {
+  ScratchDir dir;
+  const std::string run = dir / "plugins/profile/run";
+  fs::create_directories(run);
+  tensorflow::profiler::XSpace loader_only = testing::training_space({.steps = 12});
+  loader_only.mutable_planes(0)->mutable_lines()->DeleteSubrange(0, 1);  // the step thread
+  testing::write_xspace(run + "/loader.xplane.pb", loader_only);
+  testing::write_xspace(run + "/trainer.xplane.pb", testing::training_space({.steps = 12}));
+  expect_same_outputs(run, 1);
+  expect_same_outputs(run, 2);
+}
+
 TEST(HostSummary, ACorruptRankIsNamedAndTheOthersAreSummarised) {
   if (!fs::exists(kTestdata / "pytorch")) GTEST_SKIP() << "../shared/testdata is absent";
   ScratchDir dir;
