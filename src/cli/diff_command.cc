@@ -27,11 +27,19 @@ struct DiffOptions {
   std::optional<double> fail_above_pct;  // --fail-above: the CI gate
 };
 
-// Exit code of a failed --fail-above gate (1 and 2 are usage and input errors).
+// Exit codes of the --fail-above gate (1 and 2 are usage and input errors): failed, and could
+// not judge. The latter is its own status so that CI neither passes nor blames B on figures the
+// diff calls not comparable, and a job can choose what to do with it.
 constexpr int kSlowerThanAllowed = 3;
+constexpr int kGateNotJudged = 4;
 
 // The gate's verdict on stderr, so that stdout keeps the chosen format.
 int report_gate(const analysis::DiffGate& gate) {
+  if (!gate.judged()) {
+    std::fprintf(stderr, "mlprof: --fail-above %.1f cannot judge the step times: %s\n", gate.limit_pct,
+                 gate.not_judged_why.c_str());
+    return kGateNotJudged;
+  }
   if (!gate.failed) {
     std::fprintf(stderr, "mlprof: B's average step is %.1f%% %s than A's (limit %.1f%%): ok\n",
                  std::abs(gate.slower_pct), gate.slower_pct >= 0 ? "slower" : "faster", gate.limit_pct);
@@ -135,7 +143,9 @@ Command add_diff_command(CLI::App& app) {
   add_jobs_option(sub);
   sub->add_option("--fail-above", o->fail_above_pct,
                   "exit with status 3 when B's average step is more than PCT % slower than A's, listing the "
-                  "categories and ops that grew (a gate for CI)")
+                  "categories and ops that grew (a gate for CI); with status 4 and the reason when the step "
+                  "times cannot be judged (the diff says not comparable: only one run has step markers; or A "
+                  "has no step time)")
       ->check(CLI::NonNegativeNumber);
   return {sub, [o]() { return run_diff(*o); }};
 }
