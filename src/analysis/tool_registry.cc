@@ -89,7 +89,8 @@ ToolResult memory_profile(const AnalyzedProfile& p, const ToolOptionValues& opti
   if (auto it = options.find("sort"); it != options.end()) o.breakdown_sort = it->second;
   MemoryProfile memory = compute_memory_profile(p.profile(), o);
   if (memory.memory_ids.empty() && !o.memory_id.empty())
-    throw ToolRequestError(fmt::format("no memory \"{}\" in this profile (leave out the memory_id option to list them)", o.memory_id));
+    throw ToolRequestError("memory_id", fmt::format("no memory \"{}\" in this profile (leave out {{option}} to list "
+                                                    "the memories)", o.memory_id));
   return ToolResult::owned(std::move(memory));
 }
 bool has_memory(const AnalyzedProfile& p) { return has_memory_events(p.profile()); }
@@ -166,15 +167,30 @@ void check_option(const Tool& tool, const std::string& name, const std::string& 
   for (const ToolOption& o : tool.options) {
     if (o.name != name) continue;
     if (o.is_flag && !(value == "1" || value == "true" || value == "0" || value == "false" || value.empty()))
-      throw ToolRequestError("option '" + name + "' takes 1 or 0, not '" + value + "'");
+      throw ToolRequestError(name, "option '{option}' takes 1 or 0, not '" + value + "'");
     if (!o.choices.empty() && std::find(o.choices.begin(), o.choices.end(), value) == o.choices.end())
-      throw ToolRequestError("option '" + name + "' takes " + spoken_list(o.choices) + ", not '" + value + "'");
+      throw ToolRequestError(name, "option '{option}' takes " + spoken_list(o.choices) + ", not '" + value + "'");
     return;
   }
-  throw ToolRequestError("tool '" + std::string(tool.id) + "' has no option '" + name + "'");
+  throw ToolRequestError(name, "tool '" + std::string(tool.id) + "' has no option '{option}'");
+}
+
+// `problem` with "{option}" replaced by `option`.
+std::string naming(std::string problem, std::string_view option) {
+  constexpr std::string_view kPlace = "{option}";
+  for (size_t at = problem.find(kPlace); at != std::string::npos; at = problem.find(kPlace, at + option.size()))
+    problem.replace(at, kPlace.size(), option);
+  return problem;
 }
 
 }  // namespace
+
+ToolRequestError::ToolRequestError(std::string_view option, std::string problem)
+    : std::runtime_error(naming(problem, option)), option_(option), problem_(std::move(problem)) {}
+
+std::string ToolRequestError::worded_for(std::string (*spell)(std::string_view option)) const {
+  return problem_.empty() ? what() : naming(problem_, spell(option_));
+}
 
 std::span<const Tool> tools() { return kTools; }
 

@@ -24,8 +24,18 @@ using ToolOptionValues = std::map<std::string, std::string>;
 
 // What the caller asked cannot be answered: an option the tool does not have, a value it does
 // not take, a form it has no (CSV of a timeline). The CLI's usage error, the server's 400.
-struct ToolRequestError : std::runtime_error {
+class ToolRequestError : public std::runtime_error {
+ public:
   using std::runtime_error::runtime_error;
+  // A problem with one option: `problem` has "{option}" where the option's name goes. what()
+  // names it as the server's query parameter does (`memory_id`); each caller that spells
+  // options otherwise (`--memory-id`) asks worded_for().
+  ToolRequestError(std::string_view option, std::string problem);
+  std::string worded_for(std::string (*spell)(std::string_view option)) const;
+
+ private:
+  std::string option_;
+  std::string problem_;  // with "{option}"; empty when no option is named
 };
 
 struct ToolOption {

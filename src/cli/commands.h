@@ -6,8 +6,13 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 
 namespace mlprof::cli {
+
+// What the commands that read profiles take (format::find_profiles), as their help says it.
+inline constexpr std::string_view kProfilePathHelp =
+    "a logdir, a run directory (one file per host or rank), an .xplane.pb or a PyTorch trace .json(.gz)";
 
 // Exit codes (docs/ARCHITECTURE.md §4).
 enum ExitCode : int { kOk = 0, kUsageError = 1, kBadInput = 2 };
@@ -30,6 +35,8 @@ void add_jobs_option(CLI::App* command);
 
 // Prints "mlprof: <path>: <problem>" on stderr and returns kBadInput.
 int bad_input(const std::string& path, const std::string& problem);
+// Prints "mlprof: <problem>" on stderr and returns kUsageError: what the command line got wrong.
+int usage_error(const std::string& problem);
 // Prints "mlprof: note: <line>" on stderr: what a load left out (model::LoadRequest::note).
 void print_note(const std::string& line);
 

@@ -107,7 +107,7 @@ int run_convert(const ConvertOptions& o) {
 Command add_convert_command(CLI::App& app) {
   auto* sub = app.add_subcommand("convert", "Write a profile in another format (xplane: for TensorBoard; chrome, perfetto: a timeline)");
   auto o = std::make_shared<ConvertOptions>();
-  sub->add_option("IN", o->input, "a PyTorch trace .json(.gz), a folder of per-rank traces, a logdir, a run or an .xplane.pb")
+  sub->add_option("IN", o->input, std::string(kProfilePathHelp))
       ->required();
   sub->add_option("--to,-t", o->to, "the format to write: xplane, chrome or perfetto")->required();
   sub->add_option("--output,-o", o->output,

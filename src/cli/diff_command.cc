@@ -131,8 +131,8 @@ int run_diff(const DiffOptions& o) {
 Command add_diff_command(CLI::App& app) {
   auto* sub = app.add_subcommand("diff", "Compare two runs: step time, breakdown, and ops that got slower or faster");
   auto o = std::make_shared<DiffOptions>();
-  sub->add_option("A", o->a, "the baseline: a logdir, run directory or .xplane.pb")->required();
-  sub->add_option("B", o->b, "the run to compare with it")->required();
+  sub->add_option("A", o->a, "the baseline: " + std::string(kProfilePathHelp))->required();
+  sub->add_option("B", o->b, "the run to compare with A: " + std::string(kProfilePathHelp))->required();
   sub->add_option("--run-a", o->run_a, "run of A (default: the newest)");
   sub->add_option("--run-b", o->run_b, "run of B (default: the newest)");
   sub->add_option("--host", o->host, "compare one host only");

@@ -109,7 +109,7 @@ Command add_info_command(CLI::App& app) {
   auto* sub = app.add_subcommand("info", "Show what a profile holds: hosts, planes, lines, event counts, "
                                          "time span and warnings");
   auto path = std::make_shared<std::string>();
-  sub->add_option("PATH", *path, "a logdir, a run directory, an .xplane.pb or a PyTorch trace .json(.gz)")->required();
+  sub->add_option("PATH", *path, std::string(kProfilePathHelp))->required();
   return {sub, [path]() -> int {
             const auto loc = format::find_profiles(*path);
             if (!loc.error.empty()) return bad_input(*path, loc.error);

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <string_view>
 #include <vector>
@@ -30,36 +29,52 @@ struct ReportOptions {
   std::map<std::string, std::string> texts;
   std::map<std::string, bool> flags;
 
-  // The options of `tool` the command line gave; the others are left to their defaults.
-  analysis::ToolOptionValues values_for(const analysis::Tool& tool) const {
+  // The tool options the command line gave (check_options refuses those `tool` does not take);
+  // the others are left to their defaults.
+  analysis::ToolOptionValues given() const {
     analysis::ToolOptionValues values;
-    for (const analysis::ToolOption& option : tool.options) {
-      const std::string name(option.name);
-      if (tool_options.at(name)->count() == 0) continue;
-      values[name] = option.is_flag ? (flags.at(name) ? "1" : "0") : texts.at(name);
+    for (const auto& [name, option] : tool_options) {
+      if (option->count() == 0) continue;
+      values[name] = flags.count(name) ? (flags.at(name) ? "1" : "0") : texts.at(name);
     }
     return values;
   }
 };
 
-// Prints what `compute` gives in the asked format; a request the tool cannot answer is a usage error.
+// How the command line spells a tool option: --name, '_' written '-'.
+std::string option_flag(std::string_view name) {
+  std::string flag = "--" + std::string(name);
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
+}
+
+// The text format's first line: what was read.
+std::string run_header(const ReportOptions& o, const std::string& run, size_t hosts, size_t events) {
+  return o.format == "text" ? fmt::format("Run {}, {} host(s), {} events\n\n", run, hosts, events) : "";
+}
+
+// Prints `header` and what `compute` gives in the asked format. The result is computed first,
+// so that a request the tool cannot answer (a usage error) comes before any output.
 template <class Compute>
-int print_result(const ReportOptions& o, const analysis::Tool& tool, Compute compute, bool incomplete, size_t events) {
+int print_result(const ReportOptions& o, const analysis::Tool& tool, const std::string& header, Compute compute,
+                 bool incomplete, size_t events) {
+  const int status = incomplete ? kBadInput : kOk;
   // No events: no verdict or table of zeros, but why there is nothing and how to record it.
   if (o.format == "text" && events == 0) {
-    fmt::print("{}\n{}", tool.title, no_data_note(tool.id));
-    return incomplete ? kBadInput : kOk;
+    fmt::print("{}{}\n{}", header, tool.title, no_data_note(tool.id));
+    return status;
   }
+  std::string text;
   try {
     const analysis::ToolResult result = compute();
-    if (o.format == "json") fmt::print("{}\n", result.json().dump(2));
-    else if (o.format == "csv") fmt::print("{}", result.csv());
-    else fmt::print("{}", render_tool_text(tool.id, result));
+    if (o.format == "json") text = result.json().dump(2) + "\n";
+    else if (o.format == "csv") text = result.csv();
+    else text = render_tool_text(tool.id, result);
   } catch (const analysis::ToolRequestError& e) {
-    std::fprintf(stderr, "mlprof: %s\n", e.what());
-    return kUsageError;
+    return usage_error(e.worded_for(option_flag));
   }
-  return incomplete ? kBadInput : kOk;
+  fmt::print("{}{}", header, text);
+  return status;
 }
 
 int report_whole(const ReportOptions& o, const analysis::Tool& tool, const analysis::ToolOptionValues& values);
@@ -81,18 +96,20 @@ int report_from_summaries(const ReportOptions& o, const analysis::Tool& tool, co
   }
   if (!summary.exact()) return report_whole(o, tool, values);
   if (incomplete) bad_input(error.path, error.problem);
-  if (o.format == "text") fmt::print("Run {}, {} host(s), {} events\n\n", summary.run(), summary.hosts(), summary.events());
-  return print_result(o, tool, [&] { return analysis::run_tool(tool, summary, values); }, incomplete,
-                      summary.events());
+  return print_result(o, tool, run_header(o, summary.run(), summary.hosts(), summary.events()),
+                      [&] { return analysis::run_tool(tool, summary, values); }, incomplete, summary.events());
 }
 
 int run_report(const ReportOptions& o) {
   const analysis::Tool* tool = analysis::find_tool(o.tool);
-  if (!tool) {
-    std::fprintf(stderr, "mlprof: unknown tool \"%s\" (tools: %s)\n", o.tool.c_str(), analysis::tool_ids().c_str());
-    return kUsageError;
+  if (!tool) return usage_error(fmt::format("unknown tool \"{}\" (tools: {})", o.tool, analysis::tool_ids()));
+  const analysis::ToolOptionValues values = o.given();
+  // Options the tool does not take are refused before the run is read.
+  try {
+    analysis::check_options(*tool, values);
+  } catch (const analysis::ToolRequestError& e) {
+    return usage_error(e.worded_for(option_flag));
   }
-  const analysis::ToolOptionValues values = o.values_for(*tool);
   if (tool->reads_summaries()) return report_from_summaries(o, *tool, values);
   return report_whole(o, *tool, values);
 }
@@ -110,11 +127,11 @@ int report_whole(const ReportOptions& o, const analysis::Tool& tool, const analy
     }
   }
   if (incomplete) bad_input(error.path, error.problem);
-  if (o.format == "text") fmt::print("Run {}, {} host(s), {} events\n\n", profile.run, profile.hosts.size(), profile.num_events());
 
+  const std::string header = run_header(o, profile.run, profile.hosts.size(), profile.num_events());
   const size_t events = profile.num_events();
   const analysis::AnalyzedProfile analyzed(std::move(profile));
-  return print_result(o, tool, [&] { return analysis::run_tool(tool, analyzed, values); }, incomplete, events);
+  return print_result(o, tool, header, [&] { return analysis::run_tool(tool, analyzed, values); }, incomplete, events);
 }
 
 // Each option of the registry's tools once, as --name ('_' written '-'), its help saying
@@ -129,8 +146,7 @@ void add_tool_options(CLI::App* sub, ReportOptions& o) {
     }
   for (const analysis::ToolOption* option : options) {
     const std::string name(option->name);
-    std::string flag = "--" + name;
-    std::replace(flag.begin(), flag.end(), '_', '-');
+    const std::string flag = option_flag(name);
     std::string help = fmt::format("{}: {}", fmt::join(takers[option->name], ", "), option->help);
     if (!option->choices.empty()) help += ": " + analysis::spoken_list(option->choices);
     if (option->is_flag) {
@@ -151,7 +167,7 @@ Command add_report_command(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
   std::vector<std::string_view> ids;
   for (const analysis::Tool& tool : analysis::tools()) ids.push_back(tool.id);
-  sub->add_option("PATH", o->path, "a logdir, a run directory or an .xplane.pb file")->required();
+  sub->add_option("PATH", o->path, std::string(kProfilePathHelp))->required();
   sub->add_option("--tool,-t", o->tool, analysis::spoken_list(ids))->capture_default_str();
   sub->add_option("--run", o->run, "the run to analyse (default: the newest)");
   sub->add_option("--host", o->host, "analyse one host only (default: all hosts of the run)");

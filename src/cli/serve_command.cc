@@ -104,7 +104,7 @@ int serve(const ServeArgs& args) {
 Command add_serve_command(CLI::App& app) {
   auto* sub = app.add_subcommand("serve", "Serve the web UI for the profiles under LOGDIR");
   auto args = std::make_shared<ServeArgs>();
-  sub->add_option("LOGDIR", args->logdir, "the logdir (runs live in LOGDIR/plugins/profile/<run>/)")->required();
+  sub->add_option("LOGDIR", args->logdir, "the logdir (runs live in LOGDIR/plugins/profile/<run>/), or a PyTorch trace .json(.gz) to serve alone")->required();
   sub->add_option("--port", args->port, "the port to listen on; 0 picks a free one")
       ->capture_default_str()
       ->check(CLI::Range(0, 65535));

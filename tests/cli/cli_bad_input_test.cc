@@ -145,4 +145,33 @@ TEST(CliUsage, UnknownOptionIsUsageError) {
   EXPECT_EQ(run_mlprof("").exit_code, 1);
 }
 
+// Usage errors are one line on stderr, "mlprof: ", saying what was wrong; exit 1.
+TEST(CliUsage, UnknownCommandIsNamedWithTheCommands) {
+  const auto r = run_mlprof("bogus");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "mlprof: unknown command \"bogus\" (commands: info, report, diff, serve, convert, run, capture)\n");
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(CliUsage, ACommandsUsageErrorIsOneLineNamingTheCommand) {
+  for (const char* args : {"report", "report x --format xml", "diff onlyone", ""}) {
+    const auto r = run_mlprof(args);
+    EXPECT_EQ(r.exit_code, 1) << args;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("mlprof: ", 0), 0u) << args << ": " << r.err;
+  }
+  EXPECT_EQ(run_mlprof("report").err.rfind("mlprof: report: PATH is required", 0), 0u);
+  EXPECT_NE(run_mlprof("").err.find("no command given"), std::string::npos);
+}
+
+// Every command that reads profiles says it takes all of them, PyTorch traces included.
+TEST(CliUsage, PathHelpNamesEveryKindOfProfile) {
+  for (const char* command : {"info", "report", "diff", "convert"}) {
+    const auto r = run_mlprof(std::string(command) + " --help");
+    EXPECT_EQ(r.exit_code, 0) << command;
+    for (const char* kind : {"logdir", "run directory", ".xplane.pb", "PyTorch trace .json(.gz)"})
+      EXPECT_NE(r.out.find(kind), std::string::npos) << command << " --help lacks " << kind << ":\n" << r.out;
+  }
+}
+
 }  // namespace

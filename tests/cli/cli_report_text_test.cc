@@ -219,4 +219,19 @@ TEST(CliReportText, OverlappingGpuWorkKindsSayTheyOverlap) {
   EXPECT_NE(text.find(expected), std::string::npos) << text;
 }
 
+// A tool option the profile cannot answer is a usage error before any output, naming the flag
+// as typed; an option the tool does not take is refused too.
+TEST(CliReportToolOptions, ErrorsComeFirstAndNameTheFlag) {
+  const std::string file = kTestData + "/pytorch/amd_trace__mi250_minitoy_train_ROCm6_2_kineto.json.gz";
+  SKIP_WITHOUT(file);
+  for (const char* tool : {"memory_profile", "kernel_stats"}) {
+    const auto r = mlprof::testing::run_mlprof("report " + file + " --tool " + tool + " --memory-id nosuch");
+    EXPECT_EQ(r.exit_code, 1) << tool;
+    EXPECT_EQ(r.out, "") << tool;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("--memory-id"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("memory_id"), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace
