@@ -49,8 +49,10 @@ void recommend(OverviewPage& page, const std::optional<SlowestPipeline>& slowest
     }
     r.push_back("See input_pipeline_analyzer and tf_data_bottleneck_analysis for the input stages.");
   }
+  const GpuTerms& gpu = gpu_terms(page.environment.gpu_vendor());
   warn_share(r, page.breakdown_pct[size_t(Category::kKernelLaunch)], "Kernel launch",
-             "Launch fewer, larger kernels: fuse ops, capture the step in a CUDA graph, or use a larger batch.");
+             fmt::format("Launch fewer, larger kernels: fuse ops, capture the step in {}, or use a larger batch.",
+                         gpu.graphs));
   warn_share(r, page.breakdown_pct[size_t(Category::kOther)], "Untraced time (other)",
              "Trace more of the step, or cut interpreter and framework overhead (compile the step function, avoid "
              "host syncs).");
@@ -59,8 +61,8 @@ void recommend(OverviewPage& page, const std::optional<SlowestPipeline>& slowest
   if (page.environment.device_type != "CPU" && page.bits32_pct >= 90 &&
       page.breakdown_pct[size_t(Category::kDeviceCompute)] > 0)
     r.push_back(fmt::format("{:.1f}% of device compute runs in 32-bit: try mixed precision (16-bit or bfloat16) so "
-                            "that matrix ops can use Tensor Cores.",
-                            page.bits32_pct));
+                            "that matrix ops can use {}.",
+                            page.bits32_pct, gpu.matrix_units));
   if (!page.top_ops.empty()) {
     const TopOp& top = page.top_ops.front();
     r.push_back(fmt::format("The op with the most {} self time is {} ({:.1f}%): look at it first in "

@@ -1,6 +1,30 @@
 #include "analysis/run_environment.h"
 
+#include "format/xspace_schema.h"
+
 namespace mlprof::analysis {
+
+const GpuTerms& gpu_terms(GpuVendor vendor) {
+  static constexpr GpuTerms kNvidia{"streaming multiprocessors", "compute capability", "Tensor Cores", "cuda",
+                                    "CUDA graphs"};
+  // HIP reports the GFX version (gfx90a: 9.0) where CUDA has the compute capability.
+  static constexpr GpuTerms kAmd{"compute units", "GFX version", "matrix cores", "hip", "HIP graphs"};
+  return vendor == GpuVendor::kAmd ? kAmd : kNvidia;
+}
+
+GpuVendor plane_gpu_vendor(const model::Profile& p, uint32_t plane) {
+  const model::StringId key = p.strings.find(format::xspace::kStatDeviceVendor);
+  if (key == model::kNoString) return GpuVendor::kNvidia;
+  const auto vendor = p.plane_stat(plane, key);
+  return vendor && p.string_of(*vendor) == format::xspace::kDeviceVendorAmd ? GpuVendor::kAmd : GpuVendor::kNvidia;
+}
+
+GpuVendor host_gpu_vendor(const model::Profile& p, uint32_t host) {
+  const model::Host& h = p.hosts[host];
+  for (uint32_t plane = h.first_plane; plane < h.first_plane + h.num_planes; ++plane)
+    if (p.planes[plane].kind == model::PlaneKind::kDevice) return plane_gpu_vendor(p, plane);
+  return GpuVendor::kNvidia;
+}
 
 RunEnvironment compute_run_environment(const model::Profile& p) {
   RunEnvironment env;
@@ -26,6 +50,7 @@ RunEnvironment compute_run_environment(const model::Profile& p) {
     DeviceInfo d;
     d.host = names.empty() ? "" : names[plane.host];
     d.name = std::string(p.strings.view(plane.name));
+    d.vendor = plane_gpu_vendor(p, i);
     if (auto v = p.plane_stat(i, model::kCoreCount)) d.core_count = v->as_int();
     if (auto v = p.plane_stat(i, model::kComputeCapMajor)) d.compute_cap_major = v->as_int();
     if (auto v = p.plane_stat(i, model::kComputeCapMinor)) d.compute_cap_minor = v->as_int();
@@ -53,12 +78,14 @@ nlohmann::json to_json(const RunEnvironment& env) {
                        {"core_count", d.core_count},
                        {"compute_capability", std::to_string(d.compute_cap_major) + "." + std::to_string(d.compute_cap_minor)},
                        {"memory_gib", d.memory_gib}});
-  return {{"host_count", env.hosts.size()},
-          {"hosts", env.hosts},
-          {"device_type", env.device_type},
-          {"device_core_count", env.device_count},
-          {"host_thread_count", env.host_thread_count},
-          {"devices", devices}};
+  nlohmann::json out = {{"host_count", env.hosts.size()},
+                        {"hosts", env.hosts},
+                        {"device_type", env.device_type},
+                        {"device_core_count", env.device_count},
+                        {"host_thread_count", env.host_thread_count},
+                        {"devices", devices}};
+  if (env.device_type == "GPU") out["gpu_vendor"] = env.gpu_vendor() == GpuVendor::kAmd ? "AMD" : "NVIDIA";
+  return out;
 }
 
 }  // namespace mlprof::analysis

@@ -4,16 +4,37 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/profile.h"
 
 namespace mlprof::analysis {
 
+// Who made a GPU, as far as the profile tells (format/xspace_schema.h's device_vendor); a GPU
+// the profile says nothing about is taken for NVIDIA's, which most are.
+enum class GpuVendor : uint8_t { kNvidia, kAmd };
+
+// How advice and the run environment name a vendor's parts, so that a ROCm run reads in ROCm's
+// words.
+struct GpuTerms {
+  std::string_view cores;          // what core_count counts
+  std::string_view compute_level;  // what compute_cap_major.minor is
+  std::string_view matrix_units;   // the units that run 16-bit matrix products
+  std::string_view api;            // the runtime's prefix: cudaMemcpy, hipMemcpy
+  std::string_view graphs;         // capturing a step to replay it with one launch
+};
+const GpuTerms& gpu_terms(GpuVendor vendor);
+
+GpuVendor plane_gpu_vendor(const model::Profile& profile, uint32_t plane);
+// The vendor of the host's first GPU.
+GpuVendor host_gpu_vendor(const model::Profile& profile, uint32_t host);
+
 struct DeviceInfo {
   std::string host;
   std::string name;  // "/device:GPU:0"
-  int64_t core_count = 0;  // streaming multiprocessors (GPU) when the file says
+  GpuVendor vendor = GpuVendor::kNvidia;
+  int64_t core_count = 0;  // streaming multiprocessors or compute units (gpu_terms) when the file says
   int64_t compute_cap_major = 0, compute_cap_minor = 0;
   double memory_gib = 0;
 };
@@ -24,6 +45,9 @@ struct RunEnvironment {
   size_t device_count = 0;  // devices (cores) across hosts
   std::vector<DeviceInfo> devices;
   size_t host_thread_count = 0;
+
+  // The run's GPU vendor: its first device's.
+  GpuVendor gpu_vendor() const { return devices.empty() ? GpuVendor::kNvidia : devices.front().vendor; }
 };
 
 RunEnvironment compute_run_environment(const model::Profile& profile);

@@ -113,6 +113,7 @@ std::vector<HostFindings> findings_of(const Profile& p, const StepGrouping& g, c
   for (uint32_t h = 0; h < p.hosts.size(); ++h) {
     HostFindings& f = hosts[h];
     f.host = std::string(p.strings.view(p.hosts[h].name));
+    f.vendor = host_gpu_vendor(p, h);
     std::sort(windows[h].begin(), windows[h].end());
     f.steps = windows[h].size();
     for (const auto& [b, e] : windows[h]) f.step_ps += e - b;
@@ -172,14 +173,16 @@ std::vector<TimelineAdvice> timeline_advice(const std::vector<TimelineFindings>&
     if (!hosts.empty() && share(f) >= kSyncCopyThresholdPct) {
       const double n = double(std::max<size_t>(f.steps, 1));
       std::string text = fmt::format("Synchronous copies take {:.1f}% of the step time{}:", share(f), on_host(f.host, n_hosts));
+      const GpuTerms& gpu = gpu_terms(f.vendor);
       if (f.sync_copies.count)
-        text += fmt::format(" {} blocking copy call(s) (cudaMemcpy and the like), {:.3f} ms {}{};", f.sync_copies.count,
-                            ms(f.sync_copies.total_ps) / n, per, most_in(f.sync_copies, f.steps));
+        text += fmt::format(" {} blocking copy call(s) ({}Memcpy and the like), {:.3f} ms {}{};", f.sync_copies.count,
+                            gpu.api, ms(f.sync_copies.total_ps) / n, per, most_in(f.sync_copies, f.steps));
       if (f.pageable_copies.count)
         text += fmt::format(" {} copies from pageable host memory, {:.3f} ms {}{};", f.pageable_copies.count,
                             ms(f.pageable_copies.total_ps) / n, per, most_in(f.pageable_copies, f.steps));
-      text += " the host waits for each. Copy from pinned memory (pin_memory=True in the DataLoader) with "
-              "cudaMemcpyAsync / .to(device, non_blocking=True) so copies overlap with compute.";
+      text += fmt::format(" the host waits for each. Copy from pinned memory (pin_memory=True in the DataLoader) with "
+                          "{}MemcpyAsync / .to(device, non_blocking=True) so copies overlap with compute.",
+                          gpu.api);
       const auto top = (f.sync_copies.total_ps >= f.pageable_copies.total_ps ? f.sync_copies : f.pageable_copies).top();
       out.push_back({TimelineRule::kSyncCopies, text, f.host,
                      ms(f.sync_copies.total_ps + f.pageable_copies.total_ps) / n, std::string(top.first)});
@@ -207,8 +210,9 @@ std::vector<TimelineAdvice> timeline_advice(const std::vector<TimelineFindings>&
         text += fmt::format("; the most frequent is {} ({} launches{})", k.name, k.count,
                             k.op.empty() ? "" : ", from " + k.op);
       }
-      text += ". Fuse small ops (torch.compile, fused optimizers such as foreach/fused Adam), capture the step in "
-              "CUDA Graphs, or raise the batch size so each kernel does more work.";
+      text += fmt::format(". Fuse small ops (torch.compile, fused optimizers such as foreach/fused Adam), capture the "
+                          "step in {}, or raise the batch size so each kernel does more work.",
+                          gpu_terms(f.vendor).graphs);
       out.push_back({TimelineRule::kTinyKernels, text, f.host, ms(l.short_kernels_cpu_ps) / n, op});
     }
   }
@@ -219,12 +223,12 @@ std::vector<TimelineAdvice> timeline_advice(const std::vector<TimelineFindings>&
     if (!hosts.empty() && share(f) >= kBlockingSyncThresholdPct) {
       const double n = double(std::max<size_t>(f.steps, 1));
       const std::string text = fmt::format(
-          "Blocking synchronisation takes {:.1f}% of the step time{}: {} cudaDeviceSynchronize / "
-          "cudaStreamSynchronize / event synchronize call(s), {:.3f} ms {}{}. The host waits for the GPU instead "
+          "Blocking synchronisation takes {:.1f}% of the step time{}: {} {api}DeviceSynchronize / "
+          "{api}StreamSynchronize / event synchronize call(s), {:.3f} ms {}{}. The host waits for the GPU instead "
           "of queuing the next work: avoid .item(), .cpu(), printing tensors and explicit synchronize calls inside "
           "the step (log every N steps instead).",
           share(f), on_host(f.host, n_hosts), f.blocking_syncs.count, ms(f.blocking_syncs.total_ps) / n, per,
-          most_in(f.blocking_syncs, f.steps));
+          most_in(f.blocking_syncs, f.steps), fmt::arg("api", gpu_terms(f.vendor).api));
       out.push_back({TimelineRule::kBlockingSync, text, f.host, ms(f.blocking_syncs.total_ps) / n,
                      std::string(f.blocking_syncs.top().first)});
     }

@@ -18,6 +18,7 @@
 
 #include "analysis/comm_compute_overlap.h"
 #include "analysis/kernel_launch_stats.h"
+#include "analysis/run_environment.h"
 #include "analysis/step_grouping.h"
 #include "analysis/stragglers.h"
 #include "model/profile.h"
@@ -57,6 +58,7 @@ struct TimeByOp {
 // the run has no steps.
 struct TimelineFindings {
   std::string host;
+  GpuVendor vendor = GpuVendor::kNvidia;  // the advice names its runtime calls and features
   size_t steps = 0;
   int64_t step_ps = 0;  // the windows' length
   TimeByOp sync_copies, pageable_copies, blocking_syncs;

@@ -111,11 +111,13 @@ std::string render_text(const OverviewPage& page) {
   out += wrap_text(fmt::format("hosts: {} ({})", env.hosts.size(), fmt::join(env.hosts, ", ")), width, "  ", "    ");
   if (env.device_count == 0) out += "  device type: none (host only)\n";
   else out += fmt::format("  device type: {}, devices: {}\n", env.device_type, env.device_count);
-  if (!env.devices.empty() && env.devices.front().core_count > 0)
-    out += fmt::format("  device cores: {} per device ({}), compute capability {}.{}\n",
-                       env.devices.front().core_count,
-                       env.device_type == "GPU" ? "streaming multiprocessors" : "cores",
-                       env.devices.front().compute_cap_major, env.devices.front().compute_cap_minor);
+  if (!env.devices.empty() && env.devices.front().core_count > 0) {
+    const DeviceInfo& d = env.devices.front();
+    const GpuTerms& gpu = gpu_terms(d.vendor);
+    const bool is_gpu = env.device_type == "GPU";
+    out += fmt::format("  device cores: {} per device ({}), {} {}.{}\n", d.core_count, is_gpu ? gpu.cores : "cores",
+                       is_gpu ? gpu.compute_level : "compute capability", d.compute_cap_major, d.compute_cap_minor);
+  }
   out += fmt::format("  host threads with events: {}\n", env.host_thread_count);
   return out;
 }

@@ -172,11 +172,16 @@ inline constexpr std::string_view kStatLongName = "long_name";
 inline constexpr std::string_view kStatIsEager = "is_eager";
 // Device capabilities, on a device plane, in TensorFlow's units.
 inline constexpr std::string_view kStatClockRate = "clock_rate";  // kHz
-inline constexpr std::string_view kStatCoreCount = "core_count";  // SMs
+inline constexpr std::string_view kStatCoreCount = "core_count";  // SMs (NVIDIA), compute units (AMD)
 inline constexpr std::string_view kStatMemoryBandwidth = "memory_bandwidth";  // bytes/s
 inline constexpr std::string_view kStatMemorySize = "memory_size";  // bytes
 inline constexpr std::string_view kStatComputeCapMajor = "compute_cap_major";
 inline constexpr std::string_view kStatComputeCapMinor = "compute_cap_minor";
+// Who made the GPU: TensorFlow's ROCm tracer writes "AMD" (and its GFX version as the compute
+// capability), its CUDA tracer "Nvidia".
+inline constexpr std::string_view kStatDeviceVendor = "device_vendor";
+inline constexpr std::string_view kDeviceVendorAmd = "AMD";
+inline constexpr std::string_view kDeviceVendorNvidia = "Nvidia";
 // Task Environment plane: the profile's window, ns since the epoch.
 inline constexpr std::string_view kStatProfileStartTime = "profile_start_time";
 inline constexpr std::string_view kStatProfileStopTime = "profile_stop_time";

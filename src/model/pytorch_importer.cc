@@ -117,6 +117,17 @@ struct RepeatedMemoryRecord {
 
 enum NameVariant : uint32_t { kStepName, kConsumerName, kKernelName, kDeviceOpName, kMemoryName };
 
+// Whether the trace is ROCm's: PyTorch built for ROCm writes HIP's device properties under
+// CUDA's keys (the GFX version as computeMajor/Minor, compute units as numSms), so only the
+// names tell: HIP's runtime calls are hip* (hipLaunchKernel), and the device names say AMD.
+bool is_rocm_trace(const kineto::Trace& t, const StringTable& strings) {
+  for (const kineto::DeviceProperties& d : t.devices)
+    if (strings.view(d.name).starts_with("AMD")) return true;
+  for (const kineto::Event& e : t.events)
+    if (e.category == Category::kRuntime) return strings.view(e.name).starts_with("hip");
+  return false;
+}
+
 class PyTorchImport {
  public:
   PyTorchImport(Profile* profile, kineto::Trace& trace, std::string_view host)
@@ -481,6 +492,10 @@ void PyTorchImport::add_plane(std::string name, std::vector<uint32_t> lines, int
       if (d.compute_minor >= 0) p_.metadata_stats.add(kComputeCapMinor, StatValue::of_int(d.compute_minor));
       if (d.name != kEmptyString) p_.metadata_stats.add(p_.strings.intern("device_name"), StatValue::of_string(d.name));
       break;
+    }
+    if (is_rocm_trace(t_, p_.strings)) {
+      p_.metadata_stats.add(p_.strings.intern(xs::kStatDeviceVendor),
+                            StatValue::of_string(p_.strings.intern(xs::kDeviceVendorAmd)));
     }
   }
   plane.stats.count = uint32_t(p_.metadata_stats.size()) - plane.stats.first;

@@ -234,4 +234,24 @@ TEST(CliReportToolOptions, ErrorsComeFirstAndNameTheFlag) {
   }
 }
 
+// The MI250 trace is ROCm's: HIP runtime calls (hipLaunchKernel), devices named "AMD Radeon
+// Graphics" with 104 compute units (numSms) and GFX version 9.0 (computeMajor/Minor; gfx90a).
+TEST(CliReportRocm, OverviewSpeaksOfAmdGpus) {
+  const std::string file = kTestData + "/pytorch/amd_trace__mi250_minitoy_train_ROCm6_2_kineto.json.gz";
+  SKIP_WITHOUT(file);
+  const std::string text = report(file, "overview_page");
+  EXPECT_NE(text.find("104 per device (compute units), GFX version 9.0"), std::string::npos) << text;
+  EXPECT_NE(text.find("HIP graphs"), std::string::npos) << text;
+  EXPECT_NE(text.find("matrix cores"), std::string::npos) << text;
+  for (const char* nvidia : {"streaming multiprocessors", "compute capability", "Tensor Cores", "CUDA"})
+    EXPECT_EQ(text.find(nvidia), std::string::npos) << nvidia << " in:\n" << text;
+  EXPECT_EQ(nlohmann::json::parse(report(file, "overview_page", "json"))["run_environment"]["gpu_vendor"], "AMD");
+
+  // An NVIDIA A100 trace keeps CUDA's words.
+  const std::string a100 = kTestData + "/pytorch/nccl_parser_config__nccl_data.json.gz";
+  const std::string nvidia = report(a100, "overview_page");
+  EXPECT_NE(nvidia.find("108 per device (streaming multiprocessors), compute capability 8.0"), std::string::npos)
+      << nvidia;
+}
+
 }  // namespace
