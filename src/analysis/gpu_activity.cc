@@ -258,6 +258,12 @@ std::string_view gpu_scope_key(GpuScope scope) {
   return "hta";
 }
 
+std::string_view gpu_span_description(GpuScope scope) {
+  // The windows of collect_host: the span of the work kept, or the steps themselves.
+  if (scope == GpuScope::kAnalysedSteps) return "in the analysed steps, from each step's start to its end";
+  return "from the first to the last GPU work";
+}
+
 std::string_view launching_op(const Profile& profile, EventIndex launch) {
   if (launch == kNone) return {};
   EventIndex op = profile.events.parent[launch];

@@ -110,6 +110,9 @@ inline GpuActivity collect_gpu_activity(const model::Profile& profile, const Ste
 GpuActivity collect_all_gpu_activity(const model::Profile& profile);
 
 std::string_view gpu_scope_key(GpuScope scope);  // "hta", "steps", "profile"
+// What the measured time (HostGpuActivity::windows) is in the scope, in words: "from the first
+// to the last GPU work".
+std::string_view gpu_span_description(GpuScope scope);
 
 // The op on the host around a runtime call (the innermost enclosing event that is not itself
 // a CUDA call), or empty.

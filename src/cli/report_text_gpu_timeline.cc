@@ -12,9 +12,9 @@ namespace {
 
 std::string us_text(double v) { return fmt::format("{:.1f} us", v); }
 
-void breakdown_text(const GpuTimeBreakdown& b, std::string& out) {
-  out += fmt::format("  GPU time: {} from the first to the last GPU work; idle {}, computing {}, other work {}\n",
-                     format_ms(ms(b.span_ps)), format_pct(b.idle_pct()), format_pct(b.compute_pct()),
+void breakdown_text(const GpuTimeBreakdown& b, GpuScope scope, std::string& out) {
+  out += fmt::format("  GPU time: {} {}; idle {}, computing {}, other work {}\n", format_ms(ms(b.span_ps)),
+                     gpu_span_description(scope), format_pct(b.idle_pct()), format_pct(b.compute_pct()),
                      format_pct(b.non_compute_pct()));
   const double computation = b.kind_pct(GpuWorkKind::kComputation),
                communication = b.kind_pct(GpuWorkKind::kCommunication), memory = b.kind_pct(GpuWorkKind::kMemory);
@@ -125,7 +125,7 @@ std::string render_text(const GpuTimeline& t) {
   if (t.hosts.empty()) return out + "  No GPU work was found.\n";
   for (const HostGpuTimeline& h : t.hosts) {
     out += fmt::format("Host {} ({})\n\n", h.host, h.scope_note);
-    if (h.breakdown) breakdown_text(*h.breakdown, out);
+    if (h.breakdown) breakdown_text(*h.breakdown, t.scope, out);
     if (h.idle) idle_text(h, out);
     if (h.overlap) overlap_text(*h.overlap, out);
     if (h.launches) launches_text(*h.launches, out);
@@ -136,7 +136,16 @@ std::string render_text(const GpuTimeline& t) {
 
 std::string render_text(const StragglerAnalysis& s) {
   std::string out = "Stragglers\n\n";
-  if (s.ranks.size() < 2 || s.steps.empty()) return out + "  Stragglers need two or more ranks (hosts) with steps.\n";
+  if (s.ranks.size() < 2)
+    return out + wrap_text(fmt::format("Stragglers need two or more ranks (hosts) with steps; {} steps.",
+                                       s.ranks.empty() ? std::string("none has") : "only " + s.ranks.front().host + " has"),
+                           text_width(), "  ", "  ") + "\n";
+  // Ranks are compared step by step, matched by step number.
+  if (s.steps.empty())
+    return out + wrap_text(fmt::format("The {} ranks with steps have no step number in common, so no step can be "
+                                       "compared across them (steps are matched by their number).",
+                                       s.ranks.size()),
+                           text_width(), "  ", "  ") + "\n";
   const char* load = s.uses_gpu_compute ? "GPU compute" : "step time";
   if (s.straggler >= 0) {
     const StragglerRank& r = s.ranks[size_t(s.straggler)];

@@ -254,4 +254,28 @@ TEST(CliReportRocm, OverviewSpeaksOfAmdGpus) {
       << nvidia;
 }
 
+// The two ranks of testdata/pytorch both have steps (ProfilerStep#551; #101 to #105) but none
+// in common: the report says so instead of asking for ranks with steps.
+TEST(CliReportStragglers, RanksWithoutCommonStepsSaySo) {
+  const std::string dir = kTestData + "/pytorch";
+  SKIP_WITHOUT(dir + "/cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz");
+  const std::string text = report(dir, "stragglers");
+  EXPECT_NE(text.find("no step number in common"), std::string::npos) << text;
+  EXPECT_EQ(text.find("need two or more ranks"), std::string::npos) << text;
+}
+
+// The breakdown's span is the steps' time with --scope steps (this trace's one step lasts
+// 413 ms around 45 us of GPU work), the first to the last GPU work otherwise.
+TEST(CliReportGpuTime, SpanSaysWhatItIsInEachScope) {
+  const std::string file = kTestData + "/pytorch/call_stack__backward_thread.json";
+  SKIP_WITHOUT(file);
+  const std::string steps = report(file, "gpu_time_breakdown --scope steps");
+  EXPECT_NE(steps.find("in the analysed steps"), std::string::npos) << steps;
+  EXPECT_EQ(steps.find("from the first to the last GPU work"), std::string::npos) << steps;
+  for (const char* scope : {"hta", "profile"}) {
+    const std::string text = report(file, std::string("gpu_time_breakdown --scope ") + scope);
+    EXPECT_NE(text.find("from the first to the last GPU work"), std::string::npos) << scope << ":\n" << text;
+  }
+}
+
 }  // namespace
