@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/report_text_table.h"
@@ -36,18 +37,31 @@ std::string format_bytes(uint64_t bytes) {
   return fmt::format("{} B", bytes);
 }
 
+// The table's result column, one word and the file: the table would shorten a long sentence
+// to fit the terminal, so what went wrong follows it (worker_notes, and a failure's error on
+// stderr), whole and once.
 std::string outcome(const rpc::WorkerCapture& w) {
-  if (!w.ok) return "failed: " + w.error;
-  if (w.empty_trace) return "empty: nothing was recorded in the window (is the program annotated, and running?)";
+  if (!w.ok) return "failed";
+  if (w.empty_trace) return "empty";
   return w.xspace_path.empty() ? "ok" : "ok, " + w.xspace_path;
+}
+
+// A line for each worker that answered with nothing, wrapped to the terminal.
+std::string worker_notes(const std::vector<rpc::WorkerCapture>& workers) {
+  std::string out;
+  for (const auto& w : workers)
+    if (w.ok && w.empty_trace)
+      out += wrap_text(w.address + ": nothing was recorded in the window (is the program annotated, and running?)",
+                       text_width(), "  ", "    ") +
+             "\n";
+  return out;
 }
 
 int run_capture(const CaptureArgs& args) {
   rpc::CaptureRequest request;
   std::string error;
   if (!rpc::parse_service_addresses(args.addresses, &request.addresses, &error)) {
-    std::fprintf(stderr, "mlprof capture: %s\n", error.c_str());
-    return kUsageError;
+    return usage_error("capture: " + error);
   }
   request.logdir = args.logdir;
   request.duration_ms = args.duration_ms;
@@ -68,7 +82,7 @@ int run_capture(const CaptureArgs& args) {
     succeeded += w.ok;
     table.add_row({w.address, w.ok ? fmt::format("{}", w.events) : "-", w.ok ? format_bytes(w.bytes) : "-", outcome(w)});
   }
-  fmt::print("{}", table.render());
+  fmt::print("{}{}", table.render(), worker_notes(result.workers));
   fmt::print("Run {}: {} of {} workers captured, in {}\n", result.session_id, succeeded, result.workers.size(),
              result.run_dir);
   if (succeeded > 0) {
@@ -77,7 +91,7 @@ int run_capture(const CaptureArgs& args) {
   }
   std::fflush(stdout);
   for (const auto& w : result.workers)
-    if (!w.ok) std::fprintf(stderr, "mlprof capture: %s: %s\n", w.address.c_str(), w.error.c_str());
+    if (!w.ok) std::fprintf(stderr, "mlprof: capture: %s: %s\n", w.address.c_str(), w.error.c_str());
   return result.all_ok() ? kOk : kBadInput;
 }
 

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 
 #include "cli/cli_runner.h"
@@ -57,6 +59,21 @@ TEST(CaptureCommand, DeadWorkerFailsTheExitCodeAndIsNamed) {
   EXPECT_NE(capture.out.find("1 of 2 workers captured"), std::string::npos) << capture.out;
   EXPECT_NE(capture.err.find(dead.address()), std::string::npos) << capture.err;
   EXPECT_EQ(capture.err.find(alive.address()), std::string::npos) << capture.err;
+}
+
+// A port with nothing listening: the table says "failed" and the error comes once, whole, on
+// stderr, however narrow the terminal.
+TEST(CaptureCommand, UnreachableWorkerErrorIsShownOnceWhole) {
+  ScratchDir dir;
+  ::setenv("COLUMNS", "60", 1);
+  const auto capture = run_mlprof("capture 127.0.0.1:1 --logdir " + dir.path() + " --duration-ms 100 --retries 0");
+  ::unsetenv("COLUMNS");
+  EXPECT_EQ(capture.exit_code, 2) << capture.out << capture.err;
+  EXPECT_NE(capture.out.find("failed"), std::string::npos) << capture.out;
+  EXPECT_EQ(capture.out.find("unavailable"), std::string::npos) << capture.out;
+  EXPECT_EQ(std::count(capture.err.begin(), capture.err.end(), '\n'), 1) << capture.err;
+  EXPECT_EQ(capture.err.rfind("mlprof: capture: 127.0.0.1:1: unavailable (is the worker running", 0), 0u)
+      << capture.err;
 }
 
 TEST(CaptureCommand, BadAddressesAreUsageErrors) {
