@@ -99,7 +99,8 @@ struct RunInfo {
 
 // Starts a session that writes into logdir. Fails (without side effects) if a session runs;
 // fails too, with the reason, when logdir cannot be made or written to (it is made, and a file
-// is created there and removed again, to find out). A session that ended on its own (its step
+// is created there and removed again, to find out), and when options.run_name names a run that
+// already holds this host's profile (a capture never overwrites one). A session that ended on its own (its step
 // range or duration is over) does not count as running: start() waits for its run to be
 // written, if need be, and starts.
 // A session the environment started (MLPROF_LOGDIR, as `mlprof run` sets it) gives way to the

@@ -327,6 +327,14 @@ Status start_session(const std::string& logdir, const ProfilerOptions& options, 
   if (std::string why; !format::probe_writable_directory(logdir, &why)) {
     return Status::error("mlprof::start: cannot write to the logdir " + logdir + ": " + why, StatusCode::kCannotWrite);
   }
+  if (!o.run_name.empty()) {
+    const std::string host = o.host_name.empty() ? format::local_host_name() : o.host_name;
+    if (const std::string taken = format::taken_run_file(logdir, o.run_name, host); !taken.empty()) {
+      return Status::error("mlprof::start: run_name '" + o.run_name + "' is taken: " + taken +
+                               " already holds this host's profile; choose another run_name, or remove that run",
+                           StatusCode::kInvalidArgument);
+    }
+  }
   if (program_takes_over) yield_to_program(c, logdir);
   Arena::unmap_idle_arenas();
   // Registered with the first session: atexit handlers and static destructors run in

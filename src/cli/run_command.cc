@@ -105,6 +105,12 @@ int run_program(const RunOptions& o) {
     std::fprintf(stderr, "mlprof run: --logdir %s: cannot write there: %s\n", o.logdir.c_str(), why.c_str());
     return kBadInput;
   }
+  if (const std::string taken = o.run_name.empty() ? "" : format::taken_run_file(o.logdir, o.run_name, format::local_host_name());
+      !taken.empty()) {
+    std::fprintf(stderr, "mlprof run: --run-name %s: taken: %s already holds this host's profile\n", o.run_name.c_str(),
+                 taken.c_str());
+    return kBadInput;
+  }
   std::string note;
   const std::string library = library_to_preload(&note);
   if (!note.empty()) std::fprintf(stderr, "%s\n", note.c_str());

@@ -99,6 +99,12 @@ bool write_file_atomically(const std::string& path, std::string_view bytes, std:
   return true;
 }
 
+std::string taken_run_file(const std::string& logdir, const std::string& run_name, const std::string& host) {
+  const std::string file = logdir + "/plugins/profile/" + run_name + "/" + host_for_file_name(host) + ".xplane.pb";
+  std::error_code ec;
+  return std::filesystem::exists(file, ec) ? file : "";
+}
+
 bool prepare_run(const std::string& logdir, const std::string& run_name, const std::string& host,
                  std::time_t now, RunLocation* location, std::string* error) {
   if (logdir.empty()) {

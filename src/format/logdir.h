@@ -41,4 +41,9 @@ struct RunLocation {
 bool prepare_run(const std::string& logdir, const std::string& run_name, const std::string& host,
                  std::time_t now, RunLocation* location, std::string* error);
 
+// The file `host`'s profile would take in run `run_name` of `logdir` when one is already there,
+// else "": a capture asked for a run by name refuses it rather than overwrite it (another
+// host's file in the run is a run of several hosts, each writing its own).
+std::string taken_run_file(const std::string& logdir, const std::string& run_name, const std::string& host);
+
 }  // namespace mlprof::format

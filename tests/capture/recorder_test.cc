@@ -143,7 +143,9 @@ TEST(Recorder, StoppingWhileThreadsWriteIsSafe) {
   }
   // Back-to-back sessions (small buffers: some fill up) while the threads never stop writing.
   for (int session = 0; session < 10; ++session) {
-    ASSERT_TRUE(start(dir.path(), options(uint64_t{1} << 20)).ok());
+    ProfilerOptions o = options(uint64_t{1} << 20);
+    o.run_name = "run" + std::to_string(session);  // a capture never overwrites a run
+    ASSERT_TRUE(start(dir.path(), o).ok());
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
     const RunInfo run = stop();
     const auto space = read_run(run);

@@ -82,6 +82,28 @@ TEST(Session, SecondStartIsAnErrorAndStopWithoutSessionToo) {
   EXPECT_TRUE(stop().status.ok());
 }
 
+// A run asked for by name never overwrites this host's profile already in it: the first run's
+// file keeps its bytes, and the second start() says which file holds the name.
+TEST(Session, ARunNameThatHoldsThisHostsProfileIsRefused) {
+  testing::ScratchDir dir;
+  ProfilerOptions named = options_with_level(2);
+  named.run_name = "baseline";
+  ASSERT_TRUE(start(dir.path(), named).ok());
+  const RunInfo first = stop();
+  ASSERT_TRUE(first.status.ok()) << first.status.message();
+  const auto bytes = std::filesystem::file_size(first.xspace_path);
+  const Status again = start(dir.path(), named);
+  EXPECT_FALSE(again.ok());
+  EXPECT_EQ(again.message().rfind("mlprof::start: run_name 'baseline' is taken: " + first.xspace_path, 0), 0u)
+      << again.message();
+  EXPECT_FALSE(is_active());
+  EXPECT_EQ(std::filesystem::file_size(first.xspace_path), bytes);
+  // Another host's profile may join the run.
+  named.host_name = "worker1";
+  ASSERT_TRUE(start(dir.path(), named).ok());
+  EXPECT_TRUE(stop().status.ok());
+}
+
 TEST(Session, AnUnwritableLogdirIsRefusedAtStart) {
   testing::ScratchDir dir;
   std::ofstream(dir / "file") << "x";

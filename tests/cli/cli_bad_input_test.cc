@@ -128,6 +128,17 @@ TEST_F(CliBadInput, RunIntoALogdirThatCannotBeWritten) {
   EXPECT_FALSE(fs::exists(marker)) << "the program ran";
 }
 
+// `mlprof run --run-name R` where R already holds this host's profile: refused before the program
+// runs, which would otherwise run unprofiled or overwrite the earlier run.
+TEST_F(CliBadInput, RunIntoARunNameThatIsTaken) {
+  const std::string logdir = (dir_ / "logs").string();
+  ASSERT_EQ(run_mlprof("run --logdir " + logdir + " --run-name baseline -- true").exit_code, 0);
+  const std::string marker = (dir_ / "ran").string();
+  const auto r = run_mlprof("run --logdir " + logdir + " --run-name baseline -- touch " + marker);
+  expect_one_line_error(r, "baseline", "taken");
+  EXPECT_FALSE(fs::exists(marker)) << "the program ran";
+}
+
 TEST(CliUsage, VersionAndHelp) {
   auto r = run_mlprof("--version");
   EXPECT_EQ(r.exit_code, 0);

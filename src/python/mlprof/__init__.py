@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import os
-import socket
 from typing import Any, Callable, NamedTuple, Optional, Tuple, TypeVar
 
 from . import _arguments, _mlprof, _torch_hook
@@ -83,7 +81,7 @@ def start(logdir: PathLike, host_tracer_level: int = 2, python_tracer_level: int
     """
     where = "mlprof.start"
     _start(_session(where, logdir, host_tracer_level, python_tracer_level, steps, duration_ms, device_tracer_level,
-                    run_name, options), where)
+                    run_name, options))
 
 
 class _Session(NamedTuple):
@@ -122,23 +120,10 @@ def _session(where: str, logdir: object, host_tracer_level: object, python_trace
         run_name=_arguments.run_name(run_name, where))
 
 
-def _start(session: _Session, where: str) -> None:
-    if session.run_name:
-        _refuse_written_run(session.logdir, session.run_name, where)
+def _start(session: _Session) -> None:
+    # A run_name whose run already holds this host's profile is refused by the SDK's start().
     _torch_hook.load_if_imported()
     _mlprof._start(*session)
-
-
-def _refuse_written_run(logdir: str, run_name: str, where: str) -> None:
-    """A run of that name that already holds this host's profile would be overwritten at stop():
-    refused, as every capture gets a run folder of its own (TensorBoard shows one run per folder).
-    Another host's file there is a run of several hosts, each writing its own."""
-    # The file the capture would write (format/logdir.cc: the host name, ':' and '/' as '_').
-    host = (socket.gethostname() or "localhost").replace(":", "_").replace("/", "_")
-    written = os.path.join(logdir, "plugins", "profile", run_name, f"{host}.xplane.pb")
-    if os.path.exists(written):
-        raise ProfilerError(f"{where}: run_name {run_name!r} is taken: {written} already holds this host's "
-                            f"profile; choose another run_name, or remove that run")
 
 
 def stop() -> str:
@@ -173,7 +158,7 @@ class Profile:
         self.run_dir: Optional[str] = None
 
     def __enter__(self) -> "Profile":
-        _start(self._session, "mlprof.Profile")
+        _start(self._session)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
