@@ -22,6 +22,13 @@ ProfilerOptions options() {
   return o;
 }
 
+ProfilerOptions step_range(int64_t first, int64_t last) {
+  ProfilerOptions o = options();
+  o.first_step = first;
+  o.last_step = last;
+  return o;
+}
+
 // The writer thread writes the run on its own; wait for the file to appear.
 bool wait_for_file(const std::string& path) {
   for (int i = 0; i < 500; ++i) {
@@ -33,9 +40,7 @@ bool wait_for_file(const std::string& path) {
 
 TEST(StepRange, RecordsFromTheStartOfStepAToTheEndOfStepB) {
   testing::ScratchDir dir;
-  ProfilerOptions o = options();
-  o.first_step = 3;
-  o.last_step = 5;
+  const ProfilerOptions o = step_range(3, 5);
   ASSERT_TRUE(start(dir.path(), o).ok());
   EXPECT_TRUE(is_active());
   for (int64_t step = 0; step < 10; ++step) {
@@ -62,9 +67,7 @@ TEST(StepRange, RecordsFromTheStartOfStepAToTheEndOfStepB) {
 
 TEST(StepRange, ARangeThatNeverComesIsAWarning) {
   testing::ScratchDir dir;
-  ProfilerOptions o = options();
-  o.first_step = 100;
-  o.last_step = 101;
+  const ProfilerOptions o = step_range(100, 101);
   ASSERT_TRUE(start(dir.path(), o).ok());
   for (int64_t step = 0; step < 5; ++step) StepTrace s("train", step);
   const auto space = read_run(stop());
@@ -75,9 +78,7 @@ TEST(StepRange, ARangeThatNeverComesIsAWarning) {
 
 TEST(StepRange, InvalidRangeIsRejected) {
   testing::ScratchDir dir;
-  ProfilerOptions o = options();
-  o.first_step = 5;
-  o.last_step = 2;
+  const ProfilerOptions o = step_range(5, 2);
   const Status s = start(dir.path(), o);
   EXPECT_FALSE(s.ok());
   EXPECT_FALSE(is_active());
@@ -131,9 +132,7 @@ void train(int64_t steps) {
 
 TEST(StepRange, ACompleteRangeEndsTheSessionAndStopStillReturnsItsRun) {
   testing::ScratchDir dir;
-  ProfilerOptions o = options();
-  o.first_step = 1;
-  o.last_step = 2;
+  const ProfilerOptions o = step_range(1, 2);
   ASSERT_TRUE(start(dir.path(), o).ok());
   train(5);
   ASSERT_TRUE(wait_until_inactive());
@@ -149,9 +148,7 @@ TEST(StepRange, ACompleteRangeEndsTheSessionAndStopStillReturnsItsRun) {
 
 TEST(StepRange, ANewSessionStartsRightAfterTheRangeWithoutStop) {
   testing::ScratchDir dir;
-  ProfilerOptions o = options();
-  o.first_step = 0;
-  o.last_step = 1;
+  const ProfilerOptions o = step_range(0, 1);
   ASSERT_TRUE(start(dir.path(), o).ok());
   train(2);
   // No wait and no stop(): the ended session may still be writing its run.

@@ -18,6 +18,7 @@ namespace {
 const std::string kTestData = MLPROF_TESTDATA;
 const std::string kTensorFlowFile = kTestData + "/tensorflow/gpu_multi_worker.xplane.pb";
 const std::string kPyTorchFile = kTestData + "/pytorch/df_index_resolver__df_index_resolver.json.gz";
+const std::string kRocmFile = kTestData + "/pytorch/amd_trace__mi250_minitoy_train_ROCm6_2_kineto.json.gz";
 
 #define SKIP_WITHOUT(file)                                                                  \
   if (!std::filesystem::exists(file))                                                       \
@@ -222,7 +223,7 @@ TEST(CliReportText, OverlappingGpuWorkKindsSayTheyOverlap) {
 // A tool option the profile cannot answer is a usage error before any output, naming the flag
 // as typed; an option the tool does not take is refused too.
 TEST(CliReportToolOptions, ErrorsComeFirstAndNameTheFlag) {
-  const std::string file = kTestData + "/pytorch/amd_trace__mi250_minitoy_train_ROCm6_2_kineto.json.gz";
+  const std::string file = kRocmFile;
   SKIP_WITHOUT(file);
   for (const char* tool : {"memory_profile", "kernel_stats"}) {
     const auto r = mlprof::testing::run_mlprof("report " + file + " --tool " + tool + " --memory-id nosuch");
@@ -237,7 +238,7 @@ TEST(CliReportToolOptions, ErrorsComeFirstAndNameTheFlag) {
 // The MI250 trace is ROCm's: HIP runtime calls (hipLaunchKernel), devices named "AMD Radeon
 // Graphics" with 104 compute units (numSms) and GFX version 9.0 (computeMajor/Minor; gfx90a).
 TEST(CliReportRocm, OverviewSpeaksOfAmdGpus) {
-  const std::string file = kTestData + "/pytorch/amd_trace__mi250_minitoy_train_ROCm6_2_kineto.json.gz";
+  const std::string file = kRocmFile;
   SKIP_WITHOUT(file);
   const std::string text = report(file, "overview_page");
   EXPECT_NE(text.find("104 per device (compute units), GFX version 9.0"), std::string::npos) << text;
