@@ -22,6 +22,7 @@ struct ServeArgs {
   int port = 6006;
   std::string bind = "127.0.0.1";
   std::vector<std::string> allow_capture;
+  std::vector<std::string> allow_hosts;
 };
 
 // Stops the server on SIGINT or SIGTERM. The signals are blocked in every thread (the
@@ -70,7 +71,7 @@ int serve(const ServeArgs& args) {
   if (!pytorch_trace && !std::filesystem::is_directory(args.logdir, ec))
     return bad_input(args.logdir, "not a directory (give the logdir, or a PyTorch trace .json(.gz))");
 
-  server::ServeOptions options{args.logdir, args.bind, args.port, args.allow_capture};
+  server::ServeOptions options{args.logdir, args.bind, args.port, args.allow_capture, args.allow_hosts};
   server::ProfileServer server(options, server::make_analysis_backend());
   std::string error;
   if (!server.bind(&error)) {
@@ -114,6 +115,11 @@ Command add_serve_command(CLI::App& app) {
   sub->add_option("--allow-capture", args->allow_capture,
                   "with --bind beyond loopback: the workers (host:port, comma-separated) the Capture dialog may "
                   "capture from; without it capture is off there")
+      ->delimiter(',');
+  sub->add_option("--allow-host", args->allow_hosts,
+                  "more names the server answers to (comma-separated), beyond localhost, 127.0.0.1, ::1 and the "
+                  "--bind address: the DNS name or proxy a browser reaches it by. Requests naming any other host "
+                  "are refused, so a web page cannot point its own domain at this server")
       ->delimiter(',');
   add_jobs_option(sub);
   return {sub, [args] { return serve(*args); }};

@@ -7,14 +7,12 @@
 #include "analysis/tool_registry.h"
 #include "model/load_profile.h"
 #include "server/compute_once_cache.h"
+#include "server/reply.h"
 #include "server/run_catalog.h"
 #include "server/tool_backend.h"
 
 namespace mlprof::server {
 namespace {
-
-// Profiles may hold names that are not valid UTF-8: replace those bytes rather than fail.
-std::string dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 class AnalysisBackend final : public ToolBackend {
  public:
@@ -30,7 +28,7 @@ class AnalysisBackend final : public ToolBackend {
   }
 
   std::string json(const ToolQuery& q) override {
-    return answer(q, [](const analysis::ToolResult& r) { return dump(r.json()); });
+    return answer(q, [](const analysis::ToolResult& r) { return json_text(r.json()); });
   }
 
   std::string csv(const ToolQuery& q) override {

@@ -15,15 +15,6 @@ const char* format_name(format::ProfileFileKind kind) {
   return kind == format::ProfileFileKind::kXSpace ? "xspace" : "pytorch_trace_json";
 }
 
-// Run and host names come from directory names and error messages quote the URL, so either may
-// hold bytes that are not UTF-8: those are replaced rather than turned into a server error.
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
-
-std::string param(const QueryParams& params, const std::string& name) {
-  auto it = params.find(name);
-  return it == params.end() ? std::string() : it->second;
-}
-
 // Distinct queries get distinct keys: the parts are separated by a byte no name holds.
 std::string cache_key(std::initializer_list<std::string> parts, const QueryParams& options = {}) {
   std::string key;
@@ -42,10 +33,6 @@ std::string download_name(const ToolQuery& q) {
 
 }  // namespace
 
-Reply error_reply(int status, const std::string& message) {
-  return {status, "application/json", dump(json{{"error", message}}), ""};
-}
-
 Api::Api(RunCatalog catalog, ToolBackend& backend) : catalog_(std::move(catalog)), backend_(backend) {}
 
 Reply Api::runs() const {
@@ -55,7 +42,7 @@ Reply Api::runs() const {
     for (const auto& h : run.hosts) hosts.push_back(h.host);
     runs.push_back({{"name", run.name}, {"hosts", std::move(hosts)}});
   }
-  return {200, "application/json", dump(json{{"runs", std::move(runs)}}), ""};
+  return json_reply(json_text(json{{"runs", std::move(runs)}}));
 }
 
 Reply Api::hosts(const std::string& run_name) const {
@@ -63,7 +50,7 @@ Reply Api::hosts(const std::string& run_name) const {
   if (!run) return error_reply(404, "no run named '" + run_name + "'");
   json hosts = json::array();
   for (const auto& h : run->hosts) hosts.push_back({{"name", h.host}, {"format", format_name(h.kind)}});
-  return {200, "application/json", dump(json{{"run", run->name}, {"hosts", std::move(hosts)}}), ""};
+  return json_reply(json_text(json{{"run", run->name}, {"hosts", std::move(hosts)}}));
 }
 
 Reply Api::tools(const std::string& run_name, const QueryParams& params) {
@@ -81,7 +68,7 @@ Reply Api::tools(const std::string& run_name, const QueryParams& params) {
       if (!t.available) tool["reason"] = t.reason, tool["how_to_get"] = t.how_to_get;
       tools.push_back(std::move(tool));
     }
-    return Reply{200, "application/json", dump(json{{"run", run->name}, {"host", host}, {"tools", std::move(tools)}}), ""};
+    return json_reply(json_text(json{{"run", run->name}, {"host", host}, {"tools", std::move(tools)}}));
   });
 }
 
@@ -109,7 +96,7 @@ Reply Api::tool_result(const QueryParams& params, Format format) {
                                return std::make_shared<const std::string>(csv ? backend_.csv(query)
                                                                               : backend_.json(query));
                              });
-    if (!csv) return Reply{200, "application/json", *body, ""};
+    if (!csv) return json_reply(*body);
     return Reply{200, "text/csv; charset=utf-8", *body, download_name(query)};
   });
 }

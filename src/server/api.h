@@ -11,25 +11,15 @@
 //   GET /api/csv?run=&host=&tool=[&opt]   the tool's table as CSV, as a download
 #pragma once
 
-#include <exception>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "server/compute_once_cache.h"
+#include "server/reply.h"
 #include "server/run_catalog.h"
 #include "server/tool_backend.h"
 
 namespace mlprof::server {
-
-struct Reply {
-  int status = 200;
-  std::string content_type = "application/json";
-  std::string body;
-  std::string download_name;  // set: the browser saves the body under this file name
-};
-
-using QueryParams = std::map<std::string, std::string>;
 
 class Api {
  public:
@@ -54,20 +44,5 @@ class Api {
   ComputeOnceCache<std::string> results_{64, size_t(256) << 20, [](const std::string& s) { return s.size(); }};
   ComputeOnceCache<std::vector<ToolInfo>> tool_lists_{64};
 };
-
-Reply error_reply(int status, const std::string& message);
-
-// Runs an endpoint's work, turning what it throws into an error reply: a QueryError's status
-// and message, 500 with the message for anything else.
-template <class F>
-Reply guarded(F&& f) {
-  try {
-    return f();
-  } catch (const QueryError& e) {
-    return error_reply(e.http_status, e.what());
-  } catch (const std::exception& e) {
-    return error_reply(500, e.what());
-  }
-}
 
 }  // namespace mlprof::server

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -16,7 +17,6 @@
 namespace mlprof::server {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 // Waits until the socket is ready for `events`, at most `timeout`.
@@ -42,52 +42,55 @@ void address_of(int sock, bool peer, std::string& ip, int& port) {
   if (addr.ss_family == AF_INET6) port = ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port);
 }
 
-// Bytes read from a connection and not yet handed out: they may begin the next request.
-struct ReadAhead {
-  char bytes[4096];
-  size_t begin = 0, end = 0;
-  bool empty() const { return begin == end; }
-};
+// A short answer of the server's own, sent without waiting long for a slow reader.
+void send_refusal(int sock, int status, const char* reason, const char* error, milliseconds write_timeout) {
+  const std::string body = std::string(R"({"error": ")") + error + "\"}";
+  const std::string response = "HTTP/1.1 " + std::to_string(status) + " " + reason +
+                               "\r\nContent-Type: application/json\r\nContent-Length: " +
+                               std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+  for (size_t sent = 0; sent < response.size() && wait_for(sock, POLLOUT, write_timeout);) {
+    const ssize_t n = ::send(sock, response.data() + sent, response.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0 && errno != EINTR) break;
+    if (n > 0) sent += size_t(n);
+  }
+}
 
-// One request's socket stream: counts the bytes of the head (up to the empty line that ends
-// the headers) and refuses the request, with its own answer, once they pass the limit or the
-// head's time is up.
-class HeadLimitedStream final : public httplib::Stream {
+// One request's stream: reads first what the waiting room gathered, counts the bytes of the
+// head (up to the empty line that ends the headers) and refuses the request, with its own
+// answer, once they pass the limit.
+class RequestStream final : public httplib::Stream {
  public:
-  HeadLimitedStream(int sock, ReadAhead& buffer, size_t max_head_bytes, milliseconds max_head_time,
-                    milliseconds read_timeout, milliseconds write_timeout)
-      : sock_(sock), buffer_(buffer), max_head_bytes_(max_head_bytes), head_deadline_(Clock::now() + max_head_time),
-        read_timeout_(read_timeout), write_timeout_(write_timeout) {}
+  RequestStream(WaitingConnection& connection, size_t max_head_bytes, milliseconds read_timeout,
+                milliseconds write_timeout)
+      : sock_(connection.fd), connection_(connection), max_head_bytes_(max_head_bytes), read_timeout_(read_timeout),
+        write_timeout_(write_timeout) {}
 
-  bool is_readable() const override { return !buffer_.empty() || wait_for(sock_, POLLIN, read_timeout_); }
+  bool is_readable() const override { return connection_.unread() > 0 || wait_for(sock_, POLLIN, read_timeout_); }
   bool is_writable() const override { return !refused_ && wait_for(sock_, POLLOUT, write_timeout_); }
 
   ssize_t read(char* ptr, size_t size) override {
     if (refused_) return -1;
-    if (buffer_.empty()) {
-      // A client that sends its head a byte now and then would hold a worker for good.
-      const auto head_time_left = std::chrono::duration_cast<milliseconds>(head_deadline_ - Clock::now());
-      if (in_head_ && head_time_left < read_timeout_ &&
-          (head_time_left <= milliseconds(0) || !wait_for(sock_, POLLIN, head_time_left))) {
-        refuse(408, "Request Timeout", "the request's head took too long");
-        return -1;
-      }
+    if (connection_.unread() == 0) {
+      // The waiting room handed over the whole request: reading on is a body without a
+      // length, refused before it is read, or a client that sent less than it announced.
+      connection_.compact();
       if (!wait_for(sock_, POLLIN, read_timeout_)) return -1;
+      char chunk[4096];
       ssize_t n;
-      do n = ::recv(sock_, buffer_.bytes, sizeof buffer_.bytes, 0);
+      do n = ::recv(sock_, chunk, sizeof chunk, 0);
       while (n < 0 && errno == EINTR);
       if (n <= 0) return n;
-      buffer_.begin = 0;
-      buffer_.end = size_t(n);
+      connection_.pending.append(chunk, size_t(n));
     }
-    size_t n = std::min(size, buffer_.end - buffer_.begin);
-    if (in_head_ && !count_head(buffer_.bytes + buffer_.begin, n)) {
+    size_t n = std::min(size, connection_.unread());
+    const char* bytes = connection_.pending.data() + connection_.consumed;
+    if (in_head_ && !count_head(bytes, n)) {
       if (request_line_read_) refuse(431, "Request Header Fields Too Large", "the request's headers are too large");
       else refuse(414, "URI Too Long", "the request's URL is too long");
       return -1;
     }
-    std::copy(buffer_.bytes + buffer_.begin, buffer_.bytes + buffer_.begin + n, ptr);
-    buffer_.begin += n;
+    std::copy(bytes, bytes + n, ptr);
+    connection_.consumed += n;
     return ssize_t(n);
   }
 
@@ -139,72 +142,97 @@ class HeadLimitedStream final : public httplib::Stream {
   // Answers the request in place of httplib, which never sees its whole head.
   void refuse(int status, const char* reason, const char* error) {
     refused_ = true;
-    const std::string body = std::string(R"({"error": ")") + error + "\"}";
-    const std::string response = "HTTP/1.1 " + std::to_string(status) + " " + reason +
-                                 "\r\nContent-Type: application/json\r\nContent-Length: " +
-                                 std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
-    for (size_t sent = 0; sent < response.size() && wait_for(sock_, POLLOUT, write_timeout_);) {
-      const ssize_t n = ::send(sock_, response.data() + sent, response.size() - sent, MSG_NOSIGNAL);
-      if (n <= 0 && errno != EINTR) break;
-      if (n > 0) sent += size_t(n);
-    }
+    send_refusal(sock_, status, reason, error, write_timeout_);
   }
 
   const int sock_;
-  ReadAhead& buffer_;
+  WaitingConnection& connection_;
   const size_t max_head_bytes_;
-  const Clock::time_point head_deadline_;
   const milliseconds read_timeout_, write_timeout_;
   bool in_head_ = true, request_line_read_ = false, refused_ = false, answered_early_ = false;
   bool announced_close_ = false;
   size_t head_bytes_ = 0, line_bytes_ = 0;
 };
 
-// Stops writing, then drops what the client still sends until it closes, goes quiet for a
-// moment, or two seconds pass: closing with unread input would reset the connection and could
-// destroy the answer before the client reads it.
-void close_gracefully(int sock) {
-  ::shutdown(sock, SHUT_WR);
-  const auto deadline = Clock::now() + std::chrono::seconds(2);
-  char scratch[16384];
-  while (Clock::now() < deadline && wait_for(sock, POLLIN, milliseconds(250))) {
-    const ssize_t n = ::recv(sock, scratch, sizeof scratch, 0);
-    if (n == 0 || (n < 0 && errno != EINTR)) break;
-  }
-  ::close(sock);
+}  // namespace
+
+// httplib's accept loop hands each accepted socket to a task queue. This one runs the task at
+// once on the accepting thread: process_and_close_socket only parks the socket in the waiting
+// room, so accepting never waits on a client.
+class BoundedHttpServer::AcceptedQueue final : public httplib::TaskQueue {
+ public:
+  explicit AcceptedQueue(BoundedHttpServer& server) : server_(server) {}
+  void enqueue(std::function<void()> fn) override { fn(); }
+  void shutdown() override { server_.stop_connections(); }
+
+ private:
+  BoundedHttpServer& server_;
+};
+
+BoundedHttpServer::BoundedHttpServer(size_t max_head_bytes, milliseconds max_request_time, size_t max_body_bytes) {
+  limits_.max_head_bytes = max_head_bytes;
+  limits_.max_body_bytes = max_body_bytes;
+  limits_.request_time = max_request_time;
+  // Each listen starts its workers and waiting room; its end stops them.
+  new_task_queue = [this]() -> httplib::TaskQueue* {
+    limits_.keep_alive_time = milliseconds(keep_alive_timeout_sec_ * 1000);
+    workers_ = std::make_unique<httplib::ThreadPool>(CPPHTTPLIB_THREAD_POOL_COUNT);
+    waiting_room_ = std::make_unique<ConnectionWaitingRoom>(
+        limits_, [this](std::shared_ptr<WaitingConnection> c) { workers_->enqueue([this, c] { serve_connection(c); }); },
+        [this](std::shared_ptr<WaitingConnection> c) { refuse_late_request(std::move(c)); });
+    return new AcceptedQueue(*this);
+  };
 }
 
-}  // namespace
+BoundedHttpServer::~BoundedHttpServer() { stop_connections(); }
+
+void BoundedHttpServer::stop_connections() {
+  if (waiting_room_) waiting_room_->stop();
+  if (workers_) workers_->shutdown();
+  workers_.reset();
+}
 
 void BoundedHttpServer::widen_listen_backlog() {
   // Listening again on a listening socket only changes its backlog.
   if (svr_sock_ != INVALID_SOCKET) ::listen(svr_sock_, SOMAXCONN);
 }
 
-// Like httplib's own loop: up to the keep-alive count of requests per connection.
 bool BoundedHttpServer::process_and_close_socket(socket_t sock) {
-  bool ok = false;
-  ReadAhead buffer;  // kept from one request to the next: a client may send them back to back
-  for (size_t left = keep_alive_max_count_; left > 0 && (!buffer.empty() || wait_for_next_request(sock)); --left) {
-    HeadLimitedStream stream(sock, buffer, max_head_bytes_, max_head_time_,
-                             to_ms(read_timeout_sec_, read_timeout_usec_), to_ms(write_timeout_sec_, write_timeout_usec_));
-    bool closed = false;
-    ok = process_request(stream, left == 1, closed, nullptr);
-    if (!ok || closed || stream.ends_connection()) break;
-  }
-  close_gracefully(sock);
-  return ok;
+  int yes = 1;
+  ::setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+  auto connection = std::make_shared<WaitingConnection>();
+  connection->fd = sock;
+  connection->requests_left = keep_alive_max_count_;
+  waiting_room_->park(std::move(connection));
+  return true;
 }
 
-// Waits for the next request's first bytes (or the client's close) while the keep-alive time
-// lasts; false when it ends or the server is stopping.
-bool BoundedHttpServer::wait_for_next_request(socket_t sock) const {
-  const auto deadline = Clock::now() + std::chrono::seconds(keep_alive_timeout_sec_);
-  while (svr_sock_ != INVALID_SOCKET) {
-    if (wait_for(sock, POLLIN, milliseconds(50))) return true;
-    if (Clock::now() >= deadline) return false;
+void BoundedHttpServer::serve_connection(std::shared_ptr<WaitingConnection> connection) {
+  const milliseconds read_timeout = to_ms(read_timeout_sec_, read_timeout_usec_);
+  const milliseconds write_timeout = to_ms(write_timeout_sec_, write_timeout_usec_);
+  for (;;) {
+    RequestStream stream(*connection, limits_.max_head_bytes, read_timeout, write_timeout);
+    bool closed = false;
+    const bool last = connection->requests_left <= 1;
+    const bool ok = process_request(stream, last, closed, nullptr);
+    --connection->requests_left;
+    if (!ok || closed || last || stream.ends_connection() || svr_sock_ == INVALID_SOCKET) {
+      waiting_room_->close_after_drain(std::move(connection));
+      return;
+    }
+    connection->compact();
+    // A client may send its requests back to back: answer the next one now if it is all here.
+    if (request_progress(connection->pending, limits_) == RequestProgress::kIncomplete) {
+      connection->idle_keep_alive = true;
+      waiting_room_->park(std::move(connection));
+      return;
+    }
   }
-  return false;
+}
+
+void BoundedHttpServer::refuse_late_request(std::shared_ptr<WaitingConnection> connection) {
+  send_refusal(connection->fd, 408, "Request Timeout", "the request took too long to arrive", milliseconds(0));
+  waiting_room_->close_after_drain(std::move(connection));
 }
 
 }  // namespace mlprof::server

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "server/http_reply.h"
+
 #ifdef MLPROF_WITH_RPC_CLIENT
 #include "rpc/capture_client.h"
 #include "rpc/service_address.h"
@@ -71,7 +73,7 @@ Reply to_reply(const rpc::CaptureResult& result) {
   }
   const bool any_ok = std::any_of(result.workers.begin(), result.workers.end(), [](const auto& w) { return w.ok; });
   json body = {{"run", any_ok ? result.session_id : ""}, {"all_ok", result.all_ok()}, {"workers", workers}};
-  return Reply{200, "application/json", body.dump(-1, ' ', false, json::error_handler_t::replace), ""};
+  return json_reply(json_text(body));
 }
 
 #endif
@@ -124,7 +126,7 @@ Reply capture_policy_reply(const CapturePolicy& policy) {
   json body = {{"enabled", policy.enabled}, {"workers", policy.workers}};
   if (!policy.enabled) body["reason"] = policy.reason;
 #endif
-  return Reply{200, "application/json", body.dump(), ""};
+  return json_reply(json_text(body));
 }
 
 Reply capture_reply(const std::string& request_body, const std::string& logdir, const CapturePolicy& policy) {
@@ -151,11 +153,8 @@ Reply capture_reply(const std::string& request_body, const std::string& logdir, 
 }
 
 void add_capture_route(httplib::Server& http, const std::string& logdir, CapturePolicy policy) {
-  http.Get("/api/capture", [policy](const httplib::Request&, httplib::Response& res) {
-    const Reply reply = capture_policy_reply(policy);
-    res.status = reply.status;
-    res.set_header("Cache-Control", "no-store");
-    res.set_content(reply.body, reply.content_type);
+  http.Get("/api/capture", [policy](const httplib::Request& req, httplib::Response& res) {
+    send(req, res, capture_policy_reply(policy));
   });
   http.Post("/api/capture", [logdir, policy](const httplib::Request& req, httplib::Response& res) {
     Reply reply;
@@ -166,9 +165,7 @@ void add_capture_route(httplib::Server& http, const std::string& logdir, Capture
     } else {
       reply = capture_reply(req.body, logdir, policy);
     }
-    res.status = reply.status;
-    res.set_header("Cache-Control", "no-store");
-    res.set_content(reply.body, reply.content_type);
+    send(req, res, reply);
   });
 }
 

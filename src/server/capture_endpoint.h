@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "server/api.h"
+#include "server/reply.h"
 
 namespace httplib {
 class Server;

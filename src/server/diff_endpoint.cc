@@ -4,13 +4,12 @@
 #include <nlohmann/json.hpp>
 
 #include <charconv>
-#include <optional>
 
 #include "analysis/analyzed_profile.h"
 #include "analysis/overview_page.h"
 #include "analysis/profile_diff.h"
-#include "model/load_profile.h"
 #include "server/compute_once_cache.h"
+#include "server/http_reply.h"
 #include "server/tool_backend.h"
 
 namespace mlprof::server {
@@ -18,11 +17,6 @@ namespace {
 
 constexpr size_t kDefaultMaxOps = 50;
 constexpr size_t kMaxMaxOps = 1000;
-
-std::string param(const QueryParams& params, const std::string& name) {
-  auto it = params.find(name);
-  return it == params.end() ? std::string() : it->second;
-}
 
 // One side of the comparison: a run of the catalog (names are matched exactly against the
 // logdir's listing, so no parameter can name a path) and one of its hosts, or all of them.
@@ -51,29 +45,21 @@ size_t max_ops_param(const QueryParams& params) {
   return v;
 }
 
-std::shared_ptr<const AnalyzedProfile> load(const Side& side) {
-  model::Profile profile;
-  model::LoadError error;
-  // A run made of one file shares its directory with other files: read that file only.
-  const std::string& path = side.run.hosts.size() == 1 ? side.run.hosts.front().path : side.run.dir;
-  if (!model::load_profile({path, "", side.host}, &profile, &error))
-    throw std::runtime_error(error.path + ": " + error.problem);
-  profile.run = side.run.name;
-  return std::make_shared<const AnalyzedProfile>(std::move(profile));
-}
-
 std::string side_name(const Side& side) { return side.host.empty() ? side.run.name : side.run.name + " / " + side.host; }
 
 }  // namespace
 
 struct DiffApi::State {
-  explicit State(RunCatalog c) : catalog(std::move(c)) {}
+  State(RunCatalog c, ToolBackend& b) : catalog(std::move(c)), backend(b) {}
   RunCatalog catalog;
-  // Diffs are small; the profiles behind them are not kept.
+  // The profiles come from the backend the tools use, read once and kept in its cache.
+  ToolBackend& backend;
+  // Diffs are small.
   ComputeOnceCache<std::string> results{32};
 };
 
-DiffApi::DiffApi(RunCatalog catalog) : state_(std::make_unique<State>(std::move(catalog))) {}
+DiffApi::DiffApi(RunCatalog catalog, ToolBackend& backend)
+    : state_(std::make_unique<State>(std::move(catalog), backend)) {}
 DiffApi::~DiffApi() = default;
 
 Reply DiffApi::diff(const QueryParams& params) {
@@ -84,8 +70,8 @@ Reply DiffApi::diff(const QueryParams& params) {
     const std::string key = a.run.name + '\0' + a.host + '\0' + b.run.name + '\0' + b.host + '\0' + std::to_string(max_ops);
     const std::string version = files_version(a.run, a.host) + '\0' + files_version(b.run, b.host);
     auto body = state_->results.get(key, version, [&] {
-      const auto pa = load(a);
-      const auto pb = load(b);
+      const auto pa = state_->backend.profile(a.run, a.host);
+      const auto pb = state_->backend.profile(b.run, b.host);
       const auto oa = analysis::compute_overview_page(pa->profile(), pa->steps(), pa->op_stats(), pa->tf_data());
       const auto ob = analysis::compute_overview_page(pb->profile(), pb->steps(), pb->op_stats(), pb->tf_data());
       const auto ta = analysis::op_time_by_step(pa->profile(), pa->steps());
@@ -93,20 +79,15 @@ Reply DiffApi::diff(const QueryParams& params) {
       auto d = analysis::compute_profile_diff({oa, ta}, {ob, tb}, max_ops);
       d.a_name = side_name(a);
       d.b_name = side_name(b);
-      return std::make_shared<const std::string>(analysis::to_json(d).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      return std::make_shared<const std::string>(json_text(analysis::to_json(d)));
     });
-    return Reply{200, "application/json", *body, ""};
+    return json_reply(*body);
   });
 }
 
 void add_diff_routes(httplib::Server& http, DiffApi& api) {
   http.Get("/api/diff", [&api](const httplib::Request& req, httplib::Response& res) {
-    QueryParams params;
-    for (const auto& [k, v] : req.params) params.emplace(k, v);
-    const Reply reply = api.diff(params);
-    res.status = reply.status;
-    res.set_header("Cache-Control", "no-store");
-    res.set_content(reply.body, reply.content_type);
+    send(req, res, api.diff(query_params(req)));
   });
 }
 

@@ -11,8 +11,9 @@
 
 #include <memory>
 
-#include "server/api.h"
+#include "server/reply.h"
 #include "server/run_catalog.h"
+#include "server/tool_backend.h"
 
 namespace httplib {
 class Server;
@@ -22,7 +23,8 @@ namespace mlprof::server {
 
 class DiffApi {
  public:
-  explicit DiffApi(RunCatalog catalog);
+  // Profiles are read through `backend` (which must outlive this), sharing its cache.
+  DiffApi(RunCatalog catalog, ToolBackend& backend);
   ~DiffApi();
 
   Reply diff(const QueryParams& params);

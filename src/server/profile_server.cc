@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <charconv>
@@ -18,6 +19,7 @@
 #include "server/capture_endpoint.h"
 #include "server/diff_endpoint.h"
 #include "server/gzip_body.h"
+#include "server/http_reply.h"
 #include "server/trace_endpoint.h"
 #include "server/ui_assets.h"
 
@@ -29,23 +31,6 @@ namespace {
 constexpr const char* kContentSecurityPolicy =
     "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; "
     "object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
-
-}  // namespace
-
-bool is_loopback_address(const std::string& address) {
-  return address == "127.0.0.1" || address == "localhost" || address == "::1" || address.rfind("127.", 0) == 0;
-}
-
-namespace {
-
-// The host name of a Host header, without its port ("[::1]:6006" -> "::1").
-std::string host_name_of(const std::string& host_header) {
-  if (!host_header.empty() && host_header.front() == '[') {
-    const auto close = host_header.find(']');
-    return host_header.substr(1, close == std::string::npos ? std::string::npos : close - 1);
-  }
-  return host_header.substr(0, host_header.rfind(':'));
-}
 
 // The UI's files with their gzip forms, compressed once when the server starts.
 struct ServedAsset {
@@ -64,54 +49,6 @@ const ServedAsset* find_asset(const std::vector<ServedAsset>& assets, const std:
   for (const auto& a : assets)
     if (a.asset->path == wanted) return &a;
   return nullptr;
-}
-
-QueryParams query_params(const httplib::Request& req) {
-  QueryParams params;
-  for (const auto& [k, v] : req.params) params.emplace(k, v);  // the first of repeated names wins
-  return params;
-}
-
-// Sends `body` as it is: with a known length and a content provider, httplib adds no
-// compression of its own (it would pick Brotli at its slowest setting: seconds for a few MB).
-void set_exact_body(httplib::Response& res, std::shared_ptr<const std::string> owner, std::string_view body,
-                    const std::string& type) {
-  res.set_content_provider(body.size(), type.c_str(),
-                           [owner = std::move(owner), body](size_t offset, size_t length, httplib::DataSink& sink) {
-                             sink.write(body.data() + offset, length);
-                             return true;
-                           });
-}
-
-// Sets the body, gzip-compressed when the client takes it (`gzipped` may hold it already).
-// `owner` keeps `body` alive while it is sent; null for bytes that live as long as the program.
-void set_body(const httplib::Request& req, httplib::Response& res, std::shared_ptr<const std::string> owner,
-              std::string_view body, const std::string& type, std::string_view gzipped = {}) {
-  res.set_header("Vary", "Accept-Encoding");
-  if (accepts_gzip(req.get_header_value("Accept-Encoding"))) {
-    if (gzipped.empty()) {
-      auto compressed = std::make_shared<const std::string>(gzip_compress(body));
-      if (!compressed->empty()) {
-        res.set_header("Content-Encoding", "gzip");
-        set_exact_body(res, compressed, *compressed, type);
-        return;
-      }
-    } else {
-      res.set_header("Content-Encoding", "gzip");
-      set_exact_body(res, nullptr, gzipped, type);
-      return;
-    }
-  }
-  set_exact_body(res, std::move(owner), body, type);
-}
-
-void send(const httplib::Request& req, httplib::Response& res, const Reply& reply) {
-  res.status = reply.status;
-  res.set_header("Cache-Control", "no-store");
-  if (!reply.download_name.empty())
-    res.set_header("Content-Disposition", "attachment; filename=\"" + reply.download_name + "\"");
-  auto body = std::make_shared<const std::string>(reply.body);
-  set_body(req, res, body, *body, reply.content_type);
 }
 
 // The API's one request body is the capture dialog's small JSON. httplib reads a body whole
@@ -148,6 +85,22 @@ std::optional<Reply> refused_request(const httplib::Request& req) {
   return std::nullopt;
 }
 
+// Every answer is generated or small: a byte range of it is never served, the whole answer is
+// (RFC 9110 lets a server ignore Range). httplib 0.11 would cut ranges from the body without
+// clamping them to its length, reading past it.
+void ignore_ranges(const httplib::Request& req) {
+  // The request is the server's own, mutable object; the handler is only handed it as const.
+  auto& mutable_req = const_cast<httplib::Request&>(req);
+  mutable_req.ranges.clear();
+  mutable_req.headers.erase("Range");
+}
+
+std::string refused_host_message(const AllowedHosts& allowed) {
+  std::string names;
+  for (const auto& n : allowed.names()) names += (names.empty() ? "" : ", ") + n;
+  return "this server answers only to " + names + " (mlprof serve --allow-host NAME adds a name)";
+}
+
 // The message for an error httplib answers itself, before any route: a malformed request line
 // or headers, a line over its 8 KB, a path no route takes.
 std::string library_error_message(int status) {
@@ -164,11 +117,13 @@ std::string library_error_message(int status) {
 
 struct ProfileServer::Impl {
   Impl(const ServeOptions& options, std::unique_ptr<ToolBackend> backend)
-      : backend(std::move(backend)), api(RunCatalog(options.logdir), *this->backend),
-        trace_api(RunCatalog(options.logdir), *this->backend), diff_api(RunCatalog(options.logdir)) {}
+      : allowed_hosts(options.bind, options.allow_hosts), backend(std::move(backend)), api(RunCatalog(options.logdir), *this->backend),
+        trace_api(RunCatalog(options.logdir), *this->backend),
+        diff_api(RunCatalog(options.logdir), *this->backend) {}
 
-  void add_routes(bool loopback_only, const CapturePolicy& capture);
+  void add_routes(const CapturePolicy& capture);
 
+  const AllowedHosts allowed_hosts;
   std::unique_ptr<ToolBackend> backend;
   Api api;
   TraceApi trace_api;
@@ -180,7 +135,7 @@ struct ProfileServer::Impl {
   std::atomic<bool> serve_returned{false};
 };
 
-void ProfileServer::Impl::add_routes(bool loopback_only, const CapturePolicy& capture) {
+void ProfileServer::Impl::add_routes(const CapturePolicy& capture) {
   http.set_default_headers({{"X-Content-Type-Options", "nosniff"}, {"Referrer-Policy", "no-referrer"}});
   // SO_REUSEADDR only: httplib's default also sets SO_REUSEPORT, which would let a second
   // server share a port already in use instead of reporting it.
@@ -192,17 +147,19 @@ void ProfileServer::Impl::add_routes(bool loopback_only, const CapturePolicy& ca
   http.set_keep_alive_timeout(2);
 
   http.set_payload_max_length(kMaxRequestBody);
-  http.set_pre_routing_handler([loopback_only](const httplib::Request& req, httplib::Response& res) {
+  http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    ignore_ranges(req);
     if (auto refusal = refused_request(req)) {
       if (refusal->status == 405) res.set_header("Allow", "GET, HEAD, POST");
       close_after_reply(req);
       send(req, res, *refusal);
       return httplib::Server::HandlerResponse::Handled;
     }
-    // A server on the loopback address answers only to loopback names, so a web page that
-    // points its own domain at 127.0.0.1 (DNS rebinding) cannot read the profiles.
-    if (loopback_only && !is_loopback_address(host_name_of(req.get_header_value("Host")))) {
-      send(req, res, error_reply(403, "this server answers only to localhost and 127.0.0.1"));
+    // A web page that points its own domain at this server (DNS rebinding) names that domain
+    // in Host, and in Origin when it posts: answer only to the names this server knows.
+    if (!allowed_hosts.allows_host_header(req.get_header_value("Host")) ||
+        !allowed_hosts.allows_origin(req.get_header_value("Origin"))) {
+      send(req, res, error_reply(403, refused_host_message(allowed_hosts)));
       return httplib::Server::HandlerResponse::Handled;
     }
     return httplib::Server::HandlerResponse::Unhandled;
@@ -212,7 +169,7 @@ void ProfileServer::Impl::add_routes(bool loopback_only, const CapturePolicy& ca
       [](const httplib::Request& req, httplib::Response& res) {
         if (res.has_header("Content-Type")) return httplib::Server::HandlerResponse::Unhandled;
         if (res.status != 404) close_after_reply(req);  // what follows a malformed request is no request
-        res.set_content(error_reply(res.status, library_error_message(res.status)).body, "application/json");
+        send(req, res, error_reply(res.status, library_error_message(res.status)));
         return httplib::Server::HandlerResponse::Handled;
       }));
   http.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
@@ -250,8 +207,7 @@ void ProfileServer::Impl::add_routes(bool loopback_only, const CapturePolicy& ca
   http.Get(R"(/.*)", [this](const httplib::Request& req, httplib::Response& res) {
     const ServedAsset* served = find_asset(assets, req.path);
     if (!served) {
-      res.status = 404;
-      res.set_content("not found: " + req.path + "\n", "text/plain; charset=utf-8");
+      send(req, res, Reply{404, "text/plain; charset=utf-8", "not found: " + req.path + "\n", ""});
       return;
     }
     // Bundled files carry a content hash in their names, so they never change; the page
@@ -260,14 +216,14 @@ void ProfileServer::Impl::add_routes(bool loopback_only, const CapturePolicy& ca
     const bool hashed = asset->path.rfind("/assets/", 0) == 0;
     res.set_header("Cache-Control", hashed ? "public, max-age=31536000, immutable" : "no-cache");
     if (asset->mime_type.rfind("text/html", 0) == 0) res.set_header("Content-Security-Policy", kContentSecurityPolicy);
-    set_body(req, res, nullptr, asset->bytes, std::string(asset->mime_type), served->gzipped);
+    send_bytes(req, res, nullptr, asset->bytes, std::string(asset->mime_type), served->gzipped);
   });
 }
 
 ProfileServer::ProfileServer(ServeOptions options, std::unique_ptr<ToolBackend> backend)
     : impl_(std::make_unique<Impl>(options, std::move(backend))), options_(std::move(options)) {
   const bool loopback = is_loopback_address(options_.bind);
-  impl_->add_routes(loopback, capture_policy(loopback, options_.allow_capture));
+  impl_->add_routes(capture_policy(loopback, options_.allow_capture));
 }
 
 ProfileServer::~ProfileServer() { stop(); }

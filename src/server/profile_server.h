@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "server/allowed_hosts.h"
 #include "server/tool_backend.h"
 
 namespace mlprof::server {
@@ -18,10 +19,10 @@ struct ServeOptions {
   // Bound beyond loopback, the capture dialog may reach only these workers (host:port);
   // none listed: capture is off there (capture_endpoint.h).
   std::vector<std::string> allow_capture = {};
+  // Names the server answers to beyond localhost, 127.0.0.1, ::1 and the address it listens on
+  // (allowed_hosts.h): the names a user reaches it by through a proxy or a DNS name.
+  std::vector<std::string> allow_hosts = {};
 };
-
-// 127.x.x.x, ::1 or localhost: only this machine can connect.
-bool is_loopback_address(const std::string& address);
 
 class ProfileServer {
  public:

@@ -11,28 +11,12 @@
 #include "analysis/trace_counters.h"
 #include "analysis/trace_range_summary.h"
 #include "analysis/trace_search.h"
-#include "server/gzip_body.h"
+#include "server/http_reply.h"
 
 namespace mlprof::server {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-std::string param(const QueryParams& params, const std::string& name) {
-  auto it = params.find(name);
-  return it == params.end() ? std::string() : it->second;
-}
-
-// An integer parameter, or `fallback` when absent; a malformed one is a 400.
-int64_t int_param(const QueryParams& params, const std::string& name, int64_t fallback) {
-  const std::string text = param(params, name);
-  if (text.empty()) return fallback;
-  int64_t v = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || ptr != text.data() + text.size())
-    throw QueryError(400, "parameter '" + name + "' must be an integer");
-  return v;
-}
 
 // A section's title: the plane's name, after its host's when the profile has several.
 std::string section_name(const model::Profile& p, const model::Plane& plane) {
@@ -151,7 +135,7 @@ Reply TraceApi::viewport(const QueryParams& params) {
       }
       out["steps"] = std::move(steps);
     }
-    return Reply{200, "application/json", out.dump(), ""};
+    return json_reply(json_text(out));
   });
 }
 
@@ -164,7 +148,7 @@ Reply TraceApi::event(const QueryParams& params) {
     const analysis::TraceTimeline& trace = loaded->trace();
     const json d = analysis::trace_event_details(p, loaded->steps().grouping, trace.flows, model::EventIndex(e),
                                                  trace.index.begin_ps());
-    return Reply{200, "application/json", d.dump(), ""};
+    return json_reply(json_text(d));
   });
 }
 
@@ -180,7 +164,7 @@ Reply TraceApi::search(const QueryParams& params) {
     for (auto e : found.events)
       events.push_back({{"event", e}, {"name", std::string(p.name(e))}, {"line", p.line_index(e)},
                         {"start_ps", p.start_ps(e) - zero}, {"duration_ps", p.duration_ps(e)}});
-    return Reply{200, "application/json", json{{"total", found.total}, {"events", std::move(events)}}.dump(), ""};
+    return json_reply(json_text(json{{"total", found.total}, {"events", std::move(events)}}));
   });
 }
 
@@ -209,7 +193,7 @@ Reply TraceApi::summary(const QueryParams& params) {
     for (const auto& n : s.names) names.push_back({{"name", n.name}, {"count", n.count}, {"total_ps", n.total_ps}});
     const json out = {{"start_ps", start}, {"end_ps", end}, {"events", s.events},
                       {"distinct_names", s.distinct_names}, {"names", std::move(names)}};
-    return Reply{200, "application/json", out.dump(-1, ' ', false, json::error_handler_t::replace), ""};
+    return json_reply(json_text(out));
   });
 }
 
@@ -226,57 +210,25 @@ Reply TraceApi::counters(const QueryParams& params) {
                           {"section", t.plane < p.planes.size() ? section_name(p, p.planes[t.plane]) : ""},
                           {"unit", t.unit}, {"points", std::move(points)}});
     }
-    return Reply{200, "application/json",
-                 json{{"counters", std::move(counters)}}.dump(-1, ' ', false, json::error_handler_t::replace), ""};
+    return json_reply(json_text(json{{"counters", std::move(counters)}}));
   });
 }
-
-namespace {
-
-// Viewports of large traces are megabytes of JSON: gzip them when the browser takes it.
-void send_reply(const httplib::Request& req, httplib::Response& res, const Reply& reply) {
-  res.status = reply.status;
-  res.set_header("Cache-Control", "no-store");
-  res.set_header("Vary", "Accept-Encoding");
-  auto body = std::make_shared<std::string>(reply.body);
-  if (accepts_gzip(req.get_header_value("Accept-Encoding"))) {
-    std::string gz = gzip_compress(*body);
-    if (!gz.empty()) {
-      res.set_header("Content-Encoding", "gzip");
-      *body = std::move(gz);
-    }
-  }
-  // A content provider keeps httplib from compressing the body a second time.
-  res.set_content_provider(body->size(), reply.content_type.c_str(),
-                           [body](size_t offset, size_t length, httplib::DataSink& sink) {
-                             sink.write(body->data() + offset, length);
-                             return true;
-                           });
-}
-
-QueryParams params_of(const httplib::Request& req) {
-  QueryParams params;
-  for (const auto& [k, v] : req.params) params.emplace(k, v);
-  return params;
-}
-
-}  // namespace
 
 void add_trace_routes(httplib::Server& http, TraceApi& api) {
   http.Get("/api/trace", [&api](const httplib::Request& req, httplib::Response& res) {
-    send_reply(req, res, api.viewport(params_of(req)));
+    send(req, res, api.viewport(query_params(req)));
   });
   http.Get("/api/trace/event", [&api](const httplib::Request& req, httplib::Response& res) {
-    send_reply(req, res, api.event(params_of(req)));
+    send(req, res, api.event(query_params(req)));
   });
   http.Get("/api/trace/search", [&api](const httplib::Request& req, httplib::Response& res) {
-    send_reply(req, res, api.search(params_of(req)));
+    send(req, res, api.search(query_params(req)));
   });
   http.Get("/api/trace/summary", [&api](const httplib::Request& req, httplib::Response& res) {
-    send_reply(req, res, api.summary(params_of(req)));
+    send(req, res, api.summary(query_params(req)));
   });
   http.Get("/api/trace/counters", [&api](const httplib::Request& req, httplib::Response& res) {
-    send_reply(req, res, api.counters(params_of(req)));
+    send(req, res, api.counters(query_params(req)));
   });
 }
 

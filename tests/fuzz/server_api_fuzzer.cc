@@ -32,7 +32,7 @@ struct Fixture {
         backend(mlprof::server::make_analysis_backend()),
         api(mlprof::server::RunCatalog(logdir), *backend),
         trace_api(mlprof::server::RunCatalog(logdir), *backend),
-        diff_api(mlprof::server::RunCatalog(logdir)) {}
+        diff_api(mlprof::server::RunCatalog(logdir), *backend) {}
   mlprof::fuzz::ScratchDir dir;
   std::string logdir;
   std::unique_ptr<mlprof::server::ToolBackend> backend;

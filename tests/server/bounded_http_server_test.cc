@@ -87,7 +87,7 @@ TEST_F(BoundedHttpServerTest, AHeadThatTakesTooLongIs408) {
   drip.join();
   ::close(fd);
   EXPECT_EQ(status_of(dripped), 408) << dripped;
-  EXPECT_EQ(body_of(dripped), R"({"error": "the request's head took too long"})");
+  EXPECT_EQ(body_of(dripped), R"({"error": "the request took too long to arrive"})");
 
   // Half a head, then nothing.
   const int quiet = connect_to(port_);

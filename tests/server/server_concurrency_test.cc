@@ -29,6 +29,10 @@ class CountingBackend : public server::ToolBackend {
     count("csv " + q.run.name + " " + q.host + " " + q.tool);
     return inner_->csv(q);
   }
+  // The diff reads its two runs here, as the tools do.
+  std::shared_ptr<const server::AnalyzedProfile> profile(const format::RunLocation& run, const std::string& host) override {
+    return inner_->profile(run, host);
+  }
 
   std::map<std::string, int> counts() const {
     std::lock_guard<std::mutex> lock(mutex_);
