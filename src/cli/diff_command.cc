@@ -116,7 +116,7 @@ int run_diff(const DiffOptions& o) {
   auto diff = analysis::compute_profile_diff({a.overview, a.op_times}, {b.overview, b.op_times}, o.max_ops);
   diff.a_name = o.a + (a.name.empty() ? "" : " (" + a.name + ")");
   diff.b_name = o.b + (b.name.empty() ? "" : " (" + b.name + ")");
-  if (o.format == "json") fmt::print("{}\n", analysis::to_json(diff).dump(2));
+  if (o.format == "json") fmt::print("{}\n", analysis::to_json(diff).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
   else if (o.format == "csv") fmt::print("{}", analysis::to_csv(diff));
   else fmt::print("{}", render_text(diff));
   if (o.fail_above_pct) {

@@ -67,7 +67,7 @@ int print_result(const ReportOptions& o, const analysis::Tool& tool, const std::
   std::string text;
   try {
     const analysis::ToolResult result = compute();
-    if (o.format == "json") text = result.json().dump(2) + "\n";
+    if (o.format == "json") text = result.json().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     else if (o.format == "csv") text = result.csv();
     else text = render_tool_text(tool.id, result);
   } catch (const analysis::ToolRequestError& e) {

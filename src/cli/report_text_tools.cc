@@ -40,7 +40,7 @@ constexpr TextRenderer kRenderers[] = {
 std::string render_tool_text(std::string_view tool_id, const analysis::ToolResult& result) {
   for (const TextRenderer& r : kRenderers)
     if (r.tool == tool_id) return r.render(result);
-  return result.json().dump(2) + "\n";
+  return result.json().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace mlprof::cli

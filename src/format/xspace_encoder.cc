@@ -269,56 +269,7 @@ bool write_space(const WireSpace& space, const Layout& layout, Output& out) {
   return out.finish();
 }
 
-// Length of the well-formed UTF-8 sequence starting at s[i] (RFC 3629: no overlong forms,
-// no surrogates, nothing above U+10FFFF), or 0.
-size_t utf8_sequence_length(std::string_view s, size_t i) noexcept {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char b0 = byte(i);
-  if (b0 < 0x80) return 1;
-  size_t n = 0;
-  unsigned char low = 0x80, high = 0xbf;  // the allowed range of the second byte
-  if (b0 >= 0xc2 && b0 <= 0xdf) n = 2;
-  else if (b0 == 0xe0) { n = 3; low = 0xa0; }
-  else if (b0 >= 0xe1 && b0 <= 0xec) n = 3;
-  else if (b0 == 0xed) { n = 3; high = 0x9f; }
-  else if (b0 >= 0xee && b0 <= 0xef) n = 3;
-  else if (b0 == 0xf0) { n = 4; low = 0x90; }
-  else if (b0 >= 0xf1 && b0 <= 0xf3) n = 4;
-  else if (b0 == 0xf4) { n = 4; high = 0x8f; }
-  else return 0;
-  if (i + n > s.size() || byte(i + 1) < low || byte(i + 1) > high) return 0;
-  for (size_t k = 2; k < n; ++k) {
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xbf) return 0;
-  }
-  return n;
-}
-
 }  // namespace
-
-bool is_valid_utf8(std::string_view text) noexcept {
-  for (size_t i = 0; i < text.size();) {
-    const size_t n = utf8_sequence_length(text, i);
-    if (n == 0) return false;
-    i += n;
-  }
-  return true;
-}
-
-std::string make_valid_utf8(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size();) {
-    const size_t n = utf8_sequence_length(text, i);
-    if (n == 0) {
-      out += "\xef\xbf\xbd";  // U+FFFD REPLACEMENT CHARACTER
-      ++i;
-    } else {
-      out.append(text, i, n);
-      i += n;
-    }
-  }
-  return out;
-}
 
 uint64_t wire_event_field_size(const WirePlane& plane, const WireEvent& event) {
   return field_bytes_size(event_body_size(plane, event));

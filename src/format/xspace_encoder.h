@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "format/utf8_text.h"
+
 namespace mlprof::format {
 
 // protobuf parsers use int32 sizes: a larger XSpace cannot be read back.
@@ -91,10 +93,8 @@ struct WireSpace {
 };
 
 // proto3 readers reject a file whose string fields are not UTF-8, so names and string
-// values built from arbitrary bytes (or cut mid-character) must be repaired first.
-bool is_valid_utf8(std::string_view text) noexcept;
-// `text` with every invalid sequence replaced by U+FFFD.
-std::string make_valid_utf8(std::string_view text);
+// values built from arbitrary bytes (or cut mid-character) must be repaired first
+// (is_valid_utf8 and make_valid_utf8, format/utf8_text.h).
 
 // Serialized size of one event (the bytes its field in XLine.events takes, tag included).
 uint64_t wire_event_field_size(const WirePlane& plane, const WireEvent& event);

@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "format/xspace_schema.h"
+#include "model/event_time_limits.h"
 #include "model/kineto_file.h"
 #include "model/kineto_trace.h"
 #include "model/plane_naming.h"
@@ -219,6 +220,10 @@ bool PyTorchImport::place_in_time() {
   origin_ns_ = p_.hosts.empty() ? earliest : p_.origin_ns;
   for (size_t i = 0; i < t_.events.size(); ++i) {
     kineto::Event& e = t_.events[i];
+    if (e.dur_ps > kMaxEventDurationPs)
+      return fail("an event at ts " + std::to_string(e.ts_ns / 1000) + " us lasts " +
+                  std::to_string(e.dur_ps / 1'000'000'000'000) + " s, longer than the " + kMaxEventDurationText +
+                  " an event may last");
     int64_t ps, end;
     if (__builtin_sub_overflow(e.ts_ns + base, origin_ns_, &ps) || __builtin_mul_overflow(ps, int64_t(1000), &ps) ||
         __builtin_add_overflow(ps, e.dur_ps, &end))

@@ -25,7 +25,9 @@
 
 #include "format/annotation.h"
 #include "format/protobuf_wire.h"
+#include "format/utf8_text.h"
 #include "format/xspace_schema.h"
+#include "model/event_time_limits.h"
 #include "model/id_map.h"
 #include "model/ordered_parallel.h"
 #include "model/plane_naming.h"
@@ -138,6 +140,18 @@ class XSpaceImport {
   bool has_lines_to_share() const { return line_counts_.size() > 1; }
   void rollback();
   const std::string& error() const { return error_; }
+  // Adds one warning naming how many strings held bytes that are not UTF-8, if any did.
+  void warn_about_repaired_strings();
+  // Text from the file as a string of the profile: bytes that are not UTF-8 are stored with
+  // U+FFFD in place of each invalid sequence (format/utf8_text.h), so every name mlprof writes
+  // is text, and counted for the warning.
+  StringId intern_text(std::string_view text) {
+    if (format::is_valid_utf8(text)) return p_.strings.intern(text);
+    const StringId id = p_.strings.intern(format::make_valid_utf8(text));
+    repaired_.push_back(id);
+    return id;
+  }
+  std::vector<StringId> repaired_;  // strings stored with U+FFFD, in the profile's ids (a chunk's: its own)
 
  private:
   bool fail(std::string reason) {
@@ -228,6 +242,28 @@ class XSpaceImport {
   std::unique_ptr<StringTable> joined_strings_;  // strings the joined lines added, over the profile's
 };
 
+// A bytes stat as text: printable UTF-8 as it is (writers store text as bytes too), anything
+// else (a serialized proto, raw bytes) as hex after "0x", so that every output stays text.
+std::string bytes_stat_text(std::string_view bytes) {
+  bool printable = format::is_valid_utf8(bytes);
+  for (size_t i = 0; printable && i < bytes.size(); ++i) {
+    const auto c = static_cast<unsigned char>(bytes[i]);
+    printable = c >= 0x20 || c == '\t' || c == '\n' || c == '\r';
+  }
+  return printable ? std::string(bytes) : "0x" + format::hex_bytes(bytes);
+}
+
+void XSpaceImport::warn_about_repaired_strings() {
+  std::vector<StringId> repaired = repaired_;
+  std::sort(repaired.begin(), repaired.end());
+  repaired.erase(std::unique(repaired.begin(), repaired.end()), repaired.end());
+  if (repaired.empty()) return;
+  p_.warnings.push_back(format::make_valid_utf8(host_) + ": " + std::to_string(repaired.size()) + " name" + (repaired.size() == 1 ? "" : "s") +
+                        " or text value" + (repaired.size() == 1 ? " holds" : "s hold") +
+                        " bytes that are not UTF-8 (for example \"" + std::string(p_.strings.view(repaired.front()).substr(0, 60)) +
+                        "\"); each invalid sequence is shown as U+FFFD");
+}
+
 // ---- First pass --------------------------------------------------------------------------
 
 bool XSpaceImport::scan(Reader in, unsigned jobs) {
@@ -242,10 +278,11 @@ bool XSpaceImport::scan(Reader in, unsigned jobs) {
   if (!ok) return false;
   Host& h = p_.hosts[host_index_];
   h.num_planes = uint32_t(p_.planes.size()) - h.first_plane;
-  if (!hostnames_.empty()) h.hostname = p_.strings.intern(hostnames_.front());
-  for (size_t i = 1; i < hostnames_.size(); ++i) h.more_hostnames.push_back(p_.strings.intern(hostnames_[i]));
-  for (auto& w : warnings_) p_.warnings.push_back(host_ + ": " + w);
-  for (auto& e : errors_) p_.errors.push_back(host_ + ": " + e);
+  if (!hostnames_.empty()) h.hostname = intern_text(hostnames_.front());
+  for (size_t i = 1; i < hostnames_.size(); ++i) h.more_hostnames.push_back(intern_text(hostnames_[i]));
+  // The file's own warnings and errors are text from the file too.
+  for (auto& w : warnings_) p_.warnings.push_back(format::make_valid_utf8(host_ + ": " + w));
+  for (auto& e : errors_) p_.errors.push_back(format::make_valid_utf8(host_ + ": " + e));
   if (!has_origin_) p_.origin_ns = min_timestamp_ns_ == INT64_MAX ? 0 : min_timestamp_ns_;
   return true;
 }
@@ -254,7 +291,7 @@ bool XSpaceImport::scan_space(Reader in) {
   has_origin_ = !p_.hosts.empty();
   host_index_ = uint32_t(p_.hosts.size());
   Host host;
-  host.name = p_.strings.intern(host_);
+  host.name = intern_text(host_);
   host.first_plane = uint32_t(p_.planes.size());
   p_.hosts.push_back(host);
 
@@ -314,7 +351,7 @@ bool XSpaceImport::scan_plane(Reader in) {
       case xs::kPlaneName.number:
         if (!expect(tag, xs::kPlaneName.wire_type)) return false;
         if (!in.bytes(&text)) return truncated();
-        plane.name = p_.strings.intern(text);
+        plane.name = intern_text(text);
         break;
       case xs::kPlaneLines.number:
         if (!expect(tag, xs::kPlaneLines.wire_type)) return false;
@@ -348,7 +385,7 @@ bool XSpaceImport::scan_plane(Reader in) {
   if (in.bad()) return false;
   const PlaneIdentity identity = identify_plane(p_.strings.view(plane.name));
   plane.kind = identity.kind;
-  plane.device_type = p_.strings.intern(identity.device_type);
+  plane.device_type = intern_text(identity.device_type);
   plane.device_ordinal = identity.device_ordinal;
   plane.stats.first = uint32_t(p_.metadata_stats.size());
   for (const RawStat& s : plane_stats) p_.metadata_stats.add(resolve_key(scan, s.key_id), resolve_value(scan, s));
@@ -450,7 +487,7 @@ bool XSpaceImport::read_event_metadata(Reader in, RawEventMetadata* meta) {
       meta->name.assign(text);
     } else if (tag == xs::kEventMetaDisplayName.tag()) {
       if (!in.bytes(&text)) return false;
-      meta->display_name = p_.strings.intern(text);
+      meta->display_name = intern_text(text);
     } else if (tag == xs::kEventMetaStats.tag()) {
       Reader stat;
       meta->stats.emplace_back();
@@ -481,7 +518,7 @@ bool XSpaceImport::read_stat_metadata_entry(Reader in, PlaneScan* scan) {
           if (!value.int64(&id)) return false;
         } else if (inner == xs::kStatMetaName.tag()) {
           if (!value.bytes(&text)) return false;
-          name = p_.strings.intern(text);
+          name = intern_text(text);
         } else if (!value.skip(inner)) {
           return false;
         }
@@ -521,9 +558,12 @@ bool XSpaceImport::read_stat(Reader in, RawStat* stat) {
         stat->value = StatValue::of_int(int64_t(v));
         break;
       case xs::kStatString.tag():
+        if (!in.bytes(&text)) return false;
+        stat->value = StatValue::of_string(intern_text(text));
+        break;
       case xs::kStatBytes.tag():
         if (!in.bytes(&text)) return false;
-        stat->value = StatValue::of_string(p_.strings.intern(text));
+        stat->value = StatValue::of_string(intern_text(bytes_stat_text(text)));
         break;
       case xs::kStatRef.tag():
         if (!in.varint(&v)) return false;
@@ -568,17 +608,17 @@ void XSpaceImport::add_names(std::vector<RawEventMetadata>& metas, PlaneScan* sc
     name.stats.first = uint32_t(p_.metadata_stats.size());
     if (is_encoded_annotation(meta.name)) {
       const format::ParsedAnnotation parsed = format::parse_annotation(meta.name);
-      name.name = p_.strings.intern(parsed.name);
+      name.name = intern_text(parsed.name);
       for (const auto& arg : parsed.args) {
         StatValue value;
         if (auto* i = std::get_if<int64_t>(&arg.value)) value = StatValue::of_int(*i);
         else if (auto* u = std::get_if<uint64_t>(&arg.value)) value = StatValue::of_uint(*u);
         else if (auto* d = std::get_if<double>(&arg.value)) value = StatValue::of_double(*d);
-        else value = StatValue::of_string(p_.strings.intern(std::get<std::string_view>(arg.value)));
-        p_.metadata_stats.add(p_.strings.intern(arg.key), value);
+        else value = StatValue::of_string(intern_text(std::get<std::string_view>(arg.value)));
+        p_.metadata_stats.add(intern_text(arg.key), value);
       }
     } else {
-      name.name = p_.strings.intern(meta.name);
+      name.name = intern_text(meta.name);
     }
     for (const RawStat& s : meta.stats)
       p_.metadata_stats.add(resolve_key(*scan, s.key_id), resolve_value(*scan, s));
@@ -649,11 +689,11 @@ bool XSpaceImport::decode_line(Reader in, PlaneScan& scan) {
         break;
       case xs::kLineName.tag():
         if (!in.bytes(&text)) return false;
-        p_.lines[index].name = p_.strings.intern(text);
+        p_.lines[index].name = intern_text(text);
         break;
       case xs::kLineDisplayName.tag():
         if (!in.bytes(&text)) return false;
-        p_.lines[index].display_name = p_.strings.intern(text);
+        p_.lines[index].display_name = intern_text(text);
         break;
       case xs::kLineTimestampNs.tag():
         if (!in.varint(&v)) return false;
@@ -749,6 +789,7 @@ NameIndex XSpaceImport::name_for(PlaneScan& scan, int64_t metadata_id) {
 struct XSpaceImport::LineChunk {
   Profile profile;
   std::vector<std::pair<int64_t, StringId>> unknown_names;  // in the order the events met them
+  std::vector<StringId> repaired;                            // strings stored with U+FFFD
   std::string error;
   bool ok = false;
 };
@@ -763,6 +804,7 @@ bool XSpaceImport::decode_chunk(Reader line, PlaneScan& scan, LineEvents out, Li
   line_import.unknown_names_ = &chunk->unknown_names;
   line_import.out_ = &out;
   chunk->ok = line_import.decode_line<true>(line, scan);
+  chunk->repaired = std::move(line_import.repaired_);
   if (!chunk->ok) chunk->error = line_import.error();
   return chunk->ok;
 }
@@ -777,6 +819,7 @@ bool XSpaceImport::join_chunk(LineChunk& chunk, uint32_t scan, EventIndex first,
   std::vector<StringId> ids(c.strings.size() - base);
   for (size_t k = 0; k < ids.size(); ++k) ids[k] = joined_strings_->intern(c.strings.view(StringId(base + k)));
   auto id = [&](StringId s) { return s < base ? s : ids[s - base]; };
+  for (StringId r : chunk.repaired) repaired_.push_back(id(r));
   std::vector<NameIndex> unknown(chunk.unknown_names.size());
   for (size_t k = 0; k < unknown.size(); ++k) {
     const auto [metadata_id, name] = chunk.unknown_names[k];
@@ -936,7 +979,17 @@ bool XSpaceImport::finish_line(uint32_t index, int64_t timestamp_ns, bool sorted
   if (__builtin_sub_overflow(timestamp_ns, p_.origin_ns, &base_ps) ||
       __builtin_mul_overflow(base_ps, int64_t(1000), &base_ps))
     return fail("line \"" + quotable(p_.strings.view(line.name)) + "\" has a timestamp out of range");
-  for (uint32_t i = 0; i < ev.count; ++i) ev.start[i] += base_ps;
+  for (uint32_t i = 0; i < ev.count; ++i) {
+    int64_t end;
+    if (ev.duration[i] > kMaxEventDurationPs)
+      return fail("line \"" + quotable(p_.strings.view(line.name)) + "\" has an event lasting " +
+                  std::to_string(ev.duration[i] / 1'000'000'000'000) + " s, longer than the " +
+                  kMaxEventDurationText + " an event may last");
+    if (__builtin_add_overflow(ev.start[i], base_ps, &ev.start[i]) ||
+        __builtin_add_overflow(ev.start[i], ev.duration[i], &end))
+      return fail("line \"" + quotable(p_.strings.view(line.name)) +
+                  "\" has an event whose time is out of range (offset or duration past 2^63 ps)");
+  }
   if (!sorted) sort_line(ev);
   link_parents(ev);
   return true;
@@ -1022,6 +1075,8 @@ bool import_from(const void* data, size_t size, std::string_view host, Profile* 
     import.rollback();
     profile->origin_ns = saved_origin;
     *error = import.error();
+  } else {
+    import.warn_about_repaired_strings();
   }
   return ok;
 }

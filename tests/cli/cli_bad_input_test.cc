@@ -6,6 +6,8 @@
 #include <fstream>
 
 #include "cli/cli_runner.h"
+#include <nlohmann/json.hpp>
+
 #include "xplane.pb.h"
 
 namespace fs = std::filesystem;
@@ -186,3 +188,63 @@ TEST(CliUsage, PathHelpNamesEveryKindOfProfile) {
 }
 
 }  // namespace
+
+namespace {
+
+// A GPU profile whose names are cut in the middle of a character and whose stats hold binary
+// bytes, as some XSpace writers make them.
+std::string xspace_with_bad_text(int64_t kernel_duration_ps) {
+  tensorflow::profiler::XSpace space;
+  auto* plane = space.add_planes();
+  plane->set_id(1);
+  plane->set_name("/device:GPU:0");
+  auto& kernel = (*plane->mutable_event_metadata())[1];
+  kernel.set_id(1);
+  kernel.set_name("volta_sgemm_\xE2\x82");
+  auto& stat = (*plane->mutable_stat_metadata())[7];
+  stat.set_id(7);
+  stat.set_name("blob\xFF");
+  auto* line = plane->add_lines();
+  line->set_id(7);
+  line->set_name("Stream #7(Compute)");
+  line->set_timestamp_ns(1700000000000000000);
+  for (int i = 0; i < 4; ++i) {
+    auto* e = line->add_events();
+    e->set_metadata_id(1);
+    e->set_offset_ps(int64_t(i) * 2000000);
+    e->set_duration_ps(i == 3 ? kernel_duration_ps : 1000000);
+    auto* s = e->add_stats();
+    s->set_metadata_id(7);
+    s->set_bytes_value(std::string("\x00\xff\x10", 3));
+  }
+  space.add_hostnames("host");
+  return space.SerializeAsString();
+}
+
+}  // namespace
+
+TEST_F(CliBadInput, NamesThatAreNotUtf8AreReplacedAndSaidOnce) {
+  const std::string path = write("bad_text.xplane.pb", xspace_with_bad_text(1000000));
+  for (const char* tool : {"overview_page", "framework_op_stats", "kernel_stats", "trace_viewer"}) {
+    const auto r = run_mlprof("report " + path + " --tool " + tool + " --format json");
+    EXPECT_EQ(r.exit_code, 0) << tool << ": " << r.err;
+    const auto json = nlohmann::json::parse(r.out, nullptr, false);
+    EXPECT_FALSE(json.is_discarded()) << tool;
+  }
+  const auto ops = run_mlprof("report " + path + " --tool kernel_stats --format json");
+  EXPECT_NE(ops.out.find("volta_sgemm_\xEF\xBF\xBD"), std::string::npos) << ops.out.substr(0, 400);
+  const auto info = run_mlprof("info " + path);
+  EXPECT_NE(info.out.find("2 names or text values hold bytes that are not UTF-8"), std::string::npos) << info.out;
+  const auto diff = run_mlprof("diff " + path + " " + path + " --format json");
+  EXPECT_EQ(diff.exit_code, 0) << diff.err;
+  const std::string chrome = (dir_ / "out.json").string();
+  const auto converted = run_mlprof("convert " + path + " --to chrome -o " + chrome);
+  EXPECT_EQ(converted.exit_code, 0) << converted.err;
+  EXPECT_FALSE(nlohmann::json::parse(mlprof::testing::read_file(chrome), nullptr, false).is_discarded());
+}
+
+TEST_F(CliBadInput, DurationsPastWhatTheModelHoldsAreRefused) {
+  const std::string path = write("forged.xplane.pb", xspace_with_bad_text(INT64_MAX - 10));
+  const auto r = run_mlprof("report " + path + " --tool kernel_stats");
+  expect_one_line_error(r, path, "longer than the 20 hours an event may last");
+}
