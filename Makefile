@@ -28,11 +28,14 @@ test: test-fast
 test-fast: build
 	@ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-demo: build
+# Builds only what the demo runs (the CMake target demo_programs), not the tests and benchmarks.
+demo: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target demo_programs
 	@./scripts/demo.sh $(BUILD)
 
 # Sampling mode: three workers with profiler servers, captured together, in the pod viewer.
-pod-demo: build
+pod-demo: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target demo_programs
 	@./scripts/pod_demo.sh $(BUILD)
 
 bench: build
