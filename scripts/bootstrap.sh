@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  build-essential cmake ninja-build pkg-config git
+  build-essential cmake ninja-build pkg-config git ccache
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
   libsimdjson-dev zlib1g-dev libzstd-dev libcpp-httplib-dev libcli11-dev libfmt-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
