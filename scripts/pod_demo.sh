@@ -61,3 +61,15 @@ echo "== mlprof report $logdir --tool pod_viewer =="
 
 echo
 echo "See it in the browser: $mlprof serve $logdir (the Pod viewer tool, with All hosts)."
+
+# Many ranks of one job: torch.distributed on the CPU (gloo), rank 2 of 4 doing 30 ms of extra work
+# before its all_reduces; the stragglers tool names it from the ranks' arrival at the collectives.
+if /usr/bin/python3 -c "import torch.distributed" 2>/dev/null; then
+  traces="$logdir/gloo_job"
+  echo
+  echo "== python3 examples/python_distributed/train_gloo.py --ranks 4 --slow-rank 2 (torch.distributed, gloo) =="
+  /usr/bin/python3 -W ignore examples/python_distributed/train_gloo.py --out "$traces" --ranks 4 --slow-rank 2
+  echo
+  echo "== mlprof report $traces --tool stragglers =="
+  "$mlprof" report "$traces" --tool stragglers
+fi

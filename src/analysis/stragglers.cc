@@ -3,7 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
+#include <set>
+#include <tuple>
+#include <unordered_map>
 
 #include "analysis/csv.h"
 #include "analysis/gpu_activity.h"
@@ -22,6 +26,108 @@ double median_of(std::vector<double> v) {
 
 double over_pct(double value, double reference) { return reference > 0 ? 100.0 * (value - reference) / reference : 0; }
 
+// One collective call as each rank made it.
+struct MatchedCall {
+  std::vector<std::pair<size_t, const CollectiveCall*>> ranks;  // (index into ranks, its call)
+};
+
+// Lateness at collective calls matched across ranks, and the straggler's causes.
+void analyse_arrivals(const std::vector<const RankSteps*>& hosts, StragglerAnalysis& out) {
+  std::map<std::tuple<int64_t, std::string, uint32_t>, MatchedCall> matched;
+  for (size_t r = 0; r < hosts.size(); ++r)
+    for (const CollectiveCall& c : hosts[r]->calls) matched[{c.step_num, c.name, c.index}].ranks.push_back({r, &c});
+  // Per rank and step: its largest lateness at a call of the step, and at which call.
+  struct StepLate {
+    double ms = -1e300;
+    std::string at;
+  };
+  std::vector<std::map<int64_t, StepLate>> step_late(hosts.size());
+  size_t by_arrival = 0;
+  std::vector<const MatchedCall*> calls;
+  for (const auto& [key, call] : matched) {
+    if (call.ranks.size() < 2) continue;
+    calls.push_back(&call);
+    // Clocks agree when the ranks leave the call together.
+    std::vector<double> ends, durations;
+    for (const auto& [r, c] : call.ranks) ends.push_back(double(c->end_ps())), durations.push_back(double(c->duration_ps));
+    const double spread = *std::max_element(ends.begin(), ends.end()) - *std::min_element(ends.begin(), ends.end());
+    const bool arrival = spread <= std::max(50e6, 0.1 * median_of(durations));  // 50 us, or a tenth of the call
+    by_arrival += arrival;
+    size_t latest = 0;
+    for (size_t i = 0; i < call.ranks.size(); ++i) {
+      std::vector<double> others;
+      for (size_t j = 0; j < call.ranks.size(); ++j)
+        if (j != i) others.push_back(arrival ? double(call.ranks[j].second->start_ps) : double(call.ranks[j].second->duration_ps));
+      const CollectiveCall& mine = *call.ranks[i].second;
+      const double late_ms = (arrival ? double(mine.start_ps) - median_of(others) : median_of(others) - double(mine.duration_ps)) / 1e9;
+      const size_t r = call.ranks[i].first;
+      StepLate& worst = step_late[r][mine.step_num];
+      if (late_ms > worst.ms) worst = {late_ms, mine.name};
+      ++out.ranks[r].calls_matched;
+      if (mine.duration_ps < call.ranks[latest].second->duration_ps) latest = i;
+    }
+    ++out.ranks[call.ranks[latest].first].latest_in;
+  }
+  out.matched_calls = calls.size();
+  if (calls.empty()) return;
+  out.lateness_from = by_arrival * 2 >= calls.size() ? "arrival" : "time_in_call";
+  for (size_t r = 0; r < hosts.size(); ++r) {
+    if (step_late[r].empty()) continue;
+    double sum = 0;
+    for (const auto& [step, late] : step_late[r]) sum += late.ms;
+    out.ranks[r].late_ms = sum / double(step_late[r].size());
+  }
+
+  size_t latest = 0;
+  for (size_t r = 1; r < out.ranks.size(); ++r)
+    if (out.ranks[r].late_ms > out.ranks[latest].late_ms) latest = r;
+  if (out.ranks[latest].late_ms < kMinLateMs) return;
+  out.straggler = int(latest);
+  std::map<std::string, size_t> at_count;
+  for (const auto& [step, late] : step_late[latest]) ++at_count[late.at];
+  out.late_at = std::max_element(at_count.begin(), at_count.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
+
+  // Its causes: what its calling thread did before the calls, beyond the others' median.
+  std::map<std::string, double> excess;
+  std::set<int64_t> steps;
+  for (const MatchedCall* call : calls) {
+    const CollectiveCall* mine = nullptr;
+    std::vector<const CollectiveCall*> others;
+    for (const auto& [r, c] : call->ranks) {
+      if (r == latest) mine = c;
+      else others.push_back(c);
+    }
+    if (!mine) continue;
+    steps.insert(mine->step_num);
+    std::set<std::string> ops;
+    for (const auto& [name, ps] : mine->before) ops.insert(name);
+    for (const CollectiveCall* o : others)
+      for (const auto& [name, ps] : o->before) ops.insert(name);
+    auto time_in = [](const CollectiveCall& c, const std::string& name) {
+      for (const auto& [n, ps] : c.before)
+        if (n == name) return double(ps) / 1e9;
+      return 0.0;
+    };
+    for (const std::string& name : ops) {
+      std::vector<double> theirs;
+      for (const CollectiveCall* o : others) theirs.push_back(time_in(*o, name));
+      excess[name] += time_in(*mine, name) - median_of(theirs);
+    }
+  }
+  const double n_steps = double(std::max<size_t>(1, steps.size()));
+  out.late_per_step_ms = out.ranks[latest].late_ms;
+  for (const auto& [name, ms_total] : excess)
+    if (ms_total / n_steps >= 0.05 * out.ranks[latest].late_ms && ms_total > 0) out.causes.push_back({name, ms_total / n_steps});
+  std::sort(out.causes.begin(), out.causes.end(), [](const auto& a, const auto& b) { return a.excess_ms > b.excess_ms; });
+  if (out.causes.size() > kMaxCauses) out.causes.resize(kMaxCauses);
+  for (const StragglerCause& c : out.causes) out.explained_ms += c.excess_ms;
+  // Host and GPU causes of one delay overlap (a kernel that ran longer kept the thread waiting).
+  out.explained_ms = std::min(out.explained_ms, out.late_per_step_ms);
+  if (out.explained_ms < 0.5 * out.late_per_step_ms)
+    out.note = "most of its lateness happened before what its calling thread recorded: capture more steps, or "
+               "trace the thread that feeds it";
+}
+
 }  // namespace
 
 StragglerAnalysis compute_stragglers(const model::Profile& profile, const StepGrouping& grouping) {
@@ -35,6 +141,14 @@ std::vector<RankSteps> rank_steps(const model::Profile& profile, const StepGroup
   for (uint32_t s : grouping.selected) {
     const Step& step = grouping.steps[s];
     out[step.host].steps.push_back({step.step_num, step.duration_ps(), 0, 0});
+  }
+  for (uint32_t h = 0; h < profile.hosts.size(); ++h) {
+    out[h].calls = collect_collective_calls(profile, grouping, gpu, h);
+    // Without GPUs, communication is the time in the host's collective calls.
+    for (const CollectiveCall& c : out[h].calls)
+      if (!c.on_device)
+        for (RankSteps::Times& t : out[h].steps)
+          if (t.step_num == c.step_num) t.communication_ps += c.duration_ps;
   }
   for (const HostGpuActivity& host : gpu.hosts) {
     RankSteps& rank = out[host.host];
@@ -66,11 +180,13 @@ StragglerAnalysis compute_stragglers(const std::vector<RankSteps>& hosts) {
   StragglerAnalysis out;
   // Per step number, each rank's times.
   std::map<int64_t, std::vector<RankStepTimes>> by_step;
+  std::vector<const RankSteps*> ranked;
   for (const RankSteps& host : hosts) {
     out.uses_gpu_compute |= host.has_gpu_work;
     if (host.steps.empty()) continue;
     const size_t rank = out.ranks.size();
     out.ranks.push_back({host.host});
+    ranked.push_back(&host);
     for (const RankSteps::Times& t : host.steps)
       by_step[t.step_num].push_back({rank, t.step_ps, t.compute_ps, t.communication_ps, 0});
   }
@@ -98,10 +214,7 @@ StragglerAnalysis compute_stragglers(const std::vector<RankSteps>& hosts) {
     }
     std::vector<double> others;
     for (size_t i = 0; i < step.ranks.size(); ++i)
-      if (i != step.slowest) {
-        others.push_back(double(load(step.ranks[i])));
-        step.others_wait_ps += step.ranks[i].wait_ps;
-      }
+      if (i != step.slowest) others.push_back(double(load(step.ranks[i])));
     step.slowest_vs_median_pct = over_pct(double(load(step.ranks[step.slowest])), median_of(others));
     ++out.ranks[step.ranks[step.slowest].rank].slowest_in;
     out.steps.push_back(std::move(step));
@@ -112,27 +225,53 @@ StragglerAnalysis compute_stragglers(const std::vector<RankSteps>& hosts) {
     r.step_ms /= n, r.compute_ms /= n, r.communication_ms /= n, r.wait_ms /= n;
   }
 
-  if (out.ranks.size() < 2 || out.steps.empty()) return out;
+  if (out.ranks.size() < 2) return out;
+  analyse_arrivals(ranked, out);
+  if (out.matched_calls > 0 || out.steps.empty()) return out;
   auto mean_load = [&](const StragglerRank& r) { return out.uses_gpu_compute ? r.compute_ms : r.step_ms; };
   size_t slowest = 0;
   for (size_t i = 1; i < out.ranks.size(); ++i)
     if (mean_load(out.ranks[i]) > mean_load(out.ranks[slowest])) slowest = i;
   std::vector<double> others;
-  double others_wait = 0;
   for (size_t i = 0; i < out.ranks.size(); ++i)
-    if (i != slowest) others.push_back(mean_load(out.ranks[i])), others_wait += out.ranks[i].wait_ms;
+    if (i != slowest) others.push_back(mean_load(out.ranks[i]));
   const double pct = over_pct(mean_load(out.ranks[slowest]), median_of(others));
   if (pct >= kStragglerThresholdPct) {
     out.straggler = int(slowest);
     out.straggler_vs_median_pct = pct;
-    out.others_wait_ms = others_wait;
   }
   return out;
 }
 
+std::string straggler_sentence(const StragglerAnalysis& s) {
+  if (s.straggler < 0) return {};
+  const StragglerRank& r = s.ranks[size_t(s.straggler)];
+  if (s.matched_calls == 0)
+    return fmt::format("{} is a straggler: its {} is {:.1f}% above the other ranks' median ({:.3f} ms per step), "
+                       "slowest in {} of {} steps (no collective call could be matched across the ranks, so this "
+                       "compares their work, not their arrival).",
+                       r.host, s.uses_gpu_compute ? "GPU compute" : "step time", s.straggler_vs_median_pct,
+                       s.uses_gpu_compute ? r.compute_ms : r.step_ms, r.slowest_in, s.steps.size());
+  std::string text = fmt::format(
+      "{} arrives {:.3f} ms late at {} per step on average, after the other ranks' median (it reached {} of {} "
+      "matched calls last; measured {})",
+      r.host, r.late_ms, s.late_at, r.latest_in, r.calls_matched,
+      s.lateness_from == "arrival" ? "from the calls' start times" : "from the other ranks' extra time in the calls, as their clocks differ");
+  if (!s.causes.empty()) {
+    text += fmt::format("; before the calls, {} spent more than the others' median in ", r.host);
+    for (size_t i = 0; i < s.causes.size(); ++i)
+      text += fmt::format("{}{} (+{:.3f} ms per step)", i == 0 ? "" : i + 1 == s.causes.size() ? " and " : ", ",
+                          s.causes[i].name, s.causes[i].excess_ms);
+  }
+  text += ".";
+  if (!s.note.empty()) text += " " + std::string(1, char(std::toupper(s.note[0]))) + s.note.substr(1) + ".";
+  return text;
+}
+
 nlohmann::json to_json(const StragglerAnalysis& s) {
   using nlohmann::json;
-  json ranks = json::array(), steps = json::array();
+  json ranks = json::array(), steps = json::array(), causes = json::array();
+  for (const StragglerCause& c : s.causes) causes.push_back({{"name", c.name}, {"excess_ms", c.excess_ms}});
   for (size_t i = 0; i < s.ranks.size(); ++i) {
     const StragglerRank& r = s.ranks[i];
     ranks.push_back({{"host", r.host},
@@ -142,7 +281,11 @@ nlohmann::json to_json(const StragglerAnalysis& s) {
                      {"communication_ms", r.communication_ms},
                      {"wait_ms", r.wait_ms},
                      {"slowest_in_steps", r.slowest_in},
-                     {"straggler", int(i) == s.straggler}});
+                     {"calls_matched", r.calls_matched},
+                     {"late_ms", r.late_ms},
+                     {"latest_in_calls", r.latest_in},
+                     {"straggler", int(i) == s.straggler},
+                     {"causes", int(i) == s.straggler ? causes : json::array()}});
   }
   for (const StragglerStep& step : s.steps) {
     json per_rank = json::array();
@@ -155,14 +298,23 @@ nlohmann::json to_json(const StragglerAnalysis& s) {
     steps.push_back({{"step_num", step.step_num},
                      {"slowest", s.ranks[step.ranks[step.slowest].rank].host},
                      {"slowest_vs_median_pct", step.slowest_vs_median_pct},
-                     {"others_wait_ms", ms(step.others_wait_ps)},
                      {"ranks", per_rank}});
   }
   return {{"compute_is", s.uses_gpu_compute ? "gpu_compute" : "step_time"},
           {"threshold_pct", kStragglerThresholdPct},
+          {"min_late_ms", kMinLateMs},
+          {"window", "the analysed steps that two or more ranks ran; times per rank, per step or per call"},
+          {"matched_calls", s.matched_calls},
+          {"lateness_from", s.lateness_from},
           {"straggler", s.straggler >= 0 ? json(s.ranks[size_t(s.straggler)].host) : json(nullptr)},
           {"straggler_vs_median_pct", s.straggler_vs_median_pct},
-          {"others_wait_ms", s.others_wait_ms},
+          {"late_ms", s.straggler >= 0 ? s.ranks[size_t(s.straggler)].late_ms : 0.0},
+          {"late_at", s.late_at},
+          {"late_per_step_ms", s.late_per_step_ms},
+          {"causes", causes},
+          {"explained_ms", s.explained_ms},
+          {"note", s.note},
+          {"summary", straggler_sentence(s)},
           {"ranks", ranks},
           {"steps", steps}};
 }

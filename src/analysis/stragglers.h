@@ -1,11 +1,14 @@
-// Stragglers across the ranks (hosts) of a run (docs/ARCHITECTURE.md §5.9): per step that
-// several ranks ran (matched by step number), each rank's step time, GPU compute time (union
-// of computation work in its step window), communication time, and the time it waited in
-// collectives for the others. In a collective every rank finishes together, so the rank that
-// arrives last waits least: a rank's wait is estimated as its communication time less the
-// shortest communication time of any rank in that step. The straggler of a step is the rank
-// with the most compute (the most step time on ranks without GPU work); a rank is the run's
-// straggler when its mean is at least kStragglerThresholdPct above the median of the others.
+// Stragglers across the ranks (hosts) of a run (docs/ARCHITECTURE.md §5.9). In a collective
+// call every rank leaves together, so the rank that arrives last waits least. Calls are matched
+// across ranks by step number, name and their order in the step (collective_calls.h); a rank's
+// lateness at a call is its arrival after the median of the other ranks' arrivals, read from
+// the calls' starts where the ranks' clocks agree (their calls end together) and otherwise from
+// the others' extra time in the call. A rank's lateness in a step is its largest at any call of
+// the step; the straggler is the latest rank, when it is late by at least kMinLateMs per step on
+// average; its causes are the ops its calling thread spent more time in
+// than the other ranks' median before the calls it was late at, per step. Runs without
+// collectives fall back on compute: the straggler is the rank whose GPU compute (or step time)
+// is at least kStragglerThresholdPct above the median of the others.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -14,12 +17,15 @@
 #include <string>
 #include <vector>
 
+#include "analysis/collective_calls.h"
 #include "analysis/step_grouping.h"
 #include "model/profile.h"
 
 namespace mlprof::analysis {
 
 inline constexpr double kStragglerThresholdPct = 10.0;
+inline constexpr double kMinLateMs = 0.5;
+inline constexpr size_t kMaxCauses = 5;
 
 struct RankStepTimes {
   size_t rank = 0;  // index into StragglerAnalysis::ranks
@@ -31,7 +37,12 @@ struct StragglerStep {
   std::vector<RankStepTimes> ranks;
   size_t slowest = 0;          // index into ranks (of this step)
   double slowest_vs_median_pct = 0;  // its compute (or step time) over the others' median
-  int64_t others_wait_ps = 0;  // what the other ranks waited in collectives, in all
+};
+
+// Where the straggler spent more than the others before the calls it was late at.
+struct StragglerCause {
+  std::string name;      // an op of its calling thread, or kUntracedTime
+  double excess_ms = 0;  // per step, over the other ranks' median
 };
 
 struct StragglerRank {
@@ -39,6 +50,10 @@ struct StragglerRank {
   size_t steps = 0;
   double step_ms = 0, compute_ms = 0, communication_ms = 0, wait_ms = 0;  // means per step
   size_t slowest_in = 0;  // steps in which it was the slowest
+  // Arrival at collective calls matched with other ranks.
+  size_t calls_matched = 0;
+  double late_ms = 0;     // mean over steps of its latest arrival at a matched call, after the others' median
+  size_t latest_in = 0;   // matched calls at which it arrived last
 };
 
 struct StragglerAnalysis {
@@ -47,7 +62,14 @@ struct StragglerAnalysis {
   bool uses_gpu_compute = false;     // compute is GPU time (else step time)
   int straggler = -1;                // index into ranks, or -1
   double straggler_vs_median_pct = 0;  // its mean compute over the median of the others'
-  double others_wait_ms = 0;           // mean per step of what the others waited for it
+  // From collective calls, when ranks' calls could be matched.
+  size_t matched_calls = 0;            // calls made by two or more ranks
+  std::string lateness_from;           // "arrival" or "time_in_call"; empty without matched calls
+  std::string late_at;                 // the call the straggler is most late at
+  std::vector<StragglerCause> causes;  // of the straggler's lateness, largest first
+  double explained_ms = 0;             // their sum, per step
+  double late_per_step_ms = 0;         // the straggler's late_ms: what the others wait for it per step
+  std::string note;                    // what the analysis could not see, in words
 };
 
 // What the analysis needs of one host (rank): its analysed steps, in the grouping's order, with
@@ -60,6 +82,7 @@ struct RankSteps {
     int64_t step_ps = 0, compute_ps = 0, communication_ps = 0;
   };
   std::vector<Times> steps;
+  std::vector<CollectiveCall> calls;  // its collective calls in those steps, by start
 };
 
 struct GpuActivity;
@@ -72,6 +95,10 @@ std::vector<RankSteps> rank_steps(const model::Profile& profile, const StepGroup
                                   const GpuActivity& steps_activity);
 // The analysis of a run's hosts, in the run's order.
 StragglerAnalysis compute_stragglers(const std::vector<RankSteps>& hosts);
+
+// The finding in one sentence ("rank7 arrives 7.5 ms late at all_to_all; before it, ..."), or
+// empty without a straggler. The text report, the advice, the pod viewer and the UI say this.
+std::string straggler_sentence(const StragglerAnalysis& stragglers);
 
 nlohmann::json to_json(const StragglerAnalysis& stragglers);
 std::string to_csv(const StragglerAnalysis& stragglers);  // one row per step and rank

@@ -260,13 +260,10 @@ std::vector<TimelineAdvice> timeline_advice(const std::vector<TimelineFindings>&
     const StragglerAnalysis& s = *stragglers;
     if (s.straggler >= 0) {
       const StragglerRank& r = s.ranks[size_t(s.straggler)];
-      const std::string text = fmt::format(
-          "{} is a straggler: its {} is {:.1f}% above the other ranks' median ({:.3f} ms per step), slowest in {} "
-          "of {} steps, and the other ranks wait {:.3f} ms per step for it in collectives. Look at what it does "
-          "differently (uneven data shards or sequence lengths, a slower GPU, other work on its host).",
-          r.host, s.uses_gpu_compute ? "GPU compute" : "step time", s.straggler_vs_median_pct,
-          s.uses_gpu_compute ? r.compute_ms : r.step_ms, r.slowest_in, s.steps.size(), s.others_wait_ms);
-      out.push_back({TimelineRule::kStragglerRank, text, r.host, s.others_wait_ms, ""});
+      const std::string text = straggler_sentence(s) +
+                               " Look at what it does differently (uneven data shards or sequence lengths, a slower "
+                               "device, other work on its host).";
+      out.push_back({TimelineRule::kStragglerRank, text, r.host, s.matched_calls ? s.late_per_step_ms : 0.0, ""});
     }
   }
   return out;

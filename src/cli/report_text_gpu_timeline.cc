@@ -148,27 +148,31 @@ std::string render_text(const StragglerAnalysis& s) {
                            text_width(), "  ", "  ") + "\n";
   const char* load = s.uses_gpu_compute ? "GPU compute" : "step time";
   if (s.straggler >= 0) {
-    const StragglerRank& r = s.ranks[size_t(s.straggler)];
-    out += fmt::format("  {} is a straggler: its {} is {} above the other ranks' median; the others wait {} per step "
-                       "for it in collectives.\n\n",
-                       r.host, load, format_pct(s.straggler_vs_median_pct), format_ms(s.others_wait_ms));
+    out += wrap_text(straggler_sentence(s), text_width(), "  ", "  ") + "\n\n";
+  } else if (s.matched_calls > 0) {
+    out += wrap_text(fmt::format("No rank arrives {:.1f} ms or more after the others at the {} collective calls "
+                                 "matched across ranks.",
+                                 kMinLateMs, s.matched_calls),
+                     text_width(), "  ", "  ") + "\n\n";
   } else {
     out += fmt::format("  No rank's {} is {:.0f}% or more above the others'.\n\n", load, kStragglerThresholdPct);
   }
-  out += "  Ranks (means per step; wait: time in collectives beyond the rank that waits least)\n";
-  TextTable ranks({"rank", "steps", "step", "compute", "communication", "wait", "slowest in"},
-                  {false, true, true, true, true, true, true});
+  out += "  Ranks (means per step; wait: its time in collectives beyond the rank that waits least; late: its\n"
+         "  latest arrival at a collective call of the step, after the other ranks' median)\n";
+  TextTable ranks({"rank", "steps", "step", "compute", "communication", "wait", "late", "slowest in"},
+                  {false, true, true, true, true, true, true, true});
   for (const StragglerRank& r : s.ranks)
     ranks.add_row({r.host, std::to_string(r.steps), format_ms(r.step_ms), format_ms(r.compute_ms),
-                   format_ms(r.communication_ms), format_ms(r.wait_ms), std::to_string(r.slowest_in)});
+                   format_ms(r.communication_ms), format_ms(r.wait_ms),
+                   r.calls_matched ? format_ms(r.late_ms) : std::string("-"), std::to_string(r.slowest_in)});
   out += ranks.render();
   out += "\n  Steps\n";
-  TextTable steps({"step", "slowest", "its excess", "others wait"}, {true, false, true, true});
+  TextTable steps({"step", "slowest", "its excess"}, {true, false, true});
   constexpr size_t kMaxSteps = 20;  // --format json or csv has them all
   for (size_t i = 0; i < s.steps.size() && i < kMaxSteps; ++i) {
     const StragglerStep& step = s.steps[i];
     steps.add_row({std::to_string(step.step_num), s.ranks[step.ranks[step.slowest].rank].host,
-                   format_pct(step.slowest_vs_median_pct), format_ms(ms(step.others_wait_ps))});
+                   format_pct(step.slowest_vs_median_pct)});
   }
   out += steps.render();
   return out;

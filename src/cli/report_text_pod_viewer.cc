@@ -23,6 +23,10 @@ std::string render_text(const PodViewer& pod) {
     if (pod.workers.size() > 1) out += fmt::format(" ({} slower than the fastest)", format_pct(pod.slowest_vs_fastest_pct));
     out += fmt::format("; its bottleneck is {} ({} of its step time).\n", kCategoryLabels[size_t(w.bottleneck)],
                        format_pct(w.breakdown_pct[size_t(w.bottleneck)]));
+    // Ranks that meet in collectives finish their steps together: the one the others wait for
+    // is the latest to arrive, which step times cannot show.
+    if (pod.stragglers.straggler >= 0 && pod.stragglers.matched_calls > 0)
+      out += wrap_text("Straggler: " + straggler_sentence(pod.stragglers), text_width(), "  ", "  ") + "\n";
   } else {
     out += pod.whole_profile ? "  No step markers: mark each training step with mlprof::StepTrace to compare workers.\n"
                              : "  No worker has steps in this capture.\n";

@@ -289,6 +289,8 @@ interface StragglerRank {
   communication_ms: number;
   wait_ms: number;
   slowest_in_steps: number;
+  calls_matched: number;
+  late_ms: number;
   straggler: boolean;
 }
 
@@ -296,9 +298,12 @@ export interface StragglersData {
   compute_is: string;
   straggler: string | null;
   straggler_vs_median_pct: number;
-  others_wait_ms: number;
+  matched_calls: number;
+  min_late_ms: number;
+  summary: string;
+  causes: { name: string; excess_ms: number }[];
   ranks: StragglerRank[];
-  steps: { step_num: number; slowest: string; slowest_vs_median_pct: number; others_wait_ms: number }[];
+  steps: { step_num: number; slowest: string; slowest_vs_median_pct: number }[];
 }
 
 export const stragglersPage: ToolPage = {
@@ -312,8 +317,10 @@ export const stragglersPage: ToolPage = {
     const load = data.compute_is === 'gpu_compute' ? 'GPU compute' : 'step time';
     root.append(
       data.straggler
-        ? notice('warning', `${data.straggler} is a straggler: its ${load} is ${formatPct(data.straggler_vs_median_pct)} above the other ranks' median; the others wait ${formatMs(data.others_wait_ms)} per step for it in collectives.`)
-        : notice('ok', `No rank's ${load} stands out.`),
+        ? notice('warning', data.summary)
+        : notice('ok', data.matched_calls > 0
+            ? `No rank arrives ${formatMs(data.min_late_ms)} or more after the others at the ${data.matched_calls} collective calls matched across ranks.`
+            : `No rank's ${load} stands out.`),
     );
     const most = Math.max(...data.ranks.map((r) => r.compute_ms + r.communication_ms), 1e-9);
     root.append(
@@ -330,7 +337,7 @@ export const stragglersPage: ToolPage = {
         ),
       ),
       panel(
-        'Ranks (means per step; wait: time in collectives beyond the rank that waits least)',
+        'Ranks (means per step; wait: time in collectives beyond the rank that waits least; late: its latest arrival at a collective call of the step, after the other ranks\' median)',
         dataTable({
           label: 'Ranks',
           rows: data.ranks,
@@ -340,6 +347,7 @@ export const stragglersPage: ToolPage = {
             { key: 'compute', title: 'Compute', numeric: true, value: (r) => r.compute_ms, render: (r) => formatMs(r.compute_ms) },
             { key: 'comm', title: 'Communication', numeric: true, value: (r) => r.communication_ms, render: (r) => formatMs(r.communication_ms) },
             { key: 'wait', title: 'Wait', numeric: true, value: (r) => r.wait_ms, render: (r) => formatMs(r.wait_ms) },
+            { key: 'late', title: 'Late', numeric: true, value: (r) => r.late_ms, render: (r) => (r.calls_matched > 0 ? formatMs(r.late_ms) : '–') },
             { key: 'slowest', title: 'Slowest in', numeric: true, value: (r) => r.slowest_in_steps },
           ],
         }),
@@ -353,7 +361,6 @@ export const stragglersPage: ToolPage = {
             { key: 'step', title: 'Step', numeric: true, value: (r) => r.step_num },
             { key: 'slowest', title: 'Slowest', name: true, value: (r) => r.slowest },
             { key: 'excess', title: 'Its excess', numeric: true, value: (r) => r.slowest_vs_median_pct, render: (r) => formatPct(r.slowest_vs_median_pct) },
-            { key: 'wait', title: 'Others wait', numeric: true, value: (r) => r.others_wait_ms, render: (r) => formatMs(r.others_wait_ms) },
           ],
         }),
       ),
