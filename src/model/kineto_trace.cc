@@ -12,6 +12,7 @@
 #include <mutex>
 #include <new>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -132,11 +133,14 @@ class EventParser {
 // and records numbered as they first appear), and the top-level values.
 class TraceReader final : public EventParser {
  public:
-  TraceReader(StringTable* strings, Trace* trace) : strings_(*strings), t_(*trace) {}
+  TraceReader(StringTable* strings, Trace* trace, IngestStages* stages)
+      : strings_(*strings), t_(*trace), stages_(stages) {}
 
   bool top_level_value(std::string_view key, const PaddedJson& value, std::string* error);
   bool add_raw(RawEvent& raw, std::string* error);
   uint64_t events_read() const { return event_index_; }
+  // The time interning took since the last call (only counted with stages).
+  int64_t take_intern_ns() { return std::exchange(intern_ns_, 0); }
 
  private:
   bool add_event(RawEvent& raw);
@@ -147,11 +151,22 @@ class TraceReader final : public EventParser {
   uint32_t track_of(int64_t pid, int64_t tid, bool device);
   Category category_of(const RawEvent& raw) const;
   void resolve(ThreadId* id) {
-    if (!id->label.empty()) id->value = INT64_MIN / 2 + int64_t(strings_.intern(id->label));
+    if (!id->label.empty()) id->value = INT64_MIN / 2 + int64_t(intern(id->label));
+  }
+
+  // An event's name, label or thread name into the string table.
+  StringId intern(std::string_view s) {
+    if (stages_ == nullptr) return strings_.intern(s);
+    const int64_t begin = monotonic_ns();
+    const StringId id = strings_.intern(s);
+    intern_ns_ += monotonic_ns() - begin;
+    return id;
   }
 
   StringTable& strings_;
   Trace& t_;
+  IngestStages* stages_;
+  int64_t intern_ns_ = 0;
 
   struct TrackKey {
     int64_t pid, tid;
@@ -521,7 +536,7 @@ bool TraceReader::add_event(RawEvent& raw) {
   }
   e.correlation = raw.correlation;
   e.external_id = raw.external_id;
-  e.name = strings_.intern(raw.name);
+  e.name = intern(raw.name);
   const bool device = is_device_category(e.category);
   int64_t pid = raw.pid.present ? raw.pid.value : 0, tid = raw.tid.present ? raw.tid.value : 0;
   if (device) {
@@ -552,10 +567,10 @@ bool TraceReader::add_event(RawEvent& raw) {
 bool TraceReader::add_metadata(const RawEvent& raw) {
   if (!raw.pid.present || raw.arg_name.empty()) return true;
   if (raw.name == "process_name") {
-    t_.process_names[raw.pid.value] = strings_.intern(raw.arg_name);
+    t_.process_names[raw.pid.value] = intern(raw.arg_name);
   } else if (raw.name == "thread_name" && raw.tid.present) {
     // Device streams are named by the importer ("Stream #7(...)"); this names host threads.
-    t_.tracks[track_of(raw.pid.value, raw.tid.value, false)].name = strings_.intern(raw.arg_name);
+    t_.tracks[track_of(raw.pid.value, raw.tid.value, false)].name = intern(raw.arg_name);
   }
   return true;
 }
@@ -627,7 +642,8 @@ class ParseAhead final : public TraceJsonVisitor {
     EventParser parser;
   };
 
-  ParseAhead(JsonSource& source, const LoadProgress& progress) : source_(source), progress_(progress) {
+  ParseAhead(JsonSource& source, const LoadProgress& progress, IngestStages* stages)
+      : source_(source), progress_(progress), stages_(stages) {
     const unsigned parsers = std::clamp(std::thread::hardware_concurrency(), 1u, kMostParsers);
     pieces_.resize(2 * parsers + 2);  // being parsed and waiting, taken here, and the end
     for (auto& piece : pieces_) spare_.push_back(&piece);
@@ -706,12 +722,14 @@ class ParseAhead final : public TraceJsonVisitor {
   void walk() {
     std::string error;
     bool ok;
+    StageTimer timer(stages_, IngestStages::kTokenise);
     try {
       ok = walk_trace_json(source_, *this, progress_, &error);
     } catch (const std::bad_alloc&) {
       ok = false;
       error = "out of memory while reading the JSON";
     }
+    timer.stop();
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [&] { return stop_ || !spare_.empty(); });
     if (stop_) return;
@@ -743,6 +761,7 @@ class ParseAhead final : public TraceJsonVisitor {
   void parse(Piece* piece) {
     piece->events.clear();
     piece->error.clear();
+    StageTimer timer(stages_, IngestStages::kParse);
     try {
       // On failure the events before the bad one are kept: they go first, then the error.
       piece->parsed = piece->parser.parse_batch(piece->json, &piece->events, &piece->error);
@@ -750,6 +769,7 @@ class ParseAhead final : public TraceJsonVisitor {
       piece->parsed = false;
       piece->error = "out of memory while reading the JSON";
     }
+    timer.stop();
     {
       std::lock_guard lock(mutex_);
       piece->ready = true;
@@ -788,6 +808,7 @@ class ParseAhead final : public TraceJsonVisitor {
 
   JsonSource& source_;
   const LoadProgress& progress_;
+  IngestStages* stages_;
   std::deque<Piece> pieces_;
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -802,7 +823,7 @@ class ParseAhead final : public TraceJsonVisitor {
 // caller's thread: the order and the errors are ParseAhead's, with one batch's buffers.
 class ParseHere final : public TraceJsonVisitor {
  public:
-  explicit ParseHere(TraceReader& reader) : reader_(reader) {}
+  ParseHere(TraceReader& reader, IngestStages* stages) : reader_(reader), stages_(stages) {}
 
   bool wants(std::string_view key) const override { return wanted_top_level(key); }
   bool top_level_value(std::string_view key, const PaddedJson& value, std::string* error) override {
@@ -811,16 +832,29 @@ class ParseHere final : public TraceJsonVisitor {
   bool event_batch(const PaddedJson& batch, std::string* error) override {
     events_.clear();
     std::string parse_error;
+    // The walk's stage times this thread throughout: parsing and building move to theirs.
+    const int64_t begin = stages_ ? thread_cpu_ns() : 0;
     const bool parsed = parser_.parse_batch(batch, &events_, &parse_error);
+    const int64_t parsed_at = stages_ ? thread_cpu_ns() : 0;
     // On failure the events before the bad one go first.
+    bool built = true;
     for (RawEvent& raw : events_)
-      if (!reader_.add_raw(raw, error)) return false;
+      if (!(built = reader_.add_raw(raw, error))) break;
+    if (stages_ != nullptr) {
+      const int64_t intern = reader_.take_intern_ns(), end = thread_cpu_ns();
+      stages_->add(IngestStages::kParse, parsed_at - begin);
+      stages_->add(IngestStages::kIntern, intern);
+      stages_->add(IngestStages::kBuild, end - parsed_at - intern);
+      stages_->add(IngestStages::kTokenise, begin - end);
+    }
+    if (!built) return false;
     if (!parsed) *error = parse_error.empty() ? not_an_object(reader_.events_read()) : parse_error;
     return parsed;
   }
 
  private:
   TraceReader& reader_;
+  IngestStages* stages_;
   EventParser parser_;
   std::vector<RawEvent> events_;
 };
@@ -855,30 +889,39 @@ bool is_device_category(Category c) {
 }
 
 bool read_trace(JsonSource& source, StringTable* strings, Trace* trace, const LoadProgress& progress,
-                std::string* error, bool parse_ahead) {
-  TraceReader reader(strings, trace);
+                std::string* error, bool parse_ahead, IngestStages* stages) {
+  TraceReader reader(strings, trace, stages);
   reserve_events(source, trace);
   if (!parse_ahead) {
-    ParseHere here(reader);
+    ParseHere here(reader, stages);
     try {
+      StageTimer timer(stages, IngestStages::kTokenise);
       return walk_trace_json(source, here, progress, error);
     } catch (const std::bad_alloc&) {
       *error = "out of memory while reading the JSON";
       return false;
     }
   }
-  ParseAhead ahead(source, progress);
+  ParseAhead ahead(source, progress, stages);
   for (;;) {
     ParseAhead::Piece* piece = ahead.next();
     switch (piece->kind) {
-      case ParseAhead::Piece::kEvents:
+      case ParseAhead::Piece::kEvents: {
+        StageTimer timer(stages, IngestStages::kBuild);
         for (RawEvent& raw : piece->events)
           if (!reader.add_raw(raw, error)) return false;  // `ahead` stops its threads
+        if (stages != nullptr) {
+          const int64_t intern = reader.take_intern_ns();
+          stages->add(IngestStages::kIntern, intern);
+          stages->add(IngestStages::kBuild, -intern);
+        }
+        timer.stop();
         if (!piece->parsed) {
           *error = piece->error.empty() ? not_an_object(reader.events_read()) : piece->error;
           return false;
         }
         break;
+      }
       case ParseAhead::Piece::kTopLevel:
         if (!reader.top_level_value(piece->key, piece->json, error)) return false;
         break;
