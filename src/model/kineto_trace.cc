@@ -17,7 +17,9 @@
 
 #include <unistd.h>
 
+#include "model/kineto_event_scan.h"
 #include "model/kineto_number.h"
+#include "model/kineto_raw_event.h"
 #include "model/kineto_walk.h"
 
 namespace mlprof::model::kineto {
@@ -27,12 +29,7 @@ namespace od = simdjson::ondemand;
 using simdjson::error_code;
 
 // A field's key as written (our keys have no escapes, so a key with one simply matches none).
-std::string_view key_of(od::field& field) {
-  const char* begin = field.key().raw();
-  const char* end = begin;
-  while (*end != '"' && *end != '\\') ++end;  // the padded text always has the closing quote
-  return {begin, size_t(end - begin)};
-}
+std::string_view key_of(od::field& field) { return key_at(field.key().raw()); }
 
 bool equals_lower(std::string_view text, std::string_view lower) {
   if (text.size() != lower.size()) return false;
@@ -57,31 +54,6 @@ std::string quotable(std::string_view token) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
   return out;
 }
-
-// A pid or tid: a number, or a label such as "Spans" that we map to a negative id (once the
-// label is interned, on the thread that builds the trace).
-struct ThreadId {
-  int64_t value = 0;
-  bool present = false;
-  std::string_view label;
-};
-
-// Everything an event may carry; which parts count depends on its phase and category.
-struct RawEvent {
-  char ph = 0;
-  bool has_cat = false;
-  std::string_view cat, name, scope;
-  ThreadId pid, tid;
-  std::string_view ts, dur, flow_id;  // number tokens, parsed once the phase is known
-  // args
-  int64_t correlation = kNoId, external_id = kNoId, device = kNoId, stream = kNoId;
-  bool has_cbid = false;
-  KernelLaunch kernel;
-  bool has_kernel_args = false;
-  int64_t bytes = -1;
-  MemoryRecord memory;
-  std::string_view arg_name;  // "M" events: the process or thread name
-};
 
 bool wanted_top_level(std::string_view key) {
   return key == "deviceProperties" || key == "distributedInfo" || key == "baseTimeNanoseconds" || key == "host_name" ||
@@ -122,6 +94,7 @@ class EventParser {
   bool read_thread_id(od::value& value, ThreadId* id);
   bool read_int_array(od::value& value, int64_t (&out)[3]);
 
+  EventScan scan_;               // what reads most batches; On-Demand reads the others
   od::parser parser_;            // reused by every batch: its buffers are allocated once
   PaddedJson json_;              // the text being parsed
   od::document* doc_ = nullptr;
@@ -211,6 +184,7 @@ std::string not_an_object(uint64_t index) {
 bool EventParser::parse_batch(const PaddedJson& batch, std::vector<RawEvent>* raws, std::string* error) {
   json_ = batch;
   error_.clear();
+  if (scan_.read(batch, raws)) return finish(true, error);
   od::document doc;
   if (auto code = parser_.iterate(batch.data, batch.size, batch.capacity).get(doc)) return finish(json_error(code), error);
   doc_ = &doc;
@@ -279,45 +253,35 @@ bool EventParser::read_event(od::object& object, RawEvent* raw) {
   for (auto field_result : object) {
     od::field field;
     if (auto code = std::move(field_result).get(field)) return json_error(code);
-    const std::string_view key = key_of(field);
     od::value value = field.value();
     error_code code = simdjson::SUCCESS;
-    switch (key.size()) {
-      case 2:
-        if (key == "ph") {
-          std::string_view ph;
-          if ((code = value.get_string().get(ph)) == simdjson::SUCCESS && !ph.empty()) raw->ph = ph[0];
-        } else if (key == "ts") {
-          raw->ts = value.raw_json_token();
-        } else if (key == "id") {
-          raw->flow_id = value.raw_json_token();
-        }
+    switch (event_key(key_of(field))) {
+      case EventKey::kPh: {
+        std::string_view ph;
+        if ((code = value.get_string().get(ph)) == simdjson::SUCCESS && !ph.empty()) raw->ph = ph[0];
         break;
-      case 3:
-        if (key == "cat") {
-          code = value.get_string().get(raw->cat);
-          raw->has_cat = code == simdjson::SUCCESS;
-        } else if (key == "pid") {
-          if (!read_thread_id(value, &raw->pid)) return false;
-        } else if (key == "tid") {
-          if (!read_thread_id(value, &raw->tid)) return false;
-        } else if (key == "dur") {
-          raw->dur = value.raw_json_token();
-        }
+      }
+      case EventKey::kTs: raw->ts = value.raw_json_token(); break;
+      case EventKey::kId: raw->flow_id = value.raw_json_token(); break;
+      case EventKey::kDur: raw->dur = value.raw_json_token(); break;
+      case EventKey::kCat:
+        code = value.get_string().get(raw->cat);
+        raw->has_cat = code == simdjson::SUCCESS;
         break;
-      case 4:
-        if (key == "name") {
-          code = value.get_string().get(raw->name);
-        } else if (key == "args") {
-          od::object args;
-          if (value.get_object().get(args) == simdjson::SUCCESS && !read_args(args, raw)) return false;
-        }
+      case EventKey::kPid:
+        if (!read_thread_id(value, &raw->pid)) return false;
         break;
-      case 1:
-        if (key == "s") code = value.get_string().get(raw->scope);
+      case EventKey::kTid:
+        if (!read_thread_id(value, &raw->tid)) return false;
         break;
-      default:
+      case EventKey::kName: code = value.get_string().get(raw->name); break;
+      case EventKey::kArgs: {
+        od::object args;
+        if (value.get_object().get(args) == simdjson::SUCCESS && !read_args(args, raw)) return false;
         break;
+      }
+      case EventKey::kScope: code = value.get_string().get(raw->scope); break;
+      case EventKey::kOther: break;
     }
     // A field of an unexpected type is ignored; a broken document is not.
     if (code != simdjson::SUCCESS && code != simdjson::INCORRECT_TYPE) return json_error(code);
@@ -329,14 +293,11 @@ bool EventParser::read_thread_id(od::value& value, ThreadId* id) {
   od::json_type type;
   if (auto code = value.type().get(type)) return json_error(code);
   if (type == od::json_type::number) {
-    if (parse_fixed(value.raw_json_token(), 0, &id->value)) id->present = true;
+    id->set_number(value.raw_json_token());
   } else if (type == od::json_type::string) {
     std::string_view label;
     if (auto code = value.get_string().get(label)) return json_error(code);
-    // 2021 traces quote thread ids ("1234"); labels ("Spans", "stream 7") get ids far from
-    // any real pid or tid.
-    if (!parse_fixed(label, 0, &id->value)) id->label = label;
-    id->present = true;
+    id->set_string(label);
   }
   return true;
 }
@@ -363,79 +324,37 @@ bool EventParser::read_args(od::object& args, RawEvent* raw) {
     if (key.empty()) continue;
     od::value value = field.value();
     int64_t* target = nullptr;
-    switch (key[0]) {
-      case 'c':
-        if (key == "correlation") target = &raw->correlation;
-        else if (key == "cbid") raw->has_cbid = true;
+    double v;
+    switch (arg_key(key, raw, &target)) {
+      case ArgKey::kCbid: raw->has_cbid = true; break;
+      case ArgKey::kOccupancy:
+        if (value.get_double().get(v) == simdjson::SUCCESS) raw->kernel.occupancy_pct = v;
         break;
-      case 'E':
-      case 'e':
-        if (key == "External id" || key == "external id") {
-          target = &raw->external_id;
-        } else if (key == "est. achieved occupancy %") {
-          double v;
-          if (value.get_double().get(v) == simdjson::SUCCESS) raw->kernel.occupancy_pct = v;
+      case ArgKey::kTheoreticalOccupancy:  // 2021 traces
+        if (raw->kernel.occupancy_pct < 0 && value.get_double().get(v) == simdjson::SUCCESS) raw->kernel.occupancy_pct = v;
+        break;
+      case ArgKey::kGrid:
+        if (!read_int_array(value, raw->kernel.grid)) return false;
+        break;
+      case ArgKey::kBlock:
+        if (!read_int_array(value, raw->kernel.block)) return false;
+        break;
+      case ArgKey::kName:
+        if (auto code = value.get_string().get(raw->arg_name); code && code != simdjson::INCORRECT_TYPE)
+          return json_error(code);
+        break;
+      case ArgKey::kInteger: {
+        int64_t n;
+        // Addresses are unsigned and may pass INT64_MAX; keep their bits.
+        if (parse_fixed(value.raw_json_token(), 0, &n)) {
+          *target = n;
+        } else if (target == &raw->memory.addr) {
+          uint64_t u;
+          if (value.get_uint64().get(u) == simdjson::SUCCESS) *target = int64_t(u);
         }
         break;
-      case 't':
-        if (key == "theoretical occupancy %" && raw->kernel.occupancy_pct < 0) {  // 2021 traces
-          double v;
-          if (value.get_double().get(v) == simdjson::SUCCESS) raw->kernel.occupancy_pct = v;
-        }
-        break;
-      case 'd':
-        if (key == "device") target = &raw->device;
-        break;
-      case 's':
-        if (key == "stream") target = &raw->stream;
-        else if (key == "shared memory") target = &raw->kernel.shared_memory, raw->has_kernel_args = true;
-        break;
-      case 'r':
-        if (key == "registers per thread") target = &raw->kernel.registers, raw->has_kernel_args = true;
-        break;
-      case 'g':
-        if (key == "grid" && !read_int_array(value, raw->kernel.grid)) return false;
-        break;
-      case 'b':
-        if (key == "block") {
-          if (!read_int_array(value, raw->kernel.block)) return false;
-        } else if (key == "bytes") {
-          target = &raw->bytes;
-        }
-        break;
-      case 'A':
-        if (key == "Addr") target = &raw->memory.addr;
-        break;
-      case 'B':
-        if (key == "Bytes") target = &raw->memory.bytes;
-        break;
-      case 'T':
-        if (key == "Total Allocated") target = &raw->memory.total_allocated;
-        else if (key == "Total Reserved") target = &raw->memory.total_reserved;
-        break;
-      case 'D':
-        if (key == "Device Type") target = &raw->memory.device_type;
-        else if (key == "Device Id") target = &raw->memory.device_id;
-        break;
-      case 'n':
-        if (key == "name") {
-          if (auto code = value.get_string().get(raw->arg_name); code && code != simdjson::INCORRECT_TYPE)
-            return json_error(code);
-        }
-        break;
-      default:
-        break;
-    }
-    if (target != nullptr) {
-      const std::string_view token = value.raw_json_token();
-      int64_t v;
-      // Addresses are unsigned and may pass INT64_MAX; keep their bits.
-      if (parse_fixed(token, 0, &v)) {
-        *target = v;
-      } else if (target == &raw->memory.addr) {
-        uint64_t u;
-        if (value.get_uint64().get(u) == simdjson::SUCCESS) *target = int64_t(u);
       }
+      case ArgKey::kOther: break;
     }
   }
   return true;
