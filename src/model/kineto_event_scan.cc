@@ -12,31 +12,10 @@ constexpr int kMostDepth = 64;  // deeper nesting is left to the On-Demand parse
 bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 bool is_digit(char c) { return unsigned(c - '0') < 10; }
 
-// A JSON number, exactly as the grammar has it.
-bool is_number(const char* p, const char* end) {
-  if (p < end && *p == '-') ++p;
-  if (p == end) return false;
-  if (*p == '0') {
-    ++p;
-  } else if (is_digit(*p)) {
-    while (p < end && is_digit(*p)) ++p;
-  } else {
-    return false;
-  }
-  if (p < end && *p == '.') {
-    const char* digits = ++p;
-    while (p < end && is_digit(*p)) ++p;
-    if (p == digits) return false;
-  }
-  if (p < end && (*p == 'e' || *p == 'E')) {
-    ++p;
-    if (p < end && (*p == '+' || *p == '-')) ++p;
-    const char* digits = p;
-    while (p < end && is_digit(*p)) ++p;
-    if (p == digits) return false;
-  }
-  return p == end;
-}
+// The first character of a number, true, false or null. Like On-Demand, which passes over a
+// value it is not asked for without reading it, a scalar is not checked further: a number
+// that is read is parsed (kineto_number.h), and one that is not may be anything.
+bool starts_scalar(char c) { return c == '-' || is_digit(c) || c == 't' || c == 'f' || c == 'n'; }
 
 // The tokens of one batch, as stage 1 found them: each starts at a structural character, a
 // string's opening quote or a scalar's first character, and runs to the next one.
@@ -70,7 +49,7 @@ class Tokens {
     return true;
   }
 
-  // Passes over a value, checking it is well-formed JSON.
+  // Passes over a value, checking its structure.
   bool skip(int depth = 0) {
     switch (peek()) {
       case '{': {
@@ -96,21 +75,18 @@ class Tokens {
         std::string_view quoted;
         return quoted_string(&quoted);
       }
-      case '\0':
-      case '}':
-      case ']':
-      case ',':
-      case ':':
-        return false;
       default:
         return scalar();
     }
   }
 
-  // The current token, a number (checked), as its text with the whitespace after it.
+  // The current token, a number, as its text with the whitespace after it.
   bool number(std::string_view* token_text) {
+    const char c = peek();
+    if (c != '-' && !is_digit(c)) return false;
     *token_text = token();
-    return scalar() && (token_text->front() == '-' || is_digit(token_text->front()));
+    ++at_;
+    return true;
   }
 
  private:
@@ -127,10 +103,8 @@ class Tokens {
     ++at_;
     return true;
   }
-  // A number, true, false or null.
   bool scalar() {
-    const std::string_view t = trimmed();
-    if (!(t == "true" || t == "false" || t == "null" || is_number(t.data(), t.data() + t.size()))) return false;
+    if (!starts_scalar(peek())) return false;
     ++at_;
     return true;
   }

@@ -1,9 +1,10 @@
 // Reads a batch of PyTorch trace events straight from simdjson's structural index (its stage 1,
 // with the kernels this processor has, chosen at run time), walking the tokens once without
-// On-Demand's iterators: a fraction of the CPU an event. It takes only batches that are
-// well-formed JSON throughout (every number and literal checked) and whose strings it keeps
-// have no escapes; for any other batch it says so, and the On-Demand parser reads that batch,
-// with its own errors. Both fill RawEvents from the same key tables (kineto_raw_event.h).
+// On-Demand's iterators: a fraction of the CPU an event. It takes only batches whose objects,
+// arrays, keys and separators are well-formed throughout (On-Demand checks no more of what it
+// passes over, and no scalar it is not asked to parse) and whose strings it keeps have no
+// escapes; for any other batch it says so, and the On-Demand parser reads that batch, with its
+// own errors. Both fill RawEvents from the same key tables (kineto_raw_event.h).
 #pragma once
 
 #include <cstddef>

@@ -17,6 +17,7 @@
 
 #include <unistd.h>
 
+#include "model/intern_cache.h"
 #include "model/kineto_event_scan.h"
 #include "model/kineto_number.h"
 #include "model/kineto_raw_event.h"
@@ -107,7 +108,7 @@ class EventParser {
 class TraceReader final : public EventParser {
  public:
   TraceReader(StringTable* strings, Trace* trace, IngestStages* stages)
-      : strings_(*strings), t_(*trace), stages_(stages) {}
+      : strings_(*strings), names_(strings), t_(*trace), stages_(stages) {}
 
   bool top_level_value(std::string_view key, const PaddedJson& value, std::string* error);
   bool add_raw(RawEvent& raw, std::string* error);
@@ -129,14 +130,15 @@ class TraceReader final : public EventParser {
 
   // An event's name, label or thread name into the string table.
   StringId intern(std::string_view s) {
-    if (stages_ == nullptr) return strings_.intern(s);
+    if (stages_ == nullptr) return names_.intern(s);
     const int64_t begin = monotonic_ns();
-    const StringId id = strings_.intern(s);
+    const StringId id = names_.intern(s);
     intern_ns_ += monotonic_ns() - begin;
     return id;
   }
 
   StringTable& strings_;
+  InternCache names_;
   Trace& t_;
   IngestStages* stages_;
   int64_t intern_ns_ = 0;
