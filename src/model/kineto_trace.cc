@@ -587,7 +587,7 @@ class ParseAhead final : public TraceJsonVisitor {
     for (;;) {
       if (!ready_.empty() && ready_.front()->ready) break;
       if (to_parse_.empty()) {
-        changed_.wait(lock);
+        for_builder_.wait(lock);
         continue;
       }
       Piece* batch = to_parse_.front();
@@ -605,7 +605,7 @@ class ParseAhead final : public TraceJsonVisitor {
       std::lock_guard lock(mutex_);
       spare_.push_back(piece);
     }
-    changed_.notify_all();
+    for_walker_.notify_one();
   }
 
   bool wants(std::string_view key) const override { return wanted_top_level(key); }
@@ -635,7 +635,9 @@ class ParseAhead final : public TraceJsonVisitor {
       std::lock_guard lock(mutex_);
       stop_ = true;
     }
-    changed_.notify_all();
+    for_builder_.notify_all();
+    for_parsers_.notify_all();
+    for_walker_.notify_all();
     for (std::thread& thread : threads_) thread.join();
     threads_.clear();
   }
@@ -652,7 +654,7 @@ class ParseAhead final : public TraceJsonVisitor {
     }
     timer.stop();
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return stop_ || !spare_.empty(); });
+    for_walker_.wait(lock, [&] { return stop_ || !spare_.empty(); });
     if (stop_) return;
     Piece* last = spare_.back();
     spare_.pop_back();
@@ -660,7 +662,7 @@ class ParseAhead final : public TraceJsonVisitor {
     last->error = std::move(error);
     last->ready = true;
     ready_.push_back(last);
-    changed_.notify_all();
+    for_builder_.notify_one();
   }
 
   // Parses batches in whatever order they come; next() hands them out in the file's.
@@ -669,7 +671,7 @@ class ParseAhead final : public TraceJsonVisitor {
       Piece* piece;
       {
         std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] { return stop_ || !to_parse_.empty(); });
+        for_parsers_.wait(lock, [&] { return stop_ || !to_parse_.empty(); });
         if (stop_) return;
         piece = to_parse_.front();
         to_parse_.pop_front();
@@ -695,7 +697,7 @@ class ParseAhead final : public TraceJsonVisitor {
       std::lock_guard lock(mutex_);
       piece->ready = true;
     }
-    changed_.notify_all();
+    for_builder_.notify_one();
   }
 
   // A spare piece holding a copy of `json`, or null when the reader stopped.
@@ -703,7 +705,7 @@ class ParseAhead final : public TraceJsonVisitor {
     Piece* piece;
     {
       std::unique_lock lock(mutex_);
-      changed_.wait(lock, [&] { return stop_ || !spare_.empty(); });
+      for_walker_.wait(lock, [&] { return stop_ || !spare_.empty(); });
       if (stop_) {
         *error = "stopped";
         return nullptr;
@@ -724,7 +726,8 @@ class ParseAhead final : public TraceJsonVisitor {
       ready_.push_back(piece);
       if (!ready) to_parse_.push_back(piece);
     }
-    changed_.notify_all();
+    if (!ready) for_parsers_.notify_one();
+    for_builder_.notify_one();  // it takes what is ready, or parses what no parser has taken
   }
 
   JsonSource& source_;
@@ -732,7 +735,10 @@ class ParseAhead final : public TraceJsonVisitor {
   IngestStages* stages_;
   std::deque<Piece> pieces_;
   std::mutex mutex_;
-  std::condition_variable changed_;
+  // Each side waits on its own: a change wakes only the thread that can act on it.
+  std::condition_variable for_builder_;  // a piece is ready, or a batch waits for a parser
+  std::condition_variable for_parsers_;  // a batch waits for a parser
+  std::condition_variable for_walker_;   // a piece is spare
   std::vector<Piece*> spare_;
   std::deque<Piece*> ready_;     // in the file's order, parsed or not yet
   std::deque<Piece*> to_parse_;  // batches no parser has taken yet

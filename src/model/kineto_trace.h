@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -111,7 +112,7 @@ struct Trace {
   std::vector<KernelLaunch> kernels;
   std::vector<Copy> copies;
   std::vector<MemoryRecord> memory;
-  std::vector<FlowPoint> flow_starts, flow_ends;
+  std::deque<FlowPoint> flow_starts, flow_ends;  // many, and seldom needed: grown without copying
   std::vector<DeviceProperties> devices;
   std::unordered_map<int64_t, StringId> process_names;
 

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstring>
 #include <cstdio>
+#include <deque>
 #include <future>
 #include <numeric>
 #include <unordered_map>
@@ -268,7 +269,7 @@ void PyTorchImport::index_ops_and_steps() {
                 e.category == Category::kMemcpy || e.category == Category::kMemset);
   }
   // The flows are read once, here: their memory goes before the model grows.
-  std::vector<kineto::FlowPoint> starts = std::move(t_.flow_starts), ends = std::move(t_.flow_ends);
+  std::deque<kineto::FlowPoint> starts = std::move(t_.flow_starts), ends = std::move(t_.flow_ends);
   if (!missing || (starts.empty() && ends.empty())) return;
   // Older traces may link a launch and its kernel only by a flow arrow: it starts at the
   // launch's timestamp on its thread and ends at the kernel's on its device (whose stream
