@@ -45,6 +45,12 @@ struct RawEvent {
   int64_t bytes = -1;
   MemoryRecord memory;
   std::string_view arg_name;  // "M" events: the process or thread name
+
+  // Worked out on the thread that parsed the event, while its text is in that core's cache:
+  int64_t ts_value = 0;        // ts × 1000, when ts_ok
+  int64_t dur_value = 0;       // dur × 10^6, when dur_ok
+  bool ts_ok = false, dur_ok = false;
+  Category category = Category::kOther;  // what the event is, were it work (X, i or I)
 };
 
 // A key as written from just after its opening quote (our keys have no escapes, so a key with

@@ -56,6 +56,49 @@ std::string quotable(std::string_view token) {
   return out;
 }
 
+// What an event is, from its phase, category, name and arguments.
+Category category_of(const RawEvent& raw) {
+  if (raw.ph != 'X') return raw.name == "[memory]" ? Category::kMemory : Category::kInstant;
+  if (raw.has_cat) {
+    const std::string_view c = raw.cat;
+    if (equals_lower(c, "cpu_op") || equals_lower(c, "operator")) return Category::kCpuOp;
+    if (equals_lower(c, "user_annotation")) return Category::kUserAnnotation;
+    if (equals_lower(c, "kernel")) return Category::kKernel;
+    if (equals_lower(c, "cuda_runtime") || equals_lower(c, "runtime") || equals_lower(c, "xpu_runtime") ||
+        equals_lower(c, "mtia_runtime") || equals_lower(c, "privateuse1_runtime"))
+      return Category::kRuntime;
+    if (equals_lower(c, "cuda_driver") || equals_lower(c, "driver") || equals_lower(c, "xpu_driver") ||
+        equals_lower(c, "privateuse1_driver"))
+      return Category::kDriver;
+    if (equals_lower(c, "gpu_memcpy") || equals_lower(c, "memcpy")) return Category::kMemcpy;
+    if (equals_lower(c, "gpu_memset") || equals_lower(c, "memset")) return Category::kMemset;
+    if (equals_lower(c, "gpu_user_annotation")) return Category::kGpuUserAnnotation;
+    if (equals_lower(c, "python_function") || equals_lower(c, "python")) return Category::kPythonFunction;
+    if (equals_lower(c, "cuda_sync")) return Category::kSync;
+    if (equals_lower(c, "cpu_instant_event")) return raw.name == "[memory]" ? Category::kMemory : Category::kInstant;
+    // MTIA's device work; and work on a device stream in a category not known here: device work
+    // all the same (the importer warns about the latter).
+    if (equals_lower(c, "mtia_ccp_events") || (raw.device != kNoId && raw.stream != kNoId)) return Category::kKernel;
+    return Category::kOther;
+  }
+  // No category (some writers drop it): the name and arguments tell.
+  if (raw.name == "[memory]") return Category::kMemory;
+  if (raw.device != kNoId && raw.stream != kNoId) {
+    if (raw.name.starts_with("Memcpy")) return Category::kMemcpy;
+    if (raw.name.starts_with("Memset")) return Category::kMemset;
+    return Category::kKernel;
+  }
+  if (raw.has_cbid || raw.correlation != kNoId) return Category::kRuntime;
+  return raw.ph == 'X' ? Category::kCpuOp : Category::kInstant;
+}
+
+// The parts of a parsed event that need no state of the trace.
+void settle(RawEvent& raw) {
+  raw.ts_ok = parse_fixed(raw.ts, 3, &raw.ts_value);
+  raw.dur_ok = !raw.dur.empty() && parse_fixed(raw.dur, 6, &raw.dur_value);
+  raw.category = category_of(raw);
+}
+
 bool wanted_top_level(std::string_view key) {
   return key == "deviceProperties" || key == "distributedInfo" || key == "baseTimeNanoseconds" || key == "host_name" ||
          key == "hostname";
@@ -89,6 +132,7 @@ class EventParser {
     return ok;
   }
 
+  bool parse_events(const PaddedJson& batch, std::vector<RawEvent>* raws, std::string* error);
   bool read_events(od::array& events, std::vector<RawEvent>* raws);
   bool read_event(od::object& object, RawEvent* raw);
   bool read_args(od::object& args, RawEvent* raw);
@@ -121,9 +165,8 @@ class TraceReader final : public EventParser {
   bool add_metadata(const RawEvent& raw);
   bool read_device_properties(od::array& devices);
   bool read_distributed_info(od::object& info);
-  bool parse_time(std::string_view token, int decimals, const char* what, int64_t* out);
+  bool bad_time(std::string_view token, const char* what);  // fails, naming the token
   uint32_t track_of(int64_t pid, int64_t tid, bool device);
-  Category category_of(const RawEvent& raw) const;
   void resolve(ThreadId* id) {
     if (!id->label.empty()) id->value = INT64_MIN / 2 + int64_t(intern(id->label));
   }
@@ -184,6 +227,13 @@ std::string not_an_object(uint64_t index) {
 }
 
 bool EventParser::parse_batch(const PaddedJson& batch, std::vector<RawEvent>* raws, std::string* error) {
+  const size_t before = raws->size();
+  const bool parsed = parse_events(batch, raws, error);
+  for (size_t i = before; i < raws->size(); ++i) settle((*raws)[i]);
+  return parsed;
+}
+
+bool EventParser::parse_events(const PaddedJson& batch, std::vector<RawEvent>* raws, std::string* error) {
   json_ = batch;
   error_.clear();
   if (scan_.read(batch, raws)) return finish(true, error);
@@ -362,42 +412,7 @@ bool EventParser::read_args(od::object& args, RawEvent* raw) {
   return true;
 }
 
-Category TraceReader::category_of(const RawEvent& raw) const {
-  if (raw.has_cat) {
-    const std::string_view c = raw.cat;
-    if (equals_lower(c, "cpu_op") || equals_lower(c, "operator")) return Category::kCpuOp;
-    if (equals_lower(c, "user_annotation")) return Category::kUserAnnotation;
-    if (equals_lower(c, "kernel")) return Category::kKernel;
-    if (equals_lower(c, "cuda_runtime") || equals_lower(c, "runtime") || equals_lower(c, "xpu_runtime") ||
-        equals_lower(c, "mtia_runtime") || equals_lower(c, "privateuse1_runtime"))
-      return Category::kRuntime;
-    if (equals_lower(c, "cuda_driver") || equals_lower(c, "driver") || equals_lower(c, "xpu_driver") ||
-        equals_lower(c, "privateuse1_driver"))
-      return Category::kDriver;
-    if (equals_lower(c, "gpu_memcpy") || equals_lower(c, "memcpy")) return Category::kMemcpy;
-    if (equals_lower(c, "gpu_memset") || equals_lower(c, "memset")) return Category::kMemset;
-    if (equals_lower(c, "gpu_user_annotation")) return Category::kGpuUserAnnotation;
-    if (equals_lower(c, "python_function") || equals_lower(c, "python")) return Category::kPythonFunction;
-    if (equals_lower(c, "cuda_sync")) return Category::kSync;
-    if (equals_lower(c, "cpu_instant_event")) return raw.name == "[memory]" ? Category::kMemory : Category::kInstant;
-    // MTIA's device work; and work on a device stream in a category not known here: device work
-    // all the same (the importer warns about the latter).
-    if (equals_lower(c, "mtia_ccp_events") || (raw.device != kNoId && raw.stream != kNoId)) return Category::kKernel;
-    return Category::kOther;
-  }
-  // No category (some writers drop it): the name and arguments tell.
-  if (raw.name == "[memory]") return Category::kMemory;
-  if (raw.device != kNoId && raw.stream != kNoId) {
-    if (raw.name.starts_with("Memcpy")) return Category::kMemcpy;
-    if (raw.name.starts_with("Memset")) return Category::kMemset;
-    return Category::kKernel;
-  }
-  if (raw.has_cbid || raw.correlation != kNoId) return Category::kRuntime;
-  return raw.ph == 'X' ? Category::kCpuOp : Category::kInstant;
-}
-
-bool TraceReader::parse_time(std::string_view token, int decimals, const char* what, int64_t* out) {
-  if (parse_fixed(token, decimals, out)) return true;
+bool TraceReader::bad_time(std::string_view token, const char* what) {
   return fail("traceEvents[" + std::to_string(event_index_) + "]: " + what + " " +
               (token.empty() ? std::string("is missing") : "\"" + quotable(token) + "\" is not a time in range"));
 }
@@ -424,9 +439,9 @@ bool TraceReader::add_event(RawEvent& raw) {
     case 'f': {
       if (!is_launch_flow(raw.cat) && !is_launch_flow(raw.name)) return true;
       FlowPoint point;
-      if (!raw.pid.present || !raw.tid.present || !parse_fixed(raw.flow_id, 0, &point.id) ||
-          !parse_fixed(raw.ts, 3, &point.ts_ns))
+      if (!raw.pid.present || !raw.tid.present || !parse_fixed(raw.flow_id, 0, &point.id) || !raw.ts_ok)
         return true;  // an arrow we cannot place is only an arrow
+      point.ts_ns = raw.ts_value;
       point.pid = raw.pid.value;
       point.tid = raw.tid.value;
       (raw.ph == 's' ? t_.flow_starts : t_.flow_ends).push_back(point);
@@ -441,7 +456,7 @@ bool TraceReader::add_event(RawEvent& raw) {
   if (raw.ph != 'X' && raw.scope == "g") return true;
 
   Event e;
-  e.category = raw.ph == 'X' ? category_of(raw) : (raw.name == "[memory]" ? Category::kMemory : Category::kInstant);
+  e.category = raw.category;
   if (e.category == Category::kKernel && raw.has_cat && !equals_lower(raw.cat, "kernel") &&
       !equals_lower(raw.cat, "mtia_ccp_events")) {
     if (t_.unknown_device_events++ == 0) {
@@ -450,10 +465,11 @@ bool TraceReader::add_event(RawEvent& raw) {
         if (static_cast<unsigned char>(ch) < 0x20) ch = '?';  // the warning stays one line
     }
   }
-  if (!parse_time(raw.ts, 3, "ts", &e.ts_ns)) return false;
+  if (!raw.ts_ok) return bad_time(raw.ts, "ts");
+  e.ts_ns = raw.ts_value;
   if (raw.ph == 'X' && !raw.dur.empty()) {
-    if (!parse_time(raw.dur, 6, "dur", &e.dur_ps)) return false;
-    e.dur_ps = std::max<int64_t>(e.dur_ps, 0);
+    if (!raw.dur_ok) return bad_time(raw.dur, "dur");
+    e.dur_ps = std::max<int64_t>(raw.dur_value, 0);
   }
   e.correlation = raw.correlation;
   e.external_id = raw.external_id;
