@@ -36,7 +36,7 @@ struct RawEvent {
   bool has_cat = false;
   std::string_view cat, name, scope;
   ThreadId pid, tid;
-  std::string_view ts, dur, flow_id;  // number tokens, parsed once the phase is known
+  std::string_view ts, dur, flow_id;  // number tokens as written (ts and dur also parsed below)
   // args
   int64_t correlation = kNoId, external_id = kNoId, device = kNoId, stream = kNoId;
   bool has_cbid = false;

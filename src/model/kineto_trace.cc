@@ -89,7 +89,7 @@ Category category_of(const RawEvent& raw) {
     return Category::kKernel;
   }
   if (raw.has_cbid || raw.correlation != kNoId) return Category::kRuntime;
-  return raw.ph == 'X' ? Category::kCpuOp : Category::kInstant;
+  return Category::kCpuOp;
 }
 
 // The parts of a parsed event that need no state of the trace.
