@@ -198,7 +198,22 @@ double process_cpu_s() {
          double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
 }
 
-// Reads `file` here as `mlprof report` does (parsed ahead on every core) and prints each
+// Runs `work` in a child process: what it allocates does not stay in this one, whose size every
+// later child starts with (a child's peak RSS counts what it had before it ran its command).
+template <typename Work>
+bool in_child(Work work) {
+  std::fflush(stdout);
+  const pid_t child = fork();
+  if (child == 0) {
+    const bool ok = work();
+    std::fflush(stdout);
+    std::_Exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  return child > 0 && ::waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+// Reads `file` in this process as `mlprof report` does (parsed ahead on every core) and prints each
 // stage's CPU time: the least of three reads for each.
 bool print_stages(const fs::path& file, double json_mb) {
   namespace model = mlprof::model;
@@ -284,7 +299,7 @@ int main(int argc, char** argv) {
     status |= !r[0].ok;
   }
   if (wanted("stages")) {
-    for (const fs::path& file : {ten, ten_gz}) status |= !print_stages(file, megabytes_of_text(ten));
+    for (const fs::path& file : {ten, ten_gz}) status |= !in_child([&] { return print_stages(file, megabytes_of_text(ten)); });
   }
   if (wanted("ranks_report")) {
     const fs::path ranks = folder / "ranks8";
