@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace mlprof::model::kineto {
@@ -115,8 +116,8 @@ class Tokens {
   uint32_t at_ = 0;
 };
 
-// A string value into *out; a value of another type is passed over and leaves *out (and
-// *is_string, when asked) alone, as On-Demand's INCORRECT_TYPE does for the other parser.
+// A string value into *out; a value of another type is passed over, leaving *out alone (and
+// *is_string, when asked, false), as On-Demand's INCORRECT_TYPE does for the other parser.
 bool string_value(Tokens& t, std::string_view* out, bool* is_string = nullptr) {
   if (t.peek() != '"') {
     if (is_string != nullptr) *is_string = false;
