@@ -10,9 +10,14 @@
 //     on two cores)
 //   ranks_report: a folder of 8 ranks with --jobs 1, 2, 4 against eight times one rank's time
 //     (target ≤ 0.6× on two cores), and the speedup per thread count
+//   stages: where the CPU goes, in this process on the same two files: each stage's CPU time
+//     (inflate, tokenise, parse, intern, build, index, lines, sort, model) in s and ns per byte
+//     of JSON
 //   pod_viewer_64_ranks: peak RSS of `report --tool pod_viewer --jobs 2` on 64 ranks against the
 //     same command on one of them (target ≤ 1.5×), the same for the overview, and whether the
 //     summary-level tools give the whole run's bytes from per-host summaries on those ranks
+// Each line says the processor it ran on, its vector extensions and the kernels simdjson chose
+// (SIMDJSON_FORCE_IMPLEMENTATION=haswell runs simdjson's AVX2 kernels on an AVX-512 machine).
 // Arguments, when given, name the figures to take (`parallel_ingest_bench ranks_report`): only
 // their traces are written.
 #include <fcntl.h>
@@ -22,6 +27,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -33,8 +39,10 @@
 #include "analysis/analyzed_profile.h"
 #include "analysis/host_summary.h"
 #include "analysis/tool_registry.h"
+#include "model/ingest_stages.h"
 #include "model/load_profile.h"
 #include "model/pytorch_importer.h"
+#include "simdjson.h"
 #include "trace_copies.h"
 
 namespace {
@@ -98,6 +106,25 @@ std::string load() {
   char text[64];
   std::snprintf(text, sizeof text, "load %.1f on %ld cores", one, sysconf(_SC_NPROCESSORS_ONLN));
   return text;
+}
+
+// "on <model name> (<vector extensions>; simdjson <kernels>)", from /proc/cpuinfo and simdjson.
+std::string machine() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line, model = "an unknown processor", flags;
+  while (std::getline(f, line) && (flags.empty() || model == "an unknown processor")) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
+    const std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
+    if (key == "model name") model = value;
+    else if (key == "flags") flags = " " + value + " ";
+  }
+  std::string extensions;
+  for (const char* flag : {"sse4_2", "avx", "avx2", "bmi2", "avx512f", "avx512bw", "avx512vl", "avx512vbmi", "avx512_vbmi2"})
+    if (flags.find(" " + std::string(flag) + " ") != std::string::npos) extensions += (extensions.empty() ? "" : " ") + std::string(flag);
+  return "on " + model + " (" + (extensions.empty() ? "no vector extensions known here" : extensions) + "; simdjson " +
+         std::string(simdjson::get_active_implementation()->name()) + ")";
 }
 
 bool gzip_file(const fs::path& from, const fs::path& to, int level) {
@@ -164,6 +191,66 @@ bool same_from_summaries(const fs::path& run, const mlprof::analysis::Tool& tool
 
 double megabytes_of_text(const fs::path& path) { return double(fs::file_size(path)) / 1e6; }
 
+double process_cpu_s() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
+// Runs `work` in a child process: what it allocates does not stay in this one, whose size every
+// later child starts with (a child's peak RSS counts what it had before it ran its command).
+template <typename Work>
+bool in_child(Work work) {
+  std::fflush(stdout);
+  const pid_t child = fork();
+  if (child == 0) {
+    const bool ok = work();
+    std::fflush(stdout);
+    std::_Exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  return child > 0 && ::waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+// Reads `file` in this process as `mlprof report` does (parsed ahead on every core) and prints each
+// stage's CPU time: the least of three reads for each.
+bool print_stages(const fs::path& file, double json_mb) {
+  namespace model = mlprof::model;
+  std::array<double, model::IngestStages::kCount> least;
+  least.fill(1e300);
+  double wall = 1e300, cpu = 1e300;
+  for (int k = 0; k < 3; ++k) {
+    model::IngestStages stages;
+    model::Profile profile;
+    std::string error;
+    const double cpu_before = process_cpu_s();
+    const auto begin = std::chrono::steady_clock::now();
+    if (!model::import_pytorch_trace_file(file, "bench", &profile, &error, {}, true, &stages)) {
+      std::printf("stages: %s: %s\n", file.c_str(), error.c_str());
+      return false;
+    }
+    wall = std::min(wall, std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+    cpu = std::min(cpu, process_cpu_s() - cpu_before);
+    for (size_t s = 0; s < least.size(); ++s)
+      least[s] = std::min(least[s], stages.seconds(model::IngestStages::Stage(s)));
+  }
+  std::string text;
+  double staged = 0;
+  for (size_t s = 0; s < least.size(); ++s) {
+    char part[96];
+    std::snprintf(part, sizeof part, "%s%s %.3f s (%.2f ns/B)", s ? ", " : "", model::IngestStages::kNames[s],
+                  least[s], least[s] * 1e3 / json_mb);
+    text += part;
+    staged += least[s];
+  }
+  std::printf("stages: reading %s in this process: %.2f s, %.2f s CPU (%.2f ns a byte of JSON; the stages %.2f s): %s; "
+              "%s, %s\n",
+              file.filename().c_str(), wall, cpu, cpu * 1e3 / json_mb, staged, text.c_str(), load().c_str(),
+              machine().c_str());
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -179,7 +266,7 @@ int main(int argc, char** argv) {
   const fs::path folder = fs::path(MLPROF_BENCH_DIR) / "parallel_ingest_data";
   fs::create_directories(folder);
   const fs::path ten = folder / "df_index_x10.pt.trace.json", ten_gz = folder / "df_index_x10.pt.trace.json.gz";
-  const bool single_file = wanted("gzip_report") || wanted("plain_json_report");
+  const bool single_file = wanted("gzip_report") || wanted("plain_json_report") || wanted("stages");
   const int64_t shift = single_file ? shift_ns(kLarge) : 0;
   if (shift < 0 ||
       (single_file && (!mlprof::bench::write_copies(kLarge, ten, 10, shift) || !gzip_file(ten, ten_gz, 6))) ||
@@ -195,19 +282,24 @@ int main(int argc, char** argv) {
     const double ratio = r[1].wall_s / r[0].wall_s;
     std::printf("gzip_report: mlprof report on 10 copies of df_index_resolver (%.0f MB .json.gz, %.0f MB JSON): "
                 "%.2f s (%.2f s CPU), gzip -dc %.2f s (%.2f s CPU): %.2fx gzip -dc (target <= 0.6: %s), peak RSS "
-                "%.0f MB (target <= 240: %s), %s\n",
+                "%.0f MB (target <= 240: %s), %.2f ns CPU a byte of JSON, %s, %s\n",
                 double(fs::file_size(ten_gz)) / 1e6, megabytes_of_text(ten), r[1].wall_s, r[1].cpu_s, r[0].wall_s,
                 r[0].cpu_s, ratio, ratio <= 0.6 ? "met" : "NOT met", r[1].peak_mb, r[1].peak_mb <= 240 ? "met" : "NOT met",
-                load().c_str());
+                r[1].cpu_s * 1e3 / megabytes_of_text(ten), load().c_str(), machine().c_str());
     status |= !r[1].ok;
   }
   if (wanted("plain_json_report")) {
     const auto r = medians({{mlprof, "report", ten, "--jobs", "2"}});
     const double mb_per_s = megabytes_of_text(ten) / r[0].wall_s;
+    const double ns_per_byte = r[0].cpu_s * 1e3 / megabytes_of_text(ten);
     std::printf("plain_json_report: mlprof report on the same as plain JSON: %.2f s (%.2f s CPU), %.0f MB/s (target >= "
-                "600 on two cores: %s), peak RSS %.0f MB, %s\n",
-                r[0].wall_s, r[0].cpu_s, mb_per_s, mb_per_s >= 600 ? "met" : "NOT met", r[0].peak_mb, load().c_str());
+                "600 on two cores: %s), %.2f ns CPU a byte (target <= 2.5: %s), peak RSS %.0f MB, %s, %s\n",
+                r[0].wall_s, r[0].cpu_s, mb_per_s, mb_per_s >= 600 ? "met" : "NOT met", ns_per_byte,
+                ns_per_byte <= 2.5 ? "met" : "NOT met", r[0].peak_mb, load().c_str(), machine().c_str());
     status |= !r[0].ok;
+  }
+  if (wanted("stages")) {
+    for (const fs::path& file : {ten, ten_gz}) status |= !in_child([&] { return print_stages(file, megabytes_of_text(ten)); });
   }
   if (wanted("ranks_report")) {
     const fs::path ranks = folder / "ranks8";
@@ -218,9 +310,9 @@ int main(int argc, char** argv) {
     const double ratio = r[2].wall_s / (8 * r[0].wall_s);
     std::printf("ranks_report: 8 ranks of df_index_resolver: one rank %.2f s; all 8 with --jobs 1 %.2f s (%.2f s CPU), "
                 "2 %.2f s (%.2f s CPU, %.2fx faster), 4 %.2f s (%.2fx); --jobs 2 is %.2fx eight times one rank's "
-                "(target <= 0.6: %s), %s\n",
+                "(target <= 0.6: %s), %s, %s\n",
                 r[0].wall_s, r[1].wall_s, r[1].cpu_s, r[2].wall_s, r[2].cpu_s, r[1].wall_s / r[2].wall_s, r[3].wall_s,
-                r[1].wall_s / r[3].wall_s, ratio, ratio <= 0.6 ? "met" : "NOT met", load().c_str());
+                r[1].wall_s / r[3].wall_s, ratio, ratio <= 0.6 ? "met" : "NOT met", load().c_str(), machine().c_str());
     for (const Run& x : r) status |= !x.ok;
   }
   if (wanted("pod_viewer_64_ranks")) {
@@ -231,16 +323,17 @@ int main(int argc, char** argv) {
                             {mlprof, "report", ranks, "--tool", "pod_viewer", "--jobs", "2"}});
     const double ratio = r[1].peak_mb / r[0].peak_mb;
     std::printf("pod_viewer_64_ranks: report --tool pod_viewer --jobs 2 on 64 ranks of ns_resolution_trace: peak RSS "
-                "%.0f MB in %.2f s; on one of them %.0f MB: %.2fx one rank's (target <= 1.5: %s), %s\n",
-                r[1].peak_mb, r[1].wall_s, r[0].peak_mb, ratio, ratio <= 1.5 ? "met" : "NOT met", load().c_str());
+                "%.0f MB in %.2f s; on one of them %.0f MB: %.2fx one rank's (target <= 1.5: %s), %s, %s\n",
+                r[1].peak_mb, r[1].wall_s, r[0].peak_mb, ratio, ratio <= 1.5 ? "met" : "NOT met", load().c_str(),
+                machine().c_str());
     for (const Run& x : r) status |= !x.ok;
     // The overview, the other summary-level tool, the same way.
     const auto o = medians({{mlprof, "report", ranks / "rank0.pt.trace.json.gz", "--jobs", "2"},
                             {mlprof, "report", ranks, "--jobs", "2"}});
     const double overview_ratio = o[1].peak_mb / o[0].peak_mb;
     std::printf("overview_64_ranks: report (overview_page) --jobs 2 on the 64 ranks: peak RSS %.0f MB in %.2f s; on one "
-                "of them %.0f MB: %.2fx one rank's, %s\n",
-                o[1].peak_mb, o[1].wall_s, o[0].peak_mb, overview_ratio, load().c_str());
+                "of them %.0f MB: %.2fx one rank's, %s, %s\n",
+                o[1].peak_mb, o[1].wall_s, o[0].peak_mb, overview_ratio, load().c_str(), machine().c_str());
     for (const Run& x : o) status |= !x.ok;
     std::string differs;
     for (const mlprof::analysis::Tool& tool : mlprof::analysis::tools())

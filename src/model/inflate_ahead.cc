@@ -6,7 +6,8 @@
 
 namespace mlprof::model {
 
-InflateAhead::InflateAhead(std::unique_ptr<GzipInflater> inflater) : inflater_(std::move(inflater)) {
+InflateAhead::InflateAhead(std::unique_ptr<GzipInflater> inflater, IngestStages* stages)
+    : inflater_(std::move(inflater)), stages_(stages) {
   thread_ = std::thread([this] { inflate_all(); });
 }
 
@@ -35,6 +36,7 @@ void InflateAhead::inflate_all() {
     std::string error;
     size_t size = 0;
     bool ok = true;
+    StageTimer timer(stages_, IngestStages::kInflate);
     try {
       buffer.resize(kBufferBytes);
       // Fill the buffer: the reader's pieces are then as large as its window asks for.
@@ -48,6 +50,7 @@ void InflateAhead::inflate_all() {
       ok = false;
       error = "out of memory while decompressing";
     }
+    timer.stop();
     std::lock_guard lock(mutex_);
     if (size > 0) filled_.push_back({std::move(buffer), size});
     if (!ok || size == 0) {

@@ -13,13 +13,15 @@
 #include <vector>
 
 #include "model/gzip_inflater.h"
+#include "model/ingest_stages.h"
 
 namespace mlprof::model {
 
 class InflateAhead {
  public:
-  // Starts inflating at once. The inflater's input is pulled on the inflating thread.
-  explicit InflateAhead(std::unique_ptr<GzipInflater> inflater);
+  // Starts inflating at once. The inflater's input is pulled on the inflating thread; `stages`,
+  // when given, hears the CPU time inflating takes.
+  explicit InflateAhead(std::unique_ptr<GzipInflater> inflater, IngestStages* stages = nullptr);
   // Stops the thread and waits for it, whether the text was read to its end or not.
   ~InflateAhead();
   InflateAhead(const InflateAhead&) = delete;
@@ -41,6 +43,7 @@ class InflateAhead {
   void inflate_all();
 
   std::unique_ptr<GzipInflater> inflater_;
+  IngestStages* stages_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<Piece> filled_;                   // inflated, in order

@@ -46,7 +46,9 @@ JsonSource::~JsonSource() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-bool JsonSource::open_file(const std::string& path, std::string* error, GzipEngine engine, bool ahead) {
+bool JsonSource::open_file(const std::string& path, std::string* error, GzipEngine engine, bool ahead,
+                           IngestStages* stages) {
+  stages_ = stages;
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) {
     *error = std::strerror(errno);
@@ -96,7 +98,7 @@ void JsonSource::open_bytes(const void* bytes, size_t size, GzipEngine engine) {
 void JsonSource::start_inflating(GzipEngine engine, bool ahead) {
   std::unique_ptr<GzipInflater> inflater = GzipInflater::make(
       engine, [this](const unsigned char** data, size_t* size, std::string* error) { return next_input(data, size, error); });
-  if (ahead) inflating_ = std::make_unique<InflateAhead>(std::move(inflater));
+  if (ahead) inflating_ = std::make_unique<InflateAhead>(std::move(inflater), stages_);
   else inflater_ = std::move(inflater);
 }
 
@@ -104,8 +106,16 @@ bool JsonSource::read(char* out, size_t room, size_t* got, std::string* error) {
   *got = 0;
   if (room == 0) return true;
   if (!gzip_) return read_plain(out, room, got, error);
-  return inflating_ ? inflating_->read(out, room, got, error)
-                    : inflater_->read(reinterpret_cast<unsigned char*>(out), room, got, error);
+  if (inflating_) return inflating_->read(out, room, got, error);
+  // Inflated here, on the reading thread: its time moves from the reader's stage to inflate.
+  const int64_t begin = stages_ ? thread_cpu_ns() : 0;
+  const bool ok = inflater_->read(reinterpret_cast<unsigned char*>(out), room, got, error);
+  if (stages_ != nullptr) {
+    const int64_t spent = thread_cpu_ns() - begin;
+    stages_->add(IngestStages::kInflate, spent);
+    stages_->add(IngestStages::kTokenise, -spent);
+  }
+  return ok;
 }
 
 bool JsonSource::read_plain(char* out, size_t room, size_t* got, std::string* error) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/gzip_inflater.h"
+#include "model/ingest_stages.h"
 
 namespace mlprof::model {
 class InflateAhead;
@@ -30,9 +31,10 @@ class JsonSource {
   // Returns false with a one-line reason (without the path) when it cannot.
   // `ahead`: a gzip file is inflated on a thread of its own a few pieces ahead; false: on the
   // reading thread, piece by piece (a file read while others are: their threads keep the cores
-  // busy, and each file in flight costs its pieces).
+  // busy, and each file in flight costs its pieces). `stages`, when given, hears the CPU time
+  // inflating takes.
   bool open_file(const std::string& path, std::string* error, GzipEngine engine = GzipEngine::kFastest,
-                 bool ahead = true);
+                 bool ahead = true, IngestStages* stages = nullptr);
   // The same for bytes in memory, which must outlive the reads.
   void open_bytes(const void* bytes, size_t size, GzipEngine engine = GzipEngine::kFastest);
 
@@ -59,6 +61,7 @@ class JsonSource {
   uint64_t text_size_hint_ = 0;
   std::atomic<uint64_t> input_read_{0};
   bool gzip_ = false;
+  IngestStages* stages_ = nullptr;
   std::vector<unsigned char> sniffed_;     // bytes read from the file to recognise gzip
   std::vector<unsigned char> input_;       // gzip: compressed bytes from the file
   std::unique_ptr<GzipInflater> inflater_;   // gzip read without inflating ahead

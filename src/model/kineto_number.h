@@ -14,19 +14,22 @@ namespace mlprof::model::kineto {
 // result does not fit in int64.
 inline bool parse_fixed_slowly(std::string_view token, int decimals, int64_t* out);
 
-// The value of the 8 ASCII digits at p, or false when one of them is not a digit.
-inline bool eight_digits(const char* p, uint64_t* out) {
-  constexpr uint64_t kHigh = 0xF0F0F0F0F0F0F0F0ull, kThrees = 0x3030303030303030ull;
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  // A digit's high nibble is 3, and stays 3 when 6 is added (no byte carries once the first
-  // test passed).
-  if ((v & kHigh) != kThrees || ((v + 0x0606060606060606ull) & kHigh) != kThrees) return false;
-  v -= 0x3030303030303030ull;  // byte i: the i-th digit, the first in the lowest byte
-  v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FFull;        // 16-bit lanes: pairs of digits
-  v = (v * 100 + (v >> 16)) & 0x0000FFFF0000FFFFull;      // 32-bit lanes: fours
-  *out = (v * 10000 + (v >> 32)) & 0xFFFFFFFFull;         // all eight
-  return true;
+// How many of the 8 bytes at p are digits before the first that is not (0 to 8), and the value
+// of those digits, without a branch per digit.
+inline int leading_digits(const char* p, uint64_t* value) {
+  uint64_t x;
+  std::memcpy(&x, p, 8);
+  x ^= 0x3030303030303030ull;  // a digit's byte is now its value
+  // Nonzero in each byte that is not a digit: its high nibble, or its low one past 9. (A byte
+  // past the first such one may read wrong, from the addition's carry; only the first counts.)
+  const uint64_t bad = (x & 0xF0F0F0F0F0F0F0F0ull) | ((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull);
+  const int n = bad == 0 ? 8 : __builtin_ctzll(bad) / 8;
+  if (n == 0) return 0;
+  x <<= 8 * (8 - n);  // the n digits at the top, zeros (leading zero digits) below
+  x = (x * 10 + (x >> 8)) & 0x00FF00FF00FF00FFull;
+  x = (x * 100 + (x >> 16)) & 0x0000FFFF0000FFFFull;
+  *value = (x * 10000 + (x >> 32)) & 0xFFFFFFFFull;
+  return n;
 }
 
 inline bool parse_fixed(std::string_view token, int decimals, int64_t* out) {
@@ -37,8 +40,16 @@ inline bool parse_fixed(std::string_view token, int decimals, int64_t* out) {
   p += negative;
   uint64_t v = 0, eight;
   int digits = 0, fraction = 0;
-  // Eight digits at a time while they cannot pass the 19th (timestamps have 16 before the point).
-  for (; end - p >= 8 && digits <= 11 && eight_digits(p, &eight); p += 8, digits += 8) v = v * 100000000 + eight;
+  // Up to eight digits at a time while they cannot pass the 19th (timestamps have 16 before the point).
+  static constexpr uint64_t kPow10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+  while (end - p >= 8) {
+    const int n = leading_digits(p, &eight);
+    if (n == 0 || digits + n > 19) break;
+    v = v * kPow10[n] + eight;
+    digits += n;
+    p += n;
+    if (n < 8) break;
+  }
   // Digits past the 19th go the slow way below; accumulating them here would overflow v.
   for (; p < end && unsigned(*p - '0') < 10; ++p, ++digits)
     if (digits < 19) v = v * 10 + unsigned(*p - '0');

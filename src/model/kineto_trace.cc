@@ -12,11 +12,15 @@
 #include <mutex>
 #include <new>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
 
+#include "model/intern_cache.h"
+#include "model/kineto_event_scan.h"
 #include "model/kineto_number.h"
+#include "model/kineto_raw_event.h"
 #include "model/kineto_walk.h"
 
 namespace mlprof::model::kineto {
@@ -26,12 +30,7 @@ namespace od = simdjson::ondemand;
 using simdjson::error_code;
 
 // A field's key as written (our keys have no escapes, so a key with one simply matches none).
-std::string_view key_of(od::field& field) {
-  const char* begin = field.key().raw();
-  const char* end = begin;
-  while (*end != '"' && *end != '\\') ++end;  // the padded text always has the closing quote
-  return {begin, size_t(end - begin)};
-}
+std::string_view key_of(od::field& field) { return key_at(field.key().raw()); }
 
 bool equals_lower(std::string_view text, std::string_view lower) {
   if (text.size() != lower.size()) return false;
@@ -57,30 +56,48 @@ std::string quotable(std::string_view token) {
   return out;
 }
 
-// A pid or tid: a number, or a label such as "Spans" that we map to a negative id (once the
-// label is interned, on the thread that builds the trace).
-struct ThreadId {
-  int64_t value = 0;
-  bool present = false;
-  std::string_view label;
-};
+// What an event is, from its phase, category, name and arguments.
+Category category_of(const RawEvent& raw) {
+  if (raw.ph != 'X') return raw.name == "[memory]" ? Category::kMemory : Category::kInstant;
+  if (raw.has_cat) {
+    const std::string_view c = raw.cat;
+    if (equals_lower(c, "cpu_op") || equals_lower(c, "operator")) return Category::kCpuOp;
+    if (equals_lower(c, "user_annotation")) return Category::kUserAnnotation;
+    if (equals_lower(c, "kernel")) return Category::kKernel;
+    if (equals_lower(c, "cuda_runtime") || equals_lower(c, "runtime") || equals_lower(c, "xpu_runtime") ||
+        equals_lower(c, "mtia_runtime") || equals_lower(c, "privateuse1_runtime"))
+      return Category::kRuntime;
+    if (equals_lower(c, "cuda_driver") || equals_lower(c, "driver") || equals_lower(c, "xpu_driver") ||
+        equals_lower(c, "privateuse1_driver"))
+      return Category::kDriver;
+    if (equals_lower(c, "gpu_memcpy") || equals_lower(c, "memcpy")) return Category::kMemcpy;
+    if (equals_lower(c, "gpu_memset") || equals_lower(c, "memset")) return Category::kMemset;
+    if (equals_lower(c, "gpu_user_annotation")) return Category::kGpuUserAnnotation;
+    if (equals_lower(c, "python_function") || equals_lower(c, "python")) return Category::kPythonFunction;
+    if (equals_lower(c, "cuda_sync")) return Category::kSync;
+    if (equals_lower(c, "cpu_instant_event")) return raw.name == "[memory]" ? Category::kMemory : Category::kInstant;
+    // MTIA's device work; and work on a device stream in a category not known here: device work
+    // all the same (the importer warns about the latter).
+    if (equals_lower(c, "mtia_ccp_events") || (raw.device != kNoId && raw.stream != kNoId)) return Category::kKernel;
+    return Category::kOther;
+  }
+  // No category (some writers drop it): the name and arguments tell.
+  if (raw.name == "[memory]") return Category::kMemory;
+  if (raw.device != kNoId && raw.stream != kNoId) {
+    if (raw.name.starts_with("Memcpy")) return Category::kMemcpy;
+    if (raw.name.starts_with("Memset")) return Category::kMemset;
+    return Category::kKernel;
+  }
+  if (raw.has_cbid || raw.correlation != kNoId) return Category::kRuntime;
+  return Category::kCpuOp;
+}
 
-// Everything an event may carry; which parts count depends on its phase and category.
-struct RawEvent {
-  char ph = 0;
-  bool has_cat = false;
-  std::string_view cat, name, scope;
-  ThreadId pid, tid;
-  std::string_view ts, dur, flow_id;  // number tokens, parsed once the phase is known
-  // args
-  int64_t correlation = kNoId, external_id = kNoId, device = kNoId, stream = kNoId;
-  bool has_cbid = false;
-  KernelLaunch kernel;
-  bool has_kernel_args = false;
-  int64_t bytes = -1;
-  MemoryRecord memory;
-  std::string_view arg_name;  // "M" events: the process or thread name
-};
+// The parts of a parsed event that need no state of the trace.
+void settle(RawEvent& raw) {
+  raw.ts_ok = parse_fixed(raw.ts, 3, &raw.ts_value);
+  raw.dur_ok = !raw.dur.empty() && parse_fixed(raw.dur, 6, &raw.dur_value);
+  raw.category = category_of(raw);
+}
 
 bool wanted_top_level(std::string_view key) {
   return key == "deviceProperties" || key == "distributedInfo" || key == "baseTimeNanoseconds" || key == "host_name" ||
@@ -115,12 +132,14 @@ class EventParser {
     return ok;
   }
 
+  bool parse_events(const PaddedJson& batch, std::vector<RawEvent>* raws, std::string* error);
   bool read_events(od::array& events, std::vector<RawEvent>* raws);
   bool read_event(od::object& object, RawEvent* raw);
   bool read_args(od::object& args, RawEvent* raw);
   bool read_thread_id(od::value& value, ThreadId* id);
   bool read_int_array(od::value& value, int64_t (&out)[3]);
 
+  EventScan scan_;               // what reads most batches; On-Demand reads the others
   od::parser parser_;            // reused by every batch: its buffers are allocated once
   PaddedJson json_;              // the text being parsed
   od::document* doc_ = nullptr;
@@ -132,26 +151,40 @@ class EventParser {
 // and records numbered as they first appear), and the top-level values.
 class TraceReader final : public EventParser {
  public:
-  TraceReader(StringTable* strings, Trace* trace) : strings_(*strings), t_(*trace) {}
+  TraceReader(StringTable* strings, Trace* trace, IngestStages* stages)
+      : strings_(*strings), names_(strings), t_(*trace), stages_(stages) {}
 
   bool top_level_value(std::string_view key, const PaddedJson& value, std::string* error);
   bool add_raw(RawEvent& raw, std::string* error);
   uint64_t events_read() const { return event_index_; }
+  // The time interning took since the last call (only counted with stages).
+  int64_t take_intern_ns() { return std::exchange(intern_ns_, 0); }
 
  private:
   bool add_event(RawEvent& raw);
   bool add_metadata(const RawEvent& raw);
   bool read_device_properties(od::array& devices);
   bool read_distributed_info(od::object& info);
-  bool parse_time(std::string_view token, int decimals, const char* what, int64_t* out);
+  bool bad_time(std::string_view token, const char* what);  // fails, naming the token
   uint32_t track_of(int64_t pid, int64_t tid, bool device);
-  Category category_of(const RawEvent& raw) const;
   void resolve(ThreadId* id) {
-    if (!id->label.empty()) id->value = INT64_MIN / 2 + int64_t(strings_.intern(id->label));
+    if (!id->label.empty()) id->value = INT64_MIN / 2 + int64_t(intern(id->label));
+  }
+
+  // An event's name, label or thread name into the string table.
+  StringId intern(std::string_view s) {
+    if (stages_ == nullptr) return names_.intern(s);
+    const int64_t begin = monotonic_ns();
+    const StringId id = names_.intern(s);
+    intern_ns_ += monotonic_ns() - begin;
+    return id;
   }
 
   StringTable& strings_;
+  InternCache names_;
   Trace& t_;
+  IngestStages* stages_;
+  int64_t intern_ns_ = 0;
 
   struct TrackKey {
     int64_t pid, tid;
@@ -194,8 +227,16 @@ std::string not_an_object(uint64_t index) {
 }
 
 bool EventParser::parse_batch(const PaddedJson& batch, std::vector<RawEvent>* raws, std::string* error) {
+  const size_t before = raws->size();
+  const bool parsed = parse_events(batch, raws, error);
+  for (size_t i = before; i < raws->size(); ++i) settle((*raws)[i]);
+  return parsed;
+}
+
+bool EventParser::parse_events(const PaddedJson& batch, std::vector<RawEvent>* raws, std::string* error) {
   json_ = batch;
   error_.clear();
+  if (scan_.read(batch, raws)) return finish(true, error);
   od::document doc;
   if (auto code = parser_.iterate(batch.data, batch.size, batch.capacity).get(doc)) return finish(json_error(code), error);
   doc_ = &doc;
@@ -264,45 +305,35 @@ bool EventParser::read_event(od::object& object, RawEvent* raw) {
   for (auto field_result : object) {
     od::field field;
     if (auto code = std::move(field_result).get(field)) return json_error(code);
-    const std::string_view key = key_of(field);
     od::value value = field.value();
     error_code code = simdjson::SUCCESS;
-    switch (key.size()) {
-      case 2:
-        if (key == "ph") {
-          std::string_view ph;
-          if ((code = value.get_string().get(ph)) == simdjson::SUCCESS && !ph.empty()) raw->ph = ph[0];
-        } else if (key == "ts") {
-          raw->ts = value.raw_json_token();
-        } else if (key == "id") {
-          raw->flow_id = value.raw_json_token();
-        }
+    switch (event_key(key_of(field))) {
+      case EventKey::kPh: {
+        std::string_view ph;
+        if ((code = value.get_string().get(ph)) == simdjson::SUCCESS && !ph.empty()) raw->ph = ph[0];
         break;
-      case 3:
-        if (key == "cat") {
-          code = value.get_string().get(raw->cat);
-          raw->has_cat = code == simdjson::SUCCESS;
-        } else if (key == "pid") {
-          if (!read_thread_id(value, &raw->pid)) return false;
-        } else if (key == "tid") {
-          if (!read_thread_id(value, &raw->tid)) return false;
-        } else if (key == "dur") {
-          raw->dur = value.raw_json_token();
-        }
+      }
+      case EventKey::kTs: raw->ts = value.raw_json_token(); break;
+      case EventKey::kId: raw->flow_id = value.raw_json_token(); break;
+      case EventKey::kDur: raw->dur = value.raw_json_token(); break;
+      case EventKey::kCat:
+        code = value.get_string().get(raw->cat);
+        raw->has_cat = code == simdjson::SUCCESS;
         break;
-      case 4:
-        if (key == "name") {
-          code = value.get_string().get(raw->name);
-        } else if (key == "args") {
-          od::object args;
-          if (value.get_object().get(args) == simdjson::SUCCESS && !read_args(args, raw)) return false;
-        }
+      case EventKey::kPid:
+        if (!read_thread_id(value, &raw->pid)) return false;
         break;
-      case 1:
-        if (key == "s") code = value.get_string().get(raw->scope);
+      case EventKey::kTid:
+        if (!read_thread_id(value, &raw->tid)) return false;
         break;
-      default:
+      case EventKey::kName: code = value.get_string().get(raw->name); break;
+      case EventKey::kArgs: {
+        od::object args;
+        if (value.get_object().get(args) == simdjson::SUCCESS && !read_args(args, raw)) return false;
         break;
+      }
+      case EventKey::kScope: code = value.get_string().get(raw->scope); break;
+      case EventKey::kOther: break;
     }
     // A field of an unexpected type is ignored; a broken document is not.
     if (code != simdjson::SUCCESS && code != simdjson::INCORRECT_TYPE) return json_error(code);
@@ -314,14 +345,11 @@ bool EventParser::read_thread_id(od::value& value, ThreadId* id) {
   od::json_type type;
   if (auto code = value.type().get(type)) return json_error(code);
   if (type == od::json_type::number) {
-    if (parse_fixed(value.raw_json_token(), 0, &id->value)) id->present = true;
+    id->set_number(value.raw_json_token());
   } else if (type == od::json_type::string) {
     std::string_view label;
     if (auto code = value.get_string().get(label)) return json_error(code);
-    // 2021 traces quote thread ids ("1234"); labels ("Spans", "stream 7") get ids far from
-    // any real pid or tid.
-    if (!parse_fixed(label, 0, &id->value)) id->label = label;
-    id->present = true;
+    id->set_string(label);
   }
   return true;
 }
@@ -348,120 +376,43 @@ bool EventParser::read_args(od::object& args, RawEvent* raw) {
     if (key.empty()) continue;
     od::value value = field.value();
     int64_t* target = nullptr;
-    switch (key[0]) {
-      case 'c':
-        if (key == "correlation") target = &raw->correlation;
-        else if (key == "cbid") raw->has_cbid = true;
+    double v;
+    switch (arg_key(key, raw, &target)) {
+      case ArgKey::kCbid: raw->has_cbid = true; break;
+      case ArgKey::kOccupancy:
+        if (value.get_double().get(v) == simdjson::SUCCESS) raw->kernel.occupancy_pct = v;
         break;
-      case 'E':
-      case 'e':
-        if (key == "External id" || key == "external id") {
-          target = &raw->external_id;
-        } else if (key == "est. achieved occupancy %") {
-          double v;
-          if (value.get_double().get(v) == simdjson::SUCCESS) raw->kernel.occupancy_pct = v;
+      case ArgKey::kTheoreticalOccupancy:  // 2021 traces
+        if (raw->kernel.occupancy_pct < 0 && value.get_double().get(v) == simdjson::SUCCESS) raw->kernel.occupancy_pct = v;
+        break;
+      case ArgKey::kGrid:
+        if (!read_int_array(value, raw->kernel.grid)) return false;
+        break;
+      case ArgKey::kBlock:
+        if (!read_int_array(value, raw->kernel.block)) return false;
+        break;
+      case ArgKey::kName:
+        if (auto code = value.get_string().get(raw->arg_name); code && code != simdjson::INCORRECT_TYPE)
+          return json_error(code);
+        break;
+      case ArgKey::kInteger: {
+        int64_t n;
+        // Addresses are unsigned and may pass INT64_MAX; keep their bits.
+        if (parse_fixed(value.raw_json_token(), 0, &n)) {
+          *target = n;
+        } else if (target == &raw->memory.addr) {
+          uint64_t u;
+          if (value.get_uint64().get(u) == simdjson::SUCCESS) *target = int64_t(u);
         }
         break;
-      case 't':
-        if (key == "theoretical occupancy %" && raw->kernel.occupancy_pct < 0) {  // 2021 traces
-          double v;
-          if (value.get_double().get(v) == simdjson::SUCCESS) raw->kernel.occupancy_pct = v;
-        }
-        break;
-      case 'd':
-        if (key == "device") target = &raw->device;
-        break;
-      case 's':
-        if (key == "stream") target = &raw->stream;
-        else if (key == "shared memory") target = &raw->kernel.shared_memory, raw->has_kernel_args = true;
-        break;
-      case 'r':
-        if (key == "registers per thread") target = &raw->kernel.registers, raw->has_kernel_args = true;
-        break;
-      case 'g':
-        if (key == "grid" && !read_int_array(value, raw->kernel.grid)) return false;
-        break;
-      case 'b':
-        if (key == "block") {
-          if (!read_int_array(value, raw->kernel.block)) return false;
-        } else if (key == "bytes") {
-          target = &raw->bytes;
-        }
-        break;
-      case 'A':
-        if (key == "Addr") target = &raw->memory.addr;
-        break;
-      case 'B':
-        if (key == "Bytes") target = &raw->memory.bytes;
-        break;
-      case 'T':
-        if (key == "Total Allocated") target = &raw->memory.total_allocated;
-        else if (key == "Total Reserved") target = &raw->memory.total_reserved;
-        break;
-      case 'D':
-        if (key == "Device Type") target = &raw->memory.device_type;
-        else if (key == "Device Id") target = &raw->memory.device_id;
-        break;
-      case 'n':
-        if (key == "name") {
-          if (auto code = value.get_string().get(raw->arg_name); code && code != simdjson::INCORRECT_TYPE)
-            return json_error(code);
-        }
-        break;
-      default:
-        break;
-    }
-    if (target != nullptr) {
-      const std::string_view token = value.raw_json_token();
-      int64_t v;
-      // Addresses are unsigned and may pass INT64_MAX; keep their bits.
-      if (parse_fixed(token, 0, &v)) {
-        *target = v;
-      } else if (target == &raw->memory.addr) {
-        uint64_t u;
-        if (value.get_uint64().get(u) == simdjson::SUCCESS) *target = int64_t(u);
       }
+      case ArgKey::kOther: break;
     }
   }
   return true;
 }
 
-Category TraceReader::category_of(const RawEvent& raw) const {
-  if (raw.has_cat) {
-    const std::string_view c = raw.cat;
-    if (equals_lower(c, "cpu_op") || equals_lower(c, "operator")) return Category::kCpuOp;
-    if (equals_lower(c, "user_annotation")) return Category::kUserAnnotation;
-    if (equals_lower(c, "kernel")) return Category::kKernel;
-    if (equals_lower(c, "cuda_runtime") || equals_lower(c, "runtime") || equals_lower(c, "xpu_runtime") ||
-        equals_lower(c, "mtia_runtime") || equals_lower(c, "privateuse1_runtime"))
-      return Category::kRuntime;
-    if (equals_lower(c, "cuda_driver") || equals_lower(c, "driver") || equals_lower(c, "xpu_driver") ||
-        equals_lower(c, "privateuse1_driver"))
-      return Category::kDriver;
-    if (equals_lower(c, "gpu_memcpy") || equals_lower(c, "memcpy")) return Category::kMemcpy;
-    if (equals_lower(c, "gpu_memset") || equals_lower(c, "memset")) return Category::kMemset;
-    if (equals_lower(c, "gpu_user_annotation")) return Category::kGpuUserAnnotation;
-    if (equals_lower(c, "python_function") || equals_lower(c, "python")) return Category::kPythonFunction;
-    if (equals_lower(c, "cuda_sync")) return Category::kSync;
-    if (equals_lower(c, "cpu_instant_event")) return raw.name == "[memory]" ? Category::kMemory : Category::kInstant;
-    // MTIA's device work; and work on a device stream in a category not known here: device work
-    // all the same (the importer warns about the latter).
-    if (equals_lower(c, "mtia_ccp_events") || (raw.device != kNoId && raw.stream != kNoId)) return Category::kKernel;
-    return Category::kOther;
-  }
-  // No category (some writers drop it): the name and arguments tell.
-  if (raw.name == "[memory]") return Category::kMemory;
-  if (raw.device != kNoId && raw.stream != kNoId) {
-    if (raw.name.starts_with("Memcpy")) return Category::kMemcpy;
-    if (raw.name.starts_with("Memset")) return Category::kMemset;
-    return Category::kKernel;
-  }
-  if (raw.has_cbid || raw.correlation != kNoId) return Category::kRuntime;
-  return raw.ph == 'X' ? Category::kCpuOp : Category::kInstant;
-}
-
-bool TraceReader::parse_time(std::string_view token, int decimals, const char* what, int64_t* out) {
-  if (parse_fixed(token, decimals, out)) return true;
+bool TraceReader::bad_time(std::string_view token, const char* what) {
   return fail("traceEvents[" + std::to_string(event_index_) + "]: " + what + " " +
               (token.empty() ? std::string("is missing") : "\"" + quotable(token) + "\" is not a time in range"));
 }
@@ -488,9 +439,9 @@ bool TraceReader::add_event(RawEvent& raw) {
     case 'f': {
       if (!is_launch_flow(raw.cat) && !is_launch_flow(raw.name)) return true;
       FlowPoint point;
-      if (!raw.pid.present || !raw.tid.present || !parse_fixed(raw.flow_id, 0, &point.id) ||
-          !parse_fixed(raw.ts, 3, &point.ts_ns))
+      if (!raw.pid.present || !raw.tid.present || !parse_fixed(raw.flow_id, 0, &point.id) || !raw.ts_ok)
         return true;  // an arrow we cannot place is only an arrow
+      point.ts_ns = raw.ts_value;
       point.pid = raw.pid.value;
       point.tid = raw.tid.value;
       (raw.ph == 's' ? t_.flow_starts : t_.flow_ends).push_back(point);
@@ -505,7 +456,7 @@ bool TraceReader::add_event(RawEvent& raw) {
   if (raw.ph != 'X' && raw.scope == "g") return true;
 
   Event e;
-  e.category = raw.ph == 'X' ? category_of(raw) : (raw.name == "[memory]" ? Category::kMemory : Category::kInstant);
+  e.category = raw.category;
   if (e.category == Category::kKernel && raw.has_cat && !equals_lower(raw.cat, "kernel") &&
       !equals_lower(raw.cat, "mtia_ccp_events")) {
     if (t_.unknown_device_events++ == 0) {
@@ -514,14 +465,15 @@ bool TraceReader::add_event(RawEvent& raw) {
         if (static_cast<unsigned char>(ch) < 0x20) ch = '?';  // the warning stays one line
     }
   }
-  if (!parse_time(raw.ts, 3, "ts", &e.ts_ns)) return false;
+  if (!raw.ts_ok) return bad_time(raw.ts, "ts");
+  e.ts_ns = raw.ts_value;
   if (raw.ph == 'X' && !raw.dur.empty()) {
-    if (!parse_time(raw.dur, 6, "dur", &e.dur_ps)) return false;
-    e.dur_ps = std::max<int64_t>(e.dur_ps, 0);
+    if (!raw.dur_ok) return bad_time(raw.dur, "dur");
+    e.dur_ps = std::max<int64_t>(raw.dur_value, 0);
   }
   e.correlation = raw.correlation;
   e.external_id = raw.external_id;
-  e.name = strings_.intern(raw.name);
+  e.name = intern(raw.name);
   const bool device = is_device_category(e.category);
   int64_t pid = raw.pid.present ? raw.pid.value : 0, tid = raw.tid.present ? raw.tid.value : 0;
   if (device) {
@@ -552,10 +504,10 @@ bool TraceReader::add_event(RawEvent& raw) {
 bool TraceReader::add_metadata(const RawEvent& raw) {
   if (!raw.pid.present || raw.arg_name.empty()) return true;
   if (raw.name == "process_name") {
-    t_.process_names[raw.pid.value] = strings_.intern(raw.arg_name);
+    t_.process_names[raw.pid.value] = intern(raw.arg_name);
   } else if (raw.name == "thread_name" && raw.tid.present) {
     // Device streams are named by the importer ("Stream #7(...)"); this names host threads.
-    t_.tracks[track_of(raw.pid.value, raw.tid.value, false)].name = strings_.intern(raw.arg_name);
+    t_.tracks[track_of(raw.pid.value, raw.tid.value, false)].name = intern(raw.arg_name);
   }
   return true;
 }
@@ -627,7 +579,8 @@ class ParseAhead final : public TraceJsonVisitor {
     EventParser parser;
   };
 
-  ParseAhead(JsonSource& source, const LoadProgress& progress) : source_(source), progress_(progress) {
+  ParseAhead(JsonSource& source, const LoadProgress& progress, IngestStages* stages)
+      : source_(source), progress_(progress), stages_(stages) {
     const unsigned parsers = std::clamp(std::thread::hardware_concurrency(), 1u, kMostParsers);
     pieces_.resize(2 * parsers + 2);  // being parsed and waiting, taken here, and the end
     for (auto& piece : pieces_) spare_.push_back(&piece);
@@ -650,7 +603,7 @@ class ParseAhead final : public TraceJsonVisitor {
     for (;;) {
       if (!ready_.empty() && ready_.front()->ready) break;
       if (to_parse_.empty()) {
-        changed_.wait(lock);
+        for_builder_.wait(lock);
         continue;
       }
       Piece* batch = to_parse_.front();
@@ -668,7 +621,7 @@ class ParseAhead final : public TraceJsonVisitor {
       std::lock_guard lock(mutex_);
       spare_.push_back(piece);
     }
-    changed_.notify_all();
+    for_walker_.notify_one();
   }
 
   bool wants(std::string_view key) const override { return wanted_top_level(key); }
@@ -698,7 +651,9 @@ class ParseAhead final : public TraceJsonVisitor {
       std::lock_guard lock(mutex_);
       stop_ = true;
     }
-    changed_.notify_all();
+    for_builder_.notify_all();
+    for_parsers_.notify_all();
+    for_walker_.notify_all();
     for (std::thread& thread : threads_) thread.join();
     threads_.clear();
   }
@@ -706,14 +661,16 @@ class ParseAhead final : public TraceJsonVisitor {
   void walk() {
     std::string error;
     bool ok;
+    StageTimer timer(stages_, IngestStages::kTokenise);
     try {
       ok = walk_trace_json(source_, *this, progress_, &error);
     } catch (const std::bad_alloc&) {
       ok = false;
       error = "out of memory while reading the JSON";
     }
+    timer.stop();
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return stop_ || !spare_.empty(); });
+    for_walker_.wait(lock, [&] { return stop_ || !spare_.empty(); });
     if (stop_) return;
     Piece* last = spare_.back();
     spare_.pop_back();
@@ -721,7 +678,7 @@ class ParseAhead final : public TraceJsonVisitor {
     last->error = std::move(error);
     last->ready = true;
     ready_.push_back(last);
-    changed_.notify_all();
+    for_builder_.notify_one();
   }
 
   // Parses batches in whatever order they come; next() hands them out in the file's.
@@ -730,7 +687,7 @@ class ParseAhead final : public TraceJsonVisitor {
       Piece* piece;
       {
         std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] { return stop_ || !to_parse_.empty(); });
+        for_parsers_.wait(lock, [&] { return stop_ || !to_parse_.empty(); });
         if (stop_) return;
         piece = to_parse_.front();
         to_parse_.pop_front();
@@ -743,6 +700,7 @@ class ParseAhead final : public TraceJsonVisitor {
   void parse(Piece* piece) {
     piece->events.clear();
     piece->error.clear();
+    StageTimer timer(stages_, IngestStages::kParse);
     try {
       // On failure the events before the bad one are kept: they go first, then the error.
       piece->parsed = piece->parser.parse_batch(piece->json, &piece->events, &piece->error);
@@ -750,11 +708,12 @@ class ParseAhead final : public TraceJsonVisitor {
       piece->parsed = false;
       piece->error = "out of memory while reading the JSON";
     }
+    timer.stop();
     {
       std::lock_guard lock(mutex_);
       piece->ready = true;
     }
-    changed_.notify_all();
+    for_builder_.notify_one();
   }
 
   // A spare piece holding a copy of `json`, or null when the reader stopped.
@@ -762,7 +721,7 @@ class ParseAhead final : public TraceJsonVisitor {
     Piece* piece;
     {
       std::unique_lock lock(mutex_);
-      changed_.wait(lock, [&] { return stop_ || !spare_.empty(); });
+      for_walker_.wait(lock, [&] { return stop_ || !spare_.empty(); });
       if (stop_) {
         *error = "stopped";
         return nullptr;
@@ -783,14 +742,19 @@ class ParseAhead final : public TraceJsonVisitor {
       ready_.push_back(piece);
       if (!ready) to_parse_.push_back(piece);
     }
-    changed_.notify_all();
+    if (!ready) for_parsers_.notify_one();
+    for_builder_.notify_one();  // it takes what is ready, or parses what no parser has taken
   }
 
   JsonSource& source_;
   const LoadProgress& progress_;
+  IngestStages* stages_;
   std::deque<Piece> pieces_;
   std::mutex mutex_;
-  std::condition_variable changed_;
+  // Each side waits on its own: a change wakes only the thread that can act on it.
+  std::condition_variable for_builder_;  // a piece is ready, or a batch waits for a parser
+  std::condition_variable for_parsers_;  // a batch waits for a parser
+  std::condition_variable for_walker_;   // a piece is spare
   std::vector<Piece*> spare_;
   std::deque<Piece*> ready_;     // in the file's order, parsed or not yet
   std::deque<Piece*> to_parse_;  // batches no parser has taken yet
@@ -802,7 +766,7 @@ class ParseAhead final : public TraceJsonVisitor {
 // caller's thread: the order and the errors are ParseAhead's, with one batch's buffers.
 class ParseHere final : public TraceJsonVisitor {
  public:
-  explicit ParseHere(TraceReader& reader) : reader_(reader) {}
+  ParseHere(TraceReader& reader, IngestStages* stages) : reader_(reader), stages_(stages) {}
 
   bool wants(std::string_view key) const override { return wanted_top_level(key); }
   bool top_level_value(std::string_view key, const PaddedJson& value, std::string* error) override {
@@ -811,16 +775,29 @@ class ParseHere final : public TraceJsonVisitor {
   bool event_batch(const PaddedJson& batch, std::string* error) override {
     events_.clear();
     std::string parse_error;
+    // The walk's stage times this thread throughout: parsing and building move to theirs.
+    const int64_t begin = stages_ ? thread_cpu_ns() : 0;
     const bool parsed = parser_.parse_batch(batch, &events_, &parse_error);
+    const int64_t parsed_at = stages_ ? thread_cpu_ns() : 0;
     // On failure the events before the bad one go first.
+    bool built = true;
     for (RawEvent& raw : events_)
-      if (!reader_.add_raw(raw, error)) return false;
+      if (!(built = reader_.add_raw(raw, error))) break;
+    if (stages_ != nullptr) {
+      const int64_t intern = reader_.take_intern_ns(), end = thread_cpu_ns();
+      stages_->add(IngestStages::kParse, parsed_at - begin);
+      stages_->add(IngestStages::kIntern, intern);
+      stages_->add(IngestStages::kBuild, end - parsed_at - intern);
+      stages_->add(IngestStages::kTokenise, begin - end);
+    }
+    if (!built) return false;
     if (!parsed) *error = parse_error.empty() ? not_an_object(reader_.events_read()) : parse_error;
     return parsed;
   }
 
  private:
   TraceReader& reader_;
+  IngestStages* stages_;
   EventParser parser_;
   std::vector<RawEvent> events_;
 };
@@ -855,30 +832,39 @@ bool is_device_category(Category c) {
 }
 
 bool read_trace(JsonSource& source, StringTable* strings, Trace* trace, const LoadProgress& progress,
-                std::string* error, bool parse_ahead) {
-  TraceReader reader(strings, trace);
+                std::string* error, bool parse_ahead, IngestStages* stages) {
+  TraceReader reader(strings, trace, stages);
   reserve_events(source, trace);
   if (!parse_ahead) {
-    ParseHere here(reader);
+    ParseHere here(reader, stages);
     try {
+      StageTimer timer(stages, IngestStages::kTokenise);
       return walk_trace_json(source, here, progress, error);
     } catch (const std::bad_alloc&) {
       *error = "out of memory while reading the JSON";
       return false;
     }
   }
-  ParseAhead ahead(source, progress);
+  ParseAhead ahead(source, progress, stages);
   for (;;) {
     ParseAhead::Piece* piece = ahead.next();
     switch (piece->kind) {
-      case ParseAhead::Piece::kEvents:
+      case ParseAhead::Piece::kEvents: {
+        StageTimer timer(stages, IngestStages::kBuild);
         for (RawEvent& raw : piece->events)
           if (!reader.add_raw(raw, error)) return false;  // `ahead` stops its threads
+        if (stages != nullptr) {
+          const int64_t intern = reader.take_intern_ns();
+          stages->add(IngestStages::kIntern, intern);
+          stages->add(IngestStages::kBuild, -intern);
+        }
+        timer.stop();
         if (!piece->parsed) {
           *error = piece->error.empty() ? not_an_object(reader.events_read()) : piece->error;
           return false;
         }
         break;
+      }
       case ParseAhead::Piece::kTopLevel:
         if (!reader.top_level_value(piece->key, piece->json, error)) return false;
         break;

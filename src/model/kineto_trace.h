@@ -7,11 +7,13 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "model/ingest_stages.h"
 #include "model/kineto_file.h"
 #include "model/load_progress.h"
 #include "model/string_table.h"
@@ -110,7 +112,7 @@ struct Trace {
   std::vector<KernelLaunch> kernels;
   std::vector<Copy> copies;
   std::vector<MemoryRecord> memory;
-  std::vector<FlowPoint> flow_starts, flow_ends;
+  std::deque<FlowPoint> flow_starts, flow_ends;  // many, and seldom needed: grown without copying
   std::vector<DeviceProperties> devices;
   std::unordered_map<int64_t, StringId> process_names;
 
@@ -129,8 +131,9 @@ struct Trace {
 // Reads the JSON text from `source`. Returns false with a one-line reason when it is not a trace.
 // `parse_ahead`: the text is scanned and parsed on threads of their own, a few batches ahead;
 // false: all on the caller's thread with one batch's buffers, for a file read while others are
-// (their threads keep the cores busy, and each file in flight costs its buffers).
+// (their threads keep the cores busy, and each file in flight costs its buffers). `stages`, when
+// given, hears the CPU time of each stage.
 bool read_trace(JsonSource& source, StringTable* strings, Trace* trace, const LoadProgress& progress,
-                std::string* error, bool parse_ahead = true);
+                std::string* error, bool parse_ahead = true, IngestStages* stages = nullptr);
 
 }  // namespace mlprof::model::kineto

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstring>
 #include <cstdio>
+#include <deque>
 #include <future>
 #include <numeric>
 #include <unordered_map>
@@ -131,8 +132,8 @@ bool is_rocm_trace(const kineto::Trace& t, const StringTable& strings) {
 
 class PyTorchImport {
  public:
-  PyTorchImport(Profile* profile, kineto::Trace& trace, std::string_view host)
-      : p_(*profile), t_(trace), host_(host) {}
+  PyTorchImport(Profile* profile, kineto::Trace& trace, std::string_view host, IngestStages* stages)
+      : p_(*profile), t_(trace), host_(host), stages_(stages) {}
 
   bool run(std::string* error);
 
@@ -164,6 +165,7 @@ class PyTorchImport {
   Profile& p_;
   kineto::Trace& t_;  // its events' times and correlations are rewritten in place
   std::string host_;
+  IngestStages* stages_;
   std::string error_;
 
   int64_t origin_ns_ = 0;
@@ -189,20 +191,28 @@ bool PyTorchImport::run(std::string* error) {
   // The op index and the times read and write no part of an event that placing it on a line
   // reads: they are made on a second core while the events are grouped by line here.
   auto placed = std::async(std::launch::async | std::launch::deferred, [this] {
+    StageTimer timer(stages_, IngestStages::kIndex);
     index_ops_and_steps();  // reads ts as written, to match flow arrows
     return place_in_time();
   });
-  kernel_details_.assign(t_.kernels.size(), kNoString);
-  memory_records_.resize(t_.memory.size());
-  for (const kineto::Event& e : t_.events)
-    if (e.category == Category::kMemory) ++memory_records_[e.detail].count;
-  assign_lines();
-  group_by_line();
+  {
+    StageTimer timer(stages_, IngestStages::kLines);
+    kernel_details_.assign(t_.kernels.size(), kNoString);
+    memory_records_.resize(t_.memory.size());
+    for (const kineto::Event& e : t_.events)
+      if (e.category == Category::kMemory) ++memory_records_[e.detail].count;
+    assign_lines();
+    group_by_line();
+  }
   if (!placed.get()) {
     *error = error_;
     return false;
   }
-  sort_lines();
+  {
+    StageTimer timer(stages_, IngestStages::kSort);
+    sort_lines();
+  }
+  StageTimer timer(stages_, IngestStages::kModel);
   add_host();
   return true;
 }
@@ -259,7 +269,7 @@ void PyTorchImport::index_ops_and_steps() {
                 e.category == Category::kMemcpy || e.category == Category::kMemset);
   }
   // The flows are read once, here: their memory goes before the model grows.
-  std::vector<kineto::FlowPoint> starts = std::move(t_.flow_starts), ends = std::move(t_.flow_ends);
+  std::deque<kineto::FlowPoint> starts = std::move(t_.flow_starts), ends = std::move(t_.flow_ends);
   if (!missing || (starts.empty() && ends.empty())) return;
   // Older traces may link a launch and its kernel only by a flow arrow: it starts at the
   // launch's timestamp on its thread and ends at the kernel's on its device (whose stream
@@ -720,23 +730,23 @@ NameIndex PyTorchImport::consumer_name(StringId name, int64_t pid) {
 }
 
 bool import_source(kineto::JsonSource& source, std::string_view host, Profile* profile, const LoadProgress& progress,
-                   std::string* error, bool parse_ahead = true) {
+                   std::string* error, bool parse_ahead = true, IngestStages* stages = nullptr) {
   kineto::Trace trace;
   // Reading is most of the work; placing the events on their lines is the last tenth.
   LoadProgress reading;
   if (progress) reading = [&progress](double f) { progress(0.9 * f); };
-  if (!kineto::read_trace(source, &profile->strings, &trace, reading, error, parse_ahead)) return false;
-  PyTorchImport import(profile, trace, host);
+  if (!kineto::read_trace(source, &profile->strings, &trace, reading, error, parse_ahead, stages)) return false;
+  PyTorchImport import(profile, trace, host, stages);
   return import.run(error);
 }
 
 }  // namespace
 
 bool import_pytorch_trace_file(const std::string& path, std::string_view host, Profile* profile, std::string* error,
-                               const LoadProgress& progress, bool parse_ahead) {
+                               const LoadProgress& progress, bool parse_ahead, IngestStages* stages) {
   kineto::JsonSource source;
-  return source.open_file(path, error, GzipEngine::kFastest, parse_ahead) &&
-         import_source(source, host, profile, progress, error, parse_ahead);
+  return source.open_file(path, error, GzipEngine::kFastest, parse_ahead, stages) &&
+         import_source(source, host, profile, progress, error, parse_ahead, stages);
 }
 
 bool import_pytorch_trace_bytes(const void* data, size_t size, std::string_view host, Profile* profile,

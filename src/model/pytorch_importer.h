@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 
+#include "model/ingest_stages.h"
 #include "model/load_progress.h"
 #include "model/profile.h"
 
@@ -31,8 +32,10 @@ namespace mlprof::model {
 // piece by piece (a .gz inflated as it is read); `progress` hears the fraction read so far.
 // `parse_ahead`: a .gz inflated and the JSON parsed on threads of their own a few pieces ahead
 // (kineto::JsonSource::open_file's and kineto::read_trace's); false for a file read while others are.
+// `stages`, when given, hears the CPU time of each stage of the read.
 bool import_pytorch_trace_file(const std::string& path, std::string_view host, Profile* profile,
-                               std::string* error, const LoadProgress& progress = {}, bool parse_ahead = true);
+                               std::string* error, const LoadProgress& progress = {}, bool parse_ahead = true,
+                               IngestStages* stages = nullptr);
 
 // The same for bytes already in memory (JSON, or gzip-compressed JSON).
 bool import_pytorch_trace_bytes(const void* data, size_t size, std::string_view host, Profile* profile,

@@ -32,11 +32,14 @@ TEST(KinetoNumber, MoreDigitsThanInt64HoldsAreRefused) {
   EXPECT_EQ(v, 7);
 }
 
-TEST(KinetoNumber, EightDigitsAtATimeAgreeWithTheExactPath) {
+TEST(KinetoNumber, UpToEightDigitsAtATimeAgreeWithTheExactPath) {
   const char* tokens[] = {"12345678", "1669783687493506", "1669783687493506.123456", "00000000", "99999999",
                           "123456789", "1234567a", "12345678a", "1234567812345678x", "-1669783687493506",
                           "1669783687493506 ", "9223372036854775807", "12345678123456781", "1234/678", "1234:678",
-                          "\"1669783687493506\"", "1.5e3", "12345678.9", "123456781234.5678"};
+                          "\"1669783687493506\"", "1.5e3", "12345678.9", "123456781234.5678",
+                          // fewer than eight digits in an eight-byte window, then what ends them
+                          "80      ", "6\n    \t", "123\n456789", "1234567 ", "0.5     ", "3:345678", "9/345678",
+                          "-42     ", "12345678901234567890123", "1234567890123456789.5", "\x7f" "2345678", "1\xc9" "2345678"};
   for (const char* token : tokens) {
     for (int decimals : {0, 3, 6}) {
       int64_t fast = -1, exact = -1;

@@ -1,0 +1,52 @@
+// A cache in front of StringTable::intern for names that repeat event after event: a slot is
+// found from the name's length and its first and last eight bytes, and the name compared
+// with the one interned there, so that a name seen before costs one compare, not a hash of
+// the whole name and a lookup. A miss interns as before, so the ids are the table's own.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "model/string_table.h"
+
+namespace mlprof::model {
+
+class InternCache {
+ public:
+  explicit InternCache(StringTable* strings) : strings_(*strings), slots_(kSlots) {}
+
+  StringId intern(std::string_view s) {
+    if (s.empty()) return strings_.intern(s);
+    Slot& slot = slots_[slot_of(s)];
+    if (slot.size == s.size() && std::memcmp(slot.data, s.data(), s.size()) == 0) return slot.id;
+    const StringId id = strings_.intern(s);
+    const std::string_view stored = strings_.view(id);  // stays where it is while the table lives
+    slot = {stored.data(), uint32_t(stored.size()), id};
+    return id;
+  }
+
+ private:
+  static constexpr size_t kSlots = 4096;
+  struct Slot {
+    const char* data = nullptr;
+    uint32_t size = 0;  // 0: empty (the empty string is not cached)
+    StringId id = kNoString;
+  };
+
+  static size_t slot_of(std::string_view s) {
+    uint64_t head = 0, tail = 0;
+    const size_t n = std::min<size_t>(s.size(), 8);
+    std::memcpy(&head, s.data(), n);
+    std::memcpy(&tail, s.data() + s.size() - n, n);
+    const uint64_t h = (head * 0x9E3779B97F4A7C15ull) ^ (tail * 0xC2B2AE3D27D4EB4Full) ^ (s.size() * 0x165667B19E3779F9ull);
+    return size_t(h >> 52) & (kSlots - 1);
+  }
+
+  StringTable& strings_;
+  std::vector<Slot> slots_;
+};
+
+}  // namespace mlprof::model

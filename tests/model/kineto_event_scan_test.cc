@@ -1,0 +1,103 @@
+// The structural-index event reader (model/kineto_event_scan.h): the fields it fills, read
+// off the JSON by hand, and the batches it leaves to the On-Demand parser (which then reads
+// them, or reports what is wrong, as before).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "model/kineto_event_scan.h"
+
+namespace mlprof::model::kineto {
+namespace {
+
+struct Batch {
+  std::string text;
+  PaddedJson json() const { return {text.data(), text.size() - 64, text.size(), 0}; }
+};
+Batch padded(std::string json) { return {json.append(64, '\0')}; }
+
+TEST(KinetoEventScan, ReadsTheFieldsOfKinetoEvents) {
+  const Batch batch = padded(R"([
+    {"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 1669783687464277.5, "dur": 12,
+     "args": {"External id": 31, "correlation": 42, "device": 0, "stream": 7, "grid": [2, 1, 1], "block": [128, 1, 1],
+              "registers per thread": 32, "shared memory": 0, "est. achieved occupancy %": 12.5, "Ev Idx": 6,
+              "Input Dims": [[1, 2], []], "note": "a \"quoted\" word"}},
+    {"ph": "i", "s": "t", "name": "[memory]", "pid": "Spans", "tid": "1234", "ts": 5,
+     "args": {"Addr": 140000000000000, "Bytes": -512, "Total Allocated": 1024, "Total Reserved": 2048,
+              "Device Type": 1, "Device Id": 0, "cbid": 211}},
+    {"ph": "M", "name": "thread_name", "pid": 3, "tid": 4, "cat": 17, "args": {"name": "main thread"}}
+  ])");
+  EventScan scan;
+  std::vector<RawEvent> raws;
+  ASSERT_TRUE(scan.read(batch.json(), &raws));
+  ASSERT_EQ(raws.size(), 3u);
+
+  const RawEvent& k = raws[0];
+  EXPECT_EQ(k.ph, 'X');
+  EXPECT_TRUE(k.has_cat);
+  EXPECT_EQ(k.cat, "kernel");
+  EXPECT_EQ(k.name, "k1");
+  EXPECT_TRUE(k.pid.present);
+  EXPECT_EQ(k.pid.value, 0);
+  EXPECT_EQ(k.tid.value, 7);
+  EXPECT_EQ(k.ts, "1669783687464277.5");
+  EXPECT_EQ(k.dur, "12");
+  EXPECT_EQ(k.external_id, 31);
+  EXPECT_EQ(k.correlation, 42);
+  EXPECT_EQ(k.device, 0);
+  EXPECT_EQ(k.stream, 7);
+  EXPECT_EQ(k.kernel.grid[0], 2);
+  EXPECT_EQ(k.kernel.block[0], 128);
+  EXPECT_EQ(k.kernel.registers, 32);
+  EXPECT_EQ(k.kernel.shared_memory, 0);
+  EXPECT_DOUBLE_EQ(k.kernel.occupancy_pct, 12.5);
+  EXPECT_FALSE(k.has_cbid);
+
+  const RawEvent& m = raws[1];
+  EXPECT_EQ(m.ph, 'i');
+  EXPECT_FALSE(m.has_cat);
+  EXPECT_EQ(m.scope, "t");
+  EXPECT_EQ(m.pid.label, "Spans");
+  EXPECT_TRUE(m.tid.present);
+  EXPECT_EQ(m.tid.value, 1234);  // a quoted number is the number
+  EXPECT_TRUE(m.tid.label.empty());
+  EXPECT_EQ(m.memory.addr, 140000000000000);
+  EXPECT_EQ(m.memory.bytes, -512);
+  EXPECT_EQ(m.memory.total_allocated, 1024);
+  EXPECT_EQ(m.memory.total_reserved, 2048);
+  EXPECT_EQ(m.memory.device_type, 1);
+  EXPECT_EQ(m.memory.device_id, 0);
+  EXPECT_TRUE(m.has_cbid);
+
+  const RawEvent& t = raws[2];
+  EXPECT_EQ(t.ph, 'M');
+  EXPECT_FALSE(t.has_cat);  // a category that is no string is none
+  EXPECT_EQ(t.arg_name, "main thread");
+}
+
+TEST(KinetoEventScan, LeavesOtherBatchesToOnDemand) {
+  const char* others[] = {
+      R"([{"ph": "X", "name": "na\u006De"}])",                 // an escape in a string it keeps
+      R"([{"ph": "X", "name": "n"}, 1])",                       // an element that is no object
+      R"([{"ph": "X", "args": {"a": [1}}])",                    // brackets that do not match
+      R"([{"ph": "X" "name": "n"}])",                           // a missing comma
+      R"([{"ph" "X"}])",                                        // a missing colon
+      R"([{"ph": "X",}])",                                      // a comma before '}'
+      R"([{"ph": "X"}] {})",                                    // text after the batch
+      R"([{"ph": "i", "args": {"Addr": 18446744073709551615}}])",  // an address past int64
+      R"([{"ph": "X", "name": "bad \xff utf-8"}])",             // stage 1 refuses it
+  };
+  EventScan scan;
+  for (const char* json : others) {
+    std::vector<RawEvent> raws(2);
+    EXPECT_FALSE(scan.read(padded(json).json(), &raws)) << json;
+    EXPECT_EQ(raws.size(), 2u) << json;  // as it was
+  }
+  std::vector<RawEvent> raws;
+  EXPECT_TRUE(scan.read(padded("[]").json(), &raws));
+  EXPECT_TRUE(raws.empty());
+}
+
+}  // namespace
+}  // namespace mlprof::model::kineto
