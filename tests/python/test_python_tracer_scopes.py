@@ -7,11 +7,10 @@ of known length (the step a generator's yield leaves open). Scopes PyTorch names
 Expected values come from the script: the sleeps it makes, and PyTorch's own scope names."""
 from __future__ import annotations
 
-import json
 import unittest
 from typing import Any, Dict, List
 
-from support import PYTHON, ScratchTest, chrome_events, run, run_dirs
+from support import PYTHON, ScratchTest, chrome_events, report, run, run_dirs
 
 SCRIPT = """
 import sys, time
@@ -42,7 +41,8 @@ class PythonTracerScopesTest(ScratchTest):
         script = self.write_script("script.py", SCRIPT)
         logdir = self.path("logs")
         run([PYTHON, script, logdir, str(workers)])
-        return chrome_events(run_dirs(logdir)[0], self.dir)
+        self.run_dir = run_dirs(logdir)[0]
+        return chrome_events(self.run_dir, self.dir)
 
     def test_scopes_across_python_calls_keep_their_length(self) -> None:
         events = self.events(0)
@@ -62,6 +62,10 @@ class PythonTracerScopesTest(ScratchTest):
         scopes = sorted(n for n in names if not n.startswith("aten::"))
         self.assertIn("Optimizer.step#SGD.step", names, scopes)
         self.assertIn("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", names, scopes)
+        # So the input page sees a loop that waits for its two workers, not one that loads in-process.
+        categories = report(self.run_dir, "input_pipeline_analyzer")["host_side"]["categories"]
+        self.assertEqual(categories["waiting_for_input_from_workers"]["pct"], 100.0, categories)
+        self.assertEqual(categories["data_preprocessing"]["pct"], 0.0, categories)
 
 
 if __name__ == "__main__":
