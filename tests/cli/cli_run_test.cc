@@ -129,7 +129,15 @@ TEST_F(CliRun, TwoRunsNamingOneRunAtOnceOneIsRefused) {
   std::vector<std::string> argv{mlprof::testing::mlprof_binary(), "run", "--logdir", logdir_, "--run-name", "same",
                                 "--", MLPROF_RUN_TARGET, "sleep-ms", "1000"};
   SignalProcess a(argv, {}, (dir_ / "a.txt").string());
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // a's program has started
+  // Once a's program holds the name (its reservation file is there), b asks for it.
+  const auto reserved = [&] {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(logdir_ + "/plugins/profile", ec))
+      if (e.path().filename().string().starts_with(".same.")) return true;
+    return false;
+  };
+  for (int i = 0; i < 1000 && !reserved(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(reserved()) << a.stderr_text();
   SignalProcess b(argv, {}, (dir_ / "b.txt").string());
   const int status_b = b.wait(), status_a = a.wait();
   EXPECT_TRUE(WIFEXITED(status_a) && WEXITSTATUS(status_a) == 0) << a.stderr_text();
