@@ -7,7 +7,7 @@ pybind11-dev, and the packages scripts/bootstrap.sh installs):
 
     python3 -m venv env && env/bin/pip install --no-build-isolation .
 
-The CMake build folder is build/pip (MLPROF_PIP_BUILD_DIR to change it): a second install
+The CMake build folder is build-pip (MLPROF_PIP_BUILD_DIR to change it): a second install
 rebuilds only what changed."""
 from __future__ import annotations
 
@@ -36,14 +36,16 @@ class BuildWithCMake(build_py):
     """Builds the package's native parts with CMake and copies them beside its Python files."""
 
     def run(self) -> None:
-        build = os.environ.get("MLPROF_PIP_BUILD_DIR", os.path.join(HERE, "build", "pip"))
+        # Beside build/ (not inside it), so that ccache, which keys on paths relative to the build
+        # folder, finds what that build compiled.
+        build = os.environ.get("MLPROF_PIP_BUILD_DIR", os.path.join(HERE, "build-pip"))
         configure = [
             "cmake", "-S", HERE, "-B", build,
             f"-DPython3_EXECUTABLE={sys.executable}",
             "-DMLPROF_BUILD_TESTS=OFF", "-DMLPROF_BUILD_BENCH=OFF",
-            # Everything the package loads sits in its own folder and finds its siblings there.
-            "-DCMAKE_BUILD_WITH_INSTALL_RPATH=ON", "-DCMAKE_INSTALL_RPATH=$ORIGIN",
-            "-DMLPROF_PYTHON_INSTALL_DIR=package", "-DCMAKE_INSTALL_LIBDIR=package/mlprof",
+            # Everything the package loads sits in its one folder, the "library folder" of this
+            # build, and finds its siblings there through the rpaths an install would have.
+            "-DCMAKE_BUILD_WITH_INSTALL_RPATH=ON", "-DMLPROF_PYTHON_INSTALL_DIR=.", "-DCMAKE_INSTALL_LIBDIR=mlprof",
         ]
         if shutil.which("ninja"):
             configure += ["-G", "Ninja"]
@@ -51,8 +53,7 @@ class BuildWithCMake(build_py):
             configure += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"]
         if not os.path.isdir(os.path.join(HERE, "ui", "node_modules")):
             configure.append("-DMLPROF_WITH_UI=OFF")  # offline: no npm packages to build the web UI with
-        if not os.path.exists(os.path.join(build, "CMakeCache.txt")):
-            subprocess.check_call(configure)
+        subprocess.check_call(configure)
         subprocess.check_call(["cmake", "--build", build, "--target", "mlprof_python", "mlprof_cli"])
         super().run()
         package = os.path.join(self.build_lib, "mlprof")

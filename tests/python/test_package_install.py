@@ -56,8 +56,9 @@ class InstallTest(ScratchTest):
     def test_pip_installs_into_a_plain_venv(self) -> None:
         venv = self.path("venv")
         run([PYTHON, "-m", "venv", venv])
-        # The CMake build folder is kept in the build tree: a later run rebuilds what changed.
-        env = {"PATH": os.environ.get("PATH", ""), "MLPROF_PIP_BUILD_DIR": os.path.join(BUILD, "pip")}
+        # The CMake build folder is kept beside the build tree (at its depth, for ccache's hits):
+        # a later run rebuilds what changed.
+        env = {"PATH": os.environ.get("PATH", ""), "MLPROF_PIP_BUILD_DIR": BUILD.rstrip("/") + "-pip"}
         run([os.path.join(venv, "bin", "pip"), "install", "--no-build-isolation", "--no-index", SOURCE], env=env,
             timeout=900)
         env = {"PATH": os.path.join(venv, "bin") + os.pathsep + os.environ.get("PATH", "")}
@@ -65,10 +66,11 @@ class InstallTest(ScratchTest):
                       env=env).stdout.split()
         self.assertEqual(version[0], cache_value("CMAKE_PROJECT_VERSION"))
         self.assertTrue(version[1].startswith(venv), version)
-        # The command on the venv's PATH profiles a torch script with no code change.
+        # The command on the venv's PATH profiles a torch script with no code change (run by the
+        # system's python3, which has torch; the plain venv has not).
         script = self.write_script("plain.py", "import torch\ntorch.nn.Linear(8, 2)(torch.randn(4, 8)).sum().backward()\n")
         logs = self.path("pip-logs")
-        run(["mlprof", "run", "--logdir", logs, "--", os.path.join(venv, "bin", "python"), script], env=env)
+        run(["mlprof", "run", "--logdir", logs, "--", PYTHON, script], env=env)
         ops = run(["mlprof", "report", logs, "--tool", "framework_op_stats"], env=env).stdout
         self.assertIn("aten::addmm", ops)
 
