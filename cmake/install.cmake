@@ -24,3 +24,17 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/mlprofConfigVersion
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/mlprofConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/mlprofConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/mlprof)
+
+# A program linked by hand against libmlprof.so.0 finds it at run time: in a folder the dynamic
+# linker searches (/usr/lib, /usr/local/lib) once its cache is refreshed, which installing into
+# the system does (as root; a staged install, DESTDIR=..., leaves that to the package).
+# Elsewhere (a prefix of one's own) the program needs -Wl,-rpath,<prefix>/lib or LD_LIBRARY_PATH;
+# find_package(mlprof) users get the rpath from CMake.
+install(CODE [[
+  if("$ENV{DESTDIR}" STREQUAL "")
+    find_program(MLPROF_LDCONFIG ldconfig PATHS /sbin /usr/sbin NO_CACHE)
+    if(MLPROF_LDCONFIG)
+      execute_process(COMMAND ${MLPROF_LDCONFIG} OUTPUT_QUIET ERROR_QUIET)
+    endif()
+  endif()
+]])

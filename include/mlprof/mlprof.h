@@ -121,14 +121,29 @@ MLPROF_API bool is_active();
 // Names the calling thread's line in the trace (also applies to later sessions).
 MLPROF_API void set_thread_name(std::string_view name);
 
-// RAII session, like tf.profiler.experimental.Profile.
+namespace internal {
+// One line on stderr for a Profile whose session did not start, or whose run was not written.
+MLPROF_API void report_profile_failure(const Status& status) noexcept;
+}  // namespace internal
+
+// RAII session, like tf.profiler.experimental.Profile. A session that cannot start (the logdir
+// cannot be written, another session runs, ...) is said in one line on stderr, and status()
+// says why for programs that check; the program goes on unprofiled. The destructor stops and
+// writes the session, and says in one line on stderr when the run could not be written.
 class Profile {
  public:
   explicit Profile(const std::string& logdir, const ProfilerOptions& options = {})
-      : status_(start(logdir, options)) {}
-  ~Profile() { if (status_.ok()) stop(); }
+      : status_(start(logdir, options)) {
+    if (!status_.ok()) internal::report_profile_failure(status_);
+  }
+  ~Profile() {
+    if (!status_.ok()) return;
+    const RunInfo run = stop();
+    if (!run.status.ok()) internal::report_profile_failure(run.status);
+  }
   Profile(const Profile&) = delete;
   Profile& operator=(const Profile&) = delete;
+  // Whether the session started, else why not.
   const Status& status() const { return status_; }
 
  private:

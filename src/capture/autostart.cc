@@ -14,6 +14,7 @@
 #include <cstring>
 #include <string>
 
+#include "capture/run_record.h"
 #include "capture/session.h"
 
 namespace mlprof::capture {
@@ -75,6 +76,7 @@ void stop_at_exit() { stop_auto_started_session(); }
   const Status status = start_session(logdir, options_from_environment(), /*auto_started=*/true);
   if (!status.ok()) {
     std::fprintf(stderr, "mlprof: not profiling: %s\n", status.message().c_str());
+    record_run_failed("not profiling: " + status.message());
     return false;
   }
   std::atexit(stop_at_exit);

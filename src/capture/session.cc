@@ -1,11 +1,13 @@
 #include "capture/session.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <exception>
 #include <mutex>
@@ -17,11 +19,14 @@
 #include "capture/cupti/device_tracer.h"
 #include "capture/op_recorder.h"
 #include "capture/recorder.h"
+#include "capture/run_record.h"
 #include "capture/session_events.h"
+#include "capture/signal_exit.h"
 #include "capture/thread_name.h"
 #include "capture/wakeup.h"
 #include "capture/xspace_export.h"
 #include "format/logdir.h"
+#include "format/run_reservation.h"
 
 namespace mlprof {
 
@@ -40,6 +45,8 @@ struct Session {
   uint64_t id = 0;
   std::string logdir;
   ProfilerOptions options;
+  std::string host;               // options.host_name, else this machine's
+  bool run_reserved = false;      // options.run_name, reserved at start for this host
   bool auto_started = false;
   bool stopped_at_exit = false;  // the program exited without stop(): say so on stderr
   pid_t pid = 0;
@@ -72,6 +79,38 @@ Control& control() {
 }
 
 std::atomic<bool> g_active{false};
+// For a signal handler (signal_exit.h): the session it may have written (one with its own
+// thread: 0 when none), the last session whose finish() is over, and the signal, for the
+// line on stderr.
+std::atomic<uint64_t> g_signal_writable_session{0};
+std::atomic<uint64_t> g_finished_session{0};
+std::atomic<int> g_exit_signal{0};
+
+// The files of the run being written, for a signal handler that abandons the write: the
+// temporary file (format/xspace_encoder.h writes <file>.tmp, renamed when whole), the run
+// directory made for it, and the run's reservation. Set on the session thread before the
+// write, and `g_write_paths_set` after them.
+struct WritePaths {
+  char temp[4096];
+  char run_dir[4096];
+  char reservation[4096];
+};
+WritePaths g_write_paths;
+std::atomic<bool> g_write_paths_set{false};
+
+void copy_path(char (&to)[4096], const std::string& from) {
+  const size_t n = std::min(from.size(), sizeof to - 1);
+  std::memcpy(to, from.data(), n);
+  to[n] = '\0';
+}
+
+void note_write_paths(const format::RunLocation& location, const std::string& logdir, const std::string& host) {
+  g_write_paths_set.store(false);
+  copy_path(g_write_paths.temp, location.xspace_path + ".tmp");
+  copy_path(g_write_paths.run_dir, location.run_dir);
+  copy_path(g_write_paths.reservation, format::run_reservation_path(logdir, location.run_name, host));
+  g_write_paths_set.store(true);
+}
 // The step-range policy of the running session (-1: none).
 std::atomic<int64_t> g_first_step{-1};
 std::atomic<int64_t> g_last_step{-1};
@@ -93,13 +132,22 @@ void request_finish(uint64_t session_id) {
 
 RunInfo write_run(const Session& s, const ClockPair& stop) {
   RunInfo info;
-  const std::string host = s.options.host_name.empty() ? format::local_host_name() : s.options.host_name;
+  const std::string& host = s.host;
   format::RunLocation location;
   std::string error;
   if (!format::prepare_run(s.logdir, s.options.run_name, host, std::time(nullptr), &location, &error)) {
     info.status = Status::error("mlprof: " + error);
     return info;
   }
+  // Let go of once the file is in place (or given up): the file itself then keeps the name.
+  struct Release {
+    const std::string &logdir, &run, &host;
+    ~Release() {
+      g_write_paths_set.store(false);
+      format::release_run(logdir, run, host);
+    }
+  } release{s.logdir, location.run_name, host};
+  note_write_paths(location, s.logdir, host);
   info.run_dir = location.run_dir;
   info.xspace_path = location.xspace_path;
 
@@ -134,29 +182,38 @@ RunInfo write_run(const Session& s, const ClockPair& stop) {
   return info;
 }
 
-// One line on stderr for a run written with no stop() the program sees: the environment's
-// session, or one still running when the program exited.
-void report_written_run(const Session& s) {
-  if (s.auto_started) {
-    if (s.result.status.ok()) {
-      std::fprintf(stderr, "mlprof: wrote %s (%llu events%s)\n", s.result.xspace_path.c_str(),
-                   static_cast<unsigned long long>(s.result.events),
-                   s.result.dropped > 0 ? ", some dropped: see the warnings" : "");
-    } else {
-      std::fprintf(stderr, "%s\n", s.result.status.message().c_str());
-    }
-  } else if (s.stopped_at_exit) {
-    if (s.result.status.ok()) {
-      std::fprintf(stderr, "mlprof: the program exited during a profiling session: wrote %s (%llu events%s)\n",
-                   s.result.xspace_path.c_str(), static_cast<unsigned long long>(s.result.events),
-                   s.result.dropped > 0 ? ", some dropped: see the warnings" : "");
-    } else {
-      std::string why = s.result.status.message();
-      if (why.starts_with("mlprof: ")) why.erase(0, 8);
-      std::fprintf(stderr, "mlprof: the program exited during a profiling session, which could not be written: %s\n",
-                   why.c_str());
-    }
+const char* signal_name(int signal) {
+  switch (signal) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    default: return "a signal";
   }
+}
+
+// One line on stderr for a run written with no stop() the program sees: the environment's
+// session, one still running when the program exited, or one a signal ended. Written with
+// write(2): a thread the signal stopped may hold stderr's lock.
+void report_written_run(const Session& s) {
+  const int signal = g_exit_signal.load();
+  std::string line;
+  if (s.result.status.ok()) {
+    line = "mlprof: ";
+    if (signal != 0) line += std::string("the program got ") + signal_name(signal) + " during a profiling session: ";
+    else if (s.stopped_at_exit && !s.auto_started) line += "the program exited during a profiling session: ";
+    line += "wrote " + s.result.xspace_path + " (" + std::to_string(s.result.events) + " events" +
+            (s.result.dropped > 0 ? ", some dropped: see the warnings" : "") + ")";
+  } else if (signal == 0 && (s.auto_started || !s.stopped_at_exit)) {
+    line = s.result.status.message();
+  } else {
+    std::string why = s.result.status.message();
+    if (why.starts_with("mlprof: ")) why.erase(0, 8);
+    line = std::string("mlprof: the program ") +
+           (signal != 0 ? std::string("got ") + signal_name(signal) : std::string("exited")) +
+           " during a profiling session, which could not be written: " + why;
+  }
+  line += '\n';
+  (void)!::write(STDERR_FILENO, line.data(), line.size());
 }
 
 // Ends recording and writes the run (unless a program's start() dropped it); on the session
@@ -185,7 +242,13 @@ void finish(Session& s) {
   if (s.arena != nullptr) s.arena->release();
   thread_names_capture_ends();
   s.device.reset();
-  if (write) report_written_run(s);
+  if (s.run_reserved) format::release_run(s.logdir, s.options.run_name, s.host);  // unwritten: let go
+  if (write) {
+    if (s.result.status.ok()) record_run_written(s.result.run_dir);
+    else record_run_failed(s.result.status.message());
+    if (s.auto_started || s.stopped_at_exit || g_exit_signal.load() != 0) report_written_run(s);
+  }
+  g_finished_session.store(s.id);
 }
 
 // A writer nearing the committed end of the arena.
@@ -195,8 +258,10 @@ void wake_session_thread() { control().wake_session.notify(); }
 // when its steps or duration are over (or stop() asks), and writes the run.
 void run_session_thread(Session* s) {
   pthread_setname_np(pthread_self(), "mlprof_session");
+  block_exit_signals_on_this_thread();  // their handler waits for this thread
   Control& c = control();
   for (;;) {
+    register_python_exit_when_ready();
     const uint32_t ticket = c.wake_session.ticket();
     if (c.finish_requested.load(std::memory_order_acquire) >= s->id) break;
     const auto now = std::chrono::steady_clock::now();
@@ -240,12 +305,28 @@ RunInfo stop_locked(Control& c) {
 // In a forked child: the parent's session is not ours to write (the child records nothing
 // until it starts a session of its own, and never writes the parent's run, even at exit),
 // its capture memory is given back, and the locks a parent thread held are made anew.
+Status reserve_named_run(const std::string& logdir, const std::string& run_name, const std::string& host) {
+  if (run_name.empty()) return Status();  // named when written, after the free second then
+  std::string why;
+  switch (format::reserve_run(logdir, run_name, host, &why)) {
+    case format::Reservation::kReserved: return Status();
+    case format::Reservation::kTaken:
+      return Status::error("mlprof::start: run_name '" + run_name + "' is taken: " + why +
+                               "; choose another run_name, or remove that run",
+                           StatusCode::kInvalidArgument);
+    case format::Reservation::kFailed: break;
+  }
+  return Status::error("mlprof::start: " + why, StatusCode::kCannotWrite);
+}
+
 void after_fork_in_child() {
   internal::g_trace_level.store(0);
   g_epoch.store(0);
   if (Arena* parents = g_arena.exchange(nullptr)) parents->unmap_in_forked_child();
   Arena::reset_lock_in_forked_child();
   g_active.store(false);
+  g_signal_writable_session.store(0);
+  g_exit_signal.store(0);
   g_first_step.store(-1);
   g_last_step.store(-1);
   reset_thread_after_fork();
@@ -327,15 +408,13 @@ Status start_session(const std::string& logdir, const ProfilerOptions& options, 
   if (std::string why; !format::probe_writable_directory(logdir, &why)) {
     return Status::error("mlprof::start: cannot write to the logdir " + logdir + ": " + why, StatusCode::kCannotWrite);
   }
-  if (!o.run_name.empty()) {
-    const std::string host = o.host_name.empty() ? format::local_host_name() : o.host_name;
-    if (const std::string taken = format::taken_run_file(logdir, o.run_name, host); !taken.empty()) {
-      return Status::error("mlprof::start: run_name '" + o.run_name + "' is taken: " + taken +
-                               " already holds this host's profile; choose another run_name, or remove that run",
-                           StatusCode::kInvalidArgument);
-    }
+  const std::string host = o.host_name.empty() ? format::local_host_name() : o.host_name;
+  // A named run is reserved now: two captures naming it at once cannot both write it.
+  if (Status reserved = reserve_named_run(logdir, o.run_name, host); !reserved.ok()) return reserved;
+  if (program_takes_over) {
+    yield_to_program(c, logdir);  // lets go of its own reservation, which may be this one
+    if (Status reserved = reserve_named_run(logdir, o.run_name, host); !reserved.ok()) return reserved;
   }
-  if (program_takes_over) yield_to_program(c, logdir);
   Arena::unmap_idle_arenas();
   // Registered with the first session: atexit handlers and static destructors run in
   // reverse order, and writing a session uses no object that a static destructor ends.
@@ -346,10 +425,13 @@ Status start_session(const std::string& logdir, const ProfilerOptions& options, 
   s->id = ++c.last_session_id;
   s->logdir = logdir;
   s->options = o;
+  s->host = host;
+  s->run_reserved = !o.run_name.empty();
   s->auto_started = auto_started;
   s->pid = getpid();
   s->arena = Arena::create(s->id, o.max_buffer_bytes, wake_session_thread);
   if (s->arena == nullptr) {
+    if (s->run_reserved) format::release_run(logdir, o.run_name, host);
     return Status::error("mlprof::start: cannot reserve " + std::to_string(o.max_buffer_bytes) +
                          " bytes of address space for the capture buffer (max_buffer_bytes)",
                          StatusCode::kOutOfResources);
@@ -391,8 +473,10 @@ Status start_session(const std::string& logdir, const ProfilerOptions& options, 
                            StatusCode::kOutOfResources);
     }
   }
+  if (s->thread.joinable()) g_signal_writable_session.store(s->id);
   c.session = s.release();
   g_active.store(true);
+  write_sessions_on_exit_signals();
   return Status();
 }
 
@@ -401,6 +485,23 @@ void stop_auto_started_session() {
   std::lock_guard<std::mutex> lock(c.api_mu);
   if (c.session == nullptr || !c.session->auto_started || c.session->pid != getpid()) return;
   stop_locked(c);  // finish() reports on stderr
+}
+
+uint64_t request_finish_from_signal(int signal) noexcept {
+  const uint64_t id = g_signal_writable_session.load();
+  if (id == 0 || g_finished_session.load() >= id) return 0;
+  g_exit_signal.store(signal);
+  request_finish(id);
+  return id;
+}
+
+bool session_finished(uint64_t session_id) noexcept { return g_finished_session.load() >= session_id; }
+
+void abandon_write_in_progress() noexcept {
+  if (!g_write_paths_set.load()) return;
+  ::unlink(g_write_paths.temp);
+  ::rmdir(g_write_paths.run_dir);  // only if nothing else is in it
+  ::unlink(g_write_paths.reservation);
 }
 
 }  // namespace capture
@@ -468,6 +569,14 @@ void step_end(const char* name, int64_t step, uint64_t start_ticks, uint64_t end
 }
 
 void stop_session_at_exit() { capture::stop_session_at_exit(); }
+
+void report_profile_failure(const Status& status) noexcept {
+  std::string line = status.message();
+  if (line.starts_with("mlprof::start: ")) line = "mlprof::Profile: not profiling: " + line.substr(15);
+  else if (line.starts_with("mlprof: ")) line = "mlprof::Profile: " + line.substr(8);
+  line += '\n';
+  (void)!::write(STDERR_FILENO, line.data(), line.size());
+}
 
 }  // namespace internal
 }  // namespace mlprof

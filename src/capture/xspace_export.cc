@@ -156,25 +156,62 @@ class RecordCollector {
   uint64_t dropped_ = 0;
 };
 
+// Whether an event metadata id names a Python frame ("$file.py:12 function", the Python
+// tracer's), by id.
+std::vector<bool> python_frame_ids(const format::WirePlane& plane) {
+  std::vector<bool> python;
+  for (const format::WireEventMetadata& m : plane.event_metadata) {
+    if (m.name.empty() || m.name[0] != '$' || m.id < 0) continue;
+    if (size_t(m.id) >= python.size()) python.resize(size_t(m.id) + 1);
+    python[size_t(m.id)] = true;
+  }
+  return python;
+}
+
 // Sorts a line's events (start ascending, enclosing events first), turns ticks into ps and
-// makes nesting exact: an event that outlives the event enclosing it (clock jitter between
-// cores, or ticks given by a caller) is cut at its parent's end.
-int64_t convert_times(ThreadLine& line, const TickConverter& clock) {
+// makes nesting exact. An event that outlives the event enclosing it (clock jitter between
+// cores, or ticks given by a caller) is cut at its parent's end, except where the parent is a
+// Python frame: a scope that begins in one Python call and ends in another (a
+// record_function entered in its __enter__, a step that a generator's yield leaves open)
+// keeps its real span, and the Python frames it crosses are cut where it begins (or, for a
+// frame that begins inside it, where it ends): they lose microseconds, the scope none.
+int64_t convert_times(ThreadLine& line, const TickConverter& clock, const std::vector<bool>& python_ids) {
   auto& events = line.events;
   std::sort(events.begin(), events.end(), [](const format::WireEvent& a, const format::WireEvent& b) {
     return a.offset_ps != b.offset_ps ? a.offset_ps < b.offset_ps : a.duration_ps > b.duration_ps;
   });
-  std::vector<int64_t> open_ends;
+  auto is_python = [&](const format::WireEvent& e) {
+    return e.metadata_id >= 0 && size_t(e.metadata_id) < python_ids.size() && python_ids[size_t(e.metadata_id)];
+  };
+  std::vector<int64_t> ends(events.size());
+  std::vector<size_t> open;  // indices of the events enclosing the current one, innermost last
+  for (size_t i = 0; i < events.size(); ++i) {
+    const int64_t start = clock.ps_since_origin(uint64_t(events[i].offset_ps));
+    int64_t end = std::max(start, clock.ps_since_origin(uint64_t(events[i].duration_ps)));
+    events[i].offset_ps = start;
+    while (!open.empty() && ends[open.back()] <= start) open.pop_back();
+    if (is_python(events[i])) {
+      if (!open.empty()) end = std::min(end, ends[open.back()]);
+    } else {
+      for (auto it = open.rbegin(); it != open.rend(); ++it) {  // the innermost enclosing scope
+        if (!is_python(events[*it])) {
+          end = std::min(end, ends[*it]);
+          break;
+        }
+      }
+      // Python frames it would partly overlap end where it begins.
+      while (!open.empty() && is_python(events[open.back()]) && ends[open.back()] < end) {
+        ends[open.back()] = start;
+        open.pop_back();
+      }
+    }
+    ends[i] = end;
+    open.push_back(i);
+  }
   int64_t line_end = 0;
-  for (format::WireEvent& e : events) {
-    const int64_t start = clock.ps_since_origin(uint64_t(e.offset_ps));
-    int64_t end = std::max(start, clock.ps_since_origin(uint64_t(e.duration_ps)));
-    while (!open_ends.empty() && open_ends.back() <= start) open_ends.pop_back();
-    if (!open_ends.empty()) end = std::min(end, open_ends.back());
-    open_ends.push_back(end);
-    e.offset_ps = start;
-    e.duration_ps = end - start;
-    line_end = std::max(line_end, end);
+  for (size_t i = 0; i < events.size(); ++i) {
+    events[i].duration_ps = ends[i] - events[i].offset_ps;
+    line_end = std::max(line_end, ends[i]);
   }
   return line_end;
 }
@@ -323,6 +360,7 @@ bool export_xspace(const CaptureToExport& capture, const std::string& path, Expo
           ? capture.calibration : capture.start;
   const TickConverter clock(capture.start, rate_from, capture.stop);
   const std::string main_name = process_name();
+  const std::vector<bool> python_ids = python_frame_ids(host);
   uint64_t events = 0;
   std::erase_if(lines, [](const ThreadLine& line) { return line.events.empty(); });
   for (ThreadLine& line : lines) {
@@ -330,7 +368,7 @@ bool export_xspace(const CaptureToExport& capture, const std::string& path, Expo
     out.id = line.tid;
     out.name = format::make_valid_utf8(line_name(line, main_name));
     out.timestamp_ns = capture.start.unix_ns;
-    out.duration_ps = convert_times(line, clock);
+    out.duration_ps = convert_times(line, clock, python_ids);
     out.events = line.events;
     events += line.events.size();
   }

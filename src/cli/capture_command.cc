@@ -121,11 +121,13 @@ Command add_capture_command(CLI::App& app) {
   sub->add_option("--duration-ms", a->duration_ms, "how long to record, in milliseconds")
       ->required()
       ->check(CLI::Range(uint64_t{1}, uint64_t{24} * 3600 * 1000));
-  sub->add_option("--host-tracer-level", a->host_tracer_level, "host annotations to record: 0 none, 1 user, 2 info, 3 verbose")
+  sub->add_option("--host-tracer-level", a->host_tracer_level, "what the host records: 0 nothing, 1 the program's own annotations and steps, 2 also framework ops "
+                  "(ATen), 3 also input shapes and memory allocations")
       ->check(CLI::Range(0, 3))
       ->capture_default_str();
-  sub->add_option("--device-tracer-level", a->device_tracer_level, "GPU tracing: 0 off, 1 on")
-      ->check(CLI::Range(0, 3))
+  sub->add_option("--device-tracer-level", a->device_tracer_level,
+                  "GPU tracing: 0 off, 1 kernels, memory copies and the CUDA calls that launch them")
+      ->check(CLI::Range(0, 1))
       ->capture_default_str();
   sub->add_option("--retries", a->retries, "further attempts for a worker that is not reachable")
       ->check(CLI::Range(0, 100))

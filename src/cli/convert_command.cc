@@ -19,6 +19,7 @@
 #include "format/chrome_trace_writer.h"
 #include "format/logdir.h"
 #include "format/perfetto_writer.h"
+#include "format/run_reservation.h"
 #include "model/load_profile.h"
 #include "model/xspace_export.h"
 
@@ -54,9 +55,10 @@ int write_xplane(const model::Profile& profile, const ConvertOptions& o) {
   for (uint32_t h = 0; h < profile.hosts.size(); ++h) {
     const std::string host(profile.strings.view(profile.hosts[h].name));
     format::RunLocation where;
-    if (!format::prepare_run(o.output, profile.run, host, now, &where, &error) ||
-        !model::write_host_xspace(profile, h, where.xspace_path, &error))
-      return bad_input(o.output, error);
+    if (!format::prepare_run(o.output, profile.run, host, now, &where, &error)) return bad_input(o.output, error);
+    const bool written = model::write_host_xspace(profile, h, where.xspace_path, &error);
+    format::release_run(o.output, where.run_name, host);
+    if (!written) return bad_input(o.output, error);
     fmt::print("wrote {}\n", where.xspace_path);
   }
   return kOk;

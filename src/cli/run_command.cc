@@ -13,11 +13,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "cli/child_process.h"
 #include "cli/commands.h"
 #include "format/logdir.h"
+#include "format/run_reservation.h"
 
 namespace mlprof::cli {
 namespace {
@@ -87,6 +91,43 @@ std::string library_to_preload(std::string* note) {
 #endif
 }
 
+// The runs the program (and programs it started) wrote, and the writes that failed, as
+// libmlprof records them in MLPROF_RUN_RECORD (capture/run_record.h).
+struct RecordedRuns {
+  std::vector<std::string> written;  // run directories, the program's own last
+  bool failed = false;
+};
+
+RecordedRuns read_run_record(const std::string& path, pid_t program) {
+  RecordedRuns runs;
+  std::ifstream in(path);
+  std::vector<std::string> others;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    long pid = 0;
+    std::string what, text;
+    fields >> pid >> what;
+    std::getline(fields >> std::ws, text);
+    if (what == "failed") runs.failed = true;
+    if (what == "wrote") (pid == program ? runs.written : others).push_back(text);
+  }
+  runs.written.insert(runs.written.begin(), others.begin(), others.end());
+  return runs;
+}
+
+// A file for the record, where temporary files go.
+std::string make_record_file(std::string* error) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string path = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/mlprof-run-XXXXXX";
+  const int fd = mkstemp(path.data());
+  if (fd < 0) {
+    *error = "cannot make a temporary file in " + path.substr(0, path.rfind('/')) + ": " + std::strerror(errno);
+    return "";
+  }
+  ::close(fd);
+  return path;
+}
+
 int run_program(const RunOptions& o) {
   if (o.command.empty()) {
     std::fprintf(stderr, "mlprof run: no program given: mlprof run [options] -- PROGRAM [ARGS...]\n");
@@ -105,10 +146,10 @@ int run_program(const RunOptions& o) {
     std::fprintf(stderr, "mlprof run: --logdir %s: cannot write there: %s\n", o.logdir.c_str(), why.c_str());
     return kBadInput;
   }
-  if (const std::string taken = o.run_name.empty() ? "" : format::taken_run_file(o.logdir, o.run_name, format::local_host_name());
-      !taken.empty()) {
-    std::fprintf(stderr, "mlprof run: --run-name %s: taken: %s already holds this host's profile\n", o.run_name.c_str(),
-                 taken.c_str());
+  std::string error;
+  const std::string record = make_record_file(&error);
+  if (record.empty()) {
+    std::fprintf(stderr, "mlprof run: %s\n", error.c_str());
     return kBadInput;
   }
   std::string note;
@@ -119,39 +160,48 @@ int run_program(const RunOptions& o) {
   std::string preload = library;
   if (const char* existing = std::getenv("LD_PRELOAD"); existing != nullptr && *existing != '\0')
     preload += std::string(":") + existing;
-  std::fflush(nullptr);
-  const pid_t child = fork();
-  if (child < 0) {
-    std::fprintf(stderr, "mlprof run: cannot start %s: %s\n", o.command[0].c_str(), std::strerror(errno));
-    return kBadInput;
-  }
-  if (child == 0) {
+  const std::string host = format::local_host_name();
+  const ChildEnd end = run_child(o.command, [&]() -> std::string {
+    // The run name is reserved in the program's process (its id survives exec): a second
+    // `mlprof run` naming it while this one runs is refused.
+    if (!o.run_name.empty()) {
+      std::string why;
+      switch (format::reserve_run(o.logdir, o.run_name, host, &why)) {
+        case format::Reservation::kReserved: break;
+        case format::Reservation::kTaken: return "--run-name " + o.run_name + ": taken: " + why;
+        case format::Reservation::kFailed: return "--logdir " + o.logdir + ": cannot write there: " + why;
+      }
+    }
     setenv("MLPROF_LOGDIR", o.logdir.c_str(), 1);
     if (!o.steps.empty()) setenv("MLPROF_STEPS", o.steps.c_str(), 1);
     else unsetenv("MLPROF_STEPS");
     if (o.duration_ms >= 0) setenv("MLPROF_DURATION_MS", std::to_string(o.duration_ms).c_str(), 1);
     if (!o.run_name.empty()) setenv("MLPROF_RUN_NAME", o.run_name.c_str(), 1);
     if (o.host_tracer_level >= 0) setenv("MLPROF_HOST_TRACER_LEVEL", std::to_string(o.host_tracer_level).c_str(), 1);
+    setenv("MLPROF_RUN_RECORD", record.c_str(), 1);
     setenv("LD_PRELOAD", preload.c_str(), 1);
-    std::vector<char*> argv;
-    for (const std::string& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execvp(argv[0], argv.data());
-    std::fprintf(stderr, "mlprof run: cannot run %s: %s\n", argv[0], std::strerror(errno));
-    _exit(127);
+    return "";
+  });
+  const RecordedRuns runs = read_run_record(record, end.pid);
+  ::unlink(record.c_str());
+  // A program that never loaded libmlprof (a static one) leaves its reservation behind.
+  if (!o.run_name.empty() && end.pid > 0) format::release_run(o.logdir, o.run_name, host, end.pid);
+  if (!end.not_started.empty()) {
+    std::fprintf(stderr, "mlprof run: %s\n", end.not_started.c_str());
+    return kBadInput;
   }
-  // Ctrl-C reaches the program (same process group); wait for it to write its profile.
-  std::signal(SIGINT, SIG_IGN);
-  std::signal(SIGQUIT, SIG_IGN);
-  int status = 0;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  if (!runs.written.empty()) {
+    std::fprintf(stderr, "mlprof run: read the profile with: mlprof report %s\n", runs.written.back().c_str());
+  } else if (!runs.failed) {  // a failure said why on stderr already
+    std::fprintf(stderr, "mlprof run: no profile was written: %s\n",
+                 WIFSIGNALED(end.wait_status)
+                     ? (std::string("the program was ended by ") + strsignal(WTERMSIG(end.wait_status)) +
+                        " before it could write one").c_str()
+                     : "the program did not load libmlprof (a statically linked or set-user-ID program?)");
   }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) return kBadInput;  // not started
-  std::error_code ec;
-  if (fs::exists(fs::path(o.logdir) / "plugins" / "profile", ec))
-    std::fprintf(stderr, "mlprof run: read the profile with: mlprof report %s\n", o.logdir.c_str());
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return WEXITSTATUS(status);
+  const bool profile_lost = runs.failed || runs.written.empty();
+  if (profile_lost && WIFEXITED(end.wait_status) && WEXITSTATUS(end.wait_status) == 0) return kBadInput;
+  return end_like(end.wait_status);
 }
 
 }  // namespace
@@ -162,7 +212,9 @@ Command add_run_command(CLI::App& app) {
       "run",
       "Profile a program with no code change: mlprof run [options] -- PROGRAM [ARGS...].\n"
       "LibTorch programs are traced op by op (the torch integration is preloaded); with no step markers in the "
-      "program, steps are inferred from its training loop. Exits with the program's exit code.");
+      "program, steps are inferred from its training loop. Exits with the program's exit code (2 when the "
+      "program exits 0 but its profile could not be written). SIGINT, SIGTERM and SIGHUP sent to mlprof go on to "
+      "the program, which writes its profile and ends; if mlprof is killed, the program gets SIGTERM.");
   sub->add_option("--logdir", options->logdir, "Where to write the profile (default: logs)");
   sub->add_option("--run-name", options->run_name, "The run's name under LOGDIR/plugins/profile (default: the local time)");
   sub->add_option("--steps", options->steps, "Record steps FIRST:LAST only, e.g. 10:15 (like Keras' profile_batch)");

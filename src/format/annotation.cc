@@ -198,14 +198,15 @@ AnnotationValue parse_annotation_value(std::string_view text) {
 ParsedAnnotation parse_annotation(std::string_view encoded) {
   ParsedAnnotation out;
   const size_t first = encoded.find('#');
-  if (first == std::string_view::npos) {
+  // Encoded metadata ends with '#' (as TraceMe writes it). Other names with a '#' are names:
+  // "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", "Optimizer.step#SGD.step".
+  if (first == std::string_view::npos || encoded.back() != '#') {
     out.name = encoded;
     return out;
   }
   out.name = encoded.substr(0, first);
   std::string_view rest = encoded.substr(first + 1);
-  const size_t last = rest.rfind('#');
-  if (last != std::string_view::npos) rest = rest.substr(0, last);
+  if (!rest.empty()) rest.remove_suffix(1);  // the closing '#'
   split_top_level(rest, [&](std::string_view part) {
     const size_t eq = part.find('=');
     if (eq == std::string_view::npos) return;  // not k=v: TraceMe ignores it too

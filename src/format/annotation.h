@@ -35,6 +35,7 @@ struct ParsedAnnotation {
   ParsedAnnotation(const ParsedAnnotation&) = delete;  // a copy's views would point into this one
 };
 
+// Only text that ends with '#' is encoded: "Optimizer.step#SGD.step" is a name, whole.
 // Views point into `encoded` (which must outlive the result) or into the result's `decoded`.
 // A key or value in double quotes is the text inside them, %XX decoded; such a value is text.
 ParsedAnnotation parse_annotation(std::string_view encoded);

@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "format/event_file.h"
+#include "format/run_reservation.h"
 
 namespace mlprof::format {
 
@@ -116,15 +117,23 @@ bool prepare_run(const std::string& logdir, const std::string& run_name, const s
 
   const std::string profile_dir = logdir + "/plugins/profile";
   const std::string file_name = host_for_file_name(host) + ".xplane.pb";
-  std::string run = run_name.empty() ? run_name_at(now) : run_name;
-  for (std::time_t t = now; run_name.empty(); ++t) {
-    run = run_name_at(t);
-    std::error_code ec;
-    if (!std::filesystem::exists(profile_dir + "/" + run + "/" + file_name, ec)) break;
+  std::string run = run_name;
+  for (std::time_t t = now;; ++t) {
+    if (run_name.empty()) run = run_name_at(t);
+    const Reservation reserved = reserve_run(logdir, run, host, error);
+    if (reserved == Reservation::kReserved) break;
+    if (reserved == Reservation::kFailed) return false;
+    if (!run_name.empty()) {
+      *error = "run '" + run + "' is taken: " + *error;
+      return false;
+    }
   }
+  location->run_name = run;
   location->run_dir = profile_dir + "/" + run;
   location->xspace_path = location->run_dir + "/" + file_name;
-  return make_directories(location->run_dir, error);
+  if (make_directories(location->run_dir, error)) return true;
+  release_run(logdir, run, host);
+  return false;
 }
 
 }  // namespace mlprof::format

@@ -31,13 +31,16 @@ bool probe_writable_directory(const std::string& logdir, std::string* error);
 bool write_file_atomically(const std::string& path, std::string_view bytes, std::string* error);
 
 struct RunLocation {
+  std::string run_name;     // <run>
   std::string run_dir;      // <logdir>/plugins/profile/<run>
   std::string xspace_path;  // <run_dir>/<host>.xplane.pb
 };
 
-// Creates the run directory and the logdir's event file. With an empty run_name the run is
-// named after `now`; if that run already holds this host's file (two captures in one
-// second) the next free second is used, so a capture never overwrites another.
+// Creates the run directory and the logdir's event file, and reserves the run for `host`
+// (format/run_reservation.h; the caller lets go of it with release_run once the file is
+// written or given up). With an empty run_name the run is named after `now`; if that run holds
+// this host's file or is reserved (two captures in one second) the next free second is used, so
+// a capture never overwrites another. A named run that is taken fails.
 bool prepare_run(const std::string& logdir, const std::string& run_name, const std::string& host,
                  std::time_t now, RunLocation* location, std::string* error);
 

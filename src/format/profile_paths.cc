@@ -1,6 +1,9 @@
 #include "format/profile_paths.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <system_error>
 #include <vector>
@@ -63,6 +66,39 @@ RunLocation scan_run(const fs::path& dir) {
   return run;
 }
 
+// The time a run name YYYY_MM_DD_HH_MM_SS stands for (local time), or -1.
+int64_t time_in_run_name(const std::string& name) {
+  std::tm t{};
+  int consumed = 0;
+  if (name.size() != 19 ||
+      std::sscanf(name.c_str(), "%4d_%2d_%2d_%2d_%2d_%2d%n", &t.tm_year, &t.tm_mon, &t.tm_mday, &t.tm_hour, &t.tm_min,
+                  &t.tm_sec, &consumed) != 6 ||
+      consumed != 19)
+    return -1;
+  t.tm_year -= 1900;
+  t.tm_mon -= 1;
+  t.tm_isdst = -1;
+  const std::time_t time = std::mktime(&t);
+  return time == std::time_t(-1) ? -1 : int64_t(time);
+}
+
+int64_t seconds_of(fs::file_time_type time) {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::file_clock::to_sys(time).time_since_epoch())
+      .count();
+}
+
+int64_t run_time(const RunLocation& run) {
+  if (const int64_t named = time_in_run_name(run.name); named >= 0) return named;
+  int64_t newest = -1;
+  std::error_code ec;
+  for (const HostFile& host : run.hosts)
+    if (const auto written = fs::last_write_time(host.path, ec); !ec) newest = std::max(newest, seconds_of(written));
+  if (newest < 0)
+    if (const auto written = fs::last_write_time(run.dir, ec); !ec) newest = seconds_of(written);
+  return std::max<int64_t>(newest, 0);
+}
+
 }  // namespace
 
 std::string left_out_note(const RunLocation& run) {
@@ -120,6 +156,7 @@ ProfileLocation find_profiles(const std::string& path) {
     for (const auto& entry : fs::directory_iterator(runs_root, ec)) {
       if (!entry.is_directory(ec)) continue;
       RunLocation run = scan_run(entry.path());
+      run.time_s = run_time(run);
       if (!run.hosts.empty()) loc.runs.push_back(std::move(run));
     }
     std::sort(loc.runs.begin(), loc.runs.end(),
@@ -144,7 +181,12 @@ const RunLocation* select_run(const ProfileLocation& loc, const std::string& run
     *error = loc.error.empty() ? "no profile found" : loc.error;
     return nullptr;
   }
-  if (run.empty()) return &loc.runs.back();
+  if (run.empty()) {
+    const RunLocation* newest = &loc.runs.front();
+    for (const RunLocation& r : loc.runs)  // in name order: of runs as new, the last by name
+      if (r.time_s >= newest->time_s) newest = &r;
+    return newest;
+  }
   for (const auto& r : loc.runs)
     if (r.name == run) return &r;
   std::string names;

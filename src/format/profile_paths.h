@@ -2,6 +2,7 @@
 // PyTorch trace .json(.gz). Runs live at <logdir>/plugins/profile/<run>/<host>.<ext>.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,10 @@ struct RunLocation {
   std::vector<HostFile> hosts;  // sorted by host
   // Plain *.json(.gz) files beside trace files, taken for configs and not read (scan_run).
   std::vector<std::string> left_out;
+  // When the run was captured, in seconds since the epoch: the time its name gives
+  // (YYYY_MM_DD_HH_MM_SS, local time, as captures name runs), else when its newest host file
+  // was written. Orders runs by time, whatever they are named.
+  int64_t time_s = 0;
 };
 
 // One line for a run that left files out (empty when it left none): how many, why, and how to
@@ -39,7 +44,8 @@ bool profile_file_kind(const std::string& file_name, ProfileFileKind* kind);
 // no profile (saying where it looked).
 ProfileLocation find_profiles(const std::string& path);
 
-// Picks one run: `run` by name, or the newest when empty. Null (and error) when not found.
+// Picks one run: `run` by name, or when empty the newest by time_s (of runs as new, the last by
+// name). Null (and error) when not found.
 const RunLocation* select_run(const ProfileLocation& loc, const std::string& run, std::string* error);
 
 }  // namespace mlprof::format

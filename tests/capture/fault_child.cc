@@ -14,6 +14,10 @@
 //                                   a file size limit (ulimit -f) the profile exceeds, with
 //                                   SIGXFSZ ignored or left to end the program; then a small
 //                                   session into GOOD_LOGDIR
+//   fault_child profile-unwritable LOGDIR
+//                                   an mlprof::Profile that cannot start; the program goes on
+//   fault_child profile-logdir-gone LOGDIR
+//                                   an mlprof::Profile whose logdir becomes a file
 // It prints what stop() said and "done" when it reaches the end of main().
 #include <sys/resource.h>
 #include <unistd.h>
@@ -22,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -59,7 +64,8 @@ void print_stop(const char* what, const mlprof::RunInfo& run) {
 
 // The logdir, writable at start, is replaced by a file: the run cannot be written at the end.
 bool replace_logdir_by_a_file(const char* logdir) {
-  if (rmdir(logdir) != 0) return false;
+  std::error_code ec;
+  if (std::filesystem::remove_all(logdir, ec) == 0 || ec) return false;
   std::FILE* f = std::fopen(logdir, "w");
   return f != nullptr && std::fclose(f) == 0;
 }
@@ -111,6 +117,16 @@ int main(int argc, char** argv) {
     annotate();
     print_stop("stop", mlprof::stop());
     return profile_again(argv[3]);
+  }
+  if (mode == "profile-unwritable" || mode == "profile-logdir-gone") {
+    {
+      mlprof::Profile profile(logdir, options("profile"));
+      std::printf("status: %s\n", profile.status().ok() ? "ok" : "failed");
+      if (mode == "profile-logdir-gone" && !replace_logdir_by_a_file(logdir)) return 4;
+      annotate();
+    }
+    std::printf("done\n");
+    return 0;
   }
   if (mode == "file-limit" && argc == 5) {
     if (std::strcmp(argv[4], "ignore") == 0) std::signal(SIGXFSZ, SIG_IGN);

@@ -154,6 +154,28 @@ TEST(WriteFault, ALogdirThatBecameUnwritableIsReportedAtStopAndTheProgramGoesOn)
   EXPECT_EQ(event_counts(good + "/plugins/profile/again/child.xplane.pb"), (std::map<std::string, int>{{"again_work", 10}}));
 }
 
+// mlprof::Profile, the README's C++ example: a session that cannot start, or whose run cannot be
+// written, is said in one line on stderr; status() says so; the program goes on.
+TEST(ProfileScope, AFailedStartIsOneLineOnStderr) {
+  testing::ScratchDir dir;
+  std::ofstream(dir / "file") << "x";
+  const std::string logdir = dir / "file/logs";
+  const ChildResult child = run_child("profile-unwritable '" + logdir + "'", dir);
+  ASSERT_EQ(child.exit_code, 0) << "signal " << child.signal << "\n" << child.err;
+  EXPECT_EQ(child.out, "status: failed\ndone\n");
+  EXPECT_EQ(child.err, "mlprof::Profile: not profiling: cannot write to the logdir " + logdir + ": Not a directory\n");
+}
+
+TEST(ProfileScope, AFailedWriteIsOneLineOnStderr) {
+  testing::ScratchDir dir;
+  const std::string logdir = dir / "logs";
+  const ChildResult child = run_child("profile-logdir-gone '" + logdir + "'", dir);
+  ASSERT_EQ(child.exit_code, 0) << "signal " << child.signal << "\n" << child.err;
+  EXPECT_EQ(child.out, "status: ok\ndone\n");
+  EXPECT_EQ(lines_in(child.err), 1) << child.err;
+  EXPECT_TRUE(child.err.starts_with("mlprof::Profile: cannot create directory " + logdir)) << child.err;
+}
+
 // A full disk, simulated by a file size limit (ulimit -f) the profile exceeds: with SIGXFSZ
 // ignored (writes fail with EFBIG) or left alone (a write past the limit ends the program).
 class FileLimit : public ::testing::TestWithParam<const char*> {};

@@ -124,8 +124,13 @@ TEST(Session, StartMakesTheLogdirAndLeavesNoProbeBehind) {
   const std::string logdir = dir / "new/nested/logs";
   ASSERT_TRUE(start(logdir, options_with_level(2)).ok());
   EXPECT_TRUE(std::filesystem::is_directory(logdir));
-  EXPECT_TRUE(std::filesystem::is_empty(logdir));
+  // Only the named run's reservation is there while the session runs (format/run_reservation.h).
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(logdir))
+    if (e.is_regular_file()) files.push_back(e.path().lexically_relative(logdir).string());
+  EXPECT_EQ(files, std::vector<std::string>{"plugins/profile/.run.testhost.lock"});
   EXPECT_TRUE(stop().status.ok());
+  EXPECT_FALSE(std::filesystem::exists(logdir + "/plugins/profile/.run.testhost.lock"));
 }
 
 // A literal scope is packed into 16 bytes with 27 bits of duration; a longer one takes the
@@ -238,6 +243,39 @@ TEST(Trace, NestedScopesNestExactly) {
       EXPECT_LE(outer.end_ps, events[i + 4].begin_ps);
     }
   }
+}
+
+// A scope that begins in one Python call and ends in another (a record_function entered in its
+// __enter__ and left in __exit__; a step a generator's yield leaves open) keeps its real span;
+// the Python frames ("$file.py:N function", the Python tracer's) it crosses are cut instead.
+// Ticks in units of 1000 from t0: the outer frame [0, 100]; __enter__ [10, 20], where "r"
+// begins at 15; __exit__ [60, 70], where "r" ends at 65; a frame [30, 40] inside "r".
+TEST(Trace, ScopesThatCrossPythonFramesKeepTheirSpan) {
+  testing::ScratchDir dir;
+  ASSERT_TRUE(start(dir.path(), options_with_level(2)).ok());
+  const uint64_t t0 = now_ticks() + 1'000'000;
+  auto at = [&](int k) { return t0 + uint64_t(k) * 1000; };
+  internal::record_literal("$train.py:1 main", at(0), at(100));
+  internal::record_literal("$profiler.py:10 __enter__", at(10), at(20));
+  internal::record_literal("r", at(15), at(65));
+  internal::record_literal("$train.py:5 work", at(30), at(40));
+  internal::record_literal("$profiler.py:20 __exit__", at(60), at(70));
+  const RunInfo run = stop();
+  ASSERT_TRUE(run.status.ok()) << run.status.message();
+  std::map<std::string, std::pair<int64_t, int64_t>> span;
+  for (const auto& e : host_events(read_run(run))) span[e.name] = {e.begin_ps, e.end_ps};
+  ASSERT_EQ(span.size(), 5u);
+  const int64_t unit = span["$train.py:1 main"].second - span["$train.py:1 main"].first;  // 100 units
+  ASSERT_GT(unit, 0);
+  auto units = [&](int64_t ps) { return double(ps - span["$train.py:1 main"].first) * 100 / double(unit); };
+  EXPECT_NEAR(units(span["r"].first), 15, 0.01);
+  EXPECT_NEAR(units(span["r"].second), 65, 0.01);  // not cut at __enter__'s end (20)
+  EXPECT_NEAR(units(span["$profiler.py:10 __enter__"].first), 10, 0.01);
+  EXPECT_NEAR(units(span["$profiler.py:10 __enter__"].second), 15, 0.01);  // ends where "r" begins
+  EXPECT_NEAR(units(span["$train.py:5 work"].first), 30, 0.01);
+  EXPECT_NEAR(units(span["$train.py:5 work"].second), 40, 0.01);
+  EXPECT_NEAR(units(span["$profiler.py:20 __exit__"].first), 60, 0.01);
+  EXPECT_NEAR(units(span["$profiler.py:20 __exit__"].second), 65, 0.01);  // inside "r"
 }
 
 TEST(Trace, LevelsFilterByHostTracerLevel) {

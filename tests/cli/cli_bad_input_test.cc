@@ -116,7 +116,7 @@ TEST_F(CliBadInput, ValidFileIsListed) {
   const auto p = write("host.xplane.pb", valid_xspace_bytes());
   const auto r = run_mlprof("info " + p);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("\"/host:CPU\": 1 lines, 50 events"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("host CPU \"/host:CPU\": 50 events on 1 thread\n"), std::string::npos) << r.out;
 }
 
 // A logdir `mlprof run` cannot write is refused before the program runs (which would

@@ -94,6 +94,19 @@ TEST(AnnotationParse, ValuesAreTypedInt64ThenUint64ThenDoubleThenString) {
   EXPECT_EQ(std::get<std::string_view>(p.args[6].value), "");
 }
 
+// PyTorch names scopes "<kind>#<class>.<method>"; only TraceMe's encoding ends with '#'.
+TEST(AnnotationParse, NamesWithAHashThatAreNotEncodedStayWhole) {
+  for (const char* name : {"enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", "Optimizer.step#SGD.step",
+                           "a#b#c", "x#k=v"}) {
+    const ParsedAnnotation p = parse_annotation(name);
+    EXPECT_EQ(p.name, name);
+    EXPECT_TRUE(p.args.empty()) << name;
+  }
+  const ParsedAnnotation p = parse_annotation("n#");
+  EXPECT_EQ(p.name, "n");
+  EXPECT_TRUE(p.args.empty());
+}
+
 TEST(AnnotationParse, PartsWithoutKeyAreIgnored) {
   const ParsedAnnotation p = parse_annotation("n#novalue,=3,k=v#");
   ASSERT_EQ(p.args.size(), 1u);

@@ -1,6 +1,9 @@
 // Which files of a folder make a run's hosts.
 #include "format/profile_paths.h"
 
+#include <chrono>
+#include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -76,6 +79,42 @@ TEST(ProfilePaths, AHostWithXSpaceAndTraceJsonIsReadFromTheXSpace) {
   EXPECT_EQ(loc.runs[0].hosts[0].kind, ProfileFileKind::kXSpace);
   EXPECT_EQ(loc.runs[0].hosts[1].host, "other");
   EXPECT_EQ(loc.runs[0].hosts[1].kind, ProfileFileKind::kPyTorchJson);
+}
+
+// "The newest run" is the newest by time, whatever the runs are named: a run named by the user
+// ("baseline", which sorts after any time) against runs named by their time.
+void write_run(const std::string& logdir, const std::string& run, int year_of_file) {
+  const std::string dir = logdir + "/plugins/profile/" + run;
+  std::filesystem::create_directories(dir);
+  touch(dir + "/host.xplane.pb");
+  std::tm t{};
+  t.tm_year = year_of_file - 1900;
+  t.tm_mday = 1;
+  t.tm_isdst = -1;
+  const auto when = std::chrono::system_clock::from_time_t(std::mktime(&t));
+  std::filesystem::last_write_time(dir + "/host.xplane.pb", std::chrono::file_clock::from_sys(when));
+}
+
+std::string newest_run(const std::string& logdir) {
+  std::string error;
+  const ProfileLocation loc = find_profiles(logdir);
+  const RunLocation* run = select_run(loc, "", &error);
+  return run == nullptr ? error : run->name;
+}
+
+TEST(ProfilePaths, TheNewestRunIsTheNewestByTime) {
+  testing::ScratchDir dir;
+  write_run(dir.path(), "baseline", 2024);               // written in 2024
+  write_run(dir.path(), "2025_06_01_12_00_00", 2030);    // named for June 2025 (a copy made later)
+  EXPECT_EQ(newest_run(dir.path()), "2025_06_01_12_00_00");
+  write_run(dir.path(), "after", 2026);
+  EXPECT_EQ(newest_run(dir.path()), "after");
+  write_run(dir.path(), "2027_01_01_00_00_00", 2001);
+  EXPECT_EQ(newest_run(dir.path()), "2027_01_01_00_00_00");
+  // Runs by name are still listed in name order.
+  const ProfileLocation loc = find_profiles(dir.path());
+  ASSERT_EQ(loc.runs.size(), 4u);
+  EXPECT_EQ(loc.runs.back().name, "baseline");
 }
 
 }  // namespace

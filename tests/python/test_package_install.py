@@ -1,6 +1,7 @@
 """`make install` puts the package where Debian's python3 finds it, and the installed package
 works on its own: it loads the installed libmlprof, and the installed LibTorch integration
-once torch is imported."""
+once torch is imported. `pip install .` (offline, with the system's pip and setuptools) installs
+it into a plain venv, with `__version__` and the `mlprof` command on the venv's PATH."""
 from __future__ import annotations
 
 import os
@@ -12,6 +13,7 @@ import unittest
 from support import PYTHON, ScratchTest, run
 
 BUILD = os.environ.get("MLPROF_BINARY_DIR", "")
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 SCRIPT = """
 import sys, torch, mlprof
@@ -50,6 +52,27 @@ class InstallTest(ScratchTest):
         info = run([os.path.join(prefix, "bin", "mlprof"), "report", run_dir, "--tool", "framework_op_stats"],
                    env=env).stdout
         self.assertIn("aten::addmm", info)
+
+    def test_pip_installs_into_a_plain_venv(self) -> None:
+        venv = self.path("venv")
+        run([PYTHON, "-m", "venv", venv])
+        # The CMake build folder is kept beside the build tree (at its depth, for ccache's hits):
+        # a later run rebuilds what changed.
+        env = {"PATH": os.environ.get("PATH", ""), "MLPROF_PIP_BUILD_DIR": BUILD.rstrip("/") + "-pip"}
+        run([os.path.join(venv, "bin", "pip"), "install", "--no-build-isolation", "--no-index", SOURCE], env=env,
+            timeout=900)
+        env = {"PATH": os.path.join(venv, "bin") + os.pathsep + os.environ.get("PATH", "")}
+        version = run([os.path.join(venv, "bin", "python"), "-c", "import mlprof; print(mlprof.__version__, mlprof.__file__)"],
+                      env=env).stdout.split()
+        self.assertEqual(version[0], cache_value("CMAKE_PROJECT_VERSION"))
+        self.assertTrue(version[1].startswith(venv), version)
+        # The command on the venv's PATH profiles a torch script with no code change (run by the
+        # system's python3, which has torch; the plain venv has not).
+        script = self.write_script("plain.py", "import torch\ntorch.nn.Linear(8, 2)(torch.randn(4, 8)).sum().backward()\n")
+        logs = self.path("pip-logs")
+        run(["mlprof", "run", "--logdir", logs, "--", PYTHON, script], env=env)
+        ops = run(["mlprof", "report", logs, "--tool", "framework_op_stats"], env=env).stdout
+        self.assertIn("aten::addmm", ops)
 
 
 if __name__ == "__main__":

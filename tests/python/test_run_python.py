@@ -52,7 +52,9 @@ class RunPythonTest(ScratchTest):
         self.assertGreater(expected, 10)  # a share worth measuring
         # ATen ops and the record_function label, in op stats with the loader's wait.
         ops = op_rows_by_name(report(p["logdir"], "framework_op_stats"))
-        for name in ("aten::linear", "aten::addmm", "aten::mse_loss", "model_forward", "enumerate(DataLoader)"):
+        # The loader's scope is named as torch.profiler names it, with the iterator's class.
+        for name in ("aten::linear", "aten::addmm", "aten::mse_loss", "model_forward",
+                     "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"):
             self.assertIn(name, ops)
         self.assertEqual(ops["model_forward"]["occurrences"], steps)
         self.assertEqual(ops["aten::mse_loss"]["occurrences"], steps)

@@ -32,10 +32,11 @@ from . import _arguments, _mlprof, _torch_hook
 from ._arguments import PathLike, Steps
 from ._mlprof import ProfilerError, StepTrace, Trace, is_active
 from ._steps import steps
+from ._version import __version__
 
 __all__ = [
     "start", "stop", "Profile", "ProfilerOptions", "Trace", "StepTrace", "steps", "start_server", "stop_server",
-    "server_port", "set_thread_name", "is_active", "ProfilerError",
+    "server_port", "set_thread_name", "is_active", "ProfilerError", "__version__",
 ]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
