@@ -22,7 +22,7 @@ constexpr uint64_t kHbmMemorySpace = 1;  // op_metrics.proto: MEMORY_SPACE_HBM, 
 // The stat names the tools read, as the profile's string ids (model::kNoString when absent).
 struct StatIds {
   StringId hlo_op, hlo_category, hlo_module, program_id, flops, model_flops, bytes_accessed, breakdown, tf_op,
-      source, source_stack, device_duration, peak_tflops, peak_hbm, device_type;
+      source, source_stack, device_offset, device_duration, peak_tflops, peak_hbm, device_type;
   explicit StatIds(const model::StringTable& s)
       : hlo_op(s.find("hlo_op")),
         hlo_category(s.find("hlo_category")),
@@ -35,6 +35,7 @@ struct StatIds {
         tf_op(s.find("tf_op")),
         source(s.find("source")),
         source_stack(s.find("source_stack")),
+        device_offset(s.find("device_offset_ps")),
         device_duration(s.find("device_duration_ps")),
         peak_tflops(s.find("peak_teraflops_per_second")),
         peak_hbm(s.find("peak_hbm_bw_gigabytes_per_second")),
@@ -243,22 +244,40 @@ class Collector {
   }
 
   // The ops of an "XLA Ops" line; returns the line's busy time (its outermost ops' times).
+  // Nesting is by device timespans, as XProf's AncestorStack over GetDeviceEventTimespan: on
+  // TPUs the events' own offsets are the host's view, where an op and the ops after it can
+  // share one start (the model's nesting, by those offsets, would put them inside it).
   int64_t add_op_line(const model::Line& line, uint32_t device, const ModuleFinder& modules) {
-    const EventIndex first = line.first_event;
-    std::vector<int64_t> time(line.num_events), self(line.num_events);
-    for (uint32_t i = 0; i < line.num_events; ++i) self[i] = time[i] = time_of(first + i);
+    struct Span {
+      int64_t begin, time;
+      EventIndex e;
+      int64_t end() const { return begin + time; }
+    };
+    std::vector<Span> spans(line.num_events);
+    for (uint32_t i = 0; i < line.num_events; ++i) {
+      const EventIndex e = line.first_event + i;
+      auto offset = stat_of(p_, e, ids_.device_offset);
+      spans[i] = {offset && offset->is_number() ? offset->as_int() : p_.start_ps(e), time_of(e), e};
+    }
+    std::stable_sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
+      return a.begin != b.begin ? a.begin < b.begin : a.time > b.time;
+    });
+    std::vector<int64_t> self(spans.size());
+    std::vector<size_t> open;  // enclosing spans, innermost last
     int64_t busy = 0;
-    for (uint32_t i = 0; i < line.num_events; ++i) {
-      const EventIndex parent = p_.events.parent[first + i];
-      if (parent == model::kNone)
-        busy += time[i];
+    for (size_t i = 0; i < spans.size(); ++i) {
+      const Span& s = spans[i];
+      while (!open.empty() && !(s.begin >= spans[open.back()].begin && s.end() <= spans[open.back()].end()))
+        open.pop_back();
+      if (open.empty())
+        busy += s.time;
       else
-        self[parent - first] -= time[i];
+        self[open.back()] -= s.time;
+      self[i] += s.time;
+      open.push_back(i);
     }
-    for (uint32_t i = 0; i < line.num_events; ++i) {
-      const EventIndex e = first + i;
-      add_run(op_for(device, e, modules), e, time[i], std::max<int64_t>(0, self[i]));
-    }
+    for (size_t i = 0; i < spans.size(); ++i)
+      add_run(op_for(device, spans[i].e, modules), spans[i].e, spans[i].time, std::max<int64_t>(0, self[i]));
     return busy;
   }
 

@@ -50,9 +50,11 @@ void total_up(OpProfileNode& node) {
   });
 }
 
+// Capped at 1 as XProf's CapUtilization: a copy-start's bytes move while the copy runs, long
+// after its sub-microsecond start, so its bytes over its own time would read millions of percent.
 void set_utilisation(OpProfileNode& node, double peak_tflops_per_device, double peak_hbm_per_device) {
-  node.flop_util = flop_utilisation(node.flops, node.time_ps, peak_tflops_per_device);
-  node.hbm_util = hbm_utilisation(node.hbm_bytes, node.time_ps, peak_hbm_per_device);
+  node.flop_util = std::min(1.0, flop_utilisation(node.flops, node.time_ps, peak_tflops_per_device));
+  node.hbm_util = std::min(1.0, hbm_utilisation(node.hbm_bytes, node.time_ps, peak_hbm_per_device));
   for (OpProfileNode& c : node.children) set_utilisation(c, peak_tflops_per_device, peak_hbm_per_device);
 }
 

@@ -2,9 +2,9 @@
 // bandwidth utilisation and whether it is compute- or memory-bound; for every chip (or GPU)
 // and for the whole program. XProf's tool of the same name (xprof/convert/op_profile_builder.cc,
 // OpProfileBuilder and PopulateOpMetricsNode; xprof/convert/op_stats_to_op_profile.cc), with
-// two differences on purpose: utilisations are reported as they are (XProf caps them at 1 and
-// multiplies them by the node's share of time for its UI), and a chip is a view of its own
-// rather than its ops merged with the other chips' (the "all chips" view sums them and says so).
+// two differences on purpose: utilisations are the node's own (XProf multiplies them by the
+// node's share of time for its UI; both cap them at 1), and a chip is a view of its own rather
+// than its ops merged with the other chips' (the "all chips" view sums them and says so).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -27,7 +27,7 @@ struct OpProfileNode {
   uint64_t occurrences = 0;
   int64_t time_ps = 0, self_ps = 0;
   double flops = 0, hbm_bytes = 0;
-  double flop_util = 0, hbm_util = 0;  // of the device's peaks, in [0, ...); 0 when unknown
+  double flop_util = 0, hbm_util = 0;  // of the device's peaks, in [0, 1]; 0 when unknown
   std::vector<OpProfileNode> children;  // by time, longest first
 };
 
