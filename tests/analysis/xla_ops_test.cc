@@ -17,6 +17,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/framework_op_stats.h"
 #include "analysis/hlo_stats.h"
 #include "analysis/op_profile.h"
 #include "analysis/roofline_model.h"
@@ -274,6 +275,16 @@ TEST_F(TpuFile, RooflineRidgePointAndPointsComeFromThePlaneStats) {
       if (intensity < d_ridge(m, p.device)) EXPECT_EQ(p.bound_by, "HBM") << p.name;
     }
   }
+}
+
+TEST_F(TpuFile, FrameworkOpStatsNameXlaOpsWithoutFrameworkOpByTheirHloOp) {
+  const FrameworkOpStats stats = compute_framework_op_stats(profile_);
+  std::set<std::string> device_ops;
+  for (const OpStatsRow& r : stats.rows)
+    if (r.on_device) device_ops.insert(r.name);
+  for (const std::string& name : device_ops) EXPECT_FALSE(name.starts_with("%")) << name;
+  EXPECT_TRUE(device_ops.count("copy-done.2"));            // no tf_op: the HLO op's name
+  EXPECT_TRUE(device_ops.count("jit(f)/jit(main)/add:"));  // tf_op: the framework op
 }
 
 TEST_F(TpuFile, CsvHasARowPerOp) {
