@@ -19,6 +19,7 @@
 
 #include "analysis/framework_op_stats.h"
 #include "analysis/hlo_stats.h"
+#include "analysis/kernel_stats.h"
 #include "analysis/op_profile.h"
 #include "analysis/roofline_model.h"
 #include "format/xspace_schema.h"
@@ -345,6 +346,12 @@ TEST(XlaOpsGpu, MI300KernelsAreGroupedByTheirHloOpAndMissingStatsAreNamed) {
   EXPECT_TRUE(named.count("peak_teraflops_per_second"));
   for (const std::string& line : s.notes) EXPECT_EQ(line.find('\n'), std::string::npos);
   EXPECT_FALSE(s.rows.empty());
+
+  // Kernel stats: a kernel's op is its HLO op, not the "XlaModule:" JAX gives as its tf_op.
+  std::set<std::string> hlo_ops;
+  for (const auto& [key, r] : raw) hlo_ops.insert(key.second);
+  for (const KernelStatsRow& r : compute_kernel_stats(profile).rows)
+    if (!r.op_name.empty()) EXPECT_TRUE(hlo_ops.count(r.op_name)) << r.kernel_name << " under " << r.op_name;
 }
 
 TEST(XlaOpsMissingStats, AnOpLineWithoutFlopsOrPeaksDegradesWithOneLineEach) {
