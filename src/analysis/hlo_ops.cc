@@ -219,6 +219,7 @@ class Collector {
     seen_.category |= !op.category.empty();
     if (op.category.empty()) op.category = "unknown";
     if (text != op.name) op.expression = std::string(text);
+    if (is_async_done(op.name)) op.async_partner = std::string(async_start_of(text));
     op.provenance = text_stat(p_, e, ids_.tf_op);
     op.source = text_stat(p_, e, ids_.source);
     op.source_stack = text_stat(p_, e, ids_.source_stack);
@@ -276,8 +277,27 @@ class Collector {
       self[i] += s.time;
       open.push_back(i);
     }
-    for (size_t i = 0; i < spans.size(); ++i)
-      add_run(op_for(device, spans[i].e, modules), spans[i].e, spans[i].time, std::max<int64_t>(0, self[i]));
+    // Starts not yet done, by op, in device order: a done takes its start's oldest run.
+    std::unordered_map<size_t, std::vector<int64_t>> open_starts;
+    for (size_t i = 0; i < spans.size(); ++i) {
+      HloOp& op = op_for(device, spans[i].e, modules);
+      add_run(op, spans[i].e, spans[i].time, std::max<int64_t>(0, self[i]));
+      const size_t index = size_t(&op - out_.ops.data());
+      if (is_async_start(op.name)) {
+        open_starts[index].push_back(spans[i].begin);
+      } else if (!op.async_partner.empty()) {
+        auto start = index_.find(op.program + '\n' + op.async_partner);
+        if (start == index_.end()) continue;
+        std::vector<int64_t>& begins = open_starts[start->second];
+        if (begins.empty()) continue;
+        const int64_t span = spans[i].end() - begins.front();
+        begins.erase(begins.begin());
+        HloOp& start_op = out_.ops[start->second];
+        start_op.async_partner = op.name;
+        start_op.async_start = true;
+        for (HloOp* half : {&start_op, &op}) half->async_pairs += 1, half->async_span_ps += span;
+      }
+    }
     return busy;
   }
 
@@ -321,6 +341,36 @@ std::string_view hlo_op_name_of_text(std::string_view text) {
   return name.empty() ? text : name;
 }
 
+namespace {
+// "copy-start.2" -> "copy-start": the op's kind without XLA's numbering.
+std::string_view op_kind(std::string_view name) {
+  const size_t dot = name.find('.');
+  return dot == std::string_view::npos ? name : name.substr(0, dot);
+}
+bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+         c == '-';
+}
+}  // namespace
+
+bool is_async_start(std::string_view op_name) {
+  const std::string_view kind = op_kind(op_name);
+  return kind.ends_with("-start") || kind == "send" || kind == "recv";
+}
+
+bool is_async_done(std::string_view op_name) { return op_kind(op_name).ends_with("-done"); }
+
+std::string_view async_start_of(std::string_view done_text) {
+  const size_t open = done_text.find('(', done_text.find(" = "));
+  const size_t at = done_text.rfind('%');
+  if (open == std::string_view::npos || at == std::string_view::npos || at < open) return {};
+  size_t end = at + 1;
+  while (end < done_text.size() && is_name_char(done_text[end])) ++end;
+  return done_text.substr(at + 1, end - at - 1);
+}
+
+int64_t rate_time_ps(const HloOp& op) { return op.async_pairs > 0 ? op.async_span_ps : op.time_ps; }
+
 std::string HloOps::common_device_type() const {
   std::string type;
   for (const HloDevice& d : devices) {
@@ -337,6 +387,7 @@ HloOps collect_hlo_ops(const Profile& p) {
     for (uint32_t plane = host.first_plane; plane < host.first_plane + host.num_planes; ++plane)
       if (p.planes[plane].kind == PlaneKind::kDevice) collector.add_device(plane);
   if (!out.empty()) collector.finish();
+  for (const HloOp& op : out.ops) out.async_halves += op.async_pairs > 0;
   return out;
 }
 

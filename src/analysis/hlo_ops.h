@@ -57,7 +57,26 @@ struct HloOp {
   double hbm_bytes = 0;        // off-chip memory: the HBM reads and writes of
                                // `memory_access_breakdown`, else bytes_accessed (XProf's rule
                                // for files without a breakdown, SetRooflineMetrics)
+  // Async pairs (copy-start/copy-done, all-reduce-start/-done, send/send-done...): the other
+  // half's name, and the pairs' spans, from each start's begin to its done's end. The transfer
+  // runs over that span while other ops run: a half's own time is the core issuing or waiting.
+  std::string async_partner;   // "" when not a half of a pair
+  bool async_start = false;    // the start half
+  uint64_t async_pairs = 0;    // runs matched with the other half
+  int64_t async_span_ps = 0;   // their spans, summed
 };
+
+// The time an op's rates are taken over: its own time, or for a half of an async pair the
+// pairs' spans (mlprof differs from XProf here on purpose: a copy-start's bytes over its
+// sub-microsecond issue time read as billions of GiB/s).
+int64_t rate_time_ps(const HloOp& op);
+
+// An async pair's halves, from the op's name and text: "copy-done.2" with operand
+// "%copy-start.2" is the done half whose start is "copy-start.2".
+bool is_async_start(std::string_view op_name);
+bool is_async_done(std::string_view op_name);
+// The op a done half completes: the last %operand of its text ("" when none).
+std::string_view async_start_of(std::string_view done_text);
 
 // Stats the tools read that the file lacks: what each missing one takes away.
 struct MissingStat {
@@ -69,6 +88,7 @@ struct HloOps {
   std::vector<HloDevice> devices;  // by host, then plane order
   std::vector<HloOp> ops;          // by device, then first run
   std::vector<MissingStat> missing;
+  uint64_t async_halves = 0;  // ops that are a half of an async pair
 
   bool empty() const { return ops.empty(); }
   // "TPU v6 Lite" when every device says the same, else "" (mixed or unknown).

@@ -20,6 +20,10 @@ double per_second(double amount, int64_t ps) { return ps > 0 ? amount / (double(
 HloStats compute_hlo_stats(const HloOps& ops, std::optional<uint32_t> device) {
   HloStats out;
   for (const MissingStat& m : ops.missing) out.notes.push_back(missing_stat_line(m));
+  if (ops.async_halves > 0)
+    out.notes.push_back(fmt::format("{} ops are halves of async pairs: their rates are over the pairs' spans, from "
+                                    "each start to its done, not over the half's own time as in XProf.",
+                                    ops.async_halves));
   std::vector<bool> chosen(ops.devices.size(), false);
   for (size_t d = 0; d < ops.devices.size(); ++d) {
     const HloDevice& dev = ops.devices[d];
@@ -53,7 +57,9 @@ HloStats compute_hlo_stats(const HloOps& ops, std::optional<uint32_t> device) {
       r.provenance = op.provenance;
       r.source = op.source;
       r.source_stack = op.source_stack;
+      r.async_partner = op.async_partner;
     }
+    r.rate_ps += rate_time_ps(op);
     r.occurrences += op.occurrences;
     r.total_ps += op.time_ps;
     r.self_ps += op.self_ps;
@@ -65,13 +71,13 @@ HloStats compute_hlo_stats(const HloOps& ops, std::optional<uint32_t> device) {
   int64_t all_self = 0;
   for (auto& [key, r] : by_op) {
     all_self += r.self_ps;
-    r.gflops_per_s = per_second(r.flops, r.total_ps) / 1e9;
-    r.model_gflops_per_s = per_second(r.model_flops, r.total_ps) / 1e9;
-    r.memory_gib_per_s = per_second(r.bytes_accessed, r.total_ps) / kGiB;
-    r.hbm_gib_per_s = per_second(r.hbm_bytes, r.total_ps) / kGiB;
+    r.gflops_per_s = per_second(r.flops, r.rate_ps) / 1e9;
+    r.model_gflops_per_s = per_second(r.model_flops, r.rate_ps) / 1e9;
+    r.memory_gib_per_s = per_second(r.bytes_accessed, r.rate_ps) / kGiB;
+    r.hbm_gib_per_s = per_second(r.hbm_bytes, r.rate_ps) / kGiB;
     r.operational_intensity = r.bytes_accessed > 0 ? r.flops / r.bytes_accessed : 0;
-    r.bound_by = bound_by(flop_utilisation(r.flops, r.total_ps, out.peak_tflops),
-                          hbm_utilisation(r.hbm_bytes, r.total_ps, out.peak_hbm_gbps));
+    r.bound_by = bound_by(flop_utilisation(r.flops, r.rate_ps, out.peak_tflops),
+                          hbm_utilisation(r.hbm_bytes, r.rate_ps, out.peak_hbm_gbps));
     out.rows.push_back(std::move(r));
   }
   std::sort(out.rows.begin(), out.rows.end(), [](const HloStatsRow& a, const HloStatsRow& b) {
@@ -116,6 +122,8 @@ nlohmann::json to_json(const HloStats& s) {
         {"hbm_bw_gib_s", r.hbm_gib_per_s},
         {"operational_intensity", r.operational_intensity},
         {"bound_by", r.bound_by},
+        {"async_partner", r.async_partner},
+        {"rate_time_us", us(r.rate_ps)},
         {"source_info", r.source},
         {"source_stack", r.source_stack},
     });

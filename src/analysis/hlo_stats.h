@@ -24,13 +24,15 @@ struct HloStatsRow {
   std::string program, category, name, expression, provenance, source, source_stack;
   uint64_t occurrences = 0;
   int64_t total_ps = 0, self_ps = 0;
+  int64_t rate_ps = 0;        // the time the rates are over (hlo_ops.h, rate_time_ps)
+  std::string async_partner;  // the other half of an async pair
   double flops = 0, model_flops = 0, bytes_accessed = 0, hbm_bytes = 0;
   double self_pct = 0, cumulative_self_pct = 0;  // of all ops' self time
   // Derived, 0 where a stat is missing:
-  double gflops_per_s = 0;        // flops / total time (XProf: measured_flop_rate)
-  double model_gflops_per_s = 0;  // model_flops / total time
-  double memory_gib_per_s = 0;    // bytes_accessed / total time (XProf: measured_memory_bw, GiB/s)
-  double hbm_gib_per_s = 0;       // HBM bytes / total time (XProf: hbm_bw)
+  double gflops_per_s = 0;        // flops / rate time (XProf: measured_flop_rate, over total time)
+  double model_gflops_per_s = 0;  // model_flops / rate time
+  double memory_gib_per_s = 0;    // bytes_accessed / rate time (XProf: measured_memory_bw, GiB/s)
+  double hbm_gib_per_s = 0;       // HBM bytes / rate time (XProf: hbm_bw)
   double operational_intensity = 0;  // flops / bytes_accessed (FLOP/byte)
   std::string bound_by;              // "Compute", "HBM" or "Unknown"
 };

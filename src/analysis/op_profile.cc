@@ -22,6 +22,8 @@ OpProfileNode op_node(const HloOp& op) {
   n.occurrences = op.occurrences;
   n.time_ps = op.time_ps;
   n.self_ps = op.self_ps;
+  n.rate_ps = rate_time_ps(op);
+  n.async_partner = op.async_partner;
   n.flops = op.flops;
   n.hbm_bytes = op.hbm_bytes;
   return n;
@@ -35,8 +37,10 @@ void total_up(OpProfileNode& node) {
   node.time_ps = node.self_ps = 0;
   node.flops = node.hbm_bytes = 0;
   node.occurrences = 0;
+  node.rate_ps = 0;
   for (OpProfileNode& c : node.children) {
     total_up(c);
+    node.rate_ps += c.self_ps;
     node.time_ps += c.self_ps;
     node.self_ps += c.self_ps;
     node.occurrences += c.occurrences;
@@ -53,8 +57,8 @@ void total_up(OpProfileNode& node) {
 // Capped at 1 as XProf's CapUtilization: a copy-start's bytes move while the copy runs, long
 // after its sub-microsecond start, so its bytes over its own time would read millions of percent.
 void set_utilisation(OpProfileNode& node, double peak_tflops_per_device, double peak_hbm_per_device) {
-  node.flop_util = std::min(1.0, flop_utilisation(node.flops, node.time_ps, peak_tflops_per_device));
-  node.hbm_util = std::min(1.0, hbm_utilisation(node.hbm_bytes, node.time_ps, peak_hbm_per_device));
+  node.flop_util = std::min(1.0, flop_utilisation(node.flops, node.rate_ps, peak_tflops_per_device));
+  node.hbm_util = std::min(1.0, hbm_utilisation(node.hbm_bytes, node.rate_ps, peak_hbm_per_device));
   for (OpProfileNode& c : node.children) set_utilisation(c, peak_tflops_per_device, peak_hbm_per_device);
 }
 
@@ -83,6 +87,7 @@ OpProfileView view_of(const HloOps& ops, const std::vector<uint32_t>& devices, s
     n.occurrences += op.occurrences;
     n.time_ps += op.time_ps;
     n.self_ps += op.self_ps;
+    n.rate_ps += rate_time_ps(op);
     n.flops += op.flops;
     n.hbm_bytes += op.hbm_bytes;
   }
@@ -127,6 +132,8 @@ nlohmann::json node_json(const OpProfileNode& n) {
   };
   if (n.is_op) {
     j["xla"] = {{"category", n.category},
+                {"async_partner", n.async_partner},
+                {"rate_time_ms", ms(n.rate_ps)},
                 {"expression", n.expression},
                 {"provenance", n.provenance},
                 {"source", n.source}};
@@ -167,6 +174,11 @@ OpProfile compute_op_profile(const HloOps& ops) {
                                                       tpu ? "chips" : "devices", all.size())));
   }
   for (uint32_t d : all) out.views.push_back(view_of(ops, {d}, ops.devices[d].name));
+  if (ops.async_halves > 0)
+    out.notes.push_back(fmt::format("{} ops are halves of async pairs (copy-start/copy-done, ...-start/-done, "
+                                    "send/recv): their utilisation is over the pairs' spans, from each start to its "
+                                    "done, not over the half's own time as in XProf.",
+                                    ops.async_halves));
   for (const HloDevice& d : ops.devices)
     if (d.async_ops > 0) {
       out.notes.push_back(fmt::format("Async XLA ops (copy-start/-done and collective pairs: {} on {}) overlap the "

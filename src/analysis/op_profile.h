@@ -26,6 +26,8 @@ struct OpProfileNode {
   std::string category, expression, provenance, source;
   uint64_t occurrences = 0;
   int64_t time_ps = 0, self_ps = 0;
+  int64_t rate_ps = 0;   // the time its rates are over (hlo_ops.h, rate_time_ps)
+  std::string async_partner;  // the other half of an async pair
   double flops = 0, hbm_bytes = 0;
   double flop_util = 0, hbm_util = 0;  // of the device's peaks, in [0, 1]; 0 when unknown
   std::vector<OpProfileNode> children;  // by time, longest first

@@ -16,6 +16,7 @@ void add(RooflinePoint& to, const HloOp& op, bool outermost_only) {
   // Group points count an enclosing op's time once, and its FLOPs and bytes once (its count
   // holds its children's), as XProf's UpdateNodeMetrics does.
   to.time_ps += outermost_only ? op.self_ps : op.time_ps;
+  to.rate_ps += outermost_only ? op.self_ps : rate_time_ps(op);
   to.self_ps += op.self_ps;
   if (!outermost_only || op.self_ps == op.time_ps) {
     to.flops += op.flops;
@@ -25,7 +26,7 @@ void add(RooflinePoint& to, const HloOp& op, bool outermost_only) {
 }
 
 void finish(RooflinePoint& p, const HloDevice& d) {
-  const double seconds = double(p.time_ps) * 1e-12;
+  const double seconds = double(p.rate_ps) * 1e-12;
   p.operational_intensity = p.bytes_accessed > 0 ? p.flops / p.bytes_accessed : 0;
   p.hbm_operational_intensity = p.hbm_bytes > 0 ? p.flops / p.hbm_bytes : 0;
   p.attained_gflops_per_s = seconds > 0 ? p.flops / seconds / 1e9 : 0;
@@ -33,8 +34,8 @@ void finish(RooflinePoint& p, const HloDevice& d) {
   if (d.peak_tflops > 0 && d.peak_hbm_gbps > 0 && p.hbm_operational_intensity > 0)
     p.roof_gflops_per_s = std::min(d.peak_tflops * 1e3, p.hbm_operational_intensity * d.peak_hbm_gbps);
   p.roof_fraction = p.roof_gflops_per_s > 0 ? p.attained_gflops_per_s / p.roof_gflops_per_s : 0;
-  p.bound_by = bound_by(flop_utilisation(p.flops, p.time_ps, d.peak_tflops),
-                        hbm_utilisation(p.hbm_bytes, p.time_ps, d.peak_hbm_gbps));
+  p.bound_by = bound_by(flop_utilisation(p.flops, p.rate_ps, d.peak_tflops),
+                        hbm_utilisation(p.hbm_bytes, p.rate_ps, d.peak_hbm_gbps));
 }
 
 bool longer(const RooflinePoint& a, const RooflinePoint& b) {
@@ -49,6 +50,7 @@ nlohmann::json point_json(const RooflinePoint& p) {
           {"occurrences", p.occurrences},
           {"total_time_us", us(p.time_ps)},
           {"total_self_time_us", us(p.self_ps)},
+          {"rate_time_us", us(p.rate_ps)},
           {"flops", p.flops},
           {"bytes_accessed", p.bytes_accessed},
           {"hbm_bytes", p.hbm_bytes},
@@ -75,6 +77,10 @@ void csv_point(std::string& out, std::string_view scope, const RooflinePoint& p)
 RooflineModel compute_roofline_model(const HloOps& ops) {
   RooflineModel out;
   for (const MissingStat& m : ops.missing) out.notes.push_back(missing_stat_line(m));
+  if (ops.async_halves > 0)
+    out.notes.push_back(std::to_string(ops.async_halves) +
+                        " ops are halves of async pairs: their points are over the pairs' spans, from each start "
+                        "to its done, not over the half's own time as in XProf.");
   std::vector<std::map<std::string, RooflinePoint>> programs(ops.devices.size());
   for (const HloDevice& d : ops.devices) {
     RooflineDevice& rd = out.devices.emplace_back();

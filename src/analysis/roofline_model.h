@@ -25,6 +25,7 @@ struct RooflinePoint {
   std::string category, name;  // ops only
   uint64_t occurrences = 0;
   int64_t time_ps = 0, self_ps = 0;
+  int64_t rate_ps = 0;  // the time the rates are over: an op's own time, an async half's pair spans
   double flops = 0, bytes_accessed = 0, hbm_bytes = 0;
   double operational_intensity = 0;      // flops / bytes_accessed (XProf: operational_intensity)
   double hbm_operational_intensity = 0;  // flops / HBM bytes: the roofline's x

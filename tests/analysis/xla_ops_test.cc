@@ -12,6 +12,8 @@
 #include <google/protobuf/unknown_field_set.h>
 
 #include <algorithm>
+#include <deque>
+#include <regex>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -81,7 +83,25 @@ struct RawOp {
   std::string category, source;
   uint64_t count = 0;
   double time_ps = 0, flops = 0, bytes = 0, hbm = 0;
+  uint64_t pairs = 0;  // async halves: runs matched with the other half
+  double span_ps = 0;  // and their spans, start begin to done end
+  // What rates are over (mlprof, on purpose unlike XProf): an async half's pair spans.
+  double rate_ps() const { return pairs > 0 ? span_ps : time_ps; }
 };
+
+// Async pairs as XLA writes them: "copy-start.2" (also "send", "recv") starts, "copy-done.2"
+// completes the op its text names last: "... copy-done((...) %copy-start.2)".
+bool raw_is_start(const std::string& name) {
+  static const std::regex start(R"(^([\w-]+-start|send|recv)(\.\d+)?$)");
+  return std::regex_match(name, start);
+}
+std::string raw_done_of(const std::string& name, const std::string& text) {
+  static const std::regex done(R"(^[\w-]+-done(\.\d+)?$)");
+  static const std::regex last_operand(R"(%([\w.-]+)\)$)");
+  std::smatch m;
+  if (!std::regex_match(name, done) || !std::regex_search(text, m, last_operand)) return "";
+  return m[1];
+}
 struct RawChip {
   double peak_tflops = 0, peak_hbm_gbps = 0;
   std::string device_type;
@@ -107,6 +127,11 @@ std::map<std::string, RawChip> raw_tpu_chips(const tp::XSpace& space) {
       // The test's arithmetic assumes that no op encloses another in device time (the
       // events' own offsets are the host's view: there some share one start).
       std::vector<std::pair<double, double>> device_spans;
+      struct Run {
+        double begin, end;
+        std::string name, text;
+      };
+      std::vector<Run> runs;
       for (const tp::XEvent& e : line.events()) {
         const tp::XEventMetadata& m = plane.event_metadata().at(e.metadata_id());
         RawOp& op = chip.ops[m.display_name()];
@@ -116,6 +141,7 @@ std::map<std::string, RawChip> raw_tpu_chips(const tp::XSpace& space) {
           if (stat_names[s.metadata_id()] == "device_offset_ps") begin = number(s);
         }
         device_spans.emplace_back(begin, begin + time);
+        runs.push_back({begin, begin + time, m.display_name(), m.name()});
         bool has_breakdown = false;
         double bytes = 0, hbm = 0;
         for (const tp::XStat& s : m.stats()) {
@@ -136,6 +162,20 @@ std::map<std::string, RawChip> raw_tpu_chips(const tp::XSpace& space) {
       std::sort(device_spans.begin(), device_spans.end());
       for (size_t i = 1; i < device_spans.size(); ++i)
         EXPECT_LE(device_spans[i - 1].second, device_spans[i].first) << plane.name() << ": ops overlap";
+      // Each done takes the oldest open run of its start, in device time.
+      std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.begin < b.begin; });
+      std::map<std::string, std::deque<double>> open;
+      for (const Run& r : runs) {
+        if (raw_is_start(r.name)) {
+          open[r.name].push_back(r.begin);
+          continue;
+        }
+        const std::string start = raw_done_of(r.name, r.text);
+        if (start.empty() || open[start].empty()) continue;
+        const double span = r.end - open[start].front();
+        open[start].pop_front();
+        for (const std::string& half : {start, r.name}) chip.ops[half].pairs += 1, chip.ops[half].span_ps += span;
+      }
     }
   }
   return chips;
@@ -174,6 +214,25 @@ TEST_F(TpuFile, OpsAreNamedByTheirHloOpUnderTheirModule) {
   EXPECT_EQ(hlo_op_name_of_text("%copy-done.2 = (f32[8]{0}, u32[]{:S(2)}) copy-done(...)"), "copy-done.2");
 }
 
+TEST_F(TpuFile, AsyncHalvesArePairedAndTheirRatesAreOverThePairsSpans) {
+  const HloOps ops = collect_hlo_ops(profile_);
+  size_t halves = 0;
+  for (const HloOp& op : ops.ops) {
+    const RawOp& raw = raw_[ops.devices[op.device].name].ops[op.name];
+    EXPECT_EQ(op.async_pairs, raw.pairs) << op.name;
+    EXPECT_DOUBLE_EQ(double(op.async_span_ps), raw.span_ps) << op.name;
+    if (op.async_pairs == 0) continue;
+    ++halves;
+    EXPECT_EQ(op.async_pairs, op.occurrences) << op.name;  // every run has its other half here
+    EXPECT_GE(op.async_span_ps, op.time_ps) << op.name;    // a pair spans its halves
+    if (op.name == "copy-start.3") EXPECT_EQ(op.async_partner, "copy-done.3");
+    if (op.name == "copy-done.3") EXPECT_EQ(op.async_partner, "copy-start.3");
+  }
+  EXPECT_EQ(halves, 4u * 12);  // six copy pairs a chip
+  EXPECT_EQ(async_start_of("%copy-done.2 = f32[8]{0:T(8,128)} copy-done((f32[8], u32[]) %copy-start.2)"),
+            "copy-start.2");
+}
+
 TEST_F(TpuFile, OpProfileSumsEachChipsOpsAndCategories) {
   const OpProfile p = compute_op_profile(profile_);
   EXPECT_EQ(p.device_type, "TPU v6 Lite");
@@ -198,7 +257,7 @@ TEST_F(TpuFile, OpProfileSumsEachChipsOpsAndCategories) {
         EXPECT_DOUBLE_EQ(double(op.time_ps), raw.time_ps) << op.name;
         EXPECT_DOUBLE_EQ(op.flops, raw.flops) << op.name;
         EXPECT_DOUBLE_EQ(op.hbm_bytes, raw.hbm) << op.name;
-        const double seconds = raw.time_ps * 1e-12;
+        const double seconds = raw.rate_ps() * 1e-12;
         EXPECT_NEAR(op.flop_util, std::min(1.0, raw.flops / (seconds * chip.peak_tflops * 1e12)), 1e-12) << op.name;
         EXPECT_NEAR(op.hbm_util, std::min(1.0, raw.hbm / (seconds * chip.peak_hbm_gbps * 1e9)), 1e-12) << op.name;
       }
@@ -218,6 +277,7 @@ TEST_F(TpuFile, HloStatsRowsAreTheRawOpsSummedOverChips) {
     for (const auto& [op_name, op] : chip.ops) {
       RawOp& r = by_name[op_name];
       r.count += op.count, r.time_ps += op.time_ps, r.flops += op.flops, r.bytes += op.bytes, r.hbm += op.hbm;
+      r.pairs += op.pairs, r.span_ps += op.span_ps;
       r.source = op.source, r.category = op.category;
     }
   }
@@ -232,8 +292,8 @@ TEST_F(TpuFile, HloStatsRowsAreTheRawOpsSummedOverChips) {
     EXPECT_DOUBLE_EQ(double(r.self_ps), raw.time_ps) << r.name;  // nothing nests
     EXPECT_EQ(r.category, raw.category);
     EXPECT_EQ(r.source, raw.source);
-    EXPECT_NEAR(r.gflops_per_s, raw.flops / (raw.time_ps * 1e-12) / 1e9, 1e-9 * (1 + r.gflops_per_s)) << r.name;
-    EXPECT_NEAR(r.hbm_gib_per_s, raw.hbm / (raw.time_ps * 1e-12) / (1024.0 * 1024 * 1024),
+    EXPECT_NEAR(r.gflops_per_s, raw.flops / (raw.rate_ps() * 1e-12) / 1e9, 1e-9 * (1 + r.gflops_per_s)) << r.name;
+    EXPECT_NEAR(r.hbm_gib_per_s, raw.hbm / (raw.rate_ps() * 1e-12) / (1024.0 * 1024 * 1024),
                 1e-9 * (1 + r.hbm_gib_per_s))
         << r.name;
     if (raw.bytes > 0) EXPECT_DOUBLE_EQ(r.operational_intensity, raw.flops / raw.bytes) << r.name;
@@ -241,7 +301,9 @@ TEST_F(TpuFile, HloStatsRowsAreTheRawOpsSummedOverChips) {
   EXPECT_DOUBLE_EQ(self_sum, busy);
   EXPECT_DOUBLE_EQ(double(s.busy_ps), busy);
   EXPECT_NEAR(s.rows.back().cumulative_self_pct, 100.0, 1e-9);
-  EXPECT_TRUE(s.notes.empty()) << s.notes.front();
+  // Every stat is there: the only note is about the async pairs' rates.
+  ASSERT_EQ(s.notes.size(), 1u);
+  EXPECT_NE(s.notes[0].find("async pairs"), std::string::npos) << s.notes[0];
 
   // One chip.
   const HloStats one = compute_hlo_stats(collect_hlo_ops(profile_), 2);
@@ -267,6 +329,7 @@ TEST_F(TpuFile, RooflineRidgePointAndPointsComeFromThePlaneStats) {
     const RawOp& raw = chip.ops.at(p.name);
     EXPECT_DOUBLE_EQ(p.flops, raw.flops);
     EXPECT_DOUBLE_EQ(p.hbm_bytes, raw.hbm);
+    EXPECT_NEAR(p.attained_gflops_per_s, raw.flops / (raw.rate_ps() * 1e-12) / 1e9, 1e-9 * (1 + p.attained_gflops_per_s));
     if (raw.hbm > 0) EXPECT_DOUBLE_EQ(p.hbm_operational_intensity, raw.flops / raw.hbm) << p.name;
     if (raw.flops > 0 && raw.hbm > 0) {
       const double intensity = raw.flops / raw.hbm;

@@ -29,6 +29,7 @@ interface HloStatsRow {
   hbm_bw_gib_s: number;
   operational_intensity: number;
   bound_by: string;
+  async_partner: string;
   source_info: string;
 }
 
@@ -117,6 +118,13 @@ function table(rows: HloStatsRow[]): HTMLElement {
         render: (r) => (r.operational_intensity > 0 ? r.operational_intensity.toFixed(2) : '–'),
       },
       { key: 'bound_by', title: 'Bound by', value: (r) => r.bound_by },
+      {
+        key: 'async_partner',
+        title: 'Async pair',
+        help: "The other half of an async pair (copy-start/copy-done...): the rates are over the pairs' spans",
+        name: true,
+        value: (r) => r.async_partner,
+      },
       { key: 'tf_op_name', title: 'Framework op', name: true, value: (r) => r.tf_op_name },
       { key: 'source_info', title: 'Source', name: true, value: (r) => r.source_info },
     ],
