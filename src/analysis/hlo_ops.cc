@@ -369,6 +369,14 @@ std::string_view async_start_of(std::string_view done_text) {
   return done_text.substr(at + 1, end - at - 1);
 }
 
+model::StringId xla_kernel_op(const Profile& p, EventIndex kernel, StringId tf_op) {
+  if (p.strings.view(tf_op) != "XlaModule:") return tf_op;
+  const StringId hlo_op = p.strings.find("hlo_op");
+  if (hlo_op == model::kNoString) return tf_op;
+  auto v = p.stat(kernel, hlo_op);
+  return v && v->type == model::StatType::kString ? v->str : tf_op;
+}
+
 int64_t rate_time_ps(const HloOp& op) { return op.async_pairs > 0 ? op.async_span_ps : op.time_ps; }
 
 std::string HloOps::common_device_type() const {

@@ -97,6 +97,10 @@ struct HloOps {
 
 HloOps collect_hlo_ops(const model::Profile& profile);
 
+// A GPU kernel's op given its tf_op: JAX gives every XLA kernel the tf_op "XlaModule:", and
+// its `hlo_op` stat names the op it ran for; any other tf_op is the op.
+model::StringId xla_kernel_op(const model::Profile& profile, model::EventIndex kernel, model::StringId tf_op);
+
 // Whether a profile has XLA ops at all (cheap: looks for the lines and stats, not the ops).
 bool has_hlo_ops(const model::Profile& profile);
 

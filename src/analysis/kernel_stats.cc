@@ -7,6 +7,7 @@
 
 #include "analysis/csv.h"
 #include "analysis/event_kinds.h"
+#include "analysis/hlo_ops.h"
 #include "analysis/units.h"
 #include "model/string_contains.h"
 
@@ -110,8 +111,7 @@ class LaunchOps {
 class KernelCollector {
  public:
   explicit KernelCollector(const Profile& p)
-      : p_(p), launch_ops_(p), level0_(p.strings.find("level 0")), memset_details_(p.strings.find("memset_details")),
-        hlo_op_(p.strings.find("hlo_op")), xla_module_placeholder_(p.strings.find("XlaModule:")) {}
+      : p_(p), launch_ops_(p), level0_(p.strings.find("level 0")), memset_details_(p.strings.find("memset_details")) {}
 
   void add_line(const model::Line& line) {
     for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e)
@@ -142,12 +142,8 @@ class KernelCollector {
   }
 
   StringId op_of(EventIndex e) {
-    if (auto op = p_.stat(e, model::kTfOp); op && op->type == model::StatType::kString) {
-      // JAX's GPU kernels say only "XlaModule:" as their framework op: their HLO op says more.
-      if (op->str == xla_module_placeholder_ && hlo_op_ != model::kNoString)
-        if (auto hlo = p_.stat(e, hlo_op_); hlo && hlo->type == model::StatType::kString) return hlo->str;
-      return op->str;
-    }
+    if (auto op = p_.stat(e, model::kTfOp); op && op->type == model::StatType::kString)
+      return xla_kernel_op(p_, e, op->str);
     if (level0_ != model::kNoString)
       if (auto op = p_.stat(e, level0_); op && op->type == model::StatType::kString) return op->str;
     return launch_ops_.op_of(e);
@@ -187,8 +183,6 @@ class KernelCollector {
   LaunchOps launch_ops_;
   const StringId level0_;          // TensorFlow's annotation of the op, "level 0"
   const StringId memset_details_;
-  const StringId hlo_op_;          // XLA's op of a kernel (JAX)
-  const StringId xla_module_placeholder_;  // the tf_op JAX gives every XLA kernel
   std::vector<int8_t> name_is_kernel_;
   std::unordered_map<StringId, KernelLaunchConfig> configs_;
   std::unordered_map<RowKey, KernelStatsRow, RowKeyHash> rows_;
