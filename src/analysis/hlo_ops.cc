@@ -22,7 +22,7 @@ constexpr uint64_t kHbmMemorySpace = 1;  // op_metrics.proto: MEMORY_SPACE_HBM, 
 // The stat names the tools read, as the profile's string ids (model::kNoString when absent).
 struct StatIds {
   StringId hlo_op, hlo_category, hlo_module, program_id, flops, model_flops, bytes_accessed, breakdown, tf_op,
-      source, source_stack, device_offset, device_duration, peak_tflops, peak_hbm, device_type;
+      source, source_stack, device_offset, device_duration, peak_tflops, peak_hbm, device_type, core_details;
   explicit StatIds(const model::StringTable& s)
       : hlo_op(s.find("hlo_op")),
         hlo_category(s.find("hlo_category")),
@@ -39,7 +39,8 @@ struct StatIds {
         device_duration(s.find("device_duration_ps")),
         peak_tflops(s.find("peak_teraflops_per_second")),
         peak_hbm(s.find("peak_hbm_bw_gigabytes_per_second")),
-        device_type(model::kDeviceTypeString) {}
+        device_type(model::kDeviceTypeString),
+        core_details(s.find("core_details")) {}
 };
 
 std::optional<StatValue> stat_of(const Profile& p, EventIndex e, StringId key) {
@@ -86,6 +87,26 @@ std::optional<double> hbm_bytes_of_breakdown(std::string_view bytes) {
     if (space == kHbmMemorySpace) hbm += double(amount);
   }
   return hbm;
+}
+
+// CoreDetails (op_stats.proto): global_chip_id = 5, global_core_id = 6, both varints; a
+// field left out is 0 in proto3.
+void read_core_details(std::string_view bytes, HloDevice& d) {
+  int64_t chip = 0, core = 0;
+  for (size_t at = 0; at < bytes.size();) {
+    uint64_t key = 0, value = 0;
+    if (!read_varint(bytes, at, key)) return;
+    if ((key & 7) == 2) {  // a string (the hostname): skip it
+      if (!read_varint(bytes, at, value) || value > bytes.size() - at) return;
+      at += value;
+      continue;
+    }
+    if ((key & 7) != 0 || !read_varint(bytes, at, value)) return;
+    if ((key >> 3) == 5) chip = int64_t(value);
+    if ((key >> 3) == 6) core = int64_t(value);
+  }
+  d.global_chip_id = chip;
+  d.global_core_id = core;
 }
 
 // "jit_f(123)" -> 123, the program id XLA puts after a module's name; nullopt without one.
@@ -151,6 +172,9 @@ class Collector {
     d.ordinal = plane.device_ordinal == model::kNone ? device : plane.device_ordinal;
     auto type = p_.plane_stat(plane_index, ids_.device_type);
     d.device_type = type ? std::string(p_.string_of(*type)) : std::string(p_.strings.view(plane.device_type));
+    if (ids_.core_details != model::kNoString)
+      if (auto v = p_.plane_stat(plane_index, ids_.core_details); v && v->type == model::StatType::kString)
+        read_core_details(p_.string_of(*v), d);
     if (auto v = plane_peak(plane_index, ids_.peak_tflops)) d.peak_tflops = *v;
     if (auto v = plane_peak(plane_index, ids_.peak_hbm)) d.peak_hbm_gbps = *v;
     peaks_missing_tflops_ |= d.peak_tflops <= 0;

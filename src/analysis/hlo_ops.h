@@ -32,6 +32,9 @@ struct HloDevice {
   std::string host;         // the host the device belongs to
   uint32_t ordinal = 0;
   std::string device_type;  // `device_type_string` ("TPU v6 Lite"), else the plane's type ("GPU")
+  // Where the core sits in the TPU mesh (`core_details`: XProf's CoreDetails in op_stats.proto);
+  // -1 when the file does not say.
+  int64_t global_chip_id = -1, global_core_id = -1;
   double peak_tflops = 0;   // `peak_teraflops_per_second`; 0: not in the file
   double peak_hbm_gbps = 0; // `peak_hbm_bw_gigabytes_per_second` (10^9 bytes/s); 0: not in the file
   int64_t busy_ps = 0;      // time any op ran (the sum of the outermost ops' times)

@@ -87,6 +87,7 @@ RooflineModel compute_roofline_model(const HloOps& ops) {
     rd.device = d.name;
     rd.host = d.host;
     rd.device_type = d.device_type;
+    rd.global_chip_id = d.global_chip_id;
     rd.peak_tflops = d.peak_tflops;
     rd.peak_hbm_gbps = d.peak_hbm_gbps;
     rd.ridge_point = d.peak_hbm_gbps > 0 ? d.peak_tflops * 1e3 / d.peak_hbm_gbps : 0;
@@ -138,6 +139,7 @@ nlohmann::json to_json(const RooflineModel& m) {
     devices.push_back({{"device", d.device},
                        {"host", d.host},
                        {"device_type", d.device_type},
+                       {"global_chip_id", d.global_chip_id},
                        {"peak_teraflops_per_second", d.peak_tflops},
                        {"peak_hbm_bw_gigabytes_per_second", d.peak_hbm_gbps},
                        {"ridge_point", d.ridge_point},

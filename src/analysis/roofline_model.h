@@ -39,6 +39,7 @@ struct RooflinePoint {
 struct RooflineDevice {
   std::string device, host, device_type;
   double peak_tflops = 0, peak_hbm_gbps = 0;
+  int64_t global_chip_id = -1;  // in the TPU mesh (core_details), -1 when unknown
   double ridge_point = 0;  // FLOP/byte where the roofs meet: peak FLOP rate / HBM bandwidth
   int64_t busy_ps = 0;
   RooflinePoint total;                  // all its ops (the sum of the outermost ops' figures)

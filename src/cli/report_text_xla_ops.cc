@@ -78,7 +78,8 @@ std::string render_text(const RooflineModel& m, size_t max_ops) {
   if (m.devices.empty()) return out + no_data_note("roofline_model") + notes_text(m.notes);
   out += notes_text(m.notes);
   for (const RooflineDevice& d : m.devices) {
-    out += fmt::format("\n  {} ({}): {}, ridge point {:.1f} FLOP/byte\n", d.device, d.device_type,
+    const std::string chip = d.global_chip_id >= 0 ? fmt::format(", chip {} of the mesh", d.global_chip_id) : "";
+    out += fmt::format("\n  {} ({}{}): {}, ridge point {:.1f} FLOP/byte\n", d.device, d.device_type, chip,
                        peaks_text(d.peak_tflops, d.peak_hbm_gbps), d.ridge_point);
     TextTable table({"program / op", "time", "FLOP/byte (HBM)", "GFLOP/s", "of roof", "bound by"},
                     {false, true, true, true, true, false}, 60);

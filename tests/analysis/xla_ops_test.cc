@@ -24,6 +24,7 @@
 #include "analysis/kernel_stats.h"
 #include "analysis/op_profile.h"
 #include "analysis/roofline_model.h"
+#include "analysis/run_environment.h"
 #include "format/xspace_schema.h"
 #include "model/xspace_builder.h"
 #include "model/xspace_importer.h"
@@ -105,6 +106,7 @@ std::string raw_done_of(const std::string& name, const std::string& text) {
 struct RawChip {
   double peak_tflops = 0, peak_hbm_gbps = 0;
   std::string device_type;
+  int64_t global_chip_id = -1;  // core_details field 5
   double busy_ps = 0;
   std::map<std::string, RawOp> ops;  // by display name
   std::map<std::string, double> category_ps;
@@ -121,6 +123,13 @@ std::map<std::string, RawChip> raw_tpu_chips(const tp::XSpace& space) {
       if (stat_names[s.metadata_id()] == "peak_teraflops_per_second") chip.peak_tflops = number(s);
       if (stat_names[s.metadata_id()] == "peak_hbm_bw_gigabytes_per_second") chip.peak_hbm_gbps = number(s);
       if (stat_names[s.metadata_id()] == "device_type_string") chip.device_type = s.str_value();
+      if (stat_names[s.metadata_id()] == "core_details") {
+        google::protobuf::UnknownFieldSet details;
+        EXPECT_TRUE(details.ParseFromString(s.bytes_value()));
+        chip.global_chip_id = 0;
+        for (int i = 0; i < details.field_count(); ++i)
+          if (details.field(i).number() == 5) chip.global_chip_id = int64_t(details.field(i).varint());
+      }
     }
     for (const tp::XLine& line : plane.lines()) {
       if (line.name() != "XLA Ops") continue;
@@ -319,6 +328,8 @@ TEST_F(TpuFile, RooflineRidgePointAndPointsComeFromThePlaneStats) {
     // 918 TFLOP/s over 1637.99 GB/s: about 560 FLOP per byte.
     EXPECT_DOUBLE_EQ(d.ridge_point, chip.peak_tflops * 1e12 / (chip.peak_hbm_gbps * 1e9));
     EXPECT_NEAR(d.ridge_point, 560.4, 0.1);
+    EXPECT_EQ(d.global_chip_id, chip.global_chip_id) << d.device;
+    EXPECT_EQ(d.device_type, "TPU v6 Lite");
     EXPECT_DOUBLE_EQ(double(d.total.time_ps), chip.busy_ps);
     double program_ps = 0;
     for (const RooflinePoint& p : d.programs) program_ps += double(p.time_ps);
@@ -349,6 +360,17 @@ TEST_F(TpuFile, FrameworkOpStatsNameXlaOpsWithoutFrameworkOpByTheirHloOp) {
   for (const std::string& name : device_ops) EXPECT_FALSE(name.starts_with("%")) << name;
   EXPECT_TRUE(device_ops.count("copy-done.2"));            // no tf_op: the HLO op's name
   EXPECT_TRUE(device_ops.count("jit(f)/jit(main)/add:"));  // tf_op: the framework op
+}
+
+TEST_F(TpuFile, RunEnvironmentNamesTheTpuGeneration) {
+  const RunEnvironment env = compute_run_environment(profile_);
+  size_t tpus = 0;
+  for (const DeviceInfo& d : env.devices) {
+    if (!d.name.starts_with("/device:TPU:")) continue;
+    EXPECT_EQ(d.model, raw_.at(d.name).device_type);
+    ++tpus;
+  }
+  EXPECT_EQ(tpus, 4u);
 }
 
 TEST_F(TpuFile, CsvHasARowPerOp) {
