@@ -447,6 +447,15 @@ double hbm_utilisation(double hbm_bytes, int64_t time_ps, double peak_hbm_gbps) 
   return hbm_bytes / (double(time_ps) * 1e-12 * peak_hbm_gbps * 1e9);
 }
 
+double ridge_point(double peak_tflops, double peak_hbm_gbps) {
+  return peak_tflops > 0 && peak_hbm_gbps > 0 ? peak_tflops * 1e3 / peak_hbm_gbps : 0;
+}
+
+double roof_gflops(double hbm_intensity, double peak_tflops, double peak_hbm_gbps) {
+  if (peak_tflops <= 0 || peak_hbm_gbps <= 0 || hbm_intensity <= 0) return 0;
+  return std::min(peak_tflops * 1e3, hbm_intensity * peak_hbm_gbps);
+}
+
 std::string_view bound_by(double flop_util, double hbm_util) {
   if (flop_util <= 0 && hbm_util <= 0) return "Unknown";
   return hbm_util > flop_util ? "HBM" : "Compute";

@@ -112,6 +112,11 @@ bool has_hlo_ops(const model::Profile& profile);
 // HBM bandwidth); both per device, uncapped (XProf's `uncapped_flops`), 0 without a peak.
 double flop_utilisation(double flops, int64_t time_ps, double peak_tflops);
 double hbm_utilisation(double hbm_bytes, int64_t time_ps, double peak_hbm_gbps);
+// The roofline (xprof/convert/op_stats_to_roofline_model.cc): the ridge point in FLOP/byte,
+// peak FLOP rate / peak HBM bandwidth, and the roof at an HBM operational intensity in
+// GFLOP/s, min(peak, intensity x bandwidth) (XProf's optimal_flop_rate); 0 without peaks.
+double ridge_point(double peak_tflops, double peak_hbm_gbps);
+double roof_gflops(double hbm_intensity, double peak_tflops, double peak_hbm_gbps);
 // XProf's "bound by" (SetRooflineMetrics): the resource closer to its peak, "Compute" or "HBM";
 // "Unknown" when neither is known.
 std::string_view bound_by(double flop_util, double hbm_util);

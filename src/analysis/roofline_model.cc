@@ -31,8 +31,7 @@ void finish(RooflinePoint& p, const HloDevice& d) {
   p.hbm_operational_intensity = p.hbm_bytes > 0 ? p.flops / p.hbm_bytes : 0;
   p.attained_gflops_per_s = seconds > 0 ? p.flops / seconds / 1e9 : 0;
   p.hbm_gib_per_s = seconds > 0 ? p.hbm_bytes / seconds / kGiB : 0;
-  if (d.peak_tflops > 0 && d.peak_hbm_gbps > 0 && p.hbm_operational_intensity > 0)
-    p.roof_gflops_per_s = std::min(d.peak_tflops * 1e3, p.hbm_operational_intensity * d.peak_hbm_gbps);
+  p.roof_gflops_per_s = roof_gflops(p.hbm_operational_intensity, d.peak_tflops, d.peak_hbm_gbps);
   p.roof_fraction = p.roof_gflops_per_s > 0 ? p.attained_gflops_per_s / p.roof_gflops_per_s : 0;
   p.bound_by = bound_by(flop_utilisation(p.flops, p.rate_ps, d.peak_tflops),
                         hbm_utilisation(p.hbm_bytes, p.rate_ps, d.peak_hbm_gbps));
@@ -90,7 +89,7 @@ RooflineModel compute_roofline_model(const HloOps& ops) {
     rd.global_chip_id = d.global_chip_id;
     rd.peak_tflops = d.peak_tflops;
     rd.peak_hbm_gbps = d.peak_hbm_gbps;
-    rd.ridge_point = d.peak_hbm_gbps > 0 ? d.peak_tflops * 1e3 / d.peak_hbm_gbps : 0;
+    rd.ridge_point = ridge_point(d.peak_tflops, d.peak_hbm_gbps);
     rd.busy_ps = d.busy_ps;
     rd.total.device = d.name;
   }
