@@ -16,6 +16,8 @@ using model::Profile;
 using model::StatValue;
 using model::StringId;
 
+std::string_view op_kind(std::string_view name);  // below
+
 constexpr std::string_view kAsyncXlaOpsLine = "Async XLA Ops";  // XProf's async op line on TPUs
 constexpr uint64_t kHbmMemorySpace = 1;  // op_metrics.proto: MEMORY_SPACE_HBM, PerformanceInfo HBM
 
@@ -199,7 +201,7 @@ class Collector {
     auto note = [&](bool missing, std::string stat, std::string lost) {
       if (missing) out_.missing.push_back({std::move(stat), std::move(lost)});
     };
-    note(!seen_.category, "hlo_category", "ops are grouped under \"unknown\"");
+    note(!seen_.category, "hlo_category", "ops are grouped by their name without XLA's numbering (copy.1: copy)");
     note(!seen_.flops, "flops", "FLOP rates, FLOP utilisation and operational intensity are left out");
     note(!seen_.bytes, "bytes_accessed", "memory bandwidth and operational intensity are left out");
     note(peaks_missing_tflops_, "peak_teraflops_per_second", "FLOP utilisation and the ridge point are left out");
@@ -241,7 +243,7 @@ class Collector {
     op.name = std::move(name);
     op.category = text_stat(p_, e, ids_.hlo_category);
     seen_.category |= !op.category.empty();
-    if (op.category.empty()) op.category = "unknown";
+    if (op.category.empty()) op.category = std::string(op_kind(op.name));
     if (text != op.name) op.expression = std::string(text);
     if (is_async_done(op.name)) op.async_partner = std::string(async_start_of(text));
     op.provenance = text_stat(p_, e, ids_.tf_op);

@@ -46,7 +46,7 @@ struct HloOp {
   uint32_t device = 0;      // index into HloOps::devices
   std::string program;      // its module, "jit_train_step(2041036616644817336)"; "" when unknown
   std::string name;         // "fusion.12"
-  std::string category;     // `hlo_category`, "unknown" when the file has none
+  std::string category;     // `hlo_category`, else the name without XLA's numbering ("copy" for copy.1)
   std::string expression;   // the instruction's full text where the file has it
   std::string provenance;   // `tf_op`: the framework op (JAX's "jit(f)/jit(main)/dot_general:")
   std::string source;       // `source`: "file.py:37"

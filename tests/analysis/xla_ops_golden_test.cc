@@ -65,7 +65,9 @@ TEST(XlaOpsGolden, RidgePointRoofAndBoundByAreXProfs) {
         << name;
     const double intensity = value(row, "hbm_operational_intensity").get<double>();
     const double optimal = value(row, "optimal_flop_rate").get<double>();
-    if (intensity > 0) EXPECT_NEAR(roof_gflops(intensity, peak_tflops, peak_hbm_gbps), optimal, 1e-6 * optimal) << name;
+    if (intensity > 0) {
+      EXPECT_NEAR(roof_gflops(intensity, peak_tflops, peak_hbm_gbps), optimal, 1e-6 * optimal) << name;
+    }
     ++checked;
   }
   EXPECT_EQ(checked, 622u);  // the rows XProf says are compute- or HBM-bound

@@ -234,8 +234,12 @@ TEST_F(TpuFile, AsyncHalvesArePairedAndTheirRatesAreOverThePairsSpans) {
     ++halves;
     EXPECT_EQ(op.async_pairs, op.occurrences) << op.name;  // every run has its other half here
     EXPECT_GE(op.async_span_ps, op.time_ps) << op.name;    // a pair spans its halves
-    if (op.name == "copy-start.3") EXPECT_EQ(op.async_partner, "copy-done.3");
-    if (op.name == "copy-done.3") EXPECT_EQ(op.async_partner, "copy-start.3");
+    if (op.name == "copy-start.3") {
+      EXPECT_EQ(op.async_partner, "copy-done.3");
+    }
+    if (op.name == "copy-done.3") {
+      EXPECT_EQ(op.async_partner, "copy-start.3");
+    }
   }
   EXPECT_EQ(halves, 4u * 12);  // six copy pairs a chip
   EXPECT_EQ(async_start_of("%copy-done.2 = f32[8]{0:T(8,128)} copy-done((f32[8], u32[]) %copy-start.2)"),
@@ -305,7 +309,9 @@ TEST_F(TpuFile, HloStatsRowsAreTheRawOpsSummedOverChips) {
     EXPECT_NEAR(r.hbm_gib_per_s, raw.hbm / (raw.rate_ps() * 1e-12) / (1024.0 * 1024 * 1024),
                 1e-9 * (1 + r.hbm_gib_per_s))
         << r.name;
-    if (raw.bytes > 0) EXPECT_DOUBLE_EQ(r.operational_intensity, raw.flops / raw.bytes) << r.name;
+    if (raw.bytes > 0) {
+      EXPECT_DOUBLE_EQ(r.operational_intensity, raw.flops / raw.bytes) << r.name;
+    }
   }
   EXPECT_DOUBLE_EQ(self_sum, busy);
   EXPECT_DOUBLE_EQ(double(s.busy_ps), busy);
@@ -341,13 +347,17 @@ TEST_F(TpuFile, RooflineRidgePointAndPointsComeFromThePlaneStats) {
     EXPECT_DOUBLE_EQ(p.flops, raw.flops);
     EXPECT_DOUBLE_EQ(p.hbm_bytes, raw.hbm);
     EXPECT_NEAR(p.attained_gflops_per_s, raw.flops / (raw.rate_ps() * 1e-12) / 1e9, 1e-9 * (1 + p.attained_gflops_per_s));
-    if (raw.hbm > 0) EXPECT_DOUBLE_EQ(p.hbm_operational_intensity, raw.flops / raw.hbm) << p.name;
+    if (raw.hbm > 0) {
+      EXPECT_DOUBLE_EQ(p.hbm_operational_intensity, raw.flops / raw.hbm) << p.name;
+    }
     if (raw.flops > 0 && raw.hbm > 0) {
       const double intensity = raw.flops / raw.hbm;
       const double roof = std::min(chip.peak_tflops * 1e3, intensity * chip.peak_hbm_gbps);  // GFLOP/s
       EXPECT_NEAR(p.roof_gflops_per_s, roof, 1e-9 * roof) << p.name;
       // Below the ridge point the HBM roof is the lower one.
-      if (intensity < d_ridge(m, p.device)) EXPECT_EQ(p.bound_by, "HBM") << p.name;
+      if (intensity < d_ridge(m, p.device)) {
+        EXPECT_EQ(p.bound_by, "HBM") << p.name;
+      }
     }
   }
 }
@@ -436,7 +446,9 @@ TEST(XlaOpsGpu, MI300KernelsAreGroupedByTheirHloOpAndMissingStatsAreNamed) {
   std::set<std::string> hlo_ops;
   for (const auto& [key, r] : raw) hlo_ops.insert(key.second);
   for (const KernelStatsRow& r : compute_kernel_stats(profile).rows)
-    if (!r.op_name.empty()) EXPECT_TRUE(hlo_ops.count(r.op_name)) << r.kernel_name << " under " << r.op_name;
+    if (!r.op_name.empty()) {
+      EXPECT_TRUE(hlo_ops.count(r.op_name)) << r.kernel_name << " under " << r.op_name;
+    }
 }
 
 TEST(XlaOpsMissingStats, AnOpLineWithoutFlopsOrPeaksDegradesWithOneLineEach) {
