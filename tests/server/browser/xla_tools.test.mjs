@@ -54,6 +54,8 @@ describe('XLA op pages on a TPU v6e', () => {
       const hover = await page.locator('table[aria-label="Ops"] tbody tr td span[title^="%"]').count();
       assert.ok(hover > 0, 'no op shows its HLO text on hover');
       assert.match(await page.locator('[data-testid="hbm-util"]').textContent(), /%/);
+      const programs = await page.locator('.bar-list[aria-label="Time by program"] .bar-label').allTextContents();
+      assert.ok(programs.length > 0 && programs.every((p) => p.startsWith('jit_')), `programs: ${programs}`);
     }, 'xla_op_profile');
     await visit('#run=tpu_v6e&tool=op_profile&view=%2Fdevice%3ATPU%3A2', async (page) => {
       await ready(page);

@@ -54,7 +54,7 @@ export const opProfilePage: ToolPage = {
       return;
     }
     const chosen = data.views.find((v) => v.device === ctx.options[VIEW_OPTION]) ?? data.views[0];
-    root.append(viewPicker(data.views, chosen, ctx), summary(chosen), categories(chosen), opTable(chosen));
+    root.append(viewPicker(data.views, chosen, ctx), summary(chosen), categories(chosen), programs(chosen), opTable(chosen));
   },
 };
 
@@ -101,6 +101,24 @@ function categories(v: OpProfileView): HTMLElement {
         value: `${formatMs(c.time_ms)} · ${formatPct((100 * c.time_ms) / total)}`,
       })),
       'Time by category',
+    ),
+  );
+}
+
+// XLA modules (jit_* programs) by time: which compiled function the time went to.
+function programs(v: OpProfileView): HTMLElement {
+  const list = v.by_program.children ?? [];
+  const total = v.by_program.time_ms || 1;
+  return panel(
+    'Time by program',
+    barList(
+      list.map((p, i) => ({
+        label: p.name,
+        fraction: p.time_ms / total,
+        colour: PALETTE[i % PALETTE.length],
+        value: `${formatMs(p.time_ms)} · ${formatPct((100 * p.time_ms) / total)}`,
+      })),
+      'Time by program',
     ),
   );
 }
