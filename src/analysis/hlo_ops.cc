@@ -54,6 +54,26 @@ std::string text_stat(const Profile& p, EventIndex e, StringId key) {
   return v ? std::string(p.string_of(*v)) : std::string();
 }
 
+// A bytes stat's bytes: the importer keeps binary ones (serialized protos) as "0x" and hex
+// (model/xspace_importer.cc, bytes_stat_text); printable ones as they are.
+std::string binary_of(std::string_view text) {
+  if (!text.starts_with("0x") || text.size() % 2 != 0) return std::string(text);
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  out.reserve(text.size() / 2 - 1);
+  for (size_t i = 2; i < text.size(); i += 2) {
+    const int hi = nibble(text[i]), lo = nibble(text[i + 1]);
+    if (hi < 0 || lo < 0) return std::string(text);
+    out += char(hi * 16 + lo);
+  }
+  return out;
+}
+
 // A protobuf varint at `at` of `bytes`; false at the end or on a broken one.
 bool read_varint(std::string_view bytes, size_t& at, uint64_t& value) {
   value = 0;
@@ -176,7 +196,7 @@ class Collector {
     d.device_type = type ? std::string(p_.string_of(*type)) : std::string(p_.strings.view(plane.device_type));
     if (ids_.core_details != model::kNoString)
       if (auto v = p_.plane_stat(plane_index, ids_.core_details); v && v->type == model::StatType::kString)
-        read_core_details(p_.string_of(*v), d);
+        read_core_details(binary_of(p_.string_of(*v)), d);
     if (auto v = plane_peak(plane_index, ids_.peak_tflops)) d.peak_tflops = *v;
     if (auto v = plane_peak(plane_index, ids_.peak_hbm)) d.peak_hbm_gbps = *v;
     peaks_missing_tflops_ |= d.peak_tflops <= 0;
@@ -266,7 +286,7 @@ class Collector {
     op.bytes_accessed += bytes;
     std::optional<double> hbm;
     if (auto v = stat_of(p_, e, ids_.breakdown); v && v->type == model::StatType::kString)
-      hbm = hbm_bytes_of_breakdown(p_.string_of(*v));
+      hbm = hbm_bytes_of_breakdown(binary_of(p_.string_of(*v)));
     op.hbm_bytes += hbm.value_or(bytes);
   }
 

@@ -475,5 +475,43 @@ TEST(XlaOpsMissingStats, AnOpLineWithoutFlopsOrPeaksDegradesWithOneLineEach) {
   EXPECT_EQ(notes.find("`hlo_category`"), std::string::npos) << notes;
 }
 
+// A serialized MemoryAccessed {operation_type, memory_space, bytes_accessed}, as field 1 of a
+// MemoryAccessBreakdown, written with libprotobuf's unknown-field set.
+std::string breakdown_entry(uint64_t operation, uint64_t space, uint64_t bytes) {
+  google::protobuf::UnknownFieldSet entry;
+  entry.AddVarint(1, operation);
+  entry.AddVarint(2, space);
+  entry.AddVarint(3, bytes);
+  std::string inner;
+  entry.SerializeToString(&inner);
+  google::protobuf::UnknownFieldSet outer;
+  outer.AddLengthDelimited(1, inner);
+  std::string out;
+  outer.SerializeToString(&out);
+  return out;
+}
+
+TEST(XlaOpsHbmBytes, OnlyTheHbmEntriesOfTheBreakdownCount) {
+  tp::XSpace space;
+  auto device = testing::add_plane(&space, 1, "/device:TPU:0");
+  auto* line = device.line(format::xspace::kDerivedLineIdBase + 5, "XLA Ops", 1000);
+  tp::XEvent* e = device.event(line, "%fusion.7 = f32[8]{0} fusion(f32[8]{0} %p)", 0, 1'000'000,
+                               {{"hlo_category", std::string("loop fusion")}, {"bytes_accessed", int64_t(7000)}});
+  auto* stat = e->add_stats();
+  stat->set_metadata_id(device.stat_metadata("memory_access_breakdown"));
+  // HBM read 1000, HBM write 2000, VMEM (space 3) read 4000.
+  stat->set_bytes_value(breakdown_entry(1, 1, 1000) + breakdown_entry(2, 1, 2000) + breakdown_entry(1, 3, 4000));
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/breakdown.xplane.pb";
+  testing::write_xspace(path, space);
+  model::Profile profile;
+  std::string error;
+  ASSERT_TRUE(model::import_xspace_file(path, "breakdown", &profile, &error)) << error;
+  const HloOps ops = collect_hlo_ops(profile);
+  ASSERT_EQ(ops.ops.size(), 1u);
+  EXPECT_DOUBLE_EQ(ops.ops[0].bytes_accessed, 7000);
+  EXPECT_DOUBLE_EQ(ops.ops[0].hbm_bytes, 3000);
+}
+
 }  // namespace
 }  // namespace mlprof::analysis
