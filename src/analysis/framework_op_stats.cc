@@ -371,7 +371,11 @@ OpStatsTotals op_stats_totals(const Profile& p, bool count_idle) {
             [&](EventIndex e, int64_t self) {
               if (const EventIndex op = device_ops.launcher(e); op != kNone) return device_calls.add(op, self);
               if (const StringId op = device_ops.tf_op(e); op != model::kNoString) return device.add_kernel(op, self);
-              device.add_kernel(p.name_id(e), self);
+              // An XLA op without a framework op: its HLO op's name ("copy-done.2"), which the
+              // file gives as the display name, not the instruction's whole text.
+              const model::EventName& name = p.names[p.events.name[e]];
+              const bool hlo_name = line.kind == LineKind::kXlaOps && name.display_name != model::kEmptyString;
+              device.add_kernel(hlo_name ? name.display_name : name.name, self);
             },
             options.include_idle ? &busy : nullptr);
       }

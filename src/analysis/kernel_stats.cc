@@ -7,6 +7,7 @@
 
 #include "analysis/csv.h"
 #include "analysis/event_kinds.h"
+#include "analysis/hlo_ops.h"
 #include "analysis/units.h"
 #include "model/string_contains.h"
 
@@ -141,7 +142,8 @@ class KernelCollector {
   }
 
   StringId op_of(EventIndex e) {
-    if (auto op = p_.stat(e, model::kTfOp); op && op->type == model::StatType::kString) return op->str;
+    if (auto op = p_.stat(e, model::kTfOp); op && op->type == model::StatType::kString)
+      return xla_kernel_op(p_, e, op->str);
     if (level0_ != model::kNoString)
       if (auto op = p_.stat(e, level0_); op && op->type == model::StatType::kString) return op->str;
     return launch_ops_.op_of(e);

@@ -51,6 +51,7 @@ RunEnvironment compute_run_environment(const model::Profile& p) {
     d.host = names.empty() ? "" : names[plane.host];
     d.name = std::string(p.strings.view(plane.name));
     d.vendor = plane_gpu_vendor(p, i);
+    if (auto v = p.plane_stat(i, model::kDeviceTypeString)) d.model = std::string(p.string_of(*v));
     if (auto v = p.plane_stat(i, model::kCoreCount)) d.core_count = v->as_int();
     if (auto v = p.plane_stat(i, model::kComputeCapMajor)) d.compute_cap_major = v->as_int();
     if (auto v = p.plane_stat(i, model::kComputeCapMinor)) d.compute_cap_minor = v->as_int();
@@ -75,6 +76,7 @@ nlohmann::json to_json(const RunEnvironment& env) {
   for (const auto& d : env.devices)
     devices.push_back({{"host", d.host},
                        {"name", d.name},
+                       {"model", d.model},
                        {"core_count", d.core_count},
                        {"compute_capability", std::to_string(d.compute_cap_major) + "." + std::to_string(d.compute_cap_minor)},
                        {"memory_gib", d.memory_gib}});

@@ -33,6 +33,7 @@ GpuVendor host_gpu_vendor(const model::Profile& profile, uint32_t host);
 struct DeviceInfo {
   std::string host;
   std::string name;  // "/device:GPU:0"
+  std::string model;  // `device_type_string` ("TPU v6 Lite"), "" when the file does not say
   GpuVendor vendor = GpuVendor::kNvidia;
   int64_t core_count = 0;  // streaming multiprocessors or compute units (gpu_terms) when the file says
   int64_t compute_cap_major = 0, compute_cap_minor = 0;

@@ -3,17 +3,23 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
 #include <future>
 
 #include "analysis/framework_op_stats.h"
 #include "analysis/gpu_timeline_tools.h"
+#include "analysis/hlo_ops.h"
+#include "analysis/hlo_stats.h"
 #include "analysis/host_summary.h"
 #include "analysis/input_pipeline_analyzer.h"
 #include "analysis/kernel_stats.h"
 #include "analysis/memory_profile.h"
 #include "analysis/memory_profile_events.h"
+#include "analysis/op_profile.h"
 #include "analysis/overview_page.h"
 #include "analysis/pod_viewer.h"
+#include "analysis/roofline_model.h"
 #include "analysis/tf_data_bottleneck_analysis.h"
 #include "analysis/trace_viewer_link.h"
 
@@ -120,6 +126,29 @@ constexpr std::string_view kRecordGpuWork =
     "Profile on a machine with an NVIDIA GPU: mlprof records its kernels and their launches through CUPTI, "
     "PyTorch's profiler with ProfilerActivity.CUDA.";
 
+// op_profile, hlo_stats, roofline_model: XLA's ops on TPUs and GPUs (hlo_ops.h).
+bool has_xla_ops(const AnalyzedProfile& p) { return has_hlo_ops(p.profile()); }
+constexpr std::string_view kNoXlaOps = "No XLA ops were found.";
+constexpr std::string_view kRecordXlaOps =
+    "Profile a JAX or TensorFlow program compiled by XLA on a TPU or GPU (jax.profiler.trace, "
+    "tf.profiler.experimental.start): its device planes carry the XLA Ops line.";
+ToolResult hlo_stats_tool(const AnalyzedProfile& p, const ToolOptionValues& options) {
+  std::optional<uint32_t> device;
+  if (auto it = options.find("device"); it != options.end() && !it->second.empty() && it->second != "all") {
+    uint32_t n = 0;
+    auto r = std::from_chars(it->second.data(), it->second.data() + it->second.size(), n);
+    if (r.ec != std::errc() || r.ptr != it->second.data() + it->second.size())
+      throw ToolRequestError("device", "option '{option}' takes a device number (the n of /device:TPU:n) or all, "
+                                       "not '" + it->second + "'");
+    device = n;
+  }
+  HloStats stats = compute_hlo_stats(collect_hlo_ops(p.profile()), device);
+  if (device && stats.num_devices == 0)
+    throw ToolRequestError("device", fmt::format("no device {} ran XLA ops in this profile", *device));
+  return ToolResult::owned(std::move(stats));
+}
+constexpr ToolOption kHloStatsOptions[] = {{.name = "device", .help = "one device's ops (its number), or all"}};
+
 // The registry: one line per tool, in the order the UI lists them.
 const Tool kTools[] = {
     {"overview_page", "Overview", has_events, kNoEvents, kRecordEvents, {}, overview, &kOverviewSummary},
@@ -159,6 +188,11 @@ const Tool kTools[] = {
      "mlprof records allocator events (mlprof::record_allocation and LibTorch's allocator) at host tracer level 3 "
      "(MLPROF_HOST_TRACER_LEVEL=3); PyTorch's profiler writes them with profile_memory=True.",
      kMemoryOptions, memory_profile},
+    {"op_profile", "Op profile", has_xla_ops, kNoXlaOps, kRecordXlaOps, {},
+     of_profile<OpProfile, compute_op_profile>},
+    {"hlo_stats", "HLO op stats", has_xla_ops, kNoXlaOps, kRecordXlaOps, kHloStatsOptions, hlo_stats_tool},
+    {"roofline_model", "Roofline model", has_xla_ops, kNoXlaOps, kRecordXlaOps, {},
+     of_profile<RooflineModel, compute_roofline_model>},
     {"trace_viewer", "Trace viewer", has_events, kNoEvents, kRecordEvents, {},
      of_profile<TraceViewerLink, compute_trace_viewer_link>},
 };

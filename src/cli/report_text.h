@@ -7,12 +7,15 @@
 
 #include "analysis/framework_op_stats.h"
 #include "analysis/gpu_timeline.h"
+#include "analysis/hlo_stats.h"
 #include "analysis/input_pipeline_analyzer.h"
 #include "analysis/kernel_stats.h"
 #include "analysis/memory_profile.h"
+#include "analysis/op_profile.h"
 #include "analysis/overview_page.h"
 #include "analysis/pod_viewer.h"
 #include "analysis/profile_diff.h"
+#include "analysis/roofline_model.h"
 #include "analysis/stragglers.h"
 #include "analysis/tf_data_bottleneck_analysis.h"
 #include "analysis/tool_registry.h"
@@ -31,6 +34,10 @@ std::string render_text(const analysis::PodViewer& pod);
 std::string render_text(const analysis::TraceViewerLink& link);
 std::string render_text(const analysis::GpuTimeline& timeline);
 std::string render_text(const analysis::StragglerAnalysis& stragglers);
+// XLA's ops (report_text_xla_ops.cc): at most `max_ops` ops per category, rows, ops per device.
+std::string render_text(const analysis::OpProfile& profile, size_t max_ops = 5);
+std::string render_text(const analysis::HloStats& stats, size_t max_rows = 30);
+std::string render_text(const analysis::RooflineModel& model, size_t max_ops = 10);
 
 // A registry tool's result as text, by the tool's id (report_text_tools.cc); a tool without a
 // text rendering prints its JSON.

@@ -32,6 +32,9 @@ constexpr TextRenderer kRenderers[] = {
     {"gpu_queue_length", text_of<analysis::GpuTimeline>},
     {"stragglers", text_of<analysis::StragglerAnalysis>},
     {"memory_profile", text_of<analysis::MemoryProfile>},
+    {"op_profile", text_of<analysis::OpProfile>},
+    {"hlo_stats", text_of<analysis::HloStats>},
+    {"roofline_model", text_of<analysis::RooflineModel>},
     {"trace_viewer", text_of<analysis::TraceViewerLink>},
 };
 

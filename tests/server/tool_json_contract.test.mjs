@@ -29,6 +29,7 @@ const REAL = [
   ['nccl', 'pytorch/nccl_parser_config__nccl_data.json.gz', 'rank0.pt.trace.json.gz'],
   ['memory', 'pytorch/df_index_resolver__df_index_resolver.json.gz', 'rank1.pt.trace.json.gz'],
   ['cpu_only', 'pytorch/cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz', 'rank34.pt.trace.json.gz'],
+  ['tpu', 'wild/xprof/xprof__xprof_convert_test_xplanes_tpu_inference_2.xplane.pb', 'tpu-host.xplane.pb'],
 ];
 
 // Large tables are cut to a few rows: every row of a table has the same keys, and the checker

@@ -6,13 +6,16 @@
 import type { ToolPage } from './tool_page';
 import { frameworkOpStatsPage, type FrameworkOpStatsData } from './framework_op_stats_page';
 import { genericPage } from './generic_page';
+import { hloStatsPage, type HloStatsData } from './hlo_stats_page';
 import { gpuTimelinePage, type GpuTimelineData } from './gpu_timeline_page';
 import { stragglersPage, type StragglersData } from './gpu_timeline_page';
 import { inputPipelinePage, type InputPipelineData } from './input_pipeline_page';
 import { memoryProfilePage, type MemoryProfileData } from './memory_profile_page';
 import { kernelStatsPage, type KernelStatsData } from './kernel_stats_page';
+import { opProfilePage, type OpProfileData } from './op_profile_page';
 import { overviewPage, type OverviewData } from './overview_page';
 import { podViewerPage, type PodViewerData } from './pod_viewer_page';
+import { rooflineModelPage, type RooflineModelData } from './roofline_model_page';
 import { tfDataBottleneckPage, type TfDataBottleneckData } from './tf_data_bottleneck_page';
 import { traceViewerPage } from './trace_viewer_page';
 
@@ -30,6 +33,9 @@ const pages: Record<string, ToolPage> = {
   kernel_launch_stats: gpuTimelinePage,
   gpu_queue_length: gpuTimelinePage,
   stragglers: stragglersPage,
+  op_profile: opProfilePage,
+  hlo_stats: hloStatsPage,
+  roofline_model: rooflineModelPage,
   trace_viewer: traceViewerPage,
 };
 
@@ -51,6 +57,9 @@ export interface ToolData {
   kernel_launch_stats: GpuTimelineData;
   gpu_queue_length: GpuTimelineData;
   stragglers: StragglersData;
+  op_profile: OpProfileData;
+  hlo_stats: HloStatsData;
+  roofline_model: RooflineModelData;
 }
 
 export function pageFor(tool: string): ToolPage {
