@@ -249,6 +249,7 @@ void finish(Session& s) {
     if (s.auto_started || s.stopped_at_exit || g_exit_signal.load() != 0) report_written_run(s);
   }
   g_finished_session.store(s.id);
+  end_program_after_signal_write(g_exit_signal.load());
 }
 
 // A writer nearing the committed end of the arena.

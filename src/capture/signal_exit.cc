@@ -18,7 +18,6 @@ namespace mlprof::capture {
 namespace {
 
 constexpr int kExitSignals[] = {SIGINT, SIGTERM, SIGHUP};
-constexpr int kWriteWaitMs = 60'000;
 
 // The signal being handled (0: none), and since when: a second one, on any thread, abandons the
 // write, unless it is the same signal within a second, sent twice by whoever stops the program
@@ -50,14 +49,6 @@ sigset_t exit_signal_set() {
   return set;
 }
 
-// Takes one of the exit signals pending for this thread (they are blocked in the handler), or 0.
-int take_pending_exit_signal() {
-  const sigset_t set = exit_signal_set();
-  const timespec now{0, 0};
-  const int signal = sigtimedwait(&set, nullptr, &now);
-  return signal > 0 ? signal : 0;
-}
-
 // Ends the program by `signal` as its default action would. The signal is blocked in its
 // handler, so it is delivered when the handler returns.
 void end_by_default(int signal) {
@@ -78,23 +69,10 @@ void on_exit_signal(int signal) {
     return;
   }
   g_handling_since_ms.store(now_ms());
-  if (const uint64_t session = request_finish_from_signal(signal); session != 0) {
-    const timespec tick{0, 10'000'000};
-    int waited_ms = 0;
-    while (!session_finished(session)) {
-      if (const int second = take_pending_exit_signal(); second != 0 && !same_request(second)) {
-        say("mlprof: a second signal during the profile's write: the profile is abandoned\n");
-        signal = second;
-        break;
-      }
-      if (waited_ms >= kWriteWaitMs) {
-        say("mlprof: the profile was not written within a minute of the signal: abandoned\n");
-        break;
-      }
-      nanosleep(&tick, nullptr);
-      waited_ms += 10;
-    }
-    if (!session_finished(session)) abandon_write_in_progress();
+  // The session thread writes the run, then ends the program (end_program_after_signal_write).
+  if (request_finish_from_signal(signal) != 0) {
+    errno = saved_errno;
+    return;
   }
   end_by_default(signal);
   errno = saved_errno;
@@ -133,6 +111,13 @@ void register_python_exit_when_ready() {
   }
   if (initialized() == 0) return;
   if (g_python_hook_pending.exchange(false)) at_exit(python_exit);
+}
+
+void end_program_after_signal_write(int signal) {
+  if (signal == 0) return;
+  ::signal(signal, SIG_DFL);
+  // To the process: a thread that does not block it (not this one) takes the default action.
+  ::kill(::getpid(), signal);
 }
 
 void block_exit_signals_on_this_thread() {
