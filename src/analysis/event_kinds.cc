@@ -130,22 +130,6 @@ bool is_runtime_api_name(std::string_view name) {
          name[4] <= 'Z';
 }
 
-bool is_collective_name(std::string_view name) {
-  return name.starts_with("nccl") || name.starts_with("rccl") || contains(name, "AllReduce") ||
-         contains(name, "all_reduce") || contains(name, "AllGather") || contains(name, "all_gather") ||
-         contains(name, "ReduceScatter") || contains(name, "reduce_scatter") || contains(name, "AllToAll") ||
-         contains(name, "CollectiveReduce");
-}
-
-bool is_16bit_kernel_name(std::string_view name) {
-  static constexpr std::array<std::string_view, 14> kHints = {
-      "half", "fp16", "f16", "bf16", "bfloat16", "h884", "h1688", "h16816", "hmma", "__nv_bfloat16",
-      "Eigen::half", "s16816gemm_bf16", "_bf16_", "_fp16_"};
-  for (auto h : kHints)
-    if (contains(name, h)) return true;
-  return false;
-}
-
 bool is_memory_event_name(std::string_view name) {
   return name == format::xspace::kMemoryAllocationEventName || name == format::xspace::kMemoryDeallocationEventName ||
          name == "[memory]";
