@@ -34,9 +34,11 @@ bool is_tf_op_name(std::string_view name) {
   if (contains(name, "::") || contains(name, " ") || contains(name, "(")) return false;
   const size_t colon = name.rfind(':');
   if (colon == std::string_view::npos || colon == 0 || !is_identifier(name.substr(colon + 1))) return false;
-  // Op types are registered CamelCase ("MatMul", "_Send"): PyTorch's "nccl:all_reduce" is no TF op.
-  const char type = name[colon + 1];
-  return (type >= 'A' && type <= 'Z') || type == '_';
+  // Op types are registered CamelCase ("MatMul", "_Send"): PyTorch's "nccl:all_reduce" and
+  // "nccl:_all_gather_base" are no TF ops.
+  std::string_view type = name.substr(colon + 1);
+  if (type.starts_with("_")) type.remove_prefix(1);
+  return !type.empty() && type[0] >= 'A' && type[0] <= 'Z';
 }
 
 std::string_view op_type_of(std::string_view name) {

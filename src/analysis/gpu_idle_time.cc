@@ -29,7 +29,7 @@ GpuIdleTime compute_gpu_idle_time(const model::Profile& profile, const HostGpuAc
         continue;
       }
       reach = host.round_like_hta ? host.end_ps(prev) : std::max(reach, host.end_ps(prev));
-      if (!host.round_like_hta && host.begin_ps(w) <= reach) continue;
+      if (!host.round_like_hta && host.begin_ps(w) < reach) continue;  // overlapping: no gap
       IdleGap gap;
       gap.begin_ps = reach;
       gap.length_ps = host.begin_ps(w) - gap.begin_ps;

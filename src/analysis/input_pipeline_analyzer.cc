@@ -189,10 +189,12 @@ InputPipelineAnalysis compute_input_pipeline_analysis(const Profile& p, const St
     }
   } else if (out.summary.input_bound() && out.ops.empty()) {
     char buf[512];
+    const Framework framework = detect_framework(p);
     std::snprintf(buf, sizeof buf,
                   "%.1f%% of the step time waits for input, but no input ops were traced: annotate the input "
-                  "pipeline's stages (mlprof::Trace(\"Iterator::...\") or a DataLoader) to see which one is slow.",
-                  out.summary.input_pct);
+                  "pipeline's stages (%s%s) to see which one is slow.",
+                  out.summary.input_pct, annotation_call(framework, "Iterator::...").c_str(),
+                  framework == Framework::kPyTorchPython ? ", or load with a DataLoader" : "");
     out.recommendations.push_back(buf);
   }
   return out;

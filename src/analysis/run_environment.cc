@@ -46,9 +46,11 @@ Framework detect_framework(const model::Profile& p) {
       python = true;
     host_events = true;
   }
+  // PyTorch first: a Python process may have imported JAX or TensorFlow besides (their
+  // modules' paths show in its Python stacks), while aten ops run only under PyTorch.
+  if (aten || torch_steps) return python || torch_steps ? Framework::kPyTorchPython : Framework::kLibTorch;
   if (jax) return Framework::kJax;
   if (tensorflow) return Framework::kTensorFlow;
-  if (aten || torch_steps) return python || torch_steps ? Framework::kPyTorchPython : Framework::kLibTorch;
   if (python) return Framework::kPyTorchPython;
   return host_events ? Framework::kCpp : Framework::kUnknown;
 }
@@ -77,6 +79,17 @@ std::string_view framework_label(Framework f) {
 
 bool is_python_framework(Framework f) {
   return f == Framework::kTensorFlow || f == Framework::kJax || f == Framework::kPyTorchPython;
+}
+
+std::string annotation_call(Framework f, std::string_view name) {
+  const std::string quoted = "(\"" + std::string(name) + "\")";
+  switch (f) {
+    case Framework::kPyTorchPython: return "torch.profiler.record_function" + quoted;
+    case Framework::kJax: return "jax.profiler.TraceAnnotation" + quoted;
+    case Framework::kTensorFlow: return "tf.profiler.experimental.Trace" + quoted;
+    case Framework::kLibTorch: return "RECORD_FUNCTION" + quoted.substr(0, quoted.size() - 1) + ", {})";
+    default: return "mlprof::Trace" + quoted;
+  }
 }
 
 RunEnvironment compute_run_environment(const model::Profile& p) {

@@ -37,6 +37,9 @@ Framework detect_framework(const model::Profile& profile);
 std::string_view framework_key(Framework f);    // "tensorflow", "jax", "pytorch_python", "libtorch", "cpp", "unknown"
 std::string_view framework_label(Framework f);  // "TensorFlow", "JAX", "PyTorch (Python)", ...
 bool is_python_framework(Framework f);          // TensorFlow, JAX, PyTorch from Python
+// How to name a region of the program in a trace, in the framework's words:
+// "torch.profiler.record_function(\"...\")", "jax.profiler.TraceAnnotation(\"...\")", "mlprof::Trace(\"...\")".
+std::string annotation_call(Framework f, std::string_view name);
 
 struct DeviceInfo {
   std::string host;
