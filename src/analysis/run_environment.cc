@@ -46,12 +46,19 @@ Framework detect_framework(const model::Profile& p) {
       python = true;
     host_events = true;
   }
+  // mlprof's own capture (the SDK, its LibTorch integration, its Python package) writes a Task
+  // Environment plane; PyTorch's profiler, which users run from Python, writes none. So aten
+  // ops or device work without that plane come from PyTorch's profiler (Kineto).
+  bool mlprof_capture = false, device_streams = false;
+  for (const model::Plane& plane : p.planes) mlprof_capture |= plane.kind == model::PlaneKind::kTaskEnvironment;
+  for (const model::Line& line : p.lines) device_streams |= line.kind == model::LineKind::kStream;
   // PyTorch first: a Python process may have imported JAX or TensorFlow besides (their
   // modules' paths show in its Python stacks), while aten ops run only under PyTorch.
-  if (aten || torch_steps) return python || torch_steps ? Framework::kPyTorchPython : Framework::kLibTorch;
+  if (aten || torch_steps)
+    return python || torch_steps || !mlprof_capture ? Framework::kPyTorchPython : Framework::kLibTorch;
   if (jax) return Framework::kJax;
   if (tensorflow) return Framework::kTensorFlow;
-  if (python) return Framework::kPyTorchPython;
+  if (python || (device_streams && !mlprof_capture)) return Framework::kPyTorchPython;
   return host_events ? Framework::kCpp : Framework::kUnknown;
 }
 
