@@ -295,7 +295,7 @@ nlohmann::json to_json(const KernelStatsTable& t) {
         {"eligible_without_tensor_cores_time_pct", pct(t.eligible_without_tensor_cores_ps)},
         {"matrix_units", t.matrix_unit == MatrixUnit::kNone ? nlohmann::json() : nlohmann::json(matrix_unit_label(t.matrix_unit))},
         {"precision_time_pct", precision_json(t)},
-        {"window", "the whole profile"}}},
+        {"window", "the whole profile, summed over its hosts"}}},
       {"kernels", std::move(rows)},
   };
 }

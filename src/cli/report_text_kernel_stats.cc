@@ -50,11 +50,12 @@ std::string render_text(const KernelStatsTable& t, size_t max_rows) {
   // On a narrow terminal the names need the room more than min, max and the launch shape do
   // (--format csv has them all).
   const bool wide = text_width() >= kWideTableWidth;
-  std::vector<std::string> header = {"rank", "count", "total", "avg", "%", amd ? "MC" : "TC", "prec.", "elig.", "kernel", "op"};
-  std::vector<bool> numeric = {true, true, true, true, true, false, false, false, false, false};
+  std::vector<std::string> header = {"rank", "count", "total", "avg", "%", amd ? "MC" : "TC", "elig.", "kernel", "op"};
+  std::vector<bool> numeric = {true, true, true, true, true, false, false, false, false};
   if (wide) {
     header.insert(header.begin() + 4, {"min", "max"}), numeric.insert(numeric.begin() + 4, {true, true});
-    header.insert(header.end() - 2, {"grid", "block", "regs"}), numeric.insert(numeric.end() - 2, {false, false, true});
+    header.insert(header.end() - 2, {"prec.", "grid", "block", "regs"});
+    numeric.insert(numeric.end() - 2, {false, false, false, true});
   }
   TextTable table(header, numeric, 48);
   size_t rank = 0;
@@ -62,12 +63,12 @@ std::string render_text(const KernelStatsTable& t, size_t max_rows) {
     if (++rank > max_rows) break;
     std::vector<std::string> row = {std::to_string(rank), std::to_string(r.occurrences), format_ms(double(r.total_ps) / 1e9),
                                     format_ms(double(r.avg_ps()) / 1e9), format_pct(pct(r.total_ps)),
-                                    r.uses_tensor_cores ? "yes" : "no", std::string(precision_key(r.precision)),
-                                    r.op_tensor_core_eligible ? "yes" : "no",
+                                    r.uses_tensor_cores ? "yes" : "no", r.op_tensor_core_eligible ? "yes" : "no",
                                     r.kernel_name, r.op_name.empty() ? "-" : r.op_name};
     if (wide) {
       row.insert(row.begin() + 4, {format_ms(double(r.min_ps) / 1e9), format_ms(double(r.max_ps) / 1e9)});
-      row.insert(row.end() - 2, {dims(r.config.grid), dims(r.config.block), std::to_string(r.config.registers_per_thread)});
+      row.insert(row.end() - 2, {std::string(precision_key(r.precision)), dims(r.config.grid), dims(r.config.block),
+                                 std::to_string(r.config.registers_per_thread)});
     }
     table.add_row(row);
   }
