@@ -151,11 +151,6 @@ DeviceWork device_work_of_name(std::string_view name) {
   return DeviceWork::kCompute;
 }
 
-std::string_view device_family_key(DeviceFamily f) {
-  static constexpr std::array<std::string_view, 6> kKeys = {"none", "nvidia_gpu", "amd_gpu", "tpu", "mtia", "other"};
-  return kKeys[size_t(f)];
-}
-
 DeviceFamily plane_device_family(const model::Profile& p, uint32_t plane) {
   const model::Plane& pl = p.planes[plane];
   if (pl.kind != model::PlaneKind::kDevice) return DeviceFamily::kNone;

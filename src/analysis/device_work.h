@@ -45,7 +45,6 @@ enum class DeviceWork : uint8_t {
 inline constexpr size_t kNumDeviceWorks = 12;
 
 std::string_view device_work_key(DeviceWork kind);  // "compute", "collective", "copy_h2d", ...
-inline bool is_copy(DeviceWork k) { return k >= DeviceWork::kCopyHostToDevice && k <= DeviceWork::kCopyUnknown; }
 
 // The kind from the name alone (what a name cannot tell, such as memcpy_details, is the
 // classifier's).
@@ -57,7 +56,6 @@ DeviceWork copy_kind_of_text(std::string_view text);
 // The device's maker and family, per device plane: a trace mixing vendors is classified per device.
 enum class DeviceFamily : uint8_t { kNone, kNvidiaGpu, kAmdGpu, kTpu, kMtia, kOtherDevice };
 DeviceFamily plane_device_family(const model::Profile& profile, uint32_t plane);
-std::string_view device_family_key(DeviceFamily family);  // "nvidia_gpu", "amd_gpu", "tpu", "mtia", ...
 
 // Classifies the events of one profile, each name once; thread-compatible, not thread-safe.
 class DeviceWorkClassifier {

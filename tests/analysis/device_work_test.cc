@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "analysis/device_work.h"
+#include "analysis/gpu_activity.h"
 #include "analysis/gpu_work_kind.h"
+#include "gpu_timeline_builder.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -56,6 +58,25 @@ TEST(DeviceWork, DmaSyncComputeAndWhatIsUnknown) {
   EXPECT_EQ(gpu_work_kind(DeviceWork::kCopyHostOffload), GpuWorkKind::kMemory);
   EXPECT_EQ(gpu_work_kind(DeviceWork::kDma), GpuWorkKind::kMemory);
   EXPECT_EQ(gpu_work_kind(DeviceWork::kSync), GpuWorkKind::kOther);
+}
+
+// Work of unknown kind is "other", never guessed to be compute, with one warning naming each
+// name once.
+TEST(DeviceWork, UnknownKindsAreOtherAndNamedOnce) {
+  testing::GpuTimelineBuilder b;
+  b.kernel("sgemm", 7, 10, 5);
+  b.kernel("(null)", 7, 20, 5);
+  b.kernel("(null)", 7, 30, 5);
+  b.kernel("runFunction_step", 7, 40, 5);
+  const model::Profile p = b.profile();
+  const GpuActivity gpu = collect_all_gpu_activity(p);
+  ASSERT_EQ(gpu.hosts.size(), 1u);
+  size_t other = 0;
+  for (const GpuWork& w : gpu.hosts[0].work) other += w.kind == GpuWorkKind::kOther;
+  EXPECT_EQ(other, 3u);
+  ASSERT_EQ(gpu.hosts[0].warnings.size(), 1u);
+  EXPECT_EQ(gpu.hosts[0].warnings[0],
+            "device work of unknown kind read as other (not compute): (null), runFunction_step");
 }
 
 TEST(Precision, FromInputTypesAndHloShapes) {
