@@ -21,7 +21,10 @@ class WorkPrecision {
   // The precision of device event e; launch_op is the op that launched it when the caller knows
   // it (LaunchOps::op_of), else it is looked up.
   Precision of(model::EventIndex e, model::EventIndex launch_op);
-  Precision of(model::EventIndex e) { return of(e, launch_ops_.op_of(e)); }
+  Precision of(model::EventIndex e) {
+    // The launching op is looked up only where ops record their input types.
+    return of(e, input_type_ == model::kNoString ? model::kNone : launch_ops_.op_of(e));
+  }
 
  private:
   const model::Profile& p_;

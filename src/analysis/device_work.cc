@@ -171,30 +171,39 @@ DeviceFamily plane_device_family(const model::Profile& p, uint32_t plane) {
 DeviceWorkClassifier::DeviceWorkClassifier(const model::Profile& p)
     : p_(p),
       by_name_(p.names.size(), -1),
+      stats_matter_(p.names.size(), 0),
       memset_details_(p.strings.find("memset_details")),
       direction_(p.strings.find("direction")) {}
 
 DeviceWork DeviceWorkClassifier::of(model::EventIndex e) {
   const model::NameIndex n = p_.events.name[e];
-  if (n >= by_name_.size()) by_name_.resize(p_.names.size(), -1);
+  if (n >= by_name_.size()) by_name_.resize(p_.names.size(), -1), stats_matter_.resize(p_.names.size(), 0);
   int8_t& known = by_name_[n];
   if (known < 0) {
     const std::string_view name = p_.strings.view(p_.names[n].name);
     const DeviceWork k = device_work_of_name(name);
     known = int8_t(k);
     if (k == DeviceWork::kOther && unknown_names_.size() < 20) unknown_names_.emplace_back(name.empty() ? "(empty)" : name);
+    // What only the stats say (the tracer's copy and set details) matters for a name that may
+    // be a copy, or one whose first event carries them: tracers name copies apart from kernels,
+    // so the other kernels' stats are not searched.
+    stats_matter_[n] = k == DeviceWork::kCopyUnknown || k == DeviceWork::kOther || copy_or_set_of(e) != kNotStated;
   }
-  DeviceWork kind = DeviceWork(known);
-  // What only the event's stats say: the tracer's copy and set details, a DMA's direction.
-  if (p_.events.first_stat[e] == p_.events.first_stat[e + 1] && p_.names[n].stats.count == 0) return kind;
-  if (kind == DeviceWork::kCompute || kind == DeviceWork::kCopyUnknown || kind == DeviceWork::kOther) {
-    if (auto d = p_.stat(e, model::kMemcpyDetails)) {
-      const DeviceWork c = copy_kind_of_text(p_.string_of(*d));
-      return c == DeviceWork::kCopyUnknown ? copy_kind_of_text(p_.name(e)) : c;
-    }
-    if (memset_details_ != model::kNoString && p_.stat(e, memset_details_)) return DeviceWork::kMemset;
+  const DeviceWork kind = DeviceWork(known);
+  if (!stats_matter_[n]) return kind;
+  const int8_t stated = copy_or_set_of(e);
+  return stated == kNotStated ? kind : DeviceWork(stated);
+}
+
+int8_t DeviceWorkClassifier::copy_or_set_of(model::EventIndex e) const {
+  if (p_.events.first_stat[e] == p_.events.first_stat[e + 1] && p_.names[p_.events.name[e]].stats.count == 0)
+    return kNotStated;
+  if (auto d = p_.stat(e, model::kMemcpyDetails)) {
+    const DeviceWork c = copy_kind_of_text(p_.string_of(*d));
+    return int8_t(c == DeviceWork::kCopyUnknown ? copy_kind_of_text(p_.name(e)) : c);
   }
-  return kind;
+  if (memset_details_ != model::kNoString && p_.stat(e, memset_details_)) return int8_t(DeviceWork::kMemset);
+  return kNotStated;
 }
 
 DeviceWork DeviceWorkClassifier::dma_direction(model::EventIndex e) const {

@@ -70,8 +70,13 @@ class DeviceWorkClassifier {
   std::vector<std::string> warnings() const;
 
  private:
+  static constexpr int8_t kNotStated = -1;
+  // The copy or set the event's stats state (memcpy_details, memset_details), or kNotStated.
+  int8_t copy_or_set_of(model::EventIndex e) const;
+
   const model::Profile& p_;
-  std::vector<int8_t> by_name_;  // DeviceWork of each name, -1 until first asked
+  std::vector<int8_t> by_name_;       // DeviceWork of each name, -1 until first asked
+  std::vector<uint8_t> stats_matter_; // whether the name's events' stats are read
   model::StringId memset_details_, direction_;
   std::vector<std::string> unknown_names_;
 };
