@@ -1,4 +1,4 @@
-// The number format of device compute (docs/ARCHITECTURE.md §5.10), in this order: the op's recorded input
+// The number format of device compute (docs/ARCHITECTURE.md §5.11), in this order: the op's recorded input
 // types (Kineto's `Input type` on the op that launched the kernel, or an enclosing one), the
 // HLO instruction's shapes (XLA ops' long_name: "%dot.3 = bf16[8,128]{1,0} dot(...)"), then
 // tokens of the kernel's name (device_work.h's precision_of_kernel_name).

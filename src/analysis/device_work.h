@@ -1,4 +1,4 @@
-// What each piece of device work is (docs/ARCHITECTURE.md §5.10, docs/ARCHITECTURE.md §5.9): one kind for
+// What each piece of device work is (docs/ARCHITECTURE.md §5.11, §5.9): one kind for
 // every event on a device's streams, for NVIDIA and AMD GPUs, TPUs (XLA) and MTIA, from the
 // event's name, its stats (memcpy_details) and its device. Every tool that splits device time
 // (the step breakdown of the overview, diff and pod viewer; kernel stats; the GPU timeline

@@ -31,7 +31,7 @@ GpuVendor plane_gpu_vendor(const model::Profile& profile, uint32_t plane);
 GpuVendor host_gpu_vendor(const model::Profile& profile, uint32_t host);
 
 // Who wrote the program, as far as the profile's names tell: advice and "how to get this data"
-// texts speak its language (docs/ARCHITECTURE.md §5.10).
+// texts speak its language (docs/ARCHITECTURE.md §5.11).
 enum class Framework : uint8_t { kUnknown, kTensorFlow, kJax, kPyTorchPython, kLibTorch, kCpp };
 Framework detect_framework(const model::Profile& profile);
 std::string_view framework_key(Framework f);    // "tensorflow", "jax", "pytorch_python", "libtorch", "cpp", "unknown"

@@ -1,5 +1,5 @@
 // Every real profile in ../shared/testdata (wild/ included) through every tool, in JSON, with
-// invariants that hold whatever the device or framework (docs/ARCHITECTURE.md §5.10):
+// invariants that hold whatever the device or framework (docs/ARCHITECTURE.md §5.11):
 //   - no NaN or infinite number, no negative duration, no "(null)" name;
 //   - each step's categories sum to the step;
 //   - the overview, the kernel stats and the GPU timeline say which window they cover;

@@ -139,7 +139,7 @@ TEST(KernelStats, OneRowPerKernelConfigurationAndOp) {
   EXPECT_EQ(row["op_is_tensor_core_eligible"], true);
   EXPECT_TRUE(j["kernels"][1]["occupancy_pct"].is_null());
 
-  // Each kernel also says what kind of device work it is and its precision (docs/ARCHITECTURE.md §5.10):
+  // Each kernel also says what kind of device work it is and its precision (docs/ARCHITECTURE.md §5.11):
   // an fp16 cuBLAS GEMM is 16-bit compute.
   EXPECT_EQ(row["work"], "compute");
   EXPECT_EQ(row["precision"], "bits16");
