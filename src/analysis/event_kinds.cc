@@ -34,9 +34,11 @@ bool is_tf_op_name(std::string_view name) {
   if (contains(name, "::") || contains(name, " ") || contains(name, "(")) return false;
   const size_t colon = name.rfind(':');
   if (colon == std::string_view::npos || colon == 0 || !is_identifier(name.substr(colon + 1))) return false;
-  // Op types are registered CamelCase ("MatMul", "_Send"): PyTorch's "nccl:all_reduce" is no TF op.
-  const char type = name[colon + 1];
-  return (type >= 'A' && type <= 'Z') || type == '_';
+  // Op types are registered CamelCase ("MatMul", "_Send"): PyTorch's "nccl:all_reduce" and
+  // "nccl:_all_gather_base" are no TF ops.
+  std::string_view type = name.substr(colon + 1);
+  if (type.starts_with("_")) type.remove_prefix(1);
+  return !type.empty() && type[0] >= 'A' && type[0] <= 'Z';
 }
 
 std::string_view op_type_of(std::string_view name) {
@@ -128,22 +130,6 @@ bool is_launch_name(std::string_view name) {
 bool is_runtime_api_name(std::string_view name) {
   return (name.starts_with("cuda") || name.starts_with("hip")) && name.size() > 4 && name[4] >= 'A' &&
          name[4] <= 'Z';
-}
-
-bool is_collective_name(std::string_view name) {
-  return name.starts_with("nccl") || name.starts_with("rccl") || contains(name, "AllReduce") ||
-         contains(name, "all_reduce") || contains(name, "AllGather") || contains(name, "all_gather") ||
-         contains(name, "ReduceScatter") || contains(name, "reduce_scatter") || contains(name, "AllToAll") ||
-         contains(name, "CollectiveReduce");
-}
-
-bool is_16bit_kernel_name(std::string_view name) {
-  static constexpr std::array<std::string_view, 14> kHints = {
-      "half", "fp16", "f16", "bf16", "bfloat16", "h884", "h1688", "h16816", "hmma", "__nv_bfloat16",
-      "Eigen::half", "s16816gemm_bf16", "_bf16_", "_fp16_"};
-  for (auto h : kHints)
-    if (contains(name, h)) return true;
-  return false;
 }
 
 bool is_memory_event_name(std::string_view name) {

@@ -43,8 +43,6 @@ std::vector<MemcpyKind> memcpy_kinds_by_name(const model::Profile& p);
 bool is_compile_name(std::string_view name);
 bool is_launch_name(std::string_view name);       // cudaLaunchKernel, cuLaunchKernel, ...
 bool is_runtime_api_name(std::string_view name);  // other CUDA/HIP runtime and driver calls
-bool is_collective_name(std::string_view name);   // NCCL kernels, all-reduce, ...
-bool is_16bit_kernel_name(std::string_view name); // half / bfloat16 kernels
 bool is_memory_event_name(std::string_view name); // allocator records, not work
 
 }  // namespace mlprof::analysis

@@ -569,6 +569,7 @@ nlohmann::json to_json(const FrameworkOpStats& s) {
   };
   return {
       {"ops", rows},
+      {"window", "the whole profile, summed over its hosts"},
       {"include_idle", s.include_idle},
       {"host_self_time_ms", ms(s.host_self_ps)},
       {"device_self_time_ms", ms(s.device_self_ps)},

@@ -189,14 +189,15 @@ void collect_host(const Profile& p, const StepGrouping& g, const GpuActivityOpti
     out->scope_note = "the whole profile";
   }
 
-  std::vector<int8_t> kind_of_name(p.names.size(), -1);
+  DeviceWorkClassifier classify(p);
   size_t stream_events = 0;
   for (const GpuStream& s : out->streams) stream_events += p.lines[s.line].num_events;
   out->work.reserve(stream_events);
+  size_t dma_queues = 0;
   for (uint32_t s = 0; s < out->streams.size(); ++s) {
     out->stream_first.push_back(uint32_t(out->work.size()));
     const model::Line& line = p.lines[out->streams[s].line];
-    size_t hint = 0;
+    size_t hint = 0, dma = 0;
     for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
       GpuWork w;
       w.event = e;
@@ -210,14 +211,23 @@ void collect_host(const Profile& p, const StepGrouping& g, const GpuActivityOpti
         if (it == step_windows.end() || it->first >= end) continue;              // outside every step
         w.window = uint32_t(it - step_windows.begin());
       }
-      int8_t& kind = kind_of_name[p.events.name[e]];
-      if (kind < 0) kind = int8_t(gpu_work_kind(p.name(e)));
-      w.kind = GpuWorkKind(kind);
+      const DeviceWork work = classify.of(e);
+      dma += work == DeviceWork::kDma;
+      w.kind = gpu_work_kind(work);
       out->work.push_back(w);
+    }
+    // A line of DMA requests alone is a DMA engine's queue (MTIA's), not a stream: its requests
+    // carry no stream, and HTA leaves them out.
+    if (dma > 0 && dma == out->work.size() - out->stream_first.back()) {
+      out->work.resize(out->stream_first.back());
+      ++dma_queues;
     }
   }
   out->stream_first.push_back(uint32_t(out->work.size()));
   drop_empty_streams(out);
+  if (dma_queues > 0)
+    out->scope_note += "; " + std::to_string(dma_queues) + " DMA queue(s) left out (they run copies for the streams)";
+  out->warnings = classify.warnings();
 
   if (scope == GpuScope::kAnalysedSteps) {
     out->windows = std::move(step_windows);

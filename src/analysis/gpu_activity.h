@@ -54,6 +54,7 @@ struct HostGpuActivity {
   std::vector<std::pair<int64_t, int64_t>> windows;
   std::vector<int64_t> window_step_num;  // kAnalysedSteps: the step of each window
   std::string scope_note;            // what was left out, in words
+  std::vector<std::string> warnings; // device work of unknown kind (device_work.h)
   size_t launches_seen = 0;          // host runtime calls carrying a correlation id
 
   // The item's time within its window (clipped to it: the scope kAnalysedSteps), rounded as

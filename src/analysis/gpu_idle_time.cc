@@ -17,12 +17,21 @@ GpuIdleTime compute_gpu_idle_time(const model::Profile& profile, const HostGpuAc
     StreamIdleTime st;
     st.stream_id = host.streams[s].id;
     st.device_ordinal = host.streams[s].device_ordinal;
+    // A gap runs from the end of the work before it: HTA's rule (kept with its rounding) takes
+    // the previous item's end, which makes gaps negative where items on a stream overlap;
+    // mlprof's own takes the latest end so far, and overlapping items leave no gap.
+    int64_t reach = INT64_MIN;
     for (uint32_t i = host.stream_first[s] + 1; i < host.stream_first[s + 1]; ++i) {
       const GpuWork& prev = host.work[i - 1];
       const GpuWork& w = host.work[i];
-      if (w.window != prev.window) continue;  // no gap across step windows
+      if (w.window != prev.window) {  // no gap across step windows
+        reach = INT64_MIN;
+        continue;
+      }
+      reach = host.round_like_hta ? host.end_ps(prev) : std::max(reach, host.end_ps(prev));
+      if (!host.round_like_hta && host.begin_ps(w) < reach) continue;  // overlapping: no gap
       IdleGap gap;
-      gap.begin_ps = host.end_ps(prev);
+      gap.begin_ps = reach;
       gap.length_ps = host.begin_ps(w) - gap.begin_ps;
       gap.stream = s;
       gap.next = w.event;

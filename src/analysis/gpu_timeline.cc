@@ -133,6 +133,7 @@ HostGpuTimeline compute_host_gpu_timeline(const model::Profile& p, const HostGpu
   HostGpuTimeline h;
   h.host = host.name;
   h.scope_note = host.scope_note;
+  h.warnings = host.warnings;
   if (o.parts & kGpuTimeBreakdownPart) h.breakdown = compute_gpu_time_breakdown(host);
   if (o.parts & kGpuIdleTimePart) {
     h.idle = compute_gpu_idle_time(p, host, o.max_listed);
@@ -160,7 +161,9 @@ GpuTimeline compute_gpu_timeline(const model::Profile& profile, const StepGroupi
 nlohmann::json to_json(const GpuTimeline& t) {
   json hosts = json::array();
   for (const HostGpuTimeline& h : t.hosts) {
-    json j = {{"host", h.host}, {"scope_note", h.scope_note}};
+    // The window every figure of the host covers: the scope's, in words.
+    json j = {{"host", h.host}, {"scope_note", h.scope_note}, {"window", h.scope_note}};
+    if (!h.warnings.empty()) j["warnings"] = h.warnings;
     if (h.breakdown) j["gpu_time_breakdown"] = breakdown_json(*h.breakdown);
     if (h.idle) j["gpu_idle_time"] = idle_json(*h.idle, h);
     if (h.overlap) j["comm_compute_overlap"] = overlap_json(*h.overlap);

@@ -40,6 +40,7 @@ struct GpuTimelineOptions {
 struct HostGpuTimeline {
   std::string host;
   std::string scope_note;
+  std::vector<std::string> warnings;  // device work of unknown kind
   std::optional<GpuTimeBreakdown> breakdown;
   std::optional<GpuIdleTime> idle;
   std::optional<CommComputeOverlap> overlap;

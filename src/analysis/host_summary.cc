@@ -1,5 +1,6 @@
 #include "analysis/host_summary.h"
 
+#include "analysis/device_precision.h"
 #include "analysis/step_breakdown.h"
 
 #include <algorithm>
@@ -50,6 +51,7 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p, unsig
     for (const StepBreakdown& s : steps->steps)
       bits16 += s.ps(Activity::kDeviceCompute16), bits32 += s.ps(Activity::kDeviceCompute32);
     if (bits16 + bits32 == 0) add_host_op_precision(p, *steps, &o.host_bits16_ps, &o.host_bits32_ps);
+    o.device_precision_ps = device_compute_precision_ps(p, *steps);
     o.environment = compute_run_environment(p);
     out->findings_in_steps = timeline_findings(p, steps->grouping, true);
     if (steps->whole_profile) out->findings_in_profile = timeline_findings(p, steps->grouping, false);
@@ -90,7 +92,7 @@ bool RunSummary::add(std::unique_ptr<ProfileSummary> part, std::string* error) {
     steps.push_back(step);
   }
   for (std::string& host : o.hosts) overview_.hosts.push_back(std::move(host));
-  host_bits_.push_back({part->whole_profile, o.host_bits16_ps, o.host_bits32_ps});
+  host_bits_.push_back({part->whole_profile, o.host_bits16_ps, o.host_bits32_ps, o.device_precision_ps});
   join_run_environment(std::move(o.environment), &overview_.environment);
   op_totals_.add(part->op_totals);
   (part->whole_profile ? step_op_times_in_profiles_ : step_op_times_in_steps_).add(part->step_op_times);
@@ -122,7 +124,10 @@ OverviewParts RunSummary::overview_parts() const {
   // The host ops' precision counts in the run's steps: a file without steps adds none when
   // others have some.
   for (const HostBits& b : host_bits_)
-    if (whole_profile_ || !b.whole_profile) o.host_bits16_ps += b.bits16_ps, o.host_bits32_ps += b.bits32_ps;
+    if (whole_profile_ || !b.whole_profile) {
+      o.host_bits16_ps += b.bits16_ps, o.host_bits32_ps += b.bits32_ps;
+      for (size_t i = 0; i < kNumPrecisions; ++i) o.device_precision_ps[i] += b.device_precision_ps[i];
+    }
   o.top_ops = top_ops_of(finish_op_stats(op_totals_), &o.top_ops_on_device);
   // Memories are named after their host once several hosts have some (memory_profile.h), and
   // come largest peak first, then by name, as compute_memory_peaks orders them.

@@ -104,6 +104,7 @@ class RunSummary {
   struct HostBits {
     bool whole_profile;
     int64_t bits16_ps, bits32_ps;
+    std::array<int64_t, kNumPrecisions> device_precision_ps;  // the device's compute by precision
   };
   std::vector<HostBits> host_bits_;
   // Like the host precision: a file without steps adds its ops only when no file has steps.

@@ -6,6 +6,7 @@
 
 #include "analysis/csv.h"
 #include "analysis/event_kinds.h"
+#include "analysis/run_environment.h"
 #include "analysis/self_time.h"
 #include "analysis/units.h"
 #include "model/string_contains.h"
@@ -172,9 +173,13 @@ InputPipelineAnalysis compute_input_pipeline_analysis(const Profile& p, const St
             "before mapping so each call does more work.");
         break;
       case InputOpCategory::kEnqueue:
+        // In the device's words: pinned memory is a GPU runtime's; a TPU is fed by its infeed.
         out.recommendations.push_back(
-            "Most input time enqueues data to the device: use pinned memory, copy asynchronously and prefetch to "
-            "the device, or send smaller batches in a compact type.");
+            compute_run_environment(p).is_tpu()
+                ? "Most input time enqueues data to the device: put the next batches on the TPU ahead of the step "
+                  "(prefetch to the device), or send smaller batches in a compact type."
+                : "Most input time enqueues data to the device: use pinned memory, copy asynchronously and prefetch "
+                  "to the device, or send smaller batches in a compact type.");
         break;
       case InputOpCategory::kWaitForWorkers:
         out.recommendations.push_back(
@@ -184,10 +189,12 @@ InputPipelineAnalysis compute_input_pipeline_analysis(const Profile& p, const St
     }
   } else if (out.summary.input_bound() && out.ops.empty()) {
     char buf[512];
+    const Framework framework = detect_framework(p);
     std::snprintf(buf, sizeof buf,
                   "%.1f%% of the step time waits for input, but no input ops were traced: annotate the input "
-                  "pipeline's stages (mlprof::Trace(\"Iterator::...\") or a DataLoader) to see which one is slow.",
-                  out.summary.input_pct);
+                  "pipeline's stages (%s%s) to see which one is slow.",
+                  out.summary.input_pct, annotation_call(framework, "Iterator::...").c_str(),
+                  framework == Framework::kPyTorchPython ? ", or load with a DataLoader" : "");
     out.recommendations.push_back(buf);
   }
   return out;

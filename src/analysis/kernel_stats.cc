@@ -6,8 +6,11 @@
 #include <unordered_map>
 
 #include "analysis/csv.h"
+#include "analysis/device_precision.h"
+#include "analysis/device_work.h"
 #include "analysis/event_kinds.h"
 #include "analysis/hlo_ops.h"
+#include "analysis/launch_ops.h"
 #include "analysis/units.h"
 #include "model/string_contains.h"
 
@@ -45,12 +48,6 @@ std::array<int64_t, 3> to_dims(std::string_view text) {
   return dims;
 }
 
-// A CUDA call on the host (runtime "cudaX", driver "cuX", HIP): not an op.
-bool is_api_call(std::string_view name) {
-  if (is_runtime_api_name(name) || is_launch_name(name)) return true;
-  return name.size() > 2 && name.starts_with("cu") && name[2] >= 'A' && name[2] <= 'Z';
-}
-
 // What a row is keyed by: the kernel, its op and its launch configuration.
 struct RowKey {
   StringId name, op;
@@ -69,53 +66,20 @@ struct RowKeyHash {
   }
 };
 
-// The op of a kernel launched from the host: the innermost event around its launch that is
-// not itself a CUDA call. Built on first need (TensorFlow's and PyTorch's kernels name theirs).
-class LaunchOps {
- public:
-  explicit LaunchOps(const Profile& p) : p_(p) {}
-
-  StringId op_of(EventIndex kernel) {
-    auto c = p_.stat(kernel, model::kCorrelationId);
-    if (!c) return model::kEmptyString;
-    build();
-    auto it = ops_.find(key(p_.plane_of(kernel).host, c->as_uint()));
-    return it == ops_.end() ? model::kEmptyString : it->second;
-  }
-
- private:
-  static uint64_t key(uint32_t host, uint64_t correlation_id) { return uint64_t(host) << 48 ^ correlation_id; }
-
-  void build() {
-    if (built_) return;
-    built_ = true;
-    for (const model::Line& line : p_.lines) {
-      const model::Plane& plane = p_.planes[line.plane];
-      if (plane.kind != PlaneKind::kHostThreads) continue;
-      for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
-        if (p_.events.first_stat[e] == p_.events.first_stat[e + 1]) continue;
-        auto c = p_.stat(e, model::kCorrelationId);
-        if (!c) continue;
-        EventIndex op = p_.events.parent[e];
-        while (op != kNone && is_api_call(p_.name(op))) op = p_.events.parent[op];
-        if (op != kNone) ops_.emplace(key(plane.host, c->as_uint()), p_.name_id(op));
-      }
-    }
-  }
-
-  const Profile& p_;
-  bool built_ = false;
-  std::unordered_map<uint64_t, StringId> ops_;
-};
-
 class KernelCollector {
  public:
   explicit KernelCollector(const Profile& p)
-      : p_(p), launch_ops_(p), level0_(p.strings.find("level 0")), memset_details_(p.strings.find("memset_details")) {}
+      : p_(p), launch_ops_(p), work_(p), precision_(p), level0_(p.strings.find("level 0")) {}
 
   void add_line(const model::Line& line) {
-    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e)
-      if (is_kernel(e)) add(e);
+    family_ = plane_device_family(p_, line.plane);
+    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+      const DeviceWork work = work_.of(e);
+      // Kernels: compute and collectives (NCCL's are kernels), not copies, sets or DMA.
+      if (work == DeviceWork::kCompute || work == DeviceWork::kCollective || work == DeviceWork::kSync ||
+          work == DeviceWork::kOther)
+        add(e, work);
+    }
   }
 
   KernelStatsTable finish() {
@@ -126,27 +90,12 @@ class KernelCollector {
   }
 
  private:
-  // Not a copy or a memset (by name, or by the details only those carry).
-  bool is_kernel(EventIndex e) {
-    const model::NameIndex n = p_.events.name[e];
-    if (n >= name_is_kernel_.size()) name_is_kernel_.resize(p_.names.size(), -1);
-    int8_t& known = name_is_kernel_[n];
-    if (known < 0) {
-      const std::string_view name = p_.strings.view(p_.names[n].name);
-      known = memcpy_kind(name) == MemcpyKind::kNone && !name.starts_with("Memset") && !name.starts_with("Memcpy") &&
-              !name.starts_with("Memory ");
-    }
-    if (!known) return false;
-    if (p_.events.first_stat[e] == p_.events.first_stat[e + 1]) return true;
-    return !p_.stat(e, model::kMemcpyDetails) && (memset_details_ == model::kNoString || !p_.stat(e, memset_details_));
-  }
-
-  StringId op_of(EventIndex e) {
+  StringId op_of(EventIndex e, EventIndex launch_op) {
     if (auto op = p_.stat(e, model::kTfOp); op && op->type == model::StatType::kString)
       return xla_kernel_op(p_, e, op->str);
     if (level0_ != model::kNoString)
       if (auto op = p_.stat(e, level0_); op && op->type == model::StatType::kString) return op->str;
-    return launch_ops_.op_of(e);
+    return launch_op == kNone ? model::kEmptyString : p_.name_id(launch_op);
   }
 
   const KernelLaunchConfig& config_of(EventIndex e) {
@@ -157,9 +106,10 @@ class KernelCollector {
     return it->second;
   }
 
-  void add(EventIndex e) {
+  void add(EventIndex e, DeviceWork work) {
     const KernelLaunchConfig& c = config_of(e);
-    const RowKey key{p_.name_id(e), op_of(e), c.grid, c.block, c.registers_per_thread, c.static_shared_bytes,
+    const EventIndex launch_op = launch_ops_.op_of(e);
+    const RowKey key{p_.name_id(e), op_of(e, launch_op), c.grid, c.block, c.registers_per_thread, c.static_shared_bytes,
                      c.dynamic_shared_bytes};
     auto [it, added] = rows_.try_emplace(key);
     KernelStatsRow& row = it->second;
@@ -169,7 +119,11 @@ class KernelCollector {
       row.op_name = std::string(p_.strings.view(key.op));
       row.config = c;
       row.min_ps = row.max_ps = d;
-      row.uses_tensor_cores = kernel_uses_tensor_cores(row.kernel_name);
+      row.work = work;
+      row.precision = precision_.of(e, launch_op);
+      if (work == DeviceWork::kCompute && runs_on_matrix_units(row.kernel_name, family_))
+        row.matrix_unit = matrix_unit_of(family_);
+      row.uses_tensor_cores = row.matrix_unit != MatrixUnit::kNone;
       row.op_tensor_core_eligible = op_is_tensor_core_eligible(row.op_name);
     }
     ++row.occurrences;
@@ -181,9 +135,10 @@ class KernelCollector {
 
   const Profile& p_;
   LaunchOps launch_ops_;
+  DeviceWorkClassifier work_;
+  WorkPrecision precision_;
   const StringId level0_;          // TensorFlow's annotation of the op, "level 0"
-  const StringId memset_details_;
-  std::vector<int8_t> name_is_kernel_;
+  DeviceFamily family_ = DeviceFamily::kNone;  // of the line being read
   std::unordered_map<StringId, KernelLaunchConfig> configs_;
   std::unordered_map<RowKey, KernelStatsRow, RowKeyHash> rows_;
 };
@@ -214,6 +169,8 @@ KernelStatsTable table_of(std::vector<KernelStatsRow> rows) {
     t.launches += r.occurrences;
     t.total_ps += r.total_ps;
     if (r.uses_tensor_cores) t.tensor_core_ps += r.total_ps;
+    if (r.work == DeviceWork::kCompute) t.precision_ps[size_t(r.precision)] += r.total_ps;
+    if (r.matrix_unit != MatrixUnit::kNone) t.matrix_unit = r.matrix_unit;
     if (r.op_tensor_core_eligible) t.eligible_ps += r.total_ps;
     if (r.op_tensor_core_eligible && !r.uses_tensor_cores) t.eligible_without_tensor_cores_ps += r.total_ps;
   }
@@ -263,16 +220,7 @@ KernelLaunchConfig parse_kernel_details(std::string_view details) {
   return c;
 }
 
-bool kernel_uses_tensor_cores(std::string_view name) {
-  // cuBLAS/cuDNN (h884, s1688, 16816...), xmma and CUTLASS "tensorop" kernels, Hopper's
-  // warpgroup MMA, integer MMA.
-  static constexpr std::string_view kPatterns[] = {"h884",  "s884",     "h1688", "s1688", "hmma",  "i8816",
-                                                   "16816", "xmma",     "tensorop", "wgmma", "gmma_", "imma",
-                                                   "884gemm", "1688gemm"};
-  for (std::string_view p : kPatterns)
-    if (contains(name, p)) return true;
-  return false;
-}
+bool kernel_uses_tensor_cores(std::string_view name) { return runs_on_matrix_units(name, DeviceFamily::kNvidiaGpu); }
 
 bool op_is_tensor_core_eligible(std::string_view op_name) {
   // The op's type, lower case, without a framework's namespace ("aten::", "cudnn_", "_").
@@ -294,6 +242,20 @@ KernelStatsTable compute_kernel_stats(const Profile& p) {
     if (line.kind == LineKind::kStream && p.planes[line.plane].kind == PlaneKind::kDevice) collector.add_line(line);
   return collector.finish();
 }
+
+namespace {
+
+// Each precision's share of the compute kernels' time.
+nlohmann::json precision_json(const KernelStatsTable& t) {
+  int64_t compute = 0;
+  for (int64_t ps : t.precision_ps) compute += ps;
+  nlohmann::json j = nlohmann::json::object();
+  for (size_t i = 0; i < kNumPrecisions; ++i)
+    if (t.precision_ps[i] > 0) j[std::string(precision_key(Precision(i)))] = 100.0 * double(t.precision_ps[i]) / double(compute);
+  return j;
+}
+
+}  // namespace
 
 nlohmann::json to_json(const KernelStatsTable& t) {
   auto pct = [&](int64_t ps) { return t.total_ps > 0 ? 100.0 * double(ps) / double(t.total_ps) : 0.0; };
@@ -317,6 +279,9 @@ nlohmann::json to_json(const KernelStatsTable& t) {
         {"max_duration_us", us(r.max_ps)},
         {"total_time_pct", pct(r.total_ps)},
         {"uses_tensor_cores", r.uses_tensor_cores},
+        {"matrix_unit", r.matrix_unit == MatrixUnit::kNone ? nlohmann::json() : nlohmann::json(matrix_unit_label(r.matrix_unit))},
+        {"work", device_work_key(r.work)},
+        {"precision", precision_key(r.precision)},
         {"op_is_tensor_core_eligible", r.op_tensor_core_eligible},
     });
   }
@@ -327,7 +292,10 @@ nlohmann::json to_json(const KernelStatsTable& t) {
         {"total_kernel_time_ms", ms(t.total_ps)},
         {"tensor_core_time_pct", pct(t.tensor_core_ps)},
         {"tensor_core_eligible_time_pct", pct(t.eligible_ps)},
-        {"eligible_without_tensor_cores_time_pct", pct(t.eligible_without_tensor_cores_ps)}}},
+        {"eligible_without_tensor_cores_time_pct", pct(t.eligible_without_tensor_cores_ps)},
+        {"matrix_units", t.matrix_unit == MatrixUnit::kNone ? nlohmann::json() : nlohmann::json(matrix_unit_label(t.matrix_unit))},
+        {"precision_time_pct", precision_json(t)},
+        {"window", "the whole profile, summed over its hosts"}}},
       {"kernels", std::move(rows)},
   };
 }
@@ -337,7 +305,7 @@ std::string to_csv(const KernelStatsTable& t) {
   append_csv_row(out, {"rank", "kernel_name", "op_name", "grid", "block", "registers_per_thread",
                        "static_shared_memory_bytes", "dynamic_shared_memory_bytes", "occupancy_pct", "occurrences",
                        "total_duration_us", "avg_duration_us", "min_duration_us", "max_duration_us", "total_time_pct",
-                       "uses_tensor_cores", "op_is_tensor_core_eligible"});
+                       "uses_tensor_cores", "op_is_tensor_core_eligible", "work", "precision"});
   size_t rank = 0;
   for (const KernelStatsRow& r : t.rows) {
     append_csv_row(out, {std::to_string(++rank), r.kernel_name, r.op_name, dims_text(r.config.grid),
@@ -347,7 +315,8 @@ std::string to_csv(const KernelStatsTable& t) {
                          std::to_string(r.occurrences), csv_number(us(r.total_ps)), csv_number(us(r.avg_ps())),
                          csv_number(us(r.min_ps)), csv_number(us(r.max_ps)),
                          csv_number(t.total_ps > 0 ? 100.0 * double(r.total_ps) / double(t.total_ps) : 0),
-                         r.uses_tensor_cores ? "true" : "false", r.op_tensor_core_eligible ? "true" : "false"});
+                         r.uses_tensor_cores ? "true" : "false", r.op_tensor_core_eligible ? "true" : "false",
+                         std::string(device_work_key(r.work)), std::string(precision_key(r.precision))});
   }
   return out;
 }

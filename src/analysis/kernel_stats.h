@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/device_work.h"
 #include "model/profile.h"
 
 namespace mlprof::analysis {
@@ -34,7 +35,8 @@ struct KernelLaunchConfig {
 // Reads a kernel_details string; unknown keys are skipped, missing ones stay 0.
 KernelLaunchConfig parse_kernel_details(std::string_view details);
 
-// Tensor Core kernels, by the names NVIDIA's libraries give them (h884, s1688, xmma, ...).
+// Tensor Core kernels, by the names NVIDIA's libraries give them (h884, s1688, xmma, ...):
+// runs_on_matrix_units (device_work.h) for an NVIDIA GPU.
 bool kernel_uses_tensor_cores(std::string_view kernel_name);
 // Ops whose work Tensor Cores can do: convolutions, matrix products (matmul, mm, addmm, bmm,
 // linear, einsum, batch matmul) and recurrent cells (LSTM, GRU, RNN).
@@ -46,8 +48,11 @@ struct KernelStatsRow {
   KernelLaunchConfig config;
   uint64_t occurrences = 0;
   int64_t total_ps = 0, min_ps = 0, max_ps = 0;
-  bool uses_tensor_cores = false;
+  bool uses_tensor_cores = false;  // ran on its device's matrix units (matrix_unit says which)
   bool op_tensor_core_eligible = false;
+  DeviceWork work = DeviceWork::kCompute;  // compute or a collective (device_work.h)
+  Precision precision = Precision::kUnknown;
+  MatrixUnit matrix_unit = MatrixUnit::kNone;
 
   int64_t avg_ps() const { return occurrences > 0 ? total_ps / int64_t(occurrences) : 0; }
 };
@@ -59,6 +64,8 @@ struct KernelStatsTable {
   int64_t tensor_core_ps = 0;        // in kernels that used Tensor Cores
   int64_t eligible_ps = 0;           // in kernels of ops that could use them
   int64_t eligible_without_tensor_cores_ps = 0;  // ...but whose kernels did not
+  std::array<int64_t, kNumPrecisions> precision_ps{};  // compute kernels' time by precision
+  MatrixUnit matrix_unit = MatrixUnit::kNone;          // the units some kernel ran on
 };
 
 KernelStatsTable compute_kernel_stats(const model::Profile& profile);

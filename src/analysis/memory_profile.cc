@@ -143,8 +143,10 @@ MemorySummary summary_of(const model::Profile& p, const MemorySeries& m) {
   if (at_peak.pool_bytes >= 0) {  // a caching pool is not the memory's size (§5.5)
     s.reserved_bytes = at_peak.pool_bytes;
     s.capacity_bytes = device_memory_bytes(p, m);
+    if (s.capacity_bytes > 0) s.capacity_source = "device memory";
   } else if (at_peak.free_known) {  // an allocator that says what it has free (TensorFlow's BFC)
     s.capacity_bytes = at_peak.stack_bytes + at_peak.heap_bytes + at_peak.free_bytes;
+    s.capacity_source = "allocator limit";
   }  // else unknown: the heap alone is no capacity
   return s;
 }
@@ -275,6 +277,7 @@ nlohmann::json to_json(const MemoryProfile& m) {
              {"num_allocs", s.num_allocs},
              {"num_deallocs", s.num_deallocs},
              {"capacity_bytes", s.capacity_bytes},
+             {"capacity_source", s.capacity_source},
              {"reserved_bytes", s.reserved_bytes},
              {"peak_bytes", s.peak_heap_bytes},
              {"lifetime_peak_heap_bytes", s.lifetime_peak_heap_bytes},

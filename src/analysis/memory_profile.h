@@ -30,6 +30,9 @@ struct MemorySummary {
   // BFC); 0 when unknown (the CPU's, a device the profile does not describe, an allocator that
   // reports only what it allocated, like LibTorch's).
   int64_t capacity_bytes = 0;
+  // What the capacity is: the device's memory, or the allocator's limit (TensorFlow's BFC
+  // allocator may use less than the device has); empty when unknown.
+  std::string capacity_source;
   int64_t reserved_bytes = 0;            // a caching allocator's pool at the peak ("Total Reserved"), or 0
   int64_t lifetime_peak_heap_bytes = 0;  // since the program started, as the allocator reports it
   int64_t peak_heap_bytes = 0;           // stack + heap at the peak

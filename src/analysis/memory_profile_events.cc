@@ -69,7 +69,9 @@ void MemoryEventReader::decode(model::EventIndex e, RawEvent& raw, uint32_t want
 }
 
 std::string_view MemoryEventReader::text(const RawEvent& raw, Field f) const {
-  return raw.has(f) ? p_.string_of(raw.value[f]) : std::string_view();
+  // XLA's allocator writes "(null)" for an allocation with no op or region: none is known.
+  const std::string_view t = raw.has(f) ? p_.string_of(raw.value[f]) : std::string_view();
+  return t == "(null)" ? std::string_view() : t;
 }
 
 AllocatorEvent MemoryEventReader::apply(model::EventIndex e, const RawEvent& r, AllocatorState& s) const {

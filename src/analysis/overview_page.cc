@@ -7,6 +7,7 @@
 #include <map>
 
 #include "analysis/csv.h"
+#include "analysis/device_precision.h"
 #include "analysis/memory_profile.h"
 #include "analysis/memory_profile_events.h"
 #include "analysis/self_time.h"
@@ -21,12 +22,42 @@ void warn_share(std::vector<std::string>& out, double pct, std::string_view what
   if (pct >= 3) out.push_back(fmt::format("{} takes {:.1f}% of the step time ({}). {}", what, pct, pct >= 15 ? "high" : "moderate", advice));
 }
 
+// How to mark steps, in the framework's words.
+std::string_view step_marker_advice(Framework f) {
+  switch (f) {
+    case Framework::kPyTorchPython:
+      return "profile with torch.profiler.profile(schedule=...) and call prof.step() after each training step "
+             "(it marks ProfilerStep#N).";
+    case Framework::kJax:
+      return "wrap each training step in jax.profiler.StepTraceAnnotation(\"train\", step_num=step).";
+    case Framework::kTensorFlow:
+      return "wrap each training step in tf.profiler.experimental.Trace(\"train\", step_num=step, _r=1) (Keras "
+             "marks its steps itself).";
+    default:
+      return "mark each training step with mlprof::StepTrace(\"train\", step) (with the code that fetches the "
+             "next batch inside it).";
+  }
+}
+
+// How to compute in 16 bits, in the framework's words.
+std::string_view mixed_precision_advice(Framework f) {
+  switch (f) {
+    case Framework::kPyTorchPython:
+      return "try mixed precision (torch.autocast(device_type=..., dtype=torch.bfloat16))";
+    case Framework::kJax: return "try bfloat16 (params and activations in jnp.bfloat16)";
+    case Framework::kTensorFlow:
+      return "try mixed precision (tf.keras.mixed_precision.set_global_policy(\"mixed_bfloat16\"))";
+    case Framework::kLibTorch: return "try mixed precision (at::autocast, or bfloat16 tensors)";
+    default: return "try mixed precision (16-bit or bfloat16)";
+  }
+}
+
 void recommend(OverviewPage& page, const std::optional<SlowestPipeline>& slowest_pipeline) {
   auto& r = page.recommendations;
   const double input = page.breakdown_pct[size_t(Category::kInput)];
   if (page.whole_profile && page.steps_found == 0)
-    r.push_back("No step markers were found, so the whole profile is treated as one step: mark each training step "
-                "with mlprof::StepTrace(\"train\", step) (with the code that fetches the next batch inside it).");
+    r.push_back("No step markers were found, so the whole profile is treated as one step: " +
+                std::string(step_marker_advice(page.environment.framework)));
   else if (page.whole_profile)
     // step_grouping.cc: on a host with device work, a step that launched no kernel is not a training step.
     r.push_back(fmt::format("{} step marker(s) ({}) were found, but none encloses device work, so the whole "
@@ -47,22 +78,29 @@ void recommend(OverviewPage& page, const std::optional<SlowestPipeline>& slowest
                               "use more parallel loader workers, and keep loading off the training thread.",
                               input));
     }
-    r.push_back("See input_pipeline_analyzer and tf_data_bottleneck_analysis for the input stages.");
+    r.push_back(page.environment.framework == Framework::kTensorFlow
+                    ? "See input_pipeline_analyzer and tf_data_bottleneck_analysis for the input stages."
+                    : "See input_pipeline_analyzer for the input stages.");
   }
   const GpuTerms& gpu = gpu_terms(page.environment.gpu_vendor());
-  warn_share(r, page.breakdown_pct[size_t(Category::kKernelLaunch)], "Kernel launch",
-             fmt::format("Launch fewer, larger kernels: fuse ops, capture the step in {}, or use a larger batch.",
-                         gpu.graphs));
+  const bool tpu = page.environment.is_tpu();
+  warn_share(r, page.breakdown_pct[size_t(Category::kKernelLaunch)], tpu ? "Launching device programs" : "Kernel launch",
+             tpu ? std::string("Run more of the step in one compiled function (jit a larger function), or use a larger batch.")
+                 : fmt::format("Launch fewer, larger kernels: fuse ops, capture the step in {}, or use a larger batch.",
+                               gpu.graphs));
   warn_share(r, page.breakdown_pct[size_t(Category::kOther)], "Untraced time (other)",
              "Trace more of the step, or cut interpreter and framework overhead (compile the step function, avoid "
              "host syncs).");
   warn_share(r, page.breakdown_pct[size_t(Category::kDeviceCollectives)], "Device collectives",
              "Overlap communication with compute, use larger gradient buckets, or exchange less.");
-  if (page.environment.device_type != "CPU" && page.bits32_pct >= 90 &&
+  // Only where the precision of most compute is known: an unknown kernel is no 32-bit kernel.
+  const double known = 100.0 - page.precision_pct[size_t(Precision::kUnknown)];
+  const bool measured = known >= 50 || page.precision_pct == std::array<double, kNumPrecisions>{};
+  if (page.environment.device_type != "CPU" && page.bits32_pct >= 90 && measured &&
       page.breakdown_pct[size_t(Category::kDeviceCompute)] > 0)
-    r.push_back(fmt::format("{:.1f}% of device compute runs in 32-bit: try mixed precision (16-bit or bfloat16) so "
-                            "that matrix ops can use {}.",
-                            page.bits32_pct, gpu.matrix_units));
+    r.push_back(fmt::format("{:.1f}% of device compute runs in 32-bit: {} so that matrix ops can use {}.",
+                            page.bits32_pct, mixed_precision_advice(page.environment.framework),
+                            tpu ? std::string_view("the MXU") : gpu.matrix_units));
   if (!page.top_ops.empty()) {
     const TopOp& top = page.top_ops.front();
     r.push_back(fmt::format("The op with the most {} self time is {} ({:.1f}%): look at it first in "
@@ -166,6 +204,7 @@ OverviewPage compute_overview_page(const model::Profile& p, const StepAnalysis& 
   for (const StepBreakdown& s : sa.steps)
     bits16 += s.ps(Activity::kDeviceCompute16), bits32 += s.ps(Activity::kDeviceCompute32);
   if (bits16 + bits32 == 0) add_host_op_precision(p, sa, &parts.host_bits16_ps, &parts.host_bits32_ps);
+  parts.device_precision_ps = device_compute_precision_ps(p, sa);
   parts.environment = compute_run_environment(p);
   parts.top_ops = top_ops_of(ops, &parts.top_ops_on_device);
   if (!tf_data.pipelines.empty()) {
@@ -190,6 +229,13 @@ std::vector<TopOp> top_ops_of(const FrameworkOpStats& ops, bool* on_device) {
     top.push_back({r.name, r.type, r.on_device, r.occurrences, r.self_ps, r.self_pct, r.cumulative_self_pct});
   }
   return top;
+}
+
+size_t OverviewPage::hosts_with_steps() const {
+  std::vector<std::string_view> hosts;
+  for (const OverviewStep& s : steps)
+    if (std::find(hosts.begin(), hosts.end(), s.host) == hosts.end()) hosts.push_back(s.host);
+  return hosts.size();
 }
 
 OverviewPage compose_overview_page(const OverviewParts& parts) {
@@ -221,6 +267,20 @@ OverviewPage compose_overview_page(const OverviewParts& parts) {
     page.breakdown_pct[c] = page.step_time_ms.avg > 0 ? 100 * page.category_ms[c].avg / page.step_time_ms.avg : 0;
   }
   if (bits16 + bits32 == 0) bits16 = parts.host_bits16_ps, bits32 = parts.host_bits32_ps;
+  // The device's compute by precision (op input types first), where it says any.
+  int64_t compute = 0;
+  for (int64_t ps : parts.device_precision_ps) compute += ps;
+  if (compute > 0) {
+    for (size_t i = 0; i < kNumPrecisions; ++i)
+      page.precision_pct[i] = 100.0 * double(parts.device_precision_ps[i]) / double(compute);
+    const auto& ps = parts.device_precision_ps;
+    const int64_t low = ps[size_t(Precision::kBits16)] + ps[size_t(Precision::kFp8)] + ps[size_t(Precision::kFp4)];
+    const int64_t wide = ps[size_t(Precision::kFp32)] + ps[size_t(Precision::kTf32)] + ps[size_t(Precision::kFp64)];
+    if (low + wide > 0) bits16 = low, bits32 = wide;
+  }
+  if (page.environment.is_tpu()) page.matrix_unit = MatrixUnit::kMxu;
+  else if (page.environment.is_gpu())
+    page.matrix_unit = page.environment.gpu_vendor() == GpuVendor::kAmd ? MatrixUnit::kMatrixCores : MatrixUnit::kTensorCores;
   if (bits16 + bits32 > 0) {
     page.bits16_pct = 100.0 * double(bits16) / double(bits16 + bits32);
     page.bits32_pct = 100.0 - page.bits16_pct;
@@ -242,6 +302,22 @@ OverviewPage compute_overview_page(const model::Profile& p) {
   const StepAnalysis steps = analyze_steps(p);
   return compute_overview_page(p, steps, compute_framework_op_stats(p), compute_tf_data_bottleneck_analysis(p, steps));
 }
+
+namespace {
+
+nlohmann::json precision_json(const OverviewPage& page) {
+  nlohmann::json split = nlohmann::json::object();
+  for (size_t i = 0; i < kNumPrecisions; ++i)
+    if (page.precision_pct[i] > 0) split[std::string(precision_key(Precision(i)))] = page.precision_pct[i];
+  nlohmann::json j = {{"bits16_pct", page.bits16_pct},
+                      {"bits32_pct", page.bits32_pct},
+                      {"split_pct", split},
+                      {"window", page.whole_profile ? "the whole profile" : "the analysed steps"}};
+  if (page.matrix_unit != MatrixUnit::kNone) j["matrix_units"] = matrix_unit_label(page.matrix_unit);
+  return j;
+}
+
+}  // namespace
 
 nlohmann::json to_json(const OverviewPage& page) {
   auto breakdown = [](const std::array<int64_t, kNumCategories>& ps) {
@@ -270,11 +346,13 @@ nlohmann::json to_json(const OverviewPage& page) {
       {"steps", steps},
       {"summary", {{"step_time_ms", stats(page.step_time_ms)}, {"breakdown_pct", pct},
                    {"breakdown_ms", category_stats}, {"step_count", page.steps.size()},
+                   {"hosts_with_steps", page.hosts_with_steps()},
                    {"steps_found", page.steps_found}, {"step_marker", page.step_marker},
+                   {"window", page.whole_profile ? "the whole profile, as one step" : "a step (average over the analysed steps)"},
                    {"whole_profile_as_one_step", page.whole_profile}}},
       {"input_bound", {{"verdict", verdict_name(page.input_bound.verdict)}, {"input_pct", page.input_bound.input_pct},
                        {"explanation", page.input_bound.explanation}}},
-      {"precision", {{"bits16_pct", page.bits16_pct}, {"bits32_pct", page.bits32_pct}}},
+      {"precision", precision_json(page)},
       {"top_ops", top},
       {"run_environment", to_json(page.environment)},
       {"recommendations", page.recommendations},

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/device_work.h"
 #include "analysis/framework_op_stats.h"
 #include "analysis/input_bound.h"
 #include "analysis/run_environment.h"
@@ -41,7 +42,9 @@ struct OverviewPage {
   std::array<SeriesStats, kNumCategories> category_ms;
   std::array<double, kNumCategories> breakdown_pct{};  // of the average step time
   InputBound input_bound;
-  double bits16_pct = 0, bits32_pct = 0;  // of device compute time
+  double bits16_pct = 0, bits32_pct = 0;  // of device compute time whose precision is known
+  std::array<double, kNumPrecisions> precision_pct{};  // of device compute time, by Precision
+  MatrixUnit matrix_unit = MatrixUnit::kNone;          // the run's device's
   std::vector<TopOp> top_ops;             // on the device, else on the host
   bool top_ops_on_device = false;
   RunEnvironment environment;
@@ -49,6 +52,7 @@ struct OverviewPage {
   bool whole_profile = false;  // no step selected (no markers, or none with device work): one pseudo step
   std::string step_marker;     // what marked the steps ("_r", "FunctionRun", ...)
   size_t steps_found = 0;      // before dropping partial steps
+  size_t hosts_with_steps() const;  // the hosts the steps were measured on
 };
 
 // From analyses already computed (the CLI and benchmarks compute each once).
@@ -86,6 +90,7 @@ struct OverviewParts {
   std::vector<std::string> hosts;    // names, in the run's order
   std::vector<StepBreakdown> steps;  // the analysed steps; `host` indexes `hosts`
   int64_t host_bits16_ps = 0, host_bits32_ps = 0;  // host ops' precision in the steps (§ overview_page.cc)
+  std::array<int64_t, kNumPrecisions> device_precision_ps{};  // device_compute_precision_ps in the steps
   RunEnvironment environment;
   std::vector<TopOp> top_ops;  // top_ops_of the run's op stats
   bool top_ops_on_device = false;

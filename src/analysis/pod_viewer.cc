@@ -152,6 +152,8 @@ nlohmann::json to_json(const PodViewer& pod) {
           {"slowest_worker", slowest},
           {"categories", categories},
           {"worker_count", pod.workers.size()},
+          {"window", pod.whole_profile ? "the whole profile of each worker, as one step"
+                                       : "a step (average over each worker's analysed steps), per worker"},
           {"whole_profile_as_one_step", pod.whole_profile},
           {"stragglers", to_json(pod.stragglers)}};
 }

@@ -1,6 +1,7 @@
 #include "analysis/run_environment.h"
 
 #include "format/xspace_schema.h"
+#include "model/string_contains.h"
 
 namespace mlprof::analysis {
 
@@ -26,8 +27,81 @@ GpuVendor host_gpu_vendor(const model::Profile& p, uint32_t host) {
   return GpuVendor::kNvidia;
 }
 
+Framework detect_framework(const model::Profile& p) {
+  bool tensorflow = false, jax = false, aten = false, python = false, torch_steps = false, host_events = false;
+  for (const model::EventName& n : p.names) {
+    const std::string_view name = p.strings.view(n.name);
+    if (name.starts_with("PjitFunction") || name.starts_with("pjit") || name.starts_with("PjRt") ||
+        name.starts_with("jax.") || model::contains(name, "jax/") || model::contains(name, "jax_"))
+      jax = true;
+    else if (name == "SessionRun" || name == "FunctionRun" || name.starts_with("Iterator::") ||
+             name.starts_with("EagerExecute") || name.starts_with("__inference_") || name.starts_with("tf_"))
+      tensorflow = true;
+    else if (name.starts_with("aten::") || name.starts_with("autograd::")) aten = true;
+    else if (name.starts_with(format::xspace::kProfilerStepPrefix) || name.starts_with("enumerate(DataLoader)") ||
+             name.starts_with("Optimizer.step#"))
+      torch_steps = true;
+    if (model::contains(name, ".py(") || name.starts_with("<built-in method") || name.starts_with("torch/") ||
+        name.starts_with("nn.Module:"))
+      python = true;
+    host_events = true;
+  }
+  // mlprof's own capture (the SDK, its LibTorch integration, its Python package) writes a Task
+  // Environment plane; PyTorch's profiler, which users run from Python, writes none. So aten
+  // ops or device work without that plane come from PyTorch's profiler (Kineto).
+  bool mlprof_capture = false, device_streams = false;
+  for (const model::Plane& plane : p.planes) mlprof_capture |= plane.kind == model::PlaneKind::kTaskEnvironment;
+  for (const model::Line& line : p.lines) device_streams |= line.kind == model::LineKind::kStream;
+  // PyTorch first: a Python process may have imported JAX or TensorFlow besides (their
+  // modules' paths show in its Python stacks), while aten ops run only under PyTorch.
+  if (aten || torch_steps)
+    return python || torch_steps || !mlprof_capture ? Framework::kPyTorchPython : Framework::kLibTorch;
+  if (jax) return Framework::kJax;
+  if (tensorflow) return Framework::kTensorFlow;
+  if (python || (device_streams && !mlprof_capture)) return Framework::kPyTorchPython;
+  return host_events ? Framework::kCpp : Framework::kUnknown;
+}
+
+std::string_view framework_key(Framework f) {
+  switch (f) {
+    case Framework::kTensorFlow: return "tensorflow";
+    case Framework::kJax: return "jax";
+    case Framework::kPyTorchPython: return "pytorch_python";
+    case Framework::kLibTorch: return "libtorch";
+    case Framework::kCpp: return "cpp";
+    default: return "unknown";
+  }
+}
+
+std::string_view framework_label(Framework f) {
+  switch (f) {
+    case Framework::kTensorFlow: return "TensorFlow";
+    case Framework::kJax: return "JAX";
+    case Framework::kPyTorchPython: return "PyTorch (Python)";
+    case Framework::kLibTorch: return "LibTorch (C++)";
+    case Framework::kCpp: return "C++";
+    default: return "unknown";
+  }
+}
+
+bool is_python_framework(Framework f) {
+  return f == Framework::kTensorFlow || f == Framework::kJax || f == Framework::kPyTorchPython;
+}
+
+std::string annotation_call(Framework f, std::string_view name) {
+  const std::string quoted = "(\"" + std::string(name) + "\")";
+  switch (f) {
+    case Framework::kPyTorchPython: return "torch.profiler.record_function" + quoted;
+    case Framework::kJax: return "jax.profiler.TraceAnnotation" + quoted;
+    case Framework::kTensorFlow: return "tf.profiler.experimental.Trace" + quoted;
+    case Framework::kLibTorch: return "RECORD_FUNCTION" + quoted.substr(0, quoted.size() - 1) + ", {})";
+    default: return "mlprof::Trace" + quoted;
+  }
+}
+
 RunEnvironment compute_run_environment(const model::Profile& p) {
   RunEnvironment env;
+  env.framework = detect_framework(p);
   // A host is called what the run's file calls it (what `--host` and the UI's host picker
   // take), with the machine the capture recorded after it when that differs.
   std::vector<std::string> names;
@@ -65,6 +139,7 @@ RunEnvironment compute_run_environment(const model::Profile& p) {
 void join_run_environment(RunEnvironment&& part, RunEnvironment* into) {
   // The device type is the first device's of the run.
   if (into->device_count == 0) into->device_type = std::move(part.device_type);
+  if (into->framework == Framework::kUnknown || into->framework == Framework::kCpp) into->framework = part.framework;
   into->device_count += part.device_count;
   into->host_thread_count += part.host_thread_count;
   for (auto& h : part.hosts) into->hosts.push_back(std::move(h));
@@ -85,6 +160,7 @@ nlohmann::json to_json(const RunEnvironment& env) {
                         {"device_type", env.device_type},
                         {"device_core_count", env.device_count},
                         {"host_thread_count", env.host_thread_count},
+                        {"framework", framework_key(env.framework)},
                         {"devices", devices}};
   if (env.device_type == "GPU") out["gpu_vendor"] = env.gpu_vendor() == GpuVendor::kAmd ? "AMD" : "NVIDIA";
   return out;

@@ -30,6 +30,17 @@ GpuVendor plane_gpu_vendor(const model::Profile& profile, uint32_t plane);
 // The vendor of the host's first GPU.
 GpuVendor host_gpu_vendor(const model::Profile& profile, uint32_t host);
 
+// Who wrote the program, as far as the profile's names tell: advice and "how to get this data"
+// texts speak its language (docs/ARCHITECTURE.md §5.11).
+enum class Framework : uint8_t { kUnknown, kTensorFlow, kJax, kPyTorchPython, kLibTorch, kCpp };
+Framework detect_framework(const model::Profile& profile);
+std::string_view framework_key(Framework f);    // "tensorflow", "jax", "pytorch_python", "libtorch", "cpp", "unknown"
+std::string_view framework_label(Framework f);  // "TensorFlow", "JAX", "PyTorch (Python)", ...
+bool is_python_framework(Framework f);          // TensorFlow, JAX, PyTorch from Python
+// How to name a region of the program in a trace, in the framework's words:
+// "torch.profiler.record_function(\"...\")", "jax.profiler.TraceAnnotation(\"...\")", "mlprof::Trace(\"...\")".
+std::string annotation_call(Framework f, std::string_view name);
+
 struct DeviceInfo {
   std::string host;
   std::string name;  // "/device:GPU:0"
@@ -46,9 +57,12 @@ struct RunEnvironment {
   size_t device_count = 0;  // devices (cores) across hosts
   std::vector<DeviceInfo> devices;
   size_t host_thread_count = 0;
+  Framework framework = Framework::kUnknown;
 
   // The run's GPU vendor: its first device's.
   GpuVendor gpu_vendor() const { return devices.empty() ? GpuVendor::kNvidia : devices.front().vendor; }
+  bool is_gpu() const { return device_type == "GPU"; }
+  bool is_tpu() const { return device_type == "TPU"; }
 };
 
 RunEnvironment compute_run_environment(const model::Profile& profile);

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "analysis/device_input_wait.h"
+#include "analysis/device_work.h"
 #include "analysis/event_kinds.h"
 #include "analysis/input_bound.h"
 
@@ -19,17 +20,19 @@ using model::Profile;
 
 constexpr uint8_t kNoActivity = 255;
 
-// Activities by name, computed once per event name.
+// Host activities by name, computed once per event name; the device's from device_work.h.
 struct NameActivity {
   uint8_t host = uint8_t(Activity::kHostCompute);
-  uint8_t device = uint8_t(Activity::kDeviceCompute32);
+  bool memory_record = false;  // an allocator record: no activity on either side
+  bool bits16 = false;         // compute in 16 bits or fewer, by the kernel's name
   InputWaitName input;
 };
 
 NameActivity activity_of_name(std::string_view name) {
   NameActivity a;
   if (is_memory_event_name(name)) {
-    a.host = a.device = kNoActivity;
+    a.host = kNoActivity;
+    a.memory_record = true;
     return a;
   }
   a.input = input_wait_name(name);
@@ -38,24 +41,35 @@ NameActivity activity_of_name(std::string_view name) {
   else if (is_launch_name(name)) a.host = uint8_t(Activity::kHostPrepareLaunch);
   else if (memcpy_kind(name) == MemcpyKind::kHostToHost) a.host = uint8_t(Activity::kHostToHostCopy);
   else if (is_runtime_api_name(name)) a.host = uint8_t(Activity::kHostRuntime);
-
-  switch (memcpy_kind(name)) {
-    case MemcpyKind::kHostToDevice: a.device = uint8_t(Activity::kHostToDeviceCopy); break;
-    case MemcpyKind::kDeviceToHost: a.device = uint8_t(Activity::kDeviceToHostCopy); break;
-    case MemcpyKind::kDeviceToDevice: a.device = uint8_t(Activity::kDeviceToDeviceCopy); break;
-    case MemcpyKind::kHostToHost: a.device = uint8_t(Activity::kHostToHostCopy); break;
-    case MemcpyKind::kNone:
-      if (is_collective_name(name)) a.device = uint8_t(Activity::kDeviceCollectives);
-      else if (is_16bit_kernel_name(name)) a.device = uint8_t(Activity::kDeviceCompute16);
-      break;
-  }
+  const Precision precision = precision_of_kernel_name(name);
+  a.bits16 = precision == Precision::kBits16 || precision == Precision::kFp8 || precision == Precision::kFp4;
   return a;
+}
+
+// The step breakdown's activity of a kind of device work. Memsets are device compute, as
+// TensorFlow's and TraceLens's breakdowns count them; a DMA request is a copy of its direction.
+uint8_t device_activity(DeviceWork kind, bool bits16) {
+  switch (kind) {
+    case DeviceWork::kCollective: return uint8_t(Activity::kDeviceCollectives);
+    case DeviceWork::kCopyHostToDevice: return uint8_t(Activity::kHostToDeviceCopy);
+    case DeviceWork::kCopyDeviceToHost: return uint8_t(Activity::kDeviceToHostCopy);
+    case DeviceWork::kCopyDeviceToDevice:
+    case DeviceWork::kCopyHostOffload:  // the device program's own copies: not input or output
+    case DeviceWork::kCopyUnknown:
+    case DeviceWork::kDma: return uint8_t(Activity::kDeviceToDeviceCopy);
+    case DeviceWork::kCopyHostToHost: return uint8_t(Activity::kHostToHostCopy);
+    case DeviceWork::kSync:
+    case DeviceWork::kOther: return kNoActivity;
+    case DeviceWork::kCompute:
+    case DeviceWork::kMemset: break;
+  }
+  return uint8_t(bits16 ? Activity::kDeviceCompute16 : Activity::kDeviceCompute32);
 }
 
 // Classifies events in the context of one step.
 class Classifier {
  public:
-  Classifier(const Profile& p, const StepGrouping& g) : p_(p), g_(g), lines_(p) {
+  Classifier(const Profile& p, const StepGrouping& g) : p_(p), g_(g), lines_(p), work_(p) {
     names_.reserve(p.names.size());
     for (const auto& n : p.names) names_.push_back(activity_of_name(p.strings.view(n.name)));
   }
@@ -66,7 +80,12 @@ class Classifier {
     const uint32_t line = lines_.line_of(e);
     const auto kind = p_.planes[p_.lines[line].plane].kind;
     const NameActivity& a = names_[p_.events.name[e]];
-    if (kind == PlaneKind::kDevice) return g_.device_work_line[line] ? a.device : kNoActivity;
+    if (kind == PlaneKind::kDevice) {
+      if (!g_.device_work_line[line] || a.memory_record) return kNoActivity;
+      DeviceWork work = work_.of(e);
+      if (work == DeviceWork::kDma) work = work_.dma_direction(e);
+      return device_activity(work, a.bits16);
+    }
     if (kind != PlaneKind::kHostThreads) return kNoActivity;
     const StepThread where = root_line == kNone ? StepThread::kNoSteps : line == root_line ? StepThread::kYes : StepThread::kNo;
     if (waits_for_input(a.input, where))
@@ -82,6 +101,7 @@ class Classifier {
   const Profile& p_;
   const StepGrouping& g_;
   model::LineCursor lines_;
+  DeviceWorkClassifier work_;
   std::vector<NameActivity> names_;
 };
 

@@ -123,8 +123,9 @@ bool has_kernels(const AnalyzedProfile& p) {
 
 constexpr std::string_view kNoGpuWork = "No GPU kernels were found.";
 constexpr std::string_view kRecordGpuWork =
-    "Profile on a machine with an NVIDIA GPU: mlprof records its kernels and their launches through CUPTI, "
-    "PyTorch's profiler with ProfilerActivity.CUDA.";
+    "These tools read a GPU's streams: mlprof records NVIDIA kernels and their launches through CUPTI, PyTorch's "
+    "profiler with ProfilerActivity.CUDA (also on ROCm). A TPU's work is in the overview, the framework op stats "
+    "and the trace viewer.";
 
 // op_profile, hlo_stats, roofline_model: XLA's ops on TPUs and GPUs (hlo_ops.h).
 bool has_xla_ops(const AnalyzedProfile& p) { return has_hlo_ops(p.profile()); }
@@ -162,9 +163,7 @@ const Tool kTools[] = {
      "Name the input stages tf.data-style, e.g. Iterator::Prefetch on the training thread and "
      "Iterator::Prefetch::Map::FileRead on loader threads.",
      {}, tf_data},
-    {"kernel_stats", "Kernel stats", has_kernels, "No GPU kernels were found.",
-     "Profile on a machine with an NVIDIA GPU: mlprof records its kernels through CUPTI, PyTorch's profiler "
-     "with ProfilerActivity.CUDA.",
+    {"kernel_stats", "Kernel stats", has_kernels, "No GPU kernels were found.", kRecordGpuWork,
      {}, of_profile<KernelStatsTable, compute_kernel_stats>, &kKernelStatsSummary},
     {"pod_viewer", "Pod viewer", has_several_hosts, "The run has one host.",
      "Profile every worker into the same run (one <host>.xplane.pb each), e.g. mlprof capture with the addresses "

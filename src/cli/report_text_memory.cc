@@ -28,7 +28,8 @@ std::string render_summary(const MemorySummary& s, size_t timeline_points) {
   std::string out = fmt::format("{}\n", s.memory_id);
   out += fmt::format("  Allocations: {}   Deallocations: {}\n", s.num_allocs, s.num_deallocs);
   out += fmt::format("  Capacity: {}   Peak heap since the program started: {}\n",
-                     s.capacity_bytes > 0 ? format_bytes(s.capacity_bytes) : "unknown",
+                     s.capacity_bytes > 0 ? format_bytes(s.capacity_bytes) + (s.capacity_source.empty() ? "" : " (" + s.capacity_source + ")")
+                                          : "unknown",
                      format_bytes(s.lifetime_peak_heap_bytes));
   if (s.reserved_bytes > 0)
     out += fmt::format("  Reserved by the caching allocator at the peak: {}\n", format_bytes(s.reserved_bytes));

@@ -17,6 +17,16 @@ constexpr std::array<const char*, kNumCategories> kCategoryLabels = {
 // The same categories as the per-step table's columns.
 constexpr std::array<const char*, kNumCategories> kStepColumnLabels = {
     "input", "output", "compile", "launch", "host", "dev-to-dev", "collectives", "device", "other"};
+// Steps per host: "1 step on 8 hosts" where each rank ran the same step, not "8 steps".
+std::string steps_counted(const OverviewPage& page) {
+  const size_t hosts = page.hosts_with_steps();
+  const size_t per_host = hosts > 0 ? page.steps.size() / hosts : 0;
+  if (hosts <= 1 || per_host * hosts != page.steps.size())
+    return fmt::format("{} step{}", page.steps.size(), page.steps.size() == 1 ? "" : "s") +
+           (hosts > 1 ? fmt::format(" on {} hosts", hosts) : "");
+  return fmt::format("{} step{} on {} hosts", per_host, per_host == 1 ? "" : "s", hosts);
+}
+
 }  // namespace
 
 std::string render_text(const OverviewPage& page) {
@@ -34,7 +44,7 @@ std::string render_text(const OverviewPage& page) {
                                              : fmt::format("; {} {} marker(s) found, none with device work",
                                                            page.steps_found, page.step_marker));
   else
-    out += fmt::format("\nStep time ({} steps{}{})\n", page.steps.size(),
+    out += fmt::format("\nStep time ({}{}{})\n", steps_counted(page),
                        page.step_marker.empty() ? "" : ", marked by " + page.step_marker,
                        page.steps_found > page.steps.size()
                            ? fmt::format(", {} found, partial or empty ones left out", page.steps_found)
@@ -52,8 +62,16 @@ std::string render_text(const OverviewPage& page) {
   }
   out += breakdown.render();
   if (page.bits16_pct + page.bits32_pct > 0)
-    out += fmt::format("\n  Device compute precision: 16-bit {}, 32-bit {}\n", format_pct(page.bits16_pct),
+    out += fmt::format("\n  Device compute precision: 16-bit or less {}, 32-bit {}\n", format_pct(page.bits16_pct),
                        format_pct(page.bits32_pct));
+  if (page.precision_pct != std::array<double, kNumPrecisions>{}) {
+    std::string split;
+    for (size_t i = kNumPrecisions; i-- > 0;)
+      if (page.precision_pct[i] > 0)
+        split += fmt::format("{}{} {}", split.empty() ? "" : ", ", precision_label(Precision(i)),
+                             format_pct(page.precision_pct[i]));
+    out += "    by format: " + split + "\n";
+  }
 
   if (!page.steps.empty() && !page.whole_profile) {
     out += "\nSteps (ms)\n";

@@ -28,7 +28,8 @@ std::string render_text(const PodViewer& pod) {
     if (pod.stragglers.straggler >= 0 && pod.stragglers.matched_calls > 0)
       out += wrap_text("Straggler: " + straggler_sentence(pod.stragglers), text_width(), "  ", "  ") + "\n";
   } else {
-    out += pod.whole_profile ? "  No step markers: mark each training step with mlprof::StepTrace to compare workers.\n"
+    out += pod.whole_profile ? "  No step markers: mark each training step to compare workers (the overview says how, in the\n"
+                               "  program's framework).\n"
                              : "  No worker has steps in this capture.\n";
   }
 

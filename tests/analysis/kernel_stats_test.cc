@@ -139,12 +139,16 @@ TEST(KernelStats, OneRowPerKernelConfigurationAndOp) {
   EXPECT_EQ(row["op_is_tensor_core_eligible"], true);
   EXPECT_TRUE(j["kernels"][1]["occupancy_pct"].is_null());
 
+  // Each kernel also says what kind of device work it is and its precision (docs/ARCHITECTURE.md §5.11):
+  // an fp16 cuBLAS GEMM is 16-bit compute.
+  EXPECT_EQ(row["work"], "compute");
+  EXPECT_EQ(row["precision"], "bits16");
   const std::string csv = to_csv(t);
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "rank,kernel_name,op_name,grid,block,registers_per_thread,static_shared_memory_bytes,"
             "dynamic_shared_memory_bytes,occupancy_pct,occurrences,total_duration_us,avg_duration_us,min_duration_us,"
-            "max_duration_us,total_time_pct,uses_tensor_cores,op_is_tensor_core_eligible");
-  EXPECT_NE(csv.find("\n1,ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_nn,aten::mm,\"64,1,1\",\"256,1,1\",128,0,49152,25,3,63,21,20,22,84,true,true\n"),
+            "max_duration_us,total_time_pct,uses_tensor_cores,op_is_tensor_core_eligible,work,precision");
+  EXPECT_NE(csv.find("\n1,ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_nn,aten::mm,\"64,1,1\",\"256,1,1\",128,0,49152,25,3,63,21,20,22,84,true,true,compute,bits16\n"),
             std::string::npos) << csv;
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3);
 }
