@@ -322,18 +322,22 @@ export const stragglersPage: ToolPage = {
             ? `No rank arrives ${formatMs(data.min_late_ms)} or more after the others at the ${data.matched_calls} collective calls matched across ranks.`
             : `No rank's ${load} stands out.`),
     );
-    const most = Math.max(...data.ranks.map((r) => r.compute_ms + r.communication_ms), 1e-9);
+    // Ranks that meet in collectives finish together: their arrival tells who the others wait for.
+    const byArrival = data.matched_calls > 0;
+    const shown = (r: StragglerRank) =>
+      byArrival ? Math.max(0, r.late_ms) : data.compute_is === 'gpu_compute' ? r.compute_ms : r.step_ms;
+    const most = Math.max(...data.ranks.map(shown), 1e-9);
     root.append(
       panel(
-        `${load} per step, by rank`,
+        byArrival ? 'Late at collective calls, per step, by rank' : `${load} per step, by rank`,
         barList(
           data.ranks.map((r) => ({
             label: r.host,
-            fraction: (data.compute_is === 'gpu_compute' ? r.compute_ms : r.step_ms) / most,
+            fraction: shown(r) / most,
             colour: r.straggler ? PALETTE[3] : PALETTE[1],
-            value: formatMs(data.compute_is === 'gpu_compute' ? r.compute_ms : r.step_ms),
+            value: formatMs(byArrival ? r.late_ms : shown(r)),
           })),
-          'Compute per rank',
+          byArrival ? 'Lateness per rank' : 'Compute per rank',
         ),
       ),
       panel(
