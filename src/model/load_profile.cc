@@ -32,9 +32,14 @@ bool import_host(const format::HostFile& host, Profile* profile, std::string* pr
   constexpr uint64_t kLinesAtOnceFrom = uint64_t(4) << 20;  // bytes: below, threads cost more than they gain
   if (file_size(host.path) < kLinesAtOnceFrom) line_jobs = 1;
   try {
-    return host.kind == format::ProfileFileKind::kPyTorchJson
-               ? import_pytorch_trace_file(host.path, host.host, profile, problem, progress, alone)
-               : import_xspace_file(host.path, host.host, profile, problem, progress, line_jobs);
+    switch (host.kind) {
+      case format::ProfileFileKind::kPyTorchJson:
+        return import_pytorch_trace_file(host.path, host.host, profile, problem, progress, alone);
+      case format::ProfileFileKind::kXSpace:
+        return import_xspace_file(host.path, host.host, profile, problem, progress, line_jobs);
+    }
+    *problem = "a file of a kind no importer reads";
+    return false;
   } catch (const std::bad_alloc&) {
     *problem = "out of memory while reading it";
     return false;
