@@ -49,7 +49,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   const format::ParsedAnnotation parsed = format::parse_annotation(text);
   check(inside(parsed.name, text), "the name is a view into the input");
-  check(parsed.name.find('#') == std::string_view::npos, "the name ends before the first '#'");
+  // Metadata is split off only from text that ends with '#', as TraceMe writes it; any other
+  // name with a '#' is kept whole.
+  check(parsed.name.find('#') == std::string_view::npos || (parsed.name == text && text.back() != '#'),
+        "the name ends before the first '#', or is the whole text when that does not end with '#'");
   std::vector<TraceArg> args;
   for (const auto& a : parsed.args) {
     check(!a.key.empty() && inside_parse(a.key, text, parsed), "keys are non-empty views into the input or the parse");
