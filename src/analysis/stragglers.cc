@@ -70,6 +70,13 @@ void analyse_arrivals(const std::vector<const RankSteps*>& hosts, StragglerAnaly
   }
   out.matched_calls = calls.size();
   if (calls.empty()) return;
+  // Each step's latest rank.
+  for (StragglerStep& step : out.steps)
+    for (const RankStepTimes& t : step.ranks) {
+      const auto it = step_late[t.rank].find(step.step_num);
+      if (it != step_late[t.rank].end() && (step.latest < 0 || it->second.ms > step.latest_late_ms))
+        step.latest = int(t.rank), step.latest_late_ms = it->second.ms;
+    }
   out.lateness_from = by_arrival * 2 >= calls.size() ? "arrival" : "time_in_call";
   for (size_t r = 0; r < hosts.size(); ++r) {
     if (step_late[r].empty()) continue;
@@ -298,6 +305,8 @@ nlohmann::json to_json(const StragglerAnalysis& s) {
     steps.push_back({{"step_num", step.step_num},
                      {"slowest", s.ranks[step.ranks[step.slowest].rank].host},
                      {"slowest_vs_median_pct", step.slowest_vs_median_pct},
+                     {"latest", step.latest >= 0 ? json(s.ranks[size_t(step.latest)].host) : json(nullptr)},
+                     {"latest_late_ms", step.latest_late_ms},
                      {"ranks", per_rank}});
   }
   return {{"compute_is", s.uses_gpu_compute ? "gpu_compute" : "step_time"},

@@ -37,6 +37,10 @@ struct StragglerStep {
   std::vector<RankStepTimes> ranks;
   size_t slowest = 0;          // index into ranks (of this step)
   double slowest_vs_median_pct = 0;  // its compute (or step time) over the others' median
+  // From collective calls matched in the step: the rank that arrived latest, and by how much
+  // after the others' median (-1 and 0 without matched calls).
+  int latest = -1;  // index into StragglerAnalysis::ranks
+  double latest_late_ms = 0;
 };
 
 // Where the straggler spent more than the others before the calls it was late at.

@@ -167,12 +167,22 @@ std::string render_text(const StragglerAnalysis& s) {
                    r.calls_matched ? format_ms(r.late_ms) : std::string("-"), std::to_string(r.slowest_in)});
   out += ranks.render();
   out += "\n  Steps\n";
-  TextTable steps({"step", "slowest", "its excess"}, {true, false, true});
+  // Ranks that meet in collectives finish their steps together: who arrived last tells more
+  // than whose step or compute was longest.
+  const bool by_arrival = s.matched_calls > 0;
+  TextTable steps(by_arrival ? std::vector<std::string>{"step", "latest at the calls", "late", "most work", "its excess"}
+                             : std::vector<std::string>{"step", "slowest", "its excess"},
+                  by_arrival ? std::vector<bool>{true, false, true, false, true} : std::vector<bool>{true, false, true});
   constexpr size_t kMaxSteps = 20;  // --format json or csv has them all
   for (size_t i = 0; i < s.steps.size() && i < kMaxSteps; ++i) {
     const StragglerStep& step = s.steps[i];
-    steps.add_row({std::to_string(step.step_num), s.ranks[step.ranks[step.slowest].rank].host,
-                   format_pct(step.slowest_vs_median_pct)});
+    const std::string slowest = s.ranks[step.ranks[step.slowest].rank].host;
+    if (by_arrival)
+      steps.add_row({std::to_string(step.step_num), step.latest >= 0 ? s.ranks[size_t(step.latest)].host : "-",
+                     step.latest >= 0 ? format_ms(step.latest_late_ms) : "-", slowest,
+                     format_pct(step.slowest_vs_median_pct)});
+    else
+      steps.add_row({std::to_string(step.step_num), slowest, format_pct(step.slowest_vs_median_pct)});
   }
   out += steps.render();
   return out;

@@ -241,7 +241,11 @@ TEST(Stragglers, ARankTwentyPercentSlower) {
             std::string::npos)
       << straggler_sentence(s);
   ASSERT_FALSE(s.steps.empty());
-  for (const StragglerStep& step : s.steps) EXPECT_EQ(s.ranks[step.ranks[step.slowest].rank].host, "rank2");
+  for (const StragglerStep& step : s.steps) {
+    EXPECT_EQ(s.ranks[step.ranks[step.slowest].rank].host, "rank2");
+    EXPECT_EQ(step.latest, 2);
+    EXPECT_NEAR(step.latest_late_ms, 2.0, 1e-9);
+  }
   EXPECT_EQ(s.ranks[2].slowest_in, s.steps.size());
 }
 

@@ -303,7 +303,7 @@ export interface StragglersData {
   summary: string;
   causes: { name: string; excess_ms: number }[];
   ranks: StragglerRank[];
-  steps: { step_num: number; slowest: string; slowest_vs_median_pct: number }[];
+  steps: { step_num: number; slowest: string; slowest_vs_median_pct: number; latest: string | null; latest_late_ms: number }[];
 }
 
 export const stragglersPage: ToolPage = {
@@ -363,7 +363,13 @@ export const stragglersPage: ToolPage = {
           rows: data.steps,
           columns: [
             { key: 'step', title: 'Step', numeric: true, value: (r) => r.step_num },
-            { key: 'slowest', title: 'Slowest', name: true, value: (r) => r.slowest },
+            ...(byArrival
+              ? [
+                  { key: 'latest', title: 'Latest at the calls', name: true, value: (r: (typeof data.steps)[number]) => r.latest ?? '–' },
+                  { key: 'late', title: 'Late', numeric: true, value: (r: (typeof data.steps)[number]) => r.latest_late_ms, render: (r: (typeof data.steps)[number]) => formatMs(r.latest_late_ms) },
+                ]
+              : []),
+            { key: 'slowest', title: byArrival ? 'Most work' : 'Slowest', name: true, value: (r) => r.slowest },
             { key: 'excess', title: 'Its excess', numeric: true, value: (r) => r.slowest_vs_median_pct, render: (r) => formatPct(r.slowest_vs_median_pct) },
           ],
         }),
