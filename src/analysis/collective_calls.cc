@@ -163,9 +163,12 @@ std::vector<CollectiveCall> collect_collective_calls(const Profile& p, const Ste
   std::vector<Located> calls;
   if (steps.empty()) return {};
 
-  // Collective kernels on the host's GPUs.
+  // Collective kernels on the host's GPUs. A host with GPU work is never read from its host
+  // records: there nccl:* and c10d:: ops only launch the kernels and do not wait.
+  bool has_gpu_work = false;
   for (const HostGpuActivity& h : gpu.hosts) {
     if (h.host != host) continue;
+    has_gpu_work |= !h.work.empty();
     for (const GpuWork& w : h.work) {
       if (w.kind != GpuWorkKind::kCommunication) continue;
       const int64_t start = p.start_ps(w.event);
@@ -186,7 +189,7 @@ std::vector<CollectiveCall> collect_collective_calls(const Profile& p, const Ste
   // group), else the dispatcher's c10d:: ops. What the rank did before a call is read on the
   // thread that runs its step.
   for (std::string_view prefixes : {"gloo:|nccl:", "c10d:"}) {
-    if (!calls.empty()) break;
+    if (!calls.empty() || has_gpu_work) break;
     const model::Host& h = p.hosts[host];
     for (uint32_t pl = h.first_plane; pl < h.first_plane + h.num_planes; ++pl) {
       const model::Plane& plane = p.planes[pl];

@@ -103,15 +103,7 @@ void ConnectionWaitingRoom::park(std::shared_ptr<WaitingConnection> connection) 
   connection->started = connection->unread() > 0 || !connection->idle_keep_alive;
   connection->deadline = now + (connection->idle_keep_alive && connection->unread() == 0 ? limits_.keep_alive_time
                                                                                         : limits_.request_time);
-  {
-    std::lock_guard lock(mutex_);
-    if (!stopping_) {
-      arriving_.push_back(std::move(connection));
-      wake();
-      return;
-    }
-  }
-  ::close(connection->fd);
+  hand_to_thread(std::move(connection));
 }
 
 void ConnectionWaitingRoom::close_after_drain(std::shared_ptr<WaitingConnection> connection) {
@@ -121,6 +113,10 @@ void ConnectionWaitingRoom::close_after_drain(std::shared_ptr<WaitingConnection>
   connection->consumed = 0;
   connection->parked_at = WaitClock::now();
   connection->deadline = connection->parked_at + kDrainTime;
+  hand_to_thread(std::move(connection));
+}
+
+void ConnectionWaitingRoom::hand_to_thread(std::shared_ptr<WaitingConnection> connection) {
   {
     std::lock_guard lock(mutex_);
     if (!stopping_) {
@@ -129,7 +125,7 @@ void ConnectionWaitingRoom::close_after_drain(std::shared_ptr<WaitingConnection>
       return;
     }
   }
-  ::close(connection->fd);
+  ::close(connection->fd);  // stopped: nobody will wait on it
 }
 
 void ConnectionWaitingRoom::stop() {

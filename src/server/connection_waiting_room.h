@@ -89,6 +89,8 @@ class ConnectionWaitingRoom {
   void run();
   void admit_parked(std::vector<std::shared_ptr<WaitingConnection>>& waiting);
   void wake();
+  // Queues the connection for the polling thread, or closes it once the room has stopped.
+  void hand_to_thread(std::shared_ptr<WaitingConnection> connection);
 
   const WaitingRoomLimits limits_;
   const Handler ready_, timed_out_;
