@@ -360,5 +360,15 @@ class TypeHintsTest(unittest.TestCase):
                 self.assertTrue(getattr(mlprof, name).__doc__, name)
 
 
+class HelpTest(unittest.TestCase):
+    def test_help_shows_plain_types(self) -> None:
+        """help(mlprof) prints the annotations as written (`int`), not ForwardRef('int'), which a
+        module-wide `from __future__ import annotations` makes of a NamedTuple's fields."""
+        import pydoc
+        text = pydoc.render_doc(mlprof, renderer=pydoc.plaintext)
+        self.assertNotIn("ForwardRef", text)
+        self.assertIn("host_tracer_level: int = 2", text)
+
+
 if __name__ == "__main__":
     unittest.main()

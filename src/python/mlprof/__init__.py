@@ -22,7 +22,6 @@ traced while a session runs, with no LD_PRELOAD. Errors are raised as ``mlprof.P
 (a RuntimeError) with one-line messages naming the Python API, as TypeError or ValueError for
 arguments of the wrong type or value; profiling never takes the program down.
 """
-from __future__ import annotations
 
 import functools
 import inspect

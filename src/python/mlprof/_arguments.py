@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Optional, Sequence, Tuple, Union
 
-PathLike = Union[str, "os.PathLike[str]"]
+PathLike = Union[str, os.PathLike]
 Steps = Union[None, int, str, Tuple[int, int], Sequence[int]]
 
 
