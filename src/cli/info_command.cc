@@ -147,10 +147,10 @@ Command add_info_command(CLI::App& app) {
             const auto loc = format::find_profiles(*path);
             if (!loc.error.empty()) return bad_input(*path, loc.error);
             const bool json = *format == "json";
+            // Every file is read before anything is printed: a corrupt one is refused with nothing
+            // on stdout.
             nlohmann::json runs = nlohmann::json::array();
             for (const auto& run : loc.runs) {
-              if (!json) fmt::print("run {} ({})\n", run.name, run.dir);
-              if (const std::string note = format::left_out_note(run); !note.empty()) print_note(note);
               nlohmann::json hosts = nlohmann::json::array();
               for (const auto& host : run.hosts) {
                 const bool xspace = host.kind != format::ProfileFileKind::kPyTorchJson;
@@ -163,13 +163,19 @@ Command add_info_command(CLI::App& app) {
                 described["host"] = host.host;
                 described["file"] = host.path;
                 described["kind"] = xspace ? "xspace" : "pytorch_trace";
-                if (!json) {
-                  fmt::print(" host {} ({}{})\n", host.host, host.path, xspace ? "" : ", PyTorch trace");
-                  print_host(described);
-                }
                 hosts.push_back(std::move(described));
               }
               runs.push_back({{"name", run.name}, {"dir", run.dir}, {"hosts", std::move(hosts)}});
+            }
+            for (size_t i = 0; i < loc.runs.size(); ++i) {
+              if (!json) fmt::print("run {} ({})\n", loc.runs[i].name, loc.runs[i].dir);
+              if (const std::string note = format::left_out_note(loc.runs[i]); !note.empty()) print_note(note);
+              if (json) continue;
+              for (const auto& host : runs[i]["hosts"]) {
+                fmt::print(" host {} ({}{})\n", host["host"].get<std::string>(), host["file"].get<std::string>(),
+                           host["kind"] == "xspace" ? "" : ", PyTorch trace");
+                print_host(host);
+              }
             }
             if (json) fmt::print("{}\n", nlohmann::json{{"runs", std::move(runs)}}.dump(2));
             return kOk;

@@ -31,12 +31,14 @@ class CliBadInput : public ::testing::Test {
   }
 
   // Exit 2 and exactly one stderr line that names the path and says `problem`.
+  // A refused input leaves nothing on stdout, unless the command reports what it could read.
   static void expect_one_line_error(const mlprof::testing::CliResult& r, const std::string& path,
-                                    const std::string& problem) {
+                                    const std::string& problem, bool stdout_empty = true) {
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
     EXPECT_NE(r.err.find(problem), std::string::npos) << r.err;
+    if (stdout_empty) EXPECT_EQ(r.out, "");
   }
 
   fs::path dir_;
@@ -107,7 +109,7 @@ TEST_F(CliBadInput, CorruptHostAmongGoodOnes) {
   const auto bad = write("b.xplane.pb", bytes.substr(0, bytes.size() / 2 + 3));
   for (const char* jobs : {"1", "2"}) {
     const auto r = run_mlprof("report " + dir_.string() + " --tool pod_viewer --jobs " + jobs);
-    expect_one_line_error(r, bad, "truncated or corrupt");
+    expect_one_line_error(r, bad, "truncated or corrupt", /*stdout_empty=*/false);
     EXPECT_NE(r.out.find("2 host(s), 100 events"), std::string::npos) << r.out;
   }
 }
