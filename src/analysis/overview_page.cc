@@ -198,6 +198,7 @@ OverviewPage compute_overview_page(const model::Profile& p, const StepAnalysis& 
   parts.whole_profile = sa.whole_profile;
   parts.step_marker = sa.grouping.root_kind;
   parts.steps_found = sa.grouping.steps.size();
+  parts.profiler_control_ps = sa.profiler_control_ps;
   for (const model::Host& host : p.hosts) parts.hosts.emplace_back(p.strings.view(host.name));
   parts.steps = sa.steps;
   int64_t bits16 = 0, bits32 = 0;
@@ -243,6 +244,7 @@ OverviewPage compose_overview_page(const OverviewParts& parts) {
   page.whole_profile = parts.whole_profile;
   page.step_marker = parts.step_marker;
   page.steps_found = parts.steps_found;
+  page.profiler_control_ps = parts.profiler_control_ps;
   page.environment = parts.environment;
 
   std::vector<double> totals;
@@ -348,6 +350,7 @@ nlohmann::json to_json(const OverviewPage& page) {
                    {"breakdown_ms", category_stats}, {"step_count", page.steps.size()},
                    {"hosts_with_steps", page.hosts_with_steps()},
                    {"steps_found", page.steps_found}, {"step_marker", page.step_marker},
+                   {"profiler_start_stop_ms", ms(page.profiler_control_ps)},
                    {"window", page.whole_profile ? "the whole profile, as one step" : "a step (average over the analysed steps)"},
                    {"whole_profile_as_one_step", page.whole_profile}}},
       {"input_bound", {{"verdict", verdict_name(page.input_bound.verdict)}, {"input_pct", page.input_bound.input_pct},

@@ -52,6 +52,7 @@ struct OverviewPage {
   bool whole_profile = false;  // no step selected (no markers, or none with device work): one pseudo step
   std::string step_marker;     // what marked the steps ("_r", "FunctionRun", ...)
   size_t steps_found = 0;      // before dropping partial steps
+  int64_t profiler_control_ps = 0;  // the profiler's own start and stop, left out of every step
   size_t hosts_with_steps() const;  // the hosts the steps were measured on
 };
 
@@ -87,6 +88,7 @@ struct OverviewParts {
   bool whole_profile = false;
   std::string step_marker;
   size_t steps_found = 0;
+  int64_t profiler_control_ps = 0;
   std::vector<std::string> hosts;    // names, in the run's order
   std::vector<StepBreakdown> steps;  // the analysed steps; `host` indexes `hosts`
   int64_t host_bits16_ps = 0, host_bits32_ps = 0;  // host ops' precision in the steps (§ overview_page.cc)

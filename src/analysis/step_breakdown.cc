@@ -9,6 +9,7 @@
 #include "analysis/device_work.h"
 #include "analysis/event_kinds.h"
 #include "analysis/input_bound.h"
+#include "analysis/profiler_control.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -69,7 +70,8 @@ uint8_t device_activity(DeviceWork kind, bool bits16) {
 // Classifies events in the context of one step.
 class Classifier {
  public:
-  Classifier(const Profile& p, const StepGrouping& g) : p_(p), g_(g), lines_(p), work_(p) {
+  Classifier(const Profile& p, const StepGrouping& g)
+      : p_(p), g_(g), lines_(p), work_(p), profiler_control_(find_profiler_control_calls(p)) {
     names_.reserve(p.names.size());
     for (const auto& n : p.names) names_.push_back(activity_of_name(p.strings.view(n.name)));
   }
@@ -77,6 +79,7 @@ class Classifier {
   // root_line: the step root's line (kNone for the pseudo step: any thread may wait). Fastest
   // with events in index order.
   uint8_t classify(EventIndex e, uint32_t root_line) {
+    if (!profiler_control_.inside.empty() && profiler_control_.inside[e]) return kNoActivity;
     const uint32_t line = lines_.line_of(e);
     const auto kind = p_.planes[p_.lines[line].plane].kind;
     const NameActivity& a = names_[p_.events.name[e]];
@@ -97,12 +100,15 @@ class Classifier {
     return a.host;
   }
 
+  const ProfilerControlCalls& profiler_control() const { return profiler_control_; }
+
  private:
   const Profile& p_;
   const StepGrouping& g_;
   model::LineCursor lines_;
   DeviceWorkClassifier work_;
   std::vector<NameActivity> names_;
+  ProfilerControlCalls profiler_control_;  // the profiler's own start and stop
 };
 
 struct Interval {
@@ -185,6 +191,7 @@ StepAnalysis analyze_steps(const Profile& p) {
     out.steps.push_back(b);
   }
   out.whole_profile = out.steps.empty();
+  out.profiler_control_ps = classifier.profiler_control().control_ps;
   // A step marker that was not selected spans time, not work: it is no activity of the pseudo step.
   auto is_step_marker = [&](EventIndex e) {
     const int32_t group = g.group_of[e];
@@ -195,6 +202,10 @@ StepAnalysis analyze_steps(const Profile& p) {
     for (EventIndex e = 0; e < p.num_events(); ++e)
       if (!is_step_marker(e) && classifier.classify(e, kNone) != kNoActivity)
         begin = std::min(begin, p.start_ps(e)), end = std::max(end, p.end_ps(e));
+    // Frames that enclose the profiler's start and stop calls span them: the program's time is
+    // between the two.
+    begin = std::max(begin, classifier.profiler_control().program_begin_ps);
+    end = std::min(end, classifier.profiler_control().program_end_ps);
     if (begin >= end) return out;
     StepBreakdown b;
     b.group = UINT32_MAX;

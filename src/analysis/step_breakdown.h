@@ -65,6 +65,7 @@ struct StepAnalysis {
   StepGrouping grouping;
   std::vector<StepBreakdown> steps;  // the selected steps, by host then start
   bool whole_profile = false;        // no step markers: one pseudo step spans the profile
+  int64_t profiler_control_ps = 0;   // the profiler's own start and stop (profiler_control.h), in no step
 };
 
 StepAnalysis analyze_steps(const model::Profile& profile);

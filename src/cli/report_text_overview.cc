@@ -49,6 +49,9 @@ std::string render_text(const OverviewPage& page) {
                        page.steps_found > page.steps.size()
                            ? fmt::format(", {} found, partial or empty ones left out", page.steps_found)
                            : "");
+  if (page.profiler_control_ps > 0)
+    out += fmt::format("  (the profiler's own start and stop, {}, are in no step)\n",
+                       format_ms(double(page.profiler_control_ps) / 1e9));
   out += fmt::format("  average {}  stddev {}  min {}  max {}\n", format_ms(page.step_time_ms.avg),
                      format_ms(page.step_time_ms.stddev), format_ms(page.step_time_ms.min),
                      format_ms(page.step_time_ms.max));
