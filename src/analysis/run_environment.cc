@@ -1,5 +1,6 @@
 #include "analysis/run_environment.h"
 
+#include "analysis/device_work.h"
 #include "format/xspace_schema.h"
 #include "model/string_contains.h"
 
@@ -10,10 +11,19 @@ const GpuTerms& gpu_terms(GpuVendor vendor) {
                                     "CUDA graphs"};
   // HIP reports the GFX version (gfx90a: 9.0) where CUDA has the compute capability.
   static constexpr GpuTerms kAmd{"compute units", "GFX version", "matrix cores", "hip", "HIP graphs"};
-  return vendor == GpuVendor::kAmd ? kAmd : kNvidia;
+  // MTIA: no terms of a public runtime or graph API are claimed; the advice stays generic.
+  static constexpr GpuTerms kMtia{"processing elements", "generation", "matrix engines", "mtia",
+                                  "a graph the device replays"};
+  switch (vendor) {
+    case GpuVendor::kAmd: return kAmd;
+    case GpuVendor::kMtia: return kMtia;
+    case GpuVendor::kNvidia: break;
+  }
+  return kNvidia;
 }
 
 GpuVendor plane_gpu_vendor(const model::Profile& p, uint32_t plane) {
+  if (plane_device_family(p, plane) == DeviceFamily::kMtia) return GpuVendor::kMtia;
   const model::StringId key = p.strings.find(format::xspace::kStatDeviceVendor);
   if (key == model::kNoString) return GpuVendor::kNvidia;
   const auto vendor = p.plane_stat(plane, key);

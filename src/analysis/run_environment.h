@@ -13,7 +13,9 @@ namespace mlprof::analysis {
 
 // Who made a GPU, as far as the profile tells (format/xspace_schema.h's device_vendor); a GPU
 // the profile says nothing about is taken for NVIDIA's, which most are.
-enum class GpuVendor : uint8_t { kNvidia, kAmd };
+// Whose accelerator: the words of its advice (gpu_terms). Meta's MTIA is no GPU, but its work
+// reaches mlprof as a GPU's does (kernels on streams, launched by runtime calls).
+enum class GpuVendor : uint8_t { kNvidia, kAmd, kMtia };
 
 // How advice and the run environment name a vendor's parts, so that a ROCm run reads in ROCm's
 // words.

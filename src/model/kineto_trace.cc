@@ -481,6 +481,7 @@ bool TraceReader::add_event(RawEvent& raw) {
     if (raw.stream != kNoId) tid = raw.stream;
   }
   e.track = track_of(pid, tid, device);
+  if (device && raw.has_cat && equals_lower(raw.cat, "mtia_ccp_events")) t_.tracks[e.track].mtia = true;
   switch (e.category) {
     case Category::kKernel:
       e.detail = distinct(kernel_index_, t_.kernels, raw.kernel);

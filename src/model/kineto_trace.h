@@ -49,6 +49,7 @@ struct Track {
   int64_t pid = 0;
   int64_t tid = 0;
   bool device = false;            // (device, stream)
+  bool mtia = false;              // its work came as MTIA's ("mtia_ccp_events"): an MTIA, not a GPU
   StringId name = kEmptyString;   // the "thread_name" metadata event, if any
 };
 

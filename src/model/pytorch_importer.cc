@@ -473,7 +473,10 @@ void PyTorchImport::add_host() {
       if (lines_[a].role != lines_[b].role) return lines_[a].role < lines_[b].role;
       return t_.tracks[lines_[a].track].tid < t_.tracks[lines_[b].track].tid;
     });
-    add_plane(xs::device_plane_name("GPU", devices_[d]), std::move(lines), devices_[d]);
+    // Kineto writes every accelerator's work alike; MTIA's comes in a category of its own.
+    bool mtia = false;
+    for (uint32_t l : lines) mtia |= t_.tracks[lines_[l].track].mtia;
+    add_plane(xs::device_plane_name(mtia ? "MTIA" : "GPU", devices_[d]), std::move(lines), devices_[d]);
   }
   if (auto python = by_thread(LineRole::kPython); !python.empty()) add_plane("/host:python", std::move(python), -1);
 

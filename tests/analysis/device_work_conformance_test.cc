@@ -173,6 +173,9 @@ void check_file(const fs::path& file, Checked* checked) {
     if (env.is_tpu())
       for (const char* gpu_word : {"GPU", "CUDA", "Tensor Core", "pinned", "kernel"})
         EXPECT_EQ(a.find(gpu_word), std::string::npos) << "GPU words on a TPU profile: " << a;
+    if (env.device_type == "MTIA")
+      for (const char* gpu_word : {"GPU", "CUDA", "Tensor Core"})
+        EXPECT_EQ(a.find(gpu_word), std::string::npos) << "GPU words on an MTIA profile: " << a;
     if (is_python_framework(env.framework))
       EXPECT_EQ(a.find("mlprof::"), std::string::npos) << "C++ advice to a " << framework_label(env.framework)
                                                         << " profile: " << a;
@@ -231,6 +234,9 @@ TEST_F(Conformance, DeviceAndFrameworkOfKnownFiles) {
       {"gpu_multi_worker.xplane.pb", "GPU", "tensorflow"},
       {"b200_eager_trace", "GPU", "pytorch_python"},
       {"timesformer", "GPU", "pytorch_python"},
+      // Meta's MTIA, in Kineto's form ("mtia_ccp_events"; testdata README: HTA's MTIA traces).
+      {"mtia_trace_single_rank", "MTIA", "pytorch_python"},
+      {"mtia_inference_trace", "MTIA", "pytorch_python"},
   };
   for (const Known& k : known) {
     bool found = false;

@@ -197,6 +197,14 @@ TEST(PyTorchGroundTruth, DeviceWorkInOtherCategories) {
   }
   EXPECT_EQ(on_streams, 2u);
   EXPECT_EQ(annotations, 1u);
+  // The device whose work came as MTIA's is named an MTIA, not a GPU.
+  size_t device_planes = 0;
+  for (const model::Plane& plane : p.planes)
+    if (plane.kind == model::PlaneKind::kDevice) {
+      ++device_planes;
+      EXPECT_EQ(p.strings.view(plane.name), "/device:MTIA:0");
+    }
+  EXPECT_EQ(device_planes, 1u);
   size_t warned = 0;
   for (const std::string& w : p.warnings) warned += w.find("\"new_device_events\"") != std::string::npos;
   EXPECT_EQ(warned, 1u);
