@@ -1,5 +1,7 @@
 #include "analysis/input_pipeline_analyzer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <unordered_map>
@@ -25,6 +27,20 @@ bool is_enqueue_name(std::string_view name) {
 }
 
 constexpr std::string_view kDataLoaderPrefix = "enumerate(DataLoader)";
+
+// Where the wait went, and how to take that work off the step, in the framework's words.
+std::string wait_callee_advice(const InputWaitCallee& w, Framework framework) {
+  auto ms_text = [](int64_t ps) { return fmt::format("{:.1f} ms", double(ps) / 1e9); };
+  std::string where = fmt::format("{} ({} of it)", w.stage, ms_text(w.stage_ps));
+  if (w.callee != w.stage) where += fmt::format(", most of it in {} ({})", w.callee, ms_text(w.callee_ps));
+  const std::string_view remedy =
+      framework == Framework::kPyTorchPython
+          ? "prepare batches ahead of the step (a DataLoader with num_workers > 0 runs this in worker processes "
+            "while the step computes), or make it cheaper"
+          : "prepare batches ahead of the step (a loader thread, or tf.data with prefetch), or make it cheaper";
+  return fmt::format("While the steps waited for input ({}), their thread ran {}: {}.", ms_text(w.wait_ps), where,
+                     remedy);
+}
 
 // "Data preprocessing" -> "data preprocessing", for the middle of a sentence.
 std::string lowercase_first(std::string_view label) {
@@ -145,8 +161,15 @@ InputPipelineAnalysis compute_input_pipeline_analysis(const Profile& p, const St
         "No input ops were found (tf.data Iterator:: annotations, PyTorch DataLoader iterations, "
         "host-to-device copies), so there is no host-side input breakdown.";
 
+  // The Python code the wait was spent in, when it explains more of the wait than the input ops:
+  // it comes first, and the input ops' advice, which would speak of a small part, goes.
+  out.wait_callee = find_input_wait_callee(p, sa);
+  const bool callee_explains = out.summary.verdict != InputBoundVerdict::kNot && out.wait_callee &&
+                               out.wait_callee->callee_ps > out.input_self_ps;
+  if (callee_explains) out.recommendations.push_back(wait_callee_advice(*out.wait_callee, detect_framework(p)));
+
   // What to do, naming the slowest input stage and fitting its category.
-  if (out.summary.verdict != InputBoundVerdict::kNot && out.input_self_ps > 0) {
+  if (out.summary.verdict != InputBoundVerdict::kNot && out.input_self_ps > 0 && !callee_explains) {
     size_t top = 0;
     for (size_t c = 1; c < kNumInputOpCategories; ++c)
       if (out.category_self_ps[c] > out.category_self_ps[top]) top = c;
@@ -229,6 +252,12 @@ nlohmann::json to_json(const InputPipelineAnalysis& a) {
                        {"whole_profile_as_one_step", a.whole_profile}}},
       {"host_side", {{"input_time_ms", ms(a.input_self_ps)}, {"categories", categories}, {"input_ops", ops},
                      {"no_input_ops", a.no_input_ops}}},
+      {"host_work_during_input_wait", a.wait_callee ? nlohmann::json{{"input_wait_ms", ms(a.wait_callee->wait_ps)},
+                                                                     {"stage", a.wait_callee->stage},
+                                                                     {"stage_ms", ms(a.wait_callee->stage_ps)},
+                                                                     {"callee", a.wait_callee->callee},
+                                                                     {"callee_ms", ms(a.wait_callee->callee_ps)}}
+                                                    : nlohmann::json(nullptr)},
       {"recommendations", a.recommendations},
   };
 }

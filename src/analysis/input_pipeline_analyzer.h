@@ -5,11 +5,13 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "analysis/input_bound.h"
+#include "analysis/input_wait_callee.h"
 #include "analysis/step_breakdown.h"
 #include "model/profile.h"
 
@@ -57,6 +59,8 @@ struct InputPipelineAnalysis {
   int64_t input_self_ps = 0;
   std::vector<InputOpRow> ops;  // by self time, largest first
   std::string no_input_ops;     // when there are none: one sentence saying so (else empty)
+  // The Python code the steps' threads ran while they waited for input, when the trace has stacks.
+  std::optional<InputWaitCallee> wait_callee;
   std::vector<std::string> recommendations;
 };
 

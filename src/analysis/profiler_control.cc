@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "analysis/python_frames.h"
+
 namespace mlprof::analysis {
 namespace {
 
@@ -34,35 +36,6 @@ constexpr std::array<ControlBuiltin, 3> kControlBuiltins{{{"<built-in method _en
                                                           {"<built-in method _prepare_profiler ", kStart},
                                                           {"<built-in method _disable_profiler ", kStop}}};
 
-struct PythonFrame {
-  std::string_view file, function;
-};
-
-// "$dir/file.py:91 start_trace" or "dir/file.py(91): start_trace"; empty when neither.
-PythonFrame parse_python_frame(std::string_view name) {
-  PythonFrame f;
-  size_t file_end = std::string_view::npos, function_begin = std::string_view::npos;
-  if (name.starts_with('$')) {
-    const size_t space = name.find(' ');
-    const size_t colon = name.rfind(':', space);
-    if (space == std::string_view::npos || colon == std::string_view::npos) return f;
-    file_end = colon;
-    function_begin = space + 1;
-    f.file = name.substr(1, file_end - 1);
-  } else {
-    const size_t paren = name.find(".py(");
-    if (paren == std::string_view::npos) return f;
-    const size_t close = name.find("): ", paren);
-    if (close == std::string_view::npos) return f;
-    file_end = paren + 3;
-    function_begin = close + 3;
-    f.file = name.substr(0, file_end);
-  }
-  if (const size_t slash = f.file.rfind('/'); slash != std::string_view::npos) f.file.remove_prefix(slash + 1);
-  f.function = name.substr(function_begin);
-  return f;
-}
-
 }  // namespace
 
 ProfilerControl profiler_control_of_name(std::string_view name) {
@@ -71,7 +44,7 @@ ProfilerControl profiler_control_of_name(std::string_view name) {
   if (!name.starts_with('$') && name.find(".py(") == std::string_view::npos) return ProfilerControl::kNone;
   const PythonFrame frame = parse_python_frame(name);
   for (const ControlCall& c : kControlCalls)
-    if (frame.file == c.file && frame.function == c.function) return c.kind;
+    if (file_name_of(frame.file) == c.file && frame.function == c.function) return c.kind;
   return ProfilerControl::kNone;
 }
 

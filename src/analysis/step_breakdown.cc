@@ -283,7 +283,10 @@ StepAnalysis analyze_steps(const Profile& p) {
       for (const auto& [begin, end] : waits) intervals.push_back({begin, end, uint8_t(Activity::kDeviceWaitHost)});
     }
     sweep(intervals, &b);
+    for (const Interval& in : intervals)
+      if (category_of(Activity(in.activity)) == Category::kInput) out.input_wait.emplace_back(in.begin, in.end);
   }
+  out.input_wait = merged(std::move(out.input_wait));
   return out;
 }
 

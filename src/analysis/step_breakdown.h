@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/interval_union.h"
 #include "analysis/step_grouping.h"
 #include "model/profile.h"
 
@@ -66,6 +67,7 @@ struct StepAnalysis {
   std::vector<StepBreakdown> steps;  // the selected steps, by host then start
   bool whole_profile = false;        // no step markers: one pseudo step spans the profile
   int64_t profiler_control_ps = 0;   // the profiler's own start and stop (profiler_control.h), in no step
+  std::vector<TimeInterval> input_wait;  // the steps' time in Category::kInput, merged (sorted, disjoint)
 };
 
 StepAnalysis analyze_steps(const model::Profile& profile);
