@@ -4,7 +4,8 @@
 import { h } from '../dom';
 import { formatCount, formatMs, formatPct } from '../format';
 import { dataTable } from '../components/data_table';
-import { pageHeader, panel } from '../components/panel';
+import { panel } from '../components/panel';
+import { toolHeader, csvButton } from '../components/page_header';
 import { pieChart } from '../charts/pie_chart';
 import type { PageContext, ToolPage } from './tool_page';
 
@@ -47,7 +48,7 @@ export const frameworkOpStatsPage: ToolPage = {
     // LibTorch ops are their own type ("aten::mm"): a type column or pie would repeat the name.
     const typed = rows.some((r) => r.type && r.type !== r.operation);
     root.append(
-      pageHeader('Framework op stats', `Run ${ctx.run} · ${ctx.host || 'all hosts'}`, idleToggle(ctx), exportButton(ctx)),
+      toolHeader(ctx, null, idleToggle(ctx), csvButton(ctx)),
       pies(data, typed),
       panel('Ops', opTable(rows, typed)),
     );
@@ -60,9 +61,6 @@ function idleToggle(ctx: PageContext): HTMLElement {
   return h('label', { class: 'toggle', for: 'include-idle' }, box, 'Include idle time');
 }
 
-function exportButton(ctx: PageContext): HTMLElement {
-  return h('a', { class: 'button', href: ctx.csvUrl(), download: '', 'data-testid': 'export-csv' }, 'Export as CSV');
-}
 
 function pies(data: FrameworkOpStatsData, typed: boolean): HTMLElement {
   const toSlices = (slices: Slice[]) => slices.map((s) => ({ label: s.name, value: s.self_time_ms }));

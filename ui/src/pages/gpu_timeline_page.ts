@@ -7,7 +7,8 @@ import { h } from '../dom';
 import { formatCount, formatMs, formatPct, formatUs } from '../format';
 import { barList } from '../components/bar_list';
 import { dataTable } from '../components/data_table';
-import { keyValueList, notice, pageHeader, panel } from '../components/panel';
+import { keyValueList, notice, panel } from '../components/panel';
+import { toolHeader } from '../components/page_header';
 import { OTHER_COLOUR, PALETTE } from '../charts/palette';
 import type { PageContext, ToolPage } from './tool_page';
 
@@ -80,18 +81,10 @@ export interface GpuTimelineData {
   }[];
 }
 
-const kTitles: Record<string, string> = {
-  gpu_time_breakdown: 'GPU time breakdown',
-  gpu_idle_time: 'GPU idle time',
-  comm_compute_overlap: 'Communication overlap',
-  kernel_launch_stats: 'Kernel launches',
-  gpu_queue_length: 'GPU queue length',
-};
-
 export const gpuTimelinePage: ToolPage = {
   async render(root, ctx) {
     const data = await ctx.fetchData<GpuTimelineData>();
-    root.append(pageHeader(kTitles[ctx.tool] ?? ctx.tool, `Run ${ctx.run} · ${ctx.host || 'all hosts'}`, scopePicker(ctx)));
+    root.append(toolHeader(ctx, null, scopePicker(ctx)));
     if (data.hosts.length === 0) {
       root.append(notice('info', 'This profile has no GPU work.'));
       return;
@@ -309,7 +302,7 @@ export interface StragglersData {
 export const stragglersPage: ToolPage = {
   async render(root, ctx) {
     const data = await ctx.fetchData<StragglersData>();
-    root.append(pageHeader('Stragglers', `Run ${ctx.run}`));
+    root.append(toolHeader(ctx, `Run ${ctx.run}`));
     if (data.steps.length === 0) {
       root.append(notice('info', 'Stragglers need two or more ranks with steps.'));
       return;

@@ -4,8 +4,9 @@
 import { h } from '../dom';
 import { formatBytes, formatCount, formatMs, formatPct, formatUs } from '../format';
 import { dataTable } from '../components/data_table';
-import { keyValueList, notice, pageHeader, panel } from '../components/panel';
-import type { PageContext, ToolPage } from './tool_page';
+import { keyValueList, notice, panel } from '../components/panel';
+import { toolHeader, csvButton } from '../components/page_header';
+import type { ToolPage } from './tool_page';
 
 interface KernelRow {
   rank: number;
@@ -45,7 +46,7 @@ const kMissedTensorCoresPct = 10;
 export const kernelStatsPage: ToolPage = {
   async render(root, ctx) {
     const data = await ctx.fetchData<KernelStatsData>();
-    root.append(pageHeader('Kernel stats', `Run ${ctx.run} · ${ctx.host || 'all hosts'}`, exportButton(ctx)));
+    root.append(toolHeader(ctx, null, csvButton(ctx)));
     if (data.kernels.length === 0) {
       root.append(notice('info', 'This profile has no GPU kernels.'));
       return;
@@ -54,9 +55,6 @@ export const kernelStatsPage: ToolPage = {
   },
 };
 
-function exportButton(ctx: PageContext): HTMLElement {
-  return h('a', { class: 'button', href: ctx.csvUrl(), download: '', 'data-testid': 'export-csv' }, 'Export as CSV');
-}
 
 function summary(data: KernelStatsData): HTMLElement {
   const s = data.summary;

@@ -5,7 +5,8 @@ import './pod_viewer_page.css';
 import { h } from '../dom';
 import { formatMs, formatPct } from '../format';
 import { dataTable } from '../components/data_table';
-import { notice, pageHeader, panel } from '../components/panel';
+import { notice, panel } from '../components/panel';
+import { toolHeader } from '../components/page_header';
 import { stackedBarChart } from '../charts/stacked_bar_chart';
 import { STEP_CATEGORIES, type CategoryValues } from '../step_categories';
 import type { PageContext, ToolPage } from './tool_page';
@@ -43,7 +44,7 @@ export const podViewerPage: ToolPage = {
     const data = await ctx.fetchData<PodViewerData>({});
     const step = data.steps.find((s) => String(s.step) === ctx.options[STEP_OPTION]);
     root.append(
-      pageHeader('Pod viewer', `Run ${ctx.run} · ${data.worker_count} workers`),
+      toolHeader(ctx, `Run ${ctx.run} · ${data.worker_count} workers`),
       slowestBanner(data),
       breakdownPanel(data, step, ctx),
       workerTable(data),

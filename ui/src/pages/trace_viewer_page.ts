@@ -14,7 +14,7 @@
 // (trace_layout), painting (trace_drawing, trace_flows_drawing), mouse and keys (trace_input),
 // the details pane (trace_details), search (trace_search) and the track labels.
 import { clear, h } from '../dom';
-import { pageHeader } from '../components/panel';
+import { toolHeader } from '../components/page_header';
 import {
   fetchCounters,
   fetchEventDetails,
@@ -49,7 +49,7 @@ export const traceViewerPage: ToolPage = {
     const viewer = new TraceViewer(ctx);
     ctx.onDispose(() => viewer.dispose());
     root.append(
-      pageHeader('Trace viewer', 'W/S or wheel: zoom · A/D or drag: pan · shift-drag: measure · click: details'),
+      toolHeader(ctx, 'W/S or wheel: zoom · A/D or drag: pan · shift-drag: measure · click: details'),
       viewer.element,
     );
     await viewer.start();
