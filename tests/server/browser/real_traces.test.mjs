@@ -103,7 +103,11 @@ describe('tables', () => {
         assert.ok(cell.width >= 300, `the name column is ${cell.width} px wide`);
         assert.ok(cell.sticky, 'the name stays while the numbers scroll');
       }
-      // Scrolled sideways, the operation stays where it was and the numbers move under it.
+      // Every column shown (the "Columns" menu), the table is wider than the window: scrolled
+      // sideways, the operation stays where it was and the numbers move under it.
+      await page.click('.table-columns summary');
+      for (const box of await page.locator('.table-columns input[type="checkbox"]').all()) await box.check();
+      await page.click('.table-columns summary');
       const scroller = page.locator('.table-scroll').last();
       const before = await page.locator('table[aria-label="Framework ops"] tbody tr:first-child td').evaluateAll((tds) => tds.map((td) => td.getBoundingClientRect().left));
       await scroller.evaluate((el) => (el.scrollLeft = 300));

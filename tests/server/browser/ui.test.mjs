@@ -198,7 +198,7 @@ describe('framework op stats', () => {
       const mm = rows.find((r) => r[3] === 'aten::mm');
       assert.deepEqual(mm.slice(0, 5), ['3', 'Host', 'aten::mm', 'aten::mm', '10']);
 
-      await page.click('table[aria-label="Framework ops"] th button:text("Occurrences")'); // largest first: all 10
+      await page.click('table[aria-label="Framework ops"] th button:text("Count")'); // largest first: all 10
       await page.click('table[aria-label="Framework ops"] th button:text("Total time")');
       rows = await tableRows(page, 'Framework ops');
       assert.equal(rows[0][3], 'Iterator::Prefetch');

@@ -79,10 +79,11 @@ function pies(data: FrameworkOpStatsData, typed: boolean): HTMLElement {
 }
 
 function opTable(rows: RankedRow[], typed: boolean): HTMLElement {
-  const pctColumn = (key: keyof OpRow, title: string, help: string) => ({
+  const pctColumn = (key: keyof OpRow, title: string, help: string, optional = false) => ({
     key,
     title,
     help,
+    optional,
     numeric: true,
     value: (r: RankedRow) => r[key] as number,
     render: (r: RankedRow) => formatPct(r[key] as number),
@@ -98,7 +99,7 @@ function opTable(rows: RankedRow[], typed: boolean): HTMLElement {
       { key: 'host_or_device', title: 'Host/device', value: (r) => r.host_or_device },
       ...(typed ? [{ key: 'type', title: 'Type', value: (r: RankedRow) => r.type }] : []),
       { key: 'operation', title: 'Operation', value: (r) => r.operation, name: true },
-      { key: 'occurrences', title: 'Occurrences', numeric: true, value: (r) => r.occurrences, render: (r) => formatCount(r.occurrences) },
+      { key: 'occurrences', title: 'Count', help: 'Occurrences', numeric: true, value: (r) => r.occurrences, render: (r) => formatCount(r.occurrences) },
       {
         key: 'total_time_ms',
         title: 'Total time',
@@ -107,20 +108,20 @@ function opTable(rows: RankedRow[], typed: boolean): HTMLElement {
         value: (r) => r.total_time_ms,
         render: (r) => formatMs(r.total_time_ms),
       },
-      { key: 'avg_time_ms', title: 'Avg time', numeric: true, value: (r) => r.avg_time_ms, render: (r) => formatMs(r.avg_time_ms) },
+      { key: 'avg_time_ms', title: 'Avg time', optional: true, numeric: true, value: (r) => r.avg_time_ms, render: (r) => formatMs(r.avg_time_ms) },
       {
         key: 'total_self_time_ms',
-        title: 'Total self time',
-        help: 'Without the time spent in child ops',
+        title: 'Self time',
+        help: 'Total, without the time spent in child ops',
         numeric: true,
         value: (r) => r.total_self_time_ms,
         render: (r) => formatMs(r.total_self_time_ms),
       },
-      { key: 'avg_self_time_ms', title: 'Avg self time', numeric: true, value: (r) => r.avg_self_time_ms, render: (r) => formatMs(r.avg_self_time_ms) },
-      pctColumn('device_self_time_pct', 'Device self %', 'Share of all self time on the device (0 for host ops)'),
-      pctColumn('device_cumulative_self_time_pct', 'Device cumul. %', 'Cumulative share on the device, in rank order'),
-      pctColumn('host_self_time_pct', 'Host self %', 'Share of all self time on the host (0 for device ops)'),
-      pctColumn('host_cumulative_self_time_pct', 'Host cumul. %', 'Cumulative share on the host, in rank order'),
+      { key: 'avg_self_time_ms', title: 'Avg self time', optional: true, numeric: true, value: (r) => r.avg_self_time_ms, render: (r) => formatMs(r.avg_self_time_ms) },
+      pctColumn('device_self_time_pct', 'Device %', 'Share of all self time on the device (0 for host ops)'),
+      pctColumn('device_cumulative_self_time_pct', 'Device cumul. %', 'Cumulative share on the device, in rank order', true),
+      pctColumn('host_self_time_pct', 'Host %', 'Share of all self time on the host (0 for device ops)'),
+      pctColumn('host_cumulative_self_time_pct', 'Host cumul. %', 'Cumulative share on the host, in rank order', true),
     ],
   });
 }

@@ -260,9 +260,15 @@ class TraceViewer {
     }
     this.tooltip.textContent = text;
     this.tooltip.hidden = false;
+    // Beside the pointer, on whichever side keeps it inside the window.
     const box = this.element.getBoundingClientRect();
-    this.tooltip.style.left = `${clientX - box.left + 12}px`;
-    this.tooltip.style.top = `${clientY - box.top + 12}px`;
+    this.tooltip.style.left = this.tooltip.style.top = '0px'; // measured where it has room
+    const tip = this.tooltip.getBoundingClientRect();
+    const gap = 12;
+    const x = clientX + gap + tip.width <= window.innerWidth ? clientX + gap : Math.max(0, clientX - gap - tip.width);
+    const y = clientY + gap + tip.height <= window.innerHeight ? clientY + gap : Math.max(0, clientY - gap - tip.height);
+    this.tooltip.style.left = `${x - box.left}px`;
+    this.tooltip.style.top = `${y - box.top}px`;
   }
 
   private zoom(factor: number, anchor: number): void {
