@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <optional>
 
 #include "analysis/analyzed_profile.h"
 #include "analysis/trace_event_details.h"
@@ -168,6 +170,31 @@ Reply TraceApi::search(const QueryParams& params) {
   });
 }
 
+// One event by its whole name (a tool row's link into the trace): the one nearest `at_ms`, in
+// the tools' clock (milliseconds of the profile's time), or the longest.
+Reply TraceApi::find(const QueryParams& params) {
+  return guarded([&] {
+    const auto loaded = load(params);
+    const model::Profile& p = loaded->profile();
+    const std::string name = param(params, "name");
+    if (name.empty()) throw QueryError(400, "missing parameter 'name'");
+    std::optional<int64_t> near_ps;
+    if (const std::string at = param(params, "at_ms"); !at.empty()) {
+      double ms = 0;
+      const auto [ptr, ec] = std::from_chars(at.data(), at.data() + at.size(), ms);
+      if (ec != std::errc() || ptr != at.data() + at.size()) throw QueryError(400, "at_ms must be a number");
+      near_ps = int64_t(std::llround(ms * 1e9));
+    }
+    const auto found = analysis::find_trace_event(p, name, near_ps);
+    if (found.event == model::kNone) throw QueryError(404, "no event named '" + name + "' in this trace");
+    const int64_t zero = loaded->trace().index.begin_ps();
+    const model::EventIndex e = found.event;
+    return json_reply(json_text(json{{"event", e}, {"name", name}, {"line", p.line_index(e)},
+                                     {"start_ps", p.start_ps(e) - zero}, {"duration_ps", p.duration_ps(e)},
+                                     {"occurrences", found.occurrences}}));
+  });
+}
+
 Reply TraceApi::summary(const QueryParams& params) {
   return guarded([&] {
     const auto loaded = load(params);
@@ -223,6 +250,9 @@ void add_trace_routes(httplib::Server& http, TraceApi& api) {
   });
   http.Get("/api/trace/search", [&api](const httplib::Request& req, httplib::Response& res) {
     send(req, res, api.search(query_params(req)));
+  });
+  http.Get("/api/trace/find", [&api](const httplib::Request& req, httplib::Response& res) {
+    send(req, res, api.find(query_params(req)));
   });
   http.Get("/api/trace/summary", [&api](const httplib::Request& req, httplib::Response& res) {
     send(req, res, api.summary(query_params(req)));

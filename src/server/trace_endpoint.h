@@ -46,6 +46,7 @@ class TraceApi {
   Reply viewport(const QueryParams& params);
   Reply event(const QueryParams& params);
   Reply search(const QueryParams& params);
+  Reply find(const QueryParams& params);
   Reply summary(const QueryParams& params);
   Reply counters(const QueryParams& params);
 

@@ -87,6 +87,22 @@ TEST_F(TraceApiTest, ViewportListsTheFlowsOfItsEvents) {
   EXPECT_EQ(none["flows"].size(), 0u);
 }
 
+// A tool's row finds its event by the whole name: the one nearest a time in the tools' clock
+// (milliseconds), else the longest; times in the reply are the viewer's (from the first event).
+TEST_F(TraceApiTest, FindsAnEventByItsWholeName) {
+  server::TraceApi api{server::RunCatalog(dir.path()), *backend};
+  const json kernel = json::parse(api.find({{"run", "run1"}, {"host", "worker"}, {"name", "kernel_a"}}).body);
+  EXPECT_EQ(kernel["name"], "kernel_a");
+  EXPECT_EQ(kernel["start_ps"], 40 * testing::kPsPerUs);
+  EXPECT_EQ(kernel["duration_ps"], 10 * testing::kPsPerUs);
+  EXPECT_EQ(kernel["occurrences"], 1);
+  const json near = json::parse(api.find({{"run", "run1"}, {"host", "worker"}, {"name", "matmul"}, {"at_ms", "0.012"}}).body);
+  EXPECT_EQ(near["start_ps"], 10 * testing::kPsPerUs);
+  EXPECT_EQ(api.find({{"run", "run1"}, {"host", "worker"}, {"name", "mat"}}).status, 404);  // whole names only
+  EXPECT_EQ(api.find({{"run", "run1"}, {"host", "worker"}}).status, 400);
+  EXPECT_EQ(api.find({{"run", "run1"}, {"host", "worker"}, {"name", "matmul"}, {"at_ms", "soon"}}).status, 400);
+}
+
 TEST_F(TraceApiTest, SharesTheToolsProfile) {
   server::TraceApi api{server::RunCatalog(dir.path()), *backend};
   ASSERT_EQ(api.viewport({{"run", "run1"}, {"host", "worker"}}).status, 200);

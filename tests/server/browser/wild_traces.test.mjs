@@ -116,3 +116,118 @@ describe('tables that fit', () => {
     }, 'wild_linear_overview_1280', 1280);
   });
 });
+
+const viewerReady = async (page) => {
+  await page.waitForSelector('.page[data-tool="trace_viewer"][data-ready="true"]', { timeout: 60_000 });
+  await page.waitForFunction(() => document.querySelector('.trace-viewer')?.hasAttribute('data-rows'));
+  await page.waitForFunction(() => !document.querySelector('.trace-viewer[data-loading]'));
+};
+const viewer = async (page, name) => Number(await page.locator('.trace-viewer').getAttribute(`data-${name}`));
+
+// The trace viewer a row's link opened: the selected event's details (from /api/trace/event),
+// in the time range shown and in the scroller's sight.
+async function openedAt(page) {
+  await viewerReady(page);
+  await page.waitForFunction(() => document.querySelector('.trace-viewer')?.hasAttribute('data-found-event'));
+  await page.waitForSelector('.trace-details-name');
+  const event = await viewer(page, 'found-event');
+  const state = Object.fromEntries(new URLSearchParams(new URL(page.url()).hash.slice(1)));
+  const details = await page.evaluate(
+    async ([run, host, e]) => (await fetch(`/api/trace/event?run=${encodeURIComponent(run)}&host=${encodeURIComponent(host)}&event=${e}`)).json(),
+    [state.run, state.host ?? '', event],
+  );
+  assert.equal(await page.locator('.trace-details-name').textContent(), details.name, 'the event is selected');
+  const [start, end] = [await viewer(page, 'start-ps'), await viewer(page, 'end-ps')];
+  assert.ok(start <= details.start_ps && details.start_ps + details.duration_ps <= end, `the event (${details.start_ps}) lies in the view ${start}..${end}`);
+  const y = await viewer(page, 'found-y');
+  const scroller = await page.locator('.trace-scroller').evaluate((el) => ({ top: el.scrollTop, height: el.clientHeight }));
+  assert.ok(y >= scroller.top && y <= scroller.top + scroller.height, `its row (y ${y}) is in sight (${scroller.top}..${scroller.top + scroller.height})`);
+  await page.waitForFunction(() => !document.querySelector('.trace-viewer[data-loading]'));
+  return { state, details, start, end };
+}
+
+// Every event of the trace named exactly `name`, through the search endpoint (not the one the
+// links use).
+const namedExactly = (page, state, name) =>
+  page.evaluate(
+    async ([run, host, q]) => {
+      const r = await (await fetch(`/api/trace/search?run=${encodeURIComponent(run)}&host=${encodeURIComponent(host)}&q=${encodeURIComponent(q)}&limit=100000`)).json();
+      return r.events.filter((e) => e.name === q);
+    },
+    [state.run, state.host ?? '', name],
+  );
+
+describe('links into the trace', () => {
+  test('a kernel stats row opens the trace at the longest launch of its kernel', async () => {
+    for (const width of WIDTHS)
+      await visit('#run=h100&tool=kernel_stats', async (page) => {
+        await ready(page);
+        const cell = page.locator('table[aria-label="Kernels"] tbody tr:first-child td.name').first();
+        const kernel = await cell.getAttribute('title');
+        await cell.locator('a.row-link').click();
+        const { state, details } = await openedAt(page);
+        assert.equal(state.host, 'gpu0');
+        assert.equal(details.name, kernel);
+        const all = await namedExactly(page, state, kernel);
+        assert.ok(all.length > 1, `${all.length} launches`);
+        assert.equal(details.duration_ps, Math.max(...all.map((e) => e.duration_ps)), 'the longest');
+      }, `wild_h100_kernel_stats_link_${width}`, width);
+  });
+
+  test('an op stats row opens the trace on its longest host op, its thread scrolled into sight', async () => {
+    await visit('#run=h100&tool=framework_op_stats', async (page) => {
+      await ready(page);
+      await page.locator('table[aria-label="Framework ops"] a.row-link', { hasText: /^aten::addmm$/ }).first().click();
+      const { details } = await openedAt(page);
+      assert.equal(details.name, 'aten::addmm');
+    }, 'wild_h100_framework_op_stats_link_1280', 1280);
+  });
+
+  test('an idle gap opens the trace at the work that ended it, the gap in view', async () => {
+    await visit('#run=h100&tool=gpu_idle_time', async (page) => {
+      await ready(page);
+      const data = await page.evaluate(async () => (await fetch('/api/data?run=h100&host=gpu0&tool=gpu_idle_time')).json());
+      const gap = data.hosts[0].gpu_idle_time.largest_gaps[0];
+      await page.locator('table[aria-label="Longest gaps"] tbody tr:first-child a.row-link').click();
+      const { details, start } = await openedAt(page);
+      assert.equal(details.name, gap.next);
+      // The work starts where the gap ends (the tool rounds to the µs, as HTA does).
+      const gapEndPs = (gap.begin_ms + gap.length_us / 1000) * 1e9;
+      assert.ok(Math.abs(details.start_ps - gapEndPs) <= 1e6, `the work starts at ${details.start_ps}, the gap ends at ${gapEndPs}`);
+      assert.ok(start <= gap.begin_ms * 1e9, 'the gap\'s start in view');
+    }, 'wild_h100_gpu_idle_time_link_1280', 1280);
+  });
+
+  test('a launch delay opens the trace at that launch', async () => {
+    await visit('#run=h100&tool=kernel_launch_stats', async (page) => {
+      await ready(page);
+      const data = await page.evaluate(async () => (await fetch('/api/data?run=h100&host=gpu0&tool=kernel_launch_stats')).json());
+      const delay = data.hosts[0].kernel_launch_stats.longest_delays[0];
+      await page.locator('table[aria-label="Longest launch delays"] tbody tr:first-child a.row-link').click();
+      const { details } = await openedAt(page);
+      assert.equal(details.name, delay.name);
+      assert.ok(Math.abs(details.start_ps - delay.begin_ms * 1e9) <= 1e6, `${details.start_ps} vs ${delay.begin_ms} ms`);
+    }, 'wild_h100_kernel_launch_stats_link_1280', 1280);
+  });
+
+  test('a stragglers step opens that rank\'s trace on that step', async () => {
+    await visit('#run=two_ranks&tool=stragglers', async (page) => {
+      await ready(page);
+      const link = page.locator('table[aria-label="Steps"] tbody tr:first-child a.row-link').last();
+      const host = await link.textContent();
+      const step = Number(await page.locator('table[aria-label="Steps"] tbody tr:first-child td').first().textContent());
+      await link.click();
+      await viewerReady(page);
+      const state = Object.fromEntries(new URLSearchParams(new URL(page.url()).hash.slice(1)));
+      assert.equal(state.host, host);
+      const steps = await page.evaluate(
+        async (h) => (await (await fetch(`/api/trace?run=two_ranks&host=${h}&width_px=1&steps=1`)).json()).steps,
+        host,
+      );
+      const s = steps.find((x) => x[2] === step);
+      assert.ok(s, `step ${step} of ${JSON.stringify(steps)}`);
+      const [start, end] = [await viewer(page, 'start-ps'), await viewer(page, 'end-ps')];
+      assert.ok(start <= s[0] && end >= s[0] + s[1] && end - start < 1.1 * s[1], `view ${start}..${end}, step ${s[0]}+${s[1]}`);
+    }, 'wild_two_ranks_stragglers_link_1280', 1280);
+  });
+});

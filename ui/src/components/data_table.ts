@@ -18,6 +18,7 @@ export interface Column<Row> {
   help?: string; // tooltip on the heading
   optional?: boolean; // hidden until shown from the "Columns" menu
   shorten?: number; // names shortened to this many characters (as the CLI does), whole on hover
+  link?: (row: Row) => { href: string; title: string } | undefined; // the cell's content links there
 }
 
 export interface DataTableOptions<Row> {
@@ -111,7 +112,9 @@ export function dataTable<Row>(opts: DataTableOptions<Row>): HTMLElement {
         const text = String(column.value(row) ?? '');
         const short = shortForms.get(column.key)?.get(text);
         const rendered = short !== undefined ? short : column.render ? column.render(row) : text;
-        const content = column.name && typeof rendered === 'string' && short === undefined ? nameCell(rendered) : rendered;
+        const shown = column.name && typeof rendered === 'string' && short === undefined ? nameCell(rendered) : rendered;
+        const link = column.link?.(row);
+        const content = link ? h('a', { class: 'row-link', href: link.href, title: `${link.title}${column.name ? `: ${text}` : ''}` }, shown) : shown;
         const title = column.name || short !== undefined ? text : undefined;
         const shortClass = short !== undefined ? ' short' : '';
         tr.appendChild(h('td', { class: cellClass(column, i) + shortClass, title }, content));

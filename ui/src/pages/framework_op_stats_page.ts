@@ -7,6 +7,7 @@ import { dataTable } from '../components/data_table';
 import { panel } from '../components/panel';
 import { toolHeader, csvButton } from '../components/page_header';
 import { pieChart } from '../charts/pie_chart';
+import { traceLinkTo } from '../trace_link';
 import type { PageContext, ToolPage } from './tool_page';
 
 interface OpRow {
@@ -50,7 +51,7 @@ export const frameworkOpStatsPage: ToolPage = {
     root.append(
       toolHeader(ctx, null, idleToggle(ctx), csvButton(ctx)),
       pies(data, typed),
-      panel('Ops', opTable(rows, typed)),
+      panel('Ops', opTable(rows, typed, ctx)),
     );
   },
 };
@@ -78,7 +79,7 @@ function pies(data: FrameworkOpStatsData, typed: boolean): HTMLElement {
   return panel('Self-time distribution', h('div', { class: 'pie-grid' }, ...figures), note);
 }
 
-function opTable(rows: RankedRow[], typed: boolean): HTMLElement {
+function opTable(rows: RankedRow[], typed: boolean, ctx: PageContext): HTMLElement {
   const pctColumn = (key: keyof OpRow, title: string, help: string, optional = false) => ({
     key,
     title,
@@ -98,7 +99,7 @@ function opTable(rows: RankedRow[], typed: boolean): HTMLElement {
       { key: 'rank', title: 'Rank', numeric: true, value: (r) => r.rank },
       { key: 'host_or_device', title: 'Host/device', value: (r) => r.host_or_device },
       ...(typed ? [{ key: 'type', title: 'Type', value: (r: RankedRow) => r.type }] : []),
-      { key: 'operation', title: 'Operation', value: (r) => r.operation, name: true },
+      { key: 'operation', title: 'Operation', value: (r) => r.operation, name: true, link: (r) => traceLinkTo(ctx, { name: r.operation }) },
       { key: 'occurrences', title: 'Count', help: 'Occurrences', numeric: true, value: (r) => r.occurrences, render: (r) => formatCount(r.occurrences) },
       {
         key: 'total_time_ms',

@@ -6,7 +6,8 @@ import { formatBytes, formatCount, formatMs, formatPct, formatUs } from '../form
 import { dataTable } from '../components/data_table';
 import { keyValueList, notice, panel } from '../components/panel';
 import { toolHeader, csvButton } from '../components/page_header';
-import type { ToolPage } from './tool_page';
+import { traceLinkTo } from '../trace_link';
+import type { PageContext, ToolPage } from './tool_page';
 
 interface KernelRow {
   rank: number;
@@ -51,7 +52,7 @@ export const kernelStatsPage: ToolPage = {
       root.append(notice('info', 'This profile has no GPU kernels.'));
       return;
     }
-    root.append(summary(data), panel('Kernels', kernelTable(data.kernels)));
+    root.append(summary(data), panel('Kernels', kernelTable(data.kernels, ctx)));
   },
 };
 
@@ -87,7 +88,7 @@ const dims = (d: number[]) => d.join('×');
 const kShownNameLength = 38;
 const yesNo = (v: boolean) => (v ? 'Yes' : 'No');
 
-function kernelTable(rows: KernelRow[]): HTMLElement {
+function kernelTable(rows: KernelRow[], ctx: PageContext): HTMLElement {
   const duration = (key: 'total_duration_us' | 'avg_duration_us' | 'min_duration_us' | 'max_duration_us', title: string) => ({
     key,
     title,
@@ -103,8 +104,8 @@ function kernelTable(rows: KernelRow[]): HTMLElement {
     filterable: true,
     columns: [
       { key: 'rank', title: 'Rank', numeric: true, value: (r) => r.rank },
-      { key: 'kernel_name', title: 'Kernel', name: true, shorten: kShownNameLength, value: (r) => r.kernel_name },
-      { key: 'op_name', title: 'Op', name: true, value: (r) => r.op_name, render: (r) => r.op_name || '–' },
+      { key: 'kernel_name', title: 'Kernel', name: true, shorten: kShownNameLength, value: (r) => r.kernel_name, link: (r) => traceLinkTo(ctx, { name: r.kernel_name }) },
+      { key: 'op_name', title: 'Op', name: true, value: (r) => r.op_name, render: (r) => r.op_name || '–', link: (r) => (r.op_name ? traceLinkTo(ctx, { name: r.op_name }) : undefined) },
       { key: 'occurrences', title: 'Count', numeric: true, value: (r) => r.occurrences, render: (r) => formatCount(r.occurrences) },
       duration('total_duration_us', 'Total'),
       duration('avg_duration_us', 'Avg'),

@@ -22,3 +22,11 @@ export function initialView(steps: TraceStep[], total: number): TimeRange {
   const margin = (end - start) * 0.02;
   return { start: Math.max(0, start - margin), end: Math.min(total, end + margin) };
 }
+
+// One step, by its number, with the same margin; null when the trace has no such step.
+export function stepView(steps: TraceStep[], stepNum: number): TimeRange | null {
+  const step = steps.find((s) => s[2] === stepNum);
+  if (!step) return null;
+  const margin = step[1] * 0.02;
+  return { start: step[0] - margin, end: step[0] + step[1] + margin };
+}

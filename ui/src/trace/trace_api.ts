@@ -85,6 +85,16 @@ export interface TraceSearchReply {
   events: TraceSearchHit[];
 }
 
+// One event found by its whole name (GET /api/trace/find).
+export interface TraceFoundEvent {
+  event: number;
+  name: string;
+  line: number;
+  start_ps: number;
+  duration_ps: number;
+  occurrences: number;
+}
+
 export interface TraceRangeSummary {
   start_ps: number;
   end_ps: number;
@@ -142,4 +152,9 @@ export function fetchEventDetails(run: string, host: string, event: number): Pro
 
 export function fetchSearch(run: string, host: string, q: string, limit = 1000): Promise<TraceSearchReply> {
   return get(query('/api/trace/search', { run, host, q, limit }));
+}
+
+// The event named `name` nearest `atMs` (the tools' clock), or the longest of that name.
+export function fetchFoundEvent(run: string, host: string, name: string, atMs?: number): Promise<TraceFoundEvent> {
+  return get(query('/api/trace/find', { run, host, name, at_ms: atMs ?? '' }));
 }
