@@ -54,6 +54,21 @@ json viewport_flows(const model::Profile& p, const analysis::TraceFlows& all, co
   return out;
 }
 
+// From the first device event's start to the last one's end; none without device events.
+std::optional<std::pair<int64_t, int64_t>> device_span(const model::Profile& p) {
+  std::optional<std::pair<int64_t, int64_t>> span;
+  for (const model::Line& line : p.lines) {
+    if (p.planes[line.plane].kind != model::PlaneKind::kDevice) continue;
+    for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
+      const int64_t begin = p.start_ps(e), end = begin + p.duration_ps(e);
+      if (!span) span.emplace(begin, end);
+      span->first = std::min(span->first, begin);
+      span->second = std::max(span->second, end);
+    }
+  }
+  return span;
+}
+
 }  // namespace
 
 TraceApi::TraceApi(RunCatalog catalog, ToolBackend& backend) : catalog_(std::move(catalog)), backend_(backend) {}
@@ -136,6 +151,8 @@ Reply TraceApi::viewport(const QueryParams& params) {
         steps.push_back({s.begin_ps - zero, s.duration_ps(), s.step_num});
       }
       out["steps"] = std::move(steps);
+      // Where the devices worked: a profile without steps opens there, not on its whole span.
+      if (const auto span = device_span(p)) out["device_span"] = {span->first - zero, span->second - zero};
     }
     return json_reply(json_text(out));
   });

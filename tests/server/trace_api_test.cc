@@ -55,6 +55,10 @@ TEST_F(TraceApiTest, ViewportEventAndSearch) {
   EXPECT_EQ(s["total"], 1);
   EXPECT_EQ(s["events"][0]["name"], "matmul");
 
+  // With its steps, the reply says where the devices worked: kernel_a, 40..50 µs.
+  const json first = json::parse(api.viewport({{"run", "run1"}, {"host", "worker"}, {"width_px", "1"}, {"steps", "1"}}).body);
+  EXPECT_EQ(first["device_span"], json::array({40 * testing::kPsPerUs, 50 * testing::kPsPerUs}));
+
   EXPECT_EQ(api.viewport({{"run", "nope"}}).status, 404);
   EXPECT_EQ(api.viewport({{"run", "run1"}, {"host", "worker"}, {"start_ps", "x"}}).status, 400);
   EXPECT_EQ(api.event({{"run", "run1"}, {"host", "worker"}, {"event", "99"}}).status, 404);

@@ -184,9 +184,15 @@ describe('trace viewer', () => {
     }, 'real_pytorch_trace_viewer');
   });
 
-  test('TensorFlow: every GPU listed (empty ones say so), memory in use per allocator', async () => {
+  test('TensorFlow: every GPU listed (empty ones once, at the end, folded, saying so), memory in use per allocator', async () => {
     await visit('#run=bert_tf&tool=trace_viewer', async (page) => {
       await viewerReady(page);
+      const group = page.locator('.trace-section-label[data-key="empty"]');
+      assert.equal(await group.getAttribute('aria-expanded'), 'false');
+      const folded = await page.locator('.trace-section-label').allTextContents();
+      assert.match(folded.at(-1), /^Devices with no events \(\d\)$/);
+      await group.click();
+      await page.waitForSelector('.trace-section-label[data-key="empty"][aria-expanded="true"]');
       const sections = await page.locator('.trace-section-label').allTextContents();
       const gpus = sections.filter((s) => /^\/device:GPU:\d/.test(s));
       assert.equal(gpus.length, 8, `sections: ${sections}`);

@@ -20,6 +20,8 @@ const files = {
   rank0: path.join(wild, 'hta', 'trace_filter__sampled_rank-0.json.gz'),
   rank1: path.join(wild, 'hta', 'trace_filter__sampled_rank-1.json.gz'),
   linear: path.join(wild, 'param', 'param__et_replay_tests_inputs_linear_kineto.json.gz'),
+  // JAX's conv test on an MI300X: 7.97 s of capture, GPU work in 28 ms of it, six empty GPUs.
+  mi300x: path.join(wild, 'tracelens', 'xplane', 'tracelens__traces_mi300_jax_conv_minimal_legacy_chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb'),
 };
 const missing = Object.values(files).filter((f) => !fs.existsSync(f));
 if (missing.length) {
@@ -32,16 +34,17 @@ const WIDTHS = [1280, 1600];
 
 function writeLogdir() {
   const logdir = fs.mkdtempSync(path.join(os.tmpdir(), 'mlprof-wild-ui-'));
-  const copy = (run, host, file) => {
+  const copy = (run, host, file, extension = '.pt.trace.json.gz') => {
     const dir = path.join(logdir, 'plugins', 'profile', run);
     fs.mkdirSync(dir, { recursive: true });
-    fs.copyFileSync(file, path.join(dir, `${host}.pt.trace.json.gz`));
+    fs.copyFileSync(file, path.join(dir, `${host}${extension}`));
   };
   copy('h100', 'gpu0', files.h100);
   copy('b200', 'rank0', files.b200);
   copy('two_ranks', 'rank0', files.rank0);
   copy('two_ranks', 'rank1', files.rank1);
   copy('linear', 'gpu0', files.linear);
+  copy('mi300x', 'host0', files.mi300x, '.xplane.pb');
   return logdir;
 }
 
@@ -229,5 +232,70 @@ describe('links into the trace', () => {
       const [start, end] = [await viewer(page, 'start-ps'), await viewer(page, 'end-ps')];
       assert.ok(start <= s[0] && end >= s[0] + s[1] && end - start < 1.1 * s[1], `view ${start}..${end}, step ${s[0]}+${s[1]}`);
     }, 'wild_two_ranks_stragglers_link_1280', 1280);
+  });
+});
+
+describe('where the trace viewer opens', () => {
+  test('a profile without steps opens on its GPU work; its empty GPUs are listed once, at the end, folded', async () => {
+    for (const width of WIDTHS)
+      await visit('#run=mi300x&tool=trace_viewer', async (page) => {
+        await viewerReady(page);
+        assert.equal(await viewer(page, 'steps'), 0);
+        const first = await page.evaluate(async () => (await fetch('/api/trace?run=mi300x&host=host0&width_px=1')).json());
+        const gpu0 = await page.evaluate(
+          async (end) => (await fetch(`/api/trace?run=mi300x&host=host0&start_ps=0&end_ps=${end}&width_px=4000`)).json(),
+          first.end_ps,
+        );
+        const busy = gpu0.sections.filter((s) => s.kind === 'device' && !s.empty);
+        const boxes = busy.flatMap((s) => s.tracks.flatMap((t) => t.rows.flatMap((r) => [...r.events, ...r.merged])));
+        const workStart = Math.min(...boxes.map((b) => b[0]));
+        const workEnd = Math.max(...boxes.map((b) => b[0] + b[1]));
+        const [start, end] = [await viewer(page, 'start-ps'), await viewer(page, 'end-ps')];
+        const slack = 0.05 * (workEnd - workStart) + first.end_ps / 4000; // a merged box is a pixel of the whole
+        assert.ok(Math.abs(start - workStart) <= slack && Math.abs(end - workEnd) <= slack, `view ${start}..${end}, GPU work ${workStart}..${workEnd}`);
+        assert.ok(end - start < 0.01 * first.end_ps, `the view is ${(end - start) / 1e9} ms of ${first.end_ps / 1e9} ms`);
+        // The busy GPUs first; the six empty ones in one folded group at the end.
+        const labels = await page.locator('.trace-section-label').allTextContents();
+        assert.deepEqual(labels.slice(0, busy.length), busy.map((s) => s.name).sort((a, b) => a.localeCompare(b, 'en', { numeric: true })));
+        assert.equal(labels.at(-1), 'Devices with no events (6)');
+        assert.ok(!labels.some((l) => l.endsWith('(no events)')), 'folded');
+        await page.screenshot({ path: path.join(screenshotDir, `wild_mi300x_trace_viewer_${width}.png`) });
+        await page.locator('.trace-section-label[data-key="empty"]').click();
+        await page.waitForSelector('.trace-section-label[data-key="empty"][aria-expanded="true"]');
+        const open = await page.locator('.trace-section-label').allTextContents();
+        assert.equal(open.filter((l) => l.endsWith('(no events)')).length, 6);
+      }, `wild_mi300x_trace_viewer_unfolded_${width}`, width);
+  });
+
+
+  test('a profile without steps that is all GPU work opens on it; the tooltip stays in the window', async () => {
+    for (const width of WIDTHS)
+      await visit('#run=b200&tool=trace_viewer', async (page) => {
+        await viewerReady(page);
+        assert.equal(await viewer(page, 'steps'), 0);
+        const first = await page.evaluate(async () => (await fetch('/api/trace?run=b200&host=rank0&width_px=1&steps=1')).json());
+        // Where the devices worked, from the GPU's own tracks (a second reply, not the one the viewer read).
+        const gpu = await page.evaluate(async (end) => (await fetch(`/api/trace?run=b200&host=rank0&start_ps=0&end_ps=${end}&width_px=4000`)).json(), first.end_ps);
+        const boxes = gpu.sections.filter((s) => s.kind === 'device').flatMap((s) => s.tracks.flatMap((t) => t.rows.flatMap((r) => [...r.events, ...r.merged])));
+        assert.ok(boxes.length > 0, 'the B200 has device work');
+        const workStart = Math.min(...boxes.map((b) => b[0]));
+        const workEnd = Math.max(...boxes.map((b) => b[0] + b[1]));
+        const [start, end] = [await viewer(page, 'start-ps'), await viewer(page, 'end-ps')];
+        const slack = 0.05 * (workEnd - workStart);
+        assert.ok(Math.abs(start - workStart) <= slack && Math.abs(end - workEnd) <= slack, `view ${start}..${end}, device work ${workStart}..${workEnd}`);
+        // Hovering the last event at the window's right edge: its tooltip stays inside the window.
+        const canvas = await page.locator('.trace-canvas').boundingBox();
+        const y = (await page.locator('.trace-section-label').first().boundingBox()).y - canvas.y + 30;
+        let shown = false;
+        for (let x = canvas.width - 2; x > canvas.width - 200 && !shown; x -= 6) {
+          await page.mouse.move(canvas.x + x, canvas.y + y);
+          shown = await page.locator('.trace-tooltip').isVisible();
+        }
+        assert.ok(shown, 'a tooltip near the right edge');
+        const tip = await page.locator('.trace-tooltip').boundingBox();
+        const window = await page.evaluate(() => ({ width: innerWidth, scroll: document.documentElement.scrollWidth }));
+        assert.ok(tip.x >= 0 && tip.x + tip.width <= window.width, `the tooltip spans ${tip.x}..${tip.x + tip.width} of ${window.width}`);
+        assert.ok(window.scroll <= window.width, 'the page does not widen');
+      }, `wild_b200_trace_viewer_${width}`, width);
   });
 });

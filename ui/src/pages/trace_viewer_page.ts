@@ -177,7 +177,7 @@ class TraceViewer {
     ]);
     this.counters = counters.filter((c) => c.points.length > 1);
     this.total = Math.max(first.end_ps, 1);
-    this.view = clampRange(initialView(first.steps ?? [], this.total), this.total);
+    this.view = clampRange(initialView(first.steps ?? [], this.total, first.device_span), this.total);
     this.element.setAttribute('data-steps', String(first.steps?.length ?? 0));
     const target = readTraceTarget(this.ctx.options);
     if (target) await this.openAt(target, first.steps ?? []);

@@ -44,6 +44,7 @@ export interface TraceViewport {
   flows: TraceViewportFlow[];
   flows_truncated: boolean;
   steps?: TraceStep[]; // asked with steps=1
+  device_span?: [number, number]; // asked with steps=1: from the first device event to the last one's end
 }
 
 export interface TraceEventRef {
