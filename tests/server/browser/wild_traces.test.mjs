@@ -139,13 +139,19 @@ async function openedAt(page) {
     async ([run, host, e]) => (await fetch(`/api/trace/event?run=${encodeURIComponent(run)}&host=${encodeURIComponent(host)}&event=${e}`)).json(),
     [state.run, state.host ?? '', event],
   );
-  assert.equal(await page.locator('.trace-details-name').textContent(), details.name, 'the event is selected');
+  assert.equal(await page.locator('.trace-details-name').getAttribute('title'), details.name, 'the event is selected');
+  assert.ok((await page.locator('.trace-details-name').textContent()).length <= 100, 'its name in the heading short');
   const [start, end] = [await viewer(page, 'start-ps'), await viewer(page, 'end-ps')];
   assert.ok(start <= details.start_ps && details.start_ps + details.duration_ps <= end, `the event (${details.start_ps}) lies in the view ${start}..${end}`);
   const y = await viewer(page, 'found-y');
   const scroller = await page.locator('.trace-scroller').evaluate((el) => ({ top: el.scrollTop, height: el.clientHeight }));
   assert.ok(y >= scroller.top && y <= scroller.top + scroller.height, `its row (y ${y}) is in sight (${scroller.top}..${scroller.top + scroller.height})`);
   await page.waitForFunction(() => !document.querySelector('.trace-viewer[data-loading]'));
+  // The toolbar keeps to one line, however long the visible range reads (loading included).
+  await page.locator('.trace-viewer').evaluate((el) => el.setAttribute('data-loading', 'true'));
+  const toolbar = await page.locator('.trace-toolbar button').evaluateAll((bs) => new Set(bs.map((b) => Math.round(b.getBoundingClientRect().top))).size);
+  assert.equal(toolbar, 1, 'the toolbar\'s buttons on one line');
+  await page.locator('.trace-viewer').evaluate((el) => el.removeAttribute('data-loading'));
   return { state, details, start, end };
 }
 
