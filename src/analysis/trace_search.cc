@@ -45,4 +45,28 @@ TraceSearchResult search_trace(const model::Profile& p, std::string_view text, s
   return out;
 }
 
+FoundTraceEvent find_trace_event(const model::Profile& p, std::string_view name, std::optional<int64_t> near_ps) {
+  FoundTraceEvent out;
+  std::vector<uint8_t> named(p.names.size(), 0);
+  bool any = false;
+  for (size_t n = 0; n < p.names.size(); ++n) any |= (named[n] = p.strings.view(p.names[n].name) == name);
+  if (!any) return out;
+  // Smaller is better: the distance from the time, or the duration negated.
+  const auto cost = [&](model::EventIndex e) {
+    if (near_ps) return p.start_ps(e) > *near_ps ? p.start_ps(e) - *near_ps : *near_ps - p.start_ps(e);
+    return -p.duration_ps(e);
+  };
+  int64_t best = 0;
+  for (model::EventIndex e = 0, n = model::EventIndex(p.num_events()); e < n; ++e) {
+    if (!named[p.events.name[e]]) continue;
+    ++out.occurrences;
+    const int64_t c = cost(e);
+    if (out.event == model::kNone || c < best || (c == best && p.start_ps(e) < p.start_ps(out.event))) {
+      out.event = e;
+      best = c;
+    }
+  }
+  return out;
+}
+
 }  // namespace mlprof::analysis

@@ -1,7 +1,9 @@
 // Finding events by name for the trace viewer's search box: case-insensitive substring match
-// on the event's name, matches in time order.
+// on the event's name, matches in time order. And one event by its whole name, for a tool's
+// row that links to the trace: the one nearest a time, or the longest.
 #pragma once
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -15,5 +17,14 @@ struct TraceSearchResult {
 };
 
 TraceSearchResult search_trace(const model::Profile& profile, std::string_view text, size_t limit);
+
+struct FoundTraceEvent {
+  model::EventIndex event = model::kNone;  // kNone: no event has the name
+  size_t occurrences = 0;                  // events of that name
+};
+
+// The event named exactly `name` that starts nearest `near_ps` (the profile's clock), or
+// without a time the longest (the earliest of equals).
+FoundTraceEvent find_trace_event(const model::Profile& profile, std::string_view name, std::optional<int64_t> near_ps);
 
 }  // namespace mlprof::analysis

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <optional>
 
 #include "analysis/analyzed_profile.h"
 #include "analysis/trace_event_details.h"
@@ -50,6 +52,21 @@ json viewport_flows(const model::Profile& p, const analysis::TraceFlows& all, co
                    p.line_index(f.from), p.start_ps(f.from) - zero, p.line_index(f.to), p.start_ps(f.to) - zero});
   }
   return out;
+}
+
+// From the first device event's start to the last one's end; none without device events.
+std::optional<std::pair<int64_t, int64_t>> device_span(const model::Profile& p) {
+  std::optional<std::pair<int64_t, int64_t>> span;
+  for (const model::Line& line : p.lines) {
+    if (p.planes[line.plane].kind != model::PlaneKind::kDevice) continue;
+    for (uint32_t e = line.first_event; e < line.first_event + line.num_events; ++e) {
+      const int64_t begin = p.start_ps(e), end = begin + p.duration_ps(e);
+      if (!span) span.emplace(begin, end);
+      span->first = std::min(span->first, begin);
+      span->second = std::max(span->second, end);
+    }
+  }
+  return span;
 }
 
 }  // namespace
@@ -134,6 +151,8 @@ Reply TraceApi::viewport(const QueryParams& params) {
         steps.push_back({s.begin_ps - zero, s.duration_ps(), s.step_num});
       }
       out["steps"] = std::move(steps);
+      // Where the devices worked: a profile without steps opens there, not on its whole span.
+      if (const auto span = device_span(p)) out["device_span"] = {span->first - zero, span->second - zero};
     }
     return json_reply(json_text(out));
   });
@@ -165,6 +184,31 @@ Reply TraceApi::search(const QueryParams& params) {
       events.push_back({{"event", e}, {"name", std::string(p.name(e))}, {"line", p.line_index(e)},
                         {"start_ps", p.start_ps(e) - zero}, {"duration_ps", p.duration_ps(e)}});
     return json_reply(json_text(json{{"total", found.total}, {"events", std::move(events)}}));
+  });
+}
+
+// One event by its whole name (a tool row's link into the trace): the one nearest `at_ms`, in
+// the tools' clock (milliseconds of the profile's time), or the longest.
+Reply TraceApi::find(const QueryParams& params) {
+  return guarded([&] {
+    const auto loaded = load(params);
+    const model::Profile& p = loaded->profile();
+    const std::string name = param(params, "name");
+    if (name.empty()) throw QueryError(400, "missing parameter 'name'");
+    std::optional<int64_t> near_ps;
+    if (const std::string at = param(params, "at_ms"); !at.empty()) {
+      double ms = 0;
+      const auto [ptr, ec] = std::from_chars(at.data(), at.data() + at.size(), ms);
+      if (ec != std::errc() || ptr != at.data() + at.size()) throw QueryError(400, "at_ms must be a number");
+      near_ps = int64_t(std::llround(ms * 1e9));
+    }
+    const auto found = analysis::find_trace_event(p, name, near_ps);
+    if (found.event == model::kNone) throw QueryError(404, "no event named '" + name + "' in this trace");
+    const int64_t zero = loaded->trace().index.begin_ps();
+    const model::EventIndex e = found.event;
+    return json_reply(json_text(json{{"event", e}, {"name", name}, {"line", p.line_index(e)},
+                                     {"start_ps", p.start_ps(e) - zero}, {"duration_ps", p.duration_ps(e)},
+                                     {"occurrences", found.occurrences}}));
   });
 }
 
@@ -223,6 +267,9 @@ void add_trace_routes(httplib::Server& http, TraceApi& api) {
   });
   http.Get("/api/trace/search", [&api](const httplib::Request& req, httplib::Response& res) {
     send(req, res, api.search(query_params(req)));
+  });
+  http.Get("/api/trace/find", [&api](const httplib::Request& req, httplib::Response& res) {
+    send(req, res, api.find(query_params(req)));
   });
   http.Get("/api/trace/summary", [&api](const httplib::Request& req, httplib::Response& res) {
     send(req, res, api.summary(query_params(req)));

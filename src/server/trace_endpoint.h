@@ -13,7 +13,8 @@
 //       narrower ones merge into boxes per pixel column. Flows are those with a listed end
 //       (at most kMaxViewportFlows).
 //       Device planes without events are sections with no tracks and "empty": why. With steps=1
-//       also "steps": [[begin_ps, duration_ps, step_num]] (the step windows).
+//       also "steps": [[begin_ps, duration_ps, step_num]] (the step windows) and, where devices
+//       worked, "device_span": [begin_ps, end_ps] (where a profile without steps opens).
 //   GET /api/trace/event?run=&host=&event=   trace_event_details (stats, step, flows)
 //   GET /api/trace/summary?run=&host=&start_ps=&end_ps=[&lines=1,2][&limit=]   a range's events per name
 //       {"events", "distinct_names", "names": [{"name", "count", "total_ps"}]} (trace_range_summary.h)
@@ -21,6 +22,9 @@
 //       (trace_counters.h: GPU queue length per stream, in its device's section; memory in use
 //       per allocator, in its device's section when its name gives one, else "section" "")
 //   GET /api/trace/search?run=&host=&q=[&limit=]   {"total", "events": [{"event", "name", "line", "start_ps", "duration_ps"}]}
+//   GET /api/trace/find?run=&host=&name=[&at_ms=]   {"event", "name", "line", "start_ps", "duration_ps", "occurrences"}
+//       The event named exactly `name` nearest `at_ms` (the tools' clock: ms of the profile's
+//       time), else its longest occurrence; 404 when none has the name (a tool row's link).
 #pragma once
 
 #include <memory>
@@ -46,6 +50,7 @@ class TraceApi {
   Reply viewport(const QueryParams& params);
   Reply event(const QueryParams& params);
   Reply search(const QueryParams& params);
+  Reply find(const QueryParams& params);
   Reply summary(const QueryParams& params);
   Reply counters(const QueryParams& params);
 

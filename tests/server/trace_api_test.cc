@@ -55,6 +55,10 @@ TEST_F(TraceApiTest, ViewportEventAndSearch) {
   EXPECT_EQ(s["total"], 1);
   EXPECT_EQ(s["events"][0]["name"], "matmul");
 
+  // With its steps, the reply says where the devices worked: kernel_a, 40..50 µs.
+  const json first = json::parse(api.viewport({{"run", "run1"}, {"host", "worker"}, {"width_px", "1"}, {"steps", "1"}}).body);
+  EXPECT_EQ(first["device_span"], json::array({40 * testing::kPsPerUs, 50 * testing::kPsPerUs}));
+
   EXPECT_EQ(api.viewport({{"run", "nope"}}).status, 404);
   EXPECT_EQ(api.viewport({{"run", "run1"}, {"host", "worker"}, {"start_ps", "x"}}).status, 400);
   EXPECT_EQ(api.event({{"run", "run1"}, {"host", "worker"}, {"event", "99"}}).status, 404);
@@ -85,6 +89,22 @@ TEST_F(TraceApiTest, ViewportListsTheFlowsOfItsEvents) {
                     {"end_ps", std::to_string(90 * testing::kPsPerUs)}, {"width_px", "100"}})
           .body);
   EXPECT_EQ(none["flows"].size(), 0u);
+}
+
+// A tool's row finds its event by the whole name: the one nearest a time in the tools' clock
+// (milliseconds), else the longest; times in the reply are the viewer's (from the first event).
+TEST_F(TraceApiTest, FindsAnEventByItsWholeName) {
+  server::TraceApi api{server::RunCatalog(dir.path()), *backend};
+  const json kernel = json::parse(api.find({{"run", "run1"}, {"host", "worker"}, {"name", "kernel_a"}}).body);
+  EXPECT_EQ(kernel["name"], "kernel_a");
+  EXPECT_EQ(kernel["start_ps"], 40 * testing::kPsPerUs);
+  EXPECT_EQ(kernel["duration_ps"], 10 * testing::kPsPerUs);
+  EXPECT_EQ(kernel["occurrences"], 1);
+  const json near = json::parse(api.find({{"run", "run1"}, {"host", "worker"}, {"name", "matmul"}, {"at_ms", "0.012"}}).body);
+  EXPECT_EQ(near["start_ps"], 10 * testing::kPsPerUs);
+  EXPECT_EQ(api.find({{"run", "run1"}, {"host", "worker"}, {"name", "mat"}}).status, 404);  // whole names only
+  EXPECT_EQ(api.find({{"run", "run1"}, {"host", "worker"}}).status, 400);
+  EXPECT_EQ(api.find({{"run", "run1"}, {"host", "worker"}, {"name", "matmul"}, {"at_ms", "soon"}}).status, 400);
 }
 
 TEST_F(TraceApiTest, SharesTheToolsProfile) {

@@ -2,8 +2,10 @@
 // sidebar, and renders the chosen tool's page.
 import { csvUrl, fetchRuns, fetchToolData, fetchTools, hasData, type RunSummary, type ToolInfo } from './api';
 import { clear, h } from './dom';
+import { humanize } from './format';
 import { readViewState, viewStateHash, type ViewState } from './location_state';
-import { notice, pageHeader } from './components/panel';
+import { notice } from './components/panel';
+import { pageHeader } from './components/page_header';
 import { compareHash, isCompareHash, readCompareState, renderComparePage } from './pages/compare_page';
 import { pageFor } from './pages/registry';
 import type { PageContext } from './pages/tool_page';
@@ -148,7 +150,7 @@ export class App {
 
     const tools = await this.drawSidebar(state);
     if (token !== this.renderToken) return;
-    const title = tools.find((t) => t.name === state.tool)?.title ?? state.tool;
+    const title = tools.find((t) => t.name === state.tool)?.title ?? humanize(state.tool);
     document.title = `${title} · ${state.run} · mlprof`;
     if (!state.tool) {
       this.replacePage(notice('info', 'No tool has data for this run. Pick another run or host.'));
@@ -159,7 +161,7 @@ export class App {
       this.replacePage(noDataPage(info, state.run));
       return;
     }
-    await this.renderPage(state, token);
+    await this.renderPage(state, title, token);
   }
 
   // The compare page: two runs side by side. The sidebar shows run A's tools.
@@ -190,7 +192,7 @@ export class App {
     if (token === this.renderToken) root.setAttribute('data-ready', 'true');
   }
 
-  private async renderPage(state: ViewState, token: number): Promise<void> {
+  private async renderPage(state: ViewState, title: string, token: number): Promise<void> {
     const root = h('div', { class: 'page', 'data-tool': state.tool });
     const disposers: (() => void)[] = [];
     this.replacePage(h('div', { class: 'loading', role: 'status' }, 'Loading…'));
@@ -198,6 +200,7 @@ export class App {
       run: state.run,
       host: state.host,
       tool: state.tool,
+      title,
       options: state.options,
       fetchData: (options) => fetchToolData(state.run, state.host, state.tool, options ?? state.options),
       csvUrl: (options) => csvUrl(state.run, state.host, state.tool, options ?? state.options),

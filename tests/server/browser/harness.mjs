@@ -170,10 +170,12 @@ export function screenshotDirectory() {
 
 // Opens `url` on a fresh page, waits for `ready(page)`, runs `check(page)`, then asserts that
 // the page logged no error, no request failed and none left 127.0.0.1. With `name`, a
-// screenshot of the page at the end goes to `screenshotDir`; a failure always leaves one.
-export async function visit({ context, url, ready, screenshotDir, name }, check) {
+// screenshot of the page at the end goes to `screenshotDir`; a failure always leaves one. With
+// `width`, the window is that wide (1400 px otherwise).
+export async function visit({ context, url, ready, screenshotDir, name, width }, check) {
   const { page, problems } = await openPage(context, url);
   try {
+    if (width) await page.setViewportSize({ width, height: 1000 });
     await page.goto(url);
     if (ready) await ready(page);
     await check(page);

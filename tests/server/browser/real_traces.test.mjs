@@ -103,7 +103,11 @@ describe('tables', () => {
         assert.ok(cell.width >= 300, `the name column is ${cell.width} px wide`);
         assert.ok(cell.sticky, 'the name stays while the numbers scroll');
       }
-      // Scrolled sideways, the operation stays where it was and the numbers move under it.
+      // Every column shown (the "Columns" menu), the table is wider than the window: scrolled
+      // sideways, the operation stays where it was and the numbers move under it.
+      await page.click('.table-columns summary');
+      for (const box of await page.locator('.table-columns input[type="checkbox"]').all()) await box.check();
+      await page.click('.table-columns summary');
       const scroller = page.locator('.table-scroll').last();
       const before = await page.locator('table[aria-label="Framework ops"] tbody tr:first-child td').evaluateAll((tds) => tds.map((td) => td.getBoundingClientRect().left));
       await scroller.evaluate((el) => (el.scrollLeft = 300));
@@ -180,9 +184,15 @@ describe('trace viewer', () => {
     }, 'real_pytorch_trace_viewer');
   });
 
-  test('TensorFlow: every GPU listed (empty ones say so), memory in use per allocator', async () => {
+  test('TensorFlow: every GPU listed (empty ones once, at the end, folded, saying so), memory in use per allocator', async () => {
     await visit('#run=bert_tf&tool=trace_viewer', async (page) => {
       await viewerReady(page);
+      const group = page.locator('.trace-section-label[data-key="empty"]');
+      assert.equal(await group.getAttribute('aria-expanded'), 'false');
+      const folded = await page.locator('.trace-section-label').allTextContents();
+      assert.match(folded.at(-1), /^Devices with no events \(\d\)$/);
+      await group.click();
+      await page.waitForSelector('.trace-section-label[data-key="empty"][aria-expanded="true"]');
       const sections = await page.locator('.trace-section-label').allTextContents();
       const gpus = sections.filter((s) => /^\/device:GPU:\d/.test(s));
       assert.equal(gpus.length, 8, `sections: ${sections}`);

@@ -94,6 +94,20 @@ describe('run, host and tool selection', () => {
     });
   });
 
+  test('every page is headed by its tool\'s title from the tool list, and pages with a table export it as CSV', async () => {
+    const tools = await (await fetch(`${server.url}api/runs/input_bound/tools?host=trainer`)).json();
+    const withData = tools.tools.filter((t) => t.available);
+    assert.ok(withData.length >= 5, `tools: ${withData.map((t) => t.name)}`);
+    for (const tool of withData)
+      await visit(`#run=input_bound&host=trainer&tool=${tool.name}`, async (page) => {
+        await page.waitForSelector('.page[data-ready="true"]');
+        assert.equal(await page.locator('.page-header h1').textContent(), tool.title, tool.name);
+        assert.equal(await page.title(), `${tool.title} · input_bound · mlprof`);
+        const csv = page.locator('.page-header [data-testid="export-csv"]');
+        if (await csv.count()) assert.match(await csv.getAttribute('href'), new RegExp(`^/api/csv\\?.*tool=${tool.name}`));
+      });
+  });
+
   test('an unknown run in the URL falls back to the newest run', async () => {
     await visit('#run=no_such_run&tool=overview_page', async (page) => {
       assert.equal(await page.locator('#run-select').inputValue(), 'input_bound');
@@ -184,7 +198,7 @@ describe('framework op stats', () => {
       const mm = rows.find((r) => r[3] === 'aten::mm');
       assert.deepEqual(mm.slice(0, 5), ['3', 'Host', 'aten::mm', 'aten::mm', '10']);
 
-      await page.click('table[aria-label="Framework ops"] th button:text("Occurrences")'); // largest first: all 10
+      await page.click('table[aria-label="Framework ops"] th button:text("Count")'); // largest first: all 10
       await page.click('table[aria-label="Framework ops"] th button:text("Total time")');
       rows = await tableRows(page, 'Framework ops');
       assert.equal(rows[0][3], 'Iterator::Prefetch');

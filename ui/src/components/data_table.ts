@@ -2,7 +2,10 @@
 // tables show their first rows and grow on demand, so a profile with 100k ops stays fast.
 // Name columns take the width the numbers leave, one line each with the whole name on hover;
 // the first columns (up to the first name column) stay put while the others scroll sideways.
+// Columns of less interest start hidden behind the "Columns" menu, so the default ones fit a
+// 1280 px window; names of a column can be shortened together where they differ.
 import { clear, h } from '../dom';
+import { shortenNames } from '../name_shortening';
 import { filterRows, sortRows, type CellValue, type SortState } from './table_model';
 
 export interface Column<Row> {
@@ -13,6 +16,9 @@ export interface Column<Row> {
   numeric?: boolean; // right-aligned; the first click sorts largest first
   name?: boolean; // long names (op names): one line, cut with an ellipsis, whole on hover
   help?: string; // tooltip on the heading
+  optional?: boolean; // hidden until shown from the "Columns" menu
+  shorten?: number; // names shortened to this many characters (as the CLI does), whole on hover
+  link?: (row: Row) => { href: string; title: string } | undefined; // the cell's content links there
 }
 
 export interface DataTableOptions<Row> {
@@ -34,6 +40,16 @@ export function dataTable<Row>(opts: DataTableOptions<Row>): HTMLElement {
   let shown = pageSize;
 
   const textColumns = opts.columns.filter((c) => !c.numeric).map((c) => c.value);
+  const shownKeys = new Set(opts.columns.filter((c) => !c.optional).map((c) => c.key));
+  let columns = opts.columns;
+  // Each shortened column's short forms, computed once over all its names.
+  const shortForms = new Map<string, Map<string, string>>();
+  for (const column of opts.columns) {
+    if (!column.shorten) continue;
+    const names = [...new Set(opts.rows.map((r) => String(column.value(r) ?? '')))];
+    const short = shortenNames(names, column.shorten);
+    shortForms.set(column.key, new Map(names.map((n, i) => [n, short[i]])));
+  }
   const search = h('input', {
     type: 'search',
     class: 'table-filter',
@@ -45,10 +61,16 @@ export function dataTable<Row>(opts: DataTableOptions<Row>): HTMLElement {
   const body = h('tbody');
   const more = h('button', { class: 'table-more', type: 'button' });
   const table = h('table', { class: 'data-table', 'aria-label': opts.label ?? '' }, head, body);
-  const firstName = opts.columns.findIndex((c) => c.name);
-  const sticky = Math.min(opts.sticky ?? (firstName >= 0 ? firstName + 1 : 0), opts.columns.length);
+  let sticky = 0;
+  let firstName = -1;
+  function chooseColumns(): void {
+    columns = opts.columns.filter((c) => shownKeys.has(c.key));
+    firstName = columns.findIndex((c) => c.name);
+    sticky = Math.min(opts.sticky ?? (firstName >= 0 ? firstName + 1 : 0), columns.length);
+  }
+  chooseColumns();
   const cellClass = (column: Column<Row>, i: number) =>
-    [column.numeric ? 'num' : '', column.name ? 'name' : '', i < sticky ? 'sticky' : '', i === sticky - 1 ? 'sticky-last' : '']
+    [column.numeric ? 'num' : '', column.name ? 'name' : '', column.name && i !== firstName ? 'name-more' : '', i < sticky ? 'sticky' : '', i === sticky - 1 ? 'sticky-last' : '']
       .filter(Boolean)
       .join(' ');
 
@@ -62,7 +84,7 @@ export function dataTable<Row>(opts: DataTableOptions<Row>): HTMLElement {
   function renderHead(): void {
     clear(head);
     const tr = h('tr');
-    opts.columns.forEach((column, i) => {
+    columns.forEach((column, i) => {
       const active = sort?.key === column.key;
       const arrow = active ? (sort!.descending ? ' ▼' : ' ▲') : '';
       const th = h(
@@ -70,6 +92,8 @@ export function dataTable<Row>(opts: DataTableOptions<Row>): HTMLElement {
         {
           class: `${cellClass(column, i)} ${active ? 'sorted' : ''}`.trim(),
           title: column.help,
+          // A shortened column is as wide as its short names (0.6 em a character), which then show whole.
+          style: column.shorten ? `min-width: calc(${(column.shorten * 0.6).toFixed(1)}em + 20px)` : undefined,
           'aria-sort': active ? (sort!.descending ? 'descending' : 'ascending') : 'none',
         },
         h('button', { type: 'button', onclick: () => toggleSort(column) }, column.title, arrow),
@@ -84,17 +108,21 @@ export function dataTable<Row>(opts: DataTableOptions<Row>): HTMLElement {
     const rows = visibleRows();
     for (const row of rows.slice(0, shown)) {
       const tr = h('tr');
-      opts.columns.forEach((column, i) => {
+      columns.forEach((column, i) => {
         const text = String(column.value(row) ?? '');
-        const rendered = column.render ? column.render(row) : text;
-        const content = column.name && typeof rendered === 'string' ? nameCell(rendered) : rendered;
-        const title = column.name ? text : undefined;
-        tr.appendChild(h('td', { class: cellClass(column, i), title }, content));
+        const short = shortForms.get(column.key)?.get(text);
+        const rendered = short !== undefined ? short : column.render ? column.render(row) : text;
+        const shown = column.name && typeof rendered === 'string' && short === undefined ? nameCell(rendered) : rendered;
+        const link = column.link?.(row);
+        const content = link ? h('a', { class: 'row-link', href: link.href, title: `${link.title}${column.name ? `: ${text}` : ''}` }, shown) : shown;
+        const title = column.name || short !== undefined ? text : undefined;
+        const shortClass = short !== undefined ? ' short' : '';
+        tr.appendChild(h('td', { class: cellClass(column, i) + shortClass, title }, content));
       });
       body.appendChild(tr);
     }
     if (rows.length === 0) {
-      body.appendChild(h('tr', {}, h('td', { class: 'empty', colspan: opts.columns.length }, opts.emptyText ?? 'No rows')));
+      body.appendChild(h('tr', {}, h('td', { class: 'empty', colspan: columns.length }, opts.emptyText ?? 'No rows')));
     }
     const rowsText = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
     count.textContent =
@@ -143,13 +171,31 @@ export function dataTable<Row>(opts: DataTableOptions<Row>): HTMLElement {
     renderBody();
   });
 
+  // Which columns show: the defaults ticked, the optional ones not.
+  function columnMenu(): HTMLElement | null {
+    if (!opts.columns.some((c) => c.optional)) return null;
+    const boxes = opts.columns.map((column) => {
+      const box = h('input', { type: 'checkbox', checked: shownKeys.has(column.key), 'data-column': column.key });
+      box.addEventListener('change', () => {
+        if (box.checked) shownKeys.add(column.key);
+        else shownKeys.delete(column.key);
+        chooseColumns();
+        renderHead();
+        renderBody();
+      });
+      return h('label', { title: column.help }, box, ` ${column.title}`);
+    });
+    return h('details', { class: 'table-columns' }, h('summary', {}, 'Columns'), h('div', { class: 'table-columns-list' }, ...boxes));
+  }
+
   renderHead();
   renderBody();
   const filterable = opts.filterable ?? opts.rows.length > 10;
+  const menu = columnMenu();
   return h(
     'div',
     { class: 'table-block' },
-    filterable ? h('div', { class: 'table-toolbar' }, search, count) : null,
+    filterable || menu ? h('div', { class: 'table-toolbar' }, filterable ? search : null, filterable ? count : null, menu) : null,
     h('div', { class: 'table-scroll' }, table),
     more,
   );

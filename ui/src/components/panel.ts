@@ -16,12 +16,3 @@ export function notice(kind: NoticeKind, ...children: (Content | Content[])[]): 
 export function keyValueList(rows: [string, Content][]): HTMLElement {
   return h('dl', { class: 'kv' }, ...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
 }
-
-export function pageHeader(title: string, subtitle?: string, ...actions: Content[]): HTMLElement {
-  return h(
-    'header',
-    { class: 'page-header' },
-    h('div', {}, h('h1', {}, title), subtitle ? h('p', { class: 'muted' }, subtitle) : null),
-    h('div', { class: 'page-actions' }, ...actions),
-  );
-}

@@ -1,7 +1,9 @@
 // Sentences from the analysis (recommendations, suggestions): names quoted in `backticks` show
 // as code, tool ids ("memory_profile") become links to those tools' pages for the run in view,
-// and category keys ("reading_data_from_files_in_advance") read as their labels.
+// and category keys ("reading_data_from_files_in_advance") read as their labels. Long kernel
+// names (C++ templates of hundreds of characters) read shortened, whole on hover.
 import { h } from '../dom';
+import { shortenName } from '../name_shortening';
 import { readViewState, viewStateHash } from '../location_state';
 import { CATEGORY_LABELS } from '../step_categories';
 
@@ -33,10 +35,52 @@ function words(text: string): (Node | string)[] {
   return out.filter((p) => p !== '');
 }
 
+// Names longer than this are shortened in sentences.
+const kShownNameLength = 60;
+
+const shortName = (name: string, tag: 'span' | 'code') =>
+  name.length > kShownNameLength ? h(tag, { class: 'short-name', title: name }, shortenName(name, kShownNameLength)) : tag === 'code' ? h('code', {}, name) : name;
+
+// Where demangled C++ functions start: a qualified name (`void at::native::kernel`) right
+// before its template arguments or parameters.
+const CPP_START = /(?:\bvoid )?\b[A-Za-z_]\w*(?:::[A-Za-z_~]\w*)+(?=[<(])/g;
+
+// The end of the bracketed groups (`<...>(...)`) that start at `at`.
+function endOfBrackets(text: string, at: number): number {
+  let end = at;
+  while (text[end] === '<' || text[end] === '(') {
+    let depth = 0;
+    let i = end;
+    for (; i < text.length; ++i) {
+      if (text[i] === '<' || text[i] === '(') ++depth;
+      else if ((text[i] === '>' || text[i] === ')') && --depth === 0) break;
+    }
+    if (depth !== 0) return end; // unbalanced: not a name
+    end = i + 1;
+  }
+  return end;
+}
+
+// Plain text with its long C++ names shortened, and the snake_case words it knows replaced.
+function prose(text: string): (Node | string)[] {
+  const out: (Node | string)[] = [];
+  let at = 0;
+  for (const m of text.matchAll(CPP_START)) {
+    if (m.index < at) continue;
+    const end = endOfBrackets(text, m.index + m[0].length);
+    const name = text.slice(m.index, end);
+    if (name.length <= kShownNameLength) continue;
+    out.push(...words(text.slice(at, m.index)), shortName(name, 'span'));
+    at = end;
+  }
+  out.push(...words(text.slice(at)));
+  return out.filter((p) => p !== '');
+}
+
 export function richText(text: string): (Node | string)[] {
   return text.split(/`([^`]+)`/).flatMap((part, i) => {
-    if (i % 2 === 0) return words(part);
-    return toolTitles.has(part) ? [toolLink(part)] : [h('code', {}, part)];
+    if (i % 2 === 0) return prose(part);
+    return toolTitles.has(part) ? [toolLink(part)] : [shortName(part, 'code')];
   });
 }
 

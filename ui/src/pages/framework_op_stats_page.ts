@@ -4,8 +4,10 @@
 import { h } from '../dom';
 import { formatCount, formatMs, formatPct } from '../format';
 import { dataTable } from '../components/data_table';
-import { pageHeader, panel } from '../components/panel';
+import { panel } from '../components/panel';
+import { toolHeader, csvButton } from '../components/page_header';
 import { pieChart } from '../charts/pie_chart';
+import { traceLinkTo } from '../trace_link';
 import type { PageContext, ToolPage } from './tool_page';
 
 interface OpRow {
@@ -47,9 +49,9 @@ export const frameworkOpStatsPage: ToolPage = {
     // LibTorch ops are their own type ("aten::mm"): a type column or pie would repeat the name.
     const typed = rows.some((r) => r.type && r.type !== r.operation);
     root.append(
-      pageHeader('Framework op stats', `Run ${ctx.run} · ${ctx.host || 'all hosts'}`, idleToggle(ctx), exportButton(ctx)),
+      toolHeader(ctx, null, idleToggle(ctx), csvButton(ctx)),
       pies(data, typed),
-      panel('Ops', opTable(rows, typed)),
+      panel('Ops', opTable(rows, typed, ctx)),
     );
   },
 };
@@ -60,9 +62,6 @@ function idleToggle(ctx: PageContext): HTMLElement {
   return h('label', { class: 'toggle', for: 'include-idle' }, box, 'Include idle time');
 }
 
-function exportButton(ctx: PageContext): HTMLElement {
-  return h('a', { class: 'button', href: ctx.csvUrl(), download: '', 'data-testid': 'export-csv' }, 'Export as CSV');
-}
 
 function pies(data: FrameworkOpStatsData, typed: boolean): HTMLElement {
   const toSlices = (slices: Slice[]) => slices.map((s) => ({ label: s.name, value: s.self_time_ms }));
@@ -80,11 +79,12 @@ function pies(data: FrameworkOpStatsData, typed: boolean): HTMLElement {
   return panel('Self-time distribution', h('div', { class: 'pie-grid' }, ...figures), note);
 }
 
-function opTable(rows: RankedRow[], typed: boolean): HTMLElement {
-  const pctColumn = (key: keyof OpRow, title: string, help: string) => ({
+function opTable(rows: RankedRow[], typed: boolean, ctx: PageContext): HTMLElement {
+  const pctColumn = (key: keyof OpRow, title: string, help: string, optional = false) => ({
     key,
     title,
     help,
+    optional,
     numeric: true,
     value: (r: RankedRow) => r[key] as number,
     render: (r: RankedRow) => formatPct(r[key] as number),
@@ -99,8 +99,8 @@ function opTable(rows: RankedRow[], typed: boolean): HTMLElement {
       { key: 'rank', title: 'Rank', numeric: true, value: (r) => r.rank },
       { key: 'host_or_device', title: 'Host/device', value: (r) => r.host_or_device },
       ...(typed ? [{ key: 'type', title: 'Type', value: (r: RankedRow) => r.type }] : []),
-      { key: 'operation', title: 'Operation', value: (r) => r.operation, name: true },
-      { key: 'occurrences', title: 'Occurrences', numeric: true, value: (r) => r.occurrences, render: (r) => formatCount(r.occurrences) },
+      { key: 'operation', title: 'Operation', value: (r) => r.operation, name: true, link: (r) => traceLinkTo(ctx, { name: r.operation }) },
+      { key: 'occurrences', title: 'Count', help: 'Occurrences', numeric: true, value: (r) => r.occurrences, render: (r) => formatCount(r.occurrences) },
       {
         key: 'total_time_ms',
         title: 'Total time',
@@ -109,20 +109,20 @@ function opTable(rows: RankedRow[], typed: boolean): HTMLElement {
         value: (r) => r.total_time_ms,
         render: (r) => formatMs(r.total_time_ms),
       },
-      { key: 'avg_time_ms', title: 'Avg time', numeric: true, value: (r) => r.avg_time_ms, render: (r) => formatMs(r.avg_time_ms) },
+      { key: 'avg_time_ms', title: 'Avg time', optional: true, numeric: true, value: (r) => r.avg_time_ms, render: (r) => formatMs(r.avg_time_ms) },
       {
         key: 'total_self_time_ms',
-        title: 'Total self time',
-        help: 'Without the time spent in child ops',
+        title: 'Self time',
+        help: 'Total, without the time spent in child ops',
         numeric: true,
         value: (r) => r.total_self_time_ms,
         render: (r) => formatMs(r.total_self_time_ms),
       },
-      { key: 'avg_self_time_ms', title: 'Avg self time', numeric: true, value: (r) => r.avg_self_time_ms, render: (r) => formatMs(r.avg_self_time_ms) },
-      pctColumn('device_self_time_pct', 'Device self %', 'Share of all self time on the device (0 for host ops)'),
-      pctColumn('device_cumulative_self_time_pct', 'Device cumul. %', 'Cumulative share on the device, in rank order'),
-      pctColumn('host_self_time_pct', 'Host self %', 'Share of all self time on the host (0 for device ops)'),
-      pctColumn('host_cumulative_self_time_pct', 'Host cumul. %', 'Cumulative share on the host, in rank order'),
+      { key: 'avg_self_time_ms', title: 'Avg self time', optional: true, numeric: true, value: (r) => r.avg_self_time_ms, render: (r) => formatMs(r.avg_self_time_ms) },
+      pctColumn('device_self_time_pct', 'Device %', 'Share of all self time on the device (0 for host ops)'),
+      pctColumn('device_cumulative_self_time_pct', 'Device cumul. %', 'Cumulative share on the device, in rank order', true),
+      pctColumn('host_self_time_pct', 'Host %', 'Share of all self time on the host (0 for device ops)'),
+      pctColumn('host_cumulative_self_time_pct', 'Host cumul. %', 'Cumulative share on the host, in rank order', true),
     ],
   });
 }

@@ -3,7 +3,8 @@
 import { h } from '../dom';
 import { formatCount, humanize } from '../format';
 import { dataTable, type Column } from '../components/data_table';
-import { keyValueList, pageHeader, panel } from '../components/panel';
+import { keyValueList, panel } from '../components/panel';
+import { toolHeader } from '../components/page_header';
 import type { PageContext, ToolPage } from './tool_page';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -12,8 +13,8 @@ type JsonObject = { [key: string]: Json };
 export const genericPage: ToolPage = {
   async render(root, ctx: PageContext) {
     const data = await ctx.fetchData<Json>();
-    root.append(pageHeader(humanize(ctx.tool), 'Raw view of this tool\'s result'));
-    root.append(...sections(data, humanize(ctx.tool), 0));
+    root.append(toolHeader(ctx, 'Raw view of this tool\'s result'));
+    root.append(...sections(data, ctx.title, 0));
   },
 };
 

@@ -7,8 +7,10 @@ import { h } from '../dom';
 import { formatCount, formatMs, formatPct, formatUs } from '../format';
 import { barList } from '../components/bar_list';
 import { dataTable } from '../components/data_table';
-import { keyValueList, notice, pageHeader, panel } from '../components/panel';
+import { keyValueList, notice, panel } from '../components/panel';
+import { toolHeader } from '../components/page_header';
 import { OTHER_COLOUR, PALETTE } from '../charts/palette';
+import { traceLinkTo } from '../trace_link';
 import type { PageContext, ToolPage } from './tool_page';
 
 interface KindTimes {
@@ -80,18 +82,10 @@ export interface GpuTimelineData {
   }[];
 }
 
-const kTitles: Record<string, string> = {
-  gpu_time_breakdown: 'GPU time breakdown',
-  gpu_idle_time: 'GPU idle time',
-  comm_compute_overlap: 'Communication overlap',
-  kernel_launch_stats: 'Kernel launches',
-  gpu_queue_length: 'GPU queue length',
-};
-
 export const gpuTimelinePage: ToolPage = {
   async render(root, ctx) {
     const data = await ctx.fetchData<GpuTimelineData>();
-    root.append(pageHeader(kTitles[ctx.tool] ?? ctx.tool, `Run ${ctx.run} · ${ctx.host || 'all hosts'}`, scopePicker(ctx)));
+    root.append(toolHeader(ctx, null, scopePicker(ctx)));
     if (data.hosts.length === 0) {
       root.append(notice('info', 'This profile has no GPU work.'));
       return;
@@ -99,9 +93,10 @@ export const gpuTimelinePage: ToolPage = {
     for (const host of data.hosts) {
       const parts: HTMLElement[] = [];
       if (host.gpu_time_breakdown) parts.push(...breakdownPanels(host.gpu_time_breakdown));
-      if (host.gpu_idle_time) parts.push(...idlePanels(host.gpu_idle_time));
+      const where = { run: ctx.run, host: host.host };
+      if (host.gpu_idle_time) parts.push(...idlePanels(host.gpu_idle_time, where));
       if (host.comm_compute_overlap) parts.push(overlapPanel(host.comm_compute_overlap));
-      if (host.kernel_launch_stats) parts.push(...launchPanels(host.kernel_launch_stats));
+      if (host.kernel_launch_stats) parts.push(...launchPanels(host.kernel_launch_stats, where));
       if (host.gpu_queue_length) parts.push(queuePanel(host.gpu_queue_length));
       root.append(h('h2', { class: 'host-title' }, `${host.host}`), h('p', { class: 'muted' }, `Measured over ${host.scope_note}.`), ...parts);
     }
@@ -170,7 +165,10 @@ function breakdownPanels(b: Breakdown): HTMLElement[] {
   ];
 }
 
-function idlePanels(idle: IdleTime): HTMLElement[] {
+// Where a row's link opens the trace: the run, and the host (rank) of the row's section.
+type Where = { run: string; host: string };
+
+function idlePanels(idle: IdleTime, where: Where): HTMLElement[] {
   const streams = idle.streams.map((s) =>
     panel(
       `Stream ${s.stream} (device ${s.device}): ${formatUs(s.idle_us)} idle`,
@@ -200,7 +198,14 @@ function idlePanels(idle: IdleTime): HTMLElement[] {
           { key: 'at', title: 'At', numeric: true, value: (r) => r.begin_ms, render: (r) => formatMs(r.begin_ms) },
           { key: 'length', title: 'Length', numeric: true, value: (r) => r.length_us, render: (r) => formatUs(r.length_us) },
           { key: 'cause', title: 'Cause', value: (r) => r.cause },
-          { key: 'next', title: 'Work after it', name: true, value: (r) => r.next },
+          {
+            key: 'next',
+            title: 'Work after it',
+            name: true,
+            value: (r) => r.next,
+            // The work that ends the gap, with the gap's start in view.
+            link: (r) => traceLinkTo(where, { name: r.next, atMs: r.begin_ms + r.length_us / 1000, fromMs: r.begin_ms }),
+          },
           { key: 'op', title: 'Launched by', name: true, value: (r) => r.launched_by },
         ],
       }),
@@ -222,7 +227,7 @@ function overlapPanel(o: Overlap): HTMLElement {
   );
 }
 
-function launchPanels(k: LaunchStats): HTMLElement[] {
+function launchPanels(k: LaunchStats, where: Where): HTMLElement[] {
   return [
     panel(
       'Kernel launches',
@@ -243,7 +248,7 @@ function launchPanels(k: LaunchStats): HTMLElement[] {
           { key: 'count', title: 'Count', numeric: true, value: (r) => r.count, render: (r) => formatCount(r.count) },
           { key: 'gpu', title: 'GPU', numeric: true, value: (r) => r.gpu_us, render: (r) => formatUs(r.gpu_us) },
           { key: 'cpu', title: 'Calls', numeric: true, value: (r) => r.cpu_us, render: (r) => formatUs(r.cpu_us) },
-          { key: 'name', title: 'Name', name: true, value: (r) => r.name },
+          { key: 'name', title: 'Name', name: true, value: (r) => r.name, link: (r) => traceLinkTo(where, { name: r.name }) },
           { key: 'op', title: 'Op', name: true, value: (r) => r.op },
         ],
       }),
@@ -256,7 +261,7 @@ function launchPanels(k: LaunchStats): HTMLElement[] {
         columns: [
           { key: 'at', title: 'At', numeric: true, value: (r) => r.begin_ms, render: (r) => formatMs(r.begin_ms) },
           { key: 'delay', title: 'Delay', numeric: true, value: (r) => r.delay_us, render: (r) => formatUs(r.delay_us) },
-          { key: 'name', title: 'Name', name: true, value: (r) => r.name },
+          { key: 'name', title: 'Name', name: true, value: (r) => r.name, link: (r) => traceLinkTo(where, { name: r.name, atMs: r.begin_ms }) },
           { key: 'op', title: 'Op', name: true, value: (r) => r.op },
         ],
       }),
@@ -309,7 +314,7 @@ export interface StragglersData {
 export const stragglersPage: ToolPage = {
   async render(root, ctx) {
     const data = await ctx.fetchData<StragglersData>();
-    root.append(pageHeader('Stragglers', `Run ${ctx.run}`));
+    root.append(toolHeader(ctx, `Run ${ctx.run}`));
     if (data.steps.length === 0) {
       root.append(notice('info', 'Stragglers need two or more ranks with steps.'));
       return;
@@ -346,7 +351,7 @@ export const stragglersPage: ToolPage = {
           label: 'Ranks',
           rows: data.ranks,
           columns: [
-            { key: 'host', title: 'Rank', name: true, value: (r) => r.host },
+            { key: 'host', title: 'Rank', name: true, value: (r) => r.host, link: (r) => traceLinkTo({ run: ctx.run, host: r.host }, {}) },
             { key: 'step', title: 'Step', numeric: true, value: (r) => r.step_ms, render: (r) => formatMs(r.step_ms) },
             { key: 'compute', title: 'Compute', numeric: true, value: (r) => r.compute_ms, render: (r) => formatMs(r.compute_ms) },
             { key: 'comm', title: 'Communication', numeric: true, value: (r) => r.communication_ms, render: (r) => formatMs(r.communication_ms) },
@@ -365,11 +370,23 @@ export const stragglersPage: ToolPage = {
             { key: 'step', title: 'Step', numeric: true, value: (r) => r.step_num },
             ...(byArrival
               ? [
-                  { key: 'latest', title: 'Latest at the calls', name: true, value: (r: (typeof data.steps)[number]) => r.latest ?? '–' },
+                  {
+                    key: 'latest',
+                    title: 'Latest at the calls',
+                    name: true,
+                    value: (r: (typeof data.steps)[number]) => r.latest ?? '–',
+                    link: (r: (typeof data.steps)[number]) => (r.latest ? traceLinkTo({ run: ctx.run, host: r.latest }, { step: r.step_num }) : undefined),
+                  },
                   { key: 'late', title: 'Late', numeric: true, value: (r: (typeof data.steps)[number]) => r.latest_late_ms, render: (r: (typeof data.steps)[number]) => formatMs(r.latest_late_ms) },
                 ]
               : []),
-            { key: 'slowest', title: byArrival ? 'Most work' : 'Slowest', name: true, value: (r) => r.slowest },
+            {
+              key: 'slowest',
+              title: byArrival ? 'Most work' : 'Slowest',
+              name: true,
+              value: (r) => r.slowest,
+              link: (r) => traceLinkTo({ run: ctx.run, host: r.slowest }, { step: r.step_num }),
+            },
             { key: 'excess', title: 'Its excess', numeric: true, value: (r) => r.slowest_vs_median_pct, render: (r) => formatPct(r.slowest_vs_median_pct) },
           ],
         }),

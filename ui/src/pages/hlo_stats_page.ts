@@ -4,7 +4,8 @@
 import { h } from '../dom';
 import { formatCount, formatPct, formatUs } from '../format';
 import { dataTable } from '../components/data_table';
-import { keyValueList, notice, pageHeader, panel } from '../components/panel';
+import { keyValueList, notice, panel } from '../components/panel';
+import { toolHeader, csvButton } from '../components/page_header';
 import { formatMs } from '../format';
 import { notesNotice, peaksText } from './xla_notes';
 import type { PageContext, ToolPage } from './tool_page';
@@ -47,7 +48,7 @@ export interface HloStatsData {
 export const hloStatsPage: ToolPage = {
   async render(root, ctx) {
     const data = await ctx.fetchData<HloStatsData>();
-    root.append(pageHeader('HLO op stats', `Run ${ctx.run} · ${data.devices || 'XLA devices'}`, csvLink(ctx)));
+    root.append(toolHeader(ctx, `Run ${ctx.run} · ${data.devices || 'XLA devices'}`, csvButton(ctx)));
     root.append(notesNotice(data.notes) ?? '');
     if (data.rows.length === 0) {
       root.append(notice('info', 'This profile has no XLA ops.'));
@@ -57,9 +58,6 @@ export const hloStatsPage: ToolPage = {
   },
 };
 
-function csvLink(ctx: PageContext): HTMLElement {
-  return h('a', { class: 'button', href: ctx.csvUrl(), download: '', 'data-testid': 'export-csv' }, 'Export as CSV');
-}
 
 function summary(data: HloStatsData, ctx: PageContext): HTMLElement {
   const input = h('input', {

@@ -4,7 +4,8 @@ import { h } from '../dom';
 import { formatCount, formatMs, formatPct } from '../format';
 import { barList } from '../components/bar_list';
 import { dataTable } from '../components/data_table';
-import { keyValueList, pageHeader, panel } from '../components/panel';
+import { keyValueList, panel } from '../components/panel';
+import { toolHeader } from '../components/page_header';
 import { recommendationList } from '../components/rich_text';
 import { verdictBanner } from '../components/verdict';
 import { stackedBarChart } from '../charts/stacked_bar_chart';
@@ -52,7 +53,7 @@ export const inputPipelinePage: ToolPage = {
   async render(root, ctx) {
     const data = await ctx.fetchData<InputPipelineData>();
     root.append(
-      pageHeader('Input pipeline analyzer', `Run ${ctx.run} · ${ctx.host || 'all hosts'}`),
+      toolHeader(ctx),
       verdictBanner(data.summary.verdict, data.summary.explanation),
       deviceSide(data, ctx),
       h('div', { class: 'grid' }, hostSide(data), recommendations(data.recommendations)),

@@ -4,7 +4,9 @@
 import { h } from '../dom';
 import { formatBytes, formatCount, formatMs, formatPct, formatUs } from '../format';
 import { dataTable } from '../components/data_table';
-import { keyValueList, notice, pageHeader, panel } from '../components/panel';
+import { keyValueList, notice, panel } from '../components/panel';
+import { toolHeader, csvButton } from '../components/page_header';
+import { traceLinkTo } from '../trace_link';
 import type { PageContext, ToolPage } from './tool_page';
 
 interface KernelRow {
@@ -45,18 +47,15 @@ const kMissedTensorCoresPct = 10;
 export const kernelStatsPage: ToolPage = {
   async render(root, ctx) {
     const data = await ctx.fetchData<KernelStatsData>();
-    root.append(pageHeader('Kernel stats', `Run ${ctx.run} · ${ctx.host || 'all hosts'}`, exportButton(ctx)));
+    root.append(toolHeader(ctx, null, csvButton(ctx)));
     if (data.kernels.length === 0) {
       root.append(notice('info', 'This profile has no GPU kernels.'));
       return;
     }
-    root.append(summary(data), panel('Kernels', kernelTable(data.kernels)));
+    root.append(summary(data), panel('Kernels', kernelTable(data.kernels, ctx)));
   },
 };
 
-function exportButton(ctx: PageContext): HTMLElement {
-  return h('a', { class: 'button', href: ctx.csvUrl(), download: '', 'data-testid': 'export-csv' }, 'Export as CSV');
-}
 
 function summary(data: KernelStatsData): HTMLElement {
   const s = data.summary;
@@ -84,14 +83,12 @@ function summary(data: KernelStatsData): HTMLElement {
 }
 
 const dims = (d: number[]) => d.join('×');
-// Templated kernels have names thousands of characters long: the cell shows their start, the
-// tooltip (and the filter) the whole name.
-const kShownNameLength = 60;
-const kernelName = (name: string) =>
-  name.length <= kShownNameLength ? name : h('span', { title: name }, `${name.slice(0, kShownNameLength)}…`);
+// Templated kernels have names thousands of characters long: shortened as the CLI does, where
+// they differ, the whole name on hover (and in the filter).
+const kShownNameLength = 38;
 const yesNo = (v: boolean) => (v ? 'Yes' : 'No');
 
-function kernelTable(rows: KernelRow[]): HTMLElement {
+function kernelTable(rows: KernelRow[], ctx: PageContext): HTMLElement {
   const duration = (key: 'total_duration_us' | 'avg_duration_us' | 'min_duration_us' | 'max_duration_us', title: string) => ({
     key,
     title,
@@ -107,14 +104,14 @@ function kernelTable(rows: KernelRow[]): HTMLElement {
     filterable: true,
     columns: [
       { key: 'rank', title: 'Rank', numeric: true, value: (r) => r.rank },
-      { key: 'kernel_name', title: 'Kernel', name: true, value: (r) => r.kernel_name, render: (r) => kernelName(r.kernel_name) },
-      { key: 'op_name', title: 'Op', name: true, value: (r) => r.op_name, render: (r) => r.op_name || '–' },
+      { key: 'kernel_name', title: 'Kernel', name: true, shorten: kShownNameLength, value: (r) => r.kernel_name, link: (r) => traceLinkTo(ctx, { name: r.kernel_name }) },
+      { key: 'op_name', title: 'Op', name: true, value: (r) => r.op_name, render: (r) => r.op_name || '–', link: (r) => (r.op_name ? traceLinkTo(ctx, { name: r.op_name }) : undefined) },
       { key: 'occurrences', title: 'Count', numeric: true, value: (r) => r.occurrences, render: (r) => formatCount(r.occurrences) },
       duration('total_duration_us', 'Total'),
       duration('avg_duration_us', 'Avg'),
-      duration('min_duration_us', 'Min'),
-      duration('max_duration_us', 'Max'),
-      { key: 'total_time_pct', title: '% of kernel time', numeric: true, value: (r) => r.total_time_pct, render: (r) => formatPct(r.total_time_pct) },
+      { ...duration('min_duration_us', 'Min'), optional: true },
+      { ...duration('max_duration_us', 'Max'), optional: true },
+      { key: 'total_time_pct', title: '% of time', help: 'Of all kernel time', numeric: true, value: (r) => r.total_time_pct, render: (r) => formatPct(r.total_time_pct) },
       {
         key: 'uses_tensor_cores',
         title: 'Tensor Cores',
@@ -123,19 +120,22 @@ function kernelTable(rows: KernelRow[]): HTMLElement {
       },
       {
         key: 'op_is_tensor_core_eligible',
+        optional: true,
         title: 'Op eligible',
         help: 'The op could use Tensor Cores: convolutions, matrix products, recurrent cells',
         value: (r) => yesNo(r.op_is_tensor_core_eligible),
       },
       {
         key: 'launch',
+        optional: true,
         title: 'Grid / block',
         help: 'Blocks in the grid and threads in a block (x×y×z)',
         value: (r) => `${dims(r.grid)} / ${dims(r.block)}`,
       },
-      { key: 'registers_per_thread', title: 'Registers', help: 'Per thread', numeric: true, value: (r) => r.registers_per_thread },
+      { key: 'registers_per_thread', optional: true, title: 'Registers', help: 'Per thread', numeric: true, value: (r) => r.registers_per_thread },
       {
         key: 'shared_memory',
+        optional: true,
         title: 'Shared memory',
         help: 'Static + dynamic, per block',
         numeric: true,
@@ -144,6 +144,7 @@ function kernelTable(rows: KernelRow[]): HTMLElement {
       },
       {
         key: 'occupancy_pct',
+        optional: true,
         title: 'Occupancy',
         help: 'Theoretical occupancy of the launch, where the profile gives it',
         numeric: true,

@@ -5,7 +5,8 @@
 import { h } from '../dom';
 import { formatBytes, formatCount, formatMs, formatPct } from '../format';
 import { dataTable } from '../components/data_table';
-import { keyValueList, pageHeader, panel } from '../components/panel';
+import { keyValueList, panel } from '../components/panel';
+import { toolHeader, csvButton } from '../components/page_header';
 import { memoryTimelineChart, type MemoryPoint } from '../charts/memory_timeline_chart';
 import type { PageContext, ToolPage } from './tool_page';
 import './memory_profile_page.css';
@@ -55,12 +56,12 @@ export const memoryProfilePage: ToolPage = {
     const data = await ctx.fetchData<MemoryProfileData>({});
     const subtitle = `Run ${ctx.run} · ${ctx.host || 'all hosts'}`;
     if (data.memory_ids.length === 0) {
-      root.append(pageHeader('Memory profile', subtitle), panel('No memory events', h('p', { class: 'muted' }, 'This profile holds no allocator events.')));
+      root.append(toolHeader(ctx, subtitle), panel('No memory events', h('p', { class: 'muted' }, 'This profile holds no allocator events.')));
       return;
     }
     const selected = data.memory_ids.find((m) => m.memory_id === ctx.options.memory_id) ?? data.memory_ids[0];
     root.append(
-      pageHeader('Memory profile', subtitle, memoryIdPicker(data, selected, ctx), exportButton(ctx, selected)),
+      toolHeader(ctx, subtitle, memoryIdPicker(data, selected, ctx), csvButton(ctx, { memory_id: selected.memory_id }, 'Export breakdown as CSV')),
       h('div', { class: 'grid grid-summary' }, summaryPanel(selected.summary), timelinePanel(selected, ctx)),
       breakdownPanel(selected),
     );
@@ -75,14 +76,6 @@ function memoryIdPicker(data: MemoryProfileData, selected: MemoryIdData, ctx: Pa
   );
   select.addEventListener('change', () => ctx.setOption('memory_id', select.value));
   return h('label', { class: 'memory-id-picker', for: 'memory-id-select' }, 'Memory ID', select);
-}
-
-function exportButton(ctx: PageContext, selected: MemoryIdData): HTMLElement {
-  return h(
-    'a',
-    { class: 'button', href: ctx.csvUrl({ memory_id: selected.memory_id }), download: '', 'data-testid': 'export-csv' },
-    'Export breakdown as CSV',
-  );
 }
 
 function summaryPanel(s: MemorySummary): HTMLElement {

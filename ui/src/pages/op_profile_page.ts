@@ -5,7 +5,8 @@ import { h } from '../dom';
 import { formatCount, formatMs, formatPct } from '../format';
 import { barList } from '../components/bar_list';
 import { dataTable } from '../components/data_table';
-import { keyValueList, notice, pageHeader, panel } from '../components/panel';
+import { keyValueList, notice, panel } from '../components/panel';
+import { toolHeader, csvButton } from '../components/page_header';
 import { PALETTE } from '../charts/palette';
 import { notesNotice, peaksText, utilText } from './xla_notes';
 import type { PageContext, ToolPage } from './tool_page';
@@ -47,7 +48,7 @@ const VIEW_OPTION = 'view';
 export const opProfilePage: ToolPage = {
   async render(root, ctx) {
     const data = await ctx.fetchData<OpProfileData>({}); // every view: `view` is the page's own option
-    root.append(pageHeader('Op profile', `Run ${ctx.run} · ${data.device_type || 'XLA devices'}`, csvLink(ctx)));
+    root.append(toolHeader(ctx, `Run ${ctx.run} · ${data.device_type || 'XLA devices'}`, csvButton(ctx, {})));
     root.append(notesNotice(data.notes) ?? '');
     if (data.views.length === 0) {
       root.append(notice('info', 'This profile has no XLA ops.'));
@@ -58,9 +59,6 @@ export const opProfilePage: ToolPage = {
   },
 };
 
-function csvLink(ctx: PageContext): HTMLElement {
-  return h('a', { class: 'button', href: ctx.csvUrl({}), download: '', 'data-testid': 'export-csv' }, 'Export as CSV');
-}
 
 // The view is the page's own choice (the JSON holds every view): kept in the URL so that a link
 // opens the same chip.

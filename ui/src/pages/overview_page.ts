@@ -4,7 +4,8 @@ import { h } from '../dom';
 import { formatCount, formatMs, formatPct } from '../format';
 import { barList } from '../components/bar_list';
 import { dataTable, type Column } from '../components/data_table';
-import { keyValueList, pageHeader, panel } from '../components/panel';
+import { keyValueList, panel } from '../components/panel';
+import { toolHeader } from '../components/page_header';
 import { recommendationList } from '../components/rich_text';
 import { verdictBanner } from '../components/verdict';
 import { stackedBarChart } from '../charts/stacked_bar_chart';
@@ -66,7 +67,7 @@ export const overviewPage: ToolPage = {
   async render(root, ctx) {
     const data = await ctx.fetchData<OverviewData>();
     root.append(
-      pageHeader('Overview', subtitle(ctx)),
+      toolHeader(ctx, subtitle(ctx)),
       verdictBanner(data.input_bound.verdict, data.input_bound.explanation),
       h('div', { class: 'grid grid-summary' }, performanceSummary(data), stepTimeGraph(data, ctx)),
       h(

@@ -5,7 +5,8 @@ import './pod_viewer_page.css';
 import { h } from '../dom';
 import { formatMs, formatPct } from '../format';
 import { dataTable } from '../components/data_table';
-import { notice, pageHeader, panel } from '../components/panel';
+import { notice, panel } from '../components/panel';
+import { toolHeader } from '../components/page_header';
 import { stackedBarChart } from '../charts/stacked_bar_chart';
 import { STEP_CATEGORIES, type CategoryValues } from '../step_categories';
 import type { PageContext, ToolPage } from './tool_page';
@@ -43,7 +44,7 @@ export const podViewerPage: ToolPage = {
     const data = await ctx.fetchData<PodViewerData>({});
     const step = data.steps.find((s) => String(s.step) === ctx.options[STEP_OPTION]);
     root.append(
-      pageHeader('Pod viewer', `Run ${ctx.run} · ${data.worker_count} workers`),
+      toolHeader(ctx, `Run ${ctx.run} · ${data.worker_count} workers`),
       slowestBanner(data),
       breakdownPanel(data, step, ctx),
       workerTable(data),
@@ -112,7 +113,12 @@ function breakdownPanel(data: PodViewerData, step: PodStep | undefined, ctx: Pag
   );
 }
 
+// A category shows by default where it takes a visible share of some worker's step; the
+// others wait in the table's "Columns" menu, so the table fits the window.
+const kShownCategoryPct = 1;
+
 function workerTable(data: PodViewerData): HTMLElement {
+  const matters = (key: string) => data.workers.some((w) => (w.breakdown_pct[key] ?? 0) >= kShownCategoryPct);
   return panel(
     'Workers',
     dataTable<PodWorker>({
@@ -124,7 +130,7 @@ function workerTable(data: PodViewerData): HTMLElement {
       columns: [
         { key: 'host', title: 'Worker', value: (w) => w.host, render: (w) => (w.is_slowest ? `${w.host} (slowest)` : w.host) },
         { key: 'steps', title: 'Steps', numeric: true, value: (w) => w.step_count },
-        { key: 'avg', title: 'Average step', numeric: true, value: (w) => w.step_time_ms.avg, render: (w) => formatMs(w.step_time_ms.avg) },
+        { key: 'avg', title: 'Avg step', help: 'The worker’s average step time', numeric: true, value: (w) => w.step_time_ms.avg, render: (w) => formatMs(w.step_time_ms.avg) },
         {
           key: 'bottleneck',
           title: 'Bottleneck',
@@ -136,6 +142,7 @@ function workerTable(data: PodViewerData): HTMLElement {
           key: c.key,
           title: c.label,
           numeric: true,
+          optional: !matters(c.key),
           value: (w: PodWorker) => w.breakdown_ms[c.key] ?? 0,
           render: (w: PodWorker) => formatMs(w.breakdown_ms[c.key] ?? 0),
         })),

@@ -4,7 +4,8 @@
 import { h } from '../dom';
 import { formatCount, formatUs } from '../format';
 import { dataTable } from '../components/data_table';
-import { keyValueList, notice, pageHeader, panel } from '../components/panel';
+import { keyValueList, notice, panel } from '../components/panel';
+import { toolHeader, csvButton } from '../components/page_header';
 import { notesNotice, peaksText, utilText } from './xla_notes';
 import type { PageContext, ToolPage } from './tool_page';
 
@@ -51,7 +52,7 @@ const VIEW_OPTION = 'view';
 export const rooflineModelPage: ToolPage = {
   async render(root, ctx) {
     const data = await ctx.fetchData<RooflineModelData>({}); // every device: `view` is the page's own option
-    root.append(pageHeader('Roofline model', `Run ${ctx.run}`, csvLink(ctx)));
+    root.append(toolHeader(ctx, `Run ${ctx.run}`, csvButton(ctx, {})));
     root.append(notesNotice(data.notes) ?? '');
     if (data.devices.length === 0) {
       root.append(notice('info', 'This profile has no XLA ops.'));
@@ -65,9 +66,6 @@ export const rooflineModelPage: ToolPage = {
   },
 };
 
-function csvLink(ctx: PageContext): HTMLElement {
-  return h('a', { class: 'button', href: ctx.csvUrl({}), download: '', 'data-testid': 'export-csv' }, 'Export as CSV');
-}
 
 function devicePicker(devices: RooflineDevice[], chosen: RooflineDevice, ctx: PageContext): HTMLElement {
   const select = h(

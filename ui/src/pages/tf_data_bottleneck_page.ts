@@ -3,7 +3,8 @@
 import { h } from '../dom';
 import { formatCount, formatMs } from '../format';
 import { dataTable } from '../components/data_table';
-import { keyValueList, notice, pageHeader, panel } from '../components/panel';
+import { keyValueList, notice, panel } from '../components/panel';
+import { toolHeader } from '../components/page_header';
 import { richText } from '../components/rich_text';
 import type { ToolPage } from './tool_page';
 
@@ -41,7 +42,7 @@ export interface TfDataBottleneckData {
 export const tfDataBottleneckPage: ToolPage = {
   async render(root, ctx) {
     const data = await ctx.fetchData<TfDataBottleneckData>();
-    root.append(pageHeader('Input pipeline bottleneck', `Run ${ctx.run} · ${ctx.host || 'all hosts'}`));
+    root.append(toolHeader(ctx));
     if (data.summary) {
       root.append(
         notice(

@@ -6,6 +6,7 @@ export interface PageContext {
   run: string;
   host: string; // '' for all hosts
   tool: string;
+  title: string; // the tool's title, from the server's tool list
   options: ToolOptions; // the tool options in the URL (e.g. include_idle)
   // The tool's JSON, with the page's options unless others are given.
   fetchData<T>(options?: ToolOptions): Promise<T>;

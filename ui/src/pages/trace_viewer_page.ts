@@ -14,15 +14,17 @@
 // (trace_layout), painting (trace_drawing, trace_flows_drawing), mouse and keys (trace_input),
 // the details pane (trace_details), search (trace_search) and the track labels.
 import { clear, h } from '../dom';
-import { pageHeader } from '../components/panel';
+import { toolHeader } from '../components/page_header';
 import {
   fetchCounters,
   fetchEventDetails,
+  fetchFoundEvent,
   fetchRangeSummary,
   fetchViewport,
   type CounterTrack,
   type TraceEventDetails,
   type TraceEventRef,
+  type TraceStep,
   type TraceViewport,
 } from '../trace/trace_api';
 import { clampRange, formatPs, formatRange, zoomRange, type TimeRange } from '../trace/time_scale';
@@ -36,7 +38,8 @@ import { listenTraceInput } from '../trace/trace_input';
 import { showDetails, showDetailsMessage } from '../trace/trace_details';
 import { TraceSearch } from '../trace/trace_search';
 import { renderTrackLabels } from '../trace/trace_track_labels';
-import { initialView } from '../trace/initial_view';
+import { initialView, stepView } from '../trace/initial_view';
+import { readTraceTarget, type TraceTarget } from '../trace_link';
 import type { PageContext, ToolPage } from './tool_page';
 import './trace_viewer_page.css';
 
@@ -49,7 +52,7 @@ export const traceViewerPage: ToolPage = {
     const viewer = new TraceViewer(ctx);
     ctx.onDispose(() => viewer.dispose());
     root.append(
-      pageHeader('Trace viewer', 'W/S or wheel: zoom · A/D or drag: pan · shift-drag: measure · click: details'),
+      toolHeader(ctx, 'W/S or wheel: zoom · A/D or drag: pan · shift-drag: measure · click: details'),
       viewer.element,
     );
     await viewer.start();
@@ -92,6 +95,8 @@ class TraceViewer {
   private fetchAbort: AbortController | null = null;
   private fetchAgain = false; // the view changed while a fetch was in flight
   private drawFrame = 0;
+  // An event to scroll to once a reply lists it (a link's target): its track, else nothing.
+  private scrollTo: { event: number; line: number } | null = null;
   private readonly cleanups: (() => void)[] = [];
   private disposed = false;
 
@@ -172,12 +177,41 @@ class TraceViewer {
     ]);
     this.counters = counters.filter((c) => c.points.length > 1);
     this.total = Math.max(first.end_ps, 1);
-    this.view = clampRange(initialView(first.steps ?? [], this.total), this.total);
+    this.view = clampRange(initialView(first.steps ?? [], this.total, first.device_span), this.total);
     this.element.setAttribute('data-steps', String(first.steps?.length ?? 0));
+    const target = readTraceTarget(this.ctx.options);
+    if (target) await this.openAt(target, first.steps ?? []);
     this.showRange();
     // The page is put in the document once render() returns: only then has the canvas its
     // width (and the timeline its place for its height), which the first real reply needs.
     this.scheduleFetch();
+  }
+
+  // A link's target: a step, or an event found by name (near a time), selected and in view
+  // (with the moment the link names before it, such as an idle gap's start).
+  private async openAt(target: TraceTarget, steps: TraceStep[]): Promise<void> {
+    if (target.step !== undefined) {
+      const view = stepView(steps, target.step);
+      if (view) this.view = clampRange(view, this.total);
+      else showDetailsMessage(this.details, `This trace has no step ${target.step}.`);
+    }
+    if (!target.name) return;
+    try {
+      const found = await fetchFoundEvent(this.ctx.run, this.ctx.host, target.name, target.atMs);
+      if (this.disposed) return;
+      let start = found.start_ps;
+      if (target.fromMs !== undefined && target.atMs !== undefined) start = Math.min(start, found.start_ps - (target.atMs - target.fromMs) * 1e9);
+      const end = found.start_ps + found.duration_ps;
+      // The event (and what comes before it) in the middle third of the view.
+      const span = Math.max(end - start, 1000) * 3;
+      const mid = (start + end) / 2;
+      this.view = clampRange({ start: mid - span / 2, end: mid + span / 2 }, this.total);
+      this.scrollTo = { event: found.event, line: found.line };
+      this.element.setAttribute('data-found-event', String(found.event));
+      void this.select(found.event);
+    } catch (e) {
+      showDetailsMessage(this.details, `Could not find ${target.name} in this trace: ${(e as Error).message}`);
+    }
   }
 
   dispose(): void {
@@ -260,9 +294,15 @@ class TraceViewer {
     }
     this.tooltip.textContent = text;
     this.tooltip.hidden = false;
+    // Beside the pointer, on whichever side keeps it inside the window.
     const box = this.element.getBoundingClientRect();
-    this.tooltip.style.left = `${clientX - box.left + 12}px`;
-    this.tooltip.style.top = `${clientY - box.top + 12}px`;
+    this.tooltip.style.left = this.tooltip.style.top = '0px'; // measured where it has room
+    const tip = this.tooltip.getBoundingClientRect();
+    const gap = 12;
+    const x = clientX + gap + tip.width <= window.innerWidth ? clientX + gap : Math.max(0, clientX - gap - tip.width);
+    const y = clientY + gap + tip.height <= window.innerHeight ? clientY + gap : Math.max(0, clientY - gap - tip.height);
+    this.tooltip.style.left = `${x - box.left}px`;
+    this.tooltip.style.top = `${y - box.top}px`;
   }
 
   private zoom(factor: number, anchor: number): void {
@@ -364,7 +404,19 @@ class TraceViewer {
       });
       if (this.reply.sections.length === 0) this.labels.append(h('p', { class: 'muted' }, 'This run has no events.'));
     }
+    this.scrollToTarget();
     this.scheduleDraw();
+  }
+
+  // Brings a link's event into the scroller's view: its row, a third of the way down.
+  private scrollToTarget(): void {
+    if (!this.scrollTo) return;
+    const y = this.layout.eventY.get(this.scrollTo.event) ?? this.layout.lineY.get(this.scrollTo.line);
+    if (y === undefined) return;
+    if (!this.heightFitted) this.fitHeight();
+    this.scroller.scrollTop = Math.max(0, y - this.scroller.clientHeight / 3);
+    this.element.setAttribute('data-found-y', String(Math.round(y))); // for tests: the row scrolled to
+    if (this.layout.eventY.has(this.scrollTo.event)) this.scrollTo = null;
   }
 
   // Draws the rows in sight (the scroller's visible band) from the reply in hand.

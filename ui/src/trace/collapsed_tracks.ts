@@ -8,12 +8,14 @@ export const trackKey = (line: number): string => `t${line}`;
 // The groups that are no section of the reply: counter tracks and pinned tracks.
 export const COUNTERS_KEY = 'counters';
 export const PINNED_KEY = 'pinned';
+// The devices without events, listed once at the end: folded unless this key is listed.
+export const EMPTY_DEVICES_KEY = 'empty';
 
 // Also read for the pinned tracks (`pinned=t12,t40`).
 export function parseCollapsed(text: string | undefined): Set<string> {
   const out = new Set<string>();
   for (const key of (text ?? '').split(','))
-    if (/^[st]\d+$/.test(key) || key === COUNTERS_KEY || key === PINNED_KEY) out.add(key);
+    if (/^[st]\d+$/.test(key) || key === COUNTERS_KEY || key === PINNED_KEY || key === EMPTY_DEVICES_KEY) out.add(key);
   return out;
 }
 

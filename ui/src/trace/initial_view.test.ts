@@ -16,7 +16,12 @@ describe('initial view', () => {
     expect(view.end).toBeCloseTo(1810.4);
   });
 
-  it('shows the whole trace when there are no steps', () => {
+  it('opens on the devices\' work when there are no steps, else on the whole trace', () => {
+    // A capture of 7.97 s whose GPU works from 7.2 to 7.7 s.
+    const view = initialView([], 7970, [7200, 7700]);
+    expect(view.start).toBeCloseTo(7190);
+    expect(view.end).toBeCloseTo(7710);
     expect(initialView([], 500)).toEqual({ start: 0, end: 500 });
+    expect(initialView([[10, 5, 0]], 500, [0, 400]).end).toBeCloseTo(15.1); // steps first
   });
 });

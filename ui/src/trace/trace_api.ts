@@ -44,6 +44,7 @@ export interface TraceViewport {
   flows: TraceViewportFlow[];
   flows_truncated: boolean;
   steps?: TraceStep[]; // asked with steps=1
+  device_span?: [number, number]; // asked with steps=1: from the first device event to the last one's end
 }
 
 export interface TraceEventRef {
@@ -83,6 +84,16 @@ export interface TraceSearchHit {
 export interface TraceSearchReply {
   total: number;
   events: TraceSearchHit[];
+}
+
+// One event found by its whole name (GET /api/trace/find).
+export interface TraceFoundEvent {
+  event: number;
+  name: string;
+  line: number;
+  start_ps: number;
+  duration_ps: number;
+  occurrences: number;
 }
 
 export interface TraceRangeSummary {
@@ -142,4 +153,9 @@ export function fetchEventDetails(run: string, host: string, event: number): Pro
 
 export function fetchSearch(run: string, host: string, q: string, limit = 1000): Promise<TraceSearchReply> {
   return get(query('/api/trace/search', { run, host, q, limit }));
+}
+
+// The event named `name` nearest `atMs` (the tools' clock), or the longest of that name.
+export function fetchFoundEvent(run: string, host: string, name: string, atMs?: number): Promise<TraceFoundEvent> {
+  return get(query('/api/trace/find', { run, host, name, at_ms: atMs ?? '' }));
 }

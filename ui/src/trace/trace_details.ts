@@ -3,6 +3,9 @@
 import { clear, h } from '../dom';
 import { formatPs } from './time_scale';
 import type { TraceEventDetails, TraceEventRef } from './trace_api';
+import { shortenName } from '../name_shortening';
+
+const HEADING_CHARS = 100;
 
 export function showDetailsMessage(pane: HTMLElement, text: string): void {
   clear(pane);
@@ -28,11 +31,14 @@ export function showDetails(pane: HTMLElement, d: TraceEventDetails, open: (ev: 
     ['Duration', formatPs(d.duration_ps)],
     ['Where', `${d.host ? d.host + ' · ' : ''}${d.plane} · ${d.line}`],
   ];
+  // A templated kernel's name runs to hundreds of characters: the heading shows it short.
+  const heading = shortenName(d.name, HEADING_CHARS);
+  if (heading !== d.name) rows.unshift(['Name', h('span', { class: 'trace-details-full-name' }, d.name)]);
   if (d.display_name) rows.push(['Display name', d.display_name]);
   if (d.step) rows.push(['Step', `${d.step.step_num} (${d.step.duration_ms.toFixed(3)} ms)`]);
   if (d.parent) rows.push(['Parent', link(d.parent)]);
   pane.append(
-    h('h2', { class: 'trace-details-name' }, d.name),
+    h('h2', { class: 'trace-details-name', title: d.name }, heading),
     h('dl', { class: 'kv' }, ...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])),
   );
   if (d.stats.length)

@@ -30,9 +30,19 @@ describe('trace layout', () => {
       'line 1',
     ]);
     expect(layout.counters[0].max).toBe(5);
-    // An empty device is a header that does not fold.
-    const empty = layoutOf({ sections: [section('/device:GPU:1', 'device', [], 'no events')] } as unknown as TraceViewport, new Set(['s0']));
-    expect(empty.labels[0]).toMatchObject({ text: '/device:GPU:1 (no events)', foldable: false, collapsed: false });
+  });
+
+  it('lists the devices without events once, at the end, folded', () => {
+    const reply = {
+      sections: [section('/device:GPU:1', 'device', [], 'no events'), section('/host:CPU', 'host', [1]), section('/device:GPU:0', 'device', [2]), section('/device:GPU:2', 'device', [], 'no events')],
+    } as unknown as TraceViewport;
+    const folded = layoutOf(reply, new Set());
+    expect(folded.labels.map((l) => l.text)).toEqual(['/device:GPU:0', 'line 2', '/host:CPU', 'line 1', 'Devices with no events (2)']);
+    expect(folded.labels.at(-1)).toMatchObject({ collapsed: true, foldable: true, title: '/device:GPU:1, /device:GPU:2' });
+    // Unfolded, each is a header that does not fold, saying why.
+    const open = layoutOf(reply, new Set(['empty']));
+    expect(open.labels.slice(-3).map((l) => l.text)).toEqual(['Devices with no events (2)', '/device:GPU:1 (no events)', '/device:GPU:2 (no events)']);
+    expect(open.labels.at(-1)).toMatchObject({ foldable: false, collapsed: false, title: '/device:GPU:2: no events' });
   });
 
   it('finds the tracks a band crosses', () => {

@@ -2,7 +2,7 @@
 // collapsed keys: the y of every row and label, and of every listed event (for flow arrows).
 import { PALETTE } from '../charts/palette';
 import type { CounterTrack, TraceEventBox, TraceRow, TraceSection, TraceViewport } from './trace_api';
-import { COUNTERS_KEY, PINNED_KEY, sectionKey, trackKey } from './collapsed_tracks';
+import { COUNTERS_KEY, EMPTY_DEVICES_KEY, PINNED_KEY, sectionKey, trackKey } from './collapsed_tracks';
 
 export const ROW_PX = 20;
 export const HEADER_PX = 22;
@@ -108,18 +108,41 @@ export function layoutOf(
   if (loose.length && !header('Counters', COUNTERS_KEY)) counterTracks(loose);
   const pinnedTracks = reply.sections.flatMap((s) => s.tracks.filter((t) => pinned.has(trackKey(t.line))));
   if (pinnedTracks.length && !header('Pinned', PINNED_KEY)) for (const t of pinnedTracks) track(t, true);
-  for (const index of sectionOrder(reply.sections)) {
+  const order = sectionOrder(reply.sections);
+  for (const index of order.filter((i) => !reply.sections[i].empty)) {
     const section = reply.sections[index];
     const key = sectionKey(index);
-    const text = section.empty ? `${section.name} (no events)` : section.name;
-    // An empty device has nothing to unfold: it stays a header saying why.
-    const sectionCollapsed = header(text, key, section.empty ? `${section.name}: ${section.empty}` : undefined, !section.empty);
+    const sectionCollapsed = header(section.name, key);
     if (sectionCollapsed) {
       for (const t of section.tracks) if (!out.lineY.has(t.line)) out.lineY.set(t.line, y - HEADER_PX / 2 - ROW_PX / 2);
       continue;
     }
     counterTracks(ownCounters(section.name));
     for (const t of section.tracks) if (!pinned.has(trackKey(t.line))) track(t, false);
+  }
+  // Devices without events: one folded group at the end, so they never push a busy device
+  // down; unfolded, each is a header saying why it is empty.
+  const empty = order.filter((i) => reply.sections[i].empty);
+  if (empty.length) {
+    const open = collapsed.has(EMPTY_DEVICES_KEY);
+    const names = empty.map((i) => reply.sections[i].name);
+    out.labels.push({
+      text: `Devices with no events (${empty.length})`,
+      y,
+      height: HEADER_PX,
+      key: EMPTY_DEVICES_KEY,
+      kind: 'section',
+      collapsed: !open,
+      rows: 0,
+      title: names.join(', '),
+      foldable: true,
+    });
+    y += HEADER_PX;
+    if (open)
+      for (const index of empty) {
+        const section = reply.sections[index];
+        header(`${section.name} (no events)`, sectionKey(index), `${section.name}: ${section.empty}`, false);
+      }
   }
   out.height = y + 8;
   return out;
