@@ -145,7 +145,8 @@ void collect_host(const Profile& p, const StepGrouping& g, const GpuActivityOpti
   const GpuScope scope = options.scope;
   out->profile = &p;
   out->round_like_hta = options.round_like_hta;
-  out->grid_offset_ps = ((p.origin_ns % 1000) + 1000) % 1000 * 1000;
+  // HTA reads the file's own ts, which count from Kineto's base time.
+  out->hta_rounding = HtaTimeRounding(p.origin_ns - p.hosts[h].trace_clock_base_ns);
   const model::Host& host = p.hosts[h];
   out->host = h;
   out->name = std::string(p.strings.view(host.name));

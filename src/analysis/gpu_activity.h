@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "analysis/gpu_work_kind.h"
+#include "analysis/hta_time_rounding.h"
 #include "analysis/step_grouping.h"
 #include "model/profile.h"
 
@@ -63,25 +64,21 @@ struct HostGpuActivity {
   int64_t end_ps(const GpuWork& w) const { return std::min(gpu_end(*profile, w), windows[w.window].second); }
 
   // The whole item and its launch call (not clipped), rounded as HTA when that was asked.
-  int64_t gpu_begin(const model::Profile& p, const GpuWork& w) const { return up(p.start_ps(w.event)); }
-  int64_t gpu_end(const model::Profile& p, const GpuWork& w) const { return down(p.end_ps(w.event)); }
-  int64_t launch_begin(const model::Profile& p, const GpuWork& w) const { return up(p.start_ps(w.launch)); }
-  int64_t launch_end(const model::Profile& p, const GpuWork& w) const { return down(p.end_ps(w.launch)); }
+  int64_t gpu_begin(const model::Profile& p, const GpuWork& w) const { return begin_of(p, w.event); }
+  int64_t gpu_end(const model::Profile& p, const GpuWork& w) const { return end_of(p, w.event); }
+  int64_t launch_begin(const model::Profile& p, const GpuWork& w) const { return begin_of(p, w.launch); }
+  int64_t launch_end(const model::Profile& p, const GpuWork& w) const { return end_of(p, w.launch); }
 
-  // GpuActivityOptions::round_like_hta: whole microseconds of the trace's clock (origin_ns is
-  // whole ns; its sub-µs part shifts the grid).
+  // GpuActivityOptions::round_like_hta: HTA's float64 microseconds, rounded (hta_time_rounding.h).
   bool round_like_hta = false;
-  int64_t grid_offset_ps = 0;
-  int64_t up(int64_t ps) const {
-    const int64_t r = rest(ps);
-    return r == 0 ? ps : ps + kPsPerUs - r;
-  }
-  int64_t down(int64_t ps) const { return ps - rest(ps); }
+  HtaTimeRounding hta_rounding{0};
 
  private:
-  static constexpr int64_t kPsPerUs = 1'000'000;
-  int64_t rest(int64_t ps) const {
-    return round_like_hta ? ((ps + grid_offset_ps) % kPsPerUs + kPsPerUs) % kPsPerUs : 0;
+  int64_t begin_of(const model::Profile& p, model::EventIndex e) const {
+    return round_like_hta ? hta_rounding.start_ps(p.start_ps(e)) : p.start_ps(e);
+  }
+  int64_t end_of(const model::Profile& p, model::EventIndex e) const {
+    return round_like_hta ? hta_rounding.end_ps(p.start_ps(e), p.duration_ps(e)) : p.end_ps(e);
   }
 };
 

@@ -87,6 +87,7 @@ struct Host {
   StringId name = kEmptyString;     // TensorBoard's host: the file name without extension
   StringId hostname = kEmptyString; // what the capture recorded (XSpace hostnames), may be empty
   std::vector<StringId> more_hostnames;  // the XSpace's hostnames after the first, if any
+  int64_t trace_clock_base_ns = 0;  // Kineto's baseTimeNanoseconds: the file's ts count from it
   uint32_t first_plane = 0;
   uint32_t num_planes = 0;
 };

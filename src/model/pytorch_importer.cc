@@ -443,6 +443,7 @@ void PyTorchImport::add_host() {
   host.name = p_.strings.intern(host_);
   if (t_.rank) host.hostname = p_.strings.intern("rank" + std::to_string(*t_.rank));
   else host.hostname = t_.host_name;
+  host.trace_clock_base_ns = t_.base_time_ns.value_or(0);
   host.first_plane = uint32_t(p_.planes.size());
   p_.hosts.push_back(host);
   p_.origin_ns = origin_ns_;

@@ -147,6 +147,20 @@ TEST(GpuTimelineVsHta, TraceCompareTest) {
   expect_like_hta(l, "1");
 }
 
+// Timestamps since the epoch in ns (1712195495519695.800 us): HTA's float64 resolves a quarter
+// microsecond there, and its rounding (start up, start + duration down) follows the float64
+// values. With --hta-rounding mlprof reproduces its temporal breakdown to the microsecond
+// (exact rounding gave 11,307 us idle and 371,264 us compute).
+TEST(GpuTimelineVsHta, NanosecondTimestampsRoundAsHtaDoes) {
+  Loaded l;
+  LOAD_OR_SKIP("ns_resolution_trace__rank-0.Apr_03_18_51_38.1102.pt.trace", l);
+  const json& tb = l.hta["temporal_breakdown"]["0"];
+  const json b = to_json(l.timeline)["hosts"][0]["gpu_time_breakdown"];
+  EXPECT_EQ(b["span_us"].get<double>(), tb["kernel_time_us (span first kernel start..last kernel end)"].get<double>());
+  EXPECT_EQ(b["idle_us"].get<double>(), tb["idle_time_us"].get<double>());
+  EXPECT_EQ(b["compute_us"].get<double>(), tb["compute_time_us"].get<double>());
+}
+
 }  // namespace
 }  // namespace mlprof::analysis
 
