@@ -8,6 +8,7 @@
 #include "analysis/collective_calls.h"
 #include "analysis/csv.h"
 #include "analysis/device_work.h"
+#include "analysis/host_labels.h"
 #include "analysis/launch_ops.h"
 #include "model/op_arg_names.h"
 
@@ -223,6 +224,7 @@ CollectivesTable compute_collectives(const Profile& p) {
     bool operator<(const Key& o) const { return std::tie(kind, group, host) < std::tie(o.kind, o.group, o.host); }
   };
   std::map<Key, CollectiveRow> rows;
+  const std::vector<std::string> labels = host_labels(p);
   for (uint32_t h = 0; h < hosts; ++h) {
     std::vector<Call>* calls = !device[h].empty() ? &device[h] : !backend[h].empty() ? &backend[h]
                                : !front[h].empty() ? &front[h] : &recorded[h];
@@ -243,7 +245,8 @@ CollectivesTable compute_collectives(const Profile& p) {
     for (const Call& c : *calls) {
       CollectiveRow& row = rows[{c.kind, std::string(c.args.group), h}];
       if (row.count == 0) {
-        row.host = p.strings.view(p.hosts[h].name);
+        row.host = labels[h];
+        row.file = p.strings.view(p.hosts[h].name);
         row.kind = c.kind;
         row.process_group = c.args.group;
         row.group_ranks = c.args.ranks;
@@ -271,6 +274,7 @@ nlohmann::json to_json(const CollectivesTable& t) {
   auto or_null = [](double v) { return v >= 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
   for (const CollectiveRow& r : t.rows)
     rows.push_back({{"host", r.host},
+                    {"file", r.file},
                     {"collective", r.kind},
                     {"process_group", r.process_group},
                     {"group_ranks", r.group_ranks},

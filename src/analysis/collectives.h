@@ -35,7 +35,8 @@ double bus_bandwidth_factor(std::string_view kind, int64_t ranks);
 int64_t dtype_bytes(std::string_view dtype);
 
 struct CollectiveRow {
-  std::string host;             // the rank
+  std::string host;             // the rank (host_labels.h)
+  std::string file;             // its file's name without extension
   std::string kind;             // collective_kind
   std::string process_group;    // "Process Group Name", or "" when not recorded
   std::string group_ranks;      // "Process Group Ranks": "[0, 1]"

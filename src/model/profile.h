@@ -87,6 +87,8 @@ struct Host {
   StringId name = kEmptyString;     // TensorBoard's host: the file name without extension
   StringId hostname = kEmptyString; // what the capture recorded (XSpace hostnames), may be empty
   std::vector<StringId> more_hostnames;  // the XSpace's hostnames after the first, if any
+  int64_t rank = -1;                // the process's rank in its job, where the trace records it
+                                    // (PyTorch's distributedInfo.rank); -1 otherwise
   uint32_t first_plane = 0;
   uint32_t num_planes = 0;
 };

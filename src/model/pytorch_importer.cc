@@ -443,6 +443,7 @@ void PyTorchImport::add_host() {
   host_index_ = uint32_t(p_.hosts.size());
   Host host;
   host.name = p_.strings.intern(host_);
+  if (t_.rank) host.rank = *t_.rank;
   if (t_.rank) host.hostname = p_.strings.intern("rank" + std::to_string(*t_.rank));
   else host.hostname = t_.host_name;
   host.first_plane = uint32_t(p_.planes.size());

@@ -18,7 +18,10 @@
 #include <filesystem>
 
 #include "analysis/collectives.h"
+#include "analysis/host_labels.h"
+#include "analysis/pod_viewer.h"
 #include "model/load_profile.h"
+#include "model/pytorch_importer.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -123,6 +126,37 @@ TEST(Collectives, AllGatherAndSymmetricMemoryOnB200) {
             "host,collective,process_group,group_ranks,group_size,timed_on,count,total_ms,mean_ms,sized_count,bytes,"
             "mean_message_bytes,algbw_gbps,busbw_gbps");
   EXPECT_NE(csv.find(",all_gather,3,\"[0, 1, 2, 3, 4, 5, 6, 7]\",8,device,1,"), std::string::npos) << csv;
+}
+
+// Ranks are named from the trace's distributedInfo.rank, not from file names that
+// tensorboard_trace_handler makes (worker name, then a time stamp); the file name stays beside.
+TEST(HostLabels, RankFromDistributedInfo) {
+  auto trace = [](int rank) {
+    return R"({"distributedInfo": {"backend": "nccl", "rank": )" + std::to_string(rank) +
+           R"(, "world_size": 2}, "traceEvents": [
+      {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 1, "tid": 1, "ts": 10, "dur": 50},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 20, "dur": 5}]})";
+  };
+  model::Profile p;
+  std::string error;
+  for (auto [rank, file] : {std::pair{1, "rank1.1795844602081"}, std::pair{0, "rank0.1795844602080"}}) {
+    const std::string json = trace(rank);
+    ASSERT_TRUE(model::import_pytorch_trace_bytes(json.data(), json.size(), file, &p, &error)) << error;
+  }
+  ASSERT_EQ(p.hosts.size(), 2u);
+  EXPECT_EQ(p.hosts[0].rank, 1);
+  EXPECT_EQ(host_labels(p), (std::vector<std::string>{"rank 1", "rank 0"}));
+  const PodViewer pod = compute_pod_viewer(p);
+  ASSERT_EQ(pod.workers.size(), 2u);
+  EXPECT_EQ(pod.workers[0].host, "rank 1");
+  EXPECT_EQ(pod.workers[0].file, "rank1.1795844602081");
+  EXPECT_EQ(to_json(pod)["workers"][1]["file"], "rank0.1795844602080");
+
+  // Two files of one rank (two runs copied together) keep their file names.
+  p.hosts[1].rank = 1;
+  EXPECT_EQ(host_labels(p), (std::vector<std::string>{"rank1.1795844602081", "rank0.1795844602080"}));
+  p.hosts[1].rank = -1;  // no distributedInfo
+  EXPECT_EQ(host_labels(p), (std::vector<std::string>{"rank 1", "rank0.1795844602080"}));
 }
 
 }  // namespace
