@@ -1,3 +1,4 @@
+#include "analysis/host_labels.h"
 #include "analysis/host_summary.h"
 
 #include "analysis/device_precision.h"
@@ -73,6 +74,15 @@ bool RunSummary::add(std::unique_ptr<ProfileSummary> part, std::string* error) {
   for (PodHost& host : part->pod) {
     for (PodWorkerStep& step : host.steps) step.begin_ps += shift_ps;
     pod_.push_back(std::move(host));
+  }
+  // A rank's label holds only where no other file records the same rank: labelled again over
+  // all the files so far, as host_labels labels one profile's hosts.
+  if (!part->pod.empty()) {
+    std::vector<int64_t> ranks;
+    std::vector<std::string> files;
+    for (const PodHost& host : pod_) ranks.push_back(host.recorded_rank), files.push_back(host.file);
+    const std::vector<std::string> labels = host_labels(ranks, files);
+    for (size_t h = 0; h < pod_.size(); ++h) pod_[h].host = pod_[h].rank.host = labels[h];
   }
 
   OverviewParts& o = part->overview;

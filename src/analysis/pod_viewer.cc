@@ -1,3 +1,4 @@
+#include "analysis/host_labels.h"
 #include "analysis/pod_viewer.h"
 
 #include <algorithm>
@@ -43,7 +44,12 @@ nlohmann::json categories_json(const std::array<int64_t, kNumCategories>& ps) {
 
 std::vector<PodHost> pod_hosts(const model::Profile& p, const StepAnalysis& sa, bool with_gpu_times) {
   std::vector<PodHost> hosts(p.hosts.size());
-  for (size_t h = 0; h < hosts.size(); ++h) hosts[h].host = std::string(p.strings.view(p.hosts[h].name));
+  const std::vector<std::string> labels = host_labels(p);
+  for (size_t h = 0; h < hosts.size(); ++h) {
+    hosts[h].host = labels[h];
+    hosts[h].file = std::string(p.strings.view(p.hosts[h].name));
+    hosts[h].recorded_rank = p.hosts[h].rank;
+  }
   if (!sa.whole_profile)
     for (const StepBreakdown& s : sa.steps) {
       if (s.host >= hosts.size()) continue;
@@ -67,6 +73,7 @@ PodViewer compute_pod_viewer(std::vector<PodHost> hosts, bool whole_profile) {
   for (PodHost& host : hosts) {
     PodWorker& worker = pod.workers.emplace_back();
     worker.host = host.host;
+    worker.file = host.file;
     worker.steps = std::move(host.steps);
   }
   std::map<int64_t, PodStep> by_step;
@@ -118,6 +125,7 @@ nlohmann::json to_json(const PodViewer& pod) {
     const bool has_steps = !worker.steps.empty();
     workers.push_back({
         {"host", worker.host},
+        {"file", worker.file},
         {"step_count", worker.steps.size()},
         {"step_time_ms", {{"avg", t.avg}, {"stddev", t.stddev}, {"min", t.min}, {"max", t.max}}},
         {"breakdown_ms", categories_json(worker.breakdown_ms)},

@@ -23,7 +23,8 @@ struct PodWorkerStep {
 };
 
 struct PodWorker {
-  std::string host;
+  std::string host;  // host_labels.h: "rank 3", or the file name without extension
+  std::string file;  // the file name without extension, to find the file
   std::vector<PodWorkerStep> steps;  // by start
   SeriesStats step_time_ms;
   std::array<double, kNumCategories> breakdown_ms{};   // average per step
@@ -60,7 +61,9 @@ PodViewer compute_pod_viewer(const model::Profile& profile);
 // the profile's origin) and their GPU times. Per host, so that hosts read apart and summarised
 // (host_summary.h) give what the whole run gives.
 struct PodHost {
-  std::string host;
+  std::string host;  // host_labels.h
+  std::string file;
+  int64_t recorded_rank = -1;  // model::Host::rank: to label the hosts of several files together
   std::vector<PodWorkerStep> steps;
   RankSteps rank;  // for the stragglers
 };

@@ -1,3 +1,4 @@
+#include "analysis/host_labels.h"
 #include "analysis/stragglers.h"
 
 #include <fmt/format.h>
@@ -144,7 +145,11 @@ StragglerAnalysis compute_stragglers(const model::Profile& profile, const StepGr
 std::vector<RankSteps> rank_steps(const model::Profile& profile, const StepGrouping& grouping,
                                   const GpuActivity& gpu) {
   std::vector<RankSteps> out(profile.hosts.size());
-  for (uint32_t h = 0; h < profile.hosts.size(); ++h) out[h].host = std::string(profile.strings.view(profile.hosts[h].name));
+  const std::vector<std::string> labels = host_labels(profile);
+  for (uint32_t h = 0; h < profile.hosts.size(); ++h) {
+    out[h].host = labels[h];
+    out[h].file = std::string(profile.strings.view(profile.hosts[h].name));
+  }
   for (uint32_t s : grouping.selected) {
     const Step& step = grouping.steps[s];
     out[step.host].steps.push_back({step.step_num, step.duration_ps(), 0, 0});
@@ -192,7 +197,7 @@ StragglerAnalysis compute_stragglers(const std::vector<RankSteps>& hosts) {
     out.uses_gpu_compute |= host.has_gpu_work;
     if (host.steps.empty()) continue;
     const size_t rank = out.ranks.size();
-    out.ranks.push_back({host.host});
+    out.ranks.push_back({host.host, host.file});
     ranked.push_back(&host);
     for (const RankSteps::Times& t : host.steps)
       by_step[t.step_num].push_back({rank, t.step_ps, t.compute_ps, t.communication_ps, 0});
@@ -282,6 +287,7 @@ nlohmann::json to_json(const StragglerAnalysis& s) {
   for (size_t i = 0; i < s.ranks.size(); ++i) {
     const StragglerRank& r = s.ranks[i];
     ranks.push_back({{"host", r.host},
+                     {"file", r.file},
                      {"steps", r.steps},
                      {"step_ms", r.step_ms},
                      {"compute_ms", r.compute_ms},

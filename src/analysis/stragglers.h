@@ -51,6 +51,7 @@ struct StragglerCause {
 
 struct StragglerRank {
   std::string host;
+  std::string file;  // its file's name without extension
   size_t steps = 0;
   double step_ms = 0, compute_ms = 0, communication_ms = 0, wait_ms = 0;  // means per step
   size_t slowest_in = 0;  // steps in which it was the slowest
@@ -79,7 +80,8 @@ struct StragglerAnalysis {
 // What the analysis needs of one host (rank): its analysed steps, in the grouping's order, with
 // their GPU times. Computed per host, so that a host read on its own gives the same.
 struct RankSteps {
-  std::string host;
+  std::string host;  // host_labels.h: "rank 3", or the file name without extension
+  std::string file;  // the file name without extension, to find the file
   bool has_gpu_work = false;  // the host has GPU streams (then compute is GPU time for the run)
   struct Times {
     int64_t step_num = 0;

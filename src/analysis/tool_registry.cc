@@ -7,6 +7,7 @@
 #include <optional>
 #include <future>
 
+#include "analysis/collectives.h"
 #include "analysis/framework_op_stats.h"
 #include "analysis/gpu_timeline_tools.h"
 #include "analysis/hlo_ops.h"
@@ -150,6 +151,9 @@ ToolResult hlo_stats_tool(const AnalyzedProfile& p, const ToolOptionValues& opti
 }
 constexpr ToolOption kHloStatsOptions[] = {{.name = "device", .help = "one device's ops (its number), or all"}};
 
+// collectives: NCCL kernels, or a CPU job's gloo ops, with their sizes where PyTorch records them.
+bool has_collectives(const AnalyzedProfile& p) { return !compute_collectives(p.profile()).rows.empty(); }
+
 // The registry: one line per tool, in the order the UI lists them.
 const Tool kTools[] = {
     {"overview_page", "Overview", has_events, kNoEvents, kRecordEvents, {}, overview, &kOverviewSummary},
@@ -183,6 +187,10 @@ const Tool kTools[] = {
      "Profile every rank into the same run (one trace or <host>.xplane.pb per rank), with step markers "
      "(PyTorch's ProfilerStep, mlprof::StepTrace).",
      {}, stragglers_tool},
+    {"collectives", "Collectives", has_collectives, "No collective calls were found.",
+     "Profile a torch.distributed job: NCCL kernels on the GPU, or gloo's ops on the CPU; PyTorch records "
+     "message sizes and process groups (record_param_comms).",
+     {}, of_profile<CollectivesTable, compute_collectives>},
     {"memory_profile", "Memory profile", has_memory, "No memory events were found.",
      "mlprof records allocator events (mlprof::record_allocation and LibTorch's allocator) at host tracer level 3 "
      "(MLPROF_HOST_TRACER_LEVEL=3); PyTorch's profiler writes them with profile_memory=True.",

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "analysis/collectives.h"
 #include "analysis/framework_op_stats.h"
 #include "analysis/gpu_timeline.h"
 #include "analysis/hlo_stats.h"
@@ -34,6 +35,7 @@ std::string render_text(const analysis::PodViewer& pod);
 std::string render_text(const analysis::TraceViewerLink& link);
 std::string render_text(const analysis::GpuTimeline& timeline);
 std::string render_text(const analysis::StragglerAnalysis& stragglers);
+std::string render_text(const analysis::CollectivesTable& collectives);
 // XLA's ops (report_text_xla_ops.cc): at most `max_ops` ops per category, rows, ops per device.
 std::string render_text(const analysis::OpProfile& profile, size_t max_ops = 5);
 std::string render_text(const analysis::HloStats& stats, size_t max_rows = 30);

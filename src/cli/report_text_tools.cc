@@ -31,6 +31,7 @@ constexpr TextRenderer kRenderers[] = {
     {"kernel_launch_stats", text_of<analysis::GpuTimeline>},
     {"gpu_queue_length", text_of<analysis::GpuTimeline>},
     {"stragglers", text_of<analysis::StragglerAnalysis>},
+    {"collectives", text_of<analysis::CollectivesTable>},
     {"memory_profile", text_of<analysis::MemoryProfile>},
     {"op_profile", text_of<analysis::OpProfile>},
     {"hlo_stats", text_of<analysis::HloStats>},

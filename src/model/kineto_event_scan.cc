@@ -81,6 +81,17 @@ class Tokens {
     }
   }
 
+  // A value's JSON text, checking its structure: it runs to the next token (the ',' or '}'
+  // after it), without the whitespace before that.
+  bool raw_value(std::string_view* text) {
+    const uint32_t begin = index_[at_];
+    if (!skip(1) || at_ == count_) return false;
+    std::string_view t(text_ + begin, size_t(index_[at_] - begin));
+    while (!t.empty() && is_space(t.back())) t.remove_suffix(1);
+    *text = t;
+    return true;
+  }
+
   // The current token, a number, as its text with the whitespace after it.
   bool number(std::string_view* token_text) {
     const char c = peek();
@@ -174,8 +185,9 @@ bool args(Tokens& t, RawEvent* raw) {
     std::string_view key;
     if (!t.key(&key)) return false;
     int64_t* target = nullptr;
+    std::string_view* text = nullptr;
     bool ok = true;
-    switch (arg_key(key, raw, &target)) {
+    switch (arg_key(key, raw, &target, &text)) {
       case ArgKey::kCbid:
         raw->has_cbid = true;
         ok = t.skip(1);
@@ -189,6 +201,7 @@ bool args(Tokens& t, RawEvent* raw) {
       case ArgKey::kGrid: ok = int_array(t, raw->kernel.grid); break;
       case ArgKey::kBlock: ok = int_array(t, raw->kernel.block); break;
       case ArgKey::kName: ok = string_value(t, &raw->arg_name); break;
+      case ArgKey::kText: ok = t.peek() == '"' ? t.string(text) : t.raw_value(text); break;
       case ArgKey::kInteger: {
         int64_t n;
         if (parse_fixed(t.token(), 0, &n)) *target = n;

@@ -8,6 +8,7 @@
 
 #include "model/kineto_number.h"
 #include "model/kineto_trace.h"
+#include "model/op_arg_names.h"
 
 namespace mlprof::model::kineto {
 
@@ -30,6 +31,14 @@ struct ThreadId {
   }
 };
 
+// An OpArgs (kineto_trace.h) as written: strings' text, arrays' JSON; interned by the trace
+// builder.
+struct RawOpArgs {
+  std::string_view input_types, input_dims, collective, dtype, in_split, out_split, group_name, group_ranks;
+  int64_t in_nelems = -1, out_nelems = -1, group_size = -1;
+  bool present = false;
+};
+
 // Everything an event may carry; which parts count depends on its phase and category.
 struct RawEvent {
   char ph = 0;
@@ -44,6 +53,7 @@ struct RawEvent {
   bool has_kernel_args = false;
   int64_t bytes = -1;
   MemoryRecord memory;
+  RawOpArgs op_args;
   std::string_view arg_name;  // "M" events: the process or thread name
 
   // Worked out on the thread that parsed the event, while its text is in that core's cache:
@@ -95,15 +105,48 @@ enum class ArgKey : uint8_t {
   kGrid,                   // [x, y, z]
   kBlock,
   kName,                   // a string: "M" events' process or thread name
+  kText,                   // *text: a string's text, or another value's JSON (an op argument)
   kOther,
 };
 
-// What `key` is, and for kInteger the field it fills (kernel arguments also mark the event as
-// having them, whatever their value).
-inline ArgKey arg_key(std::string_view key, RawEvent* raw, int64_t** target) {
+// What `key` is, and for kInteger and kText the field it fills (kernel and op arguments also
+// mark the event as having them, whatever their value).
+inline ArgKey arg_key(std::string_view key, RawEvent* raw, int64_t** target, std::string_view** text) {
   *target = nullptr;
+  *text = nullptr;
   if (key.empty()) return ArgKey::kOther;
+  RawOpArgs& op = raw->op_args;
+  auto op_text = [&](std::string_view* field) {
+    *text = field;
+    op.present = true;
+    return ArgKey::kText;
+  };
+  auto op_integer = [&](int64_t* field) {
+    *target = field;
+    op.present = true;
+    return ArgKey::kInteger;
+  };
   switch (key[0]) {
+    case 'I':
+      if (key == kArgInputType) return op_text(&op.input_types);
+      if (key == kArgInputDims) return op_text(&op.input_dims);
+      if (key == kArgInMsgNelems) return op_integer(&op.in_nelems);
+      if (key == kArgInSplitSize) return op_text(&op.in_split);
+      break;
+    case 'O':
+      if (key == kArgOutMsgNelems) return op_integer(&op.out_nelems);
+      if (key == kArgOutSplitSize) return op_text(&op.out_split);
+      break;
+    case 'C':
+      if (key == kArgCollectiveName) return op_text(&op.collective);
+      break;
+    case 'G':
+      if (key == kArgGroupSize) return op_integer(&op.group_size);
+      break;
+    case 'P':
+      if (key == kArgProcessGroupName) return op_text(&op.group_name);
+      if (key == kArgProcessGroupRanks) return op_text(&op.group_ranks);
+      break;
     case 'c':
       if (key == "correlation") *target = &raw->correlation;
       else if (key == "cbid") return ArgKey::kCbid;
@@ -118,6 +161,7 @@ inline ArgKey arg_key(std::string_view key, RawEvent* raw, int64_t** target) {
       break;
     case 'd':
       if (key == "device") *target = &raw->device;
+      else if (key == kArgDtype) return op_text(&op.dtype);
       break;
     case 's':
       if (key == "stream") *target = &raw->stream;

@@ -138,6 +138,7 @@ class EventParser {
   bool read_args(od::object& args, RawEvent* raw);
   bool read_thread_id(od::value& value, ThreadId* id);
   bool read_int_array(od::value& value, int64_t (&out)[3]);
+  bool read_text(od::value& value, std::string_view* text);
 
   EventScan scan_;               // what reads most batches; On-Demand reads the others
   od::parser parser_;            // reused by every batch: its buffers are allocated once
@@ -163,6 +164,7 @@ class TraceReader final : public EventParser {
  private:
   bool add_event(RawEvent& raw);
   bool add_metadata(const RawEvent& raw);
+  uint32_t add_op_args(const RawOpArgs& raw);
   bool read_device_properties(od::array& devices);
   bool read_distributed_info(od::object& info);
   bool bad_time(std::string_view token, const char* what);  // fails, naming the token
@@ -218,6 +220,7 @@ class TraceReader final : public EventParser {
   }
   std::unordered_map<KernelLaunch, uint32_t, RecordHash> kernel_index_;
   std::unordered_map<MemoryRecord, uint32_t, RecordHash> memory_index_;
+  std::unordered_map<OpArgs, uint32_t, RecordHash> op_args_index_;
   TrackKey last_key_{INT64_MIN, INT64_MIN, false};
   uint32_t last_track_ = 0;
 };
@@ -368,6 +371,32 @@ bool EventParser::read_int_array(od::value& value, int64_t (&out)[3]) {
   return true;
 }
 
+bool EventParser::read_text(od::value& value, std::string_view* text) {
+  od::json_type type;
+  if (auto code = value.type().get(type)) return json_error(code);
+  simdjson::error_code code = simdjson::SUCCESS;
+  switch (type) {
+    case od::json_type::string: code = value.get_string().get(*text); break;
+    case od::json_type::array: {
+      od::array array;
+      if (!(code = value.get_array().get(array))) code = array.raw_json().get(*text);
+      break;
+    }
+    case od::json_type::object: {
+      od::object object;
+      if (!(code = value.get_object().get(object))) code = object.raw_json().get(*text);
+      break;
+    }
+    default: *text = value.raw_json_token(); break;
+  }
+  if (code != simdjson::SUCCESS) return json_error(code);
+  // A value's JSON runs to the next token: without the whitespace before it, as the other parser reads it.
+  if (type != od::json_type::string)
+    while (!text->empty() && (text->back() == ' ' || text->back() == '\n' || text->back() == '\r' || text->back() == '\t'))
+      text->remove_suffix(1);
+  return true;
+}
+
 bool EventParser::read_args(od::object& args, RawEvent* raw) {
   for (auto field_result : args) {
     od::field field;
@@ -376,8 +405,9 @@ bool EventParser::read_args(od::object& args, RawEvent* raw) {
     if (key.empty()) continue;
     od::value value = field.value();
     int64_t* target = nullptr;
+    std::string_view* text = nullptr;
     double v;
-    switch (arg_key(key, raw, &target)) {
+    switch (arg_key(key, raw, &target, &text)) {
       case ArgKey::kCbid: raw->has_cbid = true; break;
       case ArgKey::kOccupancy:
         if (value.get_double().get(v) == simdjson::SUCCESS) raw->kernel.occupancy_pct = v;
@@ -394,6 +424,9 @@ bool EventParser::read_args(od::object& args, RawEvent* raw) {
       case ArgKey::kName:
         if (auto code = value.get_string().get(raw->arg_name); code && code != simdjson::INCORRECT_TYPE)
           return json_error(code);
+        break;
+      case ArgKey::kText:
+        if (!read_text(value, text)) return false;
         break;
       case ArgKey::kInteger: {
         int64_t n;
@@ -482,8 +515,10 @@ bool TraceReader::add_event(RawEvent& raw) {
   }
   e.track = track_of(pid, tid, device);
   if (device && raw.has_cat && equals_lower(raw.cat, "mtia_ccp_events")) t_.tracks[e.track].mtia = true;
+  const uint32_t op_args = raw.op_args.present ? add_op_args(raw.op_args) : UINT32_MAX;
   switch (e.category) {
     case Category::kKernel:
+      if (op_args != UINT32_MAX) raw.kernel.op_args = op_args;
       e.detail = distinct(kernel_index_, t_.kernels, raw.kernel);
       break;
     case Category::kMemcpy:
@@ -495,11 +530,29 @@ bool TraceReader::add_event(RawEvent& raw) {
       e.detail = distinct(memory_index_, t_.memory, raw.memory);
       break;
     default:
+      e.detail = op_args;
       break;
   }
   ++t_.count_by_category[size_t(e.category)];
   t_.events.push_back(e);
   return true;
+}
+
+uint32_t TraceReader::add_op_args(const RawOpArgs& raw) {
+  auto text = [&](std::string_view s) { return s.empty() ? kEmptyString : intern(s); };
+  OpArgs a;
+  a.input_types = text(raw.input_types);
+  a.input_dims = text(raw.input_dims);
+  a.collective = text(raw.collective);
+  a.dtype = text(raw.dtype);
+  a.in_split = text(raw.in_split);
+  a.out_split = text(raw.out_split);
+  a.group_name = text(raw.group_name);
+  a.group_ranks = text(raw.group_ranks);
+  a.in_nelems = raw.in_nelems;
+  a.out_nelems = raw.out_nelems;
+  a.group_size = raw.group_size;
+  return distinct(op_args_index_, t_.op_args, a);
 }
 
 bool TraceReader::add_metadata(const RawEvent& raw) {

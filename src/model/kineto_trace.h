@@ -62,8 +62,9 @@ struct Event {
   StringId name = kEmptyString;
   uint32_t track = 0;             // index into Trace::tracks
   Category category = Category::kOther;
-  uint32_t detail = UINT32_MAX;   // kKernel: kernels[], kMemcpy/kMemset: copies[], kMemory: memory[]
-                                  // (kernels and memory records are kept once however often they repeat)
+  uint32_t detail = UINT32_MAX;   // kKernel: kernels[], kMemcpy/kMemset: copies[], kMemory: memory[],
+                                  // any other: op_args[] (each distinct record is kept once however
+                                  // often it repeats)
 };
 
 struct KernelLaunch {
@@ -72,7 +73,27 @@ struct KernelLaunch {
   int64_t grid[3] = {0, 0, 0};
   int64_t block[3] = {0, 0, 0};
   double occupancy_pct = -1;         // est. achieved occupancy %
+  int64_t op_args = -1;              // index into Trace::op_args: a collective kernel's arguments
   bool operator==(const KernelLaunch&) const = default;
+};
+
+// What PyTorch records about an op's inputs (cpu_op) and a collective's call (record_param_comms
+// ops and NCCL kernels), under Kineto's own key names. Strings are as written; an array (`Input
+// type`, `Input Dims`) is kept as its JSON text. A training step repeats them, so each distinct
+// record is kept once, as interned strings: a few bytes per event.
+struct OpArgs {
+  StringId input_types = kEmptyString;  // "Input type": ["c10::BFloat16", "float", "Scalar"]
+  StringId input_dims = kEmptyString;   // "Input Dims": [[4, 3], [3], []]
+  StringId collective = kEmptyString;   // "Collective name": allreduce, _allgather_base, send
+  StringId dtype = kEmptyString;        // "dtype": Float, BFloat16
+  StringId in_split = kEmptyString;     // "In split size": "[]" or the all_to_all splits
+  StringId out_split = kEmptyString;    // "Out split size"
+  StringId group_name = kEmptyString;   // "Process Group Name": "0"
+  StringId group_ranks = kEmptyString;  // "Process Group Ranks": "[0, 1]"
+  int64_t in_nelems = -1;               // "In msg nelems"
+  int64_t out_nelems = -1;              // "Out msg nelems"
+  int64_t group_size = -1;              // "Group size"
+  bool operator==(const OpArgs&) const = default;
 };
 
 struct Copy {
@@ -113,6 +134,7 @@ struct Trace {
   std::vector<KernelLaunch> kernels;
   std::vector<Copy> copies;
   std::vector<MemoryRecord> memory;
+  std::vector<OpArgs> op_args;
   std::deque<FlowPoint> flow_starts, flow_ends;  // many, and seldom needed: grown without copying
   std::vector<DeviceProperties> devices;
   std::unordered_map<int64_t, StringId> process_names;

@@ -88,6 +88,8 @@ struct Host {
   StringId hostname = kEmptyString; // what the capture recorded (XSpace hostnames), may be empty
   std::vector<StringId> more_hostnames;  // the XSpace's hostnames after the first, if any
   int64_t trace_clock_base_ns = 0;  // Kineto's baseTimeNanoseconds: the file's ts count from it
+  int64_t rank = -1;                // the process's rank in its job, where the trace records it
+                                    // (PyTorch's distributedInfo.rank); -1 otherwise
   uint32_t first_plane = 0;
   uint32_t num_planes = 0;
 };

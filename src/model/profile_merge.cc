@@ -8,7 +8,7 @@ namespace {
 
 // The tables are copied field by field below with their string ids and indices moved: a
 // field added to one of them must be moved here too (then update its size).
-static_assert(sizeof(Host) == 48, "a Host field was added: move its ids in append_profile");
+static_assert(sizeof(Host) == 56, "a Host field was added: move its ids in append_profile");
 static_assert(sizeof(Plane) == 56, "a Plane field was added: move its ids in append_profile");
 static_assert(sizeof(Line) == 32, "a Line field was added: move its ids in append_profile");
 static_assert(sizeof(EventName) == 16, "an EventName field was added: move its ids in append_profile");

@@ -17,6 +17,7 @@
 #include "model/event_time_limits.h"
 #include "model/kineto_file.h"
 #include "model/kineto_trace.h"
+#include "model/op_arg_names.h"
 #include "model/plane_naming.h"
 
 namespace mlprof::model {
@@ -117,7 +118,7 @@ struct RepeatedMemoryRecord {
   NameIndex name = kNone;  // the name that carries its stats, once made
 };
 
-enum NameVariant : uint32_t { kStepName, kConsumerName, kKernelName, kDeviceOpName, kMemoryName };
+enum NameVariant : uint32_t { kStepName, kConsumerName, kKernelName, kDeviceOpName, kMemoryName, kOpArgsName };
 
 // Whether the trace is ROCm's: PyTorch built for ROCm writes HIP's device properties under
 // CUDA's keys (the GFX version as computeMajor/Minor, compute units as numSms), so only the
@@ -158,7 +159,8 @@ class PyTorchImport {
   template <typename AddStats>
   NameIndex variant_name(const NameKey& key, AddStats add_stats);
   NameIndex step_name(StringId name, int64_t step, int64_t pid);
-  NameIndex consumer_name(StringId name, int64_t pid);
+  NameIndex consumer_name(StringId name, int64_t pid, uint32_t op_args);
+  void add_op_args_stats(const kineto::OpArgs& a);
   StringId op_of(const kineto::Event& e) const;
   std::string thread_line_name(const kineto::Track& track) const;
 
@@ -441,6 +443,7 @@ void PyTorchImport::add_host() {
   host_index_ = uint32_t(p_.hosts.size());
   Host host;
   host.name = p_.strings.intern(host_);
+  if (t_.rank) host.rank = *t_.rank;
   if (t_.rank) host.hostname = p_.strings.intern("rank" + std::to_string(*t_.rank));
   else host.hostname = t_.host_name;
   host.trace_clock_base_ns = t_.base_time_ns.value_or(0);
@@ -593,9 +596,12 @@ void PyTorchImport::add_event(uint32_t i, const StagedLine& staged, EventIndex p
       StringId& interned = kernel_details_[e.detail];
       if (interned == kNoString) interned = p_.strings.intern(kernel_details(k));
       const StringId details = interned, op = op_of(e);
-      name = variant_name({e.name, kKernelName, details, op}, [&] {
+      // A collective kernel's arguments differ from call to call where its launch does not.
+      const uint64_t details_and_args = uint64_t(details) | uint64_t(k.op_args + 1) << 32;
+      name = variant_name({e.name, kKernelName, details_and_args, op}, [&] {
         p_.metadata_stats.add(kKernelDetails, StatValue::of_string(details));
         if (op != kEmptyString) p_.metadata_stats.add(kTfOp, StatValue::of_string(op));
+        if (k.op_args >= 0) add_op_args_stats(t_.op_args[size_t(k.op_args)]);
       });
       add_correlation();
       break;
@@ -628,7 +634,9 @@ void PyTorchImport::add_event(uint32_t i, const StagedLine& staged, EventIndex p
           xs::profiler_step_number(p_.strings.view(e.name), &step)) {
         name = step_name(e.name, step, track.pid);
       } else if (parent == kNone && staged.role == LineRole::kThread && consumer_track_[e.track]) {
-        name = consumer_name(e.name, track.pid);
+        name = consumer_name(e.name, track.pid, e.detail);
+      } else if (e.detail != UINT32_MAX) {
+        name = variant_name({e.name, kOpArgsName, e.detail, 0}, [&] { add_op_args_stats(t_.op_args[e.detail]); });
       } else {
         name = plain_name(e.name);
       }
@@ -726,11 +734,33 @@ NameIndex PyTorchImport::step_name(StringId name, int64_t step, int64_t pid) {
 
 // A top-level event on a thread beside the step's (the autograd engine's backward pass, a
 // pin-memory thread): it belongs to the step that started last before it.
-NameIndex PyTorchImport::consumer_name(StringId name, int64_t pid) {
-  return variant_name({name, kConsumerName, uint64_t(pid), 0}, [&] {
+NameIndex PyTorchImport::consumer_name(StringId name, int64_t pid, uint32_t op_args) {
+  return variant_name({name, kConsumerName, uint64_t(pid), uint64_t(op_args)}, [&] {
     p_.metadata_stats.add(kConsumerType, StatValue::of_uint(kStepContextType));
     p_.metadata_stats.add(kConsumerId, StatValue::of_uint(uint64_t(pid)));
+    if (op_args != UINT32_MAX) add_op_args_stats(t_.op_args[op_args]);
   });
+}
+
+// An op's recorded arguments, as stats of its name (shared by every event that repeats them).
+void PyTorchImport::add_op_args_stats(const kineto::OpArgs& a) {
+  auto text = [&](std::string_view key, StringId value) {
+    if (value != kEmptyString) p_.metadata_stats.add(p_.strings.intern(key), StatValue::of_string(value));
+  };
+  auto integer = [&](std::string_view key, int64_t value) {
+    if (value >= 0) p_.metadata_stats.add(p_.strings.intern(key), StatValue::of_int(value));
+  };
+  text(kArgInputType, a.input_types);
+  text(kArgInputDims, a.input_dims);
+  text(kArgCollectiveName, a.collective);
+  integer(kArgInMsgNelems, a.in_nelems);
+  integer(kArgOutMsgNelems, a.out_nelems);
+  text(kArgInSplitSize, a.in_split);
+  text(kArgOutSplitSize, a.out_split);
+  text(kArgDtype, a.dtype);
+  integer(kArgGroupSize, a.group_size);
+  text(kArgProcessGroupName, a.group_name);
+  text(kArgProcessGroupRanks, a.group_ranks);
 }
 
 bool import_source(kineto::JsonSource& source, std::string_view host, Profile* profile, const LoadProgress& progress,

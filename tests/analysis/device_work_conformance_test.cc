@@ -328,5 +328,33 @@ TEST(ConformanceAcrossTools, B200CollectivesAndHostOps) {
   EXPECT_GT(host_ops, 20u);
 }
 
+// The five Hugging Face models on an H100 (wild/tracelens/kineto_h100) ran in bf16 (the
+// testdata README): their ops record `Input type` c10::BFloat16, which the precision reads
+// first. Float32 is left only where the model itself upcasts: Qwen's RMSNorm runs aten::pow,
+// aten::mean, aten::rsqrt and aten::mul on "float" inputs, 8.4 % of its kernel time by the
+// raw JSON (each kernel's op by External id, durations summed with Python).
+TEST(ConformanceWithModelCards, HuggingFaceModelsOnH100ReadBf16) {
+  const fs::path dir = kTestdata / "wild/tracelens/kineto_h100";
+  if (!fs::exists(dir)) GTEST_SKIP() << dir << " not found (the real profiles are in ../shared/testdata)";
+  size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (!entry.path().string().ends_with(".json.gz")) continue;
+    ++files;
+    SCOPED_TRACE(entry.path().filename().string());
+    model::Profile p;
+    model::LoadError error;
+    ASSERT_TRUE(model::load_profile({entry.path().string(), "", ""}, &p, &error)) << error.problem;
+    ASSERT_NE(p.strings.find("Input type"), model::kNoString) << "the ops' input types were not kept";
+    const AnalyzedProfile profile(std::move(p));
+    const json precision = run_tool(*find_tool("overview_page"), profile, {}).json()["precision"];
+    const json& split = precision["split_pct"];
+    ASSERT_TRUE(split.contains("bits16")) << precision.dump();
+    for (const auto& [key, pct] : split.items())
+      EXPECT_LE(pct.get<double>(), split["bits16"].get<double>()) << key << " above bits16: " << precision.dump();
+    EXPECT_GE(precision["bits16_pct"].get<double>(), 85.0) << precision.dump();
+  }
+  EXPECT_EQ(files, 5u);
+}
+
 }  // namespace
 }  // namespace mlprof::analysis

@@ -53,6 +53,8 @@ TEST(KinetoEventScan, ReadsTheFieldsOfKinetoEvents) {
   EXPECT_EQ(k.kernel.shared_memory, 0);
   EXPECT_DOUBLE_EQ(k.kernel.occupancy_pct, 12.5);
   EXPECT_FALSE(k.has_cbid);
+  EXPECT_EQ(k.op_args.input_dims, "[[1, 2], []]");  // an array as its JSON text
+  EXPECT_TRUE(k.op_args.present);
 
   const RawEvent& m = raws[1];
   EXPECT_EQ(m.ph, 'i');

@@ -330,5 +330,50 @@ TEST(PyTorchImporter, UnknownPhasesAreCountedNotFatal) {
   EXPECT_NE(p.warnings[0].find("2 events"), std::string::npos) << p.warnings[0];
 }
 
+// What PyTorch records on ops and collectives (model/op_arg_names.h) lands as stats of the
+// event's name, as written, whichever parser reads the batch: an escaped name sends this small
+// trace's only batch to the On-Demand parser.
+TEST(PyTorchImporter, OpAndCollectiveArgumentsAreKeptByBothParsers) {
+  constexpr const char* kTemplate = R"json({"distributedInfo": {"backend": "nccl", "rank": 1, "world_size": 2},
+   "traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 10, "dur": 5,
+     "args": {"External id": 3, "Input type": ["c10::BFloat16", "c10::BFloat16"], "Input Dims": [[2, 4], [4, 8]]}},
+    {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 1, "tid": 1, "ts": 20, "dur": 5,
+     "args": {"External id": 4, "Process Group Name": "0", "Out msg nelems": 2049000, "Process Group Ranks": "[0, 1]",
+              "Group size": 2, "In msg nelems": 2049000, "In split size": "[]", "Out split size": "[]",
+              "dtype": "Float", "Collective name": "allreduce"}},
+    {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce_RING_LL_Sum_float", "pid": 0, "tid": 7, "ts": 30,
+     "dur": 40, "args": {"External id": 4, "device": 0, "stream": 7, "correlation": 9, "grid": [8, 1, 1],
+     "block": [544, 1, 1], "Collective name": "allreduce", "In msg nelems": 6637568, "Out msg nelems": 6637568,
+     "Group size": 2, "dtype": "Float", "Process Group Name": "0", "Process Group Ranks": "[0, 1]"}},
+    {"ph": "X", "cat": "cpu_op", "name": "NAME", "pid": 1, "tid": 1, "ts": 80, "dur": 1}
+  ]})json";
+  for (const std::string name : {"plain", R"(an \"escaped\" name)"}) {
+    std::string json = kTemplate;
+    json.replace(json.find("NAME"), 4, name);
+    const Profile p = import(json);
+    SCOPED_TRACE(name);
+    const EventIndex mm = find_event(p, "aten::mm");
+    EXPECT_EQ(stat_text(p, mm, "Input type"), R"(["c10::BFloat16", "c10::BFloat16"])");
+    EXPECT_EQ(stat_text(p, mm, "Input Dims"), "[[2, 4], [4, 8]]");
+    EXPECT_EQ(stat_text(p, mm, "Collective name"), "<absent>");
+    const EventIndex comms = find_event(p, "record_param_comms");
+    EXPECT_EQ(stat_text(p, comms, "Collective name"), "allreduce");
+    EXPECT_EQ(stat_text(p, comms, "In msg nelems"), "2049000");
+    EXPECT_EQ(stat_text(p, comms, "Out msg nelems"), "2049000");
+    EXPECT_EQ(stat_text(p, comms, "In split size"), "[]");
+    EXPECT_EQ(stat_text(p, comms, "Out split size"), "[]");
+    EXPECT_EQ(stat_text(p, comms, "dtype"), "Float");
+    EXPECT_EQ(stat_text(p, comms, "Group size"), "2");
+    EXPECT_EQ(stat_text(p, comms, "Process Group Name"), "0");
+    EXPECT_EQ(stat_text(p, comms, "Process Group Ranks"), "[0, 1]");
+    const EventIndex kernel = find_event(p, "ncclKernel_AllReduce_RING_LL_Sum_float");
+    EXPECT_EQ(stat_text(p, kernel, "Collective name"), "allreduce");
+    EXPECT_EQ(stat_text(p, kernel, "In msg nelems"), "6637568");
+    EXPECT_EQ(stat_text(p, kernel, "tf_op"), "record_param_comms");  // the launch's op, as before
+    EXPECT_EQ(stat_text(p, kernel, "kernel_details"), "grid:8,1,1 block:544,1,1");
+  }
+}
+
 }  // namespace
 }  // namespace mlprof::model

@@ -62,6 +62,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def rank_of(host: str) -> str:
+    """"rank1" from "rank 1" (a trace that records its rank) or "rank1.1795844602081" (a file name)."""
+    return host.split(".")[0].replace(" ", "")
+
+
 class GlooStragglers(ScratchTest):
     def job(self, world: int, slow: int) -> tuple[dict, float]:
         script = self.write_script("job.py", JOB)
@@ -76,13 +81,24 @@ class GlooStragglers(ScratchTest):
         # The traces' folder, without the program's own file.
         os.remove(os.path.join(out, "extra_work_s.json"))
         done = run([MLPROF, "report", out, "--tool", "stragglers", "--format", "json"])
+        self.collectives = json.loads(run([MLPROF, "report", out, "--tool", "collectives", "--format", "json"]).stdout)
         return json.loads(done.stdout), sum(extra) / len(extra) * 1e3
+
+    def check_collectives(self, world: int, slow: int, extra_ms: float) -> None:
+        """Every rank calls all_reduce once per profiled step; the others wait in it for the slow rank."""
+        rows = self.collectives["rows"]
+        self.assertEqual(sorted(rank_of(r["host"]) for r in rows), sorted(f"rank{r}" for r in range(world)), rows)
+        for r in rows:
+            self.assertEqual((r["collective"], r["count"], r["timed_on"]), ("all_reduce", STEPS, "host"), r)
+            if rank_of(r["host"]) != f"rank{slow}":
+                self.assertGreater(r["mean_ms"], 0.8 * extra_ms, r)
 
     def check(self, world: int, slow: int) -> None:
         result, extra_ms = self.job(world, slow)
+        self.check_collectives(world, slow, extra_ms)
         straggler = result["straggler"]
         self.assertIsNotNone(straggler, json.dumps(result)[:2000])
-        self.assertTrue(straggler.startswith(f"rank{slow}"), (straggler, result["summary"]))
+        self.assertEqual(rank_of(straggler), f"rank{slow}", (straggler, result["summary"]))
         self.assertEqual(result["late_at"], "gloo:all_reduce")
         self.assertGreaterEqual(result["matched_calls"], STEPS)
         late = result["late_ms"]
