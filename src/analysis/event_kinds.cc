@@ -132,6 +132,11 @@ bool is_runtime_api_name(std::string_view name) {
          name[4] <= 'Z';
 }
 
+bool is_mtia_runtime_name(std::string_view name) {
+  return name.starts_with("runFunction") || name.starts_with("enqueueCommand ") || name == "recordEvent" ||
+         name == "synchronize" || name == "synchronizeStream";
+}
+
 bool is_memory_event_name(std::string_view name) {
   return name == format::xspace::kMemoryAllocationEventName || name == format::xspace::kMemoryDeallocationEventName ||
          name == "[memory]";

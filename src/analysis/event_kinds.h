@@ -43,6 +43,9 @@ std::vector<MemcpyKind> memcpy_kinds_by_name(const model::Profile& p);
 bool is_compile_name(std::string_view name);
 bool is_launch_name(std::string_view name);       // cudaLaunchKernel, cuLaunchKernel, ...
 bool is_runtime_api_name(std::string_view name);  // other CUDA/HIP runtime and driver calls
+// MTIA's runtime calls that reach the device (Kineto's mtia_runtime): runFunction, recordEvent,
+// enqueueCommand <command>, synchronize(Stream).
+bool is_mtia_runtime_name(std::string_view name);
 bool is_memory_event_name(std::string_view name); // allocator records, not work
 
 }  // namespace mlprof::analysis

@@ -23,8 +23,10 @@ double median(std::vector<int64_t>& v) {
 }  // namespace
 
 bool is_counted_launch_call(std::string_view name) {
-  const bool api_call = is_runtime_api_name(name) || (name.size() > 2 && name.starts_with("cu") && name[2] >= 'A' &&
-                                                      name[2] <= 'Z');
+  // MTIA's other calls (recordEvent, enqueueCommand memcpyHtoDAsync, ...) launch no kernel: a
+  // copy's enqueue runs as many DMA requests, and HTA counts none of them.
+  const bool api_call = is_runtime_api_name(name) || is_mtia_runtime_name(name) ||
+                        (name.size() > 2 && name.starts_with("cu") && name[2] >= 'A' && name[2] <= 'Z');
   return !api_call || is_launch_name(name) || name == "cudaMemcpyAsync" || name == "cudaMemsetAsync" ||
          name == "hipMemcpyAsync" || name == "hipMemsetAsync" || name == "hipMemcpyWithStream" ||
          name == "runFunction - job_prep_and_submit_for_execution";

@@ -7,7 +7,7 @@
 //   - runtime outlier: the call took > 50 µs;
 //   - long delay: the delay is > 100 µs.
 // Launch calls: cudaLaunchKernel(ExC), cudaMemcpyAsync, cudaMemsetAsync and MTIA's runFunction
-// as in HTA; mlprof also counts the driver's cuLaunchKernel(Ex), HIP's launches and
+// as in HTA (MTIA's other runtime calls are no launches, as in HTA); mlprof also counts the driver's cuLaunchKernel(Ex), HIP's launches and
 // cudaGraphLaunch, which HTA does not recognise, and the host events TensorFlow's profiler
 // names after the kernel they launch (any correlated host event that is not a CUDA/HIP call).
 // Synchronous calls (cudaMemcpy) are no launches, as in HTA.

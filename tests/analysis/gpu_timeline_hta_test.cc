@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -220,6 +221,123 @@ TEST(GpuTimelineOnXSpace, TensorFlowMultiGpuFile) {
   EXPECT_EQ(h.launches->short_kernels, 566u);
   EXPECT_EQ(h.launches->long_delay_kernels, 928u);
   EXPECT_NEAR(h.launches->median_launch_delay_us, 361.389, 0.001);
+}
+
+}  // namespace
+}  // namespace mlprof::analysis
+
+namespace mlprof::analysis {
+namespace {
+
+// Meta's two MTIA traces against HTA's own output. Expected values: HolisticTraceAnalysis 0.6.1
+// (tag v0.6.1, commit c925565fbe1e796433d3b5506f3ee925811d4569) run from its public source with
+// Debian's Python packages (pandas 1.5.3) on 2026-11-28, one trace per folder:
+//   t = Trace(trace_dir); t.load_traces(include_last_profiler_step=False, use_multiprocessing=False)
+//   BreakdownAnalysis.get_temporal_breakdown(t)
+//   BreakdownAnalysis.get_idle_time_breakdown(t, 30, rank=0, show_idle_interval_stats=True)
+//     (gap counts: the `count` of its interval statistics)
+//   BreakdownAnalysis.get_gpu_kernel_breakdown(t, include_memory_kernels=True)
+//   CudaKernelAnalysis.cuda_kernel_launch_stats(t, ranks=[0])
+// Neither trace has two ProfilerSteps, so both are measured whole. HTA's GPU events are those
+// with a stream: the DMA engine's queue (dma_request on thread 801 "DMA_REQUEST", no stream arg)
+// is not one, and mlprof leaves it out too.
+struct MtiaStreamIdle {
+  int64_t stream;
+  double host_wait_us, kernel_wait_us, other_us;  // HTA's sums of gaps (they go negative
+  size_t host_wait_gaps, kernel_wait_gaps, other_gaps;  // where stream items overlap)
+};
+
+struct MtiaHtaFigures {
+  double span_us, idle_us, compute_us;  // temporal breakdown
+  double memory_union_us;               // gpu kernel breakdown: MEMORY and MEMORY overlapping others
+  // Launch statistics.
+  size_t launches, short_kernels, runtime_outliers, long_delays;
+  double median_delay_us, mean_delay_us, max_delay_us;
+};
+
+GpuTimeline mtia_timeline(const std::string& file) {
+  model::Profile p;
+  model::LoadError error;
+  EXPECT_TRUE(model::load_profile({file, "", ""}, &p, &error)) << error.path << ": " << error.problem;
+  GpuTimelineOptions options;
+  options.round_like_hta = true;  // nanosecond timestamps: HTA rounds them to whole µs
+  return compute_gpu_timeline(p, group_steps(p), options);
+}
+
+void expect_mtia_like_hta(const GpuTimeline& t, const MtiaHtaFigures& hta, const std::vector<MtiaStreamIdle>& streams) {
+  ASSERT_EQ(t.hosts.size(), 1u);
+  const HostGpuTimeline& h = t.hosts[0];
+  const GpuTimeBreakdown& b = *h.breakdown;
+  auto us = [](int64_t ps) { return double(ps) / 1e6; };
+  EXPECT_EQ(us(b.span_ps), hta.span_us);
+  EXPECT_EQ(us(b.idle_ps()), hta.idle_us);
+  EXPECT_EQ(us(b.times.union_ps[size_t(GpuWorkKind::kComputation)]), hta.compute_us);
+  EXPECT_EQ(us(b.times.union_ps[size_t(GpuWorkKind::kMemory)]), hta.memory_union_us);
+  EXPECT_EQ(us(b.times.union_ps[size_t(GpuWorkKind::kCommunication)]), 0.0);
+
+  ASSERT_EQ(h.idle->streams.size(), streams.size());
+  for (const MtiaStreamIdle& e : streams) {
+    auto it = std::find_if(h.idle->streams.begin(), h.idle->streams.end(),
+                           [&](const StreamIdleTime& s) { return s.stream_id == e.stream; });
+    ASSERT_NE(it, h.idle->streams.end()) << "stream " << e.stream;
+    EXPECT_EQ(us(it->cause_ps[size_t(IdleCause::kHostWait)]), e.host_wait_us) << "stream " << e.stream;
+    EXPECT_EQ(us(it->cause_ps[size_t(IdleCause::kKernelWait)]), e.kernel_wait_us) << "stream " << e.stream;
+    EXPECT_EQ(us(it->cause_ps[size_t(IdleCause::kOther)]), e.other_us) << "stream " << e.stream;
+    EXPECT_EQ(it->gaps[size_t(IdleCause::kHostWait)], e.host_wait_gaps) << "stream " << e.stream;
+    EXPECT_EQ(it->gaps[size_t(IdleCause::kKernelWait)], e.kernel_wait_gaps) << "stream " << e.stream;
+    EXPECT_EQ(it->gaps[size_t(IdleCause::kOther)], e.other_gaps) << "stream " << e.stream;
+  }
+
+  const KernelLaunchStats& k = *h.launches;
+  EXPECT_EQ(k.launches, hta.launches);
+  EXPECT_EQ(k.short_kernels, hta.short_kernels);
+  EXPECT_EQ(k.runtime_outliers, hta.runtime_outliers);
+  EXPECT_EQ(k.long_delay_kernels, hta.long_delays);
+  EXPECT_EQ(k.median_launch_delay_us, hta.median_delay_us);
+  EXPECT_NEAR(k.mean_launch_delay_us, hta.mean_delay_us, 1e-6);
+  EXPECT_EQ(k.max_launch_delay_us, hta.max_delay_us);
+}
+
+#define MTIA_FILE_OR_SKIP(path)                                                                          \
+  const std::string file = testdata(path);                                                               \
+  if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " not found (the real profiles are in ../shared/testdata)"
+
+// Training on one MTIA (streams 1 and 102). Every figure is HTA's exactly.
+TEST(GpuTimelineVsHta, MtiaTrainingSingleRank) {
+  MTIA_FILE_OR_SKIP("wild/hta/mtia_trace_single_rank__mtia_rank_0.json.gz");
+  const GpuTimeline t = mtia_timeline(file);
+  // HTA: kernel_time 13328071, idle 5649476, compute 7305597, non_compute 372998 (all of it
+  // MEMORY: the kernel breakdown's 372998); runFunction launches 3453, all over 50 µs.
+  expect_mtia_like_hta(t, {13328071, 5649476, 7305597, 372998, 3453, 0, 3453, 0, 0, 0.020272227048942947, 14},
+                       {{1, 417937, -10478, 5200945, 1365, 6899, 17364}, {102, 445, -9, 2540592, 1, 6, 40}});
+  ASSERT_EQ(t.hosts.size(), 1u);
+  EXPECT_NE(t.hosts[0].scope_note.find("1 DMA queue(s) left out"), std::string::npos) << t.hosts[0].scope_note;
+}
+
+// Inference on one MTIA (streams 101-112). HTA rounds the start up and the end down, which gives
+// 207 short event_record items a length of -1 µs. HTA's merge lets such an item, where nothing
+// else covers it, take 1 µs off the busy time: 31 times in the union of all items, 39 in the
+// union of computation (counted with HTA's own merge_kernel_intervals on its loaded frame).
+// mlprof counts them as empty, so its idle time is 31 µs shorter and its compute 39 µs longer.
+// HTA's kernel breakdown sweeps those items too: where one lies inside a copy its end comes
+// before its start, the running sum reads MEMORY (4) less 1 = 3, and 1 µs of copy-only time is
+// labelled "COMPUTATION overlapping COMMUNICATION" (no collective runs). Hence mlprof's copy
+// union, 39359 µs, is HTA's MEMORY 6903 + COMPUTATION overlapping MEMORY 32455 + that 1 µs,
+// and equals HTA's merge_kernel_intervals over the MEMORY items.
+TEST(GpuTimelineVsHta, MtiaInference) {
+  MTIA_FILE_OR_SKIP("wild/hta_extra/hta__mtia_inference_trace_mtia_inference_rank_0.json.gz");
+  const GpuTimeline t = mtia_timeline(file);
+  const double hta_idle_us = 19235, hta_compute_us = 381972;
+  const double hta_lone_negative_all = 31, hta_lone_negative_compute = 39;
+  expect_mtia_like_hta(t,
+                       {443275, hta_idle_us - hta_lone_negative_all, hta_compute_us + hta_lone_negative_compute,
+                        6903 + 32455 + 1, 73, 0, 2, 72, 6926, 7273.041095890411, 20076},
+                       {{101, 278746, 244, 30588, 16, 54, 10},  {102, 224017, 486, 154663, 25, 112, 24},
+                        {103, 262091, 167, 69166, 6, 35, 12},   {104, 304943, 397, 94379, 18, 91, 19},
+                        {105, 361836, 176, 217, 4, 39, 3},      {106, 314118, 352, 24672, 9, 76, 10},
+                        {107, 242303, 323, 8271, 4, 57, 10},    {108, 228224, 616, 60202, 14, 130, 17},
+                        {109, 202237, 494, 17004, 12, 101, 12}, {110, 232683, 400, 32123, 10, 83, 14},
+                        {111, 208072, 576, 91676, 17, 124, 14}, {112, 299058, 432, 36813, 8, 97, 14}});
 }
 
 }  // namespace
