@@ -3,7 +3,7 @@
 // drawn (found by binary search within a row), so a frame costs what is on screen.
 import { formatBytes } from '../format';
 import { axisLabels, formatPs, type TimeRange } from './time_scale';
-import { colourOf, COUNTER_PX, firstEndingAfter, lastAtOrBefore, ROW_PX, type CounterPlace, type Layout } from './trace_layout';
+import { COUNTER_PX, nameColours, firstEndingAfter, lastAtOrBefore, ROW_PX, type CounterPlace, type Layout } from './trace_layout';
 
 export const AXIS_PX = 24;
 // Names drawn inside boxes: in any box with room for a few letters, and at most this many per
@@ -58,6 +58,7 @@ export class TimelinePainter {
     const viewStart = f.view.start;
     const xOf = (ps: number) => (ps - viewStart) / psPerPx;
     const searching = f.matchedNames.size > 0;
+    const colourOf = nameColours(f.names);
     let labels = 0;
     for (const place of layout.rows) {
       if (place.y + ROW_PX < top || place.y > bottom) continue;
