@@ -142,3 +142,91 @@ describe('find the slow thing', () => {
     }, 'wild_h100_range_self_time_1280', 1280);
   });
 });
+
+describe('all ranks at a glance', () => {
+  test('the GPU pages of two NCCL ranks start with one row per rank on one scale, each rank\'s detail folded below', async () => {
+    for (const width of WIDTHS)
+      for (const tool of ['gpu_time_breakdown', 'gpu_idle_time', 'comm_compute_overlap', 'kernel_launch_stats']) {
+        await visit(`#run=two_ranks&tool=${tool}`, async (page) => {
+          await ready(page);
+          const data = await api(page, `/api/data?run=two_ranks&host=&tool=${tool}`);
+          assert.equal(data.hosts.length, 2);
+          const glance = page.locator('[data-testid="ranks-glance"]');
+          const ranks = await glance.locator('tbody tr td:first-child').allTextContents();
+          assert.deepEqual(ranks.map((r) => r.trim()), data.hosts.map((x) => x.host));
+          // Every bar on the scale of the largest: that one fills its track, the others are shorter in proportion.
+          const bars = await glance.locator('.rank-bar').evaluateAll((els) =>
+            els.map((el) => ({ total: Number(el.dataset.total), scale: Number(el.dataset.scale), filled: [...el.children].reduce((s, c) => s + c.getBoundingClientRect().width, 0), width: el.getBoundingClientRect().width })),
+          );
+          assert.equal(bars.length, 2);
+          const scale = Math.max(...bars.map((b) => b.total));
+          for (const b of bars) {
+            assert.equal(b.scale, scale, 'one scale');
+            assert.ok(Math.abs(b.filled / b.width - b.total / scale) < 0.02, `${tool}: a bar fills ${b.filled} of ${b.width} px for ${b.total} of ${scale}`);
+          }
+          // Each rank's detail, folded, its window beside its name.
+          const details = page.locator('details.host-detail');
+          assert.equal(await details.count(), 2);
+          assert.deepEqual(await details.evaluateAll((els) => els.map((el) => el.open)), [false, false]);
+          assert.equal(await details.first().locator('[data-testid="figure-window"]').textContent(), `Window: ${data.hosts[0].window}`);
+          const o = await page.evaluate(() => ({ height: document.documentElement.scrollHeight, tables: [...document.querySelectorAll('.table-scroll')].map((el) => el.scrollWidth - el.clientWidth) }));
+          assert.ok(o.height < 1200, `${tool}: the page is ${o.height} px tall`);
+          for (const extra of o.tables) assert.ok(extra <= 1, `${tool} at ${width} px: a table ${extra} px wider than its box`);
+        }, `wild_two_ranks_${tool}_${width}`, width);
+      }
+  });
+
+  test('communication overlap: both ranks\' bars on one scale, in the table and in the details', async () => {
+    await visit('#run=two_ranks&tool=comm_compute_overlap', async (page) => {
+      await ready(page);
+      const data = await api(page, '/api/data?run=two_ranks&host=&tool=comm_compute_overlap');
+      const comm = data.hosts.map((x) => x.comm_compute_overlap);
+      const most = Math.max(...comm.map((c) => c.communication_us));
+      for (const d of await page.locator('details.host-detail summary').all()) await d.click();
+      // The exposed bar of each rank, as a share of its track: its exposed time over the most any rank communicated.
+      const fills = await page.locator('details.host-detail .bar-list[aria-label="Communication overlap"] .bar-fill').evaluateAll((els) =>
+        els.map((el) => el.getBoundingClientRect().width / el.parentElement.getBoundingClientRect().width),
+      );
+      assert.equal(fills.length, 4);
+      comm.forEach((c, i) => {
+        assert.ok(Math.abs(fills[2 * i] - c.overlap_us / most) < 0.01, `rank ${i} beside computation: ${fills[2 * i]} vs ${c.overlap_us / most}`);
+        assert.ok(Math.abs(fills[2 * i + 1] - c.exposed_communication_us / most) < 0.01, `rank ${i} exposed: ${fills[2 * i + 1]}`);
+      });
+    }, 'wild_two_ranks_comm_overlap_open_1280', 1280);
+  });
+
+  test('the trace viewer of both ranks: queue and memory counters folded, one row per section', async () => {
+    await visit('#run=two_ranks&tool=trace_viewer', async (page) => {
+      await viewerReady(page);
+      assert.equal(await page.locator('.trace-counter-label').count(), 0, 'no counter track unfolded');
+      const groups = await page.locator('.trace-counter-group').evaluateAll((els) => els.map((el) => ({ text: el.textContent, title: el.title })));
+      assert.ok(groups.length >= 2, JSON.stringify(groups));
+      assert.ok(groups.every((g) => /^Counters \(\d+\)$/.test(g.text) && /Queue · /.test(g.title)), JSON.stringify(groups));
+      const first = page.locator('.trace-counter-group').first();
+      const shown = Number(groups[0].text.match(/\d+/)[0]);
+      await first.click();
+      await page.waitForFunction((n) => document.querySelectorAll('.trace-counter-label').length === n, shown);
+      assert.match(await page.evaluate(() => location.hash), /collapsed=c\d+/);
+    }, 'wild_two_ranks_trace_viewer_1280', 1280);
+  });
+});
+
+describe('a window label on every figure', () => {
+  test('the overview, its precision, kernel stats, op stats and stragglers say what they cover', async () => {
+    for (const [hash, tool, pick] of [
+      ['#run=h100&tool=overview_page', 'overview_page', (d) => d.summary.window],
+      ['#run=h100&tool=kernel_stats', 'kernel_stats', (d) => d.summary.window],
+      ['#run=h100&tool=framework_op_stats', 'framework_op_stats', (d) => d.window],
+      ['#run=two_ranks&tool=stragglers', 'stragglers', (d) => d.window],
+      ['#run=two_ranks&tool=pod_viewer', 'pod_viewer', (d) => d.window],
+    ])
+      await visit(hash, async (page) => {
+        await ready(page);
+        const run = new URLSearchParams(hash.slice(1)).get('run');
+        const data = await api(page, `/api/data?run=${run}&host=&tool=${tool}`);
+        const captions = await page.locator('[data-testid="figure-window"]').allTextContents();
+        assert.ok(captions.includes(`Window: ${pick(data)}`), `${tool}: ${JSON.stringify(captions)} lacks ${pick(data)}`);
+        if (tool === 'overview_page') assert.equal(await page.locator('[data-testid="precision-window"]').textContent(), `over ${data.precision.window}`);
+      }, `wild_window_${tool}_1280`, 1280);
+  });
+});

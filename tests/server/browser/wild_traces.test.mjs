@@ -291,7 +291,9 @@ describe('where the trace viewer opens', () => {
         assert.ok(Math.abs(start - workStart) <= slack && Math.abs(end - workEnd) <= slack, `view ${start}..${end}, device work ${workStart}..${workEnd}`);
         // Hovering the last event at the window's right edge: its tooltip stays inside the window.
         const canvas = await page.locator('.trace-canvas').boundingBox();
-        const y = (await page.locator('.trace-section-label').first().boundingBox()).y - canvas.y + 30;
+        // The GPU's first track (its counters are folded into the row above it).
+        const track = await page.locator('.trace-track-label:not(.trace-counter-group)').first().boundingBox();
+        const y = track.y - canvas.y + 10;
         let shown = false;
         for (let x = canvas.width - 2; x > canvas.width - 200 && !shown; x -= 6) {
           await page.mouse.move(canvas.x + x, canvas.y + y);
