@@ -78,6 +78,7 @@ describe('find the slow thing', () => {
 
         await page.getByRole('button', { name: 'Longest', exact: true }).click();
         await page.waitForFunction((e) => document.querySelector('.trace-viewer')?.getAttribute('data-selected-event') === String(e), longest[0].event);
+        await page.waitForSelector('.trace-search-table th[aria-sort="descending"]');
         const durations = (await page.locator('.trace-search-table tbody tr').evaluateAll((trs) => trs.map((tr) => Number(tr.dataset.durationPs))));
         assert.deepEqual(durations, longest.map((e) => e.duration_ps), 'the table lists them the longest first');
         assert.match(await page.locator('.trace-search-table th[aria-sort="descending"]').textContent(), /Duration/);

@@ -136,6 +136,7 @@ class TraceViewer {
       host: ctx.host,
       element: this.element,
       names: () => this.reply?.names ?? {},
+      sections: () => this.reply?.sections ?? [],
       goTo: (hit) => {
         this.reveal(hit.start_ps, hit.duration_ps);
         // Its track in sight too, however far down (its row once a reply lists it).
@@ -238,7 +239,8 @@ class TraceViewer {
     if (!this.element.isConnected) return;
     this.heightFitted = true;
     const top = this.scroller.getBoundingClientRect().top + window.scrollY;
-    const matches = this.search.panel.hidden ? 0 : this.search.panel.offsetHeight;
+    // The table of search matches, when shown, takes its height and its margin from the timeline.
+    const matches = this.search.panel.hidden ? 0 : this.search.panel.offsetHeight + 8 + 24;
     this.scroller.style.maxHeight = `${Math.max(240, window.innerHeight - top - DETAILS_PX - matches)}px`;
   }
 
@@ -453,6 +455,7 @@ class TraceViewer {
       top: this.canvasTop,
       height: shown,
       matchedNames: this.search.matchedNames,
+      matchedLines: this.search.matchedLines,
       selectedEvent: this.selected?.event,
       measure: this.measure,
     };

@@ -22,6 +22,7 @@ export interface Frame {
   top: number; // the visible band, in layout pixels
   height: number;
   matchedNames: Set<number>; // search matches (the others dim while searching)
+  matchedLines: Set<number> | null; // the tracks the search looks at (null: all)
   selectedEvent: number | undefined;
   measure: TimeRange | null;
 }
@@ -87,13 +88,14 @@ export class TimelinePainter {
         if (runEnd > runStart) g.fillRect(runStart, y, runEnd - runStart, hgt);
       }
       const events = place.row.events;
+      const inScope = searching && (!f.matchedLines || f.matchedLines.has(place.line));
       let fill = ''; // setting the same fill again still parses it: skip that
       for (let i = firstEndingAfter(events, viewStart); i < events.length; ++i) {
         const [start, dur, nameId, event] = events[i];
         const x0 = xOf(start);
         if (x0 > width) break;
         const x1 = Math.max(xOf(start + dur), x0 + 1);
-        const matched = searching && f.matchedNames.has(nameId);
+        const matched = inScope && f.matchedNames.has(nameId);
         const dim = searching && !matched;
         if (dim) g.globalAlpha = 0.35;
         const colour = colourOf(nameId);

@@ -7,13 +7,14 @@
 import { clear, h } from '../dom';
 import { shortenNames } from '../name_shortening';
 import { formatPs } from './time_scale';
-import { fetchSearch, type SearchOrder, type SearchScope, type TraceSearchHit } from './trace_api';
+import { fetchSearch, type SearchOrder, type SearchScope, type TraceSearchHit, type TraceSection } from './trace_api';
 
 export interface SearchHost {
   run: string;
   host: string;
   element: HTMLElement; // carries data-matches
   names(): Record<string, string>; // the reply in hand's
+  sections(): TraceSection[]; // the reply in hand's
   goTo(hit: TraceSearchHit): void; // reveal, scroll to its track and select
   redraw(): void;
   resized(): void; // the matches table appeared, went or changed height
@@ -42,6 +43,7 @@ export class TraceSearch {
   // Below the timeline: the matches, hidden until a search runs.
   readonly panel = h('div', { class: 'trace-search-results', hidden: true, 'data-testid': 'search-results' });
   readonly matchedNames = new Set<number>();
+  matchedLines: Set<number> | null = null; // the tracks in the scope (null: every track)
   private text = '';
   private order: SearchOrder = 'start';
   private hits: TraceSearchHit[] = [];
@@ -66,9 +68,13 @@ export class TraceSearch {
     else this.step(e.shiftKey ? -1 : 1);
   }
 
-  // Names are numbered per reply: match again when a new one arrives.
+  // Names are numbered per reply: match again when a new one arrives. Only the scope's tracks
+  // highlight their matches.
   matchNames(): void {
     this.matchedNames.clear();
+    const scope = this.scope;
+    this.matchedLines =
+      scope === 'all' ? null : new Set(this.host.sections().filter((s) => s.kind === scope).flatMap((s) => s.tracks.map((t) => t.line)));
     if (!this.text) return;
     const q = this.text.toLowerCase();
     for (const [id, name] of Object.entries(this.host.names()))
