@@ -196,6 +196,30 @@ describe('all ranks at a glance', () => {
     }, 'wild_two_ranks_comm_overlap_open_1280', 1280);
   });
 
+  test('a range over both ranks lists a kernel per rank and says on how many ranks it ran', async () => {
+    await visit('#run=two_ranks&tool=trace_viewer', async (page) => {
+      await viewerReady(page);
+      const canvas = await page.locator('.trace-canvas').boundingBox();
+      await shiftDrag(page, canvas.width * 0.2, canvas.width * 0.8, 5); // from a header: every track
+      await page.waitForSelector('[data-testid="range-summary"]');
+      const summary = page.locator('[data-testid="range-summary"]');
+      const span = Number(await summary.getAttribute('data-span-ps'));
+      const rows = await page.locator('table[aria-label="Events in the selected range"] tbody tr').evaluateAll((trs) =>
+        trs.map((tr) => ({ name: tr.querySelector('td.name').title.split('\n')[0], host: tr.dataset.host, self: Number(tr.dataset.selfPs), track: tr.querySelector('td.track').textContent, on: tr.querySelector('td.on-hosts')?.textContent })),
+      );
+      for (const r of rows) assert.ok(r.self <= span, `${r.name} on ${r.host}: ${r.self} of ${span} ps`);
+      const hostsOf = new Map();
+      for (const r of rows) hostsOf.set(r.name, new Set([...(hostsOf.get(r.name) ?? []), r.host]));
+      const both = [...hostsOf].filter(([, hosts]) => hosts.size === 2).map(([name]) => name);
+      assert.ok(both.some((n) => n.startsWith('ncclKernel')), `a collective on both ranks: ${both.slice(0, 5)}`);
+      for (const r of rows.filter((x) => both.includes(x.name))) {
+        assert.ok(r.track.startsWith(`${r.host} · `), `its host first: ${r.track}`);
+        assert.equal(r.on, '2 of 2', `${r.name} on both ranks`);
+      }
+      assert.ok(Number(await summary.getAttribute('data-busy-ps')) <= span * Number(await summary.getAttribute('data-track-count')));
+    }, 'wild_two_ranks_range_summary_1280', 1280);
+  });
+
   test('the trace viewer of both ranks: queue and memory counters folded, one row per section', async () => {
     await visit('#run=two_ranks&tool=trace_viewer', async (page) => {
       await viewerReady(page);

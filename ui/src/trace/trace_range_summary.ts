@@ -49,6 +49,7 @@ export function rangeSummaryView(s: TraceRangeSummary, tracks: string[]): HTMLEl
           h('th', { class: 'num', title: 'Time inside the range in the event itself, less the events nested in it (one row per track and name: no row exceeds the range)' }, 'Self time'),
           h('th', { class: 'num' }, '% of range'),
           h('th', { class: 'num', title: 'Time inside the range, nested events included' }, 'With nested'),
+          hosts.size > 1 ? h('th', { class: 'num', title: 'How many hosts (ranks) ran this name in the range: each has its own rows' }, 'On hosts') : null,
           h('th', {}, hosts.size > 1 ? 'Host · track' : 'Track'),
         ),
       ),
@@ -65,7 +66,8 @@ export function rangeSummaryView(s: TraceRangeSummary, tracks: string[]): HTMLEl
             h('td', { class: 'num' }, formatPs(n.self_ps)),
             h('td', { class: 'num' }, pct(n.self_ps)),
             h('td', { class: 'num muted' }, formatPs(n.total_ps)),
-            h('td', { class: 'track', title: place(n) }, place(n), on > 1 ? h('span', { class: 'muted' }, ` (on ${on} hosts)`) : null),
+            hosts.size > 1 ? h('td', { class: 'num on-hosts' }, `${on} of ${hosts.size}`) : null,
+            h('td', { class: 'track', title: place(n) }, place(n)),
           );
         }),
       ),
