@@ -223,7 +223,11 @@ describe('links into the trace', () => {
     await visit('#run=two_ranks&tool=stragglers', async (page) => {
       await ready(page);
       const link = page.locator('table[aria-label="Steps"] tbody tr:first-child a.row-link').last();
-      const host = await link.textContent();
+      const rank = await link.textContent();
+      // A rank is named from its trace ("rank 1"); its trace opens by the file it came from.
+      const data = await page.evaluate(async () => (await fetch('/api/data?run=two_ranks&host=&tool=stragglers')).json());
+      const host = data.ranks.find((r) => r.host === rank)?.file ?? rank;
+      assert.ok(['rank0', 'rank1'].includes(host), `${rank} came from ${host}`);
       const step = Number(await page.locator('table[aria-label="Steps"] tbody tr:first-child td').first().textContent());
       await link.click();
       await viewerReady(page);

@@ -304,7 +304,8 @@ function queuePanel(q: QueueLength): HTMLElement {
 }
 
 interface StragglerRank {
-  host: string;
+  host: string; // the rank's name ("rank 1", from the trace's distributedInfo), else its file's
+  file?: string; // the host (file) the rank was read from: where its trace opens
   steps: number;
   step_ms: number;
   compute_ms: number;
@@ -350,6 +351,9 @@ export const stragglersPage: ToolPage = {
     const shown = (r: StragglerRank) =>
       byArrival ? Math.max(0, r.late_ms) : data.compute_is === 'gpu_compute' ? r.compute_ms : r.step_ms;
     const most = Math.max(...data.ranks.map(shown), 1e-9);
+    // Ranks are named from their traces; their trace opens by the host (file) they came from.
+    const fileOf = new Map(data.ranks.map((r) => [r.host, r.file ?? r.host]));
+    const traceOf = (rank: string, target: { step?: number } = {}) => traceLinkTo({ run: ctx.run, host: fileOf.get(rank) ?? rank }, target);
     root.append(
       panel(
         byArrival ? 'Late at collective calls, per step, by rank' : `${load} per step, by rank`,
@@ -370,7 +374,7 @@ export const stragglersPage: ToolPage = {
           label: 'Ranks',
           rows: data.ranks,
           columns: [
-            { key: 'host', title: 'Rank', name: true, value: (r) => r.host, link: (r) => traceLinkTo({ run: ctx.run, host: r.host }, {}) },
+            { key: 'host', title: 'Rank', name: true, value: (r) => r.host, link: (r) => traceOf(r.host) },
             { key: 'step', title: 'Step', numeric: true, value: (r) => r.step_ms, render: (r) => formatMs(r.step_ms) },
             { key: 'compute', title: 'Compute', numeric: true, value: (r) => r.compute_ms, render: (r) => formatMs(r.compute_ms) },
             { key: 'comm', title: 'Communication', numeric: true, value: (r) => r.communication_ms, render: (r) => formatMs(r.communication_ms) },
@@ -394,7 +398,7 @@ export const stragglersPage: ToolPage = {
                     title: 'Latest at the calls',
                     name: true,
                     value: (r: (typeof data.steps)[number]) => r.latest ?? '–',
-                    link: (r: (typeof data.steps)[number]) => (r.latest ? traceLinkTo({ run: ctx.run, host: r.latest }, { step: r.step_num }) : undefined),
+                    link: (r: (typeof data.steps)[number]) => (r.latest ? traceOf(r.latest, { step: r.step_num }) : undefined),
                   },
                   { key: 'late', title: 'Late', numeric: true, value: (r: (typeof data.steps)[number]) => r.latest_late_ms, render: (r: (typeof data.steps)[number]) => formatMs(r.latest_late_ms) },
                 ]
@@ -404,7 +408,7 @@ export const stragglersPage: ToolPage = {
               title: byArrival ? 'Most work' : 'Slowest',
               name: true,
               value: (r) => r.slowest,
-              link: (r) => traceLinkTo({ run: ctx.run, host: r.slowest }, { step: r.step_num }),
+              link: (r) => traceOf(r.slowest, { step: r.step_num }),
             },
             { key: 'excess', title: 'Its excess', numeric: true, value: (r) => r.slowest_vs_median_pct, render: (r) => formatPct(r.slowest_vs_median_pct) },
           ],
