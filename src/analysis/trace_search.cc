@@ -14,7 +14,8 @@ bool contains_ignoring_case(std::string_view hay, std::string_view needle) {
 
 }  // namespace
 
-TraceSearchResult search_trace(const model::Profile& p, std::string_view text, size_t limit) {
+TraceSearchResult search_trace(const model::Profile& p, std::string_view text, size_t limit, TraceSearchScope scope,
+                               TraceSearchOrder order) {
   TraceSearchResult out;
   if (text.empty()) return out;
   // Names are few: match them once, then one pass over the events' name column.
@@ -23,24 +24,38 @@ TraceSearchResult search_trace(const model::Profile& p, std::string_view text, s
   for (size_t n = 0; n < p.names.size(); ++n)
     any |= (matches[n] = contains_ignoring_case(p.strings.view(p.names[n].name), text));
   if (!any) return out;
+  // `first(a, b)`: a comes before b in the order asked (ties by start, then by index).
   const auto by_start = [&](model::EventIndex a, model::EventIndex b) {
     return p.start_ps(a) != p.start_ps(b) ? p.start_ps(a) < p.start_ps(b) : a < b;
   };
-  // Keep the `limit` earliest in a heap (max-heap by start) so memory stays bounded.
+  const auto first = [&](model::EventIndex a, model::EventIndex b) {
+    if (order == TraceSearchOrder::kLongest && p.duration_ps(a) != p.duration_ps(b)) return p.duration_ps(a) > p.duration_ps(b);
+    return by_start(a, b);
+  };
+  const auto in_scope = [&](const model::Line& line) {
+    const model::PlaneKind kind = p.planes[line.plane].kind;
+    if (scope == TraceSearchScope::kDevice) return kind == model::PlaneKind::kDevice;
+    if (scope == TraceSearchScope::kHost) return kind == model::PlaneKind::kHostThreads;
+    return true;
+  };
+  // Keep the `limit` first in a heap (its top the last of them) so memory stays bounded.
   std::vector<model::EventIndex> heap;
-  for (model::EventIndex e = 0, n = model::EventIndex(p.num_events()); e < n; ++e) {
-    if (!matches[p.events.name[e]]) continue;
-    ++out.total;
-    if (heap.size() < limit) {
-      heap.push_back(e);
-      std::push_heap(heap.begin(), heap.end(), by_start);
-    } else if (limit > 0 && by_start(e, heap.front())) {
-      std::pop_heap(heap.begin(), heap.end(), by_start);
-      heap.back() = e;
-      std::push_heap(heap.begin(), heap.end(), by_start);
+  for (const model::Line& line : p.lines) {
+    if (!in_scope(line)) continue;
+    for (model::EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+      if (!matches[p.events.name[e]]) continue;
+      ++out.total;
+      if (heap.size() < limit) {
+        heap.push_back(e);
+        std::push_heap(heap.begin(), heap.end(), first);
+      } else if (limit > 0 && first(e, heap.front())) {
+        std::pop_heap(heap.begin(), heap.end(), first);
+        heap.back() = e;
+        std::push_heap(heap.begin(), heap.end(), first);
+      }
     }
   }
-  std::sort_heap(heap.begin(), heap.end(), by_start);
+  std::sort_heap(heap.begin(), heap.end(), first);
   out.events = std::move(heap);
   return out;
 }

@@ -171,18 +171,36 @@ Reply TraceApi::event(const QueryParams& params) {
   });
 }
 
+// `scope`: device, host or all (default) tracks; `sort`: start (default) or duration (the
+// longest first). Each hit says its host and track, for the viewer's table of matches.
 Reply TraceApi::search(const QueryParams& params) {
   return guarded([&] {
     const auto loaded = load(params);
     const int64_t limit = int_param(params, "limit", 1000);
     if (limit < 0 || limit > 100000) throw QueryError(400, "limit must be from 0 to 100000");
+    const std::string scope_text = param(params, "scope"), sort_text = param(params, "sort");
+    if (scope_text != "" && scope_text != "all" && scope_text != "device" && scope_text != "host")
+      throw QueryError(400, "scope must be all, device or host");
+    if (sort_text != "" && sort_text != "start" && sort_text != "duration")
+      throw QueryError(400, "sort must be start or duration");
+    const auto scope = scope_text == "device" ? analysis::TraceSearchScope::kDevice
+                       : scope_text == "host" ? analysis::TraceSearchScope::kHost
+                                              : analysis::TraceSearchScope::kAll;
+    const auto order = sort_text == "duration" ? analysis::TraceSearchOrder::kLongest : analysis::TraceSearchOrder::kStart;
     const model::Profile& p = loaded->profile();
     const int64_t zero = loaded->trace().index.begin_ps();
-    const auto found = analysis::search_trace(p, param(params, "q"), size_t(limit));
+    const auto found = analysis::search_trace(p, param(params, "q"), size_t(limit), scope, order);
     json events = json::array();
-    for (auto e : found.events)
-      events.push_back({{"event", e}, {"name", std::string(p.name(e))}, {"line", p.line_index(e)},
-                        {"start_ps", p.start_ps(e) - zero}, {"duration_ps", p.duration_ps(e)}});
+    for (auto e : found.events) {
+      const uint32_t l = p.line_index(e);
+      const model::Line& line = p.lines[l];
+      const model::Plane& plane = p.planes[line.plane];
+      const model::StringId track = line.display_name != model::kEmptyString ? line.display_name : line.name;
+      events.push_back({{"event", e}, {"name", std::string(p.name(e))}, {"line", l},
+                        {"start_ps", p.start_ps(e) - zero}, {"duration_ps", p.duration_ps(e)},
+                        {"host", std::string(p.strings.view(p.hosts[plane.host].name))},
+                        {"section", std::string(p.strings.view(plane.name))}, {"track", std::string(p.strings.view(track))}});
+    }
     return json_reply(json_text(json{{"total", found.total}, {"events", std::move(events)}}));
   });
 }
@@ -234,9 +252,16 @@ Reply TraceApi::summary(const QueryParams& params) {
     }
     const auto s = analysis::summarize_trace_range(p, zero + start, zero + end, lines, size_t(limit));
     json names = json::array();
-    for (const auto& n : s.names) names.push_back({{"name", n.name}, {"count", n.count}, {"total_ps", n.total_ps}});
-    const json out = {{"start_ps", start}, {"end_ps", end}, {"events", s.events},
-                      {"distinct_names", s.distinct_names}, {"names", std::move(names)}};
+    for (const auto& n : s.names) {
+      const model::Line& line = p.lines[n.line];
+      const model::Plane& plane = p.planes[line.plane];
+      const model::StringId track = line.display_name != model::kEmptyString ? line.display_name : line.name;
+      names.push_back({{"name", n.name}, {"line", n.line}, {"host", std::string(p.strings.view(p.hosts[plane.host].name))},
+                       {"section", std::string(p.strings.view(plane.name))}, {"track", std::string(p.strings.view(track))},
+                       {"count", n.count}, {"self_ps", n.self_ps}, {"total_ps", n.total_ps}});
+    }
+    const json out = {{"start_ps", start}, {"end_ps", end}, {"events", s.events}, {"distinct_names", s.distinct_names},
+                      {"tracks", s.tracks}, {"busy_ps", s.busy_ps}, {"names", std::move(names)}};
     return json_reply(json_text(out));
   });
 }

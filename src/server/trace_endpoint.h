@@ -17,11 +17,14 @@
 //       worked, "device_span": [begin_ps, end_ps] (where a profile without steps opens).
 //   GET /api/trace/event?run=&host=&event=   trace_event_details (stats, step, flows)
 //   GET /api/trace/summary?run=&host=&start_ps=&end_ps=[&lines=1,2][&limit=]   a range's events per name
-//       {"events", "distinct_names", "names": [{"name", "count", "total_ps"}]} (trace_range_summary.h)
+//       {"events", "distinct_names", "tracks", "busy_ps", "names": [{"name", "line", "host", "section", "track",
+//       "count", "self_ps", "total_ps"}]}: per track and name, self time first (trace_range_summary.h)
 //   GET /api/trace/counters?run=&host=   {"counters": [{"name", "section", "unit", "points": [[t_ps, value]]}]}
 //       (trace_counters.h: GPU queue length per stream, in its device's section; memory in use
 //       per allocator, in its device's section when its name gives one, else "section" "")
-//   GET /api/trace/search?run=&host=&q=[&limit=]   {"total", "events": [{"event", "name", "line", "start_ps", "duration_ps"}]}
+//   GET /api/trace/search?run=&host=&q=[&limit=][&scope=all|device|host][&sort=start|duration]
+//       {"total", "events": [{"event", "name", "line", "start_ps", "duration_ps", "host", "section", "track"}]}
+//       (the first `limit` by start, or the longest first; on device tracks, host threads or both)
 //   GET /api/trace/find?run=&host=&name=[&at_ms=]   {"event", "name", "line", "start_ps", "duration_ps", "occurrences"}
 //       The event named exactly `name` nearest `at_ms` (the tools' clock: ms of the profile's
 //       time), else its longest occurrence; 404 when none has the name (a tool row's link).

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/trace_index.h"
+#include "analysis/trace_range_summary.h"
 #include "analysis/trace_search.h"
 #include "analysis/trace_test_profile.h"
 
@@ -149,6 +150,47 @@ TEST(TraceSearch, FindsNamesIgnoringCaseInTimeOrder) {
   EXPECT_EQ(p.name(r.events[1]), "overlapping_b");
   EXPECT_EQ(analysis::search_trace(p, "a", 1).events.size(), 1u);
   EXPECT_EQ(p.name(analysis::search_trace(p, "a", 1).events[0]), "train");
+}
+
+// The longest first, and the scope: the GPU's kernel alone on device tracks, the host's events
+// alone on host threads.
+TEST(TraceSearch, SortsByDurationAndKeepsToTheScope) {
+  const model::Profile p = testing::trace_test_profile();
+  const auto all = analysis::search_trace(p, "", 10);
+  EXPECT_EQ(all.total, 0u);
+  const auto longest = analysis::search_trace(p, "a", 100, analysis::TraceSearchScope::kAll, analysis::TraceSearchOrder::kLongest);
+  ASSERT_GE(longest.events.size(), 2u);
+  for (size_t i = 1; i < longest.events.size(); ++i)
+    EXPECT_GE(p.duration_ps(longest.events[i - 1]), p.duration_ps(longest.events[i]));
+  const auto top = analysis::search_trace(p, "a", 1, analysis::TraceSearchScope::kAll, analysis::TraceSearchOrder::kLongest);
+  ASSERT_EQ(top.events.size(), 1u);
+  EXPECT_EQ(top.events[0], longest.events[0]);
+  EXPECT_EQ(p.name(top.events[0]), "train");  // 100 µs
+  EXPECT_EQ(top.total, 6u);  // train, forward, cudaLaunchKernel, overlapping_a and _b, kernel_a
+  EXPECT_EQ(top.total, longest.total);
+  const auto device = analysis::search_trace(p, "a", 100, analysis::TraceSearchScope::kDevice);
+  const auto host = analysis::search_trace(p, "a", 100, analysis::TraceSearchScope::kHost);
+  ASSERT_EQ(device.total, 1u);
+  EXPECT_EQ(p.name(device.events[0]), "kernel_a");
+  EXPECT_EQ(host.total, 5u);
+  for (auto e : device.events) EXPECT_EQ(p.planes[p.line_of(e).plane].kind, model::PlaneKind::kDevice) << p.name(e);
+  for (auto e : host.events) EXPECT_EQ(p.planes[p.line_of(e).plane].kind, model::PlaneKind::kHostThreads) << p.name(e);
+}
+
+// Two events on the worker thread that overlap without nesting (100..130 and 120..150 µs): from
+// 120 µs the time is the later one's, so the track sums to the range's 50 µs, not 60.
+TEST(TraceRangeSummary, SplitsPartlyOverlappingEventsByTheLaterStart) {
+  const model::Profile p = testing::trace_test_profile();
+  const auto s = analysis::summarize_trace_range(p, 100 * testing::kPsPerUs, 150 * testing::kPsPerUs, {}, 10);
+  EXPECT_EQ(s.tracks, 1u);  // the worker thread (train ends as the range begins)
+  EXPECT_EQ(s.busy_ps, 50 * testing::kPsPerUs);
+  int64_t a = -1, b = -1;
+  for (const auto& n : s.names) {
+    if (n.name == "overlapping_a") a = n.self_ps;
+    if (n.name == "overlapping_b") b = n.self_ps;
+  }
+  EXPECT_EQ(a, 20 * testing::kPsPerUs);
+  EXPECT_EQ(b, 30 * testing::kPsPerUs);
 }
 
 }  // namespace

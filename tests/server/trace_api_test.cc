@@ -125,8 +125,10 @@ TEST_F(TraceApiTest, SharesTheToolsProfile) {
 namespace mlprof {
 namespace {
 
-// A range selection sums each name's time inside the range (matmul: 10..30 µs; the range
-// 20..45 µs holds 10 µs of it, 5 of kernel_a at 40..50 µs, 25 of train), counted once each.
+// A range selection sums each name's self time inside the range per track: 20..45 µs holds
+// 10 µs of matmul (10..30 µs) less the launch nested in it (15..17 µs, before the range), so
+// 10 µs; train (0..100 µs) holds the other 15 µs of the main thread (its 25 µs less matmul's
+// 10); kernel_a (40..50 µs) 5 µs on the GPU's stream. No track sums to more than the range.
 TEST_F(TraceApiTest, SummarizesARange) {
   server::TraceApi api{server::RunCatalog(dir.path()), *backend};
   const auto reply = api.summary({{"run", "run1"}, {"host", "worker"}, {"start_ps", std::to_string(20 * testing::kPsPerUs)},
@@ -134,16 +136,41 @@ TEST_F(TraceApiTest, SummarizesARange) {
   ASSERT_EQ(reply.status, 200) << reply.body;
   const json s = json::parse(reply.body);
   EXPECT_EQ(s["events"], 3);  // the launch (15..17 µs) ends before the range
+  EXPECT_EQ(s["tracks"], 2);
+  EXPECT_EQ(s["busy_ps"], 30 * testing::kPsPerUs);  // 25 µs of the main thread, 5 of the stream
   ASSERT_EQ(s["names"].size(), 3u);
   EXPECT_EQ(s["names"][0]["name"], "train");
+  EXPECT_EQ(s["names"][0]["self_ps"], 15 * testing::kPsPerUs);
   EXPECT_EQ(s["names"][0]["total_ps"], 25 * testing::kPsPerUs);
+  EXPECT_EQ(s["names"][0]["track"], "main");
+  EXPECT_EQ(s["names"][0]["host"], "worker");
   EXPECT_EQ(s["names"][1]["name"], "matmul");
-  EXPECT_EQ(s["names"][1]["total_ps"], 10 * testing::kPsPerUs);
+  EXPECT_EQ(s["names"][1]["self_ps"], 10 * testing::kPsPerUs);
   EXPECT_EQ(s["names"][2]["name"], "kernel_a");
   EXPECT_EQ(s["names"][2]["count"], 1);
-  EXPECT_EQ(s["names"][2]["total_ps"], 5 * testing::kPsPerUs);
+  EXPECT_EQ(s["names"][2]["self_ps"], 5 * testing::kPsPerUs);
+  EXPECT_EQ(s["names"][2]["track"], "Stream #7(Compute)");
   EXPECT_EQ(api.summary({{"run", "run1"}, {"host", "worker"}, {"start_ps", "5"}, {"end_ps", "5"}}).status, 400);
   EXPECT_EQ(api.summary({{"run", "run1"}, {"host", "worker"}, {"end_ps", "5"}, {"lines", "x"}}).status, 400);
+}
+
+// Search on device tracks or host threads, the longest first, each hit with its host and track.
+TEST_F(TraceApiTest, SearchesByScopeAndDuration) {
+  server::TraceApi api{server::RunCatalog(dir.path()), *backend};
+  const json longest = json::parse(api.search({{"run", "run1"}, {"host", "worker"}, {"q", "a"}, {"sort", "duration"}}).body);
+  ASSERT_EQ(longest["total"], 4);  // train, matmul, cudaLaunchKernel, kernel_a
+  EXPECT_EQ(longest["events"][0]["name"], "train");
+  EXPECT_EQ(longest["events"][1]["name"], "matmul");
+  EXPECT_EQ(longest["events"][0]["track"], "main");
+  EXPECT_EQ(longest["events"][0]["host"], "worker");
+  const json device = json::parse(api.search({{"run", "run1"}, {"host", "worker"}, {"q", "a"}, {"scope", "device"}}).body);
+  ASSERT_EQ(device["total"], 1);
+  EXPECT_EQ(device["events"][0]["name"], "kernel_a");
+  EXPECT_EQ(device["events"][0]["section"], "/device:GPU:0");
+  const json host = json::parse(api.search({{"run", "run1"}, {"host", "worker"}, {"q", "a"}, {"scope", "host"}}).body);
+  EXPECT_EQ(host["total"], 3);
+  EXPECT_EQ(api.search({{"run", "run1"}, {"host", "worker"}, {"q", "a"}, {"scope", "gpu"}}).status, 400);
+  EXPECT_EQ(api.search({{"run", "run1"}, {"host", "worker"}, {"q", "a"}, {"sort", "name"}}).status, 400);
 }
 
 // The queue of stream 7: the launch at 15 µs puts one kernel in it until kernel_a starts at

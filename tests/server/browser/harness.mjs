@@ -215,3 +215,10 @@ export async function shiftDrag(page, x0, x1, y) {
   await page.mouse.up();
   await page.keyboard.up('Shift');
 }
+
+// The trace viewer's counter tracks (queues, memory) start folded, one row per section:
+// unfolds them all.
+export async function unfoldCounters(page) {
+  const folded = page.locator('.trace-counter-group[aria-expanded="false"], .trace-section-label[data-key="counters"][aria-expanded="false"]');
+  for (let i = 0; i < 64 && (await folded.count()) > 0; ++i) await folded.first().click();
+}

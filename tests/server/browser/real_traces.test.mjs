@@ -20,6 +20,7 @@ import {
   SKIP,
   useServedFixture,
   visit as visitPage,
+  unfoldCounters,
 } from './harness.mjs';
 
 skipUnlessRunnable();
@@ -168,6 +169,8 @@ describe('trace viewer', () => {
       const queue = api.counters.find((c) => /^Queue · Stream #7/.test(c.name));
       assert.ok(queue, JSON.stringify(api.counters.map((c) => c.name)));
       assert.equal(Math.max(...queue.points.map((p) => p[1])), 1022);
+      assert.equal(await page.locator('.trace-counter-label').count(), 0, 'counters folded at first');
+      await unfoldCounters(page);
       assert.match((await page.locator('.trace-counter-label').first().textContent()), /^Queue · Stream #7/);
       // No grey mesh: no flow is drawn until an event is selected.
       assert.equal(await viewer(page, 'flows-drawn'), '0');
@@ -200,6 +203,7 @@ describe('trace viewer', () => {
       assert.ok(sections.findIndex((s) => s.startsWith('/device')) < firstHost, 'devices before the host threads');
       for (const s of gpus.filter((g) => g.endsWith('(no events)')))
         assert.match(await page.locator('.trace-section-label', { hasText: s }).getAttribute('title'), /no events were recorded/);
+      await unfoldCounters(page);
       const counters = await page.locator('.trace-counter-label').allTextContents();
       assert.ok(counters.some((c) => /^Memory in use · GPU_\d_bfc$/.test(c)), `counters: ${counters}`);
       assert.ok(Number(await viewer(page, 'steps')) >= 1);

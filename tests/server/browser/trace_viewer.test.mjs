@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import { screenshotDirectory, shiftDrag, skipUnlessRunnable, useServedFixture, visit } from './harness.mjs';
+import { screenshotDirectory, shiftDrag, skipUnlessRunnable, useServedFixture, visit, unfoldCounters } from './harness.mjs';
 import { writeKinetoCapture } from './kineto_capture.mjs';
 
 skipUnlessRunnable();
@@ -198,7 +198,10 @@ test('trace viewer: flow arrows of visible events, a toggle, and the selected ev
     assert.doesNotMatch(await page.evaluate(() => window.location.hash), /flows=/);
 
     // The GPU queue length of the stream, from the launches, is a counter track at the top of
-    // the device's section.
+    // the device's section, folded until asked for.
+    assert.equal(await page.locator('.trace-counter-label').count(), 0, 'counters folded');
+    assert.match(await page.locator('.trace-counter-group').first().getAttribute('title'), /^Queue · /);
+    await unfoldCounters(page);
     const counters = await page.locator('.trace-counter-label').allTextContents();
     assert.ok(counters.some((c) => /^Queue · /.test(c)), `counters: ${counters}`);
   });

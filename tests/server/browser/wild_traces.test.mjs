@@ -223,7 +223,11 @@ describe('links into the trace', () => {
     await visit('#run=two_ranks&tool=stragglers', async (page) => {
       await ready(page);
       const link = page.locator('table[aria-label="Steps"] tbody tr:first-child a.row-link').last();
-      const host = await link.textContent();
+      const rank = await link.textContent();
+      // A rank is named from its trace ("rank 1"); its trace opens by the file it came from.
+      const data = await page.evaluate(async () => (await fetch('/api/data?run=two_ranks&host=&tool=stragglers')).json());
+      const host = data.ranks.find((r) => r.host === rank)?.file ?? rank;
+      assert.ok(['rank0', 'rank1'].includes(host), `${rank} came from ${host}`);
       const step = Number(await page.locator('table[aria-label="Steps"] tbody tr:first-child td').first().textContent());
       await link.click();
       await viewerReady(page);
@@ -291,7 +295,9 @@ describe('where the trace viewer opens', () => {
         assert.ok(Math.abs(start - workStart) <= slack && Math.abs(end - workEnd) <= slack, `view ${start}..${end}, device work ${workStart}..${workEnd}`);
         // Hovering the last event at the window's right edge: its tooltip stays inside the window.
         const canvas = await page.locator('.trace-canvas').boundingBox();
-        const y = (await page.locator('.trace-section-label').first().boundingBox()).y - canvas.y + 30;
+        // The GPU's first track (its counters are folded into the row above it).
+        const track = await page.locator('.trace-track-label:not(.trace-counter-group)').first().boundingBox();
+        const y = track.y - canvas.y + 10;
         let shown = false;
         for (let x = canvas.width - 2; x > canvas.width - 200 && !shown; x -= 6) {
           await page.mouse.move(canvas.x + x, canvas.y + y);

@@ -4,7 +4,7 @@
 import { h } from '../dom';
 import { formatCount, formatMs, formatPct } from '../format';
 import { dataTable } from '../components/data_table';
-import { panel } from '../components/panel';
+import { panel, windowCaption } from '../components/panel';
 import { toolHeader, csvButton } from '../components/page_header';
 import { pieChart } from '../charts/pie_chart';
 import { traceLinkTo } from '../trace_link';
@@ -34,6 +34,7 @@ interface Slice {
 export interface FrameworkOpStatsData {
   ops: OpRow[];
   include_idle: boolean;
+  window: string;
   host_self_time_ms: number;
   device_self_time_ms: number;
   pie: { host_by_op: Slice[]; host_by_type: Slice[]; device_by_op: Slice[]; device_by_type: Slice[] };
@@ -76,7 +77,7 @@ function pies(data: FrameworkOpStatsData, typed: boolean): HTMLElement {
     if (typed) figures.push(pieChart({ title: `Self time on the ${s.side}, by op type`, slices: toSlices(s.byType), formatValue: formatMs }));
   }
   const note = data.device_self_time_ms <= 0 ? h('p', { class: 'muted small' }, 'No device ops in this profile.') : null;
-  return panel('Self-time distribution', h('div', { class: 'pie-grid' }, ...figures), note);
+  return panel('Self-time distribution', windowCaption(data.window), h('div', { class: 'pie-grid' }, ...figures), note);
 }
 
 function opTable(rows: RankedRow[], typed: boolean, ctx: PageContext): HTMLElement {

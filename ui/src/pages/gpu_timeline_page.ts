@@ -7,11 +7,13 @@ import { h } from '../dom';
 import { formatCount, formatMs, formatPct, formatUs } from '../format';
 import { barList } from '../components/bar_list';
 import { dataTable } from '../components/data_table';
-import { keyValueList, notice, panel } from '../components/panel';
+import { keyValueList, notice, panel, windowCaption } from '../components/panel';
 import { toolHeader } from '../components/page_header';
 import { OTHER_COLOUR, PALETTE } from '../charts/palette';
 import { traceLinkTo } from '../trace_link';
 import type { PageContext, ToolPage } from './tool_page';
+import { ranksGlance } from './gpu_ranks_glance';
+import './gpu_timeline_page.css';
 
 interface KindTimes {
   busy_us: number;
@@ -74,6 +76,7 @@ export interface GpuTimelineData {
   hosts: {
     host: string;
     scope_note: string;
+    window: string; // what the figures cover (the scope picked)
     gpu_time_breakdown?: Breakdown;
     gpu_idle_time?: IdleTime;
     comm_compute_overlap?: Overlap;
@@ -82,6 +85,8 @@ export interface GpuTimelineData {
   }[];
 }
 
+// One rank: its parts under its name. Several: first one row per rank on one scale
+// (gpu_ranks_glance.ts), then each rank's parts folded under its name.
 export const gpuTimelinePage: ToolPage = {
   async render(root, ctx) {
     const data = await ctx.fetchData<GpuTimelineData>();
@@ -90,15 +95,24 @@ export const gpuTimelinePage: ToolPage = {
       root.append(notice('info', 'This profile has no GPU work.'));
       return;
     }
+    const many = data.hosts.length > 1;
+    const windows = new Set(data.hosts.map((x) => x.window));
+    const glance = ranksGlance(ctx.tool, data, ctx.run, windowCaption(windows.size === 1 ? data.hosts[0].window : 'each rank\'s own, named beside it below'));
+    if (glance) root.append(glance);
+    // Communication bars on one scale across ranks: the most any rank communicated.
+    const commScale = Math.max(0, ...data.hosts.map((x) => x.comm_compute_overlap?.communication_us ?? 0));
     for (const host of data.hosts) {
       const parts: HTMLElement[] = [];
       if (host.gpu_time_breakdown) parts.push(...breakdownPanels(host.gpu_time_breakdown));
       const where = { run: ctx.run, host: host.host };
       if (host.gpu_idle_time) parts.push(...idlePanels(host.gpu_idle_time, where));
-      if (host.comm_compute_overlap) parts.push(overlapPanel(host.comm_compute_overlap));
+      if (host.comm_compute_overlap) parts.push(overlapPanel(host.comm_compute_overlap, commScale, many));
       if (host.kernel_launch_stats) parts.push(...launchPanels(host.kernel_launch_stats, where));
       if (host.gpu_queue_length) parts.push(queuePanel(host.gpu_queue_length));
-      root.append(h('h2', { class: 'host-title' }, `${host.host}`), h('p', { class: 'muted' }, `Measured over ${host.scope_note}.`), ...parts);
+      const caption = windowCaption(host.window);
+      if (glance)
+        root.append(h('details', { class: 'host-detail', 'data-host': host.host }, h('summary', {}, h('span', { class: 'host-title' }, host.host), caption), ...parts));
+      else root.append(h('h2', { class: 'host-title' }, host.host), ...(caption ? [caption] : []), ...parts);
     }
   },
 };
@@ -213,14 +227,17 @@ function idlePanels(idle: IdleTime, where: Where): HTMLElement[] {
   ];
 }
 
-function overlapPanel(o: Overlap): HTMLElement {
+// `scale`: the communication time a full bar stands for (the most of any rank, so ranks compare).
+function overlapPanel(o: Overlap, scale: number, sharedScale: boolean): HTMLElement {
   if (o.overlap_pct === null) return panel('Communication/computation overlap', h('p', {}, 'No communication kernels.'));
+  const of = (us: number) => (scale > 0 ? us / scale : 0);
   return panel(
-    `Communication/computation overlap (${formatUs(o.communication_us)} of communication)`,
+    `Communication/computation overlap (${formatUs(o.communication_us)} of communication, ${formatPct(o.overlap_pct)} beside computation)`,
+    sharedScale ? h('p', { class: 'muted small' }, `Bars on one scale across ranks: the full width is ${formatUs(scale)}.`) : null,
     barList(
       [
-        share('Beside computation', o.overlap_pct, PALETTE[1], formatUs(o.overlap_us)),
-        share('Exposed', 100 - o.overlap_pct, PALETTE[3], formatUs(o.exposed_communication_us)),
+        { label: 'Beside computation', fraction: of(o.overlap_us), colour: PALETTE[1], value: formatUs(o.overlap_us) },
+        { label: 'Exposed', fraction: of(o.exposed_communication_us), colour: PALETTE[3], value: formatUs(o.exposed_communication_us) },
       ],
       'Communication overlap',
     ),
@@ -287,7 +304,8 @@ function queuePanel(q: QueueLength): HTMLElement {
 }
 
 interface StragglerRank {
-  host: string;
+  host: string; // the rank's name ("rank 1", from the trace's distributedInfo), else its file's
+  file?: string; // the host (file) the rank was read from: where its trace opens
   steps: number;
   step_ms: number;
   compute_ms: number;
@@ -305,6 +323,7 @@ export interface StragglersData {
   straggler_vs_median_pct: number;
   matched_calls: number;
   min_late_ms: number;
+  window: string;
   summary: string;
   causes: { name: string; excess_ms: number }[];
   ranks: StragglerRank[];
@@ -332,9 +351,13 @@ export const stragglersPage: ToolPage = {
     const shown = (r: StragglerRank) =>
       byArrival ? Math.max(0, r.late_ms) : data.compute_is === 'gpu_compute' ? r.compute_ms : r.step_ms;
     const most = Math.max(...data.ranks.map(shown), 1e-9);
+    // Ranks are named from their traces; their trace opens by the host (file) they came from.
+    const fileOf = new Map(data.ranks.map((r) => [r.host, r.file ?? r.host]));
+    const traceOf = (rank: string, target: { step?: number } = {}) => traceLinkTo({ run: ctx.run, host: fileOf.get(rank) ?? rank }, target);
     root.append(
       panel(
         byArrival ? 'Late at collective calls, per step, by rank' : `${load} per step, by rank`,
+        windowCaption(data.window),
         barList(
           data.ranks.map((r) => ({
             label: r.host,
@@ -351,7 +374,7 @@ export const stragglersPage: ToolPage = {
           label: 'Ranks',
           rows: data.ranks,
           columns: [
-            { key: 'host', title: 'Rank', name: true, value: (r) => r.host, link: (r) => traceLinkTo({ run: ctx.run, host: r.host }, {}) },
+            { key: 'host', title: 'Rank', name: true, value: (r) => r.host, link: (r) => traceOf(r.host) },
             { key: 'step', title: 'Step', numeric: true, value: (r) => r.step_ms, render: (r) => formatMs(r.step_ms) },
             { key: 'compute', title: 'Compute', numeric: true, value: (r) => r.compute_ms, render: (r) => formatMs(r.compute_ms) },
             { key: 'comm', title: 'Communication', numeric: true, value: (r) => r.communication_ms, render: (r) => formatMs(r.communication_ms) },
@@ -375,7 +398,7 @@ export const stragglersPage: ToolPage = {
                     title: 'Latest at the calls',
                     name: true,
                     value: (r: (typeof data.steps)[number]) => r.latest ?? '–',
-                    link: (r: (typeof data.steps)[number]) => (r.latest ? traceLinkTo({ run: ctx.run, host: r.latest }, { step: r.step_num }) : undefined),
+                    link: (r: (typeof data.steps)[number]) => (r.latest ? traceOf(r.latest, { step: r.step_num }) : undefined),
                   },
                   { key: 'late', title: 'Late', numeric: true, value: (r: (typeof data.steps)[number]) => r.latest_late_ms, render: (r: (typeof data.steps)[number]) => formatMs(r.latest_late_ms) },
                 ]
@@ -385,7 +408,7 @@ export const stragglersPage: ToolPage = {
               title: byArrival ? 'Most work' : 'Slowest',
               name: true,
               value: (r) => r.slowest,
-              link: (r) => traceLinkTo({ run: ctx.run, host: r.slowest }, { step: r.step_num }),
+              link: (r) => traceOf(r.slowest, { step: r.step_num }),
             },
             { key: 'excess', title: 'Its excess', numeric: true, value: (r) => r.slowest_vs_median_pct, render: (r) => formatPct(r.slowest_vs_median_pct) },
           ],

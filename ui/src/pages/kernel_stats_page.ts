@@ -4,7 +4,7 @@
 import { h } from '../dom';
 import { formatBytes, formatCount, formatMs, formatPct, formatUs } from '../format';
 import { dataTable } from '../components/data_table';
-import { keyValueList, notice, panel } from '../components/panel';
+import { keyValueList, notice, panel, windowCaption } from '../components/panel';
 import { toolHeader, csvButton } from '../components/page_header';
 import { traceLinkTo } from '../trace_link';
 import type { PageContext, ToolPage } from './tool_page';
@@ -37,6 +37,7 @@ export interface KernelStatsData {
     tensor_core_time_pct: number;
     tensor_core_eligible_time_pct: number;
     eligible_without_tensor_cores_time_pct: number;
+    window: string;
   };
   kernels: KernelRow[];
 }
@@ -70,6 +71,7 @@ function summary(data: KernelStatsData): HTMLElement {
       : null;
   return panel(
     'Summary',
+    windowCaption(s.window),
     advice,
     keyValueList([
       ['Kernel launches', formatCount(s.kernel_launches)],

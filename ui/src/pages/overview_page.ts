@@ -4,7 +4,7 @@ import { h } from '../dom';
 import { formatCount, formatMs, formatPct } from '../format';
 import { barList } from '../components/bar_list';
 import { dataTable, type Column } from '../components/data_table';
-import { keyValueList, panel } from '../components/panel';
+import { keyValueList, panel, windowCaption } from '../components/panel';
 import { toolHeader } from '../components/page_header';
 import { recommendationList } from '../components/rich_text';
 import { verdictBanner } from '../components/verdict';
@@ -55,9 +55,10 @@ export interface OverviewData {
     steps_found: number;
     step_marker: string;
     whole_profile_as_one_step: boolean;
+    window: string; // what the summary covers: a step on average, or the whole profile
   };
   input_bound: { verdict: string; input_pct: number; explanation: string };
-  precision: { bits16_pct: number; bits32_pct: number };
+  precision: { bits16_pct: number; bits32_pct: number; window: string };
   top_ops: TopOp[];
   run_environment: RunEnvironment;
   recommendations: string[];
@@ -115,10 +116,16 @@ function performanceSummary(data: OverviewData): HTMLElement {
   const deviceCompute = s.breakdown_pct['device_compute'] ?? 0;
   const precision =
     deviceCompute > 0
-      ? `16-bit ${formatPct(data.precision.bits16_pct)} · 32-bit ${formatPct(data.precision.bits32_pct)}`
+      ? h(
+          'span',
+          {},
+          `16-bit ${formatPct(data.precision.bits16_pct)} · 32-bit ${formatPct(data.precision.bits32_pct)}`,
+          h('span', { class: 'figure-window figure-window-line', 'data-testid': 'precision-window' }, `over ${data.precision.window}`),
+        )
       : 'No device compute in this profile';
   return panel(
     'Performance summary',
+    windowCaption(s.window),
     h(
       'div',
       { class: 'headline' },

@@ -5,7 +5,7 @@ import './pod_viewer_page.css';
 import { h } from '../dom';
 import { formatMs, formatPct } from '../format';
 import { dataTable } from '../components/data_table';
-import { notice, panel } from '../components/panel';
+import { notice, panel, windowCaption } from '../components/panel';
 import { toolHeader } from '../components/page_header';
 import { stackedBarChart } from '../charts/stacked_bar_chart';
 import { STEP_CATEGORIES, type CategoryValues } from '../step_categories';
@@ -34,6 +34,7 @@ export interface PodViewerData {
   slowest_worker: { host: string; avg_step_time_ms: number; slower_than_fastest_pct: number; bottleneck: string } | null;
   worker_count: number;
   whole_profile_as_one_step: boolean;
+  window: string;
 }
 
 // The page's own URL option (read here, never sent to the server): the step shown.
@@ -107,6 +108,7 @@ function breakdownPanel(data: PodViewerData, step: PodStep | undefined, ctx: Pag
     : 'The average step of each worker; pick a step to see that step alone.';
   return panel(
     'Step-time breakdown per worker',
+    windowCaption(step ? `step ${step.step} of each worker` : data.window),
     h('div', { class: 'pod-step-picker' }, h('label', { for: 'pod-step-select', class: 'muted small' }, 'Show'), select),
     h('p', { class: 'muted small', 'data-testid': 'pod-caption' }, caption),
     chart,

@@ -7,8 +7,9 @@
 // many), devices first, counter tracks (GPU queue length, memory in use) at the top; tracks can
 // be pinned there too. The selected event's flow arrows (launch → kernel, producer → consumer)
 // are drawn; every visible event's only when asked. Click an event for its details;
-// shift-drag selects a range and lists what it holds per name; search highlights and steps
-// through events by name.
+// shift-drag selects a range and lists its self time per track and name; search highlights
+// events by name, lists the matches (device tracks, host threads or both; by start or the
+// longest first) and steps through them.
 //
 // This file holds the view's state and the fetching; the parts live in src/trace: layout
 // (trace_layout), painting (trace_drawing, trace_flows_drawing), mouse and keys (trace_input),
@@ -135,11 +136,19 @@ class TraceViewer {
       host: ctx.host,
       element: this.element,
       names: () => this.reply?.names ?? {},
+      sections: () => this.reply?.sections ?? [],
       goTo: (hit) => {
         this.reveal(hit.start_ps, hit.duration_ps);
+        // Its track in sight too, however far down (its row once a reply lists it).
+        this.scrollTo = { event: hit.event, line: hit.line };
+        this.scrollToTarget();
         void this.select(hit.event);
       },
       redraw: () => this.scheduleDraw(),
+      resized: () => {
+        this.fitHeight();
+        this.scheduleDraw();
+      },
       alive: () => !this.disposed,
     });
     this.scroller = h('div', { class: 'trace-scroller' }, this.labels, this.canvasBox);
@@ -156,6 +165,7 @@ class TraceViewer {
         this.measureText,
         h('span', { class: 'trace-spacer' }),
         this.search.input,
+        this.search.scopeSelect,
         button('◀', 'Previous match (shift+Enter)', () => this.search.step(-1)),
         button('▶', 'Next match (Enter)', () => this.search.step(1)),
         this.search.count,
@@ -163,6 +173,7 @@ class TraceViewer {
       h('div', { class: 'trace-axis-row' }, h('div', { class: 'trace-axis-gutter' }), this.axis),
       this.scroller,
       this.tooltip,
+      this.search.panel,
       this.details,
     );
     showDetailsMessage(this.details, 'Click an event to see its details; shift-drag to see what a range holds.');
@@ -228,7 +239,9 @@ class TraceViewer {
     if (!this.element.isConnected) return;
     this.heightFitted = true;
     const top = this.scroller.getBoundingClientRect().top + window.scrollY;
-    this.scroller.style.maxHeight = `${Math.max(240, window.innerHeight - top - DETAILS_PX)}px`;
+    // The table of search matches, when shown, takes its height and its margin from the timeline.
+    const matches = this.search.panel.hidden ? 0 : this.search.panel.offsetHeight + 8 + 24;
+    this.scroller.style.maxHeight = `${Math.max(240, window.innerHeight - top - DETAILS_PX - matches)}px`;
   }
 
   private plotWidth(): number {
@@ -442,6 +455,7 @@ class TraceViewer {
       top: this.canvasTop,
       height: shown,
       matchedNames: this.search.matchedNames,
+      matchedLines: this.search.matchedLines,
       selectedEvent: this.selected?.event,
       measure: this.measure,
     };
@@ -489,6 +503,7 @@ class TraceViewer {
       const d = await fetchEventDetails(this.ctx.run, this.ctx.host, event);
       if (this.disposed) return;
       this.selected = d;
+      this.element.setAttribute('data-selected-event', String(d.event)); // for tests
       showDetails(this.details, d, (ev: TraceEventRef) => {
         this.reveal(ev.start_ps, ev.duration_ps);
         void this.select(ev.event);

@@ -79,7 +79,13 @@ export interface TraceSearchHit {
   line: number;
   start_ps: number;
   duration_ps: number;
+  host: string;
+  section: string; // the plane's name
+  track: string;
 }
+
+export type SearchScope = 'all' | 'device' | 'host';
+export type SearchOrder = 'start' | 'duration'; // duration: the longest first
 
 export interface TraceSearchReply {
   total: number;
@@ -96,12 +102,26 @@ export interface TraceFoundEvent {
   occurrences: number;
 }
 
+// Per track and name: the self time inside the range (nested events' time left out).
+export interface TraceRangeName {
+  name: string;
+  line: number;
+  host: string;
+  section: string;
+  track: string;
+  count: number;
+  self_ps: number;
+  total_ps: number; // nested events' time included
+}
+
 export interface TraceRangeSummary {
   start_ps: number;
   end_ps: number;
   events: number;
-  distinct_names: number;
-  names: { name: string; count: number; total_ps: number }[];
+  distinct_names: number; // (track, name) pairs
+  tracks: number; // tracks with an event in the range
+  busy_ps: number; // self times summed: at most the range's length × tracks
+  names: TraceRangeName[];
 }
 
 export interface CounterTrack {
@@ -151,8 +171,13 @@ export function fetchEventDetails(run: string, host: string, event: number): Pro
   return get(query('/api/trace/event', { run, host, event }));
 }
 
-export function fetchSearch(run: string, host: string, q: string, limit = 1000): Promise<TraceSearchReply> {
-  return get(query('/api/trace/search', { run, host, q, limit }));
+export function fetchSearch(
+  run: string,
+  host: string,
+  q: string,
+  opts: { scope?: SearchScope; sort?: SearchOrder; limit?: number } = {},
+): Promise<TraceSearchReply> {
+  return get(query('/api/trace/search', { run, host, q, limit: opts.limit ?? 1000, scope: opts.scope ?? 'all', sort: opts.sort ?? 'start' }));
 }
 
 // The event named `name` nearest `atMs` (the tools' clock), or the longest of that name.

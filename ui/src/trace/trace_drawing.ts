@@ -3,7 +3,7 @@
 // drawn (found by binary search within a row), so a frame costs what is on screen.
 import { formatBytes } from '../format';
 import { axisLabels, formatPs, type TimeRange } from './time_scale';
-import { colourOf, COUNTER_PX, firstEndingAfter, lastAtOrBefore, ROW_PX, type CounterPlace, type Layout } from './trace_layout';
+import { COUNTER_PX, nameColours, firstEndingAfter, lastAtOrBefore, ROW_PX, type CounterPlace, type Layout } from './trace_layout';
 
 export const AXIS_PX = 24;
 // Names drawn inside boxes: in any box with room for a few letters, and at most this many per
@@ -22,6 +22,7 @@ export interface Frame {
   top: number; // the visible band, in layout pixels
   height: number;
   matchedNames: Set<number>; // search matches (the others dim while searching)
+  matchedLines: Set<number> | null; // the tracks the search looks at (null: all)
   selectedEvent: number | undefined;
   measure: TimeRange | null;
 }
@@ -58,6 +59,7 @@ export class TimelinePainter {
     const viewStart = f.view.start;
     const xOf = (ps: number) => (ps - viewStart) / psPerPx;
     const searching = f.matchedNames.size > 0;
+    const colourOf = nameColours(f.names);
     let labels = 0;
     for (const place of layout.rows) {
       if (place.y + ROW_PX < top || place.y > bottom) continue;
@@ -86,13 +88,14 @@ export class TimelinePainter {
         if (runEnd > runStart) g.fillRect(runStart, y, runEnd - runStart, hgt);
       }
       const events = place.row.events;
+      const inScope = searching && (!f.matchedLines || f.matchedLines.has(place.line));
       let fill = ''; // setting the same fill again still parses it: skip that
       for (let i = firstEndingAfter(events, viewStart); i < events.length; ++i) {
         const [start, dur, nameId, event] = events[i];
         const x0 = xOf(start);
         if (x0 > width) break;
         const x1 = Math.max(xOf(start + dur), x0 + 1);
-        const matched = searching && f.matchedNames.has(nameId);
+        const matched = inScope && f.matchedNames.has(nameId);
         const dim = searching && !matched;
         if (dim) g.globalAlpha = 0.35;
         const colour = colourOf(nameId);

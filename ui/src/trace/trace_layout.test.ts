@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TraceSection, TraceViewport } from './trace_api';
-import { layoutOf, linesInBand, sectionOrder } from './trace_layout';
+import { colourOfName, layoutOf, linesInBand, nameColours, sectionOrder } from './trace_layout';
 
 const section = (name: string, kind: TraceSection['kind'], lines: number[] = [], empty?: string): TraceSection => ({
   name,
@@ -18,9 +18,9 @@ describe('trace layout', () => {
   it('moves pinned tracks to a group on top, after the counters', () => {
     const reply = { sections: [section('/host:CPU', 'host', [1, 2]), section('/device:GPU:0', 'device', [3])] } as unknown as TraceViewport;
     const counter = { name: 'Memory in use · GPU_0_bfc', section: '', unit: 'bytes', points: [[0, 5] as [number, number]] };
-    const layout = layoutOf(reply, new Set(), new Set(['t2']), [counter]);
+    const layout = layoutOf(reply, new Set(['counters']), new Set(['t2']), [counter]);
     expect(layout.labels.map((l) => l.text)).toEqual([
-      'Counters',
+      'Counters (1)',
       'Memory in use · GPU_0_bfc',
       'Pinned',
       'line 2',
@@ -43,6 +43,30 @@ describe('trace layout', () => {
     const open = layoutOf(reply, new Set(['empty']));
     expect(open.labels.slice(-3).map((l) => l.text)).toEqual(['Devices with no events (2)', '/device:GPU:1 (no events)', '/device:GPU:2 (no events)']);
     expect(open.labels.at(-1)).toMatchObject({ foldable: false, collapsed: false, title: '/device:GPU:2: no events' });
+  });
+
+  it('folds counter tracks by default, one row per section, unfolded by their key', () => {
+    const reply = { sections: [section('/device:GPU:0', 'device', [3]), section('/host:CPU', 'host', [1])] } as unknown as TraceViewport;
+    const queue = (stream: number) => ({ name: `Queue · Stream #${stream}`, section: '/device:GPU:0', unit: '', points: [[0, 1] as [number, number]] });
+    const memory = { name: 'Memory in use · host', section: '', unit: 'bytes', points: [[0, 5] as [number, number]] };
+    const folded = layoutOf(reply, new Set(), new Set(), [queue(7), queue(8), memory]);
+    expect(folded.labels.map((l) => l.text)).toEqual(['Counters (1)', '/device:GPU:0', 'Counters (2)', 'line 3', '/host:CPU', 'line 1']);
+    expect(folded.counters).toEqual([]);
+    expect(folded.labels[2]).toMatchObject({ kind: 'group', key: 'c0', collapsed: true, foldable: true, title: 'Queue · Stream #7\nQueue · Stream #8' });
+    const open = layoutOf(reply, new Set(['c0']), new Set(), [queue(7), queue(8), memory]);
+    expect(open.labels.map((l) => l.text).slice(1, 5)).toEqual(['/device:GPU:0', 'Counters (2)', 'Queue · Stream #7', 'Queue · Stream #8']);
+    expect(open.counters.map((c) => c.counter.name)).toEqual(['Queue · Stream #7', 'Queue · Stream #8']);
+  });
+
+  it('colours a name the same whatever its id, in every reply', () => {
+    const rank0 = nameColours({ '3': 'ncclKernel_AllReduce', '4': 'sgemm' });
+    const rank1 = nameColours({ '9': 'ncclKernel_AllReduce', '1': 'sgemm' });
+    expect(rank0(3)).toBe(rank1(9));
+    expect(rank0(4)).toBe(rank1(1));
+    expect(rank0(3)).toBe(colourOfName('ncclKernel_AllReduce'));
+    // Names spread over the palette rather than sharing one colour.
+    const colours = new Set(Array.from({ length: 40 }, (_, i) => colourOfName(`kernel_${i}`)));
+    expect(colours.size).toBeGreaterThan(6);
   });
 
   it('finds the tracks a band crosses', () => {

@@ -2,7 +2,7 @@
 // collapsed keys: the y of every row and label, and of every listed event (for flow arrows).
 import { PALETTE } from '../charts/palette';
 import type { CounterTrack, TraceEventBox, TraceRow, TraceSection, TraceViewport } from './trace_api';
-import { COUNTERS_KEY, EMPTY_DEVICES_KEY, PINNED_KEY, sectionKey, trackKey } from './collapsed_tracks';
+import { counterGroupKey, COUNTERS_KEY, EMPTY_DEVICES_KEY, PINNED_KEY, sectionKey, trackKey } from './collapsed_tracks';
 
 export const ROW_PX = 20;
 export const HEADER_PX = 22;
@@ -19,8 +19,8 @@ export interface Label {
   text: string;
   y: number;
   height: number;
-  key: string; // sectionKey, trackKey, COUNTERS_KEY or PINNED_KEY
-  kind: 'section' | 'track' | 'counter';
+  key: string; // sectionKey, trackKey, counterGroupKey, COUNTERS_KEY or PINNED_KEY
+  kind: 'section' | 'track' | 'counter' | 'group'; // group: a section's counters, folded
   collapsed: boolean;
   rows: number; // a track's rows (1 when collapsed)
   foldable: boolean; // a section with tracks, a track of several rows
@@ -60,8 +60,25 @@ export function sectionOrder(sections: TraceSection[]): number[] {
     });
 }
 
-export function colourOf(nameId: number): string {
-  return PALETTE[(nameId * 2654435761) % PALETTE.length >>> 0] ?? PALETTE[0];
+// One colour per name, from the name itself (FNV-1a): the same kernel has the same colour on
+// every rank and host, whatever number a reply gives its name.
+export function colourOfName(name: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < name.length; ++i) hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
+  return PALETTE[(hash >>> 0) % PALETTE.length];
+}
+
+// The colours of a reply's name ids, each worked out once (a frame looks them up per event).
+const coloursByReply = new WeakMap<Record<string, string>, Map<number, string>>();
+export function nameColours(names: Record<string, string>): (nameId: number) => string {
+  let colours = coloursByReply.get(names);
+  if (!colours) coloursByReply.set(names, (colours = new Map()));
+  const known = colours;
+  return (nameId) => {
+    let colour = known.get(nameId);
+    if (colour === undefined) known.set(nameId, (colour = colourOfName(names[String(nameId)] ?? '')));
+    return colour;
+  };
 }
 
 // A collapsed track shows its first row only (lane 0, depth 0: the outermost events). Pinned
@@ -102,10 +119,24 @@ export function layoutOf(
       y += COUNTER_PX + TRACK_GAP_PX;
     }
   };
+  // A section's counters (its streams' queues, its memory) fold into one row, so eight ranks
+  // of four queues each do not push the work down; the row names them on hover.
+  const counterGroup = (list: CounterTrack[], key: string) => {
+    if (!list.length) return;
+    const open = collapsed.has(key);
+    out.labels.push({ text: `Counters (${list.length})`, y, height: ROW_PX, key, kind: 'group', collapsed: !open, rows: list.length, foldable: true, title: list.map((c) => c.name).join('\n') });
+    y += ROW_PX + TRACK_GAP_PX;
+    if (open) counterTracks(list);
+  };
   const sectionNames = new Set(reply.sections.map((s) => s.name));
   const ownCounters = (name: string) => counters.filter((c) => c.section === name);
   const loose = counters.filter((c) => !sectionNames.has(c.section));
-  if (loose.length && !header('Counters', COUNTERS_KEY)) counterTracks(loose);
+  if (loose.length) {
+    const open = collapsed.has(COUNTERS_KEY);
+    out.labels.push({ text: `Counters (${loose.length})`, y, height: HEADER_PX, key: COUNTERS_KEY, kind: 'section', collapsed: !open, rows: 0, foldable: true, title: loose.map((c) => c.name).join('\n') });
+    y += HEADER_PX;
+    if (open) counterTracks(loose);
+  }
   const pinnedTracks = reply.sections.flatMap((s) => s.tracks.filter((t) => pinned.has(trackKey(t.line))));
   if (pinnedTracks.length && !header('Pinned', PINNED_KEY)) for (const t of pinnedTracks) track(t, true);
   const order = sectionOrder(reply.sections);
@@ -117,7 +148,7 @@ export function layoutOf(
       for (const t of section.tracks) if (!out.lineY.has(t.line)) out.lineY.set(t.line, y - HEADER_PX / 2 - ROW_PX / 2);
       continue;
     }
-    counterTracks(ownCounters(section.name));
+    counterGroup(ownCounters(section.name), counterGroupKey(index));
     for (const t of section.tracks) if (!pinned.has(trackKey(t.line))) track(t, false);
   }
   // Devices without events: one folded group at the end, so they never push a busy device

@@ -13,7 +13,14 @@ export function renderTrackLabels(container: HTMLElement, layout: Layout, action
   clear(container);
   container.style.height = `${layout.height}px`;
   for (const l of layout.labels) {
-    const cls = l.kind === 'section' ? 'trace-section-label' : l.kind === 'counter' ? 'trace-track-label trace-counter-label' : 'trace-track-label';
+    const cls =
+      l.kind === 'section'
+        ? 'trace-section-label'
+        : l.kind === 'counter'
+          ? 'trace-track-label trace-counter-label'
+          : l.kind === 'group'
+            ? 'trace-track-label trace-counter-group'
+            : 'trace-track-label';
     const text = h('span', { class: 'trace-label-text' }, l.text);
     const el = h(
       'div',
