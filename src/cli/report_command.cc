@@ -20,7 +20,7 @@ namespace {
 
 struct ReportOptions {
   std::string path;
-  std::string tool = "overview_page";
+  std::string tool{analysis::tools().front().id};  // the overview, first in the registry
   std::string run;
   std::string host;
   std::string format = "text";
@@ -61,7 +61,7 @@ int print_result(const ReportOptions& o, const analysis::Tool& tool, const std::
   const int status = incomplete ? kBadInput : kOk;
   // No events: no verdict or table of zeros, but why there is nothing and how to record it.
   if (o.format == "text" && events == 0) {
-    fmt::print("{}{}\n{}", header, tool.title, no_data_note(tool.id));
+    fmt::print("{}{}\n{}", header, tool.title, no_data_note(tool));
     return status;
   }
   std::string text;
@@ -69,7 +69,7 @@ int print_result(const ReportOptions& o, const analysis::Tool& tool, const std::
     const analysis::ToolResult result = compute();
     if (o.format == "json") text = result.json().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     else if (o.format == "csv") text = result.csv();
-    else text = render_tool_text(tool.id, result);
+    else text = render_tool_text(tool, result);
   } catch (const analysis::ToolRequestError& e) {
     return usage_error(e.worded_for(option_flag));
   }
@@ -163,8 +163,8 @@ void add_tool_options(CLI::App* sub, ReportOptions& o) {
 }  // namespace
 
 Command add_report_command(CLI::App& app) {
-  auto* sub = app.add_subcommand("report", "Analyse a profile with one tool (overview_page by default)");
   auto o = std::make_shared<ReportOptions>();
+  auto* sub = app.add_subcommand("report", fmt::format("Analyse a profile with one tool ({} by default)", o->tool));
   std::vector<std::string_view> ids;
   for (const analysis::Tool& tool : analysis::tools()) ids.push_back(tool.id);
   sub->add_option("PATH", o->path, std::string(kProfilePathHelp))->required();

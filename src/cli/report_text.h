@@ -24,26 +24,28 @@
 
 namespace mlprof::cli {
 
+// A renderer whose result can be empty takes `no_data`, what it prints then (no_data_note of
+// the tool that computed it).
 std::string render_text(const analysis::OverviewPage& page);
 std::string render_text(const analysis::InputPipelineAnalysis& analysis);
-std::string render_text(const analysis::FrameworkOpStats& stats, size_t max_rows = 30);
-std::string render_text(const analysis::TfDataBottleneckAnalysis& analysis);
+std::string render_text(const analysis::FrameworkOpStats& stats, std::string_view no_data, size_t max_rows = 30);
+std::string render_text(const analysis::TfDataBottleneckAnalysis& analysis, std::string_view no_data);
 std::string render_text(const analysis::ProfileDiff& diff);
-std::string render_text(const analysis::KernelStatsTable& table, size_t max_rows = 30);
-std::string render_text(const analysis::MemoryProfile& memory, size_t max_rows = 15);
+std::string render_text(const analysis::KernelStatsTable& table, std::string_view no_data, size_t max_rows = 30);
+std::string render_text(const analysis::MemoryProfile& memory, std::string_view no_data, size_t max_rows = 15);
 std::string render_text(const analysis::PodViewer& pod);
 std::string render_text(const analysis::TraceViewerLink& link);
 std::string render_text(const analysis::GpuTimeline& timeline);
 std::string render_text(const analysis::StragglerAnalysis& stragglers);
-std::string render_text(const analysis::CollectivesTable& collectives);
+std::string render_text(const analysis::CollectivesTable& collectives, std::string_view no_data);
 // XLA's ops (report_text_xla_ops.cc): at most `max_ops` ops per category, rows, ops per device.
-std::string render_text(const analysis::OpProfile& profile, size_t max_ops = 5);
-std::string render_text(const analysis::HloStats& stats, size_t max_rows = 30);
-std::string render_text(const analysis::RooflineModel& model, size_t max_ops = 10);
+std::string render_text(const analysis::OpProfile& profile, std::string_view no_data, size_t max_ops = 5);
+std::string render_text(const analysis::HloStats& stats, std::string_view no_data, size_t max_rows = 30);
+std::string render_text(const analysis::RooflineModel& model, std::string_view no_data, size_t max_ops = 10);
 
-// A registry tool's result as text, by the tool's id (report_text_tools.cc); a tool without a
-// text rendering prints its JSON.
-std::string render_tool_text(std::string_view tool_id, const analysis::ToolResult& result);
+// A registry tool's result as text, by the result's type (report_text_tools.cc); a result
+// without a text rendering prints its JSON.
+std::string render_tool_text(const analysis::Tool& tool, const analysis::ToolResult& result);
 
 // Whether an op's name already says its type: PyTorch ops are named by their type, TensorFlow
 // ops end with it (`scope/name:Type`). A type column is left out when every name says it.
@@ -51,6 +53,6 @@ bool name_says_type(const std::string& name, const std::string& type);
 
 // What the registry says of a tool without data (why not, how to get some) as an indented
 // paragraph, for the renderers to print where the result is empty.
-std::string no_data_note(std::string_view tool_id);
+std::string no_data_note(const analysis::Tool& tool);
 
 }  // namespace mlprof::cli

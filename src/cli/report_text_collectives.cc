@@ -21,9 +21,9 @@ std::string format_gbps(double gbps) { return gbps >= 0 ? fmt::format("{:.2f}", 
 
 }  // namespace
 
-std::string render_text(const CollectivesTable& t) {
+std::string render_text(const CollectivesTable& t, std::string_view no_data) {
   std::string out = "Collectives (the whole profile)\n";
-  if (t.rows.empty()) return out + no_data_note("collectives");
+  if (t.rows.empty()) return out + std::string(no_data);
   out += "\n";
   TextTable table({"collective", "group", "ranks", "rank", "on", "count", "total", "mean", "mean size", "algbw GB/s",
                    "busbw GB/s"},

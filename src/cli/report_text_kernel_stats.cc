@@ -18,9 +18,9 @@ std::string dims(const std::array<int64_t, 3>& d) { return fmt::format("{}x{}x{}
 
 }  // namespace
 
-std::string render_text(const KernelStatsTable& t, size_t max_rows) {
+std::string render_text(const KernelStatsTable& t, std::string_view no_data, size_t max_rows) {
   std::string out = "Kernel stats\n";
-  if (t.rows.empty()) return out + no_data_note("kernel_stats");
+  if (t.rows.empty()) return out + std::string(no_data);
   auto pct = [&](int64_t ps) { return t.total_ps > 0 ? 100.0 * double(ps) / double(t.total_ps) : 0.0; };
   out += fmt::format("\n  {} kernel launches, {} distinct, {} in all\n", t.launches, t.rows.size(),
                      format_ms(double(t.total_ps) / 1e9));

@@ -43,10 +43,10 @@ std::string render_summary(const MemorySummary& s, size_t timeline_points) {
 
 }  // namespace
 
-std::string render_text(const MemoryProfile& m, size_t max_rows) {
+std::string render_text(const MemoryProfile& m, std::string_view no_data, size_t max_rows) {
   std::string out = fmt::format("Memory profile ({} memor{})\n", m.memory_ids.size(), m.memory_ids.size() == 1 ? "y" : "ies");
   if (m.memory_ids.empty()) {
-    return out + no_data_note("memory_profile");
+    return out + std::string(no_data);
   }
   for (const std::string& w : m.warnings) out += "  Warning: " + w + "\n";
   for (const MemoryIdProfile& id : m.memory_ids) {

@@ -33,7 +33,7 @@ bool name_says_type(const std::string& name, const std::string& type) {
   return name == type || (name.size() > type.size() && name.ends_with(type) && name[name.size() - type.size() - 1] == ':');
 }
 
-std::string render_text(const FrameworkOpStats& s, size_t max_rows) {
+std::string render_text(const FrameworkOpStats& s, std::string_view no_data, size_t max_rows) {
   std::string out = "Framework op stats\n";
   for (bool device : {true, false}) {
     size_t count = 0;
@@ -68,7 +68,7 @@ std::string render_text(const FrameworkOpStats& s, size_t max_rows) {
     out += table.render();
     if (count > max_rows) out += fmt::format("  ... {} more (see --format csv)\n", count - max_rows);
   }
-  if (s.rows.empty()) out += no_data_note("framework_op_stats");
+  if (s.rows.empty()) out += no_data;
   return out;
 }
 

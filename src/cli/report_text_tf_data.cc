@@ -7,10 +7,10 @@ namespace mlprof::cli {
 
 using namespace analysis;
 
-std::string render_text(const TfDataBottleneckAnalysis& a) {
+std::string render_text(const TfDataBottleneckAnalysis& a, std::string_view no_data) {
   std::string out = "Input pipeline bottleneck analysis\n";
   if (a.pipelines.empty()) {
-    return out + no_data_note("tf_data_bottleneck_analysis");
+    return out + std::string(no_data);
   }
   const InputPipeline& worst = a.pipelines.front();
   if (!a.note.empty()) {

@@ -25,9 +25,9 @@ std::string peaks_text(double tflops, double hbm_gbps) {
 
 }  // namespace
 
-std::string render_text(const OpProfile& p, size_t max_ops) {
+std::string render_text(const OpProfile& p, std::string_view no_data, size_t max_ops) {
   std::string out = "Op profile" + (p.device_type.empty() ? std::string() : " (" + p.device_type + ")") + "\n";
-  if (p.views.empty()) return out + no_data_note("op_profile") + notes_text(p.notes);
+  if (p.views.empty()) return out + std::string(no_data) + notes_text(p.notes);
   out += notes_text(p.notes);
   for (const OpProfileView& v : p.views) {
     const OpProfileNode& root = v.by_category;
@@ -53,9 +53,9 @@ std::string render_text(const OpProfile& p, size_t max_ops) {
   return out;
 }
 
-std::string render_text(const HloStats& s, size_t max_rows) {
+std::string render_text(const HloStats& s, std::string_view no_data, size_t max_rows) {
   std::string out = "HLO op stats" + (s.devices.empty() ? std::string() : ": " + s.devices) + "\n";
-  if (s.rows.empty()) return out + no_data_note("hlo_stats") + notes_text(s.notes);
+  if (s.rows.empty()) return out + std::string(no_data) + notes_text(s.notes);
   out += fmt::format("\n  {} ops, busy {} ({}{})\n", s.rows.size(), format_ms(double(s.busy_ps) / 1e9),
                      s.device_type.empty() ? "" : s.device_type + ", ", peaks_text(s.peak_tflops, s.peak_hbm_gbps));
   out += notes_text(s.notes) + "\n";
@@ -73,9 +73,9 @@ std::string render_text(const HloStats& s, size_t max_rows) {
   return out + table.render();
 }
 
-std::string render_text(const RooflineModel& m, size_t max_ops) {
+std::string render_text(const RooflineModel& m, std::string_view no_data, size_t max_ops) {
   std::string out = "Roofline model\n";
-  if (m.devices.empty()) return out + no_data_note("roofline_model") + notes_text(m.notes);
+  if (m.devices.empty()) return out + std::string(no_data) + notes_text(m.notes);
   out += notes_text(m.notes);
   for (const RooflineDevice& d : m.devices) {
     const std::string chip = d.global_chip_id >= 0 ? fmt::format(", chip {} of the mesh", d.global_chip_id) : "";

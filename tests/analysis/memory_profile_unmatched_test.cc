@@ -51,7 +51,7 @@ TEST(MemoryProfileUnmatchedFree, IsAWarningInTheResultAndTheText) {
   ASSERT_EQ(j["warnings"].size(), 1u);
   EXPECT_EQ(j["warnings"][0], w);
 
-  const std::string text = cli::render_text(m);
+  const std::string text = cli::render_text(m, "");
   EXPECT_NE(text.find("Warning: " + w), std::string::npos) << text;
 }
 
