@@ -3,8 +3,17 @@
 namespace mlprof::analysis {
 
 const StepAnalysis& AnalyzedProfile::steps() const {
-  std::call_once(steps_once_, [this] { steps_ = analyze_steps(profile_); });
+  std::lock_guard lock(steps_mutex_);
+  // A grouping made alone stays: a tool may still be reading it.
+  if (!steps_) steps_ = grouping_ ? analyze_steps(profile_, *grouping_) : analyze_steps(profile_);
   return *steps_;
+}
+
+const StepGrouping& AnalyzedProfile::step_grouping() const {
+  std::lock_guard lock(steps_mutex_);
+  if (steps_) return steps_->grouping;
+  if (!grouping_) grouping_ = group_steps(profile_);
+  return *grouping_;
 }
 
 const FrameworkOpStats& AnalyzedProfile::op_stats() const {

@@ -30,6 +30,9 @@ class AnalyzedProfile {
 
   const model::Profile& profile() const { return profile_; }
   const StepAnalysis& steps() const;
+  // The steps' grouping alone (which events belong to which step), for tools that need no
+  // breakdown: the steps' own when they are made, else made once by itself.
+  const StepGrouping& step_grouping() const;
   const FrameworkOpStats& op_stats() const;  // default options (no idle rows)
   const TfDataBottleneckAnalysis& tf_data() const;
   const TraceTimeline& trace() const;
@@ -39,8 +42,10 @@ class AnalyzedProfile {
 
  private:
   model::Profile profile_;
-  mutable std::once_flag steps_once_, op_stats_once_, tf_data_once_, trace_once_, counters_once_;
+  mutable std::once_flag op_stats_once_, tf_data_once_, trace_once_, counters_once_;
+  mutable std::mutex steps_mutex_;  // for steps_ and grouping_
   mutable std::optional<StepAnalysis> steps_;
+  mutable std::optional<StepGrouping> grouping_;  // made alone, before the steps
   mutable std::optional<FrameworkOpStats> op_stats_;
   mutable std::optional<TfDataBottleneckAnalysis> tf_data_;
   mutable std::optional<TraceTimeline> trace_;

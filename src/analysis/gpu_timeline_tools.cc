@@ -28,7 +28,7 @@ GpuTimelineOptions options_of(const ToolOptionValues& values, uint32_t parts) {
 }
 
 ToolResult part(const AnalyzedProfile& p, const ToolOptionValues& values, uint32_t parts) {
-  return ToolResult::owned(compute_gpu_timeline(p.profile(), p.steps().grouping, options_of(values, parts)));
+  return ToolResult::owned(compute_gpu_timeline(p.profile(), p.step_grouping(), options_of(values, parts)));
 }
 
 }  // namespace
@@ -51,7 +51,7 @@ ToolResult gpu_queue_length_tool(const AnalyzedProfile& p, const ToolOptionValue
   return part(p, o, kGpuQueueLengthPart);
 }
 ToolResult stragglers_tool(const AnalyzedProfile& p, const ToolOptionValues&) {
-  return ToolResult::owned(compute_stragglers(p.profile(), p.steps().grouping));
+  return ToolResult::owned(compute_stragglers(p.profile(), p.step_grouping()));
 }
 
 }  // namespace mlprof::analysis

@@ -1,5 +1,5 @@
 // The GPU timeline analyses as registry tools (tool_registry.cc): each computes its part of
-// the GPU timeline (gpu_timeline.h) or the stragglers from a loaded profile and its steps,
+// the GPU timeline (gpu_timeline.h) or the stragglers from a loaded profile and its step grouping,
 // with the options below.
 #pragma once
 

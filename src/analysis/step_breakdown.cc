@@ -173,9 +173,11 @@ std::array<int64_t, kNumCategories> StepBreakdown::category_ps() const {
   return c;
 }
 
-StepAnalysis analyze_steps(const Profile& p) {
+StepAnalysis analyze_steps(const Profile& p) { return analyze_steps(p, group_steps(p)); }
+
+StepAnalysis analyze_steps(const Profile& p, StepGrouping grouping) {
   StepAnalysis out;
-  out.grouping = group_steps(p);
+  out.grouping = std::move(grouping);
   const StepGrouping& g = out.grouping;
   Classifier classifier(p, g);
 

@@ -71,6 +71,8 @@ struct StepAnalysis {
 };
 
 StepAnalysis analyze_steps(const model::Profile& profile);
+// The same from the profile's grouping, made before (group_steps).
+StepAnalysis analyze_steps(const model::Profile& profile, StepGrouping grouping);
 
 // avg, stddev (population), min, max of a series.
 struct SeriesStats {

@@ -30,9 +30,6 @@ Command add_convert_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
 Command add_capture_command(CLI::App& app);
 
-// Adds --jobs N (hosts of a run read at once) to a command that loads profiles.
-void add_jobs_option(CLI::App* command);
-
 // Prints "mlprof: <path>: <problem>" on stderr and returns kBadInput.
 int bad_input(const std::string& path, const std::string& problem);
 // Prints "mlprof: <problem>" on stderr and returns kUsageError: what the command line got wrong.

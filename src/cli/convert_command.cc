@@ -16,6 +16,7 @@
 
 #include "analysis/trace_export.h"
 #include "cli/commands.h"
+#include "cli/load_request.h"
 #include "format/chrome_trace_writer.h"
 #include "format/logdir.h"
 #include "format/perfetto_writer.h"
@@ -100,7 +101,7 @@ int run_convert(const ConvertOptions& o) {
   }
   model::Profile profile;
   model::LoadError error;
-  if (!model::load_profile({o.input, o.run, o.host, {}, 0, print_note}, &profile, &error)) return bad_input(error.path, error.problem);
+  if (!model::load_profile(load_request(o.input, o.run, o.host, 0), &profile, &error)) return bad_input(error.path, error.problem);
   return converter->write(profile, o);
 }
 

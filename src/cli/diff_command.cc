@@ -11,6 +11,7 @@
 #include "analysis/overview_page.h"
 #include "analysis/profile_diff.h"
 #include "cli/commands.h"
+#include "cli/load_request.h"
 #include "cli/report_text.h"
 #include "cli/progress_bar.h"
 #include "model/load_profile.h"
@@ -24,6 +25,7 @@ struct DiffOptions {
   std::string host;
   std::string format = "text";
   size_t max_ops = 20;
+  unsigned jobs = 0;  // --jobs
   std::optional<double> fail_above_pct;  // --fail-above: the CI gate
 };
 
@@ -72,12 +74,12 @@ struct Analysed {
 // file at a time on --jobs threads, each file's hosts summarised on its reading thread and its
 // events dropped, as `mlprof report` does; a run whose hosts must be analysed together is read
 // again, whole.
-bool analyse_from_summaries(const std::string& path, const std::string& run, const std::string& host, Analysed* out,
+bool analyse_from_summaries(const DiffOptions& o, const std::string& path, const std::string& run, Analysed* out,
                             model::LoadError* error, bool* exact) {
   analysis::RunSummary summary;
   {
     ProgressBar bar("loading " + path);
-    if (!analysis::load_run_summary({path, run, host, [&](double f) { bar.update(f); }},
+    if (!analysis::load_run_summary(load_request(path, run, o.host, o.jobs, &bar),
                                     analysis::kOverview | analysis::kPodHosts | analysis::kOpTotals | analysis::kStepOpTimes,
                                     &summary, error))
       return false;
@@ -90,15 +92,15 @@ bool analyse_from_summaries(const std::string& path, const std::string& run, con
   return true;
 }
 
-bool analyse(const std::string& path, const std::string& run, const std::string& host, Analysed* out,
+bool analyse(const DiffOptions& o, const std::string& path, const std::string& run, Analysed* out,
              model::LoadError* error) {
   bool exact = false;
-  if (!analyse_from_summaries(path, run, host, out, error, &exact)) return false;
+  if (!analyse_from_summaries(o, path, run, out, error, &exact)) return false;
   if (exact) return true;
   model::Profile profile;
   {
     ProgressBar bar("loading " + path);
-    if (!model::load_profile({path, run, host, [&](double f) { bar.update(f); }, 0, print_note}, &profile, error)) return false;
+    if (!model::load_profile(load_request(path, run, o.host, o.jobs, &bar), &profile, error)) return false;
   }
   const auto steps = analysis::analyze_steps(profile);
   out->op_times = analysis::op_time_by_step(profile, steps);
@@ -111,8 +113,8 @@ bool analyse(const std::string& path, const std::string& run, const std::string&
 int run_diff(const DiffOptions& o) {
   Analysed a, b;
   model::LoadError error;
-  if (!analyse(o.a, o.run_a, o.host, &a, &error)) return bad_input(error.path, error.problem);
-  if (!analyse(o.b, o.run_b, o.host, &b, &error)) return bad_input(error.path, error.problem);
+  if (!analyse(o, o.a, o.run_a, &a, &error)) return bad_input(error.path, error.problem);
+  if (!analyse(o, o.b, o.run_b, &b, &error)) return bad_input(error.path, error.problem);
   auto diff = analysis::compute_profile_diff({a.overview, a.op_times}, {b.overview, b.op_times}, o.max_ops);
   diff.a_name = o.a + (a.name.empty() ? "" : " (" + a.name + ")");
   diff.b_name = o.b + (b.name.empty() ? "" : " (" + b.name + ")");
@@ -140,7 +142,7 @@ Command add_diff_command(CLI::App& app) {
       ->check(CLI::IsMember({"text", "json", "csv"}))
       ->capture_default_str();
   sub->add_option("--max-ops", o->max_ops, "how many changed ops to list")->capture_default_str();
-  add_jobs_option(sub);
+  add_jobs_option(sub, &o->jobs);
   sub->add_option("--fail-above", o->fail_above_pct,
                   "exit with status 3 when B's average step is more than PCT % slower than A's, listing the "
                   "categories and ops that grew (a gate for CI); with status 4 and the reason when the step "

@@ -11,6 +11,7 @@
 #include "analysis/host_summary.h"
 #include "analysis/tool_registry.h"
 #include "cli/commands.h"
+#include "cli/load_request.h"
 #include "cli/progress_bar.h"
 #include "cli/report_text.h"
 #include "model/load_profile.h"
@@ -24,6 +25,7 @@ struct ReportOptions {
   std::string run;
   std::string host;
   std::string format = "text";
+  unsigned jobs = 0;  // --jobs
   // The tools' options by name (the registry's), as the command line has them.
   std::map<std::string, CLI::Option*> tool_options;
   std::map<std::string, std::string> texts;
@@ -88,7 +90,7 @@ int report_from_summaries(const ReportOptions& o, const analysis::Tool& tool, co
   bool incomplete = false;
   {
     ProgressBar bar("loading " + o.path);
-    if (!analysis::load_run_summary({o.path, o.run, o.host, [&](double f) { bar.update(f); }, 0, print_note}, tool.from_summary->reads,
+    if (!analysis::load_run_summary(load_request(o.path, o.run, o.host, o.jobs, &bar), tool.from_summary->reads,
                                     &summary, &error)) {
       if (summary.hosts() == 0) return bad_input(error.path, error.problem);
       incomplete = true;
@@ -121,7 +123,7 @@ int report_whole(const ReportOptions& o, const analysis::Tool& tool, const analy
   bool incomplete = false;  // some hosts could not be read: the report is of the others
   {
     ProgressBar bar("loading " + o.path);
-    if (!model::load_profile({o.path, o.run, o.host, [&](double f) { bar.update(f); }, 0, print_note}, &profile, &error)) {
+    if (!model::load_profile(load_request(o.path, o.run, o.host, o.jobs, &bar), &profile, &error)) {
       if (profile.hosts.empty()) return bad_input(error.path, error.problem);
       incomplete = true;
     }
@@ -175,7 +177,7 @@ Command add_report_command(CLI::App& app) {
       ->check(CLI::IsMember({"text", "json", "csv"}))
       ->capture_default_str();
   add_tool_options(sub, *o);
-  add_jobs_option(sub);
+  add_jobs_option(sub, &o->jobs);
   return {sub, [o]() { return run_report(*o); }};
 }
 

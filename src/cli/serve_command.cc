@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/load_request.h"
 #include "format/profile_paths.h"
 #include "server/profile_server.h"
 #include "server/ui_assets.h"
@@ -23,6 +24,7 @@ struct ServeArgs {
   std::string bind = "127.0.0.1";
   std::vector<std::string> allow_capture;
   std::vector<std::string> allow_hosts;
+  unsigned jobs = 0;  // --jobs
 };
 
 // Stops the server on SIGINT or SIGTERM. The signals are blocked in every thread (the
@@ -72,7 +74,7 @@ int serve(const ServeArgs& args) {
     return bad_input(args.logdir, "not a directory (give the logdir, or a PyTorch trace .json(.gz))");
 
   server::ServeOptions options{args.logdir, args.bind, args.port, args.allow_capture, args.allow_hosts};
-  server::ProfileServer server(options, server::make_analysis_backend());
+  server::ProfileServer server(options, server::make_analysis_backend(args.jobs));
   std::string error;
   if (!server.bind(&error)) {
     fmt::print(stderr, "mlprof: {}\n", error);
@@ -121,7 +123,7 @@ Command add_serve_command(CLI::App& app) {
                   "--bind address: the DNS name or proxy a browser reaches it by. Requests naming any other host "
                   "are refused, so a web page cannot point its own domain at this server")
       ->delimiter(',');
-  add_jobs_option(sub);
+  add_jobs_option(sub, &args->jobs);
   return {sub, [args] { return serve(*args); }};
 }
 

@@ -17,8 +17,6 @@
 namespace mlprof::model {
 namespace {
 
-std::atomic<unsigned> g_default_jobs{0};
-
 uint64_t file_size(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 ? uint64_t(st.st_size) : 0;
@@ -198,12 +196,7 @@ bool load_files(const LoadRequest& request, const std::vector<const format::Host
 
 }  // namespace
 
-unsigned default_load_jobs() {
-  const unsigned set = g_default_jobs.load();
-  return set > 0 ? set : std::max(1u, std::thread::hardware_concurrency());
-}
-
-void set_default_load_jobs(unsigned jobs) { g_default_jobs = jobs; }
+unsigned default_load_jobs() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 bool load_profile(const LoadRequest& request, Profile* profile, LoadError* error) {
   format::ProfileLocation where;

@@ -17,7 +17,9 @@ struct LoadRequest {
   std::string run;   // run name; empty: the newest run
   std::string host;  // host name; empty: all hosts of the run
   LoadProgress progress = {};  // optional: told the fraction of bytes read so far
-  unsigned jobs = 0;           // hosts read at once; 0: default_load_jobs()
+  // Hosts read at once (`--jobs` of the commands); 0: default_load_jobs(). 1 reads them one
+  // after another on the caller's thread.
+  unsigned jobs = 0;
   // Optional: told, in one line, of files of the run that are not read (format::left_out_note).
   std::function<void(const std::string&)> note = {};
 };
@@ -48,9 +50,7 @@ struct SummaryRequest {
 // load_profile, keeping each file's summary instead of its hosts: `run` gets the run's name.
 bool load_summaries(const LoadRequest& request, const SummaryRequest& summaries, std::string* run, LoadError* error);
 
-// How many hosts a load reads at once when the request does not say: the processor cores,
-// unless set (`--jobs` of the commands). 1 reads them one after another on the caller's thread.
+// How many hosts a load reads at once when the request does not say: the processor cores.
 unsigned default_load_jobs();
-void set_default_load_jobs(unsigned jobs);  // 0: the cores again
 
 }  // namespace mlprof::model

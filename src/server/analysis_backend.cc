@@ -16,6 +16,8 @@ namespace {
 
 class AnalysisBackend final : public ToolBackend {
  public:
+  explicit AnalysisBackend(unsigned load_jobs) : load_jobs_(load_jobs) {}
+
   std::vector<ToolInfo> tools(const format::RunLocation& run, const std::string& host) override {
     const auto profile = load(run, host);
     std::vector<ToolInfo> tools;
@@ -63,7 +65,7 @@ class AnalysisBackend final : public ToolBackend {
       // The run's own files: a run made of one file (`mlprof serve trace.json.gz`) shares its
       // directory with other files.
       const std::string& path = run.hosts.size() == 1 ? run.hosts.front().path : run.dir;
-      if (!model::load_profile({path, "", host}, &profile, &error))
+      if (!model::load_profile({path, "", host, {}, load_jobs_}, &profile, &error))
         throw std::runtime_error(error.path + ": " + error.problem);
       profile.run = run.name;
       ++loads_;
@@ -73,11 +75,14 @@ class AnalysisBackend final : public ToolBackend {
 
   // Profiles can be large (docs/ARCHITECTURE.md §6: up to 48 bytes per event): keep only the last two.
   ComputeOnceCache<AnalyzedProfile> profiles_{2};
+  const unsigned load_jobs_;
   std::atomic<size_t> loads_{0};
 };
 
 }  // namespace
 
-std::unique_ptr<ToolBackend> make_analysis_backend() { return std::make_unique<AnalysisBackend>(); }
+std::unique_ptr<ToolBackend> make_analysis_backend(unsigned load_jobs) {
+  return std::make_unique<AnalysisBackend>(load_jobs);
+}
 
 }  // namespace mlprof::server

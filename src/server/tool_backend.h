@@ -68,7 +68,8 @@ class ToolBackend {
   virtual size_t profiles_loaded() const { return 0; }
 };
 
-// The backend over the analysis tools of src/analysis.
-std::unique_ptr<ToolBackend> make_analysis_backend();
+// The backend over the analysis tools of src/analysis; it reads `load_jobs` hosts of a run at
+// once (model::LoadRequest::jobs; 0: one per processor core).
+std::unique_ptr<ToolBackend> make_analysis_backend(unsigned load_jobs = 0);
 
 }  // namespace mlprof::server

@@ -33,6 +33,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// Hosts read one after another: bounded threads, as the suite runs beside others.
+model::LoadRequest one_host_at_a_time(const fs::path& file) { return {file.string(), "", "", {}, 1}; }
+
 const fs::path kTestdata = MLPROF_TESTDATA;
 // Files larger than this are left out to keep the suite fast (none is today: the largest is 3 MiB).
 constexpr uintmax_t kMaxFileBytes = 16u << 20;
@@ -102,12 +105,10 @@ struct Checked {
 class Conformance : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    model::set_default_load_jobs(1);  // bounded threads: the suite runs beside others
     files_ = new std::vector<fs::path>(profile_files());
     results_ = new std::map<std::string, Checked>();
   }
   static void TearDownTestSuite() {
-    model::set_default_load_jobs(0);
     delete files_;
     delete results_;
   }
@@ -121,7 +122,7 @@ void check_file(const fs::path& file, Checked* checked) {
   SCOPED_TRACE(file.string());
   model::Profile p;
   model::LoadError error;
-  if (!model::load_profile({file.string(), "", ""}, &p, &error)) {
+  if (!model::load_profile(one_host_at_a_time(file), &p, &error)) {
     // A file no reader takes is refused in one line; it is no conformance failure.
     EXPECT_EQ(error.problem.find('\n'), std::string::npos) << error.problem;
     return;
@@ -245,7 +246,7 @@ TEST_F(Conformance, DeviceAndFrameworkOfKnownFiles) {
       found = true;
       model::Profile p;
       model::LoadError error;
-      ASSERT_TRUE(model::load_profile({f.string(), "", ""}, &p, &error)) << error.problem;
+      ASSERT_TRUE(model::load_profile(one_host_at_a_time(f), &p, &error)) << error.problem;
       const RunEnvironment env = compute_run_environment(p);
       EXPECT_EQ(env.device_type, k.device_type) << f;
       EXPECT_EQ(framework_key(env.framework), k.framework) << f;
@@ -275,7 +276,7 @@ TEST(ConformanceWithTraceLens, JaxConvOnMi300xCopiesAndCompute) {
   if (file.empty()) GTEST_SKIP() << dir << " not found (the real profiles are in ../shared/testdata)";
   model::Profile p;
   model::LoadError error;
-  ASSERT_TRUE(model::load_profile({file.string(), "", ""}, &p, &error)) << error.problem;
+  ASSERT_TRUE(model::load_profile(one_host_at_a_time(file), &p, &error)) << error.problem;
   const GpuActivity gpu = collect_all_gpu_activity(p);
   ASSERT_EQ(gpu.hosts.size(), 1u);
   size_t kernels = 0, copies = 0;
@@ -313,7 +314,7 @@ TEST(ConformanceAcrossTools, B200CollectivesAndHostOps) {
   if (!fs::exists(file)) GTEST_SKIP() << file << " not found (the real profiles are in ../shared/testdata)";
   model::Profile p;
   model::LoadError error;
-  ASSERT_TRUE(model::load_profile({file.string(), "", ""}, &p, &error)) << error.problem;
+  ASSERT_TRUE(model::load_profile(one_host_at_a_time(file), &p, &error)) << error.problem;
   const AnalyzedProfile profile(std::move(p));
   const json overview = run_tool(*find_tool("overview_page"), profile, {}).json();
   const double overview_collectives_ms = overview["steps"][0]["breakdown_ms"]["device_collectives"].get<double>();
