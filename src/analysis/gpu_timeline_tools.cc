@@ -9,11 +9,16 @@ namespace {
 constexpr std::string_view kScopes[] = {"hta", "steps", "profile"};
 constexpr ToolOption kOptions[] = {
     {.name = "scope",
-     .help = "the time measured: hta (default) the profile less its last step, as Holistic Trace Analysis; steps "
-             "the analysed steps; profile all of it",
+     .help = "which GPU work is measured. hta (the default): all of it but the last step's, from the first to the "
+             "last GPU work (the work launched from the last step's start on is left out, as Holistic Trace "
+             "Analysis, HTA, leaves it out; with fewer than two steps, all of it); steps: the work inside the "
+             "analysed steps, each step from its start to its end; profile: all of it, from the first to the last "
+             "GPU work",
      .choices = kScopes},
     {.name = "hta_rounding",
-     .help = "round sub-microsecond times to whole microseconds as HTA does (to compare with its figures)",
+     .help = "round each GPU work's start up and its end down to whole microseconds, as Holistic Trace Analysis "
+             "(HTA) does with traces timed finer than that (a 2.2 us kernel then lasts 1 or 2 us): to compare "
+             "figures with HTA's",
      .is_flag = true},
 };
 

@@ -1,5 +1,5 @@
 // mlprof run [--logdir L] [--run-name R] [--steps A:B] [--duration-ms N] [--host-tracer-level N]
-//            -- PROGRAM ARGS...
+//            [--python-tracer-level N] -- PROGRAM ARGS...
 //
 // Profiles an unmodified program: sets the environment variables that start a session when
 // libmlprof loads (MLPROF_LOGDIR, ...) and preloads the LibTorch integration, so every ATen
@@ -34,6 +34,7 @@ struct RunOptions {
   std::string steps;
   int64_t duration_ms = -1;
   int host_tracer_level = -1;
+  int python_tracer_level = -1;
   std::vector<std::string> command;
 };
 
@@ -178,6 +179,9 @@ int run_program(const RunOptions& o) {
     if (o.duration_ms >= 0) setenv("MLPROF_DURATION_MS", std::to_string(o.duration_ms).c_str(), 1);
     if (!o.run_name.empty()) setenv("MLPROF_RUN_NAME", o.run_name.c_str(), 1);
     if (o.host_tracer_level >= 0) setenv("MLPROF_HOST_TRACER_LEVEL", std::to_string(o.host_tracer_level).c_str(), 1);
+    // Read by the mlprof Python package (not by libmlprof): it starts the Python tracer.
+    if (o.python_tracer_level >= 0)
+      setenv("MLPROF_PYTHON_TRACER_LEVEL", std::to_string(o.python_tracer_level).c_str(), 1);
     setenv("MLPROF_RUN_RECORD", record.c_str(), 1);
     setenv("LD_PRELOAD", preload.c_str(), 1);
     return "";
@@ -222,6 +226,10 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--host-tracer-level", options->host_tracer_level,
                   "1: user annotations and steps, 2: also framework ops (default), 3: also input shapes and memory")
       ->check(CLI::Range(0, 3));
+  sub->add_option("--python-tracer-level", options->python_tracer_level,
+                  "1: also every Python function call of a Python program, from where it imports the mlprof "
+                  "package (as mlprof.start's python_tracer_level); 0: none (default)")
+      ->check(CLI::Range(0, 1));
   sub->add_option("command", options->command, "The program and its arguments (after --)");
   sub->positionals_at_end();
   return {sub, [options] { return run_program(*options); }};

@@ -180,6 +180,9 @@ PYBIND11_MODULE(_mlprof, m) {
         py::arg("python_tracer_level"), py::arg("first_step"), py::arg("last_step"), py::arg("duration_ms"),
         py::arg("run_name"));
   m.def("_stop", &stop_session);
+  m.def("_start_python_tracer", [] {
+    if (!start_python_tracer()) throw py::error_already_set();
+  });
   m.def("is_active", &mlprof::is_active,
         "True from start() until the session ends: at stop(), or once its steps or duration_ms are over and "
         "its run is written.");

@@ -90,6 +90,23 @@ TEST_F(CliRun, TheHintNamesTheRunWritten) {
   EXPECT_NE(r.err.find("mlprof run: read the profile with: mlprof report " + written + "\n"), std::string::npos) << r.err;
 }
 
+// --python-tracer-level reaches the program as MLPROF_PYTHON_TRACER_LEVEL, which the mlprof
+// Python package reads (tests/python/test_run_python_tracer.py runs a Python program so); not
+// given, the program's environment decides.
+TEST_F(CliRun, ThePythonTracerLevelReachesTheProgram) {
+  const std::string target = std::string(" -- ") + MLPROF_RUN_TARGET + " env MLPROF_PYTHON_TRACER_LEVEL";
+  auto r = run_mlprof("run --logdir " + logdir_ + " --python-tracer-level 1" + target);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "1\n");
+  r = run_mlprof("run --logdir " + logdir_ + target);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "unset\n");
+  r = run_mlprof("run --logdir " + logdir_ + " --python-tracer-level 2" + target);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("--python-tracer-level"), std::string::npos) << r.err;
+}
+
 // SIGTERM (a scheduler's) and SIGINT sent to mlprof run: the program gets it, writes its run and
 // ends by it, and so does mlprof run.
 TEST_F(CliRun, SignalsGoOnToTheProgramAndMlprofRunEndsAsItDid) {

@@ -2,6 +2,7 @@
 //   run_target wait            prints its pid and "ready", then waits until a signal ends it
 //   run_target sleep-ms N      sleeps N ms and exits 0
 //   run_target remove LOGDIR   replaces LOGDIR by a file, so its profile cannot be written, and exits 0
+//   run_target env NAME        prints the environment variable NAME ("unset" when it is not) and exits 0
 #include <unistd.h>
 
 #include <chrono>
@@ -27,6 +28,11 @@ int main(int argc, char** argv) {
   if (mode == "remove" && argc == 3) {
     std::filesystem::remove_all(argv[2]);
     std::ofstream(argv[2]) << "not a directory";
+    return 0;
+  }
+  if (mode == "env" && argc == 3) {
+    const char* value = std::getenv(argv[2]);
+    std::printf("%s\n", value != nullptr ? value : "unset");
     return 0;
   }
   return 64;

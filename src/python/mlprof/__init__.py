@@ -25,6 +25,8 @@ arguments of the wrong type or value; profiling never takes the program down.
 
 import functools
 import inspect
+import os
+import sys
 from typing import Any, Callable, NamedTuple, Optional, Tuple, TypeVar
 
 from . import _arguments, _mlprof, _torch_hook
@@ -236,4 +238,23 @@ def server_port() -> int:
     return _mlprof._server_port()
 
 
+def _trace_python_in_environment_session() -> None:
+    """Under ``mlprof run --python-tracer-level 1`` (MLPROF_PYTHON_TRACER_LEVEL=1), every Python call
+    is recorded in the session the environment started, from this import on. A session the program
+    starts itself has its own python_tracer_level."""
+    level = os.environ.get("MLPROF_PYTHON_TRACER_LEVEL", "")
+    if level in ("", "0"):
+        return
+    if level != "1":
+        print(f"mlprof: ignoring MLPROF_PYTHON_TRACER_LEVEL={level}: expected 0 or 1", file=sys.stderr)
+        return
+    if not is_active():
+        return
+    try:
+        _mlprof._start_python_tracer()
+    except Exception as error:  # profiling never takes the program down
+        print(f"mlprof: Python calls are not traced: {error}", file=sys.stderr)
+
+
 _torch_hook.install()
+_trace_python_in_environment_session()
