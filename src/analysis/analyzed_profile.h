@@ -1,6 +1,6 @@
 // A loaded profile with the analyses that several tools share (steps, op stats, tf.data
 // pipelines), each computed on first use and kept, so that opening the overview after the
-// op stats does not group steps twice. The tools of tool_registry.h read from it, in the server
+// input pipeline does not group steps twice, nor the op stats after the overview. The tools of tool_registry.h read from it, in the server
 // and in `mlprof report` alike. Safe to use from several request threads.
 #pragma once
 

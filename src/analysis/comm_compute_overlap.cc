@@ -1,6 +1,7 @@
 #include "analysis/comm_compute_overlap.h"
 
 #include "analysis/gpu_work_order.h"
+#include "analysis/units.h"
 
 namespace mlprof::analysis {
 
@@ -39,6 +40,15 @@ CommComputeOverlap compute_comm_compute_overlap(const HostGpuActivity& host) {
   });
   if (open && end > begin) meet(begin, end);
   return o;
+}
+
+nlohmann::json to_json(const CommComputeOverlap& o) {
+  const auto pct = o.overlap_pct();
+  return {{"overlap_pct", pct ? nlohmann::json(*pct) : nlohmann::json(nullptr)},
+          {"communication_us", us(o.communication_ps)},
+          {"computation_us", us(o.computation_ps)},
+          {"overlap_us", us(o.overlap_ps)},
+          {"exposed_communication_us", us(o.exposed_communication_ps())}};
 }
 
 }  // namespace mlprof::analysis

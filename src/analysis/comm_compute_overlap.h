@@ -4,6 +4,8 @@
 // part), and the communication time that overlaps no computation.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <optional>
 
@@ -20,5 +22,8 @@ struct CommComputeOverlap {
 };
 
 CommComputeOverlap compute_comm_compute_overlap(const HostGpuActivity& host);
+
+// The comm_compute_overlap part of the GPU timeline's JSON (gpu_timeline.h).
+nlohmann::json to_json(const CommComputeOverlap& overlap);
 
 }  // namespace mlprof::analysis

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "analysis/units.h"
+
 namespace mlprof::analysis {
 
 std::string_view idle_cause_key(IdleCause cause) {
@@ -55,6 +57,32 @@ GpuIdleTime compute_gpu_idle_time(const model::Profile& profile, const HostGpuAc
   }
   std::sort(out.largest.begin(), out.largest.end(), longer);
   return out;
+}
+
+nlohmann::json to_json(const GpuIdleTime& idle, const std::vector<std::string>& next_names,
+                       const std::vector<std::string>& launch_ops) {
+  nlohmann::json j = {{"kernel_wait_threshold_us", us(kKernelWaitThresholdPs)}, {"streams", nlohmann::json::array()},
+            {"largest_gaps", nlohmann::json::array()}};
+  for (const StreamIdleTime& s : idle.streams) {
+    nlohmann::json sj = {{"stream", s.stream_id}, {"device", s.device_ordinal}, {"idle_us", us(s.idle_ps())}};
+    for (size_t c = 0; c < kNumIdleCauses; ++c) {
+      const std::string key(idle_cause_key(IdleCause(c)));
+      sj[key + "_us"] = us(s.cause_ps[c]);
+      sj[key + "_pct"] = s.idle_ps() != 0 ? 100.0 * double(s.cause_ps[c]) / double(s.idle_ps()) : 0.0;
+      sj[key + "_gaps"] = s.gaps[c];
+    }
+    j["streams"].push_back(sj);
+  }
+  for (size_t i = 0; i < idle.largest.size(); ++i) {
+    const IdleGap& g = idle.largest[i];
+    j["largest_gaps"].push_back({{"stream", idle.streams[g.stream].stream_id},
+                                 {"begin_ms", ms(g.begin_ps)},
+                                 {"length_us", us(g.length_ps)},
+                                 {"cause", idle_cause_key(g.cause)},
+                                 {"next", next_names[i]},
+                                 {"launched_by", launch_ops[i]}});
+  }
+  return j;
 }
 
 }  // namespace mlprof::analysis

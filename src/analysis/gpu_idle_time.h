@@ -11,6 +11,8 @@
 // two step windows are not counted.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <array>
 #include <cstdint>
 #include <string>
@@ -49,5 +51,10 @@ struct GpuIdleTime {
 
 GpuIdleTime compute_gpu_idle_time(const model::Profile& profile, const HostGpuActivity& host,
                                   size_t max_gaps = 10, int64_t kernel_wait_threshold_ps = kKernelWaitThresholdPs);
+
+// The gpu_idle_time part of the GPU timeline's JSON (gpu_timeline.h): `next_names` and `launch_ops`
+// name each listed gap's work after it and the op that launched that work.
+nlohmann::json to_json(const GpuIdleTime& idle, const std::vector<std::string>& next_names,
+                       const std::vector<std::string>& launch_ops);
 
 }  // namespace mlprof::analysis

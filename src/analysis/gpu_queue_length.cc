@@ -4,6 +4,7 @@
 
 #include "analysis/counter_reducer.h"
 #include "analysis/kernel_launch_stats.h"
+#include "analysis/units.h"
 
 namespace mlprof::analysis {
 std::vector<StreamQueueLength> compute_gpu_queue_length(const model::Profile& p, const HostGpuActivity& host,
@@ -56,6 +57,22 @@ std::vector<StreamQueueLength> compute_gpu_queue_length(const model::Profile& p,
     out.push_back(std::move(q));
   }
   return out;
+}
+
+nlohmann::json to_json(const std::vector<StreamQueueLength>& queue) {
+  nlohmann::json streams = nlohmann::json::array();
+  for (const StreamQueueLength& q : queue) {
+    nlohmann::json series = nlohmann::json::array();
+    for (const auto& [t, n] : q.series) series.push_back({ms(t), n});
+    streams.push_back({{"stream", q.stream_id},
+                       {"device", q.device_ordinal},
+                       {"max", q.max},
+                       {"mean", q.mean},
+                       {"mean_at_changes", q.mean_at_changes},
+                       {"changes", q.changes},
+                       {"series", series}});
+  }
+  return {{"streams", streams}};
 }
 
 }  // namespace mlprof::analysis

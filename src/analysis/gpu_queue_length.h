@@ -6,6 +6,8 @@
 // the trace viewer, reduced to at most `max_points` points per stream keeping every maximum.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -27,5 +29,8 @@ struct StreamQueueLength {
 
 std::vector<StreamQueueLength> compute_gpu_queue_length(const model::Profile& profile, const HostGpuActivity& host,
                                                         size_t max_points = 2000);
+
+// The gpu_queue_length part of the GPU timeline's JSON (gpu_timeline.h).
+nlohmann::json to_json(const std::vector<StreamQueueLength>& queue);
 
 }  // namespace mlprof::analysis

@@ -1,6 +1,7 @@
 #include "analysis/gpu_time_breakdown.h"
 
 #include "analysis/gpu_work_order.h"
+#include "analysis/units.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -54,6 +55,48 @@ GpuTimeBreakdown compute_gpu_time_breakdown(const HostGpuActivity& host) {
     }
   }
   return b;
+}
+
+namespace {
+
+nlohmann::json kind_times_json(const GpuKindTimes& t, int64_t span_ps) {
+  nlohmann::json j = {{"busy_us", us(t.busy_ps)}};
+  for (size_t k = 0; k < kNumGpuWorkKinds; ++k)
+    j[std::string(gpu_work_kind_key(GpuWorkKind(k))) + "_us"] = us(t.union_ps[k]);
+  if (span_ps > 0) j["idle_pct"] = 100.0 * double(span_ps - t.busy_ps) / double(span_ps);
+  return j;
+}
+
+
+}  // namespace
+
+nlohmann::json to_json(const GpuTimeBreakdown& b) {
+  nlohmann::json kinds = nlohmann::json::object();
+  for (GpuWorkKind k : {GpuWorkKind::kComputation, GpuWorkKind::kCommunication, GpuWorkKind::kMemory})
+    kinds[std::string(gpu_work_kind_key(k))] = b.kind_pct(k);
+  nlohmann::json j = {{"span_us", us(b.span_ps)},
+            {"busy_us", us(b.times.busy_ps)},
+            {"idle_us", us(b.idle_ps())},
+            {"compute_us", us(b.times.union_ps[size_t(GpuWorkKind::kComputation)])},
+            {"idle_pct", b.idle_pct()},
+            {"compute_pct", b.compute_pct()},
+            {"non_compute_pct", b.non_compute_pct()},
+            {"kernel_type_pct", kinds},
+            {"devices", nlohmann::json::array()},
+            {"streams", nlohmann::json::array()}};
+  for (const GpuDeviceTime& d : b.devices) {
+    nlohmann::json dj = kind_times_json(d.times, b.span_ps);
+    dj["device"] = d.device_ordinal;
+    j["devices"].push_back(dj);
+  }
+  for (const GpuStreamTime& s : b.streams) {
+    nlohmann::json sj = kind_times_json(s.times, b.span_ps);
+    sj["stream"] = s.stream_id;
+    sj["device"] = s.device_ordinal;
+    sj["events"] = s.events;
+    j["streams"].push_back(sj);
+  }
+  return j;
 }
 
 }  // namespace mlprof::analysis

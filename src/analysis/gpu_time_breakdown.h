@@ -7,6 +7,8 @@
 // get_gpu_kernel_breakdown, counting time where kinds overlap in each of them).
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -47,5 +49,8 @@ struct GpuTimeBreakdown {
 };
 
 GpuTimeBreakdown compute_gpu_time_breakdown(const HostGpuActivity& host);
+
+// The gpu_time_breakdown part of the GPU timeline's JSON (gpu_timeline.h).
+nlohmann::json to_json(const GpuTimeBreakdown& breakdown);
 
 }  // namespace mlprof::analysis

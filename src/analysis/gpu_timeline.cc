@@ -6,127 +6,9 @@
 #include "analysis/units.h"
 
 namespace mlprof::analysis {
-namespace {
 
 using nlohmann::json;
 
-json kind_times_json(const GpuKindTimes& t, int64_t span_ps) {
-  json j = {{"busy_us", us(t.busy_ps)}};
-  for (size_t k = 0; k < kNumGpuWorkKinds; ++k)
-    j[std::string(gpu_work_kind_key(GpuWorkKind(k))) + "_us"] = us(t.union_ps[k]);
-  if (span_ps > 0) j["idle_pct"] = 100.0 * double(span_ps - t.busy_ps) / double(span_ps);
-  return j;
-}
-
-json breakdown_json(const GpuTimeBreakdown& b) {
-  json kinds = json::object();
-  for (GpuWorkKind k : {GpuWorkKind::kComputation, GpuWorkKind::kCommunication, GpuWorkKind::kMemory})
-    kinds[std::string(gpu_work_kind_key(k))] = b.kind_pct(k);
-  json j = {{"span_us", us(b.span_ps)},
-            {"busy_us", us(b.times.busy_ps)},
-            {"idle_us", us(b.idle_ps())},
-            {"compute_us", us(b.times.union_ps[size_t(GpuWorkKind::kComputation)])},
-            {"idle_pct", b.idle_pct()},
-            {"compute_pct", b.compute_pct()},
-            {"non_compute_pct", b.non_compute_pct()},
-            {"kernel_type_pct", kinds},
-            {"devices", json::array()},
-            {"streams", json::array()}};
-  for (const GpuDeviceTime& d : b.devices) {
-    json dj = kind_times_json(d.times, b.span_ps);
-    dj["device"] = d.device_ordinal;
-    j["devices"].push_back(dj);
-  }
-  for (const GpuStreamTime& s : b.streams) {
-    json sj = kind_times_json(s.times, b.span_ps);
-    sj["stream"] = s.stream_id;
-    sj["device"] = s.device_ordinal;
-    sj["events"] = s.events;
-    j["streams"].push_back(sj);
-  }
-  return j;
-}
-
-json idle_json(const GpuIdleTime& idle, const HostGpuTimeline& h) {
-  json j = {{"kernel_wait_threshold_us", us(kKernelWaitThresholdPs)}, {"streams", json::array()},
-            {"largest_gaps", json::array()}};
-  for (const StreamIdleTime& s : idle.streams) {
-    json sj = {{"stream", s.stream_id}, {"device", s.device_ordinal}, {"idle_us", us(s.idle_ps())}};
-    for (size_t c = 0; c < kNumIdleCauses; ++c) {
-      const std::string key(idle_cause_key(IdleCause(c)));
-      sj[key + "_us"] = us(s.cause_ps[c]);
-      sj[key + "_pct"] = s.idle_ps() != 0 ? 100.0 * double(s.cause_ps[c]) / double(s.idle_ps()) : 0.0;
-      sj[key + "_gaps"] = s.gaps[c];
-    }
-    j["streams"].push_back(sj);
-  }
-  for (size_t i = 0; i < idle.largest.size(); ++i) {
-    const IdleGap& g = idle.largest[i];
-    j["largest_gaps"].push_back({{"stream", idle.streams[g.stream].stream_id},
-                                 {"begin_ms", ms(g.begin_ps)},
-                                 {"length_us", us(g.length_ps)},
-                                 {"cause", idle_cause_key(g.cause)},
-                                 {"next", h.gap_next_names[i]},
-                                 {"launched_by", h.gap_launch_ops[i]}});
-  }
-  return j;
-}
-
-json overlap_json(const CommComputeOverlap& o) {
-  const auto pct = o.overlap_pct();
-  return {{"overlap_pct", pct ? json(*pct) : json(nullptr)},
-          {"communication_us", us(o.communication_ps)},
-          {"computation_us", us(o.computation_ps)},
-          {"overlap_us", us(o.overlap_ps)},
-          {"exposed_communication_us", us(o.exposed_communication_ps())}};
-}
-
-json launches_json(const KernelLaunchStats& s) {
-  json j = {{"launches", s.launches},
-            {"short_kernels", s.short_kernels},
-            {"runtime_outliers", s.runtime_outliers},
-            {"long_delay_kernels", s.long_delay_kernels},
-            {"median_launch_delay_us", s.median_launch_delay_us},
-            {"mean_launch_delay_us", s.mean_launch_delay_us},
-            {"max_launch_delay_us", s.max_launch_delay_us},
-            {"median_cpu_us", s.median_cpu_us},
-            {"median_gpu_us", s.median_gpu_us},
-            {"short_kernels_gpu_us", us(s.short_kernels_gpu_ps)},
-            {"short_kernels_cpu_us", us(s.short_kernels_cpu_ps)},
-            {"runtime_cutoff_us", us(kLaunchRuntimeCutoffPs)},
-            {"launch_delay_cutoff_us", us(kLaunchDelayCutoffPs)},
-            {"short_kernel_names", json::array()},
-            {"longest_delays", json::array()}};
-  for (const LaunchedKernelGroup& g : s.short_kernel_names)
-    j["short_kernel_names"].push_back(
-        {{"name", g.name}, {"op", g.op}, {"count", g.count}, {"gpu_us", us(g.gpu_ps)}, {"cpu_us", us(g.cpu_ps)}});
-  for (const DelayedLaunch& d : s.longest_delays)
-    j["longest_delays"].push_back({{"name", d.name},
-                                   {"op", d.op},
-                                   {"begin_ms", ms(d.begin_ps)},
-                                   {"delay_us", us(d.delay_ps)},
-                                   {"cpu_us", us(d.cpu_ps)},
-                                   {"gpu_us", us(d.gpu_ps)}});
-  return j;
-}
-
-json queue_json(const std::vector<StreamQueueLength>& queue) {
-  json streams = json::array();
-  for (const StreamQueueLength& q : queue) {
-    json series = json::array();
-    for (const auto& [t, n] : q.series) series.push_back({ms(t), n});
-    streams.push_back({{"stream", q.stream_id},
-                       {"device", q.device_ordinal},
-                       {"max", q.max},
-                       {"mean", q.mean},
-                       {"mean_at_changes", q.mean_at_changes},
-                       {"changes", q.changes},
-                       {"series", series}});
-  }
-  return {{"streams", streams}};
-}
-
-}  // namespace
 
 HostGpuTimeline compute_host_gpu_timeline(const model::Profile& p, const HostGpuActivity& host,
                                           const GpuTimelineOptions& o) {
@@ -164,11 +46,11 @@ nlohmann::json to_json(const GpuTimeline& t) {
     // The window every figure of the host covers: the scope's, in words.
     json j = {{"host", h.host}, {"scope_note", h.scope_note}, {"window", h.scope_note}};
     if (!h.warnings.empty()) j["warnings"] = h.warnings;
-    if (h.breakdown) j["gpu_time_breakdown"] = breakdown_json(*h.breakdown);
-    if (h.idle) j["gpu_idle_time"] = idle_json(*h.idle, h);
-    if (h.overlap) j["comm_compute_overlap"] = overlap_json(*h.overlap);
-    if (h.launches) j["kernel_launch_stats"] = launches_json(*h.launches);
-    if (h.queue) j["gpu_queue_length"] = queue_json(*h.queue);
+    if (h.breakdown) j["gpu_time_breakdown"] = to_json(*h.breakdown);
+    if (h.idle) j["gpu_idle_time"] = to_json(*h.idle, h.gap_next_names, h.gap_launch_ops);
+    if (h.overlap) j["comm_compute_overlap"] = to_json(*h.overlap);
+    if (h.launches) j["kernel_launch_stats"] = to_json(*h.launches);
+    if (h.queue) j["gpu_queue_length"] = to_json(*h.queue);
     hosts.push_back(std::move(j));
   }
   return {{"scope", gpu_scope_key(t.scope)}, {"hosts", hosts}};

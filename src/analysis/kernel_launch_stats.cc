@@ -105,4 +105,33 @@ KernelLaunchStats compute_kernel_launch_stats(const model::Profile& p, const Hos
   return s;
 }
 
+nlohmann::json to_json(const KernelLaunchStats& s) {
+  nlohmann::json j = {{"launches", s.launches},
+            {"short_kernels", s.short_kernels},
+            {"runtime_outliers", s.runtime_outliers},
+            {"long_delay_kernels", s.long_delay_kernels},
+            {"median_launch_delay_us", s.median_launch_delay_us},
+            {"mean_launch_delay_us", s.mean_launch_delay_us},
+            {"max_launch_delay_us", s.max_launch_delay_us},
+            {"median_cpu_us", s.median_cpu_us},
+            {"median_gpu_us", s.median_gpu_us},
+            {"short_kernels_gpu_us", us(s.short_kernels_gpu_ps)},
+            {"short_kernels_cpu_us", us(s.short_kernels_cpu_ps)},
+            {"runtime_cutoff_us", us(kLaunchRuntimeCutoffPs)},
+            {"launch_delay_cutoff_us", us(kLaunchDelayCutoffPs)},
+            {"short_kernel_names", nlohmann::json::array()},
+            {"longest_delays", nlohmann::json::array()}};
+  for (const LaunchedKernelGroup& g : s.short_kernel_names)
+    j["short_kernel_names"].push_back(
+        {{"name", g.name}, {"op", g.op}, {"count", g.count}, {"gpu_us", us(g.gpu_ps)}, {"cpu_us", us(g.cpu_ps)}});
+  for (const DelayedLaunch& d : s.longest_delays)
+    j["longest_delays"].push_back({{"name", d.name},
+                                   {"op", d.op},
+                                   {"begin_ms", ms(d.begin_ps)},
+                                   {"delay_us", us(d.delay_ps)},
+                                   {"cpu_us", us(d.cpu_ps)},
+                                   {"gpu_us", us(d.gpu_ps)}});
+  return j;
+}
+
 }  // namespace mlprof::analysis

@@ -13,6 +13,8 @@
 // Synchronous calls (cudaMemcpy) are no launches, as in HTA.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -54,5 +56,8 @@ struct KernelLaunchStats {
 // `medians`: also the medians (which keep every launch's times meanwhile).
 KernelLaunchStats compute_kernel_launch_stats(const model::Profile& profile, const HostGpuActivity& host,
                                               size_t max_listed = 10, bool medians = true);
+
+// The kernel_launch_stats part of the GPU timeline's JSON (gpu_timeline.h).
+nlohmann::json to_json(const KernelLaunchStats& stats);
 
 }  // namespace mlprof::analysis

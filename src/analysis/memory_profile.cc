@@ -203,10 +203,6 @@ MemoryIdProfile analyze(const model::Profile& p, const MemoryEventReader& reader
 
 }  // namespace
 
-bool is_memory_breakdown_sort(const std::string& sort) {
-  return sort == "allocation" || sort == "requested" || sort == "occurrences" || sort == "op";
-}
-
 MemoryProfile compute_memory_profile(const model::Profile& profile, const MemoryProfileOptions& options) {
   MemoryProfile out;
   const MemoryEventReader reader(profile);

@@ -91,9 +91,6 @@ MemoryProfile compute_memory_profile(const model::Profile& profile, const Memory
 // that only ask how close memory came to running out.
 std::vector<MemorySummary> compute_memory_peaks(const model::Profile& profile);
 
-// Whether the options name a sort the breakdown knows.
-bool is_memory_breakdown_sort(const std::string& sort);
-
 nlohmann::json to_json(const MemoryProfile& profile);
 std::string to_csv(const MemoryProfile& profile);  // the breakdown at the peak, one row per op
 

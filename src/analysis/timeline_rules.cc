@@ -72,12 +72,6 @@ void scan_host_calls(const Profile& p, uint32_t host_index, const std::vector<st
 
 }  // namespace
 
-std::string_view timeline_rule_key(TimelineRule rule) {
-  static constexpr std::array<std::string_view, 5> kKeys = {"sync_copies", "tiny_kernels", "blocking_sync",
-                                                            "low_overlap", "straggler_rank"};
-  return kKeys[size_t(rule)];
-}
-
 void TimeByOp::add(std::string_view op, int64_t ps) {
   total_ps += ps;
   ++count;
@@ -152,120 +146,134 @@ std::vector<TimelineAdvice> timeline_advice(const Profile& p, const StepGrouping
   return timeline_advice(findings_of(p, g, gpu, steps), steps, stragglers ? &*stragglers : nullptr);
 }
 
-std::vector<TimelineAdvice> timeline_advice(const std::vector<TimelineFindings>& hosts, bool steps,
-                                            const StragglerAnalysis* stragglers) {
-  const size_t n_hosts = hosts.size();
-  const char* per = steps ? "per step" : "in the profile";
-  auto worst = [&](auto share) {
+namespace {
+
+// What the rules read: every host's findings (one at least), and whether they are over steps.
+struct RuleInput {
+  const std::vector<HostFindings>& hosts;
+  bool steps;
+  const char* per;  // "per step" or "in the profile"
+
+  // The host where `share` is largest (ties: the first).
+  template <class Share>
+  const HostFindings& worst(Share share) const {
     size_t best = 0;
     for (size_t h = 1; h < hosts.size(); ++h)
       if (share(hosts[h]) > share(hosts[best])) best = h;
-    return best;
-  };
-  std::vector<TimelineAdvice> out;
+    return hosts[best];
+  }
+  std::string on(const HostFindings& f) const { return on_host(f.host, hosts.size()); }
+};
 
-  // Synchronous copies.
-  {
-    auto share = [](const HostFindings& f) {
-      return pct(double(f.sync_copies.total_ps + f.pageable_copies.total_ps), double(f.step_ps));
-    };
-    const HostFindings& f = hosts[worst(share)];
-    if (!hosts.empty() && share(f) >= kSyncCopyThresholdPct) {
-      const double n = double(std::max<size_t>(f.steps, 1));
-      std::string text = fmt::format("Synchronous copies take {:.1f}% of the step time{}:", share(f), on_host(f.host, n_hosts));
-      const GpuTerms& gpu = gpu_terms(f.vendor);
-      if (f.sync_copies.count)
-        text += fmt::format(" {} blocking copy call(s) ({}Memcpy and the like), {:.3f} ms {}{};", f.sync_copies.count,
-                            gpu.api, ms(f.sync_copies.total_ps) / n, per, most_in(f.sync_copies, f.steps));
-      if (f.pageable_copies.count)
-        text += fmt::format(" {} copies from pageable host memory, {:.3f} ms {}{};", f.pageable_copies.count,
-                            ms(f.pageable_copies.total_ps) / n, per, most_in(f.pageable_copies, f.steps));
-      text += fmt::format(" the host waits for each. Copy from pinned memory (pin_memory=True in the DataLoader) with "
-                          "{}MemcpyAsync / .to(device, non_blocking=True) so copies overlap with compute.",
-                          gpu.api);
-      const auto top = (f.sync_copies.total_ps >= f.pageable_copies.total_ps ? f.sync_copies : f.pageable_copies).top();
-      out.push_back({TimelineRule::kSyncCopies, text, f.host,
-                     ms(f.sync_copies.total_ps + f.pageable_copies.total_ps) / n, std::string(top.first)});
-    }
+double steps_of(const HostFindings& f) { return double(std::max<size_t>(f.steps, 1)); }
+
+std::optional<TimelineAdvice> sync_copies_rule(const RuleInput& in) {
+  auto share = [](const HostFindings& f) {
+    return pct(double(f.sync_copies.total_ps + f.pageable_copies.total_ps), double(f.step_ps));
+  };
+  const HostFindings& f = in.worst(share);
+  if (share(f) < kSyncCopyThresholdPct) return std::nullopt;
+  const double n = steps_of(f);
+  std::string text = fmt::format("Synchronous copies take {:.1f}% of the step time{}:", share(f), in.on(f));
+  const GpuTerms& gpu = gpu_terms(f.vendor);
+  if (f.sync_copies.count)
+    text += fmt::format(" {} blocking copy call(s) ({}Memcpy and the like), {:.3f} ms {}{};", f.sync_copies.count,
+                        gpu.api, ms(f.sync_copies.total_ps) / n, in.per, most_in(f.sync_copies, f.steps));
+  if (f.pageable_copies.count)
+    text += fmt::format(" {} copies from pageable host memory, {:.3f} ms {}{};", f.pageable_copies.count,
+                        ms(f.pageable_copies.total_ps) / n, in.per, most_in(f.pageable_copies, f.steps));
+  text += fmt::format(" the host waits for each. Copy from pinned memory (pin_memory=True in the DataLoader) with "
+                      "{}MemcpyAsync / .to(device, non_blocking=True) so copies overlap with compute.",
+                      gpu.api);
+  const auto top = (f.sync_copies.total_ps >= f.pageable_copies.total_ps ? f.sync_copies : f.pageable_copies).top();
+  return TimelineAdvice{TimelineRule::kSyncCopies, text, f.host,
+                        ms(f.sync_copies.total_ps + f.pageable_copies.total_ps) / n, std::string(top.first)};
+}
+
+std::optional<TimelineAdvice> tiny_kernels_rule(const RuleInput& in) {
+  auto share = [](const HostFindings& f) {
+    return f.launches.short_kernels >= kTinyKernelsMinimum
+               ? pct(double(f.launches.short_kernels), double(f.launches.launches)) : 0.0;
+  };
+  const HostFindings& f = in.worst(share);
+  if (share(f) < kTinyKernelsThresholdPct) return std::nullopt;
+  const KernelLaunchStats& l = f.launches;
+  const double n = steps_of(f);
+  std::string text = fmt::format(
+      "Many tiny kernels{}: {} of {} launches ({:.0f}%) run shorter on the GPU than their launch call takes "
+      "({:.3f} ms of GPU work for {:.3f} ms of launching {}), so the GPU waits for the host",
+      in.on(f), l.short_kernels, l.launches, share(f), ms(l.short_kernels_gpu_ps) / n, ms(l.short_kernels_cpu_ps) / n,
+      in.per);
+  std::string op;
+  if (!l.short_kernel_names.empty()) {
+    const LaunchedKernelGroup& k = l.short_kernel_names.front();
+    op = k.op;
+    text += fmt::format("; the most frequent is {} ({} launches{})", k.name, k.count,
+                        k.op.empty() ? "" : ", from " + k.op);
   }
-  // Many tiny kernels.
-  {
-    auto share = [](const HostFindings& f) {
-      return f.launches.short_kernels >= kTinyKernelsMinimum
-                 ? pct(double(f.launches.short_kernels), double(f.launches.launches)) : 0.0;
-    };
-    const HostFindings& f = hosts[worst(share)];
-    if (!hosts.empty() && share(f) >= kTinyKernelsThresholdPct) {
-      const KernelLaunchStats& l = f.launches;
-      const double n = double(std::max<size_t>(f.steps, 1));
-      std::string text = fmt::format(
-          "Many tiny kernels{}: {} of {} launches ({:.0f}%) run shorter on the GPU than their launch call takes "
-          "({:.3f} ms of GPU work for {:.3f} ms of launching {}), so the GPU waits for the host",
-          on_host(f.host, n_hosts), l.short_kernels, l.launches, share(f), ms(l.short_kernels_gpu_ps) / n,
-          ms(l.short_kernels_cpu_ps) / n, per);
-      std::string op;
-      if (!l.short_kernel_names.empty()) {
-        const LaunchedKernelGroup& k = l.short_kernel_names.front();
-        op = k.op;
-        text += fmt::format("; the most frequent is {} ({} launches{})", k.name, k.count,
-                            k.op.empty() ? "" : ", from " + k.op);
-      }
-      text += fmt::format(". Fuse small ops (torch.compile, fused optimizers such as foreach/fused Adam), capture the "
-                          "step in {}, or raise the batch size so each kernel does more work.",
-                          gpu_terms(f.vendor).graphs);
-      out.push_back({TimelineRule::kTinyKernels, text, f.host, ms(l.short_kernels_cpu_ps) / n, op});
-    }
-  }
-  // Blocking synchronisation.
-  {
-    auto share = [](const HostFindings& f) { return pct(double(f.blocking_syncs.total_ps), double(f.step_ps)); };
-    const HostFindings& f = hosts[worst(share)];
-    if (!hosts.empty() && share(f) >= kBlockingSyncThresholdPct) {
-      const double n = double(std::max<size_t>(f.steps, 1));
-      const std::string text = fmt::format(
-          "Blocking synchronisation takes {:.1f}% of the step time{}: {} {api}DeviceSynchronize / "
-          "{api}StreamSynchronize / event synchronize call(s), {:.3f} ms {}{}. The host waits for the GPU instead "
-          "of queuing the next work: avoid .item(), .cpu(), printing tensors and explicit synchronize calls inside "
-          "the step (log every N steps instead).",
-          share(f), on_host(f.host, n_hosts), f.blocking_syncs.count, ms(f.blocking_syncs.total_ps) / n, per,
-          most_in(f.blocking_syncs, f.steps), fmt::arg("api", gpu_terms(f.vendor).api));
-      out.push_back({TimelineRule::kBlockingSync, text, f.host, ms(f.blocking_syncs.total_ps) / n,
-                     std::string(f.blocking_syncs.top().first)});
-    }
-  }
-  // Low overlap of communication with computation.
-  {
-    auto exposed = [](const HostFindings& f) {
-      const auto o = f.overlap.overlap_pct();
-      const bool matters = o && *o < kLowOverlapThresholdPct &&
-                           pct(double(f.overlap.communication_ps), double(f.gpu_busy_ps)) >= kCommunicationShareThresholdPct;
-      return matters ? double(f.overlap.exposed_communication_ps()) : 0.0;
-    };
-    const HostFindings& f = hosts[worst(exposed)];
-    if (!hosts.empty() && exposed(f) > 0) {
-      const double n = double(std::max<size_t>(f.steps, 1));
-      const std::string text = fmt::format(
-          "Communication overlaps little with computation{}: {:.1f}% of its {:.3f} ms {} runs while compute "
-          "kernels run, leaving {:.3f} ms {} of exposed communication ({:.1f}% of the GPU's busy time). Overlap "
-          "gradient all-reduce with the backward pass (DDP buckets: tune bucket_cap_mb; FSDP prefetching), and "
-          "avoid synchronising before collectives.",
-          on_host(f.host, n_hosts), *f.overlap.overlap_pct(), ms(f.overlap.communication_ps) / n, per,
-          ms(f.overlap.exposed_communication_ps()) / n, per,
-          pct(double(f.overlap.communication_ps), double(f.gpu_busy_ps)));
-      out.push_back({TimelineRule::kLowOverlap, text, f.host, ms(f.overlap.exposed_communication_ps()) / n, ""});
-    }
-  }
-  // A straggler rank.
-  if (steps && n_hosts > 1 && stragglers != nullptr) {
-    const StragglerAnalysis& s = *stragglers;
-    if (s.straggler >= 0) {
-      const StragglerRank& r = s.ranks[size_t(s.straggler)];
-      const std::string text = straggler_sentence(s) +
-                               " Look at what it does differently (uneven data shards or sequence lengths, a slower "
-                               "device, other work on its host).";
-      out.push_back({TimelineRule::kStragglerRank, text, r.host, s.matched_calls ? s.late_per_step_ms : 0.0, ""});
-    }
-  }
+  text += fmt::format(". Fuse small ops (torch.compile, fused optimizers such as foreach/fused Adam), capture the "
+                      "step in {}, or raise the batch size so each kernel does more work.",
+                      gpu_terms(f.vendor).graphs);
+  return TimelineAdvice{TimelineRule::kTinyKernels, text, f.host, ms(l.short_kernels_cpu_ps) / n, op};
+}
+
+std::optional<TimelineAdvice> blocking_sync_rule(const RuleInput& in) {
+  auto share = [](const HostFindings& f) { return pct(double(f.blocking_syncs.total_ps), double(f.step_ps)); };
+  const HostFindings& f = in.worst(share);
+  if (share(f) < kBlockingSyncThresholdPct) return std::nullopt;
+  const double n = steps_of(f);
+  const std::string text = fmt::format(
+      "Blocking synchronisation takes {:.1f}% of the step time{}: {} {api}DeviceSynchronize / "
+      "{api}StreamSynchronize / event synchronize call(s), {:.3f} ms {}{}. The host waits for the GPU instead "
+      "of queuing the next work: avoid .item(), .cpu(), printing tensors and explicit synchronize calls inside "
+      "the step (log every N steps instead).",
+      share(f), in.on(f), f.blocking_syncs.count, ms(f.blocking_syncs.total_ps) / n, in.per,
+      most_in(f.blocking_syncs, f.steps), fmt::arg("api", gpu_terms(f.vendor).api));
+  return TimelineAdvice{TimelineRule::kBlockingSync, text, f.host, ms(f.blocking_syncs.total_ps) / n,
+                        std::string(f.blocking_syncs.top().first)};
+}
+
+std::optional<TimelineAdvice> low_overlap_rule(const RuleInput& in) {
+  auto exposed = [](const HostFindings& f) {
+    const auto o = f.overlap.overlap_pct();
+    const bool matters = o && *o < kLowOverlapThresholdPct &&
+                         pct(double(f.overlap.communication_ps), double(f.gpu_busy_ps)) >= kCommunicationShareThresholdPct;
+    return matters ? double(f.overlap.exposed_communication_ps()) : 0.0;
+  };
+  const HostFindings& f = in.worst(exposed);
+  if (exposed(f) <= 0) return std::nullopt;
+  const double n = steps_of(f);
+  const std::string text = fmt::format(
+      "Communication overlaps little with computation{}: {:.1f}% of its {:.3f} ms {} runs while compute "
+      "kernels run, leaving {:.3f} ms {} of exposed communication ({:.1f}% of the GPU's busy time). Overlap "
+      "gradient all-reduce with the backward pass (DDP buckets: tune bucket_cap_mb; FSDP prefetching), and "
+      "avoid synchronising before collectives.",
+      in.on(f), *f.overlap.overlap_pct(), ms(f.overlap.communication_ps) / n, in.per,
+      ms(f.overlap.exposed_communication_ps()) / n, in.per,
+      pct(double(f.overlap.communication_ps), double(f.gpu_busy_ps)));
+  return TimelineAdvice{TimelineRule::kLowOverlap, text, f.host, ms(f.overlap.exposed_communication_ps()) / n, ""};
+}
+
+std::optional<TimelineAdvice> straggler_rank_rule(const RuleInput& in, const StragglerAnalysis* stragglers) {
+  if (!in.steps || in.hosts.size() < 2 || stragglers == nullptr || stragglers->straggler < 0) return std::nullopt;
+  const StragglerAnalysis& s = *stragglers;
+  const StragglerRank& r = s.ranks[size_t(s.straggler)];
+  const std::string text = straggler_sentence(s) +
+                           " Look at what it does differently (uneven data shards or sequence lengths, a slower "
+                           "device, other work on its host).";
+  return TimelineAdvice{TimelineRule::kStragglerRank, text, r.host, s.matched_calls ? s.late_per_step_ms : 0.0, ""};
+}
+
+}  // namespace
+
+std::vector<TimelineAdvice> timeline_advice(const std::vector<TimelineFindings>& hosts, bool steps,
+                                            const StragglerAnalysis* stragglers) {
+  std::vector<TimelineAdvice> out;
+  if (hosts.empty()) return out;
+  const RuleInput in{hosts, steps, steps ? "per step" : "in the profile"};
+  for (auto advice : {sync_copies_rule(in), tiny_kernels_rule(in), blocking_sync_rule(in), low_overlap_rule(in),
+                      straggler_rank_rule(in, stragglers)})
+    if (advice) out.push_back(std::move(*advice));
   return out;
 }
 

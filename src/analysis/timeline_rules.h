@@ -33,7 +33,6 @@ inline constexpr double kCommunicationShareThresholdPct = 10.0;  // of GPU busy 
 inline constexpr double kLowOverlapThresholdPct = 50.0;      // of communication time
 
 enum class TimelineRule : uint8_t { kSyncCopies, kTinyKernels, kBlockingSync, kLowOverlap, kStragglerRank };
-std::string_view timeline_rule_key(TimelineRule rule);  // "sync_copies", ...
 
 struct TimelineAdvice {
   TimelineRule rule = TimelineRule::kSyncCopies;

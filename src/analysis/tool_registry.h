@@ -1,8 +1,8 @@
 // Every analysis tool in one table: its id (XProf's names, docs/ARCHITECTURE.md §4), its
 // title, whether a profile has data for it (and if not, why and how to get some), the options
 // it takes, and how it computes its result, which knows its JSON and CSV forms. `mlprof
-// report`, the server's API and the web UI's tool list all read this table; adding a tool is
-// one line in tool_registry.cc (docs/ARCHITECTURE.md §9.1).
+// report`, the server's API and the web UI's tool list all read this table; a tool is added
+// with one line in tool_registry.cc beside its result struct (docs/ARCHITECTURE.md §9.1).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -104,7 +104,6 @@ void Arena::reset(uint64_t session_id, char* base, uint32_t num_chunks, void (*w
   last_taken_ = 0;
   commit_wanted_.store(false, std::memory_order_relaxed);
   commit_failed_.store(false, std::memory_order_relaxed);
-  committed_by_writers_.store(0, std::memory_order_relaxed);
   unmapped_ = false;
   open_.store(true, std::memory_order_seq_cst);
 }
@@ -140,7 +139,7 @@ ChunkHeader* Arena::take_fresh_chunk() noexcept {
   const uint32_t committed = committed_.load(std::memory_order_acquire);
   if (index >= committed && !commit_failed_.load(std::memory_order_relaxed)) {
     // The committer is behind: one call for the chunk's pages rather than a fault per page.
-    if (commit(index, index + 1)) committed_by_writers_.fetch_add(1, std::memory_order_relaxed);
+    commit(index, index + 1);
   }
   if (wake_committer_ != nullptr && index + low_water_.load(std::memory_order_relaxed) >= committed &&
       !commit_wanted_.exchange(true, std::memory_order_relaxed)) {

@@ -48,12 +48,6 @@ class Arena {
   // Commits the pages of the chunks to be taken next, further ahead while writers keep
   // outrunning it. Call from one thread, before close().
   void commit_ahead() noexcept;
-  // True when a writer asked for commit_ahead() since it last ran.
-  bool commit_wanted() const noexcept { return commit_wanted_.load(std::memory_order_relaxed); }
-  // Chunks whose pages a writer had to commit itself (the committer was behind).
-  uint32_t chunks_committed_by_writers() const noexcept {
-    return committed_by_writers_.load(std::memory_order_relaxed);
-  }
 
   // The exporter, after close(): chunks [0, chunks_taken()) may hold records.
   void close() noexcept;
@@ -107,7 +101,6 @@ class Arena {
   uint32_t last_taken_ = 0;
   std::atomic<bool> commit_wanted_{false};
   std::atomic<bool> commit_failed_{false};
-  std::atomic<uint32_t> committed_by_writers_{0};
   bool unmapped_ = false;
 };
 

@@ -56,8 +56,6 @@ inline const char* dtype_name(DType t) {
   return "unknown";
 }
 
-inline bool is_16bit_float(DType t) { return t == DType::kHalf || t == DType::kBFloat16; }
-
 // Writes entries into a fixed buffer; entries that do not fit are left out and counted.
 class InputWriter {
  public:

@@ -1,6 +1,6 @@
 // What the HTTP layer asks of the analysis: which tools have data for a run, and a tool's
-// result as JSON or CSV. The real backend (analysis_backend.h) loads the Profile and calls the
-// same tool functions as `mlprof report`; tests can put a fake one in its place.
+// result as JSON or CSV. The real backend (make_analysis_backend below) loads the Profile and
+// calls the same tool functions as `mlprof report`; tests can put a fake one in its place.
 #pragma once
 
 #include <map>

@@ -39,7 +39,7 @@ struct Slot {
   const OpName* name;
 };
 
-// A registered operator's name, by its schema's address (registered_operator.h).
+// A registered operator's name, by its schema's address (record_function_name.h).
 struct OperatorSlot {
   const void* schema;
   const OpName* name;
