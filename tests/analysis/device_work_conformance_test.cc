@@ -25,6 +25,7 @@
 #include "analysis/kernel_stats.h"
 #include "analysis/run_environment.h"
 #include "analysis/tool_registry.h"
+#include "analysis/testdata_files.h"
 #include "model/load_profile.h"
 
 namespace mlprof::analysis {
@@ -269,10 +270,7 @@ namespace {
 // (first to last work on any of its GPUs), so only busy times compare.
 TEST(ConformanceWithTraceLens, JaxConvOnMi300xCopiesAndCompute) {
   const fs::path dir = kTestdata / "wild/tracelens/xplane";
-  fs::path file;
-  if (fs::exists(dir))
-    for (const auto& e : fs::directory_iterator(dir))
-      if (e.path().filename().string().find("jax_conv_minimal_legacy") != std::string::npos) file = e.path();
+  const fs::path file = testing::testdata_file_named(dir, "jax_conv_minimal_legacy");
   if (file.empty()) GTEST_SKIP() << dir << " not found (the real profiles are in ../shared/testdata)";
   model::Profile p;
   model::LoadError error;

@@ -7,6 +7,7 @@
 
 #include "analysis/profiler_control.h"
 #include "analysis/step_breakdown.h"
+#include "analysis/testdata_files.h"
 #include "analysis/training_profile.h"
 #include "model/load_profile.h"
 
@@ -65,10 +66,7 @@ TEST(ProfilerControl, WholeProfileStepIsBetweenStartAndStop) {
 // program's work between them (its 25 kernels run within 16 ms) takes tens of milliseconds.
 TEST(ProfilerControl, JaxMi300xProfileHasNoEightSecondStep) {
   const fs::path dir = fs::path(MLPROF_TESTDATA) / "wild/tracelens/xplane";
-  fs::path file;
-  if (fs::exists(dir))
-    for (const auto& e : fs::directory_iterator(dir))
-      if (e.path().filename().string().find("jax_conv_minimal_legacy") != std::string::npos) file = e.path();
+  const fs::path file = testdata_file_named(dir, "jax_conv_minimal_legacy");
   if (file.empty()) GTEST_SKIP() << dir << " not found (the real profiles are in ../shared/testdata)";
   model::Profile p;
   model::LoadError error;
