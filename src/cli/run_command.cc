@@ -177,7 +177,11 @@ int run_program(const RunOptions& o) {
     if (!o.steps.empty()) setenv("MLPROF_STEPS", o.steps.c_str(), 1);
     else unsetenv("MLPROF_STEPS");
     if (o.duration_ms >= 0) setenv("MLPROF_DURATION_MS", std::to_string(o.duration_ms).c_str(), 1);
+    // The job's run: named here, or by the first of its processes to load libmlprof, which
+    // passes the name on to the others (capture/job_run.h); never one an outer job chose.
     if (!o.run_name.empty()) setenv("MLPROF_RUN_NAME", o.run_name.c_str(), 1);
+    else unsetenv("MLPROF_RUN_NAME");
+    unsetenv("MLPROF_RUN_PID");
     if (o.host_tracer_level >= 0) setenv("MLPROF_HOST_TRACER_LEVEL", std::to_string(o.host_tracer_level).c_str(), 1);
     // Read by the mlprof Python package (not by libmlprof): it starts the Python tracer.
     if (o.python_tracer_level >= 0)
