@@ -49,22 +49,6 @@ std::time_t parent_start_time() {
   return -1;
 }
 
-// The first second from now whose run does not exist yet, reserved for this host: a new job's
-// run never mixes with another's. "" when the logdir cannot be written (start says why).
-std::string reserve_fresh_run(const std::string& logdir, const std::string& host) {
-  std::string error;
-  for (std::time_t t = std::time(nullptr);; ++t) {
-    const std::string name = format::run_name_at(t);
-    std::error_code ec;
-    if (fs::exists(logdir + "/plugins/profile/" + name, ec)) continue;
-    switch (format::reserve_run(logdir, name, host, &error)) {
-      case format::Reservation::kReserved: return name;
-      case format::Reservation::kTaken: continue;
-      case format::Reservation::kFailed: return "";
-    }
-  }
-}
-
 }  // namespace
 
 JobRun join_job_run(const std::string& logdir, const std::string& host, ProfilerOptions* options) {
@@ -78,7 +62,8 @@ JobRun join_job_run(const std::string& logdir, const std::string& host, Profiler
     if (const std::time_t started = parent_start_time(); options->run_name.empty() && started >= 0)
       options->run_name = format::run_name_at(started);
   } else if (options->run_name.empty()) {
-    options->run_name = reserve_fresh_run(logdir, host);
+    std::string error;  // the session's start says why the logdir cannot be written
+    options->run_name = format::reserve_new_run(logdir, host, std::time(nullptr), &error);
   }
   if (leader_pid.empty() && !options->run_name.empty()) {
     setenv("MLPROF_RUN_NAME", options->run_name.c_str(), 1);

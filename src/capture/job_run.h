@@ -1,10 +1,10 @@
 // One run per job: the processes of one job on one machine (a program and the processes it
 // starts, torchrun's workers) write into one run directory, one file each.
 //
-// The first process of a job to start a session from MLPROF_LOGDIR is the job's leader: it
-// chooses the run's name (MLPROF_RUN_NAME when given, else the first free second from now)
-// and puts it, with its process id, into its environment as MLPROF_RUN_NAME and
-// MLPROF_RUN_PID, which every process it starts inherits. A launcher's worker (RANK and
+// The job's leader is the program `mlprof run` starts (which names the run in MLPROF_RUN_NAME
+// and the leader in MLPROF_RUN_PID), else the first process of a job to start a session from
+// MLPROF_LOGDIR: it chooses the run's name (MLPROF_RUN_NAME when given, else the first free
+// second from now) and puts both into its environment. Every process it starts inherits them. A launcher's worker (RANK and
 // WORLD_SIZE set) with no run name inherited takes the time its launcher (the parent
 // process) started, which all its sibling workers share.
 //
