@@ -8,14 +8,17 @@
 // MLPROF_SERVER_PORT (sampling mode) is read by libmlprof_rpc, see mlprof/server.h (this
 // library only warns when it is set and libmlprof_rpc is not loaded: server_port_check.cc).
 //   MLPROF_RUN_NAME=NAME          the run directory's name (default: the local time)
+// The processes of one job write into one run, one file each (capture/job_run.h).
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "capture/job_run.h"
 #include "capture/run_record.h"
 #include "capture/session.h"
+#include "format/logdir.h"
 
 namespace mlprof::capture {
 namespace {
@@ -73,7 +76,9 @@ void stop_at_exit() { stop_auto_started_session(); }
 [[maybe_unused]] const bool g_auto_started = [] {
   const char* logdir = std::getenv("MLPROF_LOGDIR");
   if (logdir == nullptr || *logdir == '\0') return false;
-  const Status status = start_session(logdir, options_from_environment(), /*auto_started=*/true);
+  ProfilerOptions options = options_from_environment();
+  const JobRun job = join_job_run(logdir, format::local_host_name(), &options);
+  const Status status = start_session(logdir, options, /*auto_started=*/true, &job);
   if (!status.ok()) {
     std::fprintf(stderr, "mlprof: not profiling: %s\n", status.message().c_str());
     record_run_failed("not profiling: " + status.message());

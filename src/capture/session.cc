@@ -12,11 +12,13 @@
 #include <exception>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <thread>
 
 #include "capture/arena.h"
 #include "capture/clock_fit.h"
 #include "capture/cupti/device_tracer.h"
+#include "capture/job_run.h"
 #include "capture/op_recorder.h"
 #include "capture/recorder.h"
 #include "capture/run_record.h"
@@ -48,6 +50,7 @@ struct Session {
   std::string host;               // options.host_name, else this machine's
   bool run_reserved = false;      // options.run_name, reserved at start for this host
   bool auto_started = false;
+  std::optional<JobRun> job;     // a session the environment started: one process of a job
   bool stopped_at_exit = false;  // the program exited without stop(): say so on stderr
   pid_t pid = 0;
   Arena* arena = nullptr;
@@ -132,7 +135,7 @@ void request_finish(uint64_t session_id) {
 
 RunInfo write_run(const Session& s, const ClockPair& stop) {
   RunInfo info;
-  const std::string& host = s.host;
+  const std::string host = s.job ? job_file_host(s.host, *s.job) : s.host;
   format::RunLocation location;
   std::string error;
   if (!format::prepare_run(s.logdir, s.options.run_name, host, std::time(nullptr), &location, &error)) {
@@ -179,6 +182,12 @@ RunInfo write_run(const Session& s, const ClockPair& stop) {
   }
   info.events = counts.events;
   info.dropped = counts.dropped;
+  if (s.job && counts.events == 0 && leave_out_empty_file(*s.job, location.run_dir, location.xspace_path)) {
+    ::unlink(location.xspace_path.c_str());
+    rmdir(location.run_dir.c_str());  // when no other process of the job wrote there
+    info.run_dir.clear();
+    info.xspace_path.clear();  // recorded nothing, wrote nothing
+  }
   return info;
 }
 
@@ -243,7 +252,7 @@ void finish(Session& s) {
   thread_names_capture_ends();
   s.device.reset();
   if (s.run_reserved) format::release_run(s.logdir, s.options.run_name, s.host);  // unwritten: let go
-  if (write) {
+  if (write && !(s.result.status.ok() && s.result.xspace_path.empty())) {
     if (s.result.status.ok()) record_run_written(s.result.run_dir);
     else record_run_failed(s.result.status.message());
     if (s.auto_started || s.stopped_at_exit || g_exit_signal.load() != 0) report_written_run(s);
@@ -384,7 +393,8 @@ __attribute__((constructor)) void register_fork_handler() {
 
 }  // namespace
 
-Status start_session(const std::string& logdir, const ProfilerOptions& options, bool auto_started) {
+Status start_session(const std::string& logdir, const ProfilerOptions& options, bool auto_started,
+                     const JobRun* job) {
   if (logdir.empty()) return Status::error("mlprof::start: the logdir is empty", StatusCode::kInvalidArgument);
   ProfilerOptions o = options;
   o.host_tracer_level = std::clamp(o.host_tracer_level, 0, 3);
@@ -410,11 +420,13 @@ Status start_session(const std::string& logdir, const ProfilerOptions& options, 
     return Status::error("mlprof::start: cannot write to the logdir " + logdir + ": " + why, StatusCode::kCannotWrite);
   }
   const std::string host = o.host_name.empty() ? format::local_host_name() : o.host_name;
-  // A named run is reserved now: two captures naming it at once cannot both write it.
-  if (Status reserved = reserve_named_run(logdir, o.run_name, host); !reserved.ok()) return reserved;
+  // A named run is reserved now: two captures naming it at once cannot both write it. A job's
+  // run is shared: its members' files are reserved when written, each under its own name.
+  const std::string reserved_name = job == nullptr || job->leader ? o.run_name : "";
+  if (Status reserved = reserve_named_run(logdir, reserved_name, host); !reserved.ok()) return reserved;
   if (program_takes_over) {
     yield_to_program(c, logdir);  // lets go of its own reservation, which may be this one
-    if (Status reserved = reserve_named_run(logdir, o.run_name, host); !reserved.ok()) return reserved;
+    if (Status reserved = reserve_named_run(logdir, reserved_name, host); !reserved.ok()) return reserved;
   }
   Arena::unmap_idle_arenas();
   // Registered with the first session: atexit handlers and static destructors run in
@@ -427,12 +439,13 @@ Status start_session(const std::string& logdir, const ProfilerOptions& options, 
   s->logdir = logdir;
   s->options = o;
   s->host = host;
-  s->run_reserved = !o.run_name.empty();
+  s->run_reserved = !reserved_name.empty();
+  if (job != nullptr) s->job = *job;
   s->auto_started = auto_started;
   s->pid = getpid();
   s->arena = Arena::create(s->id, o.max_buffer_bytes, wake_session_thread);
   if (s->arena == nullptr) {
-    if (s->run_reserved) format::release_run(logdir, o.run_name, host);
+    if (s->run_reserved) format::release_run(logdir, reserved_name, host);
     return Status::error("mlprof::start: cannot reserve " + std::to_string(o.max_buffer_bytes) +
                          " bytes of address space for the capture buffer (max_buffer_bytes)",
                          StatusCode::kOutOfResources);

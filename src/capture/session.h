@@ -4,13 +4,16 @@
 #include <cstdint>
 #include <string>
 
+#include "capture/job_run.h"
 #include "mlprof/mlprof.h"
 
 namespace mlprof::capture {
 
 // start() with a note of who started it: an auto-started session (environment variables)
-// says so in errors and is written at process exit.
-Status start_session(const std::string& logdir, const ProfilerOptions& options, bool auto_started);
+// says so in errors and is written at process exit; `job` for one the environment started,
+// which writes into its job's run (capture/job_run.h).
+Status start_session(const std::string& logdir, const ProfilerOptions& options, bool auto_started,
+                     const JobRun* job = nullptr);
 
 // At process exit: stops and writes a session that start_session(..., true) began.
 void stop_auto_started_session();

@@ -4,6 +4,7 @@
 // Profiles an unmodified program: sets the environment variables that start a session when
 // libmlprof loads (MLPROF_LOGDIR, ...) and preloads the LibTorch integration, so every ATen
 // op, autograd node and allocation of a LibTorch program is traced with no code change.
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,6 +28,8 @@ namespace mlprof::cli {
 namespace {
 
 namespace fs = std::filesystem;
+
+constexpr size_t kSharedNameBytes = 4096;  // a run name (a file name: 255 bytes at most)
 
 struct RunOptions {
   std::string logdir = "logs";
@@ -162,11 +165,23 @@ int run_program(const RunOptions& o) {
   if (const char* existing = std::getenv("LD_PRELOAD"); existing != nullptr && *existing != '\0')
     preload += std::string(":") + existing;
   const std::string host = format::local_host_name();
+  // A new run's name is chosen in the program's process, and written here for this one, which
+  // lets go of the reservation should the program never take it over.
+  void* const shared = ::mmap(nullptr, kSharedNameBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (shared == MAP_FAILED) {
+    std::fprintf(stderr, "mlprof run: cannot map memory: %s\n", std::strerror(errno));
+    return kBadInput;
+  }
+  char* const chosen_name = static_cast<char*>(shared);
   const ChildEnd end = run_child(o.command, [&]() -> std::string {
     // The run name is reserved in the program's process (its id survives exec): a second
-    // `mlprof run` naming it while this one runs is refused.
-    if (!o.run_name.empty()) {
-      std::string why;
+    // `mlprof run` naming it while this one runs is refused, and one naming a new run takes
+    // the next free second.
+    std::string why, run_name = o.run_name;
+    if (run_name.empty()) {
+      run_name = format::reserve_new_run(o.logdir, host, std::time(nullptr), &why);
+      if (run_name.empty()) return "--logdir " + o.logdir + ": cannot write there: " + why;
+    } else {
       switch (format::reserve_run(o.logdir, o.run_name, host, &why)) {
         case format::Reservation::kReserved: break;
         case format::Reservation::kTaken: return "--run-name " + o.run_name + ": taken: " + why;
@@ -177,7 +192,11 @@ int run_program(const RunOptions& o) {
     if (!o.steps.empty()) setenv("MLPROF_STEPS", o.steps.c_str(), 1);
     else unsetenv("MLPROF_STEPS");
     if (o.duration_ms >= 0) setenv("MLPROF_DURATION_MS", std::to_string(o.duration_ms).c_str(), 1);
-    if (!o.run_name.empty()) setenv("MLPROF_RUN_NAME", o.run_name.c_str(), 1);
+    // One run for the program and every process it starts; the program writes <host>.xplane.pb,
+    // the others <host>.<rank or pid>.xplane.pb (capture/job_run.h).
+    std::snprintf(chosen_name, kSharedNameBytes, "%s", run_name.c_str());
+    setenv("MLPROF_RUN_NAME", run_name.c_str(), 1);
+    setenv("MLPROF_RUN_PID", std::to_string(getpid()).c_str(), 1);
     if (o.host_tracer_level >= 0) setenv("MLPROF_HOST_TRACER_LEVEL", std::to_string(o.host_tracer_level).c_str(), 1);
     // Read by the mlprof Python package (not by libmlprof): it starts the Python tracer.
     if (o.python_tracer_level >= 0)
@@ -189,7 +208,9 @@ int run_program(const RunOptions& o) {
   const RecordedRuns runs = read_run_record(record, end.pid);
   ::unlink(record.c_str());
   // A program that never loaded libmlprof (a static one) leaves its reservation behind.
-  if (!o.run_name.empty() && end.pid > 0) format::release_run(o.logdir, o.run_name, host, end.pid);
+  const std::string run_name = chosen_name;
+  ::munmap(shared, kSharedNameBytes);
+  if (!run_name.empty() && end.pid > 0) format::release_run(o.logdir, run_name, host, end.pid);
   if (!end.not_started.empty()) {
     std::fprintf(stderr, "mlprof run: %s\n", end.not_started.c_str());
     return kBadInput;

@@ -87,6 +87,19 @@ Reservation reserve_run(const std::string& logdir, const std::string& run_name, 
   return Reservation::kTaken;
 }
 
+std::string reserve_new_run(const std::string& logdir, const std::string& host, std::time_t now, std::string* error) {
+  for (std::time_t t = now;; ++t) {
+    const std::string name = run_name_at(t);
+    struct stat st {};
+    if (::stat((logdir + "/plugins/profile/" + name).c_str(), &st) == 0) continue;
+    switch (reserve_run(logdir, name, host, error)) {
+      case Reservation::kReserved: return name;
+      case Reservation::kTaken: continue;
+      case Reservation::kFailed: return "";
+    }
+  }
+}
+
 void release_run(const std::string& logdir, const std::string& run_name, const std::string& host, pid_t owner) {
   const std::string path = run_reservation_path(logdir, run_name, host);
   if (read_owner(path) == owner) ::unlink(path.c_str());

@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include <ctime>
 #include <string>
 
 namespace mlprof::format {
@@ -25,6 +26,11 @@ std::string run_reservation_path(const std::string& logdir, const std::string& r
 enum class Reservation { kReserved, kTaken, kFailed };
 Reservation reserve_run(const std::string& logdir, const std::string& run_name, const std::string& host,
                         std::string* error);
+
+// Reserves a new run for `host`: the first second from `now` (named as run_name_at) whose run
+// directory does not exist yet, so that a job's run never mixes with another's. "" with the
+// reason in `error` when no reservation can be made.
+std::string reserve_new_run(const std::string& logdir, const std::string& host, std::time_t now, std::string* error);
 
 // Lets go of the reservation `owner` holds (by default this process), nothing when it is not
 // owner's.

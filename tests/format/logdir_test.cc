@@ -6,6 +6,7 @@
 #include <fstream>
 #include <regex>
 
+#include "format/run_reservation.h"
 #include "format/scratch_dir.h"
 
 namespace mlprof::format {
@@ -45,6 +46,22 @@ TEST(Logdir, DefaultRunNameIsTheTimeAndNeverOverwritesAnEarlierRun) {
   std::ofstream(first.xspace_path) << "x";
   ASSERT_TRUE(prepare_run(dir.path(), "", "h", now, &second, &error)) << error;
   EXPECT_EQ(second.run_dir, dir.path() + "/plugins/profile/" + run_name_at(now + 1));
+}
+
+// A job's run is new: a second whose run exists (another job's files, whatever their hosts)
+// or is reserved by a live process is skipped.
+TEST(Logdir, ANewRunSkipsSecondsWhoseRunExistsOrIsReserved) {
+  mlprof::testing::ScratchDir dir;
+  const std::time_t now = 1700000000;
+  fs::create_directories(dir.path() + "/plugins/profile/" + run_name_at(now));
+  std::ofstream(dir.path() + "/plugins/profile/" + run_name_at(now) + "/h.0.xplane.pb") << "x";
+  std::string error;
+  EXPECT_EQ(reserve_new_run(dir.path(), "h", now, &error), run_name_at(now + 1)) << error;
+  EXPECT_TRUE(fs::exists(run_reservation_path(dir.path(), run_name_at(now + 1), "h")));
+  release_run(dir.path(), run_name_at(now + 1), "h");
+  // Reserved for this host by another live process (process 1): the second after it.
+  std::ofstream(run_reservation_path(dir.path(), run_name_at(now + 1), "h")) << "1\n";
+  EXPECT_EQ(reserve_new_run(dir.path(), "h", now, &error), run_name_at(now + 2)) << error;
 }
 
 TEST(Logdir, UnwritableLogdirIsAClearError) {
