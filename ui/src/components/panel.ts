@@ -17,8 +17,8 @@ export function keyValueList(rows: [string, Content][]): HTMLElement {
   return h('dl', { class: 'kv' }, ...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
 }
 
-// The window a figure covers (a step on average, the device activity, the whole profile...;
-// DESIGN.md §5.10): a small caption under the figure's heading. Nothing when the JSON has none.
+// The window a figure covers (a step on average, the device activity, the whole profile...):
+// a small caption under the figure's heading, from the JSON's `window`. Nothing when it has none.
 export function windowCaption(window: string | null | undefined): HTMLElement | null {
   return window ? h('p', { class: 'figure-window', 'data-testid': 'figure-window' }, `Window: ${window}`) : null;
 }
