@@ -181,7 +181,7 @@ int64_t convert_times(ThreadLine& line, const TickConverter& clock, const std::v
     return a.offset_ps != b.offset_ps ? a.offset_ps < b.offset_ps : a.duration_ps > b.duration_ps;
   });
   auto is_python = [&](const format::WireEvent& e) {
-    return e.metadata_id >= 0 && size_t(e.metadata_id) < python_ids.size() && python_ids[size_t(e.metadata_id)];
+    return size_t(e.metadata_id) < python_ids.size() && python_ids[size_t(e.metadata_id)];
   };
   std::vector<int64_t> ends(events.size());
   std::vector<size_t> open;  // indices of the events enclosing the current one, innermost last
