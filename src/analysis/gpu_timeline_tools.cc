@@ -17,8 +17,8 @@ constexpr ToolOption kOptions[] = {
      .choices = kScopes},
     {.name = "hta_rounding",
      .help = "round each GPU work's start up and its end down to whole microseconds, as Holistic Trace Analysis "
-             "(HTA) does with traces timed finer than that (a 2.2 us kernel then lasts 1 or 2 us): to compare "
-             "figures with HTA's",
+             "(HTA) does with traces timed finer than that, from the float64 microseconds it reads (a 2.2 us "
+             "kernel then lasts 1 or 2 us): to compare figures with HTA's",
      .is_flag = true},
 };
 

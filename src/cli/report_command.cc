@@ -150,7 +150,6 @@ void add_tool_options(CLI::App* sub, ReportOptions& o) {
     const std::string name(option->name);
     const std::string flag = option_flag(name);
     std::string help = fmt::format("{}: {}", fmt::join(takers[option->name], ", "), option->help);
-    if (!option->choices.empty()) help += ": " + analysis::spoken_list(option->choices);
     if (option->is_flag) {
       o.tool_options[name] = sub->add_flag(flag, o.flags[name], help);
     } else {
