@@ -4,8 +4,9 @@
 #
 #   scripts/compare_outputs.sh A B [--demo BUILD] [--keep DIR] [EXTRA_INPUT...]
 #
-# Inputs: every profile in ../shared/testdata (relative to the project root; MLPROF_TESTDATA
-# names another place), the fuzz
+# Inputs: every profile in ../shared/testdata, wild/ included (relative to the project root;
+# MLPROF_TESTDATA names another place; wild/'s JSON files that are no profiles are compared
+# as refused inputs), the fuzz
 # corpora's XSpace and PyTorch files in tests/fuzz/corpus, and any EXTRA_INPUT (a file, a run
 # or a logdir). --demo BUILD first records the demo's two train_loop runs (healthy and slow
 # input) with BUILD/examples/train_loop into a temporary logdir, once, and adds them.
@@ -47,7 +48,7 @@ testdata=${MLPROF_TESTDATA:-../shared/testdata}
 inputs=()
 if [[ -d "$testdata" ]]; then
   while IFS= read -r f; do inputs+=("$(readlink -f "$f")"); done < <(
-    find "$testdata/tensorflow" "$testdata/pytorch" -type f \
+    find "$testdata/tensorflow" "$testdata/pytorch" "$testdata/wild" -type f \
       \( -name '*.xplane.pb' -o -name '*.json' -o -name '*.json.gz' \) | sort)
   inputs+=("$(readlink -f "$testdata/tensorflow")")   # the folder as a run
 else
