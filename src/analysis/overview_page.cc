@@ -22,6 +22,19 @@ void warn_share(std::vector<std::string>& out, double pct, std::string_view what
   if (pct >= 3) out.push_back(fmt::format("{} takes {:.1f}% of the step time ({}). {}", what, pct, pct >= 15 ? "high" : "moderate", advice));
 }
 
+}  // namespace
+
+std::string step_marker_words(std::string_view marker) {
+  if (marker == "_r") return "the program's step annotations";
+  if (marker == "ProfilerStep#N") return "torch.profiler's step()";
+  if (marker == "SessionRun") return "Session.run calls";
+  if (marker == "FunctionRun") return "tf.function calls";
+  if (marker == "RunGraph" || marker == "ExecutorState::Process") return "TensorFlow graph runs";
+  return std::string(marker);
+}
+
+namespace {
+
 // How to mark steps, in the framework's words.
 std::string_view step_marker_advice(Framework f) {
   switch (f) {
@@ -63,7 +76,7 @@ void recommend(OverviewPage& page, const std::optional<SlowestPipeline>& slowest
     r.push_back(fmt::format("{} step marker(s) ({}) were found, but none encloses device work, so the whole "
                             "profile is treated as one step: open the step marker around the training step's ops, "
                             "in the process that runs them.",
-                            page.steps_found, page.step_marker));
+                            page.steps_found, step_marker_words(page.step_marker)));
   if (page.input_bound.verdict == InputBoundVerdict::kPotentially) {
     r.push_back(fmt::format("Only {:.1f}% of the step time visibly waits for input, but {:.1f}% is covered by no "
                             "traced activity: trace the input code (the batch fetch inside the step, the loader's "
@@ -350,6 +363,9 @@ nlohmann::json to_json(const OverviewPage& page) {
                    {"breakdown_ms", category_stats}, {"step_count", page.steps.size()},
                    {"hosts_with_steps", page.hosts_with_steps()},
                    {"steps_found", page.steps_found}, {"step_marker", page.step_marker},
+                   {"step_marker_words", step_marker_words(page.step_marker)},
+                   {"steps_left_out", page.steps_found > page.steps.size() ? nlohmann::json(kStepsLeftOutWords)
+                                                                          : nlohmann::json(nullptr)},
                    {"profiler_start_stop_ms", ms(page.profiler_control_ps)},
                    {"window", page.whole_profile ? "the whole profile, as one step" : "a step (average over the analysed steps)"},
                    {"whole_profile_as_one_step", page.whole_profile}}},

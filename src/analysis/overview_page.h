@@ -56,6 +56,15 @@ struct OverviewPage {
   size_t hosts_with_steps() const;  // the hosts the steps were measured on
 };
 
+// What marked the steps (OverviewPage::step_marker), in words: "torch.profiler's step()",
+// "Session.run calls", "the program's step annotations"; a step source that is a sentence
+// already (mlprof's step inference) comes back as it is.
+std::string step_marker_words(std::string_view marker);
+// Which steps found are left out of the analysis (step_grouping.cc's rule), in words.
+inline constexpr std::string_view kStepsLeftOutWords =
+    "steps that ran no device work and, of more than five, the first and the last (which the capture "
+    "usually cuts) are left out";
+
 // From analyses already computed (the CLI and benchmarks compute each once).
 OverviewPage compute_overview_page(const model::Profile& profile, const StepAnalysis& steps,
                                    const FrameworkOpStats& op_stats, const TfDataBottleneckAnalysis& tf_data);

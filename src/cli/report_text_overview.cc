@@ -42,13 +42,13 @@ std::string render_text(const OverviewPage& page) {
     out += fmt::format("\nStep time (the whole profile as one step{})\n",
                        page.steps_found == 0 ? ""
                                              : fmt::format("; {} {} marker(s) found, none with device work",
-                                                           page.steps_found, page.step_marker));
-  else
-    out += fmt::format("\nStep time ({}{}{})\n", steps_counted(page),
-                       page.step_marker.empty() ? "" : ", marked by " + page.step_marker,
-                       page.steps_found > page.steps.size()
-                           ? fmt::format(", {} found, partial or empty ones left out", page.steps_found)
-                           : "");
+                                                           page.steps_found, step_marker_words(page.step_marker)));
+  else {
+    out += fmt::format("\nStep time ({}{})\n", steps_counted(page),
+                       page.step_marker.empty() ? "" : ", marked by " + step_marker_words(page.step_marker));
+    if (page.steps_found > page.steps.size())
+      out += wrap_text(fmt::format("{} found: {}.", page.steps_found, kStepsLeftOutWords), width, "  ", "  ");
+  }
   if (page.profiler_control_ps > 0)
     out += fmt::format("  (the profiler's own start and stop, {}, are in no step)\n",
                        format_ms(double(page.profiler_control_ps) / 1e9));

@@ -115,7 +115,7 @@ TEST(PyTorchConvert, ConvertCommandWritesAFileOrALogdir) {
   EXPECT_TRUE(event_file);
   r = run_mlprof("report " + logdir);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("marked by ProfilerStep#N"), std::string::npos) << r.out;  // _r set on ProfilerStep#N
+  EXPECT_NE(r.out.find("marked by torch.profiler's step()"), std::string::npos) << r.out;  // _r set on ProfilerStep#N
 
   // An unknown format is a usage error that lists the known ones.
   r = run_mlprof("convert " + trace + " --to csv -o " + (dir / "x.csv"));

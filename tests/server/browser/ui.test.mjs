@@ -289,7 +289,7 @@ describe('a TensorFlow GPU profile', () => {
   test('every tool page loads, with device data', { skip }, async () => {
     await visitTf('#run=bert_gpu&tool=overview_page', async (page) => {
       assert.equal(await page.locator('.verdict').getAttribute('data-verdict'), 'NOT');
-      assert.match(await page.locator('[data-testid="step-count"]').textContent(), /marked by FunctionRun/);
+      assert.match(await page.locator('[data-testid="step-count"]').textContent(), /marked by tf\.function calls/);
       assert.match(await page.locator('.panel:has(h2:text("Run environment"))').textContent(), /GPU/);
       assert.match(await page.locator('.panel:has(h2:text("Top"))').locator('h2').textContent(), /on the device/);
       await screenshot(page, 'tensorflow_overview_page');
