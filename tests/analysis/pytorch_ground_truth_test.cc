@@ -235,7 +235,7 @@ TEST(PyTorchGroundTruth, AStepMarkerWithoutDeviceWorkIsNoHostCompute) {
   const OverviewPage page = compute_overview_page(p);
   ASSERT_FALSE(page.recommendations.empty());
   EXPECT_EQ(page.recommendations[0].find("No step markers"), std::string::npos) << page.recommendations[0];
-  EXPECT_NE(page.recommendations[0].find("1 step marker(s) (ProfilerStep#N) were found"), std::string::npos)
+  EXPECT_NE(page.recommendations[0].find("1 step marker(s) (torch.profiler's step()) were found"), std::string::npos)
       << page.recommendations[0];
 }
 
