@@ -60,6 +60,30 @@ export function makeFixtureLogdir() {
 }
 
 // Starts `mlprof serve LOGDIR --port 0 [ARGS]` and resolves with its URL once it listens.
+// Real profiles from ../shared/testdata/wild by key, or the test skips (with the files it lacks):
+// `wildFilesOrSkip({h100: ['tracelens', 'kineto_h100', '...json.gz'], ...})`.
+export function wildFilesOrSkip(parts) {
+  const wild = path.join(process.env.MLPROF_TESTDATA ?? '', 'wild');
+  const files = Object.fromEntries(Object.entries(parts).map(([key, p]) => [key, path.join(wild, ...p)]));
+  const missing = Object.values(files).filter((f) => !fs.existsSync(f));
+  if (missing.length) {
+    console.log(`SKIP wild-trace browser tests: no ${missing.join(', ')} (the shared test data is not beside the project)`);
+    process.exit(SKIP);
+  }
+  return files;
+}
+
+// A logdir of runs from copies of real files: entries are [run, host, file, extension].
+export function logdirOfCopies(prefix, entries) {
+  const logdir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  for (const [run, host, file, extension = '.pt.trace.json.gz'] of entries) {
+    const dir = path.join(logdir, 'plugins', 'profile', run);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.copyFileSync(file, path.join(dir, `${host}${extension}`));
+  }
+  return logdir;
+}
+
 export function startServer(logdir, args = []) {
   const child = spawn(env('MLPROF'), ['serve', logdir, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

@@ -5,40 +5,26 @@
 // Screenshots at 1280 and 1600 px go to the build tree (tests/server/screenshots/wild_*.png).
 // Run by ctest as ui_wild_find_and_ranks_browser_test; skips when the shared data is absent.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { describe, test } from 'node:test';
-import { screenshotDirectory, settled, shiftDrag, skipUnlessRunnable, SKIP, useServedFixture, visit as visitPage } from './harness.mjs';
+import { screenshotDirectory, settled, shiftDrag, skipUnlessRunnable, useServedFixture, visit as visitPage, wildFilesOrSkip, logdirOfCopies } from './harness.mjs';
 
 skipUnlessRunnable();
 
-const wild = path.join(process.env.MLPROF_TESTDATA ?? '', 'wild');
-const files = {
-  h100: path.join(wild, 'tracelens', 'kineto_h100', 'tracelens__traces_h100_facebook_timesformer-base-finetuned-k400__1016002.json.gz'),
-  rank0: path.join(wild, 'hta', 'trace_filter__sampled_rank-0.json.gz'),
-  rank1: path.join(wild, 'hta', 'trace_filter__sampled_rank-1.json.gz'),
-};
-const missing = Object.values(files).filter((f) => !fs.existsSync(f));
-if (missing.length) {
-  console.log(`SKIP wild-trace browser tests: no ${missing.join(', ')} (the shared test data is not beside the project)`);
-  process.exit(SKIP);
-}
+const files = wildFilesOrSkip({
+  h100: ['tracelens', 'kineto_h100', 'tracelens__traces_h100_facebook_timesformer-base-finetuned-k400__1016002.json.gz'],
+  rank0: ['hta', 'trace_filter__sampled_rank-0.json.gz'],
+  rank1: ['hta', 'trace_filter__sampled_rank-1.json.gz'],
+});
 
 const screenshotDir = screenshotDirectory();
 const WIDTHS = [1280, 1600];
 
 function writeLogdir() {
-  const logdir = fs.mkdtempSync(path.join(os.tmpdir(), 'mlprof-wild-find-'));
-  const copy = (run, host, file) => {
-    const dir = path.join(logdir, 'plugins', 'profile', run);
-    fs.mkdirSync(dir, { recursive: true });
-    fs.copyFileSync(file, path.join(dir, `${host}.pt.trace.json.gz`));
-  };
-  copy('h100', 'gpu0', files.h100);
-  copy('two_ranks', 'rank0', files.rank0);
-  copy('two_ranks', 'rank1', files.rank1);
-  return logdir;
+  return logdirOfCopies('mlprof-wild-find-', [
+    ['h100', 'gpu0', files.h100],
+    ['two_ranks', 'rank0', files.rank0],
+    ['two_ranks', 'rank1', files.rank1],
+  ]);
 }
 
 const served = useServedFixture(writeLogdir);

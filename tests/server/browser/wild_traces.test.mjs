@@ -5,47 +5,34 @@
 // 1600 px go to the build tree (tests/server/screenshots/wild_*.png). Run by ctest as
 // ui_wild_traces_browser_test; skips when the shared test data is absent.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { screenshotDirectory, settled, skipUnlessRunnable, SKIP, useServedFixture, visit as visitPage } from './harness.mjs';
+import { screenshotDirectory, settled, skipUnlessRunnable, useServedFixture, visit as visitPage, wildFilesOrSkip, logdirOfCopies } from './harness.mjs';
 
 skipUnlessRunnable();
 
-const wild = path.join(process.env.MLPROF_TESTDATA ?? '', 'wild');
-const files = {
-  h100: path.join(wild, 'tracelens', 'kineto_h100', 'tracelens__traces_h100_facebook_timesformer-base-finetuned-k400__1016002.json.gz'),
-  b200: path.join(wild, 'tracelens', 'kineto_b200', 'tracelens__traces_b200_eager_trace.json.gz'),
-  rank0: path.join(wild, 'hta', 'trace_filter__sampled_rank-0.json.gz'),
-  rank1: path.join(wild, 'hta', 'trace_filter__sampled_rank-1.json.gz'),
-  linear: path.join(wild, 'param', 'param__et_replay_tests_inputs_linear_kineto.json.gz'),
+const files = wildFilesOrSkip({
+  h100: ['tracelens', 'kineto_h100', 'tracelens__traces_h100_facebook_timesformer-base-finetuned-k400__1016002.json.gz'],
+  b200: ['tracelens', 'kineto_b200', 'tracelens__traces_b200_eager_trace.json.gz'],
+  rank0: ['hta', 'trace_filter__sampled_rank-0.json.gz'],
+  rank1: ['hta', 'trace_filter__sampled_rank-1.json.gz'],
+  linear: ['param', 'param__et_replay_tests_inputs_linear_kineto.json.gz'],
   // JAX's conv test on an MI300X: 7.97 s of capture, GPU work in 28 ms of it, six empty GPUs.
-  mi300x: path.join(wild, 'tracelens', 'xplane', 'tracelens__traces_mi300_jax_conv_minimal_legacy_chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb'),
-};
-const missing = Object.values(files).filter((f) => !fs.existsSync(f));
-if (missing.length) {
-  console.log(`SKIP wild-trace browser tests: no ${missing.join(', ')} (the shared test data is not beside the project)`);
-  process.exit(SKIP);
-}
+  mi300x: ['tracelens', 'xplane', 'tracelens__traces_mi300_jax_conv_minimal_legacy_chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb'],
+});
 
 const screenshotDir = screenshotDirectory();
 const WIDTHS = [1280, 1600];
 
 function writeLogdir() {
-  const logdir = fs.mkdtempSync(path.join(os.tmpdir(), 'mlprof-wild-ui-'));
-  const copy = (run, host, file, extension = '.pt.trace.json.gz') => {
-    const dir = path.join(logdir, 'plugins', 'profile', run);
-    fs.mkdirSync(dir, { recursive: true });
-    fs.copyFileSync(file, path.join(dir, `${host}${extension}`));
-  };
-  copy('h100', 'gpu0', files.h100);
-  copy('b200', 'rank0', files.b200);
-  copy('two_ranks', 'rank0', files.rank0);
-  copy('two_ranks', 'rank1', files.rank1);
-  copy('linear', 'gpu0', files.linear);
-  copy('mi300x', 'host0', files.mi300x, '.xplane.pb');
-  return logdir;
+  return logdirOfCopies('mlprof-wild-ui-', [
+    ['h100', 'gpu0', files.h100],
+    ['b200', 'rank0', files.b200],
+    ['two_ranks', 'rank0', files.rank0],
+    ['two_ranks', 'rank1', files.rank1],
+    ['linear', 'gpu0', files.linear],
+    ['mi300x', 'host0', files.mi300x, '.xplane.pb'],
+  ]);
 }
 
 const served = useServedFixture(writeLogdir);
