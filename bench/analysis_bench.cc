@@ -27,14 +27,14 @@
 #include <thread>
 
 #include "analysis/framework_op_stats.h"
-#include "analysis/gpu_timeline.h"
+#include "analysis/gpu_timeline/gpu_timeline.h"
 #include "analysis/input_pipeline_analyzer.h"
 #include "analysis/overview_page.h"
 #include "analysis/step_breakdown.h"
-#include "analysis/stragglers.h"
+#include "analysis/gpu_timeline/stragglers.h"
 #include "analysis/tf_data_bottleneck_analysis.h"
 #include "format/xspace_encoder.h"
-#include "model/xspace_importer.h"
+#include "model/xspace/importer.h"
 #include "process_stats.h"
 
 namespace {

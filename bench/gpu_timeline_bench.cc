@@ -11,10 +11,10 @@
 #include <filesystem>
 #include <thread>
 
-#include "analysis/gpu_timeline.h"
+#include "analysis/gpu_timeline/gpu_timeline.h"
 #include "analysis/step_grouping.h"
-#include "analysis/stragglers.h"
-#include "analysis/timeline_rules.h"
+#include "analysis/gpu_timeline/stragglers.h"
+#include "analysis/gpu_timeline/timeline_rules.h"
 #include "model/load_profile.h"
 #include "process_stats.h"
 #include "trace_copies.h"

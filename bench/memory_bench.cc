@@ -31,7 +31,7 @@
 
 #include "analysis/memory_profile.h"
 #include "format/xspace_encoder.h"
-#include "model/xspace_importer.h"
+#include "model/xspace/importer.h"
 #include "process_stats.h"
 
 namespace {

@@ -41,7 +41,7 @@
 #include "analysis/tool_registry.h"
 #include "model/ingest_stages.h"
 #include "model/load_profile.h"
-#include "model/pytorch_importer.h"
+#include "model/pytorch/importer.h"
 #include "simdjson.h"
 #include "trace_copies.h"
 

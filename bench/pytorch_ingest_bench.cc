@@ -27,10 +27,10 @@
 
 #include "process_stats.h"
 #include "trace_copies.h"
-#include "model/kineto_file.h"
-#include "model/kineto_number.h"
-#include "model/kineto_walk.h"
-#include "model/pytorch_importer.h"
+#include "model/pytorch/trace_file.h"
+#include "model/pytorch/number.h"
+#include "model/pytorch/trace_tokenizer.h"
+#include "model/pytorch/importer.h"
 
 namespace {
 

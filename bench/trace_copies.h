@@ -10,9 +10,9 @@
 #include <filesystem>
 #include <string>
 
-#include "model/kineto_file.h"
-#include "model/kineto_number.h"
-#include "model/kineto_walk.h"
+#include "model/pytorch/trace_file.h"
+#include "model/pytorch/number.h"
+#include "model/pytorch/trace_tokenizer.h"
 
 namespace mlprof::bench {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/trace_index.h"
+#include "analysis/trace_viewer/trace_index.h"
 #include "model/profile.h"
 
 namespace {

@@ -10,9 +10,9 @@
 #include "analysis/framework_op_stats.h"
 #include "analysis/step_breakdown.h"
 #include "analysis/tf_data_bottleneck_analysis.h"
-#include "analysis/trace_counters.h"
-#include "analysis/trace_flows.h"
-#include "analysis/trace_index.h"
+#include "analysis/trace_viewer/trace_counters.h"
+#include "analysis/trace_viewer/trace_flows.h"
+#include "analysis/trace_viewer/trace_index.h"
 #include "model/profile.h"
 
 namespace mlprof::analysis {

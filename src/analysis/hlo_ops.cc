@@ -55,7 +55,7 @@ std::string text_stat(const Profile& p, EventIndex e, StringId key) {
 }
 
 // A bytes stat's bytes: the importer keeps binary ones (serialized protos) as "0x" and hex
-// (model/xspace_importer.cc, bytes_stat_text); printable ones as they are.
+// (model/xspace/importer.cc, bytes_stat_text); printable ones as they are.
 std::string binary_of(std::string_view text) {
   if (!text.starts_with("0x") || text.size() % 2 != 0) return std::string(text);
   auto nibble = [](char c) -> int {

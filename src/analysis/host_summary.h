@@ -17,7 +17,7 @@
 #include "analysis/kernel_stats.h"
 #include "analysis/overview_page.h"
 #include "analysis/pod_viewer.h"
-#include "analysis/timeline_rules.h"
+#include "analysis/gpu_timeline/timeline_rules.h"
 #include "model/load_profile.h"
 #include "model/profile.h"
 #include "model/profile_merge.h"

@@ -11,7 +11,7 @@
 #include "analysis/memory_profile.h"
 #include "analysis/memory_profile_events.h"
 #include "analysis/self_time.h"
-#include "analysis/timeline_rules.h"
+#include "analysis/gpu_timeline/timeline_rules.h"
 #include "analysis/units.h"
 
 namespace mlprof::analysis {

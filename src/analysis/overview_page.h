@@ -15,7 +15,7 @@
 #include "analysis/run_environment.h"
 #include "analysis/step_breakdown.h"
 #include "analysis/tf_data_bottleneck_analysis.h"
-#include "analysis/timeline_rules.h"
+#include "analysis/gpu_timeline/timeline_rules.h"
 #include "model/profile.h"
 
 namespace mlprof::analysis {

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "analysis/csv.h"
-#include "analysis/gpu_activity.h"
+#include "analysis/gpu_timeline/gpu_activity.h"
 #include "analysis/units.h"
 
 namespace mlprof::analysis {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "analysis/step_breakdown.h"
-#include "analysis/stragglers.h"
+#include "analysis/gpu_timeline/stragglers.h"
 #include "model/profile.h"
 
 namespace mlprof::analysis {

@@ -7,9 +7,9 @@
 #include <optional>
 #include <future>
 
-#include "analysis/collectives.h"
+#include "analysis/gpu_timeline/collectives.h"
 #include "analysis/framework_op_stats.h"
-#include "analysis/gpu_timeline_tools.h"
+#include "analysis/gpu_timeline/gpu_timeline_tools.h"
 #include "analysis/hlo_ops.h"
 #include "analysis/hlo_stats.h"
 #include "analysis/host_summary.h"
@@ -22,7 +22,7 @@
 #include "analysis/pod_viewer.h"
 #include "analysis/roofline_model.h"
 #include "analysis/tf_data_bottleneck_analysis.h"
-#include "analysis/trace_viewer_link.h"
+#include "analysis/trace_viewer/trace_viewer_link.h"
 
 namespace mlprof::analysis {
 namespace {

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "analysis/trace_export.h"
+#include "analysis/trace_viewer/trace_export.h"
 #include "cli/commands.h"
 #include "cli/load_request.h"
 #include "format/chrome_trace_writer.h"
@@ -22,7 +22,7 @@
 #include "format/perfetto_writer.h"
 #include "format/run_reservation.h"
 #include "model/load_profile.h"
-#include "model/xspace_export.h"
+#include "model/xspace/export.h"
 
 namespace mlprof::cli {
 namespace {

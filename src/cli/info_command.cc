@@ -11,8 +11,8 @@
 
 #include "cli/commands.h"
 #include "format/profile_paths.h"
-#include "model/pytorch_importer.h"
-#include "model/xspace_importer.h"
+#include "model/pytorch/importer.h"
+#include "model/xspace/importer.h"
 
 namespace mlprof::cli {
 namespace {

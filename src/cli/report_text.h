@@ -5,9 +5,9 @@
 #include <string>
 #include <string_view>
 
-#include "analysis/collectives.h"
+#include "analysis/gpu_timeline/collectives.h"
 #include "analysis/framework_op_stats.h"
-#include "analysis/gpu_timeline.h"
+#include "analysis/gpu_timeline/gpu_timeline.h"
 #include "analysis/hlo_stats.h"
 #include "analysis/input_pipeline_analyzer.h"
 #include "analysis/kernel_stats.h"
@@ -17,10 +17,10 @@
 #include "analysis/pod_viewer.h"
 #include "analysis/profile_diff.h"
 #include "analysis/roofline_model.h"
-#include "analysis/stragglers.h"
+#include "analysis/gpu_timeline/stragglers.h"
 #include "analysis/tf_data_bottleneck_analysis.h"
 #include "analysis/tool_registry.h"
-#include "analysis/trace_viewer_link.h"
+#include "analysis/trace_viewer/trace_viewer_link.h"
 
 namespace mlprof::cli {
 

@@ -1,6 +1,6 @@
 // A format-neutral, streamed description of a timeline for the Chrome and Perfetto writers:
 // tracks (a thread of a process, or a lane of one), their events, and flows between events.
-// Nothing here knows the Profile model; analysis/trace_export.h feeds it from one.
+// Nothing here knows the Profile model; analysis/trace_viewer/trace_export.h feeds it from one.
 //
 // The caller announces a track, then gives that track's events sorted by start, each either
 // enclosing or after the previous ones (no partial overlaps: split those onto other tracks).

@@ -11,8 +11,8 @@
 #include "format/profile_paths.h"
 #include "model/ordered_parallel.h"
 #include "model/profile_merge.h"
-#include "model/pytorch_importer.h"
-#include "model/xspace_importer.h"
+#include "model/pytorch/importer.h"
+#include "model/xspace/importer.h"
 
 namespace mlprof::model {
 namespace {

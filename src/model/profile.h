@@ -1,5 +1,5 @@
 // The Profile model: one run (all its hosts) or one file, as columnar arrays that every tool
-// scans. It is format-neutral: importers (xspace_importer.h, a PyTorch JSON importer) fill it,
+// scans. It is format-neutral: importers (xspace/importer.h, a PyTorch JSON importer) fill it,
 // and tools never see a file format.
 //
 //   Profile ─ hosts ─ planes (a host's CPU, a device, metadata) ─ lines (threads, GPU streams,

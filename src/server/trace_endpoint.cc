@@ -9,10 +9,10 @@
 #include <optional>
 
 #include "analysis/analyzed_profile.h"
-#include "analysis/trace_event_details.h"
-#include "analysis/trace_counters.h"
-#include "analysis/trace_range_summary.h"
-#include "analysis/trace_search.h"
+#include "analysis/trace_viewer/trace_event_details.h"
+#include "analysis/trace_viewer/trace_counters.h"
+#include "analysis/trace_viewer/trace_range_summary.h"
+#include "analysis/trace_viewer/trace_search.h"
 #include "server/http_reply.h"
 
 namespace mlprof::server {

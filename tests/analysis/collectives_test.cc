@@ -17,11 +17,11 @@
 
 #include <filesystem>
 
-#include "analysis/collectives.h"
+#include "analysis/gpu_timeline/collectives.h"
 #include "analysis/host_labels.h"
 #include "analysis/pod_viewer.h"
 #include "model/load_profile.h"
-#include "model/pytorch_importer.h"
+#include "model/pytorch/importer.h"
 
 namespace mlprof::analysis {
 namespace {

@@ -19,8 +19,8 @@
 #include <set>
 
 #include "analysis/analyzed_profile.h"
-#include "analysis/gpu_activity.h"
-#include "analysis/gpu_timeline.h"
+#include "analysis/gpu_timeline/gpu_activity.h"
+#include "analysis/gpu_timeline/gpu_timeline.h"
 #include "analysis/step_grouping.h"
 #include "analysis/kernel_stats.h"
 #include "analysis/run_environment.h"

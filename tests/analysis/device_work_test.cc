@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "analysis/device_work.h"
-#include "analysis/gpu_activity.h"
-#include "analysis/gpu_work_kind.h"
+#include "analysis/gpu_timeline/gpu_activity.h"
+#include "analysis/gpu_timeline/gpu_work_kind.h"
 #include "gpu_timeline_builder.h"
 
 namespace mlprof::analysis {

@@ -17,7 +17,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "analysis/gpu_timeline.h"
+#include "analysis/gpu_timeline/gpu_timeline.h"
 #include "analysis/step_grouping.h"
 #include "model/load_profile.h"
 

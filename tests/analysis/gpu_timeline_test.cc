@@ -5,11 +5,11 @@
 
 #include <algorithm>
 
-#include "analysis/counter_reducer.h"
-#include "analysis/gpu_timeline.h"
+#include "analysis/gpu_timeline/counter_reducer.h"
+#include "analysis/gpu_timeline/gpu_timeline.h"
 #include "analysis/gpu_timeline_builder.h"
 #include "analysis/pod_viewer.h"
-#include "analysis/stragglers.h"
+#include "analysis/gpu_timeline/stragglers.h"
 
 namespace mlprof::analysis {
 namespace {

@@ -7,7 +7,7 @@
 #include "analysis/input_pipeline_analyzer.h"
 #include "analysis/input_wait_callee.h"
 #include "model/load_profile.h"
-#include "model/pytorch_importer.h"
+#include "model/pytorch/importer.h"
 
 namespace mlprof::analysis {
 namespace {

@@ -12,8 +12,8 @@
 #include <utility>
 
 #include "analysis/memory_profile.h"
-#include "model/pytorch_importer.h"
-#include "model/xspace_importer.h"
+#include "model/pytorch/importer.h"
+#include "model/xspace/importer.h"
 
 namespace mlprof::analysis {
 namespace {

@@ -20,7 +20,7 @@
 #include "analysis/input_pipeline_analyzer.h"
 #include "analysis/memory_profile.h"
 #include "analysis/overview_page.h"
-#include "model/pytorch_importer.h"
+#include "model/pytorch/importer.h"
 
 namespace mlprof::analysis {
 namespace {

@@ -10,7 +10,7 @@
 #include "analysis/kernel_stats.h"
 #include "analysis/overview_page.h"
 #include "analysis/tf_data_bottleneck_analysis.h"
-#include "model/xspace_importer.h"
+#include "model/xspace/importer.h"
 
 namespace mlprof::analysis {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "analysis/gpu_timeline_builder.h"
 #include "analysis/overview_page.h"
-#include "analysis/timeline_rules.h"
+#include "analysis/gpu_timeline/timeline_rules.h"
 
 namespace mlprof::analysis {
 namespace {

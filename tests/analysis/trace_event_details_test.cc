@@ -1,7 +1,7 @@
 // One event's details: its stats, its step, and the flows to its kernel or its consumer.
 #include <gtest/gtest.h>
 
-#include "analysis/trace_event_details.h"
+#include "analysis/trace_viewer/trace_event_details.h"
 #include "analysis/trace_test_profile.h"
 
 namespace mlprof {

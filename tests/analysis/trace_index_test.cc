@@ -3,9 +3,9 @@
 // compact forms the index keeps (row events in 1, 2 or 4 bytes, block maxima in 16 bits).
 #include <gtest/gtest.h>
 
-#include "analysis/trace_index.h"
-#include "analysis/trace_range_summary.h"
-#include "analysis/trace_search.h"
+#include "analysis/trace_viewer/trace_index.h"
+#include "analysis/trace_viewer/trace_range_summary.h"
+#include "analysis/trace_viewer/trace_search.h"
 #include "analysis/trace_test_profile.h"
 
 namespace mlprof {

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "model/xspace_builder.h"
-#include "model/xspace_importer.h"
+#include "model/xspace/importer.h"
 
 namespace mlprof::testing {
 

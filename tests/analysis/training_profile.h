@@ -5,7 +5,7 @@
 #include <string>
 
 #include "model/xspace_builder.h"
-#include "model/xspace_importer.h"
+#include "model/xspace/importer.h"
 
 namespace mlprof::testing {
 

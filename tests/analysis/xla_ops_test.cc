@@ -27,7 +27,7 @@
 #include "analysis/run_environment.h"
 #include "format/xspace_schema.h"
 #include "model/xspace_builder.h"
-#include "model/xspace_importer.h"
+#include "model/xspace/importer.h"
 #include "xplane.pb.h"
 
 namespace mlprof::analysis {

@@ -9,7 +9,7 @@
 #include "cupti/synthetic_gpu_log.h"
 #include "format/scratch_dir.h"
 #include "format/xspace_reader.h"
-#include "model/xspace_importer.h"
+#include "model/xspace/importer.h"
 
 namespace mlprof::testing {
 namespace {

@@ -11,7 +11,7 @@
 #include <map>
 #include <sstream>
 
-#include "analysis/trace_export.h"
+#include "analysis/trace_viewer/trace_export.h"
 #include "analysis/trace_test_profile.h"
 #include "format/chrome_trace_writer.h"
 #include "format/perfetto_writer.h"

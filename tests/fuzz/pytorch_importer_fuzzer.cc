@@ -1,4 +1,4 @@
-// libFuzzer target: the PyTorch trace importer (model/pytorch_importer.h) on bytes that are
+// libFuzzer target: the PyTorch trace importer (model/pytorch/importer.h) on bytes that are
 // JSON or gzip-compressed JSON, through its public entry point. The result is either a
 // one-line error with no host added, or a Profile every tool can walk.
 #include <cstddef>
@@ -7,7 +7,7 @@
 
 #include "fuzz/fuzz_check.h"
 #include "fuzz/profile_invariants.h"
-#include "model/pytorch_importer.h"
+#include "model/pytorch/importer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using mlprof::fuzz::check;

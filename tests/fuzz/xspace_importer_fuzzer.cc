@@ -1,4 +1,4 @@
-// libFuzzer target: the streaming XSpace importer (model/xspace_importer.h), the path every
+// libFuzzer target: the streaming XSpace importer (model/xspace/importer.h), the path every
 // .xplane.pb takes into the tools. Bytes are imported as one host; the result is either a
 // one-line error with no host added, or a Profile every tool can walk, whose text is all
 // UTF-8 and whose times all fit. Under libFuzzer, half the mutations are structured ones
@@ -13,7 +13,7 @@
 #include "fuzz/profile_invariants.h"
 #include "fuzz/xspace_mutations.h"
 #include "model/event_time_limits.h"
-#include "model/xspace_importer.h"
+#include "model/xspace/importer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using mlprof::fuzz::check;

@@ -15,11 +15,11 @@
 
 #include "analysis/analyzed_profile.h"
 #include "analysis/tool_registry.h"
-#include "analysis/trace_export.h"
+#include "analysis/trace_viewer/trace_export.h"
 #include "format/chrome_trace_writer.h"
 #include "format/utf8_text.h"
 #include "fuzz/xspace_mutations.h"
-#include "model/xspace_importer.h"
+#include "model/xspace/importer.h"
 
 namespace mlprof::fuzz {
 namespace {

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "model/gzip_bytes.h"
-#include "model/kineto_file.h"
+#include "model/pytorch/trace_file.h"
 #include "model/profile_equal.h"
-#include "model/pytorch_importer.h"
+#include "model/pytorch/importer.h"
 
 namespace mlprof::model {
 namespace {

@@ -1,4 +1,4 @@
-// The structural-index event reader (model/kineto_event_scan.h): the fields it fills, read
+// The structural-index event reader (model/pytorch/event_scan.h): the fields it fills, read
 // off the JSON by hand, and the batches it leaves to the On-Demand parser (which then reads
 // them, or reports what is wrong, as before).
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "model/kineto_event_scan.h"
+#include "model/pytorch/event_scan.h"
 
 namespace mlprof::model::kineto {
 namespace {

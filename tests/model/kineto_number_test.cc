@@ -1,11 +1,11 @@
-// Kineto's JSON numbers read as fixed-point integers (model/kineto_number.h), at the edges of
+// Kineto's JSON numbers read as fixed-point integers (model/pytorch/number.h), at the edges of
 // int64: more than 18 digits leave the fast path for the exact one without overflowing on the
 // way (found by the pytorch_importer fuzz target; UndefinedBehaviorSanitizer saw the overflow).
 #include <gtest/gtest.h>
 
 #include <cstdint>
 
-#include "model/kineto_number.h"
+#include "model/pytorch/number.h"
 
 namespace mlprof::model::kineto {
 namespace {

@@ -17,8 +17,8 @@
 #include "model/load_profile.h"
 #include "model/profile_equal.h"
 #include "model/profile_merge.h"
-#include "model/pytorch_importer.h"
-#include "model/xspace_export.h"
+#include "model/pytorch/importer.h"
+#include "model/xspace/export.h"
 
 namespace mlprof::model {
 namespace {

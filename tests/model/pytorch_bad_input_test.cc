@@ -10,7 +10,7 @@
 
 #include "format/scratch_dir.h"
 #include "model/load_profile.h"
-#include "model/pytorch_importer.h"
+#include "model/pytorch/importer.h"
 #include "model/pytorch_test_support.h"
 
 namespace mlprof::model {

@@ -14,10 +14,10 @@
 
 #include "cli/cli_runner.h"
 #include "format/scratch_dir.h"
-#include "model/pytorch_importer.h"
+#include "model/pytorch/importer.h"
 #include "model/pytorch_test_support.h"
-#include "model/xspace_export.h"
-#include "model/xspace_importer.h"
+#include "model/xspace/export.h"
+#include "model/xspace/importer.h"
 
 namespace mlprof::model {
 namespace {

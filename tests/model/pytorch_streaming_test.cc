@@ -11,10 +11,10 @@
 #include "format/scratch_dir.h"
 #include "model/load_profile.h"
 
-#include "model/json_structure_scanner.h"
-#include "model/kineto_file.h"
-#include "model/kineto_walk.h"
-#include "model/pytorch_importer.h"
+#include "model/pytorch/json_structure_scanner.h"
+#include "model/pytorch/trace_file.h"
+#include "model/pytorch/trace_tokenizer.h"
+#include "model/pytorch/importer.h"
 #include "model/pytorch_test_support.h"
 
 namespace mlprof::model {

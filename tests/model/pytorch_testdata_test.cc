@@ -11,7 +11,7 @@
 #include "analysis/overview_page.h"
 #include "analysis/profile_diff.h"
 #include "analysis/step_grouping.h"
-#include "model/pytorch_importer.h"
+#include "model/pytorch/importer.h"
 #include "model/pytorch_test_support.h"
 
 namespace mlprof::model {

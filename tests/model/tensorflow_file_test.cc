@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "format/xspace_reader.h"
-#include "model/xspace_importer.h"
+#include "model/xspace/importer.h"
 
 namespace mlprof::model {
 namespace {

@@ -7,7 +7,7 @@
 #include "format/utf8_text.h"
 #include "model/xspace_builder.h"
 #include "model/event_time_limits.h"
-#include "model/xspace_importer.h"
+#include "model/xspace/importer.h"
 
 namespace mlprof::model {
 namespace {

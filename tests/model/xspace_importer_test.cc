@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "model/load_profile.h"
-#include "model/xspace_importer.h"
+#include "model/xspace/importer.h"
 #include "model/xspace_builder.h"
 
 namespace mlprof::model {

@@ -10,7 +10,7 @@
 
 #include "model/profile_equal.h"
 #include "model/xspace_builder.h"
-#include "model/xspace_importer.h"
+#include "model/xspace/importer.h"
 
 namespace mlprof::model {
 namespace {

@@ -1,0 +1,281 @@
+#include "model/pytorch/event_scan.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace mlprof::model::kineto {
+namespace {
+
+constexpr int kMostDepth = 64;  // deeper nesting is left to the On-Demand parser
+
+bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+bool is_digit(char c) { return unsigned(c - '0') < 10; }
+
+// The first character of a number, true, false or null. Like On-Demand, which passes over a
+// value it is not asked for without reading it, a scalar is not checked further: a number
+// that is read is parsed (pytorch/number.h), and one that is not may be anything.
+bool starts_scalar(char c) { return c == '-' || is_digit(c) || c == 't' || c == 'f' || c == 'n'; }
+
+// The tokens of one batch, as stage 1 found them: each starts at a structural character, a
+// string's opening quote or a scalar's first character, and runs to the next one.
+class Tokens {
+ public:
+  Tokens(const char* text, const uint32_t* index, uint32_t count) : text_(text), index_(index), count_(count) {}
+
+  bool done() const { return at_ == count_; }
+  char peek() const { return at_ < count_ ? text_[index_[at_]] : '\0'; }
+  bool take(char c) {
+    if (peek() != c) return false;
+    ++at_;
+    return true;
+  }
+  // The current token with the whitespace after it (On-Demand's raw_json_token).
+  std::string_view token() const { return {text_ + index_[at_], size_t(index_[at_ + 1] - index_[at_])}; }
+
+  // A string's text between its quotes; false when it has an escape (or is not a string).
+  bool string(std::string_view* text) {
+    std::string_view quoted;
+    if (!quoted_string(&quoted)) return false;
+    *text = quoted.substr(1, quoted.size() - 2);
+    return std::memchr(text->data(), '\\', text->size()) == nullptr;
+  }
+
+  // A key (with its ':'), as key_at reads it.
+  bool key(std::string_view* key) {
+    std::string_view quoted;
+    if (!quoted_string(&quoted) || !take(':')) return false;
+    *key = key_at(quoted.data() + 1);
+    return true;
+  }
+
+  // Passes over a value, checking its structure.
+  bool skip(int depth = 0) {
+    switch (peek()) {
+      case '{': {
+        ++at_;
+        if (take('}')) return true;
+        if (depth >= kMostDepth) return false;
+        do {
+          std::string_view k;
+          if (!key(&k) || !skip(depth + 1)) return false;
+        } while (take(','));
+        return take('}');
+      }
+      case '[': {
+        ++at_;
+        if (take(']')) return true;
+        if (depth >= kMostDepth) return false;
+        do {
+          if (!skip(depth + 1)) return false;
+        } while (take(','));
+        return take(']');
+      }
+      case '"': {
+        std::string_view quoted;
+        return quoted_string(&quoted);
+      }
+      default:
+        return scalar();
+    }
+  }
+
+  // A value's JSON text, checking its structure: it runs to the next token (the ',' or '}'
+  // after it), without the whitespace before that.
+  bool raw_value(std::string_view* text) {
+    const uint32_t begin = index_[at_];
+    if (!skip(1) || at_ == count_) return false;
+    std::string_view t(text_ + begin, size_t(index_[at_] - begin));
+    while (!t.empty() && is_space(t.back())) t.remove_suffix(1);
+    *text = t;
+    return true;
+  }
+
+  // The current token, a number, as its text with the whitespace after it.
+  bool number(std::string_view* token_text) {
+    const char c = peek();
+    if (c != '-' && !is_digit(c)) return false;
+    *token_text = token();
+    ++at_;
+    return true;
+  }
+
+ private:
+  std::string_view trimmed() const {
+    std::string_view t = token();
+    while (!t.empty() && is_space(t.back())) t.remove_suffix(1);
+    return t;
+  }
+  bool quoted_string(std::string_view* quoted) {
+    if (peek() != '"') return false;
+    const std::string_view t = trimmed();
+    if (t.size() < 2 || t.back() != '"') return false;
+    *quoted = t;
+    ++at_;
+    return true;
+  }
+  bool scalar() {
+    if (!starts_scalar(peek())) return false;
+    ++at_;
+    return true;
+  }
+
+  const char* text_;
+  const uint32_t* index_;
+  uint32_t count_;
+  uint32_t at_ = 0;
+};
+
+// A string value into *out; a value of another type is passed over, leaving *out alone (and
+// *is_string, when asked, false), as On-Demand's INCORRECT_TYPE does for the other parser.
+bool string_value(Tokens& t, std::string_view* out, bool* is_string = nullptr) {
+  if (t.peek() != '"') {
+    if (is_string != nullptr) *is_string = false;
+    return t.skip();
+  }
+  if (is_string != nullptr) *is_string = true;
+  return t.string(out);
+}
+
+bool thread_id(Tokens& t, ThreadId* id) {
+  const char c = t.peek();
+  if (c == '"') {
+    std::string_view label;
+    if (!t.string(&label)) return false;
+    id->set_string(label);
+    return true;
+  }
+  if (c == '-' || is_digit(c)) {
+    std::string_view token;
+    if (!t.number(&token)) return false;
+    id->set_number(token);
+    return true;
+  }
+  return t.skip();
+}
+
+bool int_array(Tokens& t, int64_t (&out)[3]) {
+  if (!t.take('[')) return t.skip();
+  if (t.take(']')) return true;
+  size_t i = 0;
+  do {
+    int64_t v = 0;
+    if (i < 3 && parse_fixed(t.token(), 0, &v)) out[i] = v;
+    if (!t.skip(1)) return false;
+    ++i;
+  } while (t.take(','));
+  return t.take(']');
+}
+
+// A double as On-Demand's get_double reads it; a value of another type is passed over.
+bool double_value(Tokens& t, double* out) {
+  const char c = t.peek();
+  if (c != '-' && !is_digit(c)) return t.skip();
+  std::string_view token;
+  if (!t.number(&token)) return false;
+  return simdjson::builtin::numberparsing::parse_double(reinterpret_cast<const uint8_t*>(token.data())).get(*out) ==
+         simdjson::SUCCESS;
+}
+
+bool args(Tokens& t, RawEvent* raw) {
+  if (!t.take('{')) return t.skip();
+  if (t.take('}')) return true;
+  do {
+    std::string_view key;
+    if (!t.key(&key)) return false;
+    int64_t* target = nullptr;
+    std::string_view* text = nullptr;
+    bool ok = true;
+    switch (arg_key(key, raw, &target, &text)) {
+      case ArgKey::kCbid:
+        raw->has_cbid = true;
+        ok = t.skip(1);
+        break;
+      case ArgKey::kOccupancy:
+        ok = double_value(t, &raw->kernel.occupancy_pct);
+        break;
+      case ArgKey::kTheoreticalOccupancy:  // 2021 traces
+        ok = raw->kernel.occupancy_pct < 0 ? double_value(t, &raw->kernel.occupancy_pct) : t.skip(1);
+        break;
+      case ArgKey::kGrid: ok = int_array(t, raw->kernel.grid); break;
+      case ArgKey::kBlock: ok = int_array(t, raw->kernel.block); break;
+      case ArgKey::kName: ok = string_value(t, &raw->arg_name); break;
+      case ArgKey::kText: ok = t.peek() == '"' ? t.string(text) : t.raw_value(text); break;
+      case ArgKey::kInteger: {
+        int64_t n;
+        if (parse_fixed(t.token(), 0, &n)) *target = n;
+        else if (target == &raw->memory.addr) return false;  // beyond int64: the other parser keeps its bits
+        ok = t.skip(1);
+        break;
+      }
+      case ArgKey::kOther: ok = t.skip(1); break;
+    }
+    if (!ok) return false;
+  } while (t.take(','));
+  return t.take('}');
+}
+
+bool event(Tokens& t, RawEvent* raw) {
+  if (!t.take('{')) return false;  // not an object: the other parser says which element
+  if (t.take('}')) return true;
+  do {
+    std::string_view key;
+    if (!t.key(&key)) return false;
+    bool ok = true;
+    switch (event_key(key)) {
+      case EventKey::kPh: {
+        std::string_view ph;
+        ok = string_value(t, &ph);
+        if (ok && !ph.empty()) raw->ph = ph[0];
+        break;
+      }
+      case EventKey::kTs: raw->ts = t.token(), ok = t.skip(1); break;
+      case EventKey::kId: raw->flow_id = t.token(), ok = t.skip(1); break;
+      case EventKey::kDur: raw->dur = t.token(), ok = t.skip(1); break;
+      case EventKey::kCat: ok = string_value(t, &raw->cat, &raw->has_cat); break;
+      case EventKey::kPid: ok = thread_id(t, &raw->pid); break;
+      case EventKey::kTid: ok = thread_id(t, &raw->tid); break;
+      case EventKey::kName: ok = string_value(t, &raw->name); break;
+      case EventKey::kArgs: ok = args(t, raw); break;
+      case EventKey::kScope: ok = string_value(t, &raw->scope); break;
+      case EventKey::kOther: ok = t.skip(1); break;
+    }
+    if (!ok) return false;
+  } while (t.take(','));
+  return t.take('}');
+}
+
+}  // namespace
+
+EventScan::EventScan() = default;
+EventScan::~EventScan() = default;
+
+bool EventScan::read(const PaddedJson& batch, std::vector<RawEvent>* raws) {
+  if (batch.size > capacity_ || stage1_ == nullptr) {
+    const size_t capacity = std::max(batch.size, capacity_);
+    std::unique_ptr<simdjson::internal::dom_parser_implementation> fresh;
+    if (simdjson::get_active_implementation()->create_dom_parser_implementation(capacity, simdjson::DEFAULT_MAX_DEPTH,
+                                                                                fresh) != simdjson::SUCCESS)
+      return false;
+    stage1_ = std::move(fresh);
+    capacity_ = capacity;
+  }
+  if (stage1_->stage1(reinterpret_cast<const uint8_t*>(batch.data), batch.size, simdjson::stage1_mode::regular) !=
+      simdjson::SUCCESS)
+    return false;
+  Tokens t(batch.data, stage1_->structural_indexes.get(), stage1_->n_structural_indexes);
+  const size_t before = raws->size();
+  bool ok = t.take('[');
+  if (ok && !t.take(']')) {
+    do {
+      ok = event(t, &raws->emplace_back());
+    } while (ok && t.take(','));
+    ok = ok && t.take(']');
+  }
+  if (ok && t.done()) return true;
+  raws->resize(before);
+  return false;
+}
+
+}  // namespace mlprof::model::kineto

@@ -1,0 +1,793 @@
+// Kineto trace → Profile. The reader (pytorch/trace_parser.h) keeps the file's order; here events
+// are placed on lines, each line is sorted and nested, and every event is written once into
+// the columns with the stats that the analysis reads for XSpace files too.
+#include "model/pytorch/importer.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <cstdio>
+#include <deque>
+#include <future>
+#include <numeric>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "format/xspace_schema.h"
+#include "model/event_time_limits.h"
+#include "model/pytorch/trace_file.h"
+#include "model/pytorch/trace_parser.h"
+#include "model/pytorch/op_arg_names.h"
+#include "model/plane_naming.h"
+
+namespace mlprof::model {
+namespace {
+
+using kineto::Category;
+namespace xs = format::xspace;
+
+// The producer/consumer context "the step running in this process". TensorFlow's context
+// types are small integers; this one is ours.
+constexpr uint64_t kStepContextType = 0x5079546f72636800;  // "PyTorch"
+
+enum class LineRole : uint8_t { kThread, kPython, kStream, kNameScope, kSync };
+
+
+// The torch device of a memory record: "cuda:0", "cpu", ... (c10::DeviceType numbering).
+std::string allocator_name(const kineto::MemoryRecord& m) {
+  const char* type;
+  switch (m.device_type) {
+    case 0: return "cpu";
+    case 1: type = "cuda"; break;
+    case 6: type = "hip"; break;
+    case 12: type = "xpu"; break;
+    case 13: type = "mps"; break;
+    case -1: return "unknown";
+    default: return "device" + std::to_string(m.device_type) + (m.device_id >= 0 ? ":" + std::to_string(m.device_id) : "");
+  }
+  return m.device_id >= 0 ? std::string(type) + ":" + std::to_string(m.device_id) : std::string(type);
+}
+
+std::string kernel_details(const kineto::KernelLaunch& k) {
+  // PyTorch records static and dynamic shared memory only as their sum: TensorFlow's older
+  // "shm" key says exactly that.
+  char text[256];
+  int n = 0;
+  auto put = [&](const char* format, auto... values) {
+    if (n >= 0 && size_t(n) < sizeof text) n += std::snprintf(text + n, sizeof text - size_t(n), format, values...);
+  };
+  if (k.registers >= 0) put("regs:%lld ", (long long)k.registers);
+  if (k.shared_memory >= 0) put("shm:%lld ", (long long)k.shared_memory);
+  put("grid:%lld,%lld,%lld block:%lld,%lld,%lld", (long long)k.grid[0], (long long)k.grid[1], (long long)k.grid[2],
+      (long long)k.block[0], (long long)k.block[1], (long long)k.block[2]);
+  if (k.occupancy_pct >= 0) put(" occ_pct:%g", k.occupancy_pct);
+  return std::string(text, size_t(std::clamp(n, 0, int(sizeof text) - 1)));
+}
+
+// "Memcpy HtoD (Pageable -> Device)", 4096 → "kind:HtoD kind_src:pageable kind_dst:device size:4096".
+std::string memcpy_details(std::string_view name, int64_t bytes) {
+  std::string out;
+  const size_t space = name.find(' ');
+  if (space != std::string_view::npos) {
+    const std::string_view kind = name.substr(space + 1, name.find(' ', space + 1) - space - 1);
+    if (!kind.empty() && kind.front() != '(') out += "kind:" + std::string(kind);
+  }
+  const size_t open = name.find('('), arrow = name.find(" -> "), close = name.rfind(')');
+  if (open != std::string_view::npos && arrow != std::string_view::npos && close != std::string_view::npos &&
+      open < arrow && arrow < close) {
+    auto lower = [](std::string_view s) {
+      std::string r(s);
+      for (char& c : r) c = char(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+      return r;
+    };
+    out += (out.empty() ? "" : " ") + ("kind_src:" + lower(name.substr(open + 1, arrow - open - 1)));
+    out += " kind_dst:" + lower(name.substr(arrow + 4, close - arrow - 4));
+  }
+  if (bytes >= 0) out += (out.empty() ? "" : " ") + ("size:" + std::to_string(bytes));
+  return out;
+}
+
+struct StagedLine {
+  LineRole role = LineRole::kThread;
+  uint32_t track = 0;       // kThread, kPython, kStream
+  uint32_t device = 0;      // index into devices_ for device lines
+  uint8_t stream_kinds = 0;
+  uint32_t first = 0;       // its events: order_[first, first + count)
+  uint32_t count = 0;
+};
+
+// An event name together with the stats every event of that name shares.
+struct NameKey {
+  StringId name;
+  uint32_t variant;  // what the stats below mean
+  uint64_t a, b;
+  bool operator==(const NameKey&) const = default;
+};
+struct NameKeyHash {
+  size_t operator()(const NameKey& k) const {
+    uint64_t h = (uint64_t(k.name) << 32 | k.variant) * 0x9E3779B97F4A7C15ull;
+    h ^= k.a + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    h ^= k.b + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    return size_t(h);
+  }
+};
+
+// How often the trace names a memory record, and the name that then carries its stats.
+struct RepeatedMemoryRecord {
+  uint32_t count = 0;      // the events that name it
+  NameIndex name = kNone;  // the name that carries its stats, once made
+};
+
+enum NameVariant : uint32_t { kStepName, kConsumerName, kKernelName, kDeviceOpName, kMemoryName, kOpArgsName };
+
+// Whether the trace is ROCm's: PyTorch built for ROCm writes HIP's device properties under
+// CUDA's keys (the GFX version as computeMajor/Minor, compute units as numSms), so only the
+// names tell: HIP's runtime calls are hip* (hipLaunchKernel), and the device names say AMD.
+bool is_rocm_trace(const kineto::Trace& t, const StringTable& strings) {
+  for (const kineto::DeviceProperties& d : t.devices)
+    if (strings.view(d.name).starts_with("AMD")) return true;
+  for (const kineto::Event& e : t.events)
+    if (e.category == Category::kRuntime) return strings.view(e.name).starts_with("hip");
+  return false;
+}
+
+class PyTorchImport {
+ public:
+  PyTorchImport(Profile* profile, kineto::Trace& trace, std::string_view host, IngestStages* stages)
+      : p_(*profile), t_(trace), host_(host), stages_(stages) {}
+
+  bool run(std::string* error);
+
+ private:
+  bool fail(std::string reason) {
+    error_ = std::move(reason);
+    return false;
+  }
+  bool place_in_time();
+  void index_ops_and_steps();
+  void assign_lines();
+  void group_by_line();
+  void sort_lines();
+  void add_host();
+  void add_plane(std::string name, std::vector<uint32_t> lines, int64_t device);
+  void add_line(const StagedLine& line);
+  void add_event(uint32_t i, const StagedLine& staged, EventIndex parent);
+  NameIndex memory_event(uint32_t record, StatTable& stats);
+  void add_memory_stats(const kineto::MemoryRecord& m, StatTable& stats);
+
+  NameIndex plain_name(StringId name);
+  template <typename AddStats>
+  NameIndex variant_name(const NameKey& key, AddStats add_stats);
+  NameIndex step_name(StringId name, int64_t step, int64_t pid);
+  NameIndex consumer_name(StringId name, int64_t pid, uint32_t op_args);
+  void add_op_args_stats(const kineto::OpArgs& a);
+  StringId op_of(const kineto::Event& e) const;
+  std::string thread_line_name(const kineto::Track& track) const;
+
+  Profile& p_;
+  kineto::Trace& t_;  // its events' times and correlations are rewritten in place
+  std::string host_;
+  IngestStages* stages_;
+  std::string error_;
+
+  int64_t origin_ns_ = 0;
+  std::vector<uint32_t> line_of_;          // per trace event: index into lines_
+  std::vector<StagedLine> lines_;
+  std::vector<uint32_t> order_;            // trace events grouped by line, each line sorted
+  std::vector<int64_t> devices_;           // device ordinals, by first appearance
+  std::unordered_map<int64_t, StringId> op_by_external_id_;
+  std::vector<uint8_t> consumer_track_;    // host threads whose work joins the process's step
+
+  std::vector<NameIndex> plain_names_;     // by StringId
+  std::unordered_map<NameKey, NameIndex, NameKeyHash> variant_names_;
+  std::vector<StringId> kernel_details_;                // by Trace::kernels index, once made
+  std::vector<RepeatedMemoryRecord> memory_records_;   // by Trace::memory index
+  uint32_t host_index_ = 0;
+};
+
+bool PyTorchImport::run(std::string* error) {
+  if (t_.events.empty()) {
+    *error = "no events in traceEvents";
+    return false;
+  }
+  // The op index and the times read and write no part of an event that placing it on a line
+  // reads: they are made on a second core while the events are grouped by line here.
+  auto placed = std::async(std::launch::async | std::launch::deferred, [this] {
+    StageTimer timer(stages_, IngestStages::kIndex);
+    index_ops_and_steps();  // reads ts as written, to match flow arrows
+    return place_in_time();
+  });
+  {
+    StageTimer timer(stages_, IngestStages::kLines);
+    kernel_details_.assign(t_.kernels.size(), kNoString);
+    memory_records_.resize(t_.memory.size());
+    for (const kineto::Event& e : t_.events)
+      if (e.category == Category::kMemory) ++memory_records_[e.detail].count;
+    assign_lines();
+    group_by_line();
+  }
+  if (!placed.get()) {
+    *error = error_;
+    return false;
+  }
+  {
+    StageTimer timer(stages_, IngestStages::kSort);
+    sort_lines();
+  }
+  StageTimer timer(stages_, IngestStages::kModel);
+  add_host();
+  return true;
+}
+
+// Absolute time is ts × 1000 + baseTimeNanoseconds (0 when absent: ts is then since the
+// epoch); the model measures from the earliest event of the first host.
+bool PyTorchImport::place_in_time() {
+  const int64_t base = t_.base_time_ns.value_or(0);
+  int64_t earliest = INT64_MAX;
+  for (const kineto::Event& e : t_.events) {
+    int64_t ns;
+    if (__builtin_add_overflow(e.ts_ns, base, &ns)) return fail("a timestamp is out of range");
+    earliest = std::min(earliest, ns);
+  }
+  origin_ns_ = p_.hosts.empty() ? earliest : p_.origin_ns;
+  for (size_t i = 0; i < t_.events.size(); ++i) {
+    kineto::Event& e = t_.events[i];
+    if (e.dur_ps > kMaxEventDurationPs)
+      return fail("an event at ts " + std::to_string(e.ts_ns / 1000) + " us lasts " +
+                  std::to_string(e.dur_ps / 1'000'000'000'000) + " s, longer than the " + kMaxEventDurationText +
+                  " an event may last");
+    int64_t ps, end;
+    if (__builtin_sub_overflow(e.ts_ns + base, origin_ns_, &ps) || __builtin_mul_overflow(ps, int64_t(1000), &ps) ||
+        __builtin_add_overflow(ps, e.dur_ps, &end))
+      return fail("timestamps span more than the model can hold (about 106 days): an event at ts " +
+                  std::to_string(e.ts_ns / 1000) + " us is out of range");
+    e.ts_ns = ps;  // from here on: the start in ps since the profile's origin
+  }
+  return true;
+}
+
+// External ids of ops (to name the op behind GPU work), the steps, the threads that run
+// beside them, and correlation ids that only flow arrows give.
+void PyTorchImport::index_ops_and_steps() {
+  std::unordered_set<int64_t> step_pids;
+  std::vector<uint8_t> step_track(t_.tracks.size(), 0);
+  for (const kineto::Event& e : t_.events) {
+    if (e.category != Category::kCpuOp && e.category != Category::kUserAnnotation) continue;
+    if (e.external_id != kineto::kNoId) op_by_external_id_.emplace(e.external_id, e.name);
+    int64_t n;
+    if (xs::profiler_step_number(p_.strings.view(e.name), &n)) {
+      step_track[e.track] = 1;
+      step_pids.insert(t_.tracks[e.track].pid);
+    }
+  }
+  consumer_track_.assign(t_.tracks.size(), 0);
+  for (size_t k = 0; k < t_.tracks.size(); ++k)
+    consumer_track_[k] = !t_.tracks[k].device && !step_track[k] && step_pids.count(t_.tracks[k].pid) > 0;
+
+  bool missing = false;
+  for (const kineto::Event& e : t_.events) {
+    missing |= e.correlation == kineto::kNoId &&
+               (e.category == Category::kRuntime || e.category == Category::kDriver || e.category == Category::kKernel ||
+                e.category == Category::kMemcpy || e.category == Category::kMemset);
+  }
+  // The flows are read once, here: their memory goes before the model grows.
+  std::deque<kineto::FlowPoint> starts = std::move(t_.flow_starts), ends = std::move(t_.flow_ends);
+  if (!missing || (starts.empty() && ends.empty())) return;
+  // Older traces may link a launch and its kernel only by a flow arrow: it starts at the
+  // launch's timestamp on its thread and ends at the kernel's on its device (whose stream
+  // the arrow may name by a label, "stream 7", rather than by number).
+  struct PointKey {
+    int64_t pid, tid, ts;
+    bool operator==(const PointKey&) const = default;
+  };
+  struct PointHash {
+    size_t operator()(const PointKey& k) const {
+      return std::hash<int64_t>()(k.pid * 31 + k.tid * 0x9E3779B97F4A7C15ll + k.ts);
+    }
+  };
+  std::unordered_map<PointKey, int64_t, PointHash> flow_at;
+  for (const kineto::FlowPoint& f : starts) flow_at.emplace(PointKey{f.pid, f.tid, f.ts_ns}, f.id);
+  for (const kineto::FlowPoint& f : ends) flow_at.emplace(PointKey{f.pid, INT64_MIN, f.ts_ns}, f.id);
+  for (kineto::Event& e : t_.events) {
+    const bool launch = e.category == Category::kRuntime || e.category == Category::kDriver;
+    const bool gpu_work = e.category == Category::kKernel || e.category == Category::kMemcpy ||
+                          e.category == Category::kMemset;
+    if (e.correlation != kineto::kNoId || (!launch && !gpu_work)) continue;
+    const kineto::Track& track = t_.tracks[e.track];
+    auto it = flow_at.find({track.pid, launch ? track.tid : INT64_MIN, e.ts_ns});
+    if (it != flow_at.end()) e.correlation = it->second;
+  }
+}
+
+void PyTorchImport::assign_lines() {
+  std::vector<uint32_t> thread_line(t_.tracks.size(), UINT32_MAX), python_line(t_.tracks.size(), UINT32_MAX);
+  std::unordered_map<int64_t, uint32_t> device_slot;
+  std::vector<uint32_t> scope_line, sync_line;  // by device slot
+  auto device_of = [&](int64_t ordinal) {
+    auto [it, added] = device_slot.try_emplace(ordinal, uint32_t(devices_.size()));
+    if (added) {
+      devices_.push_back(ordinal);
+      scope_line.push_back(UINT32_MAX);
+      sync_line.push_back(UINT32_MAX);
+    }
+    return it->second;
+  };
+  auto new_line = [&](LineRole role, uint32_t track, uint32_t device) {
+    StagedLine line;
+    line.role = role;
+    line.track = track;
+    line.device = device;
+    lines_.push_back(line);
+    return uint32_t(lines_.size() - 1);
+  };
+  line_of_.resize(t_.events.size());
+  for (size_t i = 0; i < t_.events.size(); ++i) {
+    const kineto::Event& e = t_.events[i];
+    const kineto::Track& track = t_.tracks[e.track];
+    uint32_t line;
+    switch (e.category) {
+      case Category::kKernel:
+      case Category::kMemcpy:
+      case Category::kMemset: {
+        uint32_t& slot = thread_line[e.track];  // a device track's stream line
+        if (slot == UINT32_MAX) slot = new_line(LineRole::kStream, e.track, device_of(track.pid));
+        line = slot;
+        lines_[line].stream_kinds |=
+            e.category == Category::kKernel   ? xs::kStreamCompute
+            : e.category == Category::kMemset ? xs::kStreamMemset
+                                              : xs::stream_activity_of(xs::copy_direction(p_.strings.view(e.name)));
+        break;
+      }
+      case Category::kGpuUserAnnotation:
+      case Category::kSync: {
+        const uint32_t device = device_of(track.pid);
+        const bool scope = e.category == Category::kGpuUserAnnotation;
+        uint32_t& slot = scope ? scope_line[device] : sync_line[device];
+        if (slot == UINT32_MAX) slot = new_line(scope ? LineRole::kNameScope : LineRole::kSync, e.track, device);
+        line = slot;
+        break;
+      }
+      case Category::kPythonFunction: {
+        uint32_t& slot = python_line[e.track];
+        if (slot == UINT32_MAX) slot = new_line(LineRole::kPython, e.track, 0);
+        line = slot;
+        break;
+      }
+      default: {
+        uint32_t& slot = thread_line[e.track];
+        if (slot == UINT32_MAX) slot = new_line(LineRole::kThread, e.track, 0);
+        line = slot;
+        break;
+      }
+    }
+    line_of_[i] = line;
+    ++lines_[line].count;
+  }
+}
+
+// An event's place on its line: by start, an enclosing event (the longer) before what it
+// encloses, then in the file's order.
+struct LinePlace {
+  int64_t start_ps;
+  int64_t minus_duration_ps;
+  uint32_t event;
+  bool operator<(const LinePlace& o) const {
+    if (start_ps != o.start_ps) return start_ps < o.start_ps;
+    if (minus_duration_ps != o.minus_duration_ps) return minus_duration_ps < o.minus_duration_ps;
+    return event < o.event;
+  }
+};
+
+// Sorts by merging the runs already in order: a trace writes each kind of event in order, so
+// a thread's line is a few sorted runs (ops, runtime calls, instants), and runs that do not
+// overlap in time (a later profiling window) need no merging at all. The order is total: the
+// result is the one any sort gives.
+void sort_by_merging_runs(std::vector<LinePlace>& places) {
+  std::vector<size_t> bounds{0};
+  for (size_t i = 1; i < places.size(); ++i)
+    if (places[i] < places[i - 1]) bounds.push_back(i);
+  bounds.push_back(places.size());
+  while (bounds.size() > 2) {
+    std::vector<size_t> merged{0};
+    for (size_t r = 0; r + 1 < bounds.size(); r += 2) {
+      if (r + 2 == bounds.size()) {  // an odd run out
+        merged.push_back(bounds[r + 1]);
+        continue;
+      }
+      const auto a = places.begin() + ptrdiff_t(bounds[r]), b = places.begin() + ptrdiff_t(bounds[r + 1]),
+                 end = places.begin() + ptrdiff_t(bounds[r + 2]);
+      if (*b < *(b - 1)) {  // only the parts that overlap move
+        std::inplace_merge(std::upper_bound(a, b, *b), b, std::lower_bound(b, end, *(b - 1)));
+      }
+      merged.push_back(bounds[r + 2]);
+    }
+    bounds.swap(merged);
+  }
+}
+
+// Groups the events by line (a counting sort), in the file's order.
+void PyTorchImport::group_by_line() {
+  uint32_t next = 0;
+  for (StagedLine& line : lines_) {
+    line.first = next;
+    next += line.count;
+  }
+  std::vector<uint32_t> fill(lines_.size());
+  for (size_t l = 0; l < lines_.size(); ++l) fill[l] = lines_[l].first;
+  order_.resize(t_.events.size());
+  for (uint32_t i = 0; i < t_.events.size(); ++i) order_[fill[line_of_[i]]++] = i;
+  std::vector<uint32_t>().swap(line_of_);
+}
+
+// Sorts each line by start, an enclosing event (the longer) before what it encloses.
+void PyTorchImport::sort_lines() {
+  std::vector<LinePlace> places;
+  for (const StagedLine& line : lines_) {
+    places.clear();
+    for (uint32_t k = line.first; k < line.first + line.count; ++k) {
+      const kineto::Event& e = t_.events[order_[k]];
+      places.push_back({e.ts_ns, -e.dur_ps, order_[k]});
+    }
+    sort_by_merging_runs(places);
+    for (uint32_t k = 0; k < line.count; ++k) order_[line.first + k] = places[k].event;
+  }
+}
+
+std::string PyTorchImport::thread_line_name(const kineto::Track& track) const {
+  if (track.name != kEmptyString) return std::string(p_.strings.view(track.name));
+  if (track.tid < INT64_MIN / 4) return std::string(p_.strings.view(StringId(track.tid - INT64_MIN / 2)));
+  return "thread " + std::to_string(track.tid);
+}
+
+void PyTorchImport::add_host() {
+  host_index_ = uint32_t(p_.hosts.size());
+  Host host;
+  host.name = p_.strings.intern(host_);
+  if (t_.rank) host.rank = *t_.rank;
+  if (t_.rank) host.hostname = p_.strings.intern("rank" + std::to_string(*t_.rank));
+  else host.hostname = t_.host_name;
+  host.trace_clock_base_ns = t_.base_time_ns.value_or(0);
+  host.first_plane = uint32_t(p_.planes.size());
+  p_.hosts.push_back(host);
+  p_.origin_ns = origin_ns_;
+  p_.events.reserve(p_.num_events() + t_.events.size());
+
+  auto by_thread = [&](LineRole role) {
+    std::vector<uint32_t> lines;
+    for (uint32_t l = 0; l < lines_.size(); ++l)
+      if (lines_[l].role == role) lines.push_back(l);
+    std::sort(lines.begin(), lines.end(), [&](uint32_t a, uint32_t b) {
+      const kineto::Track &ta = t_.tracks[lines_[a].track], &tb = t_.tracks[lines_[b].track];
+      return ta.pid != tb.pid ? ta.pid < tb.pid : ta.tid < tb.tid;
+    });
+    return lines;
+  };
+  if (auto threads = by_thread(LineRole::kThread); !threads.empty()) add_plane(std::string(xs::kHostPlaneName), std::move(threads), -1);
+
+  std::vector<uint32_t> device_order(devices_.size());
+  std::iota(device_order.begin(), device_order.end(), 0u);
+  std::sort(device_order.begin(), device_order.end(), [&](uint32_t a, uint32_t b) { return devices_[a] < devices_[b]; });
+  for (uint32_t d : device_order) {
+    std::vector<uint32_t> lines;
+    for (uint32_t l = 0; l < lines_.size(); ++l)
+      if (lines_[l].role != LineRole::kThread && lines_[l].role != LineRole::kPython && lines_[l].device == d)
+        lines.push_back(l);
+    // Streams by id, then the name scope and synchronisation lines.
+    std::sort(lines.begin(), lines.end(), [&](uint32_t a, uint32_t b) {
+      if (lines_[a].role != lines_[b].role) return lines_[a].role < lines_[b].role;
+      return t_.tracks[lines_[a].track].tid < t_.tracks[lines_[b].track].tid;
+    });
+    // Kineto writes every accelerator's work alike; MTIA's comes in a category of its own.
+    bool mtia = false;
+    for (uint32_t l : lines) mtia |= t_.tracks[lines_[l].track].mtia;
+    add_plane(xs::device_plane_name(mtia ? "MTIA" : "GPU", devices_[d]), std::move(lines), devices_[d]);
+  }
+  if (auto python = by_thread(LineRole::kPython); !python.empty()) add_plane("/host:python", std::move(python), -1);
+
+  Host& h = p_.hosts[host_index_];
+  h.num_planes = uint32_t(p_.planes.size()) - h.first_plane;
+  if (t_.unknown_device_events > 0)
+    p_.warnings.push_back(host_ + ": " + std::to_string(t_.unknown_device_events) +
+                          " events on device streams in categories mlprof does not know (first: \"" +
+                          t_.unknown_device_category.substr(0, 40) + "\") were read as device work (kernels)");
+  if (t_.skipped_events > 0)
+    p_.warnings.push_back(host_ + ": " + std::to_string(t_.skipped_events) +
+                          " events of phases other than X, i, s, f and M were skipped");
+}
+
+void PyTorchImport::add_plane(std::string name, std::vector<uint32_t> lines, int64_t device) {
+  Plane plane;
+  plane.name = p_.strings.intern(name);
+  plane.id = int64_t(p_.planes.size() - p_.hosts[host_index_].first_plane);
+  const PlaneIdentity identity = identify_plane(name);
+  plane.kind = identity.kind;
+  plane.device_type = p_.strings.intern(identity.device_type);
+  plane.device_ordinal = identity.device_ordinal;
+  plane.host = host_index_;
+  plane.stats.first = uint32_t(p_.metadata_stats.size());
+  if (device >= 0) {
+    for (const kineto::DeviceProperties& d : t_.devices) {
+      if (d.id != device) continue;
+      if (d.num_sms >= 0) p_.metadata_stats.add(kCoreCount, StatValue::of_uint(uint64_t(d.num_sms)));
+      if (d.total_global_mem >= 0) p_.metadata_stats.add(kMemorySize, StatValue::of_uint(uint64_t(d.total_global_mem)));
+      if (d.compute_major >= 0) p_.metadata_stats.add(kComputeCapMajor, StatValue::of_int(d.compute_major));
+      if (d.compute_minor >= 0) p_.metadata_stats.add(kComputeCapMinor, StatValue::of_int(d.compute_minor));
+      if (d.name != kEmptyString) p_.metadata_stats.add(p_.strings.intern("device_name"), StatValue::of_string(d.name));
+      break;
+    }
+    if (is_rocm_trace(t_, p_.strings)) {
+      p_.metadata_stats.add(p_.strings.intern(xs::kStatDeviceVendor),
+                            StatValue::of_string(p_.strings.intern(xs::kDeviceVendorAmd)));
+    }
+  }
+  plane.stats.count = uint32_t(p_.metadata_stats.size()) - plane.stats.first;
+  plane.first_line = uint32_t(p_.lines.size());
+  const uint32_t plane_index = uint32_t(p_.planes.size());
+  p_.planes.push_back(plane);
+  for (uint32_t l : lines) add_line(lines_[l]);
+  p_.planes[plane_index].num_lines = uint32_t(p_.lines.size()) - p_.planes[plane_index].first_line;
+}
+
+void PyTorchImport::add_line(const StagedLine& staged) {
+  Line line;
+  line.plane = uint32_t(p_.planes.size() - 1);
+  const kineto::Track& track = t_.tracks[staged.track];
+  switch (staged.role) {
+    case LineRole::kThread:
+    case LineRole::kPython:
+      line.id = track.tid;
+      line.name = p_.strings.intern(thread_line_name(track));
+      break;
+    case LineRole::kStream: {
+      line.id = track.tid;
+      line.name = p_.strings.intern(xs::stream_line_name(track.tid, staged.stream_kinds));
+      break;
+    }
+    case LineRole::kNameScope:
+      line.id = xs::derived_line_id(xs::DerivedLine::kNameScope);
+      line.name = p_.strings.intern(xs::kNameScopeLineName);
+      break;
+    case LineRole::kSync:
+      line.id = xs::kSyncLineId;
+      line.name = p_.strings.intern(xs::kSyncLineName);
+      break;
+  }
+  line.kind = identify_line(p_.planes[line.plane].kind, p_.strings.view(line.name), line.id);
+  line.first_event = uint32_t(p_.num_events());
+  line.num_events = staged.count;
+  p_.lines.push_back(line);
+
+  // Nesting: the enclosing event is the innermost earlier one still open (as for XSpace).
+  std::vector<EventIndex> open;
+  for (uint32_t k = staged.first; k < staged.first + staged.count; ++k) {
+    const uint32_t i = order_[k];
+    const int64_t start = t_.events[i].ts_ns, stop = start + t_.events[i].dur_ps;
+    while (!open.empty()) {
+      const EventIndex top = open.back();
+      const int64_t top_end = p_.end_ps(top);
+      if (top_end > start && top_end >= stop) break;
+      open.pop_back();
+    }
+    const EventIndex e = EventIndex(p_.num_events());
+    add_event(i, staged, open.empty() ? kNone : open.back());
+    open.push_back(e);
+  }
+}
+
+StringId PyTorchImport::op_of(const kineto::Event& e) const {
+  // Older traces copy the correlation id into "External id": then it names no op.
+  if (e.external_id == kineto::kNoId || e.external_id == e.correlation) return kEmptyString;
+  auto it = op_by_external_id_.find(e.external_id);
+  return it == op_by_external_id_.end() ? kEmptyString : it->second;
+}
+
+void PyTorchImport::add_event(uint32_t i, const StagedLine& staged, EventIndex parent) {
+  const kineto::Event& e = t_.events[i];
+  const kineto::Track& track = t_.tracks[e.track];
+  const int64_t correlation = e.correlation;
+  StatTable& stats = p_.event_stats;
+  auto add_correlation = [&] {
+    if (correlation != kineto::kNoId) stats.add(kCorrelationId, StatValue::of_uint(uint64_t(correlation)));
+  };
+  NameIndex name;
+  switch (e.category) {
+    case Category::kKernel: {
+      const kineto::KernelLaunch& k = t_.kernels[e.detail];
+      StringId& interned = kernel_details_[e.detail];
+      if (interned == kNoString) interned = p_.strings.intern(kernel_details(k));
+      const StringId details = interned, op = op_of(e);
+      // A collective kernel's arguments differ from call to call where its launch does not.
+      const uint64_t details_and_args = uint64_t(details) | uint64_t(k.op_args + 1) << 32;
+      name = variant_name({e.name, kKernelName, details_and_args, op}, [&] {
+        p_.metadata_stats.add(kKernelDetails, StatValue::of_string(details));
+        if (op != kEmptyString) p_.metadata_stats.add(kTfOp, StatValue::of_string(op));
+        if (k.op_args >= 0) add_op_args_stats(t_.op_args[size_t(k.op_args)]);
+      });
+      add_correlation();
+      break;
+    }
+    case Category::kMemcpy:
+    case Category::kMemset: {
+      const StringId op = op_of(e);
+      name = op == kEmptyString ? plain_name(e.name) : variant_name({e.name, kDeviceOpName, op, 0}, [&] {
+        p_.metadata_stats.add(kTfOp, StatValue::of_string(op));
+      });
+      add_correlation();
+      const int64_t bytes = t_.copies[e.detail].bytes;
+      if (e.category == Category::kMemcpy) {
+        stats.add(kMemcpyDetails, StatValue::of_string(p_.strings.intern(memcpy_details(p_.strings.view(e.name), bytes))));
+      } else if (bytes >= 0) {
+        stats.add(p_.strings.intern("memset_details"),
+                  StatValue::of_string(p_.strings.intern("size:" + std::to_string(bytes))));
+      }
+      break;
+    }
+    case Category::kMemory: {
+      name = memory_event(e.detail, stats);
+      break;
+    }
+    default: {
+      int64_t step;
+      // 2021 traces file ProfilerStep#N as an op, later ones as a user annotation.
+      if (staged.role == LineRole::kThread &&
+          (e.category == Category::kUserAnnotation || e.category == Category::kCpuOp) &&
+          xs::profiler_step_number(p_.strings.view(e.name), &step)) {
+        name = step_name(e.name, step, track.pid);
+      } else if (parent == kNone && staged.role == LineRole::kThread && consumer_track_[e.track]) {
+        name = consumer_name(e.name, track.pid, e.detail);
+      } else if (e.detail != UINT32_MAX) {
+        name = variant_name({e.name, kOpArgsName, e.detail, 0}, [&] { add_op_args_stats(t_.op_args[e.detail]); });
+      } else {
+        name = plain_name(e.name);
+      }
+      if (e.category == Category::kRuntime || e.category == Category::kDriver || e.category == Category::kSync)
+        add_correlation();
+      break;
+    }
+  }
+  EventColumns& ev = p_.events;
+  ev.start_ps.push_back(e.ts_ns);
+  ev.duration_ps.push_back(e.dur_ps);
+  ev.name.push_back(name);
+  ev.parent.push_back(parent);
+  ev.first_stat.push_back(uint32_t(stats.size()));
+}
+
+// A record the trace repeats shares a name that carries all its stats (as an XEventMetadata
+// carries stats for all its events); one seen once carries its own.
+NameIndex PyTorchImport::memory_event(uint32_t record, StatTable& stats) {
+  const kineto::MemoryRecord& m = t_.memory[record];
+  RepeatedMemoryRecord& repeated = memory_records_[record];
+  if (repeated.name != kNone) return repeated.name;
+  const StringId allocator = p_.strings.intern(allocator_name(m));
+  const StringId kind = p_.strings.intern(m.bytes < 0 ? xs::kMemoryDeallocationEventName : xs::kMemoryAllocationEventName);
+  const StringId allocator_key = p_.strings.intern(xs::kStatAllocatorName);
+  if (repeated.count < 2) {
+    const NameIndex name = variant_name({kind, kMemoryName, allocator, 0}, [&] {
+      p_.metadata_stats.add(allocator_key, StatValue::of_string(allocator));
+    });
+    add_memory_stats(m, stats);
+    return name;
+  }
+  EventName n;
+  n.name = kind;
+  n.stats.first = uint32_t(p_.metadata_stats.size());
+  p_.metadata_stats.add(allocator_key, StatValue::of_string(allocator));
+  add_memory_stats(m, p_.metadata_stats);
+  n.stats.count = uint32_t(p_.metadata_stats.size()) - n.stats.first;
+  repeated.name = NameIndex(p_.names.size());
+  p_.names.push_back(n);
+  return repeated.name;
+}
+
+void PyTorchImport::add_memory_stats(const kineto::MemoryRecord& m, StatTable& stats) {
+  stats.add(p_.strings.intern(xs::kStatAddr), StatValue::of_uint(uint64_t(m.addr)));
+  stats.add(p_.strings.intern(xs::kStatAllocationBytes),
+            StatValue::of_uint(m.bytes < 0 ? uint64_t(0) - uint64_t(m.bytes) : uint64_t(m.bytes)));
+  if (m.total_allocated >= 0) {
+    stats.add(p_.strings.intern(xs::kStatBytesAllocated), StatValue::of_int(m.total_allocated));
+    // PyTorch's caching allocator holds "reserved" bytes, of which "allocated" are in use:
+    // the rest is free to it, what TensorFlow's allocators call available.
+    if (m.total_reserved >= m.total_allocated)
+      stats.add(p_.strings.intern(xs::kStatBytesAvailable), StatValue::of_int(m.total_reserved - m.total_allocated));
+  }
+  // The pool itself, its own figure: not the memory's capacity (that is the device's).
+  if (m.total_reserved >= 0) stats.add(p_.strings.intern(xs::kStatPoolBytes), StatValue::of_int(m.total_reserved));
+}
+
+NameIndex PyTorchImport::plain_name(StringId name) {
+  if (name >= plain_names_.size()) plain_names_.resize(std::max<size_t>(name + 1, p_.strings.size()), kNone);
+  NameIndex& index = plain_names_[name];
+  if (index == kNone) {
+    EventName n;
+    n.name = name;
+    n.stats.first = uint32_t(p_.metadata_stats.size());
+    index = NameIndex(p_.names.size());
+    p_.names.push_back(n);
+  }
+  return index;
+}
+
+template <typename AddStats>
+NameIndex PyTorchImport::variant_name(const NameKey& key, AddStats add_stats) {
+  auto [it, added] = variant_names_.try_emplace(key, NameIndex(p_.names.size()));
+  if (!added) return it->second;
+  EventName n;
+  n.name = key.name;
+  n.stats.first = uint32_t(p_.metadata_stats.size());
+  add_stats();
+  n.stats.count = uint32_t(p_.metadata_stats.size()) - n.stats.first;
+  p_.names.push_back(n);
+  return it->second;
+}
+
+// ProfilerStep#N in the model's words: a root (_r) with its step number, producing the
+// context that the process's other threads consume.
+NameIndex PyTorchImport::step_name(StringId name, int64_t step, int64_t pid) {
+  return variant_name({name, kStepName, uint64_t(pid), 0}, [&] {
+    p_.metadata_stats.add(kStepNum, StatValue::of_int(step));
+    p_.metadata_stats.add(kIsRoot, StatValue::of_int(1));
+    p_.metadata_stats.add(kProducerType, StatValue::of_uint(kStepContextType));
+    p_.metadata_stats.add(kProducerId, StatValue::of_uint(uint64_t(pid)));
+  });
+}
+
+// A top-level event on a thread beside the step's (the autograd engine's backward pass, a
+// pin-memory thread): it belongs to the step that started last before it.
+NameIndex PyTorchImport::consumer_name(StringId name, int64_t pid, uint32_t op_args) {
+  return variant_name({name, kConsumerName, uint64_t(pid), uint64_t(op_args)}, [&] {
+    p_.metadata_stats.add(kConsumerType, StatValue::of_uint(kStepContextType));
+    p_.metadata_stats.add(kConsumerId, StatValue::of_uint(uint64_t(pid)));
+    if (op_args != UINT32_MAX) add_op_args_stats(t_.op_args[op_args]);
+  });
+}
+
+// An op's recorded arguments, as stats of its name (shared by every event that repeats them).
+void PyTorchImport::add_op_args_stats(const kineto::OpArgs& a) {
+  auto text = [&](std::string_view key, StringId value) {
+    if (value != kEmptyString) p_.metadata_stats.add(p_.strings.intern(key), StatValue::of_string(value));
+  };
+  auto integer = [&](std::string_view key, int64_t value) {
+    if (value >= 0) p_.metadata_stats.add(p_.strings.intern(key), StatValue::of_int(value));
+  };
+  text(kArgInputType, a.input_types);
+  text(kArgInputDims, a.input_dims);
+  text(kArgCollectiveName, a.collective);
+  integer(kArgInMsgNelems, a.in_nelems);
+  integer(kArgOutMsgNelems, a.out_nelems);
+  text(kArgInSplitSize, a.in_split);
+  text(kArgOutSplitSize, a.out_split);
+  text(kArgDtype, a.dtype);
+  integer(kArgGroupSize, a.group_size);
+  text(kArgProcessGroupName, a.group_name);
+  text(kArgProcessGroupRanks, a.group_ranks);
+}
+
+bool import_source(kineto::JsonSource& source, std::string_view host, Profile* profile, const LoadProgress& progress,
+                   std::string* error, bool parse_ahead = true, IngestStages* stages = nullptr) {
+  kineto::Trace trace;
+  // Reading is most of the work; placing the events on their lines is the last tenth.
+  LoadProgress reading;
+  if (progress) reading = [&progress](double f) { progress(0.9 * f); };
+  if (!kineto::read_trace(source, &profile->strings, &trace, reading, error, parse_ahead, stages)) return false;
+  PyTorchImport import(profile, trace, host, stages);
+  return import.run(error);
+}
+
+}  // namespace
+
+bool import_pytorch_trace_file(const std::string& path, std::string_view host, Profile* profile, std::string* error,
+                               const LoadProgress& progress, bool parse_ahead, IngestStages* stages) {
+  kineto::JsonSource source;
+  return source.open_file(path, error, GzipEngine::kFastest, parse_ahead, stages) &&
+         import_source(source, host, profile, progress, error, parse_ahead, stages);
+}
+
+bool import_pytorch_trace_bytes(const void* data, size_t size, std::string_view host, Profile* profile,
+                                std::string* error) {
+  kineto::JsonSource source;
+  source.open_bytes(data, size);
+  return import_source(source, host, profile, {}, error);
+}
+
+}  // namespace mlprof::model

@@ -1,0 +1,203 @@
+// An event of a PyTorch trace as its JSON says it, before the reader decides what it is, and
+// which of its keys mean what: the one place both event parsers (pytorch/trace_parser.cc's On-Demand
+// one and pytorch/event_scan.h's) take that from.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "model/pytorch/number.h"
+#include "model/pytorch/trace_parser.h"
+#include "model/pytorch/op_arg_names.h"
+
+namespace mlprof::model::kineto {
+
+// A pid or tid: a number, or a label such as "Spans" that we map to a negative id (once the
+// label is interned, on the thread that builds the trace).
+struct ThreadId {
+  int64_t value = 0;
+  bool present = false;
+  std::string_view label;
+
+  // A number token; ignored when it is not one.
+  void set_number(std::string_view token) {
+    if (parse_fixed(token, 0, &value)) present = true;
+  }
+  // A string: 2021 traces quote thread ids ("1234"); labels ("Spans", "stream 7") get ids far
+  // from any real pid or tid.
+  void set_string(std::string_view text) {
+    if (!parse_fixed(text, 0, &value)) label = text;
+    present = true;
+  }
+};
+
+// An OpArgs (pytorch/trace_parser.h) as written: strings' text, arrays' JSON; interned by the trace
+// builder.
+struct RawOpArgs {
+  std::string_view input_types, input_dims, collective, dtype, in_split, out_split, group_name, group_ranks;
+  int64_t in_nelems = -1, out_nelems = -1, group_size = -1;
+  bool present = false;
+};
+
+// Everything an event may carry; which parts count depends on its phase and category.
+struct RawEvent {
+  char ph = 0;
+  bool has_cat = false;
+  std::string_view cat, name, scope;
+  ThreadId pid, tid;
+  std::string_view ts, dur, flow_id;  // number tokens as written (ts and dur also parsed below)
+  // args
+  int64_t correlation = kNoId, external_id = kNoId, device = kNoId, stream = kNoId;
+  bool has_cbid = false;
+  KernelLaunch kernel;
+  bool has_kernel_args = false;
+  int64_t bytes = -1;
+  MemoryRecord memory;
+  RawOpArgs op_args;
+  std::string_view arg_name;  // "M" events: the process or thread name
+
+  // Worked out on the thread that parsed the event, while its text is in that core's cache:
+  int64_t ts_value = 0;        // ts × 1000, when ts_ok
+  int64_t dur_value = 0;       // dur × 10^6, when dur_ok
+  bool ts_ok = false, dur_ok = false;
+  Category category = Category::kOther;  // what the event is, were it work (X, i or I)
+};
+
+// A key as written from just after its opening quote (our keys have no escapes, so a key with
+// one simply matches none); the text always holds the closing quote.
+inline std::string_view key_at(const char* begin) {
+  const char* end = begin;
+  while (*end != '"' && *end != '\\') ++end;
+  return {begin, size_t(end - begin)};
+}
+
+// The keys of an event that are read.
+enum class EventKey : uint8_t { kPh, kTs, kId, kCat, kPid, kTid, kDur, kName, kArgs, kScope, kOther };
+
+inline EventKey event_key(std::string_view key) {
+  switch (key.size()) {
+    case 1: return key == "s" ? EventKey::kScope : EventKey::kOther;
+    case 2:
+      if (key == "ph") return EventKey::kPh;
+      if (key == "ts") return EventKey::kTs;
+      if (key == "id") return EventKey::kId;
+      return EventKey::kOther;
+    case 3:
+      if (key == "cat") return EventKey::kCat;
+      if (key == "pid") return EventKey::kPid;
+      if (key == "tid") return EventKey::kTid;
+      if (key == "dur") return EventKey::kDur;
+      return EventKey::kOther;
+    case 4:
+      if (key == "name") return EventKey::kName;
+      if (key == "args") return EventKey::kArgs;
+      return EventKey::kOther;
+    default: return EventKey::kOther;
+  }
+}
+
+// The keys of an event's args that are read: most are integers into a field of RawEvent.
+enum class ArgKey : uint8_t {
+  kInteger,                // *target, from the number token
+  kCbid,                   // present or not
+  kOccupancy,              // a double: est. achieved occupancy %
+  kTheoreticalOccupancy,   // a double, in 2021 traces, when the achieved one is not there
+  kGrid,                   // [x, y, z]
+  kBlock,
+  kName,                   // a string: "M" events' process or thread name
+  kText,                   // *text: a string's text, or another value's JSON (an op argument)
+  kOther,
+};
+
+// What `key` is, and for kInteger and kText the field it fills (kernel and op arguments also
+// mark the event as having them, whatever their value).
+inline ArgKey arg_key(std::string_view key, RawEvent* raw, int64_t** target, std::string_view** text) {
+  *target = nullptr;
+  *text = nullptr;
+  if (key.empty()) return ArgKey::kOther;
+  RawOpArgs& op = raw->op_args;
+  auto op_text = [&](std::string_view* field) {
+    *text = field;
+    op.present = true;
+    return ArgKey::kText;
+  };
+  auto op_integer = [&](int64_t* field) {
+    *target = field;
+    op.present = true;
+    return ArgKey::kInteger;
+  };
+  switch (key[0]) {
+    case 'I':
+      if (key == kArgInputType) return op_text(&op.input_types);
+      if (key == kArgInputDims) return op_text(&op.input_dims);
+      if (key == kArgInMsgNelems) return op_integer(&op.in_nelems);
+      if (key == kArgInSplitSize) return op_text(&op.in_split);
+      break;
+    case 'O':
+      if (key == kArgOutMsgNelems) return op_integer(&op.out_nelems);
+      if (key == kArgOutSplitSize) return op_text(&op.out_split);
+      break;
+    case 'C':
+      if (key == kArgCollectiveName) return op_text(&op.collective);
+      break;
+    case 'G':
+      if (key == kArgGroupSize) return op_integer(&op.group_size);
+      break;
+    case 'P':
+      if (key == kArgProcessGroupName) return op_text(&op.group_name);
+      if (key == kArgProcessGroupRanks) return op_text(&op.group_ranks);
+      break;
+    case 'c':
+      if (key == "correlation") *target = &raw->correlation;
+      else if (key == "cbid") return ArgKey::kCbid;
+      break;
+    case 'E':
+    case 'e':
+      if (key == "External id" || key == "external id") *target = &raw->external_id;
+      else if (key == "est. achieved occupancy %") return ArgKey::kOccupancy;
+      break;
+    case 't':
+      if (key == "theoretical occupancy %") return ArgKey::kTheoreticalOccupancy;
+      break;
+    case 'd':
+      if (key == "device") *target = &raw->device;
+      else if (key == kArgDtype) return op_text(&op.dtype);
+      break;
+    case 's':
+      if (key == "stream") *target = &raw->stream;
+      else if (key == "shared memory") *target = &raw->kernel.shared_memory, raw->has_kernel_args = true;
+      break;
+    case 'r':
+      if (key == "registers per thread") *target = &raw->kernel.registers, raw->has_kernel_args = true;
+      break;
+    case 'g':
+      if (key == "grid") return ArgKey::kGrid;
+      break;
+    case 'b':
+      if (key == "block") return ArgKey::kBlock;
+      if (key == "bytes") *target = &raw->bytes;
+      break;
+    case 'A':
+      if (key == "Addr") *target = &raw->memory.addr;
+      break;
+    case 'B':
+      if (key == "Bytes") *target = &raw->memory.bytes;
+      break;
+    case 'T':
+      if (key == "Total Allocated") *target = &raw->memory.total_allocated;
+      else if (key == "Total Reserved") *target = &raw->memory.total_reserved;
+      break;
+    case 'D':
+      if (key == "Device Type") *target = &raw->memory.device_type;
+      else if (key == "Device Id") *target = &raw->memory.device_id;
+      break;
+    case 'n':
+      if (key == "name") return ArgKey::kName;
+      break;
+    default:
+      break;
+  }
+  return *target != nullptr ? ArgKey::kInteger : ArgKey::kOther;
+}
+
+}  // namespace mlprof::model::kineto

@@ -1,0 +1,286 @@
+#include "model/pytorch/trace_tokenizer.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "model/pytorch/json_structure_scanner.h"
+
+namespace mlprof::model::kineto {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+// A batch this size, its structural index and its parsed events stay in one core's cache while
+// simdjson walks it (and the batches in flight take little memory).
+constexpr size_t kWindowBytes = size_t(256) << 10;
+constexpr size_t kPadding = 64;                   // simdjson::SIMDJSON_PADDING
+
+bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+std::string megabytes(size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+class Walker {
+ public:
+  Walker(JsonSource& source, TraceJsonVisitor& visitor, const LoadProgress& progress, std::string* error)
+      : source_(source), visitor_(visitor), progress_(progress), error_(*error) {}
+
+  bool run();
+
+ private:
+  bool fail(std::string reason) {
+    error_ = std::move(reason);
+    return false;
+  }
+  bool invalid_at(size_t at, const char* what) {
+    return fail(std::string("not valid JSON (") + what + ") at byte " + std::to_string(offset_ + at));
+  }
+  bool truncated(const char* where) { return fail(std::string("not valid JSON (the text ends ") + where + ")"); }
+
+  bool more(size_t keep_from);  // reads more text, keeping [keep_from, end_)
+  bool skip_space();            // moves pos_ to the next character that is not a space (or the end)
+  bool at_end() const { return pos_ == end_; }
+  bool not_an_object();
+  bool read_array_form();
+  bool read_key(std::string* key);
+  bool read_value(const std::string& key, bool wanted);
+  bool read_events();
+  bool hand_over_batch(size_t begin, size_t end, bool after_comma);
+
+  JsonSource& source_;
+  TraceJsonVisitor& visitor_;
+  const LoadProgress& progress_;
+  std::string& error_;
+  JsonStructureScanner scanner_;
+
+  std::unique_ptr<char, decltype(&std::free)> buffer_{nullptr, &std::free};
+  size_t window_ = 0;   // text capacity; the buffer holds kPadding + 1 more
+  size_t end_ = 0;      // text is buffer[0, end_)
+  bool eof_ = false;
+  uint64_t offset_ = 0; // where buffer[0] is in the text
+  // Positions in the buffer, moved together when the window slides.
+  size_t pos_ = 0, scan_pos_ = 0, mark_ = 0;
+};
+
+// Slides [keep_from, end_) (and one character before it, where a batch puts its '[') to the
+// front, grows the window when that is all of it, and reads text after it.
+bool Walker::more(size_t keep_from) {
+  const size_t keep = keep_from > 0 ? keep_from - 1 : 0;
+  if (keep > 0) {
+    std::memmove(buffer_.get(), buffer_.get() + keep, end_ - keep);
+    end_ -= keep;
+    offset_ += keep;
+    pos_ -= std::min(pos_, keep);
+    scan_pos_ -= std::min(scan_pos_, keep);
+    mark_ -= std::min(mark_, keep);
+  }
+  if (end_ == window_) {
+    if (window_ >= kMaxValueBytes)
+      return fail("a value in the JSON (an event, or a top-level value) is larger than " + megabytes(kMaxValueBytes) +
+                  " (at byte " + std::to_string(offset_ + keep_from - keep) + ")");
+    const size_t grown = window_ == 0 ? kWindowBytes : window_ * 2;
+    void* bigger = std::realloc(buffer_.get(), grown + kPadding + 1);
+    if (bigger == nullptr) return fail("out of memory for a window of " + megabytes(grown) + " of JSON");
+    buffer_.release();
+    buffer_.reset(static_cast<char*>(bigger));
+    window_ = grown;
+  }
+  size_t got = 0;
+  if (!source_.read(buffer_.get() + end_, window_ - end_, &got, &error_)) return false;
+  end_ += got;
+  eof_ = got == 0;
+  std::memset(buffer_.get() + end_, 0, kPadding + 1);
+  if (progress_ && source_.input_size() > 0)
+    progress_(std::min(1.0, double(source_.input_read()) / double(source_.input_size())));
+  return true;
+}
+
+bool Walker::skip_space() {
+  for (;;) {
+    while (pos_ < end_ && is_space(buffer_.get()[pos_])) ++pos_;
+    if (pos_ < end_ || eof_) return true;
+    if (!more(pos_)) return false;
+  }
+}
+
+bool Walker::run() {
+  if (!more(0) || !skip_space()) return false;
+  if (at_end()) return fail("empty file");
+  if (buffer_.get()[pos_] == '[') return read_array_form();
+  if (buffer_.get()[pos_] != '{') return not_an_object();
+  ++pos_;
+  bool has_events = false;
+  for (bool first = true;; first = false) {
+    if (!skip_space()) return false;
+    if (at_end()) return truncated("inside the top-level object");
+    if (first && buffer_.get()[pos_] == '}') {
+      ++pos_;
+      break;
+    }
+    if (buffer_.get()[pos_] != '"') return invalid_at(pos_, "expected a key");
+    std::string key;
+    if (!read_key(&key) || !skip_space()) return false;
+    if (at_end()) return truncated("inside the top-level object");
+    if (buffer_.get()[pos_] != ':') return invalid_at(pos_, "expected ':' after a key");
+    ++pos_;
+    if (!skip_space()) return false;
+    if (at_end()) return truncated("inside the top-level object");
+    if (key == "traceEvents") {
+      if (buffer_.get()[pos_] != '[') return fail("not a PyTorch trace: traceEvents is not an array");
+      ++pos_;
+      if (!read_events()) return false;
+      has_events = true;
+    } else if (!read_value(key, visitor_.wants(key))) {
+      return false;
+    }
+    if (!skip_space()) return false;
+    if (at_end()) return truncated("inside the top-level object");
+    const char c = buffer_.get()[pos_++];
+    if (c == '}') break;
+    if (c != ',') return invalid_at(pos_ - 1, "expected ',' or '}' after a value");
+  }
+  if (!skip_space()) return false;
+  if (!at_end()) return fail("not valid JSON (content after the top-level object)");
+  if (!has_events) return fail("not a PyTorch trace: no traceEvents");
+  return true;
+}
+
+// PyTorch built without Kineto (torch.profiler, export_chrome_trace) writes the Chrome trace's
+// array form: the events alone, "[{...}, ...]", which reads as traceEvents.
+bool Walker::read_array_form() {
+  ++pos_;
+  if (!read_events() || !skip_space()) return false;
+  if (!at_end()) return fail("not valid JSON (content after the top-level array)");
+  return true;
+}
+
+// The text does not start with '{' or '[': say what it is, from as much of it as one window holds.
+bool Walker::not_an_object() {
+  while (!eof_ && end_ < window_)
+    if (!more(pos_)) return false;
+  const size_t size = end_ - pos_;
+  std::string padded(buffer_.get() + pos_, size);
+  padded.append(kPadding, '\0');
+  od::parser parser;
+  od::document doc;
+  od::json_type type;
+  if (parser.iterate(padded.data(), size, padded.size()).get(doc) || doc.type().get(type))
+    return fail("not valid JSON");
+  // type() only looks at the first character: "not json" starts like null.
+  bool parses = false;
+  const char* what = "null";
+  switch (type) {
+    case od::json_type::null: { bool is_null = false; parses = doc.is_null().get(is_null) == simdjson::SUCCESS && is_null; break; }
+    case od::json_type::boolean: { bool b; parses = doc.get_bool().get(b) == simdjson::SUCCESS; what = "a boolean"; break; }
+    case od::json_type::number: { double d; parses = doc.get_double().get(d) == simdjson::SUCCESS; what = "a number"; break; }
+    case od::json_type::string: { std::string_view v; parses = doc.get_string().get(v) == simdjson::SUCCESS; what = "a string"; break; }
+    default: break;
+  }
+  if (!parses) return fail("not valid JSON");
+  return fail(std::string("not a PyTorch trace: the JSON is ") + what + ", expected an object with traceEvents or an array of events");
+}
+
+// A key as written between its quotes (ours have no escapes, so one with escapes matches none).
+bool Walker::read_key(std::string* key) {
+  size_t at = pos_ + 1;
+  for (;;) {
+    while (at < end_ && buffer_.get()[at] != '"') at += buffer_.get()[at] == '\\' ? 2 : 1;
+    if (at < end_) break;
+    if (eof_) return truncated("inside a key");
+    const size_t consumed = at - pos_;
+    if (!more(pos_)) return false;
+    at = pos_ + consumed;
+  }
+  key->assign(buffer_.get() + pos_ + 1, at - pos_ - 1);
+  pos_ = at + 1;
+  return true;
+}
+
+// A top-level value ends at the ',' or '}' after it; a wanted one is handed over whole, the
+// others are passed over however large.
+bool Walker::read_value(const std::string& key, bool wanted) {
+  scanner_.reset();
+  mark_ = scan_pos_ = pos_;
+  JsonStructureScanner::Result r;
+  for (;;) {
+    r = scanner_.scan(buffer_.get(), scan_pos_, end_, true);
+    if (r.stop != JsonStructureScanner::Stop::kNone) break;
+    scan_pos_ = end_;
+    if (eof_) return truncated("inside a top-level value");
+    if (!more(wanted ? mark_ : end_)) return false;
+  }
+  if (r.stop == JsonStructureScanner::Stop::kClose && buffer_.get()[r.at] != '}')
+    return invalid_at(r.at, "mismatched brackets");
+  pos_ = r.at;
+  if (!wanted) return true;
+  size_t size = r.at - mark_;
+  while (size > 0 && is_space(buffer_.get()[mark_ + size - 1])) --size;
+  if (size == 0) return invalid_at(r.at, "a key without a value");
+  std::string padded(buffer_.get() + mark_, size);
+  padded.append(kPadding, '\0');
+  return visitor_.top_level_value(key, {padded.data(), size, padded.size(), offset_ + mark_}, &error_);
+}
+
+// The elements of traceEvents, in batches: each batch ends where a window's last whole
+// element ends, and simdjson checks everything between.
+bool Walker::read_events() {
+  scanner_.reset();
+  mark_ = scan_pos_ = pos_;  // mark_: where the next batch begins
+  bool need_separator = false, after_comma = false;
+  for (;;) {
+    if (need_separator) {
+      while (mark_ < end_ && is_space(buffer_.get()[mark_])) ++mark_;
+      if (mark_ < end_) {
+        const char c = buffer_.get()[mark_];
+        if (c == ',') ++mark_, after_comma = true;
+        else if (c != ']') return invalid_at(mark_, "expected ',' between events");
+        need_separator = false;
+      }
+    }
+    const JsonStructureScanner::Result r = scanner_.scan(buffer_.get(), scan_pos_, end_, false);
+    scan_pos_ = end_;
+    if (r.stop == JsonStructureScanner::Stop::kClose) {
+      if (buffer_.get()[r.at] != ']') return invalid_at(r.at, "mismatched brackets");
+      if (!hand_over_batch(mark_, r.at, after_comma)) return false;
+      pos_ = r.at + 1;
+      return true;
+    }
+    if (!need_separator && r.last_value_end > mark_) {
+      if (!hand_over_batch(mark_, r.last_value_end, after_comma)) return false;
+      mark_ = r.last_value_end;
+      need_separator = true;
+      after_comma = false;
+    }
+    if (eof_) return truncated("inside traceEvents");
+    if (!more(mark_)) return false;
+  }
+}
+
+// Hands over buffer[begin, end) as "[...]": the character before it (a '[' or ',' already
+// read) becomes '[' and the one at `end` becomes ']' for the while.
+bool Walker::hand_over_batch(size_t begin, size_t end, bool after_comma) {
+  char* b = buffer_.get();
+  size_t first = begin;
+  while (first < end && is_space(b[first])) ++first;
+  if (first == end) return after_comma ? invalid_at(end, "a ',' before ']'") : true;
+  const char saved = b[end];
+  b[begin - 1] = '[';
+  b[end] = ']';
+  const bool ok = visitor_.event_batch({b + begin - 1, end - begin + 2, window_ + kPadding + 1 - (begin - 1),
+                                        offset_ + begin - 1},
+                                       &error_);
+  b[end] = saved;
+  return ok;
+}
+
+}  // namespace
+
+bool walk_trace_json(JsonSource& source, TraceJsonVisitor& visitor, const LoadProgress& progress, std::string* error) {
+  Walker walker(source, visitor, progress, error);
+  return walker.run();
+}
+
+}  // namespace mlprof::model::kineto

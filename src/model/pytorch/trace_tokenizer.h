@@ -1,0 +1,43 @@
+// Walks the top level of a PyTorch trace (a JSON object whose traceEvents array holds the
+// events) from a JsonSource through a window of bounded size: the events reach the visitor
+// in batches of whole events, each a small JSON array that simdjson parses, and the other
+// top-level values it asks for come whole, before or after traceEvents as the file has them.
+// So memory holds the model and one window, never the whole text.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "model/pytorch/trace_file.h"
+#include "model/load_progress.h"
+
+namespace mlprof::model::kineto {
+
+// The largest single event (or wanted top-level value) accepted: one window holds it whole.
+inline constexpr size_t kMaxValueBytes = size_t(16) << 20;
+
+// JSON text with the padding simdjson may read past its end.
+struct PaddedJson {
+  const char* data = nullptr;
+  size_t size = 0;
+  size_t capacity = 0;  // ≥ size + simdjson's padding
+  uint64_t offset = 0;  // where data[0] is in the (uncompressed) text, for error messages
+};
+
+class TraceJsonVisitor {
+ public:
+  virtual ~TraceJsonVisitor() = default;
+  // Whether the value of this top-level key (other than traceEvents) is wanted.
+  virtual bool wants(std::string_view key) const = 0;
+  // A wanted top-level value. On failure return false with a reason in *error.
+  virtual bool top_level_value(std::string_view key, const PaddedJson& value, std::string* error) = 0;
+  // Some consecutive elements of traceEvents, as the text "[element, element, ...]".
+  virtual bool event_batch(const PaddedJson& batch, std::string* error) = 0;
+};
+
+// Returns false with a one-line reason (without the path) when the text is not a trace.
+bool walk_trace_json(JsonSource& source, TraceJsonVisitor& visitor, const LoadProgress& progress, std::string* error);
+
+}  // namespace mlprof::model::kineto
