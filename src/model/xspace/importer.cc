@@ -1,250 +1,25 @@
 // Two passes over the wire format of a mapped file. The first reads everything but the events:
 // plane names, metadata (which protobuf writes after the lines), and how many events each line
 // holds, so that the columns are allocated once at their final size. The second decodes the
-// events straight into the columns, on several threads a line each where asked. Pages already read are handed back to the kernel as the
-// passes go, so the file does not add to the process' memory.
+// events straight into the columns. Both passes work line after line here; lines_at_once.cc
+// does the same on several threads. Pages already read are handed back to the kernel as the
+// passes go (mapped_file.h), so the file does not add to the process' memory.
 #include "model/xspace/importer.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
-#include <climits>
-#include <cstring>
-#include <exception>
-#include <functional>
-#include <map>
-#include <memory>
-#include <new>
 #include <numeric>
-#include <thread>
 
 #include "format/annotation.h"
-#include "format/protobuf_wire.h"
-#include "format/utf8_text.h"
-#include "format/xspace_schema.h"
 #include "model/event_time_limits.h"
-#include "model/id_map.h"
-#include "model/ordered_parallel.h"
 #include "model/plane_naming.h"
+#include "model/xspace/import_state.h"
 
 namespace mlprof::model {
-namespace {
-
-namespace wire = format::wire;
-using wire::field_of;
-using wire::Reader;
-using wire::type_of;
-
-// A name from the file as an error message quotes it: at most 80 bytes, control characters
-// as '?', so that the message stays one line.
-std::string quotable(std::string_view name) {
-  std::string out(name.substr(0, 80));
-  for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return out;
-}
-
-// The fields of xplane.proto, as the schema header names them (docs/ARCHITECTURE.md §3.1).
-namespace xs = format::xspace;
-
-// Drops the pages of a read-only mapping once they have been read (they stay in the page cache).
-// It sees how far each of the two passes has read, so it also reports progress.
-class PageReleaser {
- public:
-  PageReleaser() = default;
-  PageReleaser(const uint8_t* base, size_t size, const LoadProgress* progress)
-      : base_(base), size_(size), progress_(progress) {}
-  void release_before(const uint8_t* p) {
-    if (base_ == nullptr || p == nullptr || p < base_ || p > base_ + size_) return;
-    report(size_t(p - base_));
-    const size_t page = size_t(::sysconf(_SC_PAGESIZE));
-    const size_t upto = size_t(p - base_) / page * page;
-    if (upto <= released_) return;
-    ::madvise(const_cast<uint8_t*>(base_) + released_, upto - released_, MADV_DONTNEED);
-    released_ = upto;
-  }
-  void restart() {
-    released_ = 0;
-    ++pass_;
-  }
-  // The whole pages inside [from, to), from any thread (lines counted at once, each apart).
-  void release_inside(const uint8_t* from, const uint8_t* to) const {
-    if (base_ == nullptr || from < base_ || to > base_ + size_) return;
-    const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
-    const uintptr_t first = (uintptr_t(from) + page - 1) / page * page, last = uintptr_t(to) / page * page;
-    if (first < last) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
-  }
-
- private:
-  // Each pass is half the work; reports are throttled to steps of 1 %.
-  void report(size_t offset) {
-    if (progress_ == nullptr || !*progress_ || size_ == 0) return;
-    const double f = (double(pass_) + double(offset) / double(size_)) / 2.0;
-    if (f < reported_ + 0.01) return;
-    reported_ = f;
-    (*progress_)(f);
-  }
-
-  const uint8_t* base_ = nullptr;
-  size_t size_ = 0;
-  size_t released_ = 0;
-  const LoadProgress* progress_ = nullptr;
-  int pass_ = 0;
-  double reported_ = 0;
-};
-
-// A stat as written. Its key (and a ref value) name a stat metadata id that may be declared
-// later in the plane, so they are resolved once the plane's metadata is known.
-struct RawStat {
-  int64_t key_id = 0;
-  StatValue value;       // strings already interned
-  bool is_ref = false;   // value.u64 is a stat metadata id whose name is the value
-};
-
-struct RawEventMetadata {
-  int64_t id = 0;
-  std::string name;  // possibly "name#k=v,...#"
-  StringId display_name = kEmptyString;
-  std::vector<RawStat> stats;
-};
-
-// What the first pass learns about one plane, for the second.
-struct PlaneScan {
-  uint32_t plane = 0;  // index into Profile::planes
-  IdMap names;         // event metadata id -> NameIndex
-  IdMap stat_keys;     // stat metadata id -> StringId
-};
-
-class XSpaceImport {
- public:
-  XSpaceImport(Profile* profile, std::string_view host, PageReleaser* pages)
-      : p_(*profile), host_(host), pages_(*pages) {
-    saved_ = {p_.hosts.size(), p_.planes.size(), p_.lines.size(), p_.names.size(), p_.num_events(),
-              p_.event_stats.size(), p_.metadata_stats.size(), p_.warnings.size(), p_.errors.size()};
-  }
-
-  // With `jobs` > 1 the lines' events are counted on that many threads, after the rest.
-  bool scan(Reader in, unsigned jobs);
-  void reserve();
-  bool decode(Reader in);
-  // The same on `jobs` threads, line by line: each line's events are decoded straight into
-  // their place in the columns (the first pass counted them), its stats and the strings it
-  // meets first apart, joined here in the file's order (the model is what decode() makes).
-  bool decode_lines_at_once(Reader in, unsigned jobs);
-  // Whether there is more than one line to decode at once.
-  bool has_lines_to_share() const { return line_counts_.size() > 1; }
-  void rollback();
-  const std::string& error() const { return error_; }
-  // Adds one warning naming how many strings held bytes that are not UTF-8, if any did.
-  void warn_about_repaired_strings();
-  // Text from the file as a string of the profile: bytes that are not UTF-8 are stored with
-  // U+FFFD in place of each invalid sequence (format/utf8_text.h), so every name mlprof writes
-  // is text, and counted for the warning.
-  StringId intern_text(std::string_view text) {
-    if (format::is_valid_utf8(text)) return p_.strings.intern(text);
-    const StringId id = p_.strings.intern(format::make_valid_utf8(text));
-    repaired_.push_back(id);
-    return id;
-  }
-  std::vector<StringId> repaired_;  // strings stored with U+FFFD, in the profile's ids (a chunk's: its own)
-
- private:
-  bool fail(std::string reason) {
-    if (error_.empty()) error_ = std::move(reason);
-    return false;
-  }
-  bool expect(uint32_t tag, uint32_t type) {
-    return type_of(tag) == type || fail("not a valid XSpace protobuf (wrong wire type for field " +
-                                        std::to_string(field_of(tag)) + ")");
-  }
-  bool truncated() { return fail("not a valid XSpace protobuf (truncated or corrupt)"); }
-
-  // First pass.
-  bool scan_space(Reader in);
-  bool scan_plane(Reader in);
-  bool count_line(Reader in);
-  bool count_lines_at_once(unsigned jobs);
-  bool read_event_metadata_entry(Reader in, RawEventMetadata* meta);
-  bool read_event_metadata(Reader in, RawEventMetadata* meta);
-  bool read_stat_metadata_entry(Reader in, PlaneScan* scan);
-  bool read_stat(Reader in, RawStat* stat);
-  void add_names(std::vector<RawEventMetadata>& metas, PlaneScan* scan);
-  StringId resolve_key(PlaneScan& scan, int64_t key_id);
-  StatValue resolve_value(PlaneScan& scan, const RawStat& stat);
-
-  // Second pass.
-  // A line's events in the columns, from its first on: where decode_event writes them when
-  // lines are decoded at once (out_), and what finish_line sorts and nests.
-  struct LineEvents {
-    int64_t* start;
-    int64_t* duration;
-    NameIndex* name;
-    EventIndex* parent;
-    uint32_t* stat_end;    // event i's stats end there (the first_stat of the event after it)
-    EventIndex first;      // the line's first event in the profile
-    uint32_t count;        // events written
-    uint32_t capacity;     // events the first pass counted
-    size_t stats_begin;    // where the line's stats begin in p_.event_stats
-  };
-  LineEvents line_events_in_profile(uint32_t line_index);
-  struct LineChunk;
-  bool decode_chunk(Reader line, PlaneScan& scan, LineEvents out, LineChunk* chunk);
-  bool join_chunk(LineChunk& chunk, uint32_t scan, EventIndex first, uint32_t count);
-  void size_columns(size_t events, unsigned jobs);
-  bool decode_plane(Reader in, PlaneScan& scan);
-  // kInPlace: the events go to out_ (lines decoded at once), else they are appended.
-  template <bool kInPlace>
-  bool decode_line(Reader in, PlaneScan& scan);
-  template <bool kInPlace>
-  bool decode_event(Reader in, PlaneScan& scan, int64_t* start, int64_t* duration);
-  NameIndex name_for(PlaneScan& scan, int64_t metadata_id);
-  bool finish_line(uint32_t line, int64_t timestamp_ns, bool sorted);
-  void sort_line(LineEvents& ev);
-  void link_parents(LineEvents& ev);
-
-  Profile& p_;
-  std::string host_;
-  PageReleaser& pages_;
-  std::string error_;
-  struct Sizes {
-    size_t hosts, planes, lines, names, events, event_stats, metadata_stats, warnings, errors;
-  } saved_;
-
-  std::vector<PlaneScan> scans_;
-  uint64_t num_events_ = 0;
-  std::vector<uint32_t> line_counts_;  // events of each line, in the file's order
-  struct LineBytes {
-    Reader line;
-    const uint8_t* end;
-  };
-  std::vector<LineBytes> lines_to_count_;  // when counted at once, after the rest of the first pass
-  bool count_later_ = false;
-  int64_t min_timestamp_ns_ = INT64_MAX;
-  bool has_origin_ = false;
-  std::vector<std::string> hostnames_;
-  std::vector<std::string> warnings_;
-  std::vector<std::string> errors_;
-  uint32_t host_index_ = 0;
-
-  // Decoding a line into a chunk: the scans are only read (other threads read them too); an
-  // event of a metadata id no plane declares gets a name of the chunk's, kUnknownName | k.
-  static constexpr NameIndex kUnknownName = NameIndex(1) << 31;
-  std::vector<std::pair<int64_t, StringId>>* unknown_names_ = nullptr;  // (metadata id, its name)
-  LineEvents* out_ = nullptr;  // where the line's events go; null: appended to p_.events
-  // Joining chunks: names made for undeclared metadata ids, by (plane, id), as name_for keeps them.
-  std::map<std::pair<uint32_t, int64_t>, NameIndex> joined_unknown_names_;
-  std::vector<Plane> planes_before_lines_;      // what chunks see of the planes
-  std::unique_ptr<StringTable> joined_strings_;  // strings the joined lines added, over the profile's
-};
+namespace xspace {
 
 // A bytes stat as text: printable UTF-8 as it is (writers store text as bytes too), anything
 // else (a serialized proto, raw bytes) as hex after "0x", so that every output stays text.
-std::string bytes_stat_text(std::string_view bytes) {
+static std::string bytes_stat_text(std::string_view bytes) {
   bool printable = format::is_valid_utf8(bytes);
   for (size_t i = 0; printable && i < bytes.size(); ++i) {
     const auto c = static_cast<unsigned char>(bytes[i]);
@@ -398,13 +173,6 @@ bool XSpaceImport::scan_plane(Reader in) {
   return true;
 }
 
-// A line's events, counted without decoding them, and its timestamp.
-struct LineCount {
-  uint32_t events = 0;
-  int64_t timestamp_ns = 0;
-  bool ok = false;
-};
-
 LineCount count_events(Reader in) {
   LineCount count;
   uint32_t tag;
@@ -421,39 +189,12 @@ LineCount count_events(Reader in) {
   count.ok = !in.bad();
   return count;
 }
-
 bool XSpaceImport::count_line(Reader in) {
   const LineCount count = count_events(in);
   if (!count.ok) return false;
   num_events_ += count.events;
   if (count.events > 0) min_timestamp_ns_ = std::min(min_timestamp_ns_, count.timestamp_ns);
   line_counts_.push_back(count.events);
-  return true;
-}
-
-// The lines the pass left for later, on `jobs` threads, each thread handing back the pages of
-// the lines it counted; then added up in the file's order.
-bool XSpaceImport::count_lines_at_once(unsigned jobs) {
-  std::vector<LineCount> counts(lines_to_count_.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < counts.size();) {
-      counts[i] = count_events(lines_to_count_[i].line);
-      pages_.release_inside(lines_to_count_[i].line.position(), lines_to_count_[i].end);
-    }
-  };
-  {
-    std::vector<std::jthread> threads;
-    for (unsigned j = 1; j < jobs && j < counts.size(); ++j) threads.emplace_back(work);
-    work();
-  }
-  lines_to_count_.clear();
-  for (const LineCount& count : counts) {
-    if (!count.ok) return false;
-    num_events_ += count.events;
-    if (count.events > 0) min_timestamp_ns_ = std::min(min_timestamp_ns_, count.timestamp_ns);
-    line_counts_.push_back(count.events);
-  }
   return true;
 }
 
@@ -593,7 +334,7 @@ StatValue XSpaceImport::resolve_value(PlaneScan& scan, const RawStat& stat) {
 
 // TraceMe's "name#k=v,...#". A '#' elsewhere belongs to the name: PyTorch's "ProfilerStep#3",
 // "Optimizer.step#SGD.step" or "## forward ##" (as a converted PyTorch trace holds them).
-bool is_encoded_annotation(std::string_view name) {
+static bool is_encoded_annotation(std::string_view name) {
   const size_t first = name.find('#');
   return first != std::string_view::npos && first > 0 && name.size() > first + 1 && name.back() == '#' &&
          name.find('=', first) != std::string_view::npos;
@@ -716,6 +457,8 @@ bool XSpaceImport::decode_line(Reader in, PlaneScan& scan) {
   if (in.bad()) return false;
   return finish_line(index, timestamp_ns, sorted);
 }
+// lines_at_once.cc decodes lines in place.
+template bool XSpaceImport::decode_line<true>(Reader in, PlaneScan& scan);
 
 template <bool kInPlace>
 bool XSpaceImport::decode_event(Reader in, PlaneScan& scan, int64_t* start, int64_t* duration) {
@@ -780,182 +523,6 @@ NameIndex XSpaceImport::name_for(PlaneScan& scan, int64_t metadata_id) {
   scan.names.set(metadata_id, NameIndex(p_.names.size()));
   p_.names.push_back(name);
   return NameIndex(p_.names.size() - 1);
-}
-
-// ---- Second pass on several threads ------------------------------------------------------
-
-// One line decoded apart: its events are in place already; its strings over the profile's (ids
-// from the profile's size on are the chunk's own), its stats, its undeclared names.
-struct XSpaceImport::LineChunk {
-  Profile profile;
-  std::vector<std::pair<int64_t, StringId>> unknown_names;  // in the order the events met them
-  std::vector<StringId> repaired;                            // strings stored with U+FFFD
-  std::string error;
-  bool ok = false;
-};
-
-bool XSpaceImport::decode_chunk(Reader line, PlaneScan& scan, LineEvents out, LineChunk* chunk) {
-  Profile& c = chunk->profile;
-  c.strings = StringTable(&p_.strings);
-  c.planes = planes_before_lines_;  // finish_line asks the plane's kind
-  c.origin_ns = p_.origin_ns;
-  PageReleaser none;
-  XSpaceImport line_import(&c, host_, &none);
-  line_import.unknown_names_ = &chunk->unknown_names;
-  line_import.out_ = &out;
-  chunk->ok = line_import.decode_line<true>(line, scan);
-  chunk->repaired = std::move(line_import.repaired_);
-  if (!chunk->ok) chunk->error = line_import.error();
-  return chunk->ok;
-}
-
-// Completes a chunk's line as decode_line would have written it: strings it met first are
-// added to the profile in the order it met them, names for undeclared ids made once a plane,
-// its stats appended.
-bool XSpaceImport::join_chunk(LineChunk& chunk, uint32_t scan, EventIndex first, uint32_t count) {
-  if (!chunk.ok) return chunk.error.empty() ? truncated() : fail(chunk.error);
-  const Profile& c = chunk.profile;
-  const StringId base = StringId(p_.strings.size());
-  std::vector<StringId> ids(c.strings.size() - base);
-  for (size_t k = 0; k < ids.size(); ++k) ids[k] = joined_strings_->intern(c.strings.view(StringId(base + k)));
-  auto id = [&](StringId s) { return s < base ? s : ids[s - base]; };
-  for (StringId r : chunk.repaired) repaired_.push_back(id(r));
-  std::vector<NameIndex> unknown(chunk.unknown_names.size());
-  for (size_t k = 0; k < unknown.size(); ++k) {
-    const auto [metadata_id, name] = chunk.unknown_names[k];
-    auto [it, added] = joined_unknown_names_.try_emplace({scan, metadata_id}, NameIndex(p_.names.size()));
-    if (added) {
-      EventName n;
-      n.name = id(name);
-      p_.names.push_back(n);
-    }
-    unknown[k] = it->second;
-  }
-  Line line = c.lines.front();
-  line.name = id(line.name);
-  line.display_name = id(line.display_name);
-  p_.lines.push_back(line);
-  EventColumns& ev = p_.events;
-  if (!unknown.empty()) {
-    for (EventIndex e = first; e < first + count; ++e)
-      if ((ev.name[e] & kUnknownName) != 0) ev.name[e] = unknown[ev.name[e] & ~kUnknownName];
-  }
-  const uint32_t stats0 = uint32_t(p_.event_stats.size());
-  for (EventIndex e = first; e < first + count; ++e) ev.first_stat[e + 1] += stats0;
-  p_.event_stats.reserve(p_.event_stats.size() + c.event_stats.size());
-  for (size_t i = 0; i < c.event_stats.size(); ++i) {
-    StatValue v = c.event_stats.value(i);
-    if (v.type == StatType::kString) v.str = id(v.str);
-    p_.event_stats.add(id(c.event_stats.key(i)), v);
-  }
-  return true;
-}
-
-// The columns at their final size, their memory touched by `jobs` threads, a few columns each.
-void XSpaceImport::size_columns(size_t events, unsigned jobs) {
-  EventColumns& ev = p_.events;
-  std::vector<std::function<void()>> columns = {
-      [&] { ev.start_ps.resize(events); },  [&] { ev.duration_ps.resize(events); },
-      [&] { ev.name.resize(events); },      [&] { ev.parent.resize(events); },
-      [&] { ev.first_stat.resize(events + 1); }};
-  const unsigned threads_used = unsigned(std::min<size_t>(jobs, columns.size()));
-  std::vector<std::exception_ptr> failed(threads_used);
-  auto work = [&](unsigned j) {
-    try {
-      for (size_t c = j; c < columns.size(); c += threads_used) columns[c]();
-    } catch (...) {
-      failed[j] = std::current_exception();
-    }
-  };
-  {
-    std::vector<std::jthread> threads;  // joined however this block is left
-    for (unsigned j = 1; j < threads_used; ++j) threads.emplace_back(work, j);
-    work(0);
-  }
-  for (auto& f : failed)
-    if (f) std::rethrow_exception(f);
-}
-
-bool XSpaceImport::decode_lines_at_once(Reader in, unsigned jobs) {
-  // The lines, plane by plane, as decode() meets them.
-  struct Work {
-    uint32_t scan;
-    Reader line;
-    const uint8_t* end;  // of the line in the file
-    EventIndex first;    // its first event
-  };
-  std::vector<Work> work;
-  std::vector<uint32_t> lines_of(scans_.size(), 0);
-  size_t plane = 0;
-  uint32_t tag;
-  while (in.next_tag(&tag)) {
-    if (tag != xs::kSpacePlanes.tag()) {
-      if (!in.skip(tag)) return truncated();
-      continue;
-    }
-    if (plane >= scans_.size()) return fail("the file changed while it was read");
-    Reader sub;
-    if (!in.message(&sub)) return truncated();
-    while (sub.next_tag(&tag)) {
-      if (tag == xs::kPlaneLines.tag()) {
-        Reader line;
-        if (!sub.message(&line)) return truncated();
-        work.push_back({uint32_t(plane), line, sub.position(), 0});
-        ++lines_of[plane];
-      } else if (!sub.skip(tag)) {
-        return truncated();
-      }
-    }
-    if (sub.bad()) return truncated();
-    ++plane;
-  }
-  if (in.bad()) return truncated();
-  if (plane != scans_.size() || work.size() != line_counts_.size()) return fail("the file changed while it was read");
-  EventIndex first = EventIndex(saved_.events);
-  for (size_t i = 0; i < work.size(); ++i) {
-    work[i].first = first;
-    first += line_counts_[i];
-  }
-  size_columns(saved_.events + num_events_, jobs);
-
-  // The profile's strings and planes stay as they are while the threads read them.
-  planes_before_lines_ = p_.planes;
-  joined_strings_ = std::make_unique<StringTable>(&p_.strings);
-  EventColumns& ev = p_.events;
-  const bool ok = run_ordered<std::unique_ptr<LineChunk>>(
-      work.size(), jobs,
-      [&](size_t i) {
-        auto chunk = std::make_unique<LineChunk>();
-        const EventIndex e = work[i].first;
-        LineEvents out{ev.start_ps.data() + e, ev.duration_ps.data() + e,  ev.name.data() + e,
-                       ev.parent.data() + e,   ev.first_stat.data() + e + 1, e,
-                       0,                      line_counts_[i],              0};
-        try {
-          decode_chunk(work[i].line, scans_[work[i].scan], out, chunk.get());
-        } catch (const std::bad_alloc&) {
-          chunk->ok = false;
-          chunk->error = "out of memory while decoding a line";
-        }
-        return chunk;
-      },
-      [&](size_t i, std::unique_ptr<LineChunk>& chunk) {
-        if (!join_chunk(*chunk, work[i].scan, work[i].first, line_counts_[i])) return false;
-        chunk.reset();
-        pages_.release_before(work[i].end);
-        return true;
-      });
-  for (StringId s = StringId(p_.strings.size()); s < joined_strings_->size(); ++s)
-    p_.strings.intern(joined_strings_->view(s));
-  joined_strings_.reset();
-  if (!ok) return false;
-  uint32_t first_line = uint32_t(saved_.lines);
-  for (size_t k = 0; k < scans_.size(); ++k) {
-    Plane& pl = p_.planes[scans_[k].plane];
-    pl.first_line = first_line;
-    pl.num_lines = lines_of[k];
-    first_line += lines_of[k];
-  }
-  return true;
 }
 
 // The line's events in p_.events, as decode() appended them.
@@ -1060,7 +627,7 @@ void XSpaceImport::rollback() {
 }
 
 // Runs both passes over the bytes.
-bool import_from(const void* data, size_t size, std::string_view host, Profile* profile, PageReleaser* pages,
+static bool import_from(const void* data, size_t size, std::string_view host, Profile* profile, PageReleaser* pages,
                  unsigned jobs, std::string* error) {
   XSpaceImport import(profile, host, pages);
   const int64_t saved_origin = profile->origin_ns;
@@ -1081,7 +648,9 @@ bool import_from(const void* data, size_t size, std::string_view host, Profile* 
   return ok;
 }
 
-}  // namespace
+}  // namespace xspace
+
+using xspace::PageReleaser;
 
 bool import_xspace_bytes(const void* data, size_t size, std::string_view host, Profile* profile,
                          std::string* error, unsigned jobs) {
@@ -1094,50 +663,15 @@ bool import_xspace_bytes(const void* data, size_t size, std::string_view host, P
     return false;
   }
   PageReleaser none;
-  return import_from(data, size, host, profile, &none, jobs, error);
+  return xspace::import_from(data, size, host, profile, &none, jobs, error);
 }
 
 bool import_xspace_file(const std::string& path, std::string_view host, Profile* profile,
                         std::string* error, const LoadProgress& progress, unsigned jobs) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    *error = std::strerror(errno);
-    return false;
-  }
-  struct stat st {};
-  const bool stat_ok = ::fstat(fd, &st) == 0;
-  const int stat_errno = errno;
-  void* map = MAP_FAILED;
-  if (stat_ok && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < INT_MAX)
-    map = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-  const int map_errno = errno;
-  ::close(fd);
-  if (!stat_ok) {
-    *error = std::strerror(stat_errno);
-    return false;
-  }
-  if (S_ISDIR(st.st_mode)) {
-    *error = "is a directory, expected an .xplane.pb file";
-    return false;
-  }
-  if (st.st_size == 0) {
-    *error = "empty file";
-    return false;
-  }
-  if (st.st_size >= INT_MAX) {
-    *error = "larger than 2 GiB, the protobuf message limit";
-    return false;
-  }
-  if (map == MAP_FAILED) {
-    *error = std::string("cannot map the file: ") + std::strerror(map_errno);
-    return false;
-  }
-  const size_t size = size_t(st.st_size);
-  ::madvise(map, size, MADV_SEQUENTIAL);
-  PageReleaser pages(static_cast<const uint8_t*>(map), size, &progress);
-  const bool ok = import_from(map, size, host, profile, &pages, jobs, error);
-  ::munmap(map, size);
-  return ok;
+  xspace::MappedFile file;
+  if (!file.open(path, error)) return false;
+  PageReleaser pages(file.data(), file.size(), &progress);
+  return xspace::import_from(file.data(), file.size(), host, profile, &pages, jobs, error);
 }
 
 }  // namespace mlprof::model

@@ -1,0 +1,108 @@
+// The PyTorch trace tokenizer on its own: it cuts traceEvents into batches of whole events and
+// hands over the top-level values asked for. Checked on text written here: the batches, put
+// together, are the events as written, each once and in order, however large the trace (past
+// the 256 KiB window, so it is cut several times), wherever the wanted values stand; text
+// that is not a trace is refused with a reason.
+#include "model/pytorch/trace_tokenizer.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mlprof::model::kineto {
+namespace {
+
+class Collect : public TraceJsonVisitor {
+ public:
+  bool wants(std::string_view key) const override { return key == "deviceProperties" || key == "schemaVersion"; }
+  bool top_level_value(std::string_view key, const PaddedJson& value, std::string*) override {
+    values[std::string(key)] = std::string(value.data, value.size);
+    return true;
+  }
+  bool event_batch(const PaddedJson& batch, std::string* error) override {
+    const std::string text(batch.data, batch.size);
+    if (text.size() < 2 || text.front() != '[' || text.back() != ']') {
+      *error = "a batch is not an array: " + text.substr(0, 40);
+      return false;
+    }
+    ++batches;
+    if (!events.empty()) events += ", ";
+    std::string inside = text.substr(1, text.size() - 2);  // a batch after a ',' may begin with space
+    inside.erase(0, inside.find_first_not_of(" \n"));
+    events += inside;
+    return true;
+  }
+  std::map<std::string, std::string> values;
+  std::string events;
+  int batches = 0;
+};
+
+// n events whose names hold what a cut must not be fooled by.
+std::string event_list(int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) {
+    if (i > 0) out += ", ";
+    out += R"({"ph": "X", "name": "op]}, \"q\" #)" + std::to_string(i) + R"(", "ts": )" + std::to_string(i) +
+           R"(, "args": {"Input Dims": [[1, 2], []]}})";
+  }
+  return out;
+}
+
+bool walk(const std::string& text, Collect* out, std::string* error) {
+  JsonSource source;
+  source.open_bytes(text.data(), text.size());
+  return walk_trace_json(source, *out, {}, error);
+}
+
+TEST(TraceTokenizer, EveryEventOnceInOrderAcrossWindows) {
+  for (int n : {0, 1, 7, 4000}) {  // 4000 events: about 400 KB, more than one window
+    const std::string events = event_list(n);
+    const std::string text = R"({"schemaVersion": 1, "traceEvents": [)" + events + R"(], "deviceProperties": [{"id": 0}]})";
+    Collect got;
+    std::string error;
+    ASSERT_TRUE(walk(text, &got, &error)) << error;
+    EXPECT_EQ(got.events.size(), events.size()) << n << " events";
+    EXPECT_TRUE(got.events == events) << n << " events: first difference at byte "
+                                      << std::mismatch(events.begin(), events.end(), got.events.begin(), got.events.end()).first - events.begin();
+    if (n == 4000) EXPECT_GT(got.batches, 1);
+    EXPECT_EQ(got.values["schemaVersion"], "1");
+    EXPECT_EQ(got.values["deviceProperties"], R"([{"id": 0}])");
+    EXPECT_EQ(got.values.count("traceEvents"), 0u);
+  }
+}
+
+TEST(TraceTokenizer, WantedValuesBeforeOrAfterTheEvents) {
+  const std::string events = event_list(3);
+  const std::string text = R"({"deviceProperties": [{"name": "a}]"}], "other": {"big": [1, 2, 3]},
+                             "traceEvents": [)" + events + R"(] ,"schemaVersion" : "1.0.2" })";
+  Collect got;
+  std::string error;
+  ASSERT_TRUE(walk(text, &got, &error)) << error;
+  EXPECT_EQ(got.events, events);
+  EXPECT_EQ(got.values["deviceProperties"], R"([{"name": "a}]"}])");
+  EXPECT_EQ(got.values["schemaVersion"], R"("1.0.2")");
+  EXPECT_EQ(got.values.count("other"), 0u);
+}
+
+TEST(TraceTokenizer, RefusesWhatIsNotATrace) {
+  const std::vector<std::string> bad = {
+      R"({"traceEvents": [{"name": "a"}, {"name": "b"})",   // cut short inside traceEvents
+      R"({"traceEvents": [{"name": "a"}} ]})",              // mismatched brackets
+      R"({"traceEvents": {"name": "a"}})",                  // traceEvents not an array
+      R"("just a string")",
+      "",
+  };
+  for (const std::string& text : bad) {
+    Collect got;
+    std::string error;
+    EXPECT_FALSE(walk(text, &got, &error)) << text;
+    EXPECT_FALSE(error.empty()) << text;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  }
+}
+
+}  // namespace
+}  // namespace mlprof::model::kineto
