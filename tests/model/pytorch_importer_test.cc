@@ -330,7 +330,7 @@ TEST(PyTorchImporter, UnknownPhasesAreCountedNotFatal) {
   EXPECT_NE(p.warnings[0].find("2 events"), std::string::npos) << p.warnings[0];
 }
 
-// What PyTorch records on ops and collectives (model/pytorch/op_arg_names.h) lands as stats of the
+// What PyTorch records on ops and collectives (model/op_arg_names.h) lands as stats of the
 // event's name, as written, whichever parser reads the batch: an escaped name sends this small
 // trace's only batch to the On-Demand parser.
 TEST(PyTorchImporter, OpAndCollectiveArgumentsAreKeptByBothParsers) {

@@ -10,7 +10,7 @@
 #include "analysis/device_work.h"
 #include "analysis/host_labels.h"
 #include "analysis/launch_ops.h"
-#include "model/pytorch/op_arg_names.h"
+#include "model/op_arg_names.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -19,7 +19,7 @@ using model::EventIndex;
 using model::Profile;
 using model::StringId;
 
-// What a call recorded about itself (model/pytorch/op_arg_names.h).
+// What a call recorded about itself (model/op_arg_names.h).
 struct CallArgs {
   bool present = false;
   std::string_view collective, dtype, group, ranks;

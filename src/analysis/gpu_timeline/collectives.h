@@ -7,7 +7,7 @@
 // sizes from their own arguments, else from the op that launched them); on a rank without, by
 // its collective backend's host ops (gloo:*, nccl:*, c10d::*), else by the ops that record a
 // collective's arguments (record_param_comms). Sizes come from PyTorch's `In msg nelems`, `Out
-// msg nelems` and `dtype` (model/pytorch/op_arg_names.h).
+// msg nelems` and `dtype` (model/op_arg_names.h).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -17,7 +17,7 @@
 #include "model/event_time_limits.h"
 #include "model/pytorch/trace_file.h"
 #include "model/pytorch/trace_parser.h"
-#include "model/pytorch/op_arg_names.h"
+#include "model/op_arg_names.h"
 #include "model/plane_naming.h"
 
 namespace mlprof::model {

@@ -8,7 +8,7 @@
 
 #include "model/pytorch/number.h"
 #include "model/pytorch/trace_parser.h"
-#include "model/pytorch/op_arg_names.h"
+#include "model/op_arg_names.h"
 
 namespace mlprof::model::kineto {
 
