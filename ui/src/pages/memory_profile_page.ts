@@ -8,6 +8,7 @@ import { dataTable } from '../components/data_table';
 import { keyValueList, panel } from '../components/panel';
 import { toolHeader, csvButton } from '../components/page_header';
 import { memoryTimelineChart, type MemoryPoint } from '../charts/memory_timeline_chart';
+import { traceLinkTo } from '../trace_link';
 import type { PageContext, ToolPage } from './tool_page';
 import './memory_profile_page.css';
 
@@ -62,8 +63,8 @@ export const memoryProfilePage: ToolPage = {
     const selected = data.memory_ids.find((m) => m.memory_id === ctx.options.memory_id) ?? data.memory_ids[0];
     root.append(
       toolHeader(ctx, subtitle, memoryIdPicker(data, selected, ctx), csvButton(ctx, { memory_id: selected.memory_id }, 'Export breakdown as CSV')),
-      h('div', { class: 'grid grid-summary' }, summaryPanel(selected.summary), timelinePanel(selected, ctx)),
-      breakdownPanel(selected),
+      h('div', { class: 'grid grid-summary' }, summaryPanel(selected.summary, ctx), timelinePanel(selected, ctx)),
+      breakdownPanel(selected, ctx),
     );
   },
 };
@@ -78,15 +79,26 @@ function memoryIdPicker(data: MemoryProfileData, selected: MemoryIdData, ctx: Pa
   return h('label', { class: 'memory-id-picker', for: 'memory-id-select' }, 'Memory ID', select);
 }
 
-function summaryPanel(s: MemorySummary): HTMLElement {
-  const peakWhen = `at ${formatMs(s.peak_time_ms)}${s.peak_step >= 0 ? `, step ${s.peak_step}` : ''}`;
+// The allocator's own event at a moment (the importers name every allocation so, §5.5).
+const ALLOCATION_EVENT = 'MemoryAllocation';
+
+function summaryPanel(s: MemorySummary, ctx: PageContext): HTMLElement {
+  // The peak's moment links to the allocation that reached it, in the trace.
+  const peakLink = traceLinkTo(ctx, { name: ALLOCATION_EVENT, atMs: s.peak_time_ms });
+  const peakWhen = h(
+    'span',
+    {},
+    'at ',
+    h('a', { class: 'row-link peak-link', href: peakLink.href, title: peakLink.title }, formatMs(s.peak_time_ms)),
+    s.peak_step >= 0 ? `, step ${s.peak_step}` : '',
+  );
   return panel(
     'Memory profile summary',
     h(
       'div',
       { class: 'headline memory-peak' },
       h('span', { class: 'headline-value', 'data-testid': 'peak-memory' }, formatBytes(s.peak_heap_bytes)),
-      h('span', { class: 'muted' }, `peak memory in use, ${peakWhen}`),
+      h('span', { class: 'muted' }, 'peak memory in use, ', peakWhen),
     ),
     h('div', { 'data-testid': 'memory-summary' },
       keyValueList([
@@ -114,7 +126,7 @@ function timelinePanel(m: MemoryIdData, ctx: PageContext): HTMLElement {
   );
 }
 
-function breakdownPanel(m: MemoryIdData): HTMLElement {
+function breakdownPanel(m: MemoryIdData, ctx: PageContext): HTMLElement {
   const bytes = (key: 'allocation_bytes' | 'requested_bytes', title: string) => ({
     key,
     title,
@@ -132,7 +144,8 @@ function breakdownPanel(m: MemoryIdData): HTMLElement {
       filterable: true,
       emptyText: 'Nothing was allocated at the peak',
       columns: [
-        { key: 'op', title: 'Op name', value: (r) => r.op, name: true },
+        // An op's row opens the trace at its run nearest the peak.
+        { key: 'op', title: 'Op name', value: (r) => r.op, name: true, link: (r) => (r.op ? traceLinkTo(ctx, { name: r.op, atMs: m.summary.peak_time_ms }) : undefined) },
         bytes('allocation_bytes', 'Allocation size'),
         bytes('requested_bytes', 'Requested size'),
         {
