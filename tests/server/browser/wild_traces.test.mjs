@@ -170,6 +170,20 @@ describe('links into the trace', () => {
       }, `wild_h100_kernel_stats_link_${width}`, width);
   });
 
+  test('a link unfolds the folded section and track that hide its event', async () => {
+    // Every section and the GPU's tracks folded, as a user may have left them; the link's event
+    // must still come into sight, selected.
+    const stats = await (await fetch(`${served.server.url}/api/data?run=h100&host=gpu0&tool=kernel_stats`)).json();
+    const kernel = stats.kernels[0].kernel_name;
+    const folded = ['s0', 's1', 's2', 's3', 's4', 's5', 's6', 's7', 's8'].join(',');
+    await visit(`#run=h100&host=gpu0&tool=trace_viewer&collapsed=${folded}&find=${encodeURIComponent(kernel)}`, async (page) => {
+      const { state, details } = await openedAt(page);
+      assert.equal(details.name, kernel);
+      const left = (state.collapsed ?? '').split(',').filter(Boolean);
+      assert.ok(left.length < 9, `a fold was opened: ${state.collapsed}`);
+    }, 'wild_h100_link_unfolds_1280', 1280);
+  });
+
   test('an op stats row opens the trace on its longest host op, its thread scrolled into sight', async () => {
     await visit('#run=h100&tool=framework_op_stats', async (page) => {
       await ready(page);

@@ -31,7 +31,7 @@ import {
 import { clampRange, formatPs, formatRange, zoomRange, type TimeRange } from '../trace/time_scale';
 import { covers, rangeToFetch, type FetchedRange } from '../trace/viewport_plan';
 import { formatCollapsed, parseCollapsed, rememberOption, trackKey } from '../trace/collapsed_tracks';
-import { EMPTY_LAYOUT, hitAt, layoutOf, linesInBand, type Layout } from '../trace/trace_layout';
+import { EMPTY_LAYOUT, foldsHiding, hitAt, layoutOf, linesInBand, type Layout } from '../trace/trace_layout';
 import { drawAxis, formatCounter, sizeCanvas, TimelinePainter } from '../trace/trace_drawing';
 import { rangeSummaryView } from '../trace/trace_range_summary';
 import { drawFlows } from '../trace/trace_flows_drawing';
@@ -423,7 +423,15 @@ class TraceViewer {
 
   // Brings a link's event into the scroller's view: its row, a third of the way down.
   private scrollToTarget(): void {
-    if (!this.scrollTo) return;
+    if (!this.scrollTo || !this.reply) return;
+    // A link unfolds what hides its event (once: the folds are gone on the next layout).
+    const folds = foldsHiding(this.reply, this.collapsed, this.pinned, this.scrollTo.line);
+    if (folds.length) {
+      for (const key of folds) this.collapsed.delete(key);
+      rememberOption('collapsed', formatCollapsed(this.collapsed));
+      this.relayout();
+      return;
+    }
     const y = this.layout.eventY.get(this.scrollTo.event) ?? this.layout.lineY.get(this.scrollTo.line);
     if (y === undefined) return;
     if (!this.heightFitted) this.fitHeight();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TraceSection, TraceViewport } from './trace_api';
-import { colourOfName, layoutOf, linesInBand, nameColours, sectionOrder } from './trace_layout';
+import { colourOfName, foldsHiding, layoutOf, linesInBand, nameColours, sectionOrder } from './trace_layout';
 
 const section = (name: string, kind: TraceSection['kind'], lines: number[] = [], empty?: string): TraceSection => ({
   name,
@@ -76,5 +76,14 @@ describe('trace layout', () => {
     expect(linesInBand(layout, t1.y + 2, t1.y + 5)).toEqual([1]);
     expect(linesInBand(layout, t1.y + 5, t2.y + 5)).toEqual([1, 2]);
     expect(linesInBand(layout, 1, 3)).toEqual([]); // the header alone
+  });
+
+  it('names the folds that hide a link\'s line: its section, its track, the pinned group', () => {
+    const reply = { sections: [section('/host:CPU', 'host', [1, 2]), section('/device:GPU:0', 'device', [3])] } as unknown as TraceViewport;
+    expect(foldsHiding(reply, new Set(), new Set(), 3)).toEqual([]);
+    expect(foldsHiding(reply, new Set(['s1', 's0']), new Set(), 3)).toEqual(['s1']);
+    expect(foldsHiding(reply, new Set(['s0', 't2']), new Set(), 2)).toEqual(['t2', 's0']);
+    expect(foldsHiding(reply, new Set(['s0', 'pinned']), new Set(['t2']), 2)).toEqual(['pinned']);
+    expect(foldsHiding(reply, new Set(['s0']), new Set(), 99)).toEqual([]);
   });
 });

@@ -179,6 +179,22 @@ export function layoutOf(
   return out;
 }
 
+// The folds that hide a line from a link's target: its section's, when that is folded, and its
+// track's (the event may lie below the first row a folded track shows). A pinned track shows
+// outside its section, under the pinned group's fold.
+export function foldsHiding(reply: TraceViewport, collapsed: Set<string>, pinned: Set<string>, line: number): string[] {
+  const keys: string[] = [];
+  const tKey = trackKey(line);
+  if (collapsed.has(tKey)) keys.push(tKey);
+  if (pinned.has(tKey)) {
+    if (collapsed.has(PINNED_KEY)) keys.push(PINNED_KEY);
+    return keys;
+  }
+  const index = reply.sections.findIndex((s) => s.tracks.some((t) => t.line === line));
+  if (index >= 0 && collapsed.has(sectionKey(index))) keys.push(sectionKey(index));
+  return keys;
+}
+
 // The first event of a row (sorted by start, never overlapping, so by end too) that ends at
 // or after `ps`.
 export function firstEndingAfter(events: TraceEventBox[] | [number, number, number][], ps: number): number {
