@@ -141,6 +141,24 @@ describe('memory profile', () => {
     });
   });
 
+  test('the peak links to the allocation that reached it', async () => {
+    await visit('#run=pool_run&tool=memory_profile', async (page) => {
+      const data = await page.evaluate(async () => (await fetch('/api/data?run=pool_run&host=&tool=memory_profile')).json());
+      const peak = data.memory_ids[0].summary;
+      // The timeline's point at the peak: the allocation the link must select.
+      const atPeak = data.memory_ids[0].timeline.filter((p) => Math.abs(p.time_ms - peak.peak_time_ms) < 1e-6 && p.event === 'allocation');
+      assert.ok(atPeak.length > 0, 'an allocation at the peak');
+      await page.locator('a.peak-link').click();
+      await page.waitForSelector('.page[data-tool="trace_viewer"][data-ready="true"]', { timeout: 30_000 });
+      await page.waitForFunction(() => document.querySelector('.trace-viewer')?.hasAttribute('data-found-event'));
+      const event = Number(await page.locator('.trace-viewer').getAttribute('data-found-event'));
+      const details = await page.evaluate(async (e) => (await fetch(`/api/trace/event?run=pool_run&host=&event=${e}`)).json(), event);
+      assert.equal(details.name, 'MemoryAllocation');
+      await page.waitForSelector('.trace-details-name');
+      await page.screenshot({ path: path.join(screenshotDir, 'memory_peak_link.png') });
+    });
+  });
+
   test('exports the breakdown as CSV', async () => {
     await visit('#run=pool_run&tool=memory_profile', async (page) => {
       const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export-csv"]')]);

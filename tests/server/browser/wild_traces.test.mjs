@@ -173,10 +173,11 @@ describe('links into the trace', () => {
   test('a link unfolds the folded section and track that hide its event', async () => {
     // Every section and the GPU's tracks folded, as a user may have left them; the link's event
     // must still come into sight, selected.
-    const stats = await (await fetch(`${served.server.url}/api/data?run=h100&host=gpu0&tool=kernel_stats`)).json();
-    const kernel = stats.kernels[0].kernel_name;
-    const folded = ['s0', 's1', 's2', 's3', 's4', 's5', 's6', 's7', 's8'].join(',');
-    await visit(`#run=h100&host=gpu0&tool=trace_viewer&collapsed=${folded}&find=${encodeURIComponent(kernel)}`, async (page) => {
+    await visit('#run=h100&tool=kernel_stats', async (page) => {
+      await ready(page);
+      const kernel = await page.locator('table[aria-label="Kernels"] tbody tr:first-child td.name').first().getAttribute('title');
+      const folded = ['s0', 's1', 's2', 's3', 's4', 's5', 's6', 's7', 's8'].join(',');
+      await page.goto(`${served.server.url}#run=h100&host=gpu0&tool=trace_viewer&collapsed=${folded}&find=${encodeURIComponent(kernel)}`);
       const { state, details } = await openedAt(page);
       assert.equal(details.name, kernel);
       const left = (state.collapsed ?? '').split(',').filter(Boolean);

@@ -64,7 +64,7 @@ export const memoryProfilePage: ToolPage = {
     root.append(
       toolHeader(ctx, subtitle, memoryIdPicker(data, selected, ctx), csvButton(ctx, { memory_id: selected.memory_id }, 'Export breakdown as CSV')),
       h('div', { class: 'grid grid-summary' }, summaryPanel(selected.summary, ctx), timelinePanel(selected, ctx)),
-      breakdownPanel(selected, ctx),
+      breakdownPanel(selected),
     );
   },
 };
@@ -126,7 +126,7 @@ function timelinePanel(m: MemoryIdData, ctx: PageContext): HTMLElement {
   );
 }
 
-function breakdownPanel(m: MemoryIdData, ctx: PageContext): HTMLElement {
+function breakdownPanel(m: MemoryIdData): HTMLElement {
   const bytes = (key: 'allocation_bytes' | 'requested_bytes', title: string) => ({
     key,
     title,
@@ -144,8 +144,7 @@ function breakdownPanel(m: MemoryIdData, ctx: PageContext): HTMLElement {
       filterable: true,
       emptyText: 'Nothing was allocated at the peak',
       columns: [
-        // An op's row opens the trace at its run nearest the peak.
-        { key: 'op', title: 'Op name', value: (r) => r.op, name: true, link: (r) => (r.op ? traceLinkTo(ctx, { name: r.op, atMs: m.summary.peak_time_ms }) : undefined) },
+        { key: 'op', title: 'Op name', value: (r) => r.op, name: true },
         bytes('allocation_bytes', 'Allocation size'),
         bytes('requested_bytes', 'Requested size'),
         {

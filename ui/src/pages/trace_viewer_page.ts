@@ -214,7 +214,8 @@ class TraceViewer {
       if (target.fromMs !== undefined && target.atMs !== undefined) start = Math.min(start, found.start_ps - (target.atMs - target.fromMs) * 1e9);
       const end = found.start_ps + found.duration_ps;
       // The event (and what comes before it) in the middle third of the view.
-      const span = Math.max(end - start, 1000) * 3;
+      // An instant (an allocation, a marker) gets 10 µs around it, so that the ops it lies in show.
+      const span = Math.max(end - start, 10_000_000) * 3;
       const mid = (start + end) / 2;
       this.view = clampRange({ start: mid - span / 2, end: mid + span / 2 }, this.total);
       this.scrollTo = { event: found.event, line: found.line };
