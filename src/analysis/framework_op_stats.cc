@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "analysis/csv.h"
+#include "analysis/op_stats_ranks.h"
 #include "analysis/event_kinds.h"
 #include "analysis/interval_union.h"
 #include "analysis/self_time.h"
@@ -306,7 +307,8 @@ void emit_side(std::vector<OpStatsRow> rows, bool on_device, int64_t idle_ps, Fr
 
 }  // namespace
 
-OpStatsTotals op_stats_totals(const Profile& p, bool count_idle) {
+OpStatsTotals op_stats_totals(const Profile& p, bool count_idle, std::optional<uint32_t> only_host) {
+  auto skipped = [&](const model::Plane& plane) { return only_host && plane.host != *only_host; };
   const FrameworkOpStatsOptions options{count_idle};
   OpStatsTotals out;
   const HostOpFilter host_ops(p);
@@ -320,7 +322,7 @@ OpStatsTotals op_stats_totals(const Profile& p, bool count_idle) {
   std::vector<std::pair<int64_t, int64_t>> host_span(p.hosts.size(), {INT64_MAX, INT64_MIN});
   for (const auto& line : p.lines) {
     const auto& plane = p.planes[line.plane];
-    if (plane.kind != PlaneKind::kHostThreads || line.num_events == 0) continue;
+    if (plane.kind != PlaneKind::kHostThreads || line.num_events == 0 || skipped(plane)) continue;
     for_each_op_self_time(
         p, line, host_ops,
         [&](EventIndex e, int64_t self) { host.add_name_index(p.events.name[e], p.duration_ps(e), self); },
@@ -337,7 +339,7 @@ OpStatsTotals op_stats_totals(const Profile& p, bool count_idle) {
   // once, as there can be millions.
   size_t device_work = 0;
   for (const auto& plane : p.planes)
-    if (plane.kind == PlaneKind::kDevice && !has_op_line(plane))
+    if (plane.kind == PlaneKind::kDevice && !has_op_line(plane) && !skipped(plane))
       for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l)
         if (counts_device_ops(p.lines[l], false)) device_work += p.lines[l].num_events;
   device_ops.expect_launches(device_work);
@@ -346,7 +348,7 @@ OpStatsTotals op_stats_totals(const Profile& p, bool count_idle) {
   // of the device's own work is charged to its op (launcher, else tf_op), as kernel_stats does.
   std::unordered_map<StringId, uint64_t> kernels_of_op_line_ops;
   for (const auto& plane : p.planes) {
-    if (plane.kind != PlaneKind::kDevice) continue;
+    if (plane.kind != PlaneKind::kDevice || skipped(plane)) continue;
     const bool op_line = has_op_line(plane);
     if (op_line)
       for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l)
@@ -568,6 +570,7 @@ nlohmann::json to_json(const FrameworkOpStats& s) {
     return a;
   };
   return {
+      {"ranks", to_json(s.ranks)},
       {"ops", rows},
       {"window", "the whole profile, summed over its hosts"},
       {"include_idle", s.include_idle},

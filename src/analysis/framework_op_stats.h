@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,20 @@ struct PieSlice {
   double pct = 0;
 };
 
+// One rank's ops at a glance (op_stats_ranks.h): its ops' self time on the host and on its
+// devices, and the op it spent most time in (on the devices where it has device ops).
+struct OpStatsRankRow {
+  std::string host;  // host_labels.h
+  std::string file;
+  double host_self_ms = 0, device_self_ms = 0;
+  std::string top_op;
+  bool top_on_device = false;
+  double top_self_ms = 0, top_self_pct = 0;  // its self time, and its share of its side's
+};
+
 struct FrameworkOpStats {
+  // One row per rank of a run of several (op_stats_ranks.h), before the ops of all of them.
+  std::vector<OpStatsRankRow> ranks;
   std::vector<OpStatsRow> rows;  // device ops then host ops, each by self time, largest first
   int64_t host_self_ps = 0;      // denominators of the percentages (idle included when asked)
   int64_t device_self_ps = 0;
@@ -62,8 +76,10 @@ struct OpStatsTotals {
   int64_t host_idle_ps = 0, device_idle_ps = 0;  // per host and per device, summed
   void add(const OpStatsTotals& other);
 };
-// `count_idle`: also the idle time (FrameworkOpStatsOptions::include_idle).
-OpStatsTotals op_stats_totals(const model::Profile& profile, bool count_idle);
+// `count_idle`: also the idle time (FrameworkOpStatsOptions::include_idle); `only_host`: of
+// that host alone.
+OpStatsTotals op_stats_totals(const model::Profile& profile, bool count_idle,
+                              std::optional<uint32_t> only_host = std::nullopt);
 FrameworkOpStats finish_op_stats(const OpStatsTotals& totals, const FrameworkOpStatsOptions& options = {});
 
 // Each op's self time inside the analysed steps (§5.1), by step number: what `diff` compares

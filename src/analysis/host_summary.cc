@@ -2,6 +2,7 @@
 #include "analysis/host_summary.h"
 
 #include "analysis/device_precision.h"
+#include "analysis/op_stats_ranks.h"
 #include "analysis/step_breakdown.h"
 
 #include <algorithm>
@@ -23,7 +24,14 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p, unsig
   // thread starts).
   OverviewParts& o = out->overview;
   auto apart = std::async(std::launch::async | std::launch::deferred, [&p, &o, &out, parts] {
-    if (parts & kOpTotals) out->op_totals = op_stats_totals(p, true);
+    if (parts & kOpTotals) {
+      out->op_totals = op_stats_totals(p, true);
+      for (uint32_t h = 0; h < p.hosts.size(); ++h) {
+        out->op_ranks.push_back(op_stats_rank_row(p.hosts.size() == 1 ? out->op_totals : op_stats_totals(p, true, h)));
+        out->op_ranks.back().file = p.strings.view(p.hosts[h].name);
+        out->op_rank_recorded.push_back(p.hosts[h].rank);
+      }
+    }
     if (parts & kKernelRows) out->kernels = compute_kernel_stats(p);
     if (parts & kOverview) {
       if (std::vector<InputPipeline> pipelines = find_input_pipelines(p); !pipelines.empty()) {
@@ -47,7 +55,10 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p, unsig
     o.step_marker = steps->grouping.root_kind;
     o.steps_found = steps->grouping.steps.size();
     o.profiler_control_ps = steps->profiler_control_ps;
-    for (const model::Host& host : p.hosts) o.hosts.emplace_back(p.strings.view(host.name));
+    for (const model::Host& host : p.hosts) {
+      o.hosts.emplace_back(p.strings.view(host.name));
+      o.host_ranks.push_back(host.rank);
+    }
     o.steps = steps->steps;
     int64_t bits16 = 0, bits32 = 0;
     for (const StepBreakdown& s : steps->steps)
@@ -104,9 +115,12 @@ bool RunSummary::add(std::unique_ptr<ProfileSummary> part, std::string* error) {
     steps.push_back(step);
   }
   for (std::string& host : o.hosts) overview_.hosts.push_back(std::move(host));
+  for (int64_t rank : o.host_ranks) overview_.host_ranks.push_back(rank);
   host_bits_.push_back({part->whole_profile, o.host_bits16_ps, o.host_bits32_ps, o.device_precision_ps});
   join_run_environment(std::move(o.environment), &overview_.environment);
   op_totals_.add(part->op_totals);
+  for (OpStatsRankRow& row : part->op_ranks) op_ranks_.push_back(std::move(row));
+  for (int64_t rank : part->op_rank_recorded) op_rank_recorded_.push_back(rank);
   (part->whole_profile ? step_op_times_in_profiles_ : step_op_times_in_steps_).add(part->step_op_times);
   kernels_.add(part->kernels);
   if (o.slowest_pipeline && (!overview_.slowest_pipeline || o.slowest_pipeline->max_ps > overview_.slowest_pipeline->max_ps))
@@ -127,6 +141,16 @@ bool RunSummary::exact() const {
   // steps is one step across its hosts; the op tables need the hosts to agree on what an op is.
   if ((parts_ & kOverview) && (several_hosts_in_a_file_ || (whole_profile_ && files_with_hosts_ > 1))) return false;
   return !((parts_ & (kOverview | kOpTotals | kStepOpTimes)) && ops_disagree_);
+}
+
+std::vector<OpStatsRankRow> RunSummary::op_stats_ranks() const {
+  if (op_ranks_.size() < 2) return {};
+  std::vector<std::string> files;
+  for (const OpStatsRankRow& row : op_ranks_) files.push_back(row.file);
+  const std::vector<std::string> labels = host_labels(op_rank_recorded_, files);
+  std::vector<OpStatsRankRow> rows = op_ranks_;
+  for (size_t h = 0; h < rows.size(); ++h) rows[h].host = labels[h];
+  return rows;
 }
 
 OverviewParts RunSummary::overview_parts() const {

@@ -45,6 +45,10 @@ struct ProfileSummary final : model::PartSummary {
   // What the overview reads (overview_page.h's OverviewParts, of these hosts alone).
   OverviewParts overview;  // but the top ops: from the run's op stats
   OpStatsTotals op_totals;  // with the idle time
+  // Per host, with the op totals: its row of the op stats' rank table (op_stats_ranks.h), with
+  // its file, and its recorded rank to label it among the run's.
+  std::vector<OpStatsRankRow> op_ranks;
+  std::vector<int64_t> op_rank_recorded;
   StepOpTimes step_op_times;
   KernelStatsTable kernels;
   bool tensorflow_op_names = false;  // has_tensorflow_op_names: decides which host events are ops
@@ -81,6 +85,8 @@ class RunSummary {
   bool exact() const;
   OverviewParts overview_parts() const;
   const OpStatsTotals& op_totals() const { return op_totals_; }
+  // One row per host of the run, labelled among all its files; empty for fewer than two.
+  std::vector<OpStatsRankRow> op_stats_ranks() const;
   StepOpTimes step_op_times() const;
   KernelStatsTable kernel_stats() const { return kernels_.finish(); }
 
@@ -100,6 +106,8 @@ class RunSummary {
   OverviewParts overview_;  // with the steps of the files that have steps
   std::vector<StepBreakdown> pseudo_steps_;  // of the files without: the run's when no file has steps
   OpStatsTotals op_totals_;
+  std::vector<OpStatsRankRow> op_ranks_;
+  std::vector<int64_t> op_rank_recorded_;
   KernelStatsJoin kernels_;
   struct HostBits {
     bool whole_profile;

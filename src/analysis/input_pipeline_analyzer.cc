@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "analysis/csv.h"
+#include "analysis/host_labels.h"
 #include "analysis/event_kinds.h"
 #include "analysis/run_environment.h"
 #include "analysis/self_time.h"
@@ -85,17 +86,21 @@ InputPipelineAnalysis compute_input_pipeline_analysis(const Profile& p, const St
   InputPipelineAnalysis out;
   out.whole_profile = sa.whole_profile;
   std::vector<double> totals, inputs;
+  const std::vector<std::string> hosts = host_labels(p);
+  RankStepRows ranks;
   for (const StepBreakdown& s : sa.steps) {
     const auto c = s.category_ps();
     InputPipelineAnalysis::StepRow row;
     row.step_num = s.step_num;
-    row.host = std::string(p.strings.view(p.hosts.empty() ? model::kEmptyString : p.hosts[s.host].name));
+    row.host = s.host < hosts.size() ? hosts[s.host] : "";
+    if (!sa.whole_profile) ranks.add(row.host, s.duration_ps, c);
     row.total_ms = ms(s.duration_ps);
     row.input_ms = ms(c[size_t(Category::kInput)]);
     totals.push_back(row.total_ms);
     inputs.push_back(row.input_ms);
     out.steps.push_back(row);
   }
+  out.ranks = ranks.rows();
   out.step_time_ms = series_stats(totals);
   out.input_ms = series_stats(inputs);
   out.summary = input_bound_of(sa);
@@ -248,6 +253,7 @@ nlohmann::json to_json(const InputPipelineAnalysis& a) {
   return {
       {"summary", {{"input_pct", a.summary.input_pct}, {"verdict", verdict_name(a.summary.verdict)},
                    {"explanation", a.summary.explanation}}},
+      {"ranks", to_json(a.ranks)},
       {"device_side", {{"steps", steps}, {"step_time_ms", stats(a.step_time_ms)}, {"input_ms", stats(a.input_ms)},
                        {"whole_profile_as_one_step", a.whole_profile}}},
       {"host_side", {{"input_time_ms", ms(a.input_self_ps)}, {"categories", categories}, {"input_ops", ops},

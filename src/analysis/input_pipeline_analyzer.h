@@ -12,6 +12,7 @@
 
 #include "analysis/input_bound.h"
 #include "analysis/input_wait_callee.h"
+#include "analysis/rank_step_table.h"
 #include "analysis/step_breakdown.h"
 #include "model/profile.h"
 
@@ -54,6 +55,7 @@ struct InputPipelineAnalysis {
   };
   std::vector<StepRow> steps;
   SeriesStats step_time_ms, input_ms;
+  std::vector<RankStepRow> ranks;  // one row per rank, for a run of several (rank_step_table.h)
   // Host side.
   std::array<int64_t, kNumInputOpCategories> category_self_ps{};
   int64_t input_self_ps = 0;

@@ -8,6 +8,7 @@
 
 #include "analysis/csv.h"
 #include "analysis/device_precision.h"
+#include "analysis/host_labels.h"
 #include "analysis/memory_profile.h"
 #include "analysis/memory_profile_events.h"
 #include "analysis/self_time.h"
@@ -212,7 +213,10 @@ OverviewPage compute_overview_page(const model::Profile& p, const StepAnalysis& 
   parts.step_marker = sa.grouping.root_kind;
   parts.steps_found = sa.grouping.steps.size();
   parts.profiler_control_ps = sa.profiler_control_ps;
-  for (const model::Host& host : p.hosts) parts.hosts.emplace_back(p.strings.view(host.name));
+  for (const model::Host& host : p.hosts) {
+    parts.hosts.emplace_back(p.strings.view(host.name));
+    parts.host_ranks.push_back(host.rank);
+  }
   parts.steps = sa.steps;
   int64_t bits16 = 0, bits32 = 0;
   for (const StepBreakdown& s : sa.steps)
@@ -263,10 +267,13 @@ OverviewPage compose_overview_page(const OverviewParts& parts) {
   std::vector<double> totals;
   std::array<std::vector<double>, kNumCategories> per_category;
   int64_t bits16 = 0, bits32 = 0;
+  const std::vector<std::string> hosts = parts.host_ranks.size() == parts.hosts.size()
+                                             ? host_labels(parts.host_ranks, parts.hosts) : parts.hosts;
+  RankStepRows ranks;
   for (const StepBreakdown& s : parts.steps) {
     OverviewStep row;
     row.step_num = s.step_num;
-    row.host = s.host < parts.hosts.size() ? parts.hosts[s.host] : "";
+    row.host = s.host < hosts.size() ? hosts[s.host] : "";
     row.begin_ps = s.begin_ps;
     row.total_ps = s.duration_ps;
     row.breakdown_ps = s.category_ps();
@@ -274,8 +281,10 @@ OverviewPage compose_overview_page(const OverviewParts& parts) {
     for (size_t c = 0; c < kNumCategories; ++c) per_category[c].push_back(ms(row.breakdown_ps[c]));
     bits16 += s.ps(Activity::kDeviceCompute16);
     bits32 += s.ps(Activity::kDeviceCompute32);
+    if (!parts.whole_profile) ranks.add(row.host, row.total_ps, row.breakdown_ps);
     page.steps.push_back(row);
   }
+  page.ranks = ranks.rows();
   page.step_time_ms = series_stats(totals);
   for (size_t c = 0; c < kNumCategories; ++c) {
     page.category_ms[c] = series_stats(per_category[c]);
@@ -358,6 +367,7 @@ nlohmann::json to_json(const OverviewPage& page) {
                    {"occurrences", t.occurrences}, {"self_time_ms", ms(t.self_ps)}, {"self_time_pct", t.self_pct},
                    {"cumulative_self_time_pct", t.cumulative_pct}});
   return {
+      {"ranks", to_json(page.ranks)},
       {"steps", steps},
       {"summary", {{"step_time_ms", stats(page.step_time_ms)}, {"breakdown_pct", pct},
                    {"breakdown_ms", category_stats}, {"step_count", page.steps.size()},

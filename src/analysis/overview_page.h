@@ -12,6 +12,7 @@
 #include "analysis/device_work.h"
 #include "analysis/framework_op_stats.h"
 #include "analysis/input_bound.h"
+#include "analysis/rank_step_table.h"
 #include "analysis/run_environment.h"
 #include "analysis/step_breakdown.h"
 #include "analysis/tf_data_bottleneck_analysis.h"
@@ -38,6 +39,7 @@ struct TopOp {
 
 struct OverviewPage {
   std::vector<OverviewStep> steps;  // the step-time graph
+  std::vector<RankStepRow> ranks;   // one row per rank, for a run of several (rank_step_table.h)
   SeriesStats step_time_ms;
   std::array<SeriesStats, kNumCategories> category_ms;
   std::array<double, kNumCategories> breakdown_pct{};  // of the average step time
@@ -99,6 +101,7 @@ struct OverviewParts {
   size_t steps_found = 0;
   int64_t profiler_control_ps = 0;
   std::vector<std::string> hosts;    // names, in the run's order
+  std::vector<int64_t> host_ranks;   // their recorded ranks (-1: none), to label them (host_labels.h)
   std::vector<StepBreakdown> steps;  // the analysed steps; `host` indexes `hosts`
   int64_t host_bits16_ps = 0, host_bits32_ps = 0;  // host ops' precision in the steps (§ overview_page.cc)
   std::array<int64_t, kNumPrecisions> device_precision_ps{};  // device_compute_precision_ps in the steps

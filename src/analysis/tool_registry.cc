@@ -9,6 +9,7 @@
 
 #include "analysis/gpu_timeline/collectives.h"
 #include "analysis/framework_op_stats.h"
+#include "analysis/op_stats_ranks.h"
 #include "analysis/gpu_timeline/gpu_timeline_tools.h"
 #include "analysis/hlo_ops.h"
 #include "analysis/hlo_stats.h"
@@ -66,12 +67,16 @@ constexpr SummaryForm kOverviewSummary{kOverview | kPodHosts | kOpTotals, overvi
 ToolResult op_stats(const AnalyzedProfile& p, const ToolOptionValues& options) {
   FrameworkOpStatsOptions o;
   o.include_idle = is_true(options, "include_idle");
-  return o.include_idle ? ToolResult::owned(compute_framework_op_stats(p.profile(), o)) : ToolResult::kept(p.op_stats());
+  FrameworkOpStats stats = o.include_idle ? compute_framework_op_stats(p.profile(), o) : p.op_stats();
+  stats.ranks = op_stats_rank_rows(p.profile());
+  return ToolResult::owned(std::move(stats));
 }
 ToolResult op_stats_of_summary(const RunSummary& s, const ToolOptionValues& options) {
   FrameworkOpStatsOptions o;
   o.include_idle = is_true(options, "include_idle");
-  return ToolResult::owned(finish_op_stats(s.op_totals(), o));
+  FrameworkOpStats stats = finish_op_stats(s.op_totals(), o);
+  stats.ranks = s.op_stats_ranks();
+  return ToolResult::owned(std::move(stats));
 }
 constexpr SummaryForm kOpStatsSummary{kOpTotals, op_stats_of_summary};
 bool has_ops(const AnalyzedProfile& p) { return !p.op_stats().rows.empty(); }
@@ -190,7 +195,7 @@ const Tool kTools[] = {
     {"collectives", "Collectives", has_collectives, "No collective calls were found.",
      "Profile a torch.distributed job: NCCL kernels on the GPU, or gloo's ops on the CPU; PyTorch records "
      "message sizes and process groups (record_param_comms).",
-     {}, of_profile<CollectivesTable, compute_collectives>},
+     {}, collectives_tool},
     {"memory_profile", "Memory profile", has_memory, "No memory events were found.",
      "mlprof records allocator events (mlprof::record_allocation and LibTorch's allocator) at host tracer level 3 "
      "(MLPROF_HOST_TRACER_LEVEL=3); PyTorch's profiler writes them with profile_memory=True.",

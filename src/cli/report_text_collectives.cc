@@ -25,6 +25,17 @@ std::string render_text(const CollectivesTable& t, std::string_view no_data) {
   std::string out = "Collectives (the whole profile)\n";
   if (t.rows.empty()) return out + std::string(no_data);
   out += "\n";
+  if (!t.ranks.empty()) {
+    // One row per rank first: who waits for whom, on one scale (ms per step).
+    out += wrap_text("Ranks (means per analysed step; wait: a rank's time in collectives beyond the rank that "
+                     "spends least there that step, the others' lateness it waits out)",
+                     text_width(), "  ", "  ") + "\n";
+    TextTable ranks({"rank", "steps", "in collectives", "waiting", "wait share"}, {false, true, true, true, true});
+    for (const CollectiveRankWait& r : t.ranks)
+      ranks.add_row({r.host, std::to_string(r.steps), format_ms(r.collectives_ms), format_ms(r.wait_ms),
+                     format_pct(r.wait_share_pct())});
+    out += ranks.render() + "\n";
+  }
   TextTable table({"collective", "group", "ranks", "rank", "on", "count", "total", "mean", "mean size", "algbw GB/s",
                    "busbw GB/s"},
                   {false, false, false, false, false, true, true, true, true, true, true}, 40);

@@ -1,5 +1,9 @@
 #include <fmt/format.h>
 
+#include <functional>
+#include <optional>
+
+#include "analysis/gpu_timeline/gpu_timeline_ranks.h"
 #include "analysis/units.h"
 #include "cli/report_text.h"
 #include "cli/report_text_table.h"
@@ -118,11 +122,64 @@ void queue_text(const std::vector<StreamQueueLength>& queue, std::string& out) {
   out += t.render() + "\n";
 }
 
+// Every rank's headline figures in one table, before any rank's detail: the columns of the
+// parts the tool computed.
+void ranks_text(const GpuTimeline& t, std::string& out) {
+  const std::vector<GpuTimelineRankRow> rows = gpu_timeline_rank_rows(t);
+  std::vector<std::string> head = {"rank"};
+  std::vector<std::function<std::string(const GpuTimelineRankRow&)>> cells;
+  auto column = [&](std::string name, std::function<std::string(const GpuTimelineRankRow&)> cell) {
+    head.push_back(std::move(name));
+    cells.push_back(std::move(cell));
+  };
+  auto pct = [](const std::optional<double>& v) { return v ? format_pct(*v) : std::string("-"); };
+  auto msv = [](const std::optional<double>& v) { return v ? format_ms(*v) : std::string("-"); };
+  if (t.parts & kGpuTimeBreakdownPart) {
+    column("GPU time", [&](const auto& r) { return msv(r.span_ms); });
+    column("idle", [&](const auto& r) { return pct(r.idle_pct); });
+    column("computation", [&](const auto& r) { return pct(r.computation_pct); });
+    column("communication", [&](const auto& r) { return pct(r.communication_pct); });
+    column("memory", [&](const auto& r) { return pct(r.memory_pct); });
+  }
+  if (t.parts & kGpuIdleTimePart) {
+    column("idle (streams)", [&](const auto& r) { return msv(r.idle_ms); });
+    column("host wait", [&](const auto& r) { return pct(r.host_wait_pct); });
+    column("kernel wait", [&](const auto& r) { return pct(r.kernel_wait_pct); });
+    column("other", [&](const auto& r) { return pct(r.other_wait_pct); });
+  }
+  if (t.parts & kCommComputeOverlapPart) {
+    column("communication", [&](const auto& r) { return msv(r.communication_ms); });
+    column("overlapped", [&](const auto& r) { return pct(r.overlap_pct); });
+  }
+  if (t.parts & kKernelLaunchStatsPart) {
+    column("launches", [](const auto& r) { return r.launches ? fmt::format("{:.0f}", *r.launches) : "-"; });
+    column("median delay", [](const auto& r) { return r.median_launch_delay_us ? us_text(*r.median_launch_delay_us) : "-"; });
+    column("launch-bound", [](const auto& r) { return r.launch_bound ? fmt::format("{:.0f}", *r.launch_bound) : "-"; });
+  }
+  if (t.parts & kGpuQueueLengthPart) {
+    column("queue max", [](const auto& r) { return r.queue_max ? fmt::format("{:.0f}", *r.queue_max) : "-"; });
+    column("queue mean", [](const auto& r) { return r.queue_mean ? fmt::format("{:.3f}", *r.queue_mean) : "-"; });
+  }
+  std::vector<bool> right(head.size(), true);
+  right[0] = false;
+  TextTable table(head, right);
+  for (const GpuTimelineRankRow& r : rows) {
+    std::vector<std::string> row = {r.host};
+    for (const auto& cell : cells) row.push_back(cell(r));
+    table.add_row(row);
+  }
+  out += wrap_text("Ranks (one row each; idle causes as shares of the streams' idle time, overlap as a share of "
+                   "communication; queue: the busiest stream's)",
+                   text_width(), "", "  ");
+  out += table.render() + "\n";
+}
+
 }  // namespace
 
 std::string render_text(const GpuTimeline& t) {
   std::string out = "GPU timeline\n\n";
   if (t.hosts.empty()) return out + "  No GPU work was found.\n";
+  if (t.hosts.size() > 1) ranks_text(t, out);
   for (const HostGpuTimeline& h : t.hosts) {
     out += fmt::format("Host {} ({})\n\n", h.host, h.scope_note);
     if (h.breakdown) breakdown_text(*h.breakdown, t.scope, out);
@@ -156,6 +213,11 @@ std::string render_text(const StragglerAnalysis& s) {
                      text_width(), "  ", "  ") + "\n\n";
   } else {
     out += fmt::format("  No rank's {} is {:.0f}% or more above the others'.\n\n", load, kStragglerThresholdPct);
+  }
+  if (!s.mismatches.empty()) {
+    out += "  Not matched across ranks (compared where they match):\n";
+    for (const std::string& line : s.mismatches) out += wrap_text(line, text_width(), "  - ", "    ");
+    out += "\n";
   }
   out += "  Ranks (means per step; wait: its time in collectives beyond the rank that waits least; late: its\n"
          "  latest arrival at a collective call of the step, after the other ranks' median)\n";

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "cli/report_text.h"
+#include "cli/report_text_ranks.h"
 #include "cli/report_text_table.h"
 
 namespace mlprof::cli {
@@ -19,6 +20,7 @@ std::string render_text(const InputPipelineAnalysis& a) {
                      format_ms(a.step_time_ms.stddev), format_ms(a.step_time_ms.min), format_ms(a.step_time_ms.max));
   out += fmt::format("  input waiting  average {}  stddev {}  range [{}, {}]\n", format_ms(a.input_ms.avg),
                      format_ms(a.input_ms.stddev), format_ms(a.input_ms.min), format_ms(a.input_ms.max));
+  out += render_rank_steps(a.ranks, true);
 
   if (!a.no_input_ops.empty()) {
     out += "\nHost side: " + a.no_input_ops + "\n";

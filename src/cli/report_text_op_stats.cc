@@ -27,6 +27,18 @@ std::string by_type_text(const std::vector<PieSlice>& by_type) {
   return wrap_text(types, text_width(), "  by type: ", "           ");
 }
 
+// One row per rank first, on one scale (ms over the whole profile).
+std::string ranks_text(const std::vector<OpStatsRankRow>& ranks) {
+  if (ranks.empty()) return "";
+  TextTable t({"rank", "host ops", "device ops", "top op", "on", "its self time", "share"},
+              {false, true, true, false, false, true, true}, 48);
+  for (const OpStatsRankRow& r : ranks)
+    t.add_row({r.host, format_ms(r.host_self_ms), format_ms(r.device_self_ms), r.top_op.empty() ? "-" : r.top_op,
+               r.top_on_device ? "device" : "host", format_ms(r.top_self_ms), format_pct(r.top_self_pct)});
+  return "\nRanks (one row each; the ops' self time over the whole profile, and the op each spent most in)\n" +
+         t.render();
+}
+
 }  // namespace
 
 bool name_says_type(const std::string& name, const std::string& type) {
@@ -35,6 +47,7 @@ bool name_says_type(const std::string& name, const std::string& type) {
 
 std::string render_text(const FrameworkOpStats& s, std::string_view no_data, size_t max_rows) {
   std::string out = "Framework op stats\n";
+  out += ranks_text(s.ranks);
   for (bool device : {true, false}) {
     size_t count = 0;
     for (const auto& r : s.rows) count += r.on_device == device;

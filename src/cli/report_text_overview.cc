@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cli/report_text.h"
+#include "cli/report_text_ranks.h"
 #include "cli/report_text_table.h"
 
 namespace mlprof::cli {
@@ -55,6 +56,7 @@ std::string render_text(const OverviewPage& page) {
   out += fmt::format("  average {}  stddev {}  min {}  max {}\n", format_ms(page.step_time_ms.avg),
                      format_ms(page.step_time_ms.stddev), format_ms(page.step_time_ms.min),
                      format_ms(page.step_time_ms.max));
+  out += render_rank_steps(page.ranks, false);
 
   out += "\nStep-time breakdown\n";
   TextTable breakdown({"category", "share", "average", "stddev", "min", "max"}, {false, true, true, true, true, true});

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "analysis/gpu_timeline/collective_calls.h"
+#include "analysis/gpu_timeline/stragglers.h"
 #include "analysis/csv.h"
 #include "analysis/device_work.h"
 #include "analysis/host_labels.h"
@@ -269,8 +270,22 @@ CollectivesTable compute_collectives(const Profile& p) {
   return table;
 }
 
+std::vector<CollectiveRankWait> collective_waits(const StragglerAnalysis& s) {
+  std::vector<CollectiveRankWait> out;
+  if (s.ranks.size() < 2) return out;
+  for (const StragglerRank& r : s.ranks) out.push_back({r.host, r.file, r.steps, r.communication_ms, r.wait_ms});
+  return out;
+}
+
 nlohmann::json to_json(const CollectivesTable& t) {
-  nlohmann::json rows = nlohmann::json::array();
+  nlohmann::json rows = nlohmann::json::array(), ranks = nlohmann::json::array();
+  for (const CollectiveRankWait& r : t.ranks)
+    ranks.push_back({{"host", r.host},
+                     {"file", r.file},
+                     {"steps", r.steps},
+                     {"collectives_ms", r.collectives_ms},
+                     {"wait_ms", r.wait_ms},
+                     {"wait_share_pct", r.wait_share_pct()}});
   auto or_null = [](double v) { return v >= 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
   for (const CollectiveRow& r : t.rows)
     rows.push_back({{"host", r.host},
@@ -294,6 +309,10 @@ nlohmann::json to_json(const CollectivesTable& t) {
            "recorded); busbw = algbw x 2(n-1)/n for all_reduce, (n-1)/n for all_gather, reduce_scatter and "
            "all_to_all, 1 for broadcast, reduce, send and recv; a message is the larger of the call's input and "
            "output (In/Out msg nelems x dtype size)"},
+          {"ranks_window", "the analysed steps that two or more ranks ran; means per step"},
+          {"wait", "a rank's wait in a step: its time in collectives less the least of any rank that step; "
+                   "wait_share_pct: its wait over its time in collectives"},
+          {"ranks", ranks},
           {"rows", rows}};
 }
 

@@ -56,12 +56,28 @@ struct CollectiveRow {
   double busbw_gbps() const;     // algbw × bus_bandwidth_factor; negative when unknown
 };
 
+// How much of a rank's time in collectives it spent waiting for the others: its wait in a step
+// is its time in collectives less the least of any rank that step (stragglers.h), over the
+// analysed steps that two or more ranks ran.
+struct CollectiveRankWait {
+  std::string host;  // host_labels.h
+  std::string file;
+  size_t steps = 0;
+  double collectives_ms = 0, wait_ms = 0;  // means per step
+  double wait_share_pct() const { return collectives_ms > 0 ? 100.0 * wait_ms / collectives_ms : 0; }
+};
+
 struct CollectivesTable {
   // By kind, process group, then rank in the run's order.
   std::vector<CollectiveRow> rows;
+  // One per rank with steps, in the run's order; empty for a run of one rank.
+  std::vector<CollectiveRankWait> ranks;
 };
 
 CollectivesTable compute_collectives(const model::Profile& profile);
+struct StragglerAnalysis;
+// The ranks' waits, from the stragglers' per-step times.
+std::vector<CollectiveRankWait> collective_waits(const StragglerAnalysis& stragglers);
 
 nlohmann::json to_json(const CollectivesTable& table);
 std::string to_csv(const CollectivesTable& table);

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "analysis/csv.h"
+#include "analysis/gpu_timeline/gpu_timeline_ranks.h"
+#include "analysis/host_labels.h"
 #include "analysis/units.h"
 
 namespace mlprof::analysis {
@@ -13,7 +15,7 @@ using nlohmann::json;
 HostGpuTimeline compute_host_gpu_timeline(const model::Profile& p, const HostGpuActivity& host,
                                           const GpuTimelineOptions& o) {
   HostGpuTimeline h;
-  h.host = host.name;
+  h.host = h.file = host.name;
   h.scope_note = host.scope_note;
   h.warnings = host.warnings;
   if (o.parts & kGpuTimeBreakdownPart) h.breakdown = compute_gpu_time_breakdown(host);
@@ -36,7 +38,11 @@ GpuTimeline compute_gpu_timeline(const model::Profile& profile, const StepGroupi
   t.scope = options.scope;
   t.parts = options.parts;
   const GpuActivity activity = collect_gpu_activity(profile, grouping, {options.scope, options.round_like_hta});
-  for (const HostGpuActivity& host : activity.hosts) t.hosts.push_back(compute_host_gpu_timeline(profile, host, options));
+  const std::vector<std::string> labels = host_labels(profile);
+  for (const HostGpuActivity& host : activity.hosts) {
+    t.hosts.push_back(compute_host_gpu_timeline(profile, host, options));
+    t.hosts.back().host = labels[host.host];
+  }
   return t;
 }
 
@@ -44,7 +50,7 @@ nlohmann::json to_json(const GpuTimeline& t) {
   json hosts = json::array();
   for (const HostGpuTimeline& h : t.hosts) {
     // The window every figure of the host covers: the scope's, in words.
-    json j = {{"host", h.host}, {"scope_note", h.scope_note}, {"window", h.scope_note}};
+    json j = {{"host", h.host}, {"file", h.file}, {"scope_note", h.scope_note}, {"window", h.scope_note}};
     if (!h.warnings.empty()) j["warnings"] = h.warnings;
     if (h.breakdown) j["gpu_time_breakdown"] = to_json(*h.breakdown);
     if (h.idle) j["gpu_idle_time"] = to_json(*h.idle, h.gap_next_names, h.gap_launch_ops);
@@ -53,7 +59,7 @@ nlohmann::json to_json(const GpuTimeline& t) {
     if (h.queue) j["gpu_queue_length"] = to_json(*h.queue);
     hosts.push_back(std::move(j));
   }
-  return {{"scope", gpu_scope_key(t.scope)}, {"hosts", hosts}};
+  return {{"scope", gpu_scope_key(t.scope)}, {"ranks", to_json(gpu_timeline_rank_rows(t))}, {"hosts", hosts}};
 }
 
 std::string to_csv(const GpuTimeline& t) {

@@ -1,7 +1,8 @@
 // The GPU timeline tools (docs/ARCHITECTURE.md §5.9): per host (rank), the GPU time breakdown, idle time by
 // cause, communication/computation overlap, kernel launch statistics and queue length, each
 // computed from one collection of the host's GPU work (gpu_activity.h). Each registry tool asks
-// for its part; the JSON form has `hosts[]` with `host` and a key per part.
+// for its part; the JSON form has `ranks[]`, one row per host (gpu_timeline_ranks.h), then
+// `hosts[]` with `host` and a key per part.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -38,7 +39,8 @@ struct GpuTimelineOptions {
 };
 
 struct HostGpuTimeline {
-  std::string host;
+  std::string host;  // host_labels.h: "rank 3", or the file name without extension
+  std::string file;  // the file name without extension
   std::string scope_note;
   std::vector<std::string> warnings;  // device work of unknown kind
   std::optional<GpuTimeBreakdown> breakdown;

@@ -1,6 +1,7 @@
 #include "analysis/gpu_timeline/gpu_timeline_tools.h"
 
 #include "analysis/gpu_timeline/gpu_timeline.h"
+#include "analysis/gpu_timeline/collectives.h"
 #include "analysis/gpu_timeline/stragglers.h"
 
 namespace mlprof::analysis {
@@ -55,6 +56,13 @@ ToolResult kernel_launch_stats_tool(const AnalyzedProfile& p, const ToolOptionVa
 ToolResult gpu_queue_length_tool(const AnalyzedProfile& p, const ToolOptionValues& o) {
   return part(p, o, kGpuQueueLengthPart);
 }
+ToolResult collectives_tool(const AnalyzedProfile& p, const ToolOptionValues&) {
+  CollectivesTable table = compute_collectives(p.profile());
+  if (!table.rows.empty() && p.profile().hosts.size() > 1)
+    table.ranks = collective_waits(compute_stragglers(p.profile(), p.step_grouping()));
+  return ToolResult::owned(std::move(table));
+}
+
 ToolResult stragglers_tool(const AnalyzedProfile& p, const ToolOptionValues&) {
   return ToolResult::owned(compute_stragglers(p.profile(), p.step_grouping()));
 }

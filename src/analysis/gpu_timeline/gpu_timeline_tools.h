@@ -15,6 +15,8 @@ ToolResult gpu_idle_time_tool(const AnalyzedProfile& profile, const ToolOptionVa
 ToolResult comm_compute_overlap_tool(const AnalyzedProfile& profile, const ToolOptionValues& options);
 ToolResult kernel_launch_stats_tool(const AnalyzedProfile& profile, const ToolOptionValues& options);
 ToolResult gpu_queue_length_tool(const AnalyzedProfile& profile, const ToolOptionValues& options);
+// The collectives table, with each rank's wait share (from the stragglers' steps).
+ToolResult collectives_tool(const AnalyzedProfile& profile, const ToolOptionValues& options);
 ToolResult stragglers_tool(const AnalyzedProfile& profile, const ToolOptionValues& options);
 
 }  // namespace mlprof::analysis

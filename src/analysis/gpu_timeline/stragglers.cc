@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "analysis/csv.h"
+#include "analysis/gpu_timeline/collective_mismatch.h"
 #include "analysis/gpu_timeline/gpu_activity.h"
 #include "analysis/gpu_timeline/gpu_work_order.h"
 #include "analysis/units.h"
@@ -238,6 +239,9 @@ StragglerAnalysis compute_stragglers(const std::vector<RankSteps>& hosts) {
   }
 
   if (out.ranks.size() < 2) return out;
+  std::vector<const RankSteps*> all;
+  for (const RankSteps& host : hosts) all.push_back(&host);
+  out.mismatches = collective_mismatches(all);
   analyse_arrivals(ranked, out);
   if (out.matched_calls > 0 || out.steps.empty()) return out;
   auto mean_load = [&](const StragglerRank& r) { return out.uses_gpu_compute ? r.compute_ms : r.step_ms; };
@@ -329,6 +333,7 @@ nlohmann::json to_json(const StragglerAnalysis& s) {
           {"causes", causes},
           {"explained_ms", s.explained_ms},
           {"note", s.note},
+          {"mismatches", s.mismatches},
           {"summary", straggler_sentence(s)},
           {"ranks", ranks},
           {"steps", steps}};

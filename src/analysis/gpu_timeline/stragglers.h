@@ -75,6 +75,8 @@ struct StragglerAnalysis {
   double explained_ms = 0;             // their sum, per step
   double late_per_step_ms = 0;         // the straggler's late_ms: what the others wait for it per step
   std::string note;                    // what the analysis could not see, in words
+  // Steps and calls that could not be matched across ranks, one line each (collective_mismatch.h).
+  std::vector<std::string> mismatches;
 };
 
 // What the analysis needs of one host (rank): its analysed steps, in the grouping's order, with
