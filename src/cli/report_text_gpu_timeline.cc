@@ -168,9 +168,12 @@ void ranks_text(const GpuTimeline& t, std::string& out) {
     for (const auto& cell : cells) row.push_back(cell(r));
     table.add_row(row);
   }
-  out += wrap_text("Ranks (one row each; idle causes as shares of the streams' idle time, overlap as a share of "
-                   "communication; queue: the busiest stream's)",
-                   text_width(), "", "  ");
+  std::string notes;
+  if (t.parts & kGpuTimeBreakdownPart) notes += "; idle and each kind as shares of the rank's GPU time";
+  if (t.parts & kGpuIdleTimePart) notes += "; idle causes as shares of the streams' idle time";
+  if (t.parts & kCommComputeOverlapPart) notes += "; overlapped: the share of communication beside computation";
+  if (t.parts & kGpuQueueLengthPart) notes += "; queue: the busiest stream's";
+  out += wrap_text("Ranks (one row each" + notes + ")", text_width(), "", "  ");
   out += table.render() + "\n";
 }
 

@@ -198,6 +198,7 @@ TEST(RanksTable, GpuTimelineRowsPerRankNamedByRecordedRank) {
   EXPECT_NEAR(j["ranks"][0]["idle_pct"].get<double>(), 100.0 / 3, 1e-6);
   EXPECT_NEAR(j["ranks"][1]["span_ms"].get<double>(), 0.4, 1e-9);
   EXPECT_NEAR(j["ranks"][1]["idle_pct"].get<double>(), 50.0, 1e-6);
+  EXPECT_NEAR(j["ranks"][1]["computation_pct"].get<double>(), 50.0, 1e-6);  // of the same 400 us
   EXPECT_EQ(j["ranks"][1]["launches"], 2);
   EXPECT_EQ(j["hosts"][1]["host"], "rank 1");
 }

@@ -16,9 +16,13 @@ std::vector<GpuTimelineRankRow> gpu_timeline_rank_rows(const GpuTimeline& t) {
     if (const auto& b = h.breakdown) {
       r.span_ms = ms(b->span_ps);
       r.idle_pct = b->idle_pct();
-      r.computation_pct = b->kind_pct(GpuWorkKind::kComputation);
-      r.communication_pct = b->kind_pct(GpuWorkKind::kCommunication);
-      r.memory_pct = b->kind_pct(GpuWorkKind::kMemory);
+      // Shares of the same window as idle, so a row reads on one scale.
+      auto of_span = [&](GpuWorkKind k) {
+        return b->span_ps > 0 ? 100.0 * double(b->times.union_ps[size_t(k)]) / double(b->span_ps) : 0.0;
+      };
+      r.computation_pct = of_span(GpuWorkKind::kComputation);
+      r.communication_pct = of_span(GpuWorkKind::kCommunication);
+      r.memory_pct = of_span(GpuWorkKind::kMemory);
     }
     if (const auto& idle = h.idle) {
       std::array<int64_t, kNumIdleCauses> cause{};

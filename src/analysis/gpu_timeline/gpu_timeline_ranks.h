@@ -16,7 +16,8 @@ struct GpuTimeline;
 struct GpuTimelineRankRow {
   std::string host;  // host_labels.h: "rank 3", or the file name without extension
   std::string file;  // the file name without extension
-  // gpu_time_breakdown: the window and its shares.
+  // gpu_time_breakdown: the window, and idle time and each kind's time (overlaps merged) as
+  // shares of it.
   std::optional<double> span_ms, idle_pct, computation_pct, communication_pct, memory_pct;
   // gpu_idle_time: idle time summed over streams, and its causes' shares of it.
   std::optional<double> idle_ms, host_wait_pct, kernel_wait_pct, other_wait_pct;
