@@ -84,6 +84,7 @@ bool RunSummary::add(std::unique_ptr<ProfileSummary> part, std::string* error) {
   whole_profile_ = whole_profile_ && part->whole_profile;
   for (PodHost& host : part->pod) {
     for (PodWorkerStep& step : host.steps) step.begin_ps += shift_ps;
+    for (CollectiveCall& call : host.rank.calls) call.start_ps += shift_ps;  // arrivals compare across files
     pod_.push_back(std::move(host));
   }
   // A rank's label holds only where no other file records the same rank: labelled again over

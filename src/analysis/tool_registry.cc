@@ -92,6 +92,14 @@ ToolResult pod_viewer_of_summary(const RunSummary& s, const ToolOptionValues&) {
   return ToolResult::owned(compute_pod_viewer(s.pod(), s.whole_profile()));
 }
 constexpr SummaryForm kPodViewerSummary{kPodHosts, pod_viewer_of_summary};
+// stragglers: from the same per-host steps and collective calls, so many ranks are read one
+// file at a time.
+ToolResult stragglers_of_summary(const RunSummary& s, const ToolOptionValues&) {
+  std::vector<RankSteps> ranks;
+  for (const PodHost& host : s.pod()) ranks.push_back(host.rank);
+  return ToolResult::owned(compute_stragglers(ranks));
+}
+constexpr SummaryForm kStragglersSummary{kPodHosts, stragglers_of_summary};
 
 // memory_profile: for profiles with allocator events.
 ToolResult memory_profile(const AnalyzedProfile& p, const ToolOptionValues& options) {
@@ -191,7 +199,7 @@ const Tool kTools[] = {
     {"stragglers", "Stragglers", has_several_hosts, "The run has one host.",
      "Profile every rank into the same run (one trace or <host>.xplane.pb per rank), with step markers "
      "(PyTorch's ProfilerStep, mlprof::StepTrace).",
-     {}, stragglers_tool},
+     {}, stragglers_tool, &kStragglersSummary},
     {"collectives", "Collectives", has_collectives, "No collective calls were found.",
      "Profile a torch.distributed job: NCCL kernels on the GPU, or gloo's ops on the CPU; PyTorch records "
      "message sizes and process groups (record_param_comms).",
