@@ -13,6 +13,9 @@
 //   stages: where the CPU goes, in this process on the same two files: each stage's CPU time
 //     (inflate, tokenise, parse, intern, build, index, lines, sort, model) in s and ns per byte
 //     of JSON
+//   ranks_64_time: the pod viewer and the stragglers on the 64 ranks against reading them
+//     (`report --tool trace_viewer`, which computes nothing beyond the load), --jobs 2 each
+//     (target <= 1.2x), and the stragglers' peak RSS against one rank's
 //   pod_viewer_64_ranks: peak RSS of `report --tool pod_viewer --jobs 2` on 64 ranks against the
 //     same command on one of them (target ≤ 1.5×), the same for the overview, and whether the
 //     summary-level tools give the whole run's bytes from per-host summaries on those ranks
@@ -271,7 +274,7 @@ int main(int argc, char** argv) {
   if (shift < 0 ||
       (single_file && (!mlprof::bench::write_copies(kLarge, ten, 10, shift) || !gzip_file(ten, ten_gz, 6))) ||
       (wanted("ranks_report") && !write_ranks(kLarge, folder / "ranks8", 8)) ||
-      (wanted("pod_viewer_64_ranks") && !write_ranks(kSmall, folder / "ranks64", 64))) {
+      ((wanted("pod_viewer_64_ranks") || wanted("ranks_64_time")) && !write_ranks(kSmall, folder / "ranks64", 64))) {
     std::printf("parallel_ingest: could not write the bench's traces in %s\n", folder.c_str());
     return 1;
   }
@@ -313,6 +316,20 @@ int main(int argc, char** argv) {
                 "(target <= 0.6: %s), %s, %s\n",
                 r[0].wall_s, r[1].wall_s, r[1].cpu_s, r[2].wall_s, r[2].cpu_s, r[1].wall_s / r[2].wall_s, r[3].wall_s,
                 r[1].wall_s / r[3].wall_s, ratio, ratio <= 0.6 ? "met" : "NOT met", load().c_str(), machine().c_str());
+    for (const Run& x : r) status |= !x.ok;
+  }
+  if (wanted("ranks_64_time")) {
+    const fs::path ranks = folder / "ranks64";
+    auto tool = [&](const char* id) { return std::vector<std::string>{mlprof, "report", ranks, "--tool", id, "--jobs", "2"}; };
+    const auto r = medians({tool("trace_viewer"), tool("pod_viewer"), tool("stragglers"),
+                            {mlprof, "report", ranks / "rank0.pt.trace.json.gz", "--tool", "stragglers", "--jobs", "2"}});
+    const double pod = r[1].wall_s / r[0].wall_s, stragglers = r[2].wall_s / r[0].wall_s;
+    std::printf("ranks_64_time: 64 ranks of ns_resolution_trace, --jobs 2: read %.2f s (%.0f MB); pod viewer %.2f s, "
+                "%.2fx reading (target <= 1.2: %s); stragglers %.2f s, %.2fx reading (target <= 1.2: %s), peak RSS "
+                "%.0f MB, %.2fx one rank's %.0f MB, %s, %s\n",
+                r[0].wall_s, r[0].peak_mb, r[1].wall_s, pod, pod <= 1.2 ? "met" : "NOT met", r[2].wall_s, stragglers,
+                stragglers <= 1.2 ? "met" : "NOT met", r[2].peak_mb, r[2].peak_mb / r[3].peak_mb, r[3].peak_mb,
+                load().c_str(), machine().c_str());
     for (const Run& x : r) status |= !x.ok;
   }
   if (wanted("pod_viewer_64_ranks")) {
