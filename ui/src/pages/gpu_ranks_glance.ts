@@ -151,7 +151,7 @@ export function ranksGlance(tool: string, data: GpuTimelineData, run: string, wi
   const scale = Math.max(0, ...[...parts.values()].map((p) => (p ?? []).reduce((s, x) => s + x.us, 0)));
   const unit = tool === 'gpu_queue_length' ? formatCount : formatUs;
   const columns: Column<HostData>[] = [
-    { key: 'rank', title: 'Rank', value: (r) => r.host, link: (r) => traceLinkTo({ run, host: r.host }, {}) },
+    { key: 'rank', title: 'Rank', value: (r) => r.host, link: (r) => traceLinkTo({ run, host: r.file || r.host }, {}) },
     ...glance.columns,
     {
       key: 'bar',

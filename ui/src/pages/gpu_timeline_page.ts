@@ -74,7 +74,8 @@ interface QueueLength {
 export interface GpuTimelineData {
   scope: string;
   hosts: {
-    host: string;
+    host: string; // the rank's name ("rank 1", from the trace's distributedInfo), else its file's
+    file: string; // the file it came from: what the trace viewer opens a host by
     scope_note: string;
     window: string; // what the figures cover (the scope picked)
     gpu_time_breakdown?: Breakdown;
@@ -104,7 +105,7 @@ export const gpuTimelinePage: ToolPage = {
     for (const host of data.hosts) {
       const parts: HTMLElement[] = [];
       if (host.gpu_time_breakdown) parts.push(...breakdownPanels(host.gpu_time_breakdown));
-      const where = { run: ctx.run, host: host.host };
+      const where = { run: ctx.run, host: host.file || host.host };
       if (host.gpu_idle_time) parts.push(...idlePanels(host.gpu_idle_time, where));
       if (host.comm_compute_overlap) parts.push(overlapPanel(host.comm_compute_overlap, commScale, many));
       if (host.kernel_launch_stats) parts.push(...launchPanels(host.kernel_launch_stats, where));
