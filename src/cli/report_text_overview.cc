@@ -48,7 +48,7 @@ std::string render_text(const OverviewPage& page) {
     out += fmt::format("\nStep time ({}{})\n", steps_counted(page),
                        page.step_marker.empty() ? "" : ", " + step_source_words(page.step_marker));
     if (page.steps_left_out.total() > 0)
-      out += wrap_text(fmt::format("Of {} steps found, {}: left out.", page.steps_found,
+      out += wrap_text(fmt::format("Left out of the {} steps found: {}.", page.steps_found,
                                    steps_left_out_words(page.steps_left_out)),
                        width, "  ", "  ");
   }
