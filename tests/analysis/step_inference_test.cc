@@ -3,6 +3,7 @@
 // times are known: the profiles are written with them.
 #include <gtest/gtest.h>
 
+#include "analysis/input_pipeline_analyzer.h"
 #include "analysis/overview_page.h"
 #include "analysis/step_breakdown.h"
 #include "analysis/step_inference.h"
@@ -169,6 +170,10 @@ TEST(StepInference, FetchBetweenStepsIsTold) {
   EXPECT_TRUE(page.recommendations.front().starts_with(
       "80 % of the time is in enumerate(DataLoader), outside every step: fetch it inside"))
       << page.recommendations.front();
+  // The input tool says the same, first.
+  const InputPipelineAnalysis input = compute_input_pipeline_analysis(p, sa);
+  ASSERT_FALSE(input.recommendations.empty());
+  EXPECT_EQ(input.recommendations.front(), page.recommendations.front());
 }
 
 }  // namespace
