@@ -64,6 +64,12 @@ bool is_root_iterator(std::string_view long_name) {
   return is_iterator_name(long_name) && !contains(long_name.substr(kIteratorPrefix.size()), "::");
 }
 
+std::string_view root_iterator_of(std::string_view long_name) {
+  if (!is_iterator_name(long_name)) return {};
+  const size_t sep = long_name.find("::", kIteratorPrefix.size());
+  return sep == std::string_view::npos ? long_name : long_name.substr(0, sep);
+}
+
 bool is_async_iterator_type(std::string_view type) {
   static constexpr std::array<std::string_view, 10> kAsync = {
       "Prefetch", "ParallelMap", "ParallelMapV2", "ParallelInterleave", "ParallelInterleaveV2",

@@ -20,6 +20,9 @@ bool is_iterator_name(std::string_view name);
 std::string_view iterator_type(std::string_view long_name);   // "TFRecord"
 std::string_view iterator_parent(std::string_view long_name); // "Iterator::Batch::Map", or empty
 bool is_root_iterator(std::string_view long_name);             // "Iterator::Batch"
+// The pipeline's root iterator a long name lies under: "Iterator::Prefetch" for
+// "Iterator::Prefetch::Map::FileRead" (traced or not), itself for a root; empty for other names.
+std::string_view root_iterator_of(std::string_view long_name);
 bool is_async_iterator_type(std::string_view type);            // Prefetch, ParallelMap, ...
 bool is_source_iterator_type(std::string_view type);           // TFRecord, TextLine, FileRead, Generator, ...
 bool is_file_source_iterator_type(std::string_view type);      // the sources that read files

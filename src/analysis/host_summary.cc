@@ -54,6 +54,8 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p, unsig
     o.whole_profile = steps->whole_profile;
     o.step_marker = steps->grouping.root_kind;
     o.steps_found = steps->grouping.steps.size();
+    o.steps_left_out = steps->grouping.left_out;
+    o.fetch_outside = fetch_outside_steps(p, *steps);
     o.profiler_control_ps = steps->profiler_control_ps;
     for (const model::Host& host : p.hosts) {
       o.hosts.emplace_back(p.strings.view(host.name));
@@ -105,6 +107,8 @@ bool RunSummary::add(std::unique_ptr<ProfileSummary> part, std::string* error) {
   if (*tensorflow_op_names_ != part->tensorflow_op_names) ops_disagree_ = true;
   if (overview_.step_marker.empty()) overview_.step_marker = o.step_marker;
   overview_.steps_found += o.steps_found;
+  overview_.steps_left_out += o.steps_left_out;
+  overview_.fetch_outside += o.fetch_outside;
   overview_.profiler_control_ps += o.profiler_control_ps;
   const uint32_t host0 = uint32_t(overview_.hosts.size());
   // A file without steps has one pseudo step over its whole profile: read whole, the run has it

@@ -9,6 +9,7 @@
 #include "analysis/csv.h"
 #include "analysis/host_labels.h"
 #include "analysis/event_kinds.h"
+#include "analysis/fetch_outside_steps.h"
 #include "analysis/run_environment.h"
 #include "analysis/self_time.h"
 #include "analysis/units.h"
@@ -225,6 +226,9 @@ InputPipelineAnalysis compute_input_pipeline_analysis(const Profile& p, const St
                   framework == Framework::kPyTorchPython ? ", or load with a DataLoader" : "");
     out.recommendations.push_back(buf);
   }
+  // As the overview says it: a fetch between the steps is input the steps' figures miss.
+  if (auto advice = fetch_outside_steps_advice(fetch_outside_steps(p, sa), detect_framework(p)))
+    out.recommendations.insert(out.recommendations.begin(), std::move(*advice));
   return out;
 }
 

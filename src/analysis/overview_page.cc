@@ -12,6 +12,7 @@
 #include "analysis/memory_profile.h"
 #include "analysis/memory_profile_events.h"
 #include "analysis/self_time.h"
+#include "analysis/step_inference.h"
 #include "analysis/gpu_timeline/timeline_rules.h"
 #include "analysis/units.h"
 
@@ -31,7 +32,26 @@ std::string step_marker_words(std::string_view marker) {
   if (marker == "SessionRun") return "Session.run calls";
   if (marker == "FunctionRun") return "tf.function calls";
   if (marker == "RunGraph" || marker == "ExecutorState::Process") return "TensorFlow graph runs";
+  if (marker == kModuleRunSteps) return "the device's repeated module runs";
+  if (marker == kJitCallSteps) return "the program's repeated jit calls";
+  if (marker == kDataLoaderFetchSteps) return "the loop's repeated DataLoader fetches";
   return std::string(marker);
+}
+
+std::string step_source_words(std::string_view marker) {
+  const bool inferred = marker == kModuleRunSteps || marker == kJitCallSteps || marker == kDataLoaderFetchSteps;
+  return (inferred ? "found from " : "marked by ") + step_marker_words(marker);
+}
+
+std::string steps_left_out_words(const StepsLeftOut& left_out) {
+  std::string out;
+  auto add = [&](size_t count, std::string_view one, std::string_view many) {
+    if (count > 0) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", count, count == 1 ? one : many);
+  };
+  add(left_out.cut_at_start, "began before the capture started", "began before the capture started");
+  add(left_out.cut_at_end, "was cut by the capture's stop", "were cut by the capture's stop");
+  add(left_out.without_device_work, "ran no device work", "ran no device work");
+  return out;
 }
 
 namespace {
@@ -212,6 +232,8 @@ OverviewPage compute_overview_page(const model::Profile& p, const StepAnalysis& 
   parts.whole_profile = sa.whole_profile;
   parts.step_marker = sa.grouping.root_kind;
   parts.steps_found = sa.grouping.steps.size();
+  parts.steps_left_out = sa.grouping.left_out;
+  parts.fetch_outside = fetch_outside_steps(p, sa);
   parts.profiler_control_ps = sa.profiler_control_ps;
   for (const model::Host& host : p.hosts) {
     parts.hosts.emplace_back(p.strings.view(host.name));
@@ -261,6 +283,7 @@ OverviewPage compose_overview_page(const OverviewParts& parts) {
   page.whole_profile = parts.whole_profile;
   page.step_marker = parts.step_marker;
   page.steps_found = parts.steps_found;
+  page.steps_left_out = parts.steps_left_out;
   page.profiler_control_ps = parts.profiler_control_ps;
   page.environment = parts.environment;
 
@@ -317,6 +340,9 @@ OverviewPage compose_overview_page(const OverviewParts& parts) {
   page.top_ops = parts.top_ops;
   page.top_ops_on_device = parts.top_ops_on_device;
   recommend(page, parts.slowest_pipeline);
+  // First: where the fetch lies outside the steps, the breakdown above misses the wait.
+  if (auto advice = fetch_outside_steps_advice(parts.fetch_outside, page.environment.framework))
+    page.recommendations.insert(page.recommendations.begin(), std::move(*advice));
   for (const MemoryPressure& m : parts.memory) page.recommendations.push_back(memory_sentence(m));
   for (const TimelineAdvice& a : parts.timeline) page.recommendations.push_back(a.text);
   return page;
@@ -374,8 +400,11 @@ nlohmann::json to_json(const OverviewPage& page) {
                    {"hosts_with_steps", page.hosts_with_steps()},
                    {"steps_found", page.steps_found}, {"step_marker", page.step_marker},
                    {"step_marker_words", step_marker_words(page.step_marker)},
-                   {"steps_left_out", page.steps_found > page.steps.size() ? nlohmann::json(kStepsLeftOutWords)
-                                                                          : nlohmann::json(nullptr)},
+                   {"step_source", page.step_marker.empty() ? nlohmann::json(nullptr)
+                                                            : nlohmann::json(step_source_words(page.step_marker))},
+                   {"steps_left_out", page.steps_left_out.total() > 0
+                                          ? nlohmann::json(steps_left_out_words(page.steps_left_out))
+                                          : nlohmann::json(nullptr)},
                    {"profiler_start_stop_ms", ms(page.profiler_control_ps)},
                    {"window", page.whole_profile ? "the whole profile, as one step" : "a step (average over the analysed steps)"},
                    {"whole_profile_as_one_step", page.whole_profile}}},

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/device_work.h"
+#include "analysis/fetch_outside_steps.h"
 #include "analysis/framework_op_stats.h"
 #include "analysis/input_bound.h"
 #include "analysis/rank_step_table.h"
@@ -53,7 +54,8 @@ struct OverviewPage {
   std::vector<std::string> recommendations;
   bool whole_profile = false;  // no step selected (no markers, or none with device work): one pseudo step
   std::string step_marker;     // what marked the steps ("_r", "FunctionRun", ...)
-  size_t steps_found = 0;      // before dropping partial steps
+  size_t steps_found = 0;      // before leaving any out
+  StepsLeftOut steps_left_out;
   int64_t profiler_control_ps = 0;  // the profiler's own start and stop, left out of every step
   size_t hosts_with_steps() const;  // the hosts the steps were measured on
 };
@@ -62,10 +64,12 @@ struct OverviewPage {
 // "Session.run calls", "the program's step annotations"; a step source that is a sentence
 // already (mlprof's step inference) comes back as it is.
 std::string step_marker_words(std::string_view marker);
-// Which steps found are left out of the analysis (step_grouping.cc's rule), in words.
-inline constexpr std::string_view kStepsLeftOutWords =
-    "steps that ran no device work and, of more than five, the first and the last (which the capture "
-    "usually cuts) are left out";
+// Where the steps came from, as a phrase: "marked by torch.profiler's step()", "found from the
+// device's repeated module runs".
+std::string step_source_words(std::string_view marker);
+// Why steps found are left out of the analysis (step_grouping.h's StepsLeftOut), in words:
+// "1 was cut by the capture's stop, 2 ran no device work"; empty when none is.
+std::string steps_left_out_words(const StepsLeftOut& left_out);
 
 // From analyses already computed (the CLI and benchmarks compute each once).
 OverviewPage compute_overview_page(const model::Profile& profile, const StepAnalysis& steps,
@@ -99,6 +103,8 @@ struct OverviewParts {
   bool whole_profile = false;
   std::string step_marker;
   size_t steps_found = 0;
+  StepsLeftOut steps_left_out;
+  FetchOutsideSteps fetch_outside;  // batches fetched between the steps
   int64_t profiler_control_ps = 0;
   std::vector<std::string> hosts;    // names, in the run's order
   std::vector<int64_t> host_ranks;   // their recorded ranks (-1: none), to label them (host_labels.h)

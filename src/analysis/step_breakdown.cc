@@ -194,10 +194,11 @@ StepAnalysis analyze_steps(const Profile& p, StepGrouping grouping) {
   }
   out.whole_profile = out.steps.empty();
   out.profiler_control_ps = classifier.profiler_control().control_ps;
-  // A step marker that was not selected spans time, not work: it is no activity of the pseudo step.
+  // A step marker spans time, not work: it is no activity, of its step or of the pseudo step.
+  // An inferred step's root (a module run, a fetch) is work.
   auto is_step_marker = [&](EventIndex e) {
     const int32_t group = g.group_of[e];
-    return group != kNoGroup && g.steps[size_t(group)].root == e;
+    return group != kNoGroup && g.steps[size_t(group)].root == e && !g.steps[size_t(group)].root_is_work;
   };
   if (out.whole_profile) {
     int64_t begin = std::numeric_limits<int64_t>::max(), end = std::numeric_limits<int64_t>::min();
@@ -253,8 +254,7 @@ StepAnalysis analyze_steps(const Profile& p, StepGrouping grouping) {
     if (g.steps[i].root != kNone) root_line[i] = p.line_index(g.steps[i].root);
   for (EventIndex e = 0; e < n; ++e) {
     if (!out.whole_profile && g.group_of[e] == kNoGroup) continue;
-    const EventIndex root = out.whole_profile ? kNone : g.steps[size_t(g.group_of[e])].root;
-    if (e == root || is_step_marker(e)) continue;  // a marker spans a step; it is not an activity
+    if (is_step_marker(e)) continue;  // a marker spans a step; it is not an activity
     activity[e] = classifier.classify(e, out.whole_profile ? kNone : root_line[size_t(g.group_of[e])]);
     if (kept(e)) for_each_slot(e, [&](uint32_t slot) { ++count[size_t(slot) + 1]; });
   }

@@ -1,11 +1,13 @@
 #include "analysis/step_grouping.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <tuple>
 #include <unordered_map>
 
 #include "analysis/event_kinds.h"
 #include "analysis/sort_runs.h"
+#include "analysis/step_inference.h"
 #include "format/xspace_schema.h"
 
 namespace mlprof::analysis {
@@ -123,8 +125,16 @@ std::vector<EventIndex> find_host_roots(const Profile& p, uint32_t host, std::ve
   return roots;
 }
 
-// Every host's roots; `kind` is what marked the steps of the first host that has any.
-std::vector<EventIndex> find_roots(const Profile& p, const Links& links, std::string* kind) {
+// An inferred step's end and whether the capture cut it, by its root.
+struct InferredEnd {
+  int64_t end_ps = 0;
+  bool incomplete = false;
+};
+using InferredEnds = std::unordered_map<EventIndex, InferredEnd>;
+
+// Every host's roots; `kind` is what marked the steps of the first host that has any. A host
+// without step markers gets the steps inferred from its repeated work (step_inference.h).
+std::vector<EventIndex> find_roots(const Profile& p, const Links& links, std::string* kind, InferredEnds* inferred) {
   std::vector<int> rank_of_name(p.names.size());
   for (size_t n = 0; n < p.names.size(); ++n) rank_of_name[n] = implicit_root_rank(p.strings.view(p.names[n].name));
   std::vector<std::vector<EventIndex>> explicit_of_host(p.hosts.size());
@@ -132,8 +142,15 @@ std::vector<EventIndex> find_roots(const Profile& p, const Links& links, std::st
   std::vector<EventIndex> roots;
   for (uint32_t host = 0; host < p.hosts.size(); ++host) {
     std::string host_kind;
-    const std::vector<EventIndex> of_host =
+    std::vector<EventIndex> of_host =
         find_host_roots(p, host, std::move(explicit_of_host[host]), rank_of_name, &host_kind);
+    if (of_host.empty()) {
+      InferredSteps found = infer_steps(p, host);
+      for (size_t i = 0; i < found.roots.size(); ++i)
+        (*inferred)[found.roots[i]] = {found.end_ps[i], found.last_incomplete && i + 1 == found.roots.size()};
+      of_host = std::move(found.roots);
+      host_kind = std::move(found.kind);
+    }
     if (kind->empty()) *kind = std::move(host_kind);
     roots.insert(roots.end(), of_host.begin(), of_host.end());
   }
@@ -316,6 +333,70 @@ void set_step_windows(const Profile& p, const std::vector<uint8_t>& name_has_key
   }
 }
 
+// Inferred steps have no marker around their work: the top-level events of their host (its
+// threads and its devices' work) join the step whose span holds their start, and their
+// children follow them.
+void join_inferred_by_time(const Profile& p, const std::vector<uint8_t>& device_work_line, StepGrouping& g) {
+  std::vector<std::vector<const Step*>> of_host(p.hosts.size());
+  for (const Step& s : g.steps)
+    if (s.root_is_work) of_host[s.host].push_back(&s);
+  for (uint32_t l = 0; l < p.lines.size(); ++l) {
+    const model::Line& line = p.lines[l];
+    const model::Plane& plane = p.planes[line.plane];
+    const auto& steps = of_host[plane.host];
+    if (steps.empty() || (plane.kind != PlaneKind::kHostThreads && !device_work_line[l])) continue;
+    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+      if (g.group_of[e] != kNoGroup || p.events.parent[e] != kNone) continue;
+      auto it = std::upper_bound(steps.begin(), steps.end(), p.start_ps(e),
+                                 [](int64_t t, const Step* s) { return t < s->host_begin_ps; });
+      if (it == steps.begin()) continue;
+      const Step* s = *(it - 1);
+      if (p.start_ps(e) < s->host_end_ps) g.group_of[e] = int32_t(s->group);
+    }
+  }
+}
+
+// The capture's window on a host where its files record it (an XSpace's Task Environment
+// plane: profile_start_time and profile_stop_time, ns since the epoch); else unbounded.
+std::pair<int64_t, int64_t> capture_window(const Profile& p, uint32_t host) {
+  const model::Host& h = p.hosts[host];
+  for (uint32_t pl = h.first_plane; pl < h.first_plane + h.num_planes; ++pl) {
+    const model::Plane& plane = p.planes[pl];
+    if (plane.kind != PlaneKind::kTaskEnvironment) continue;
+    int64_t start_ns = 0, stop_ns = 0;
+    for (uint32_t i = plane.stats.first; i < plane.stats.first + plane.stats.count; ++i) {
+      const StringId key = p.metadata_stats.key(i);
+      if (key == model::kProfileStartTime) start_ns = p.metadata_stats.value(i).as_int();
+      if (key == model::kProfileStopTime) stop_ns = p.metadata_stats.value(i).as_int();
+    }
+    // Far from the events (another clock), picoseconds would overflow: no window then.
+    constexpr int64_t kFarNs = INT64_MAX / 1000 / 2;
+    if (start_ns > 0 && stop_ns > start_ns && std::abs(start_ns - p.origin_ns) < kFarNs &&
+        std::abs(stop_ns - p.origin_ns) < kFarNs)
+      return {(start_ns - p.origin_ns) * 1000, (stop_ns - p.origin_ns) * 1000};
+  }
+  return {INT64_MIN, INT64_MAX};
+}
+
+// Which steps count (§5.1): all but those the capture cut (its start or stop falls inside them)
+// and, on a host with device work, those that ran none. A step wholly outside the window is
+// timed on another clock than the window (TPU hosts' devices): the window says nothing of it.
+void select_steps(const Profile& p, const std::vector<uint8_t>& host_has_device_work, const InferredEnds& inferred,
+                  StepGrouping& g) {
+  std::vector<std::pair<int64_t, int64_t>> window(p.hosts.size());
+  for (uint32_t h = 0; h < p.hosts.size(); ++h) window[h] = capture_window(p, h);
+  for (const Step& s : g.steps) {
+    const auto [begin, end] = window[s.host];
+    const auto it = inferred.find(s.root);
+    const int64_t step_end = std::max(s.host_end_ps, s.end_ps);
+    if (s.host_begin_ps < begin && step_end > begin) ++g.left_out.cut_at_start;
+    else if ((s.host_begin_ps < end && step_end > end) || (it != inferred.end() && it->second.incomplete))
+      ++g.left_out.cut_at_end;
+    else if (host_has_device_work[s.host] && s.device_kernels == 0) ++g.left_out.without_device_work;
+    else g.selected.push_back(s.group);
+  }
+}
+
 }  // namespace
 
 StepGrouping group_steps(const Profile& p) {
@@ -329,7 +410,8 @@ StepGrouping group_steps(const Profile& p) {
   }
   const std::vector<uint8_t> name_has_keys = names_with_link_keys(p);
   const Links links = collect_links(p, name_has_keys);
-  std::vector<EventIndex> roots = find_roots(p, links, &g.root_kind);
+  InferredEnds inferred;
+  std::vector<EventIndex> roots = find_roots(p, links, &g.root_kind, &inferred);
   std::sort(roots.begin(), roots.end(), [&](EventIndex a, EventIndex b) {
     const uint32_t ha = p.plane_of(a).host, hb = p.plane_of(b).host;
     if (ha != hb) return ha < hb;
@@ -350,6 +432,7 @@ StepGrouping group_steps(const Profile& p) {
     s.host = p.plane_of(root).host;
     s.host_begin_ps = p.start_ps(root);
     s.host_end_ps = p.end_ps(root);
+    if (auto it = inferred.find(root); it != inferred.end()) s.root_is_work = true, s.host_end_ps = it->second.end_ps;
     const int64_t rank = g.steps.empty() || g.steps.back().host != s.host ? 0 : rank_in_host.back() + 1;
     rank_in_host.push_back(rank);
     s.step_num = step_number(p, root, rank);
@@ -358,6 +441,7 @@ StepGrouping group_steps(const Profile& p) {
   }
 
   // Nesting and producer/consumer chains until nothing changes, then launches to devices.
+  if (!inferred.empty()) join_inferred_by_time(p, g.device_work_line, g);
   inherit_from_parents(p, g.group_of);
   for (int round = 0; round < 8 && link_consumers(p, links, g.group_of); ++round) inherit_from_parents(p, g.group_of);
   if (link_correlations(p, name_has_keys, g.device_work_line, g.group_of)) inherit_from_parents(p, g.group_of);
@@ -378,19 +462,7 @@ StepGrouping group_steps(const Profile& p) {
   }
   set_step_windows(p, name_has_keys, g);
 
-  // Per host: with device work on the host, a step that ran no kernel is not a training step
-  // (a small tf.function, a data function, a copy); with more than five steps, the first and the last
-  // are usually partial.
-  for (size_t begin = 0; begin < g.steps.size();) {
-    size_t end = begin;
-    while (end < g.steps.size() && g.steps[end].host == g.steps[begin].host) ++end;
-    std::vector<uint32_t> kept;
-    for (size_t i = begin; i < end; ++i)
-      if (!host_has_device_work[g.steps[i].host] || g.steps[i].device_kernels > 0) kept.push_back(uint32_t(i));
-    if (kept.size() > 5) kept = std::vector<uint32_t>(kept.begin() + 1, kept.end() - 1);
-    g.selected.insert(g.selected.end(), kept.begin(), kept.end());
-    begin = end;
-  }
+  select_steps(p, host_has_device_work, inferred, g);
   return g;
 }
 

@@ -27,16 +27,35 @@ struct Step {
   // of one host never overlap.
   int64_t begin_ps = 0, end_ps = 0;
   uint32_t device_kernels = 0;        // device events of the step that compute (not copies)
+  // An inferred step's root (a module run, a DataLoader fetch: step_inference.h) is work of the
+  // step; a marker's (ProfilerStep#N, _r, FunctionRun) only spans it.
+  bool root_is_work = false;
 
   bool has_device_work() const { return device_begin_ps <= device_end_ps; }
   int64_t duration_ps() const { return end_ps - begin_ps; }
 };
 
+// Why steps found are not analysed (§5.1): a step the capture cut (its root began before the
+// capture started, or it ran past the capture's stop), or a step that ran no device work on a
+// host that has device work (a marker around no work: a small function, another process's
+// ProfilerStep#N).
+struct StepsLeftOut {
+  size_t cut_at_start = 0, cut_at_end = 0, without_device_work = 0;
+  size_t total() const { return cut_at_start + cut_at_end + without_device_work; }
+  StepsLeftOut& operator+=(const StepsLeftOut& o) {
+    cut_at_start += o.cut_at_start, cut_at_end += o.cut_at_end, without_device_work += o.without_device_work;
+    return *this;
+  }
+};
+
 struct StepGrouping {
   std::vector<int32_t> group_of;   // per event: its step's group, or kNoGroup
   std::vector<Step> steps;         // every group, indexed by group id, by host then start
-  std::vector<uint32_t> selected;  // the groups that count as steps (partial and empty ones dropped)
-  std::string root_kind;           // "_r", or the name of TensorFlow's/PyTorch's implicit root
+  std::vector<uint32_t> selected;  // the groups that count as steps (those left out: left_out)
+  StepsLeftOut left_out;
+  // "_r", the name of TensorFlow's/PyTorch's implicit root, or how steps were inferred
+  // (step_inference.h: kModuleRunSteps, kDataLoaderFetchSteps)
+  std::string root_kind;
   std::vector<uint8_t> device_work_line;  // per line: holds device work (streams, else XLA/TF ops)
   bool has_device_work = false;    // the profile has device work at all
 };

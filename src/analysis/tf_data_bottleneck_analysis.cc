@@ -18,8 +18,9 @@ using model::PlaneKind;
 using model::Profile;
 using model::StringId;
 
-// Executions of each iterator (by long name) on one host, sorted by start.
-using Executions = std::unordered_map<StringId, std::vector<TimeInterval>>;
+// Executions of each iterator (by long name, a view into the profile's strings) on one host,
+// sorted by start.
+using Executions = std::unordered_map<std::string_view, std::vector<TimeInterval>>;
 
 std::vector<Executions> collect_executions(const Profile& p) {
   std::vector<Executions> by_host(p.hosts.size());
@@ -29,7 +30,7 @@ std::vector<Executions> collect_executions(const Profile& p) {
     const auto& plane = p.planes[line.plane];
     if (plane.kind != PlaneKind::kHostThreads) continue;
     for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e)
-      if (iterator_name[p.events.name[e]]) by_host[plane.host][p.name_id(e)].push_back({p.start_ps(e), p.end_ps(e)});
+      if (iterator_name[p.events.name[e]]) by_host[plane.host][p.name(e)].push_back({p.start_ps(e), p.end_ps(e)});
   }
   for (auto& host : by_host)
     for (auto& [name, list] : host) std::sort(list.begin(), list.end());
@@ -74,11 +75,11 @@ std::string suggestion_for(const IteratorNode& node, const std::string& kind) {
                "cache its input.";
 }
 
-InputPipeline analyze_pipeline(const Profile& p, uint32_t host, const Executions& executions, StringId root) {
+InputPipeline analyze_pipeline(const Profile& p, uint32_t host, const Executions& executions, std::string_view root) {
   InputPipeline pl;
   pl.host = host;
   pl.host_name = std::string(p.strings.view(p.hosts[host].name));
-  pl.name = std::string(p.strings.view(root));
+  pl.name = std::string(root);
   const auto& root_exec = executions.at(root);
   pl.calls = root_exec.size();
   pl.min_ps = root_exec.empty() ? 0 : INT64_MAX;
@@ -115,14 +116,12 @@ InputPipeline analyze_pipeline(const Profile& p, uint32_t host, const Executions
   };
   node_for(pl.name);
   const std::string prefix = pl.name + "::";
-  std::vector<std::pair<std::string, StringId>> members;
-  for (const auto& [name, list] : executions) {
-    const std::string_view n = p.strings.view(name);
-    if (n.starts_with(prefix)) members.emplace_back(std::string(n), name);
-  }
+  std::vector<std::pair<std::string, std::string_view>> members;
+  for (const auto& [name, list] : executions)
+    if (name.starts_with(prefix)) members.emplace_back(std::string(name), name);
   std::sort(members.begin(), members.end());
   for (const auto& [text, id] : members) node_for(text);
-  std::vector<StringId> name_of_node(pl.nodes.size(), model::kNoString);
+  std::vector<std::string_view> name_of_node(pl.nodes.size());  // empty: a stage not traced
   name_of_node[0] = root;
   for (const auto& [text, id] : members) name_of_node[size_t(index[text])] = id;
 
@@ -136,8 +135,8 @@ InputPipeline analyze_pipeline(const Profile& p, uint32_t host, const Executions
     std::vector<TimeInterval> children_busy;
     for (int c : pl.nodes[size_t(node)].children) {
       IteratorNode& child = pl.nodes[size_t(c)];
-      const StringId child_name = name_of_node[size_t(c)];
-      if (child_name == model::kNoString) {
+      const std::string_view child_name = name_of_node[size_t(c)];
+      if (child_name.empty()) {
         windows[size_t(c)] = w;
       } else {
         std::vector<TimeInterval> clipped;
@@ -160,7 +159,7 @@ InputPipeline analyze_pipeline(const Profile& p, uint32_t host, const Executions
     }
     const auto children_union = merged(std::move(children_busy));
     IteratorNode& n = pl.nodes[size_t(node)];
-    if (node != 0 && name_of_node[size_t(node)] == model::kNoString) {
+    if (node != 0 && name_of_node[size_t(node)].empty()) {
       n.total_ps = 0;
       for (const auto& iv : children_union) n.total_ps += iv.second - iv.first;
       n.self_ps = 0;
@@ -204,15 +203,33 @@ TfDataBottleneckAnalysis compute_tf_data_bottleneck_analysis(const Profile& p) {
   return compute_tf_data_bottleneck_analysis(p, analyze_steps(p));
 }
 
+namespace {
+
+// A pipeline whose root iterator is not traced itself (a synchronous stage on the step's
+// thread: `Iterator::Prefetch::Map::FileRead` alone) is still a pipeline: its root's calls are
+// the spans of its traced stages, merged.
+void add_untraced_roots(Executions& executions) {
+  Executions untraced;  // keys view the stages' own names, which outlive the analysis
+  for (const auto& [name, list] : executions) {
+    const std::string_view root = root_iterator_of(name);
+    if (root.empty() || executions.count(root)) continue;
+    auto& spans = untraced[root];
+    spans.insert(spans.end(), list.begin(), list.end());
+  }
+  for (auto& [root, spans] : untraced) executions[root] = merged(std::move(spans));
+}
+}  // namespace
+
 std::vector<InputPipeline> find_input_pipelines(const Profile& p) {
   TfDataBottleneckAnalysis out;
-  const std::vector<Executions> by_host = collect_executions(p);
+  std::vector<Executions> by_host = collect_executions(p);
   for (uint32_t h = 0; h < by_host.size(); ++h) {
-    std::vector<std::pair<std::string_view, StringId>> roots;
+    add_untraced_roots(by_host[h]);
+    std::vector<std::string_view> roots;
     for (const auto& [name, list] : by_host[h])
-      if (is_root_iterator(p.strings.view(name))) roots.emplace_back(p.strings.view(name), name);
+      if (is_root_iterator(name)) roots.push_back(name);
     std::sort(roots.begin(), roots.end());
-    for (const auto& [text, root] : roots) out.pipelines.push_back(analyze_pipeline(p, h, by_host[h], root));
+    for (const std::string_view root : roots) out.pipelines.push_back(analyze_pipeline(p, h, by_host[h], root));
   }
   std::stable_sort(out.pipelines.begin(), out.pipelines.end(),
                    [](const InputPipeline& a, const InputPipeline& b) { return a.max_ps > b.max_ps; });

@@ -46,9 +46,11 @@ std::string render_text(const OverviewPage& page) {
                                                            page.steps_found, step_marker_words(page.step_marker)));
   else {
     out += fmt::format("\nStep time ({}{})\n", steps_counted(page),
-                       page.step_marker.empty() ? "" : ", marked by " + step_marker_words(page.step_marker));
-    if (page.steps_found > page.steps.size())
-      out += wrap_text(fmt::format("{} found: {}.", page.steps_found, kStepsLeftOutWords), width, "  ", "  ");
+                       page.step_marker.empty() ? "" : ", " + step_source_words(page.step_marker));
+    if (page.steps_left_out.total() > 0)
+      out += wrap_text(fmt::format("Left out of the {} steps found: {}.", page.steps_found,
+                                   steps_left_out_words(page.steps_left_out)),
+                       width, "  ", "  ");
   }
   if (page.profiler_control_ps > 0)
     out += fmt::format("  (the profiler's own start and stop, {}, are in no step)\n",

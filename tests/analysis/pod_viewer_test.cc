@@ -38,9 +38,9 @@ TEST(PodViewer, NamesTheSlowestWorkerAndEachWorkersBottleneck) {
   for (const auto& w : pod.workers) (w.host == "straggler" ? straggler : healthy) = &w;
   ASSERT_TRUE(straggler && healthy);
 
-  // 12 steps each; the first and the last are left out as partial.
-  EXPECT_EQ(straggler->steps.size(), 10u);
-  EXPECT_EQ(healthy->steps.size(), 10u);
+  // 12 steps each, all analysed (none was cut by the capture).
+  EXPECT_EQ(straggler->steps.size(), 12u);
+  EXPECT_EQ(healthy->steps.size(), 12u);
   EXPECT_NEAR(straggler->step_time_ms.avg, 120, 0.01);
   EXPECT_NEAR(healthy->step_time_ms.avg, 50, 0.01);
   EXPECT_EQ(straggler->bottleneck, Category::kInput);
@@ -53,7 +53,7 @@ TEST(PodViewer, NamesTheSlowestWorkerAndEachWorkersBottleneck) {
   EXPECT_NEAR(pod.slowest_vs_fastest_pct, 140, 0.01);
 
   // Steps line up by number, each with both workers, the straggler slowest in every one.
-  ASSERT_EQ(pod.steps.size(), 10u);
+  ASSERT_EQ(pod.steps.size(), 12u);
   for (const PodStep& step : pod.steps) {
     EXPECT_EQ(step.shares.size(), 2u);
     EXPECT_EQ(pod.workers[step.slowest_worker].host, "straggler");
@@ -73,13 +73,13 @@ TEST(PodViewer, JsonAndCsvKeepTheKeysTheUiReads) {
       EXPECT_TRUE(w.contains(key)) << key;
     EXPECT_EQ(w["is_slowest"], w["host"] == "straggler");
   }
-  ASSERT_EQ(j["steps"].size(), 10u);
+  ASSERT_EQ(j["steps"].size(), 12u);
   EXPECT_EQ(j["steps"][0]["workers"].size(), 2u);
   EXPECT_TRUE(j["steps"][0]["workers"][0]["breakdown_ms"].contains("input"));
 
   const std::string csv = to_csv(pod);
   EXPECT_EQ(csv.rfind("host,step,start_ms,total_ms,input_ms,", 0), 0u) << csv.substr(0, 80);
-  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 21);  // header and 10 steps per worker
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 25);  // header and 12 steps per worker
 }
 
 // CSV times keep every digit: a step three hours into a run starts at 10,800,000.123 ms, which

@@ -59,8 +59,8 @@ TEST(ProfileDiff, AddedAndRemovedOps) {
   for (const auto& op : d.ops) EXPECT_EQ(op.status, op.name == "new_op" ? "added" : "removed");
 }
 
-// Seven 100 ms steps ("train" roots, steps 0 to 6), of which §5.1 analyses the middle five;
-// "work" runs `work_ms` in each of those, and "instant" for no time in step 3.
+// Seven 100 ms steps ("train" roots, steps 0 to 6), all analysed (§5.1: none was cut by the
+// capture); "work" runs `work_ms` in the middle five, and "instant" for no time in step 3.
 model::Profile seven_steps(double work_ms) {
   tensorflow::profiler::XSpace space;
   auto host = add_plane(&space, 1, "/host:CPU");
@@ -74,17 +74,17 @@ model::Profile seven_steps(double work_ms) {
   return import_space(space);
 }
 
-// Per step means per analysed step: 10 and 20 ms by construction, not 50 and 100 ms over the 7
-// steps found.
+// Per step means per analysed step: 50 and 100 ms of work over the 7 steps compared, not per
+// step that ran it (10 and 20 ms).
 TEST(ProfileDiff, OpTimePerStepIsOverTheComparedSteps) {
   const ProfileDiff d = diff_of(seven_steps(10), seven_steps(20));
   EXPECT_EQ(d.steps_compared, StepsCompared::kSameSteps);
-  EXPECT_EQ(d.a_compared, 5u);
+  EXPECT_EQ(d.a_compared, 7u);
   ASSERT_FALSE(d.ops.empty());
   EXPECT_EQ(d.ops[0].name, "work");
   EXPECT_EQ(d.ops[0].status, "slower");
-  EXPECT_NEAR(d.ops[0].a_ms, 10.0, 1e-9);
-  EXPECT_NEAR(d.ops[0].b_ms, 20.0, 1e-9);
+  EXPECT_NEAR(d.ops[0].a_ms, 50.0 / 7, 1e-9);
+  EXPECT_NEAR(d.ops[0].b_ms, 100.0 / 7, 1e-9);
 }
 
 // An op that ran in both runs, in no time, is neither added nor a change.

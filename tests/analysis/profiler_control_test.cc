@@ -62,8 +62,9 @@ TEST(ProfilerControl, WholeProfileStepIsBetweenStartAndStop) {
 }
 
 // wild/tracelens/xplane/*jax_conv_minimal_legacy*: JAX's start_trace (1.633 s) and stop_trace
-// (6.304 s), as the trace's own events time them, were 99.7 % of the whole-profile step; the
-// program's work between them (its 25 kernels run within 16 ms) takes tens of milliseconds.
+// (6.304 s), as the trace's own events time them, were 99.7 % of the whole-profile step. The
+// program marks no steps: its ten jit calls of forward_3d_conv (PjitFunction) are its steps, of
+// a few milliseconds each (its 25 kernels run within 16 ms), the last one cut by the capture.
 TEST(ProfilerControl, JaxMi300xProfileHasNoEightSecondStep) {
   const fs::path dir = fs::path(MLPROF_TESTDATA) / "wild/tracelens/xplane";
   const fs::path file = testdata_file_named(dir, "jax_conv_minimal_legacy");
@@ -72,10 +73,16 @@ TEST(ProfilerControl, JaxMi300xProfileHasNoEightSecondStep) {
   model::LoadError error;
   ASSERT_TRUE(model::load_profile({file.string(), "", ""}, &p, &error)) << error.problem;
   const StepAnalysis sa = analyze_steps(p);
-  ASSERT_EQ(sa.steps.size(), 1u);
+  EXPECT_EQ(sa.grouping.root_kind, "jit calls");
+  EXPECT_EQ(sa.grouping.steps.size(), 10u);
+  ASSERT_EQ(sa.steps.size(), 9u);
   EXPECT_NEAR(double(sa.profiler_control_ps) / 1e12, 1.633 + 6.304, 0.002);
-  EXPECT_LT(double(sa.steps[0].duration_ps) / 1e9, 50.0);
-  EXPECT_GT(double(sa.steps[0].duration_ps) / 1e9, 16.0);
+  int64_t total_ps = 0;
+  for (const StepBreakdown& s : sa.steps) {
+    EXPECT_LT(double(s.duration_ps) / 1e9, 16.0);
+    total_ps += s.duration_ps;
+  }
+  EXPECT_LT(double(total_ps) / 1e9, 50.0);  // the program's work, without the profiler's 7.9 s
 }
 
 }  // namespace

@@ -26,12 +26,12 @@ struct MeasuredSteps {
   using Clock = std::chrono::steady_clock;
   std::vector<double> input_ms, step_ms;
   static double since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
-  // Over the steps the analysis keeps: all but the first and the last.
+  // Over the steps the analysis keeps: all of them (the capture cut none).
   double input_pct() const { return 100 * sum(input_ms) / sum(step_ms); }
-  double avg_step_ms() const { return sum(step_ms) / double(step_ms.size() - 2); }
+  double avg_step_ms() const { return sum(step_ms) / double(step_ms.size()); }
   static double sum(const std::vector<double>& v) {
     double total = 0;
-    for (size_t i = 1; i + 1 < v.size(); ++i) total += v[i];
+    for (double x : v) total += x;
     return total;
   }
 };
@@ -99,7 +99,7 @@ TEST(SdkEndToEnd, SleepingInputIsThirtyPercentAndHighlyInputBound) {
   ASSERT_TRUE(model::load_profile({dir.path(), "", ""}, &profile, &error)) << error.path << ": " << error.problem;
   const OverviewPage page = compute_overview_page(profile);
   EXPECT_EQ(page.step_marker, "_r");
-  EXPECT_EQ(page.steps.size(), 8u);  // ten steps, the first and last dropped
+  EXPECT_EQ(page.steps.size(), 10u);  // ten steps, all inside the capture
   EXPECT_NEAR(page.step_time_ms.avg, measured.avg_step_ms(), 2.0);  // about 100 ms
   EXPECT_NEAR(page.input_bound.input_pct, measured.input_pct(), 2.0);  // about 30 %
   EXPECT_EQ(verdict_name(page.input_bound.verdict), "HIGHLY");
@@ -132,9 +132,20 @@ TEST(SdkEndToEnd, ASynchronousLoaderWithANestedNameIsInput) {
   model::LoadError error;
   ASSERT_TRUE(model::load_profile({dir.path(), "", ""}, &profile, &error)) << error.path << ": " << error.problem;
   const OverviewPage page = compute_overview_page(profile);
-  EXPECT_EQ(page.steps.size(), 8u);
+  EXPECT_EQ(page.steps.size(), 10u);
   EXPECT_NEAR(page.input_bound.input_pct, measured.input_pct(), 2.0);  // about 30 %
   EXPECT_EQ(verdict_name(page.input_bound.verdict), "HIGHLY");
+
+  // The input tool reads the same pipeline as the overview (it found none before): the
+  // untraced root Iterator::Prefetch, its stage FileRead the bottleneck, 30 ms a call.
+  const TfDataBottleneckAnalysis tf_data = compute_tf_data_bottleneck_analysis(profile);
+  ASSERT_EQ(tf_data.pipelines.size(), 1u);
+  const InputPipeline& pl = tf_data.pipelines.front();
+  EXPECT_EQ(pl.name, "Iterator::Prefetch");
+  EXPECT_EQ(pl.calls, 10u);
+  EXPECT_GE(double(pl.max_ps) / 1e9, 30.0);
+  ASSERT_GE(pl.bottleneck, 0);
+  EXPECT_EQ(pl.nodes[size_t(pl.bottleneck)].long_name, "Iterator::Prefetch::Map::FileRead");
 }
 
 // The same loader on a thread of its own, with a step that never waits for it: the bottleneck
