@@ -55,6 +55,7 @@ export interface OverviewData {
     steps_found: number;
     step_marker: string;
     step_marker_words: string; // what marked the steps, in words
+    step_source: string | null; // "marked by ..." or, for steps found without markers, "found from ..."
     steps_left_out: string | null; // which of the steps found are left out, in words
     whole_profile_as_one_step: boolean;
     window: string; // what the summary covers: a step on average, or the whole profile
@@ -91,7 +92,7 @@ function stepsLine(s: OverviewData['summary']): string {
   if (s.whole_profile_as_one_step) return 'No step markers: the whole profile counts as one step.';
   const dropped = s.steps_found - s.step_count;
   const leftOut = dropped > 0 && s.steps_left_out ? ` (of ${formatCount(s.steps_found)} found: ${s.steps_left_out})` : '';
-  return `${formatCount(s.step_count)} steps${leftOut}, marked by ${s.step_marker_words}`;
+  return `${formatCount(s.step_count)} steps${leftOut}, ${s.step_source ?? `marked by ${s.step_marker_words}`}`;
 }
 
 function performanceSummary(data: OverviewData): HTMLElement {
