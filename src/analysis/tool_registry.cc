@@ -7,6 +7,7 @@
 #include <optional>
 #include <future>
 
+#include "analysis/critical_path/critical_path.h"
 #include "analysis/gpu_timeline/collectives.h"
 #include "analysis/framework_op_stats.h"
 #include "analysis/op_stats_ranks.h"
@@ -167,9 +168,22 @@ constexpr ToolOption kHloStatsOptions[] = {{.name = "device", .help = "one devic
 // collectives: NCCL kernels, or a CPU job's gloo ops, with their sizes where PyTorch records them.
 bool has_collectives(const AnalyzedProfile& p) { return !compute_collectives(p.profile()).rows.empty(); }
 
+// critical_path: the steps' longest chain of dependent work and what-if predictions.
+ToolResult critical_path_tool(const AnalyzedProfile& p, const ToolOptionValues& options) {
+  auto it = options.find("what_if");
+  const std::vector<WhatIfChange> changes = it == options.end() ? std::vector<WhatIfChange>{} : parse_what_ifs(it->second);
+  return ToolResult::owned(compute_critical_path(p.profile(), p.steps(), changes));
+}
+constexpr ToolOption kCriticalPathOptions[] = {
+    {.name = "what_if",
+     .help = "TARGET=SCALE: the step time if the work of TARGET (a kind such as input or device_compute, a step "
+             "category such as host_compute, or an op or kernel name) took SCALE (0..1) of its time; repeatable",
+     .repeatable = true}};
+
 // The registry: one line per tool, in the order the UI lists them.
 const Tool kTools[] = {
     {"overview_page", "Overview", has_events, kNoEvents, kRecordEvents, {}, overview, &kOverviewSummary},
+    {"critical_path", "Critical path", has_events, kNoEvents, kRecordEvents, kCriticalPathOptions, critical_path_tool},
     {"input_pipeline_analyzer", "Input pipeline", has_events, kNoEvents, kRecordEvents, {},
      of_steps<InputPipelineAnalysis, compute_input_pipeline_analysis>},
     {"framework_op_stats", "Framework op stats", has_ops, "No ops were found.",

@@ -43,6 +43,7 @@ struct ToolOption {
   std::string_view help;
   bool is_flag = false;                       // takes 1 or 0
   std::span<const std::string_view> choices = {};  // the values it takes; empty: any text
+  bool repeatable = false;  // may be given several times: the values arrive one a line
 };
 
 // One tool's result: the tool's own struct (OverviewPage, KernelStatsTable, ...) with its JSON

@@ -154,6 +154,7 @@ void add_tool_options(CLI::App* sub, ReportOptions& o) {
       o.tool_options[name] = sub->add_flag(flag, o.flags[name], help);
     } else {
       CLI::Option* added = sub->add_option(flag, o.texts[name], help);
+      if (option->repeatable) added->multi_option_policy(CLI::MultiOptionPolicy::Join);
       if (!option->choices.empty())
         added->check(CLI::IsMember(std::vector<std::string>(option->choices.begin(), option->choices.end())));
       o.tool_options[name] = added;

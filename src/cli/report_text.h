@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "analysis/critical_path/critical_path.h"
 #include "analysis/gpu_timeline/collectives.h"
 #include "analysis/framework_op_stats.h"
 #include "analysis/gpu_timeline/gpu_timeline.h"
@@ -35,6 +36,7 @@ std::string render_text(const analysis::KernelStatsTable& table, std::string_vie
 std::string render_text(const analysis::MemoryProfile& memory, std::string_view no_data, size_t max_rows = 15);
 std::string render_text(const analysis::PodViewer& pod);
 std::string render_text(const analysis::TraceViewerLink& link);
+std::string render_text(const analysis::CriticalPath& path, std::string_view no_data);
 std::string render_text(const analysis::GpuTimeline& timeline);
 std::string render_text(const analysis::StragglerAnalysis& stragglers);
 std::string render_text(const analysis::CollectivesTable& collectives, std::string_view no_data);

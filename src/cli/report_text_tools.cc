@@ -31,7 +31,7 @@ std::string render_tool_text(const analysis::Tool& tool, const analysis::ToolRes
   std::string out;
   if (render_any<OverviewPage, InputPipelineAnalysis, FrameworkOpStats, TfDataBottleneckAnalysis, KernelStatsTable,
                  PodViewer, GpuTimeline, StragglerAnalysis, CollectivesTable, MemoryProfile, OpProfile, HloStats,
-                 RooflineModel, TraceViewerLink>(result, no_data_note(tool), out))
+                 RooflineModel, TraceViewerLink, CriticalPath>(result, no_data_note(tool), out))
     return out;
   return result.json().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }

@@ -1,0 +1,83 @@
+// The critical_path tool (DESIGN.md §5.11): per step, the longest chain of dependent work from
+// the step's start to its end (dependency_graph.h, longest_path.h), its time by kind, and the
+// ops and kernels on it, per step and averaged; and what-if predictions (what_if.h): the step
+// time after scaling a kind, a category or an op.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/critical_path/path_kind.h"
+#include "analysis/critical_path/what_if.h"
+#include "analysis/step_breakdown.h"
+#include "model/profile.h"
+
+namespace mlprof::analysis {
+
+struct PathTime {
+  std::string name;
+  double ms = 0;
+};
+
+struct CriticalPathStep {
+  std::string host;
+  int64_t step_num = 0;
+  double step_ms = 0;  // measured
+  double path_ms = 0;  // the critical path's length, from the graph
+  std::array<double, kNumPathKinds> kind_ms{};
+  std::vector<PathTime> top_ops, top_kernels;  // the largest on the path, at most kTopPerStep
+};
+inline constexpr size_t kTopPerStep = 5;
+inline constexpr size_t kTopOverall = 10;
+
+struct WhatIfPrediction {
+  std::string target;
+  double scale = 0;
+  double step_ms = 0;  // the steps' mean length after the change
+};
+
+struct CriticalPath {
+  std::vector<CriticalPathStep> steps;
+  // Means over the steps.
+  double step_ms = 0, path_ms = 0;
+  std::array<double, kNumPathKinds> kind_ms{};
+  std::vector<PathTime> top_ops, top_kernels;  // per step, at most kTopOverall
+  std::vector<WhatIfPrediction> what_if;
+  // Where predictions may be wrong: time on the path that no event covers, a graph that does
+  // not give back the measured steps. Empty when none.
+  std::string prediction_note;
+  std::vector<std::string> warnings;  // dependencies cut for going back in time
+  size_t consumer_links = 0, sync_links = 0, launch_links = 0;
+
+  // Per kind: the steps' mean length if that kind took no time (kWaitingForRank: not predicted).
+  std::array<double, kNumPathKinds> removed_step_ms{};
+
+  // The kind with the most time on the path.
+  PathKind largest_kind() const;
+  // What bounds the step: the kind whose removal shortens it most (a loader that runs beside
+  // the step shows on the path only where the step waits for it, yet bounds it); the largest
+  // kind on the path when no removal would save time.
+  PathKind bottleneck() const;
+  double saving_if_removed_ms(PathKind k) const { return path_ms - removed_step_ms[size_t(k)]; }
+};
+
+// `what_if` empty: the defaults (every kind on the path and the ten largest ops and kernels on
+// it, at 0 and 0.5). Throws ToolRequestError for a target that names nothing, listing close names.
+CriticalPath compute_critical_path(const model::Profile& profile, const StepAnalysis& steps,
+                                   const std::vector<WhatIfChange>& what_if = {});
+
+// The same over each instance of a host annotation (HTA's critical_path_analysis over an
+// annotation), each ending when the work launched inside it does.
+CriticalPath compute_critical_path_of_annotation(const model::Profile& profile, const StepAnalysis& steps,
+                                                 std::string_view annotation,
+                                                 const std::vector<WhatIfChange>& what_if = {});
+
+nlohmann::json to_json(const CriticalPath& c);
+std::string to_csv(const CriticalPath& c);  // one row per step: its time by kind
+
+}  // namespace mlprof::analysis

@@ -1,0 +1,456 @@
+#include "analysis/critical_path/dependency_graph.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "analysis/device_work.h"
+#include "analysis/event_kinds.h"
+#include "analysis/gpu_timeline/collective_calls.h"
+#include "analysis/gpu_timeline/gpu_activity.h"
+#include "model/well_known_strings.h"
+
+namespace mlprof::analysis {
+namespace {
+
+using model::EventIndex;
+using model::kNone;
+using model::Profile;
+
+bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+// A host call that blocks until device work is done: a synchronisation, or a copy that returns
+// when the copy has (cudaMemcpy without Async).
+bool is_blocking_call(std::string_view name) {
+  if (contains(name, "Synchronize")) return name.starts_with("cu") || name.starts_with("hip");
+  return (name.starts_with("cudaMemcpy") || name.starts_with("hipMemcpy") || name.starts_with("cuMemcpy")) &&
+         !contains(name, "Async");
+}
+
+// The kind of a host event's own time, before its dependencies are known (a blocked call
+// weighs nothing only once what it waits for is found).
+PathKind host_kind(std::string_view name, bool is_producer) {
+  if (is_producer || is_input_request_name(name) || is_iterator_name(name)) return PathKind::kInput;
+  if (is_launch_name(name) || is_runtime_api_name(name)) return PathKind::kKernelLaunch;
+  if (is_host_collective_name(name)) return PathKind::kCollectives;
+  return PathKind::kHost;
+}
+
+PathKind device_kind(GpuWorkKind k) {
+  switch (k) {
+    case GpuWorkKind::kCommunication: return PathKind::kCollectives;
+    case GpuWorkKind::kMemory: return PathKind::kCopies;
+    default: return PathKind::kDeviceCompute;
+  }
+}
+
+PathKind device_kind(DeviceWork w) { return device_kind(gpu_work_kind(w)); }
+
+class GraphBuilder {
+ public:
+  GraphBuilder(const Profile& p, const StepAnalysis& steps, const std::vector<StepSpan>& spans)
+      : p_(p),
+        steps_(steps),
+        spans_(spans),
+        start_node_(p.num_events(), kNoNode),
+        end_node_(p.num_events(), kNoNode),
+        kind_(p.num_events(), uint8_t(PathKind::kHost)) {}
+
+  DependencyGraph build() {
+    for (uint32_t l = 0; l < p_.lines.size(); ++l)
+      if (is_host_thread(l)) add_thread(l);
+    link_producers();
+    add_device_work();
+    add_steps();
+    g_.cut_edges += cut_backward_edges();
+    order_nodes();
+    return std::move(g_);
+  }
+
+ private:
+  bool is_host_thread(uint32_t l) const {
+    const model::Line& line = p_.lines[l];
+    return line.kind == model::LineKind::kThread && p_.planes[line.plane].kind == model::PlaneKind::kHostThreads;
+  }
+  uint16_t host_of_line(uint32_t l) const { return uint16_t(p_.planes[p_.lines[l].plane].host); }
+
+  uint32_t add_node(int64_t t) {
+    g_.anchor_ps.push_back(t);
+    chain_edge_.push_back(UINT32_MAX);
+    return uint32_t(g_.anchor_ps.size() - 1);
+  }
+  uint32_t add_edge(uint32_t from, uint32_t to, int64_t w, EventIndex ev, EventIndex owner, uint16_t host, PathKind k) {
+    g_.edges.push_back({from, to, std::max<int64_t>(w, 0), ev, owner, host, k, false});
+    return uint32_t(g_.edges.size() - 1);
+  }
+
+  // Program order on one thread: a node at every event's start and end, an edge for each
+  // stretch between, weighing its length, charged to the innermost event open then.
+  void add_thread(uint32_t l) {
+    const model::Line& line = p_.lines[l];
+    if (line.num_events == 0) return;
+    const uint16_t host = host_of_line(l);
+    std::vector<EventIndex> open;
+    uint32_t node = kNoNode;
+    int64_t now = 0;
+    auto advance = [&](int64_t t) {
+      const uint32_t next = add_node(std::max(t, now));
+      if (node != kNoNode) {
+        const EventIndex ev = open.empty() ? kNone : open.back();
+        const PathKind k = ev == kNone ? PathKind::kIdle : PathKind(kind_[ev]);
+        chain_edge_[node] = add_edge(node, next, std::max(t, now) - now, ev, ev, host, k);
+      }
+      node = next;
+      now = std::max(t, now);
+    };
+    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+      while (!open.empty() && p_.end_ps(open.back()) <= p_.start_ps(e)) {
+        advance(p_.end_ps(open.back()));
+        end_node_[open.back()] = node;
+        open.pop_back();
+      }
+      classify(e, open.empty() ? kNone : open.back(), host);
+      advance(p_.start_ps(e));
+      start_node_[e] = node;
+      open.push_back(e);
+    }
+    while (!open.empty()) {
+      advance(p_.end_ps(open.back()));
+      end_node_[open.back()] = node;
+      open.pop_back();
+    }
+    chain_last_.push_back({host, node});
+  }
+
+  // An event's kind (inheriting input from its parent), and the links it takes part in.
+  void classify(EventIndex e, EventIndex parent, uint16_t host) {
+    const auto producer = p_.stat(e, model::kProducerId);
+    const auto consumer = p_.stat(e, model::kConsumerId);
+    const std::string_view name = p_.name(e);
+    PathKind k = host_kind(name, producer.has_value());
+    if (parent != kNone && PathKind(kind_[parent]) == PathKind::kInput) k = PathKind::kInput;
+    kind_[e] = uint8_t(k);
+    if (producer) producers_[link_key(e, host, *producer, model::kProducerType)].push_back(e);
+    if (consumer) consumers_.push_back({link_key(e, host, *consumer, model::kConsumerType), e});
+    if (is_blocking_call(name)) blocking_[host].push_back(e);
+  }
+
+  using LinkKey = std::tuple<uint16_t, int64_t, int64_t>;  // host, type, id
+  LinkKey link_key(EventIndex e, uint16_t host, const model::StatValue& id, model::StringId type_key) const {
+    const auto type = p_.stat(e, type_key);
+    return {host, type ? type->as_int() : 0, id.as_int()};
+  }
+
+  // The stretches inside a blocked call weigh nothing once what it waits for is linked.
+  void make_waiting(EventIndex e) {
+    for (uint32_t n = start_node_[e]; n < end_node_[e]; ++n)
+      if (chain_edge_[n] != UINT32_MAX) {
+        PathEdge& edge = g_.edges[chain_edge_[n]];
+        edge.weight_ps = 0;
+        edge.kind = PathKind::kWaiting;
+      }
+  }
+
+  // A consumer (`_c`) waits for the producer (`_p`) with the same id and type on its host:
+  // the last of them to end before the consumer does.
+  void link_producers() {
+    for (const auto& [key, consumer] : consumers_) {
+      auto it = producers_.find(key);
+      if (it == producers_.end()) continue;
+      EventIndex best = kNone;
+      for (EventIndex pr : it->second)
+        if (pr != consumer && (best == kNone || p_.end_ps(pr) > p_.end_ps(best))) best = pr;
+      if (best == kNone || p_.end_ps(best) <= p_.start_ps(consumer)) continue;  // ready before asked: no wait
+      make_waiting(consumer);
+      // What the consumer does after the batch is there (hand-over, wake-up) is input time.
+      add_edge(end_node_[best], end_node_[consumer], p_.end_ps(consumer) - p_.end_ps(best), consumer, consumer,
+               std::get<0>(key), PathKind::kInput);
+      ++g_.consumer_links;
+    }
+  }
+
+  // Order on each device stream, launch to work, and work to the host calls that wait for it.
+  void add_device_work() {
+    const GpuActivity activity = collect_all_gpu_activity(p_);
+    for (const HostGpuActivity& h : activity.hosts) {
+      const uint16_t host = uint16_t(h.host);
+      std::vector<std::tuple<int64_t, int64_t, uint32_t>> launched;  // launch start, work end, end node
+      for (size_t s = 0; s + 1 < h.stream_first.size(); ++s) {
+        uint32_t prev_start = kNoNode, prev_end = kNoNode;
+        for (uint32_t i = h.stream_first[s]; i < h.stream_first[s + 1]; ++i) {
+          const GpuWork& w = h.work[i];
+          const uint32_t launch = w.launch != kNone ? start_node_[w.launch] : kNoNode;
+          add_device_item(w.event, device_kind(w.kind), w.launch, launch, host, prev_start, prev_end);
+          if (w.launch != kNone) {
+            launched.emplace_back(p_.start_ps(w.launch), p_.end_ps(w.event), prev_end);
+            launch_work_.emplace_back(w.launch, w.event);
+          }
+        }
+        chain_last_.push_back({host, prev_end});
+      }
+      link_blocking_calls(host, launched);
+    }
+    add_streamless_device_lines();
+  }
+
+  // One kernel, copy or op on a device line: start and end nodes; the start waits for the
+  // previous item on the line and for its launch. The measured gap before it is charged to
+  // whichever of the two came last: launch latency, or the line idle.
+  void add_device_item(EventIndex ev, PathKind kind, EventIndex launch_event, uint32_t launch, uint16_t host,
+                       uint32_t& prev_start, uint32_t& prev_end) {
+    const int64_t start = p_.start_ps(ev), end = p_.end_ps(ev);
+    const uint32_t s = add_node(start), e = add_node(end);
+    start_node_[ev] = s;
+    end_node_[ev] = e;
+    add_edge(s, e, end - start, ev, launch_event != kNone ? launch_event : ev, host, kind);
+    const int64_t launch_t = launch != kNoNode ? g_.anchor_ps[launch] : INT64_MIN;
+    const int64_t prev_t = prev_end != kNoNode ? g_.anchor_ps[prev_end] : INT64_MIN;
+    if (launch != kNoNode) {
+      add_edge(launch, s, launch_t >= prev_t ? start - launch_t : 0, launch_event, launch_event, host,
+               PathKind::kKernelLaunch);
+      ++g_.launch_links;
+    }
+    if (prev_end != kNoNode) {
+      if (prev_t <= start)
+        add_edge(prev_end, s, prev_t > launch_t ? start - prev_t : 0, kNone, kNone, host, PathKind::kIdle);
+      else  // overlapping items on one line: the order of their starts
+        add_edge(prev_start, s, start - g_.anchor_ps[prev_start], kNone, kNone, host, PathKind::kIdle);
+    }
+    prev_start = s;
+    prev_end = e;
+  }
+
+  // A blocking call waits for the work launched before it began that ends last.
+  void link_blocking_calls(uint16_t host, std::vector<std::tuple<int64_t, int64_t, uint32_t>>& launched) {
+    auto it = blocking_.find(host);
+    if (it == blocking_.end() || launched.empty()) return;
+    std::sort(launched.begin(), launched.end());
+    std::vector<size_t> latest(launched.size());  // index of the latest-ending work among the first i+1
+    for (size_t i = 0; i < launched.size(); ++i)
+      latest[i] = i == 0 || std::get<1>(launched[i]) > std::get<1>(launched[latest[i - 1]]) ? i : latest[i - 1];
+    for (EventIndex call : it->second) {
+      const int64_t begin = p_.start_ps(call);
+      auto up = std::upper_bound(launched.begin(), launched.end(), std::make_tuple(begin, INT64_MAX, UINT32_MAX));
+      if (up == launched.begin()) continue;
+      const auto& [launch_t, work_end, work_node] = launched[latest[size_t(up - launched.begin()) - 1]];
+      if (work_end <= begin || end_node_[call] == kNoNode) continue;  // nothing left to wait for
+      make_waiting(call);
+      // The call's return after the work is done is the runtime's time.
+      add_edge(work_node, end_node_[call], p_.end_ps(call) - work_end, call, call, host, PathKind::kKernelLaunch);
+      ++g_.sync_links;
+    }
+  }
+
+  // Devices whose work is on op lines rather than streams (TPUs: XLA Ops): each line in order.
+  void add_streamless_device_lines() {
+    const StepGrouping& grouping = steps_.grouping;
+    std::vector<uint8_t> plane_has_streams(p_.planes.size(), 0);
+    for (const model::Line& line : p_.lines)
+      if (line.kind == model::LineKind::kStream && line.num_events > 0) plane_has_streams[line.plane] = 1;
+    DeviceWorkClassifier classify(p_);
+    for (uint32_t l = 0; l < p_.lines.size(); ++l) {
+      const model::Line& line = p_.lines[l];
+      if (l >= grouping.device_work_line.size() || !grouping.device_work_line[l]) continue;
+      if (line.kind == model::LineKind::kStream || plane_has_streams[line.plane]) continue;
+      if (p_.planes[line.plane].kind != model::PlaneKind::kDevice) continue;
+      uint32_t prev_start = kNoNode, prev_end = kNoNode;
+      for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e)
+        if (p_.events.parent[e] == kNone)
+          add_device_item(e, device_kind(classify.of(e)), kNone, kNoNode, host_of_line(l), prev_start, prev_end);
+      if (prev_end != kNoNode) chain_last_.push_back({host_of_line(l), prev_end});
+    }
+  }
+
+  // Each step's sink waits for its root's end and for the last of its device work on each line.
+  void add_steps() {
+    std::map<uint32_t, int32_t> last_step_of_host;
+    for (const StepSpan& span : spans_) {
+      GraphStep gs;
+      gs.host = span.host;
+      gs.step_num = span.step_num;
+      gs.begin_ps = span.begin_ps;
+      gs.end_ps = span.end_ps;
+      gs.sink = add_node(gs.end_ps);
+      const uint16_t host = uint16_t(span.host);
+      auto prev = last_step_of_host.find(span.host);
+      if (prev != last_step_of_host.end()) gs.previous = prev->second;
+      if (span.root != kNone) {
+        gs.begin_node = start_node_[span.root];
+        if (end_node_[span.root] != kNoNode)
+          add_edge(end_node_[span.root], gs.sink, 0, kNone, kNone, host, PathKind::kWaiting);
+        if (span.group == kLaunchedInside)
+          add_launched_inside(span.root, gs.sink, host);
+        else
+          add_device_ends(span.group, gs.sink, host);
+      } else {  // a step without a root (the whole profile): everything on its host
+        for (const auto& [h, node] : chain_last_)
+          if (h == span.host && node != kNoNode) add_edge(node, gs.sink, 0, kNone, kNone, h, PathKind::kWaiting);
+      }
+      last_step_of_host[span.host] = int32_t(g_.steps.size());
+      g_.steps.push_back(gs);
+    }
+  }
+
+  // The work launched by calls inside `root`, on its thread.
+  void add_launched_inside(EventIndex root, uint32_t sink, uint16_t host) {
+    const uint32_t line = p_.line_index(root);
+    for (const auto& [launch, work] : launch_work_)
+      if (p_.start_ps(launch) >= p_.start_ps(root) && p_.start_ps(launch) < p_.end_ps(root) &&
+          p_.line_index(launch) == line)
+        add_edge(end_node_[work], sink, 0, kNone, kNone, host, PathKind::kWaiting);
+  }
+
+  // The step's device work: per device line, the item of the step that ends last.
+  void add_device_ends(uint32_t group, uint32_t sink, uint16_t host) {
+    if (!last_of_group_made_) make_last_of_group();
+    auto it = last_of_group_.find(group);
+    if (it == last_of_group_.end()) return;
+    for (EventIndex last : it->second) add_edge(end_node_[last], sink, 0, kNone, kNone, host, PathKind::kWaiting);
+  }
+  // One pass over the device lines: per step group, the last-ending item of each line.
+  void make_last_of_group() {
+    last_of_group_made_ = true;
+    const StepGrouping& grouping = steps_.grouping;
+    for (uint32_t l = 0; l < p_.lines.size(); ++l) {
+      if (l >= grouping.device_work_line.size() || !grouping.device_work_line[l]) continue;
+      const model::Line& line = p_.lines[l];
+      std::map<int32_t, EventIndex> last;
+      for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+        const int32_t g = e < grouping.group_of.size() ? grouping.group_of[e] : kNoGroup;
+        if (g == kNoGroup || end_node_[e] == kNoNode) continue;
+        auto [it, fresh] = last.try_emplace(g, e);
+        if (!fresh && p_.end_ps(e) > p_.end_ps(it->second)) it->second = e;
+      }
+      for (const auto& [g, e] : last) last_of_group_[uint32_t(g)].push_back(e);
+    }
+  }
+
+  // An edge into an earlier instant cannot be followed: cut it, and count it.
+  size_t cut_backward_edges() {
+    size_t cut = 0;
+    for (PathEdge& e : g_.edges)
+      if (g_.anchor_ps[e.to] < g_.anchor_ps[e.from]) {
+        e.cut = true;
+        ++cut;
+      }
+    return cut;
+  }
+
+  // In-edges by node, and an order in which every node comes after its dependencies (Kahn's);
+  // a cycle left among instants of the same time is cut where it is found.
+  void order_nodes() {
+    const size_t n = g_.num_nodes();
+    g_.in_first.assign(n + 1, 0);
+    std::vector<uint32_t> out_first(n + 1, 0);
+    for (const PathEdge& e : g_.edges) {
+      if (e.cut) continue;
+      ++g_.in_first[e.to + 1];
+      ++out_first[e.from + 1];
+    }
+    for (size_t v = 0; v < n; ++v) {
+      g_.in_first[v + 1] += g_.in_first[v];
+      out_first[v + 1] += out_first[v];
+    }
+    g_.in_edges.resize(g_.in_first[n]);
+    std::vector<uint32_t> out_edges(out_first[n]);
+    {
+      std::vector<uint32_t> in_fill(g_.in_first.begin(), g_.in_first.end() - 1);
+      std::vector<uint32_t> out_fill(out_first.begin(), out_first.end() - 1);
+      for (uint32_t i = 0; i < g_.edges.size(); ++i) {
+        const PathEdge& e = g_.edges[i];
+        if (e.cut) continue;
+        g_.in_edges[in_fill[e.to]++] = i;
+        out_edges[out_fill[e.from]++] = i;
+      }
+    }
+    std::vector<uint32_t> pending(n);
+    for (size_t v = 0; v < n; ++v) pending[v] = g_.in_first[v + 1] - g_.in_first[v];
+    g_.order.clear();
+    g_.order.reserve(n);
+    std::vector<uint8_t> done(n, 0);
+    size_t head = 0, next_forced = 0;
+    for (uint32_t v = 0; v < n; ++v)
+      if (pending[v] == 0) g_.order.push_back(v);
+    while (g_.order.size() < n) {
+      while (head < g_.order.size()) {
+        const uint32_t v = g_.order[head++];
+        done[v] = 1;
+        for (uint32_t k = out_first[v]; k < out_first[v + 1]; ++k)
+          if (--pending[g_.edges[out_edges[k]].to] == 0) g_.order.push_back(g_.edges[out_edges[k]].to);
+      }
+      if (g_.order.size() == n) break;
+      // A cycle: release the first node still waiting, cutting its edges from nodes not done.
+      while (done[next_forced] || pending[next_forced] == 0) ++next_forced;
+      const uint32_t v = uint32_t(next_forced);
+      for (uint32_t k = g_.in_first[v]; k < g_.in_first[v + 1]; ++k) {
+        PathEdge& e = g_.edges[g_.in_edges[k]];
+        if (!done[e.from] && !e.cut) {
+          e.cut = true;
+          ++g_.cut_edges;
+        }
+      }
+      pending[v] = 0;
+      g_.order.push_back(v);
+    }
+  }
+
+  const Profile& p_;
+  const StepAnalysis& steps_;
+  const std::vector<StepSpan>& spans_;
+  DependencyGraph g_;
+  std::vector<uint32_t> start_node_, end_node_;  // per event
+  std::vector<uint32_t> chain_edge_;             // per node: the program-order edge leaving it
+  std::vector<uint8_t> kind_;                    // per host event: PathKind of its own time
+  std::vector<std::pair<uint16_t, uint32_t>> chain_last_;
+  std::vector<std::pair<EventIndex, EventIndex>> launch_work_;  // a launch call and its work  // host, last node of each thread or line
+  std::map<LinkKey, std::vector<EventIndex>> producers_;
+  std::vector<std::pair<LinkKey, EventIndex>> consumers_;
+  std::map<uint16_t, std::vector<EventIndex>> blocking_;  // per host, in line order
+  std::map<uint32_t, std::vector<EventIndex>> last_of_group_;
+  bool last_of_group_made_ = false;
+};
+
+}  // namespace
+
+DependencyGraph build_dependency_graph(const model::Profile& profile, const StepAnalysis& steps,
+                                       const std::vector<StepSpan>& spans) {
+  return GraphBuilder(profile, steps, spans).build();
+}
+
+DependencyGraph build_dependency_graph(const model::Profile& profile, const StepAnalysis& steps) {
+  std::vector<StepSpan> spans;
+  for (const StepBreakdown& sb : steps.steps) {
+    StepSpan span{sb.host, sb.step_num, sb.begin_ps, sb.begin_ps + sb.duration_ps, kNone, sb.group};
+    if (sb.group < steps.grouping.steps.size()) span.root = steps.grouping.steps[sb.group].root;
+    spans.push_back(span);
+  }
+  return build_dependency_graph(profile, steps, spans);
+}
+
+std::vector<StepSpan> annotation_spans(const model::Profile& p, std::string_view name) {
+  std::vector<StepSpan> spans;
+  for (uint32_t l = 0; l < p.lines.size(); ++l) {
+    const model::Line& line = p.lines[l];
+    if (line.kind != model::LineKind::kThread || p.planes[line.plane].kind != model::PlaneKind::kHostThreads) continue;
+    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e)
+      if (p.name(e) == name)
+        spans.push_back({p.planes[line.plane].host, int64_t(spans.size()), p.start_ps(e), p.end_ps(e), e,
+                         kLaunchedInside});
+  }
+  // Each ends when the last of the work launched inside it does.
+  const GpuActivity activity = collect_all_gpu_activity(p);
+  for (StepSpan& span : spans) {
+    const uint32_t line = p.line_index(span.root);
+    for (const HostGpuActivity& h : activity.hosts)
+      for (const GpuWork& w : h.work)
+        if (w.launch != kNone && p.start_ps(w.launch) >= span.begin_ps && p.start_ps(w.launch) < p.end_ps(span.root) &&
+            p.line_index(w.launch) == line)
+          span.end_ps = std::max(span.end_ps, p.end_ps(w.event));
+  }
+  std::sort(spans.begin(), spans.end(), [](const StepSpan& a, const StepSpan& b) {
+    return std::tie(a.host, a.begin_ps) < std::tie(b.host, b.begin_ps);
+  });
+  return spans;
+}
+
+}  // namespace mlprof::analysis

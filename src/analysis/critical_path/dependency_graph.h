@@ -1,0 +1,80 @@
+// The dependency graph of a profile's steps (DESIGN.md §5.11): nodes are instants (an event's
+// start or end, a step's end), edges are "cannot happen before": program order on each host
+// thread, producer to consumer (`_p` to `_c`), a launch to its kernel or copy, order on each
+// device stream, a kernel or copy to the host call that waits for it (synchronisations,
+// blocking copies), and each step's own work to the step's end. An edge weighs the time of the
+// work it stands for; waiting weighs nothing, so its length follows from its dependencies.
+// Replaying the graph with the measured weights gives back the measured times; with some
+// weights scaled it predicts the times after that change (what_if.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/critical_path/path_kind.h"
+#include "analysis/step_breakdown.h"
+#include "model/profile.h"
+
+namespace mlprof::analysis {
+
+inline constexpr uint32_t kNoNode = UINT32_MAX;
+
+struct PathEdge {
+  uint32_t from = 0, to = 0;
+  int64_t weight_ps = 0;
+  model::EventIndex event = model::kNone;  // whose time it is; kNone: time no event covers
+  // The host event through which an op-name what-if reaches it: the event itself on a host
+  // thread, the launching call for device work.
+  model::EventIndex owner = model::kNone;
+  uint16_t host = 0;  // index into Profile::hosts
+  PathKind kind = PathKind::kIdle;
+  bool cut = false;   // went back in time (clock skew, a broken flow): not followed
+};
+
+// One measured span (a step) in the graph.
+struct GraphStep {
+  uint32_t host = 0;
+  int64_t step_num = 0;
+  int64_t begin_ps = 0, end_ps = 0;  // measured window
+  uint32_t begin_node = kNoNode;     // the start of the step's root, when it has one
+  uint32_t sink = kNoNode;           // reached when all of the step's work is done
+  int32_t previous = -1;             // the step before it on its host, if analysed
+};
+
+struct DependencyGraph {
+  std::vector<int64_t> anchor_ps;  // per node: the measured time (where a node without dependencies is)
+  std::vector<PathEdge> edges;
+  std::vector<uint32_t> in_first;  // node v's in-edges: in_edges[in_first[v], in_first[v+1])
+  std::vector<uint32_t> in_edges;  // edge indices
+  std::vector<uint32_t> order;     // the nodes in dependency order
+  std::vector<GraphStep> steps;
+  size_t cut_edges = 0;            // edges that went back in time
+  size_t consumer_links = 0, sync_links = 0, launch_links = 0;  // links found, for the notes
+
+  size_t num_nodes() const { return anchor_ps.size(); }
+};
+
+// A span the graph measures: a step, or an annotation's instance.
+struct StepSpan {
+  uint32_t host = 0;
+  int64_t step_num = 0;
+  int64_t begin_ps = 0, end_ps = 0;
+  model::EventIndex root = model::kNone;  // the event that marks it, if any
+  // Its device work: the step group's (StepGrouping), or kLaunchedInside: the work launched by
+  // calls inside the root on the root's thread (an annotation).
+  uint32_t group = 0;
+};
+inline constexpr uint32_t kLaunchedInside = UINT32_MAX - 1;
+
+// The analysed steps of `steps` (StepAnalysis::steps, same order).
+DependencyGraph build_dependency_graph(const model::Profile& profile, const StepAnalysis& steps);
+// Given spans instead; `steps` gives the grouping (which lines hold device work).
+DependencyGraph build_dependency_graph(const model::Profile& profile, const StepAnalysis& steps,
+                                       const std::vector<StepSpan>& spans);
+// Each instance of the host-thread events named `name` as a span, ending when the last work
+// launched inside it does.
+std::vector<StepSpan> annotation_spans(const model::Profile& profile, std::string_view name);
+
+}  // namespace mlprof::analysis

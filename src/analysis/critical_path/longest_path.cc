@@ -1,0 +1,57 @@
+#include "analysis/critical_path/longest_path.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mlprof::analysis {
+
+Replay replay(const DependencyGraph& g, const std::vector<uint8_t>* matched, double scale, bool keep_binding) {
+  Replay r;
+  r.time_ps.resize(g.num_nodes());
+  if (keep_binding) r.binding.assign(g.num_nodes(), UINT32_MAX);
+  for (uint32_t v : g.order) {
+    int64_t t = INT64_MIN;
+    uint32_t best = UINT32_MAX;
+    for (uint32_t k = g.in_first[v]; k < g.in_first[v + 1]; ++k) {
+      const uint32_t ei = g.in_edges[k];
+      const PathEdge& e = g.edges[ei];
+      if (e.cut) continue;
+      int64_t w = e.weight_ps;
+      if (matched && (*matched)[ei]) w = int64_t(std::llround(double(w) * scale));
+      if (r.time_ps[e.from] + w > t) {
+        t = r.time_ps[e.from] + w;
+        best = ei;
+      }
+    }
+    // A node nothing leads to (a thread's first instant) stays where it was measured.
+    r.time_ps[v] = best == UINT32_MAX ? g.anchor_ps[v] : t;
+    if (keep_binding) r.binding[v] = best;
+  }
+  return r;
+}
+
+int64_t replayed_begin_ps(const DependencyGraph& g, const Replay& r, const GraphStep& step) {
+  int64_t begin = INT64_MIN;
+  if (step.begin_node != kNoNode) begin = r.time_ps[step.begin_node];
+  if (step.previous >= 0) begin = std::max(begin, r.time_ps[g.steps[size_t(step.previous)].sink]);
+  return begin == INT64_MIN ? step.begin_ps : std::min(begin, r.time_ps[step.sink]);
+}
+
+std::vector<PathPiece> critical_path(const DependencyGraph& g, const Replay& r, const GraphStep& step) {
+  std::vector<PathPiece> path;
+  const int64_t begin = replayed_begin_ps(g, r, step);
+  uint32_t v = step.sink;
+  while (r.time_ps[v] > begin) {
+    const uint32_t ei = r.binding[v];
+    if (ei == UINT32_MAX) {  // a first instant inside the step: the time before it is unexplained
+      path.push_back({UINT32_MAX, r.time_ps[v] - begin});
+      break;
+    }
+    const uint32_t u = g.edges[ei].from;
+    path.push_back({ei, r.time_ps[v] - std::max(r.time_ps[u], begin)});
+    v = u;
+  }
+  return path;
+}
+
+}  // namespace mlprof::analysis
