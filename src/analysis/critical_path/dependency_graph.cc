@@ -31,7 +31,9 @@ bool is_blocking_call(std::string_view name) {
 // weighs nothing only once what it waits for is found).
 PathKind host_kind(std::string_view name, bool is_producer) {
   if (is_producer || is_input_request_name(name) || is_iterator_name(name)) return PathKind::kInput;
-  if (is_launch_name(name) || is_runtime_api_name(name)) return PathKind::kKernelLaunch;
+  // Launches of kernels, copies and sets; other runtime calls (allocation, queries) are host time.
+  if (is_launch_name(name) || (is_runtime_api_name(name) && (contains(name, "Memcpy") || contains(name, "Memset"))))
+    return PathKind::kKernelLaunch;
   if (is_host_collective_name(name)) return PathKind::kCollectives;
   return PathKind::kHost;
 }
