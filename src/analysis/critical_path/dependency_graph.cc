@@ -121,7 +121,7 @@ class GraphBuilder {
       end_node_[open.back()] = node;
       open.pop_back();
     }
-    chain_last_.push_back({host, node});
+    chain_last_.push_back({host, node, false});
   }
 
   // An event's kind (inheriting input from its parent), and the links it takes part in.
@@ -160,8 +160,9 @@ class GraphBuilder {
       auto it = producers_.find(key);
       if (it == producers_.end()) continue;
       EventIndex best = kNone;
-      for (EventIndex pr : it->second)
-        if (pr != consumer && (best == kNone || p_.end_ps(pr) > p_.end_ps(best))) best = pr;
+      for (EventIndex pr : it->second)  // ids may repeat: the latest producer done by the consumer's end
+        if (pr != consumer && p_.end_ps(pr) <= p_.end_ps(consumer) && (best == kNone || p_.end_ps(pr) > p_.end_ps(best)))
+          best = pr;
       if (best == kNone || p_.end_ps(best) <= p_.start_ps(consumer)) continue;  // ready before asked: no wait
       make_waiting(consumer);
       // What the consumer does after the batch is there (hand-over, wake-up) is input time.
@@ -188,7 +189,7 @@ class GraphBuilder {
             launch_work_.emplace_back(w.launch, w.event);
           }
         }
-        chain_last_.push_back({host, prev_end});
+        chain_last_.push_back({host, prev_end, true});
       }
       link_blocking_calls(host, launched);
     }
@@ -259,7 +260,7 @@ class GraphBuilder {
       for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e)
         if (p_.events.parent[e] == kNone)
           add_device_item(e, device_kind(classify.of(e)), kNone, kNoNode, host_of_line(l), prev_start, prev_end);
-      if (prev_end != kNoNode) chain_last_.push_back({host_of_line(l), prev_end});
+      if (prev_end != kNoNode) chain_last_.push_back({host_of_line(l), prev_end, true});
     }
   }
 
@@ -284,9 +285,12 @@ class GraphBuilder {
           add_launched_inside(span.root, gs.sink, host);
         else
           add_device_ends(span.group, gs.sink, host);
-      } else {  // a step without a root (the whole profile): everything on its host
-        for (const auto& [h, node] : chain_last_)
-          if (h == span.host && node != kNoNode) add_edge(node, gs.sink, 0, kNone, kNone, h, PathKind::kWaiting);
+      } else {  // a step without a root (the whole profile): its device activity, else its threads
+        bool device = false;
+        for (const ChainEnd& c : chain_last_) device = device || (c.host == span.host && c.on_device);
+        for (const ChainEnd& c : chain_last_)
+          if (c.host == span.host && c.node != kNoNode && c.on_device == device)
+            add_edge(c.node, gs.sink, 0, kNone, kNone, c.host, PathKind::kWaiting);
       }
       last_step_of_host[span.host] = int32_t(g_.steps.size());
       g_.steps.push_back(gs);
@@ -403,8 +407,13 @@ class GraphBuilder {
   std::vector<uint32_t> start_node_, end_node_;  // per event
   std::vector<uint32_t> chain_edge_;             // per node: the program-order edge leaving it
   std::vector<uint8_t> kind_;                    // per host event: PathKind of its own time
-  std::vector<std::pair<uint16_t, uint32_t>> chain_last_;
-  std::vector<std::pair<EventIndex, EventIndex>> launch_work_;  // a launch call and its work  // host, last node of each thread or line
+  struct ChainEnd {
+    uint16_t host;
+    uint32_t node;  // the last node of a thread or a device line
+    bool on_device;
+  };
+  std::vector<ChainEnd> chain_last_;
+  std::vector<std::pair<EventIndex, EventIndex>> launch_work_;  // a launch call and its work
   std::map<LinkKey, std::vector<EventIndex>> producers_;
   std::vector<std::pair<LinkKey, EventIndex>> consumers_;
   std::map<uint16_t, std::vector<EventIndex>> blocking_;  // per host, in line order
