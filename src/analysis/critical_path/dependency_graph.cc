@@ -59,6 +59,9 @@ class GraphBuilder {
         kind_(p.num_events(), uint8_t(PathKind::kHost)) {}
 
   DependencyGraph build() {
+    g_.anchor_ps.reserve(2 * p_.num_events() + spans_.size());
+    chain_edge_.reserve(2 * p_.num_events() + spans_.size());
+    g_.edges.reserve(5 * p_.num_events() / 2 + spans_.size());
     for (uint32_t l = 0; l < p_.lines.size(); ++l)
       if (is_host_thread(l)) add_thread(l);
     link_producers();
@@ -126,8 +129,11 @@ class GraphBuilder {
 
   // An event's kind (inheriting input from its parent), and the links it takes part in.
   void classify(EventIndex e, EventIndex parent, uint16_t host) {
-    const auto producer = p_.stat(e, model::kProducerId);
-    const auto consumer = p_.stat(e, model::kConsumerId);
+    std::optional<model::StatValue> producer, consumer;
+    if (may_link(e)) {
+      producer = p_.stat(e, model::kProducerId);
+      consumer = p_.stat(e, model::kConsumerId);
+    }
     const std::string_view name = p_.name(e);
     PathKind k = host_kind(name, producer.has_value());
     if (parent != kNone && PathKind(kind_[parent]) == PathKind::kInput) k = PathKind::kInput;
@@ -135,6 +141,26 @@ class GraphBuilder {
     if (producer) producers_[link_key(e, host, *producer, model::kProducerType)].push_back(e);
     if (consumer) consumers_.push_back({link_key(e, host, *consumer, model::kConsumerType), e});
     if (is_blocking_call(name)) blocking_[host].push_back(e);
+  }
+
+  // Whether the event or its name carries a producer or consumer id: one look at its stats
+  // (most events have several and no link), each name's once.
+  bool may_link(EventIndex e) {
+    for (uint32_t i = p_.events.first_stat[e], end = p_.events.first_stat[e + 1]; i < end; ++i) {
+      const model::StringId k = p_.event_stats.key(i);
+      if (k == model::kProducerId || k == model::kConsumerId) return true;
+    }
+    const model::NameIndex n = p_.events.name[e];
+    if (name_links_.empty()) name_links_.assign(p_.names.size(), -1);
+    if (name_links_[n] < 0) {
+      const model::StatRange r = p_.names[n].stats;
+      name_links_[n] = 0;
+      for (uint32_t i = r.first; i < r.first + r.count; ++i) {
+        const model::StringId k = p_.metadata_stats.key(i);
+        if (k == model::kProducerId || k == model::kConsumerId) name_links_[n] = 1;
+      }
+    }
+    return name_links_[n] == 1;
   }
 
   using LinkKey = std::tuple<uint16_t, int64_t, int64_t>;  // host, type, id
@@ -342,61 +368,88 @@ class GraphBuilder {
     return cut;
   }
 
-  // In-edges by node, and an order in which every node comes after its dependencies (Kahn's);
-  // a cycle left among instants of the same time is cut where it is found.
+  // An order in which every node comes after its dependencies (Kahn's; a cycle left among
+  // instants of the same time is cut where it is found), then the nodes renumbered in that order
+  // and the edges grouped by their target, so that a replay reads both front to back.
   void order_nodes() {
     const size_t n = g_.num_nodes();
-    g_.in_first.assign(n + 1, 0);
-    std::vector<uint32_t> out_first(n + 1, 0);
+    std::vector<uint32_t> out_first(n + 1, 0), pending(n, 0);
     for (const PathEdge& e : g_.edges) {
       if (e.cut) continue;
-      ++g_.in_first[e.to + 1];
       ++out_first[e.from + 1];
+      ++pending[e.to];
     }
-    for (size_t v = 0; v < n; ++v) {
-      g_.in_first[v + 1] += g_.in_first[v];
-      out_first[v + 1] += out_first[v];
-    }
-    g_.in_edges.resize(g_.in_first[n]);
-    std::vector<uint32_t> out_edges(out_first[n]);
+    for (size_t v = 0; v < n; ++v) out_first[v + 1] += out_first[v];
+    std::vector<uint32_t> out_targets(out_first[n]);
     {
-      std::vector<uint32_t> in_fill(g_.in_first.begin(), g_.in_first.end() - 1);
-      std::vector<uint32_t> out_fill(out_first.begin(), out_first.end() - 1);
-      for (uint32_t i = 0; i < g_.edges.size(); ++i) {
-        const PathEdge& e = g_.edges[i];
-        if (e.cut) continue;
-        g_.in_edges[in_fill[e.to]++] = i;
-        out_edges[out_fill[e.from]++] = i;
-      }
+      std::vector<uint32_t> fill(out_first.begin(), out_first.end() - 1);
+      for (const PathEdge& e : g_.edges)
+        if (!e.cut) out_targets[fill[e.from]++] = e.to;
     }
-    std::vector<uint32_t> pending(n);
-    for (size_t v = 0; v < n; ++v) pending[v] = g_.in_first[v + 1] - g_.in_first[v];
-    g_.order.clear();
-    g_.order.reserve(n);
-    std::vector<uint8_t> done(n, 0);
-    size_t head = 0, next_forced = 0;
+    std::vector<uint32_t> order;
+    order.reserve(n);
     for (uint32_t v = 0; v < n; ++v)
-      if (pending[v] == 0) g_.order.push_back(v);
-    while (g_.order.size() < n) {
-      while (head < g_.order.size()) {
-        const uint32_t v = g_.order[head++];
-        done[v] = 1;
+      if (pending[v] == 0) order.push_back(v);
+    size_t head = 0;
+    while (true) {
+      while (head < order.size()) {
+        const uint32_t v = order[head++];
         for (uint32_t k = out_first[v]; k < out_first[v + 1]; ++k)
-          if (--pending[g_.edges[out_edges[k]].to] == 0) g_.order.push_back(g_.edges[out_edges[k]].to);
+          if (--pending[out_targets[k]] == 0) order.push_back(out_targets[k]);
       }
-      if (g_.order.size() == n) break;
-      // A cycle: release the first node still waiting, cutting its edges from nodes not done.
-      while (done[next_forced] || pending[next_forced] == 0) ++next_forced;
-      const uint32_t v = uint32_t(next_forced);
-      for (uint32_t k = g_.in_first[v]; k < g_.in_first[v + 1]; ++k) {
-        PathEdge& e = g_.edges[g_.in_edges[k]];
-        if (!done[e.from] && !e.cut) {
-          e.cut = true;
-          ++g_.cut_edges;
-        }
+      if (order.size() == n) break;
+      break_cycle(pending, order);
+    }
+    renumber(order);
+  }
+
+  // Nodes left waiting lie on a cycle (of instants of one time, the others being cut already):
+  // release the first of them, cutting its edges from nodes not yet ordered.
+  void break_cycle(std::vector<uint32_t>& pending, std::vector<uint32_t>& order) {
+    std::vector<uint8_t> ordered(pending.size(), 0);
+    for (uint32_t v : order) ordered[v] = 1;
+    uint32_t v = 0;
+    while (ordered[v] || pending[v] == 0) ++v;
+    for (PathEdge& e : g_.edges)
+      if (e.to == v && !e.cut && !ordered[e.from]) {
+        e.cut = true;
+        ++g_.cut_edges;
       }
-      pending[v] = 0;
-      g_.order.push_back(v);
+    pending[v] = 0;
+    order.push_back(v);
+  }
+
+  void renumber(const std::vector<uint32_t>& order) {
+    const size_t n = order.size();
+    std::vector<uint32_t> new_id(n);
+    for (uint32_t i = 0; i < n; ++i) new_id[order[i]] = i;
+    std::vector<int64_t> anchor(n);
+    for (uint32_t i = 0; i < n; ++i) anchor[i] = g_.anchor_ps[order[i]];
+    g_.anchor_ps = std::move(anchor);
+    g_.in_first.assign(n + 1, 0);
+    size_t kept = 0;
+    for (PathEdge& e : g_.edges) {
+      if (e.cut) continue;
+      e.from = new_id[e.from];
+      e.to = new_id[e.to];
+      ++g_.in_first[e.to + 1];
+      ++kept;
+    }
+    for (size_t v = 0; v < n; ++v) g_.in_first[v + 1] += g_.in_first[v];
+    std::vector<PathEdge> by_target(kept);
+    std::vector<uint32_t> fill(g_.in_first.begin(), g_.in_first.end() - 1);
+    for (const PathEdge& e : g_.edges)
+      if (!e.cut) by_target[fill[e.to]++] = e;
+    g_.edges = std::move(by_target);  // the cut ones are counted, and gone
+    g_.edge_from.resize(kept);
+    g_.edge_weight_ps.resize(kept);
+    for (size_t i = 0; i < kept; ++i) {
+      g_.edge_from[i] = g_.edges[i].from;
+      g_.edge_weight_ps[i] = g_.edges[i].weight_ps;
+    }
+    for (GraphStep& s : g_.steps) {
+      if (s.begin_node != kNoNode) s.begin_node = new_id[s.begin_node];
+      s.sink = new_id[s.sink];
     }
   }
 
@@ -407,6 +460,7 @@ class GraphBuilder {
   std::vector<uint32_t> start_node_, end_node_;  // per event
   std::vector<uint32_t> chain_edge_;             // per node: the program-order edge leaving it
   std::vector<uint8_t> kind_;                    // per host event: PathKind of its own time
+  std::vector<int8_t> name_links_;               // per name: carries _p/_c (1), not (0), not looked (-1)
   struct ChainEnd {
     uint16_t host;
     uint32_t node;  // the last node of a thread or a device line

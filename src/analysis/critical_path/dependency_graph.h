@@ -30,7 +30,7 @@ struct PathEdge {
   model::EventIndex owner = model::kNone;
   uint16_t host = 0;  // index into Profile::hosts
   PathKind kind = PathKind::kIdle;
-  bool cut = false;   // went back in time (clock skew, a broken flow): not followed
+  bool cut = false;   // went back in time (clock skew, a broken flow): left out of the graph
 };
 
 // One measured span (a step) in the graph.
@@ -44,13 +44,15 @@ struct GraphStep {
 };
 
 struct DependencyGraph {
+  // Nodes are numbered in dependency order: every edge goes from a lower number to a higher.
   std::vector<int64_t> anchor_ps;  // per node: the measured time (where a node without dependencies is)
-  std::vector<PathEdge> edges;
-  std::vector<uint32_t> in_first;  // node v's in-edges: in_edges[in_first[v], in_first[v+1])
-  std::vector<uint32_t> in_edges;  // edge indices
-  std::vector<uint32_t> order;     // the nodes in dependency order
+  std::vector<PathEdge> edges;     // by target
+  std::vector<uint32_t> in_first;  // node v's in-edges: edges[in_first[v], in_first[v+1])
+  // The edges' sources and weights again, side by side: what a replay reads, and nothing else.
+  std::vector<uint32_t> edge_from;
+  std::vector<int64_t> edge_weight_ps;
   std::vector<GraphStep> steps;
-  size_t cut_edges = 0;            // edges that went back in time
+  size_t cut_edges = 0;            // edges left out: they went back in time, or closed a cycle
   size_t consumer_links = 0, sync_links = 0, launch_links = 0;  // links found, for the notes
 
   size_t num_nodes() const { return anchor_ps.size(); }

@@ -9,22 +9,24 @@ Replay replay(const DependencyGraph& g, const std::vector<uint8_t>* matched, dou
   Replay r;
   r.time_ps.resize(g.num_nodes());
   if (keep_binding) r.binding.assign(g.num_nodes(), UINT32_MAX);
-  for (uint32_t v : g.order) {
+  const size_t n = g.num_nodes();
+  const uint32_t* from = g.edge_from.data();
+  const int64_t* weight = g.edge_weight_ps.data();
+  const uint8_t* scaled = matched ? matched->data() : nullptr;
+  int64_t* time = r.time_ps.data();
+  for (uint32_t v = 0; v < n; ++v) {
     int64_t t = INT64_MIN;
     uint32_t best = UINT32_MAX;
     for (uint32_t k = g.in_first[v]; k < g.in_first[v + 1]; ++k) {
-      const uint32_t ei = g.in_edges[k];
-      const PathEdge& e = g.edges[ei];
-      if (e.cut) continue;
-      int64_t w = e.weight_ps;
-      if (matched && (*matched)[ei]) w = int64_t(std::llround(double(w) * scale));
-      if (r.time_ps[e.from] + w > t) {
-        t = r.time_ps[e.from] + w;
-        best = ei;
+      int64_t w = weight[k];
+      if (scaled && scaled[k]) w = int64_t(std::llround(double(w) * scale));
+      if (time[from[k]] + w > t) {
+        t = time[from[k]] + w;
+        best = k;
       }
     }
     // A node nothing leads to (a thread's first instant) stays where it was measured.
-    r.time_ps[v] = best == UINT32_MAX ? g.anchor_ps[v] : t;
+    time[v] = best == UINT32_MAX ? g.anchor_ps[v] : t;
     if (keep_binding) r.binding[v] = best;
   }
   return r;

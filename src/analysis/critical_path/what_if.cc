@@ -66,33 +66,54 @@ std::vector<WhatIfChange> parse_what_ifs(std::string_view text) {
 
 std::optional<std::vector<uint8_t>> match_what_if(const model::Profile& p, const DependencyGraph& g,
                                                    std::string_view target) {
-  std::vector<uint8_t> matched(g.edges.size(), 0);
-  if (const auto kind = path_kind_of_target(target)) {
-    for (size_t i = 0; i < g.edges.size(); ++i) matched[i] = g.edges[i].kind == *kind;
-    return matched;
-  }
-  // Events named `target`, and every event inside one (parents come before their children).
-  std::vector<uint8_t> name_hit(p.names.size(), 0);
-  bool any = false;
-  for (size_t n = 0; n < p.names.size(); ++n)
-    if (p.strings.view(p.names[n].name) == target) {
-      name_hit[n] = 1;
-      any = true;
+  return std::move(match_what_ifs(p, g, {std::string(target)}).front());
+}
+
+std::vector<std::optional<std::vector<uint8_t>>> match_what_ifs(const model::Profile& p, const DependencyGraph& g,
+                                                                const std::vector<std::string>& targets) {
+  std::vector<std::optional<std::vector<uint8_t>>> out(targets.size());
+  // Names: bit i of a name's mask is set when it is targets[i]; kinds and categories directly.
+  std::vector<size_t> by_name;  // indices into targets
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (const auto kind = path_kind_of_target(targets[i])) {
+      std::vector<uint8_t> matched(g.edges.size());
+      for (size_t k = 0; k < g.edges.size(); ++k) matched[k] = g.edges[k].kind == *kind;
+      out[i] = std::move(matched);
+    } else {
+      by_name.push_back(i);
     }
-  if (!any) return std::nullopt;
-  std::vector<uint8_t> inside(p.num_events(), 0);
-  for (model::EventIndex e = 0; e < p.num_events(); ++e) {
-    const model::EventIndex parent = p.events.parent[e];
-    inside[e] = name_hit[p.events.name[e]] || (parent != model::kNone && parent < e && inside[parent]);
   }
-  any = false;
-  for (size_t i = 0; i < g.edges.size(); ++i) {
-    const PathEdge& e = g.edges[i];
-    matched[i] = (e.event != model::kNone && inside[e.event]) || (e.owner != model::kNone && inside[e.owner]);
-    any = any || matched[i];
+  for (size_t first = 0; first < by_name.size(); first += 64) {
+    const size_t count = std::min<size_t>(64, by_name.size() - first);
+    std::vector<uint64_t> name_mask(p.names.size(), 0);
+    uint64_t named = 0;
+    for (size_t n = 0; n < p.names.size(); ++n) {
+      const std::string_view name = p.strings.view(p.names[n].name);
+      for (size_t b = 0; b < count; ++b)
+        if (name == targets[by_name[first + b]]) name_mask[n] |= uint64_t(1) << b;
+      named |= name_mask[n];
+    }
+    if (named == 0) continue;
+    // Events named so, and every event inside one (parents come before their children).
+    std::vector<uint64_t> inside(p.num_events(), 0);
+    for (model::EventIndex e = 0; e < p.num_events(); ++e) {
+      const model::EventIndex parent = p.events.parent[e];
+      inside[e] = name_mask[p.events.name[e]] | (parent != model::kNone && parent < e ? inside[parent] : 0);
+    }
+    std::vector<std::vector<uint8_t>> matched(count, std::vector<uint8_t>(g.edges.size(), 0));
+    uint64_t reached = 0;
+    for (size_t k = 0; k < g.edges.size(); ++k) {
+      const PathEdge& e = g.edges[k];
+      const uint64_t bits = (e.event != model::kNone ? inside[e.event] : 0) | (e.owner != model::kNone ? inside[e.owner] : 0);
+      if (bits == 0) continue;
+      reached |= bits;
+      for (size_t b = 0; b < count; ++b)
+        if (bits >> b & 1) matched[b][k] = 1;
+    }
+    for (size_t b = 0; b < count; ++b)  // a name no step's graph holds matches nothing
+      if (reached >> b & 1) out[by_name[first + b]] = std::move(matched[b]);
   }
-  if (!any) return std::nullopt;  // named, but no step's graph holds it
-  return matched;
+  return out;
 }
 
 std::vector<std::string> close_targets(const model::Profile& p, const DependencyGraph& g, std::string_view target) {

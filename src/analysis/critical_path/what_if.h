@@ -27,6 +27,10 @@ std::vector<WhatIfChange> parse_what_ifs(std::string_view text);
 std::optional<std::vector<uint8_t>> match_what_if(const model::Profile& p, const DependencyGraph& g,
                                                    std::string_view target);
 
+// The same for several targets at once (one pass over the events for up to 64 names).
+std::vector<std::optional<std::vector<uint8_t>>> match_what_ifs(const model::Profile& p, const DependencyGraph& g,
+                                                                const std::vector<std::string>& targets);
+
 // Up to five targets spelt like `target`, for the usage error: kinds and categories, and the
 // names of the events in the graph.
 std::vector<std::string> close_targets(const model::Profile& p, const DependencyGraph& g, std::string_view target);
