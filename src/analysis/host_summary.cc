@@ -68,6 +68,7 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p, unsig
     if (bits16 + bits32 == 0) add_host_op_precision(p, *steps, &o.host_bits16_ps, &o.host_bits32_ps);
     o.device_precision_ps = device_compute_precision_ps(p, *steps);
     o.environment = compute_run_environment(p);
+    o.bottleneck = find_bottleneck(p, *steps);
     out->findings_in_steps = timeline_findings(p, steps->grouping, true);
     if (steps->whole_profile) out->findings_in_profile = timeline_findings(p, steps->grouping, false);
   }
@@ -110,6 +111,10 @@ bool RunSummary::add(std::unique_ptr<ProfileSummary> part, std::string* error) {
   overview_.steps_left_out += o.steps_left_out;
   overview_.fetch_outside += o.fetch_outside;
   overview_.profiler_control_ps += o.profiler_control_ps;
+  // A file without steps has none to bound (a run without any is read whole).
+  if (!part->whole_profile && o.bottleneck &&
+      (!overview_.bottleneck || o.bottleneck->step_ms > overview_.bottleneck->step_ms))
+    overview_.bottleneck = o.bottleneck;
   const uint32_t host0 = uint32_t(overview_.hosts.size());
   // A file without steps has one pseudo step over its whole profile: read whole, the run has it
   // only when no file has steps, so it waits for the run's verdict.

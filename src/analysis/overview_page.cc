@@ -255,6 +255,7 @@ OverviewPage compute_overview_page(const model::Profile& p, const StepAnalysis& 
   }
   parts.memory = memory_pressure(p);
   parts.timeline = timeline_advice(p, sa.grouping);
+  parts.bottleneck = find_bottleneck(p, sa);
   return compose_overview_page(parts);
 }
 
@@ -286,6 +287,7 @@ OverviewPage compose_overview_page(const OverviewParts& parts) {
   page.steps_left_out = parts.steps_left_out;
   page.profiler_control_ps = parts.profiler_control_ps;
   page.environment = parts.environment;
+  page.bottleneck = parts.bottleneck;
 
   std::vector<double> totals;
   std::array<std::vector<double>, kNumCategories> per_category;
@@ -414,6 +416,7 @@ nlohmann::json to_json(const OverviewPage& page) {
       {"top_ops", top},
       {"run_environment", to_json(page.environment)},
       {"recommendations", page.recommendations},
+      {"bottleneck", page.bottleneck ? to_json(*page.bottleneck) : nlohmann::json(nullptr)},
   };
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/critical_path/bottleneck.h"
 #include "analysis/device_work.h"
 #include "analysis/fetch_outside_steps.h"
 #include "analysis/framework_op_stats.h"
@@ -52,6 +53,7 @@ struct OverviewPage {
   bool top_ops_on_device = false;
   RunEnvironment environment;
   std::vector<std::string> recommendations;
+  std::optional<Bottleneck> bottleneck;  // what bounds the step (the headline), when there are steps
   bool whole_profile = false;  // no step selected (no markers, or none with device work): one pseudo step
   std::string step_marker;     // what marked the steps ("_r", "FunctionRun", ...)
   size_t steps_found = 0;      // before leaving any out
@@ -117,6 +119,7 @@ struct OverviewParts {
   std::optional<SlowestPipeline> slowest_pipeline;
   std::vector<MemoryPressure> memory;
   std::vector<TimelineAdvice> timeline;
+  std::optional<Bottleneck> bottleneck;  // of the host whose steps are longest
 };
 // The host ops' 16- and 32-bit self time in the analysed steps (or the whole profile), read
 // where no device compute says the precision.

@@ -28,11 +28,17 @@ std::string steps_counted(const OverviewPage& page) {
   return fmt::format("{} step{} on {} hosts", per_host, per_host == 1 ? "" : "s", hosts);
 }
 
+// What bounds the step, first: one sentence, then a blank line.
+std::string bottleneck_line(const OverviewPage& page, size_t width) {
+  return page.bottleneck ? wrap_text(page.bottleneck->sentence(), width, "  ", "  ") + "\n" : "";
+}
+
 }  // namespace
 
 std::string render_text(const OverviewPage& page) {
   std::string out = "Overview\n\n";
   const size_t width = text_width();
+  out += bottleneck_line(page, width);
   out += wrap_text(page.input_bound.explanation, width, "  ", "  ");
   if (!page.recommendations.empty()) {
     out += "\nRecommendations\n";

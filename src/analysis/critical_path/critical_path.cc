@@ -7,6 +7,7 @@
 #include <map>
 #include <thread>
 
+#include "analysis/critical_path/bottleneck.h"
 #include "analysis/critical_path/dependency_graph.h"
 #include "analysis/critical_path/longest_path.h"
 #include "analysis/csv.h"
@@ -192,7 +193,7 @@ PathKind CriticalPath::bottleneck() const {
 namespace {
 
 CriticalPath critical_path_of_graph(const model::Profile& p, const DependencyGraph& g,
-                                    const std::vector<WhatIfChange>& what_if) {
+                                    const std::vector<WhatIfChange>& what_if, bool defaults) {
   CriticalPath c;
   c.consumer_links = g.consumer_links;
   c.sync_links = g.sync_links;
@@ -235,25 +236,35 @@ CriticalPath critical_path_of_graph(const model::Profile& p, const DependencyGra
   for (size_t k = 0; k < kNumPathKinds; ++k)
     if (PathKind(k) != PathKind::kWaitingForRank && c.kind_ms[k] > 0) removals.push_back({std::string(kPathKindKeys[k]), 0});
   predict.make(removals);
-  add_predictions(predict, what_if.empty() ? default_changes(c) : what_if, c);
+  if (!what_if.empty() || defaults) add_predictions(predict, what_if.empty() ? default_changes(c) : what_if, c);
   for (size_t k = 0; k < kNumPathKinds; ++k)
     c.removed_step_ms[k] = PathKind(k) == PathKind::kWaitingForRank || c.kind_ms[k] <= 0
                                ? c.path_ms
                                : predict.step_ms(std::string(kPathKindKeys[k]), 0);
+  const PathKind b = c.bottleneck();
+  const std::string key(path_kind_key(b));
+  c.bottleneck_change = {key, recommended_scale(b),
+                         b == PathKind::kWaitingForRank ? c.path_ms : predict.step_ms(key, recommended_scale(b))};
   return c;
 }
 
 }  // namespace
 
 CriticalPath compute_critical_path(const model::Profile& p, const StepAnalysis& steps,
-                                   const std::vector<WhatIfChange>& what_if) {
-  return critical_path_of_graph(p, build_dependency_graph(p, steps), what_if);
+                                   const std::vector<WhatIfChange>& what_if, bool defaults) {
+  return critical_path_of_graph(p, build_dependency_graph(p, steps), what_if, defaults);
+}
+
+CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepAnalysis& steps,
+                                            const std::vector<StepSpan>& spans, const std::vector<WhatIfChange>& what_if,
+                                            bool defaults) {
+  return critical_path_of_graph(p, build_dependency_graph(p, steps, spans), what_if, defaults);
 }
 
 CriticalPath compute_critical_path_of_annotation(const model::Profile& p, const StepAnalysis& steps,
                                                  std::string_view annotation,
                                                  const std::vector<WhatIfChange>& what_if) {
-  return critical_path_of_graph(p, build_dependency_graph(p, steps, annotation_spans(p, annotation)), what_if);
+  return critical_path_of_graph(p, build_dependency_graph(p, steps, annotation_spans(p, annotation)), what_if, true);
 }
 
 namespace {
@@ -295,8 +306,8 @@ nlohmann::json to_json(const CriticalPath& c) {
       {"links", {{"producer_consumer", c.consumer_links}, {"synchronisation", c.sync_links}, {"launch", c.launch_links}}},
       {"warnings", c.warnings},
   };
-  if (!c.steps.empty()) {
-    j["average"]["bottleneck"] = std::string(path_kind_key(c.bottleneck()));
+  if (const auto b = bottleneck_of(c)) {
+    j["bottleneck"] = to_json(*b);
     nlohmann::json removed = nlohmann::json::object();
     for (size_t k = 0; k < kNumPathKinds; ++k)
       if (PathKind(k) != PathKind::kWaitingForRank) removed[std::string(kPathKindKeys[k])] = c.removed_step_ms[k];

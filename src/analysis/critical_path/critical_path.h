@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/critical_path/dependency_graph.h"
 #include "analysis/critical_path/path_kind.h"
 #include "analysis/critical_path/what_if.h"
 #include "analysis/step_breakdown.h"
@@ -54,6 +55,8 @@ struct CriticalPath {
   std::vector<std::string> warnings;  // dependencies cut for going back in time
   size_t consumer_links = 0, sync_links = 0, launch_links = 0;
 
+  // The step time after the change recommended for the bottleneck (bottleneck.h).
+  WhatIfPrediction bottleneck_change;
   // Per kind: the steps' mean length if that kind took no time (kWaitingForRank: not predicted).
   std::array<double, kNumPathKinds> removed_step_ms{};
 
@@ -67,9 +70,15 @@ struct CriticalPath {
 };
 
 // `what_if` empty: the defaults (every kind on the path and the ten largest ops and kernels on
-// it, at 0 and 0.5). Throws ToolRequestError for a target that names nothing, listing close names.
+// it, at 0 and 0.5), unless `defaults` is false (the overview, which reads the bottleneck only).
+// Throws ToolRequestError for a target that names nothing, listing close names.
 CriticalPath compute_critical_path(const model::Profile& profile, const StepAnalysis& steps,
-                                   const std::vector<WhatIfChange>& what_if = {});
+                                   const std::vector<WhatIfChange>& what_if = {}, bool defaults = true);
+
+// The same over the given spans (dependency_graph.h).
+CriticalPath compute_critical_path_of_spans(const model::Profile& profile, const StepAnalysis& steps,
+                                            const std::vector<StepSpan>& spans,
+                                            const std::vector<WhatIfChange>& what_if = {}, bool defaults = true);
 
 // The same over each instance of a host annotation (HTA's critical_path_analysis over an
 // annotation), each ending when the work launched inside it does.

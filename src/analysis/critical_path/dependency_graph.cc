@@ -97,7 +97,7 @@ class GraphBuilder {
     const uint16_t host = host_of_line(l);
     std::vector<EventIndex> open;
     uint32_t node = kNoNode;
-    int64_t now = 0;
+    int64_t now = p_.start_ps(line.first_event);  // times may be negative (hosts after the first)
     auto advance = [&](int64_t t) {
       const uint32_t next = add_node(std::max(t, now));
       if (node != kNoNode) {
@@ -482,14 +482,18 @@ DependencyGraph build_dependency_graph(const model::Profile& profile, const Step
   return GraphBuilder(profile, steps, spans).build();
 }
 
-DependencyGraph build_dependency_graph(const model::Profile& profile, const StepAnalysis& steps) {
+std::vector<StepSpan> step_spans(const StepAnalysis& steps) {
   std::vector<StepSpan> spans;
   for (const StepBreakdown& sb : steps.steps) {
     StepSpan span{sb.host, sb.step_num, sb.begin_ps, sb.begin_ps + sb.duration_ps, kNone, sb.group};
     if (sb.group < steps.grouping.steps.size()) span.root = steps.grouping.steps[sb.group].root;
     spans.push_back(span);
   }
-  return build_dependency_graph(profile, steps, spans);
+  return spans;
+}
+
+DependencyGraph build_dependency_graph(const model::Profile& profile, const StepAnalysis& steps) {
+  return build_dependency_graph(profile, steps, step_spans(steps));
 }
 
 std::vector<StepSpan> annotation_spans(const model::Profile& p, std::string_view name) {

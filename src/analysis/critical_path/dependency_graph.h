@@ -70,7 +70,9 @@ struct StepSpan {
 };
 inline constexpr uint32_t kLaunchedInside = UINT32_MAX - 1;
 
-// The analysed steps of `steps` (StepAnalysis::steps, same order).
+// The analysed steps of `steps` (StepAnalysis::steps, same order) as spans.
+std::vector<StepSpan> step_spans(const StepAnalysis& steps);
+// The graph of the analysed steps.
 DependencyGraph build_dependency_graph(const model::Profile& profile, const StepAnalysis& steps);
 // Given spans instead; `steps` gives the grouping (which lines hold device work).
 DependencyGraph build_dependency_graph(const model::Profile& profile, const StepAnalysis& steps,
