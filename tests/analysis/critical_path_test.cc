@@ -1,0 +1,98 @@
+// The critical path on hand-built CUDA programs whose host calls and kernels take known times,
+// with the path worked out by hand; and bad input: a dependency that goes back in time, a
+// what-if target that names nothing.
+//
+// One 10 ms step (times in ms from its start):
+//   host    train [0,10]: cudaLaunchKernel [0.5,0.7]  cudaStreamSynchronize [1,9]  optimizer [9,10]
+//   device  sgemm [1,8] (launched by the call at 0.5)
+// The path, back from the step's end: optimizer 1 ms (host); the synchronisation ends 1 ms after
+// the kernel (the runtime's return: kernel_launch); the kernel 7 ms (device_compute); its launch
+// 0.5 ms before it (kernel_launch); the step's own 0.5 ms before the launch (host). The wait
+// itself weighs nothing. Halving device compute: the kernel ends at 4.5, the synchronisation
+// at 5.5, the step at 6.5.
+#include <gtest/gtest.h>
+
+#include "analysis/critical_path/critical_path.h"
+#include "analysis/step_breakdown.h"
+#include "analysis/tool_registry.h"
+#include "analysis/training_profile.h"
+
+namespace mlprof::analysis {
+namespace {
+
+using namespace mlprof::testing;
+
+int64_t at_ms(double ms) { return int64_t(ms * 1e9); }
+
+// Seven such steps (the first and last are left out as partial); with `skewed`, the kernel of
+// step 3 is recorded 0.4 ms before its launch (a device clock ahead of the host's).
+model::Profile program(bool skewed) {
+  tensorflow::profiler::XSpace space;
+  auto host = add_plane(&space, 1, "/host:CPU");
+  auto gpu = add_plane(&space, 2, "/device:GPU:0");
+  auto* main = host.line(1, "main", 0);
+  auto* stream = gpu.line(7, "Stream #7(Compute)", 0);
+  for (int s = 0; s < 7; ++s) {
+    const double t0 = 10.0 * s;
+    auto at = [&](double ms) { return at_ms(t0 + ms); };
+    const uint64_t id = uint64_t(s + 1);
+    host.event(main, "train", at(0), at_ms(10), {{"step_num", int64_t(s)}, {"_r", int64_t(1)}});
+    host.event(main, "cudaLaunchKernel", at(0.5), at_ms(0.2), {{"correlation_id", id}});
+    host.event(main, "cudaStreamSynchronize", at(1.0), at_ms(8.0));
+    host.event(main, "optimizer", at(9.0), at_ms(1.0));
+    const double start = skewed && s == 3 ? 0.1 : 1.0;
+    gpu.event(stream, "volta_sgemm_128x64_nn", at(start), at_ms(8.0 - start), {{"correlation_id", id}});
+  }
+  return import_space(space);
+}
+
+double kind_ms(const CriticalPath& c, PathKind k) { return c.kind_ms[size_t(k)]; }
+
+TEST(CriticalPath, ASynchronisedKernelStepByHand) {
+  const model::Profile p = program(false);
+  const CriticalPath c = compute_critical_path(p, analyze_steps(p), {{"device_compute", 0.5}, {"optimizer", 0}});
+  ASSERT_EQ(c.steps.size(), 5u);
+  EXPECT_NEAR(c.step_ms, 10, 1e-9);
+  EXPECT_NEAR(c.path_ms, 10, 1e-9);
+  EXPECT_NEAR(kind_ms(c, PathKind::kHost), 1.5, 1e-9);
+  EXPECT_NEAR(kind_ms(c, PathKind::kKernelLaunch), 1.5, 1e-9);
+  EXPECT_NEAR(kind_ms(c, PathKind::kDeviceCompute), 7, 1e-9);
+  EXPECT_NEAR(kind_ms(c, PathKind::kIdle), 0, 1e-9);
+  EXPECT_EQ(c.sync_links, 7u);
+  ASSERT_EQ(c.top_kernels.size(), 1u);
+  EXPECT_EQ(c.top_kernels[0].name, "volta_sgemm_128x64_nn");
+  ASSERT_EQ(c.what_if.size(), 2u);
+  EXPECT_NEAR(c.what_if[0].step_ms, 6.5, 1e-9);  // device compute halved
+  EXPECT_NEAR(c.what_if[1].step_ms, 9, 1e-9);    // no optimizer
+  EXPECT_EQ(c.bottleneck(), PathKind::kDeviceCompute);
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+TEST(CriticalPath, ADependencyBackInTimeIsCutAndCounted) {
+  const model::Profile p = program(true);
+  const CriticalPath c = compute_critical_path(p, analyze_steps(p));
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0], "1 dependencies went back in time (clock skew or broken flows) and were cut");
+  EXPECT_NEAR(c.step_ms, 10, 1e-9);
+}
+
+TEST(CriticalPath, AWhatIfTargetThatNamesNothingListsCloseNames) {
+  const model::Profile p = program(false);
+  try {
+    compute_critical_path(p, analyze_steps(p), {{"optimiser", 0}});
+    FAIL() << "no usage error";
+  } catch (const ToolRequestError& e) {
+    EXPECT_NE(std::string(e.what()).find("'optimiser' names no kind, category, op or kernel"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("optimizer"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_what_ifs("input=2"), ToolRequestError);
+  EXPECT_THROW(parse_what_ifs("input"), ToolRequestError);
+  const std::vector<WhatIfChange> two = parse_what_ifs("input=0\naten::mm=0.5");
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[1].target, "aten::mm");
+  EXPECT_EQ(two[1].scale, 0.5);
+}
+
+}  // namespace
+}  // namespace mlprof::analysis
