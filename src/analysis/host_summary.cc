@@ -111,10 +111,9 @@ bool RunSummary::add(std::unique_ptr<ProfileSummary> part, std::string* error) {
   overview_.steps_left_out += o.steps_left_out;
   overview_.fetch_outside += o.fetch_outside;
   overview_.profiler_control_ps += o.profiler_control_ps;
-  // A file without steps has none to bound (a run without any is read whole).
-  if (!part->whole_profile && o.bottleneck &&
-      (!overview_.bottleneck || o.bottleneck->step_ms > overview_.bottleneck->step_ms))
-    overview_.bottleneck = o.bottleneck;
+  // A file without steps bounds its pseudo step: the run's only when no file has steps.
+  std::optional<Bottleneck>& bottleneck = part->whole_profile ? pseudo_bottleneck_ : overview_.bottleneck;
+  if (o.bottleneck && (!bottleneck || o.bottleneck->step_ms > bottleneck->step_ms)) bottleneck = o.bottleneck;
   const uint32_t host0 = uint32_t(overview_.hosts.size());
   // A file without steps has one pseudo step over its whole profile: read whole, the run has it
   // only when no file has steps, so it waits for the run's verdict.
@@ -166,7 +165,7 @@ std::vector<OpStatsRankRow> RunSummary::op_stats_ranks() const {
 OverviewParts RunSummary::overview_parts() const {
   OverviewParts o = overview_;
   o.whole_profile = whole_profile_;
-  if (whole_profile_) o.steps = pseudo_steps_;
+  if (whole_profile_) o.steps = pseudo_steps_, o.bottleneck = pseudo_bottleneck_;
   // The host ops' precision counts in the run's steps: a file without steps adds none when
   // others have some.
   for (const HostBits& b : host_bits_)

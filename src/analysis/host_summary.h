@@ -105,6 +105,7 @@ class RunSummary {
   std::optional<bool> tensorflow_op_names_;
   OverviewParts overview_;  // with the steps of the files that have steps
   std::vector<StepBreakdown> pseudo_steps_;  // of the files without: the run's when no file has steps
+  std::optional<Bottleneck> pseudo_bottleneck_;  // the same for the bottleneck
   OpStatsTotals op_totals_;
   std::vector<OpStatsRankRow> op_ranks_;
   std::vector<int64_t> op_rank_recorded_;
