@@ -25,6 +25,20 @@ namespace mlprof::analysis {
 // "copy-done.2" (the name up to the first space, without XLA's '%').
 std::string_view hlo_op_name_of_text(std::string_view text);
 
+// Where a TPU core sits in the mesh (`core_details`: XProf's CoreDetails in op_stats.proto);
+// -1 when the file does not say.
+struct CorePlace {
+  int64_t global_chip_id = -1, global_core_id = -1;
+};
+CorePlace core_place(const model::Profile& profile, uint32_t plane);
+
+// A device plane's peaks (`peak_teraflops_per_second`, `peak_hbm_bw_gigabytes_per_second`,
+// 10^9 bytes/s); 0 where the file does not give one.
+struct DevicePeaks {
+  double tflops = 0, hbm_gbps = 0;
+};
+DevicePeaks device_peaks(const model::Profile& profile, uint32_t plane);
+
 // One device (a TPU chip, a GPU) that ran XLA ops.
 struct HloDevice {
   uint32_t plane = 0;

@@ -385,6 +385,7 @@ nlohmann::json to_json(const OverviewPage& page) {
       {"top_ops", top},
       {"run_environment", to_json(page.environment)},
       {"recommendations", page.recommendations},
+      {"chips", page.chips.chips.empty() ? nlohmann::json(nullptr) : to_json(page.chips)},
   };
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/device_chips.h"
 #include "analysis/device_work.h"
 #include "analysis/framework_op_stats.h"
 #include "analysis/input_bound.h"
@@ -50,6 +51,7 @@ struct OverviewPage {
   std::vector<TopOp> top_ops;             // on the device, else on the host
   bool top_ops_on_device = false;
   RunEnvironment environment;
+  DeviceChips chips;  // one row per TPU chip or GPU that ran XLA ops (device_chips.h)
   std::vector<std::string> recommendations;
   bool whole_profile = false;  // no step selected (no markers, or none with device work): one pseudo step
   std::string step_marker;     // what marked the steps ("_r", "FunctionRun", ...)
