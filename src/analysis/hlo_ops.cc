@@ -455,6 +455,17 @@ HloOps collect_hlo_ops(const Profile& p) {
   return out;
 }
 
+bool is_xla_op_line(const Profile& p, const model::Line& line) {
+  return line.kind == LineKind::kXlaOps || p.strings.view(line.name) == kAsyncXlaOpsLine;
+}
+
+std::string_view timeline_title(const Profile& p, const model::Line& line, EventIndex e) {
+  const std::string_view name = p.name(e);
+  if (!is_xla_op_line(p, line)) return name;
+  const std::string_view op = hlo_op_name_of_text(name);
+  return op.empty() ? name : op;
+}
+
 bool has_hlo_ops(const Profile& p) {
   for (const model::Line& line : p.lines)
     if (line.kind == LineKind::kXlaOps && line.num_events > 0 && p.planes[line.plane].kind == PlaneKind::kDevice)

@@ -118,6 +118,15 @@ HloOps collect_hlo_ops(const model::Profile& profile);
 // its `hlo_op` stat names the op it ran for; any other tf_op is the op.
 model::StringId xla_kernel_op(const model::Profile& profile, model::EventIndex kernel, model::StringId tf_op);
 
+// The name a timeline shows for an event: on an XLA op line ("XLA Ops", "Async XLA Ops") the
+// HLO op its text names ("copy-done.2"; XProf's display name on the ops line, while the async
+// line's is only "async-copy"), the whole text going with it as `long_name`; any other event
+// keeps its name (TensorFlow's display names drop the op's scope, which its users read). A view
+// into the profile's strings.
+std::string_view timeline_title(const model::Profile& profile, const model::Line& line, model::EventIndex e);
+// Whether the line's events are XLA ops (named by their HLO instruction's text).
+bool is_xla_op_line(const model::Profile& profile, const model::Line& line);
+
 // Whether a profile has XLA ops at all (cheap: looks for the lines and stats, not the ops).
 bool has_hlo_ops(const model::Profile& profile);
 

@@ -204,7 +204,7 @@ const Tool kTools[] = {
      {}, tf_data},
     {"kernel_stats", "Kernel stats", has_kernels, "No GPU kernels were found.", kRecordGpuWork,
      {}, of_profile<KernelStatsTable, compute_kernel_stats>, &kKernelStatsSummary},
-    {"pod_viewer", "Pod viewer", has_several_hosts_or_chips, "The run has one host, and no several chips that ran XLA programs.",
+    {"pod_viewer", "Pod viewer", has_several_hosts_or_chips, "The run has one host.",
      "Profile every worker into the same run (one <host>.xplane.pb each), e.g. mlprof capture with the addresses "
      "of all workers.",
      {}, pod_viewer_tool, &kPodViewerSummary},
