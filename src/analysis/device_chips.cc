@@ -119,11 +119,21 @@ DeviceChips compute_device_chips(const model::Profile& p) {
     row.hbm_util_pct = 100 * hbm_utilisation(hbm_bytes[r], row.busy_ps, row.peak_hbm_gbps);
   }
   mark_extremes(out);
+  // What the file lacks: the utilisations' stats (hlo_ops.h), the chips' places, their programs.
+  for (const MissingStat& m : ops.missing)
+    if (m.stat != "hlo_category") out.missing.push_back(missing_stat_line(m));
+  if (std::any_of(ops.devices.begin(), ops.devices.end(), [](const HloDevice& d) { return d.global_chip_id < 0; }))
+    out.missing.push_back(missing_stat_line({"core_details", "each core is shown as a chip of its own"}));
+  if (std::any_of(out.chips.begin(), out.chips.end(), [](const ChipRow& c) { return c.module_runs == 0; }))
+    out.missing.push_back("The file has no \"XLA Modules\" line on some devices: they have no steps of their own.");
   return out;
 }
 
 void join_device_chips(DeviceChips&& part, DeviceChips* into) {
   for (ChipRow& row : part.chips) into->chips.push_back(std::move(row));
+  for (std::string& line : part.missing)
+    if (std::find(into->missing.begin(), into->missing.end(), line) == into->missing.end())
+      into->missing.push_back(std::move(line));
   mark_extremes(*into);
 }
 
@@ -153,6 +163,7 @@ nlohmann::json to_json(const DeviceChips& chips) {
   return {{"figures", "per chip: no figure is summed over chips"},
           {"module_runs", "the chip's XLA program runs: its steps where the host marks none"},
           {"chips", rows},
+          {"missing_stats", chips.missing},
           {"busiest", chips.busiest},
           {"least_busy", chips.least_busy}};
 }

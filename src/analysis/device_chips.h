@@ -41,6 +41,9 @@ struct DeviceChips {
   std::vector<ChipRow> chips;  // by host, then chip id (else plane order)
   int busiest = -1;            // the chip with the most busy time; -1 without chips
   int least_busy = -1;
+  // What an older writer's file lacks, one line each naming the stat or line and what it takes
+  // away ("The file has no `core_details` stat: ...").
+  std::vector<std::string> missing;
 };
 
 DeviceChips compute_device_chips(const model::Profile& profile);

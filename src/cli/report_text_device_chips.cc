@@ -19,8 +19,8 @@ std::string render_text(const DeviceChips& chips, bool host_marks_steps) {
     out += wrap_text(fmt::format("No step markers on the host: a {}'s steps are the runs of its most-run XLA "
                                  "program ({} on {}).",
                                  unit, first.main_module, first.device),
-                     text_width(), "  ", "  ") +
-           "\n";
+                     text_width(), "  ", "  ");
+  for (const std::string& line : chips.missing) out += wrap_text(line, text_width(), "  ", "    ");
   TextTable table({"device", tpu ? "chip id" : "id", "cores", "steps", "avg step", "busy", "compute", "collectives",
                    "async copies", "FLOP util", "HBM util"},
                   {false, true, true, true, true, true, true, true, true, true, true});

@@ -14,7 +14,10 @@
 #include "analysis/device_chips.h"
 #include "analysis/run_environment.h"
 #include "analysis/tool_registry.h"
+#include "format/xspace_schema.h"
 #include "model/load_profile.h"
+#include "model/xspace/importer.h"
+#include "model/xspace_builder.h"
 #include "xplane.pb.h"
 
 namespace mlprof::analysis {
@@ -163,6 +166,35 @@ TEST_F(TpuChips, PodViewerHasARowPerChip) {
   const nlohmann::json overview = run_tool(*find_tool("overview_page"), profile, {}).json();
   ASSERT_TRUE(overview["chips"].is_object());
   EXPECT_EQ(overview["chips"]["chips"].size(), 4u);
+}
+
+// An older writer's TPU file: an XLA Ops line without `core_details`, peaks or an "XLA Modules"
+// line. The chip still gets its row (busy time from its one op), and one line names each lack.
+TEST(ChipsMissingStats, AnOlderWritersChipDegradesWithOneLineEach) {
+  tp::XSpace space;
+  auto device = testing::add_plane(&space, 1, "/device:TPU:0");
+  auto* line = device.line(format::xspace::kDerivedLineIdBase + 5, "XLA Ops", 1000);
+  device.event(line, "%fusion.1 = f32[8]{0} fusion(f32[8]{0} %p)", 1000, 500,
+               {{"hlo_category", std::string("loop fusion")}});
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/older.xplane.pb";
+  testing::write_xspace(path, space);
+  model::Profile profile;
+  std::string error;
+  ASSERT_TRUE(model::import_xspace_file(path, "older", &profile, &error)) << error;
+  const DeviceChips chips = compute_device_chips(profile);
+  ASSERT_EQ(chips.chips.size(), 1u);
+  EXPECT_EQ(chips.chips[0].busy_ps, 500);
+  EXPECT_EQ(chips.chips[0].compute_ps, 500);
+  EXPECT_EQ(chips.chips[0].global_chip_id, -1);
+  EXPECT_EQ(chips.chips[0].module_runs, 0u);
+  std::string lines;
+  for (const std::string& m : chips.missing) {
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    lines += m + "\n";
+  }
+  for (const char* lack : {"`core_details`", "`peak_teraflops_per_second`", "`flops`", "\"XLA Modules\""})
+    EXPECT_NE(lines.find(lack), std::string::npos) << lack << " in:\n" << lines;
 }
 
 // Google's names of its parts: "Lite" parts are the e parts (v5e, v6e).
