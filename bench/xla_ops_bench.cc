@@ -1,6 +1,7 @@
-// The XLA op tools (op_profile, hlo_stats, roofline_model) beyond the load, on XProf's TPU file
-// (JAX on a TPU v6e, four chips) and on a run of ten copies of it as ten hosts (40 chips).
-// The target: each file's three tools in <= 0.2 s beyond the load. One line per phase:
+// The XLA op tools (op_profile, hlo_stats, roofline_model) and the per-chip rows (device_chips)
+// beyond the load, on XProf's TPU file (JAX on a TPU v6e, four chips) and on a run of ten copies
+// of it as ten hosts (40 chips). The target: each file's three tools and its chips in <= 0.2 s
+// beyond the load. One line per phase:
 //   xla_ops_bench: <what> <wall seconds> s (<cpu seconds> s CPU)
 // and a total per profile with the target.
 #include <chrono>
@@ -8,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "analysis/device_chips.h"
 #include "analysis/hlo_stats.h"
 #include "analysis/op_profile.h"
 #include "analysis/roofline_model.h"
@@ -47,11 +49,13 @@ bool measure(const std::string& label, const std::string& path) {
   phase("hlo_stats", true);
   const auto roofline = mlprof::analysis::compute_roofline_model(profile);
   phase("roofline_model", true);
-  std::printf("xla_ops_bench: %s: %zu events, %zu devices, %zu HLO ops: the three tools %.3f s beyond the load "
+  const auto chips = mlprof::analysis::compute_device_chips(profile);
+  phase("chips", true);
+  std::printf("xla_ops_bench: %s: %zu events, %zu devices, %zu HLO ops: the three tools and the chips %.3f s beyond the load "
               "(%.3f s CPU); <= 0.2 s: %s\n",
               label.c_str(), profile.num_events(), roofline.devices.size(), hlo_stats.rows.size(), mine, mine_cpu,
               mine <= 0.2 ? "met" : "NOT met");
-  return !op_profile.views.empty();
+  return !op_profile.views.empty() && !chips.chips.empty();
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "analysis/csv.h"
 #include "analysis/op_stats_ranks.h"
 #include "analysis/event_kinds.h"
+#include "analysis/hlo_ops.h"
 #include "analysis/interval_union.h"
 #include "analysis/self_time.h"
 #include "analysis/sort_runs.h"
@@ -109,7 +110,9 @@ class DeviceOpFinder {
 
   StringId tf_op(EventIndex e) const {
     if (p_.events.first_stat[e] == p_.events.first_stat[e + 1]) return model::kNoString;
-    if (auto op = p_.stat(e, model::kTfOp); op && op->type == model::StatType::kString) return op->str;
+    // JAX names every XLA kernel's tf_op "XlaModule:"; its HLO op is the op it ran for.
+    if (auto op = p_.stat(e, model::kTfOp); op && op->type == model::StatType::kString)
+      return xla_kernel_op(p_, e, op->str);
     return model::kNoString;
   }
 

@@ -24,7 +24,7 @@ constexpr uint64_t kHbmMemorySpace = 1;  // op_metrics.proto: MEMORY_SPACE_HBM, 
 // The stat names the tools read, as the profile's string ids (model::kNoString when absent).
 struct StatIds {
   StringId hlo_op, hlo_category, hlo_module, program_id, flops, model_flops, bytes_accessed, breakdown, tf_op,
-      source, source_stack, device_offset, device_duration, peak_tflops, peak_hbm, device_type, core_details;
+      source, source_stack, device_offset, device_duration, device_type;
   explicit StatIds(const model::StringTable& s)
       : hlo_op(s.find("hlo_op")),
         hlo_category(s.find("hlo_category")),
@@ -39,10 +39,7 @@ struct StatIds {
         source_stack(s.find("source_stack")),
         device_offset(s.find("device_offset_ps")),
         device_duration(s.find("device_duration_ps")),
-        peak_tflops(s.find("peak_teraflops_per_second")),
-        peak_hbm(s.find("peak_hbm_bw_gigabytes_per_second")),
-        device_type(model::kDeviceTypeString),
-        core_details(s.find("core_details")) {}
+        device_type(model::kDeviceTypeString) {}
 };
 
 std::optional<StatValue> stat_of(const Profile& p, EventIndex e, StringId key) {
@@ -113,7 +110,7 @@ std::optional<double> hbm_bytes_of_breakdown(std::string_view bytes) {
 
 // CoreDetails (op_stats.proto): global_chip_id = 5, global_core_id = 6, both varints; a
 // field left out is 0 in proto3.
-void read_core_details(std::string_view bytes, HloDevice& d) {
+void read_core_details(std::string_view bytes, CorePlace& d) {
   int64_t chip = 0, core = 0;
   for (size_t at = 0; at < bytes.size();) {
     uint64_t key = 0, value = 0;
@@ -194,11 +191,12 @@ class Collector {
     d.ordinal = plane.device_ordinal == model::kNone ? device : plane.device_ordinal;
     auto type = p_.plane_stat(plane_index, ids_.device_type);
     d.device_type = type ? std::string(p_.string_of(*type)) : std::string(p_.strings.view(plane.device_type));
-    if (ids_.core_details != model::kNoString)
-      if (auto v = p_.plane_stat(plane_index, ids_.core_details); v && v->type == model::StatType::kString)
-        read_core_details(binary_of(p_.string_of(*v)), d);
-    if (auto v = plane_peak(plane_index, ids_.peak_tflops)) d.peak_tflops = *v;
-    if (auto v = plane_peak(plane_index, ids_.peak_hbm)) d.peak_hbm_gbps = *v;
+    const CorePlace place = core_place(p_, plane_index);
+    d.global_chip_id = place.global_chip_id;
+    d.global_core_id = place.global_core_id;
+    const DevicePeaks peaks = device_peaks(p_, plane_index);
+    d.peak_tflops = peaks.tflops;
+    d.peak_hbm_gbps = peaks.hbm_gbps;
     peaks_missing_tflops_ |= d.peak_tflops <= 0;
     peaks_missing_hbm_ |= d.peak_hbm_gbps <= 0;
 
@@ -230,13 +228,6 @@ class Collector {
   }
 
  private:
-  std::optional<double> plane_peak(uint32_t plane, StringId key) const {
-    if (key == model::kNoString) return std::nullopt;
-    auto v = p_.plane_stat(plane, key);
-    if (!v || !v->is_number()) return std::nullopt;
-    return v->as_double();
-  }
-
   int64_t time_of(EventIndex e) const {
     auto v = stat_of(p_, e, ids_.device_duration);
     return v && v->is_number() ? v->as_int() : p_.duration_ps(e);
@@ -380,6 +371,25 @@ class Collector {
 
 }  // namespace
 
+CorePlace core_place(const Profile& p, uint32_t plane) {
+  CorePlace place;
+  const StringId key = p.strings.find("core_details");
+  if (key == model::kNoString) return place;
+  if (auto v = p.plane_stat(plane, key); v && v->type == model::StatType::kString)
+    read_core_details(binary_of(p.string_of(*v)), place);
+  return place;
+}
+
+DevicePeaks device_peaks(const Profile& p, uint32_t plane) {
+  auto peak = [&](std::string_view name) {
+    const StringId key = p.strings.find(name);
+    if (key == model::kNoString) return 0.0;
+    auto v = p.plane_stat(plane, key);
+    return v && v->is_number() ? v->as_double() : 0.0;
+  };
+  return {peak("peak_teraflops_per_second"), peak("peak_hbm_bw_gigabytes_per_second")};
+}
+
 std::string_view hlo_op_name_of_text(std::string_view text) {
   const size_t space = text.find(' ');
   std::string_view name = space == std::string_view::npos ? text : text.substr(0, space);
@@ -443,6 +453,17 @@ HloOps collect_hlo_ops(const Profile& p) {
   if (!out.empty()) collector.finish();
   for (const HloOp& op : out.ops) out.async_halves += op.async_pairs > 0;
   return out;
+}
+
+bool is_xla_op_line(const Profile& p, const model::Line& line) {
+  return line.kind == LineKind::kXlaOps || p.strings.view(line.name) == kAsyncXlaOpsLine;
+}
+
+std::string_view timeline_title(const Profile& p, const model::Line& line, EventIndex e) {
+  const std::string_view name = p.name(e);
+  if (!is_xla_op_line(p, line)) return name;
+  const std::string_view op = hlo_op_name_of_text(name);
+  return op.empty() ? name : op;
 }
 
 bool has_hlo_ops(const Profile& p) {

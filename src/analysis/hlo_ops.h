@@ -25,6 +25,20 @@ namespace mlprof::analysis {
 // "copy-done.2" (the name up to the first space, without XLA's '%').
 std::string_view hlo_op_name_of_text(std::string_view text);
 
+// Where a TPU core sits in the mesh (`core_details`: XProf's CoreDetails in op_stats.proto);
+// -1 when the file does not say.
+struct CorePlace {
+  int64_t global_chip_id = -1, global_core_id = -1;
+};
+CorePlace core_place(const model::Profile& profile, uint32_t plane);
+
+// A device plane's peaks (`peak_teraflops_per_second`, `peak_hbm_bw_gigabytes_per_second`,
+// 10^9 bytes/s); 0 where the file does not give one.
+struct DevicePeaks {
+  double tflops = 0, hbm_gbps = 0;
+};
+DevicePeaks device_peaks(const model::Profile& profile, uint32_t plane);
+
 // One device (a TPU chip, a GPU) that ran XLA ops.
 struct HloDevice {
   uint32_t plane = 0;
@@ -103,6 +117,15 @@ HloOps collect_hlo_ops(const model::Profile& profile);
 // A GPU kernel's op given its tf_op: JAX gives every XLA kernel the tf_op "XlaModule:", and
 // its `hlo_op` stat names the op it ran for; any other tf_op is the op.
 model::StringId xla_kernel_op(const model::Profile& profile, model::EventIndex kernel, model::StringId tf_op);
+
+// The name a timeline shows for an event: on an XLA op line ("XLA Ops", "Async XLA Ops") the
+// HLO op its text names ("copy-done.2"; XProf's display name on the ops line, while the async
+// line's is only "async-copy"), the whole text going with it as `long_name`; any other event
+// keeps its name (TensorFlow's display names drop the op's scope, which its users read). A view
+// into the profile's strings.
+std::string_view timeline_title(const model::Profile& profile, const model::Line& line, model::EventIndex e);
+// Whether the line's events are XLA ops (named by their HLO instruction's text).
+bool is_xla_op_line(const model::Profile& profile, const model::Line& line);
 
 // Whether a profile has XLA ops at all (cheap: looks for the lines and stats, not the ops).
 bool has_hlo_ops(const model::Profile& profile);

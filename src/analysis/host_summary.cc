@@ -33,6 +33,7 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p, unsig
       }
     }
     if (parts & kKernelRows) out->kernels = compute_kernel_stats(p);
+    if (parts & (kPodHosts | kOverview)) out->chips = compute_device_chips(p);
     if (parts & kOverview) {
       if (std::vector<InputPipeline> pipelines = find_input_pipelines(p); !pipelines.empty()) {
         const InputPipeline& pl = pipelines.front();
@@ -132,6 +133,7 @@ bool RunSummary::add(std::unique_ptr<ProfileSummary> part, std::string* error) {
   for (int64_t rank : part->op_rank_recorded) op_rank_recorded_.push_back(rank);
   (part->whole_profile ? step_op_times_in_profiles_ : step_op_times_in_steps_).add(part->step_op_times);
   kernels_.add(part->kernels);
+  join_device_chips(std::move(part->chips), &chips_);
   if (o.slowest_pipeline && (!overview_.slowest_pipeline || o.slowest_pipeline->max_ps > overview_.slowest_pipeline->max_ps))
     overview_.slowest_pipeline = std::move(o.slowest_pipeline);
   memories_ += part->memories > 0;  // hosts with memories (one host a file)

@@ -51,6 +51,7 @@ struct ProfileSummary final : model::PartSummary {
   std::vector<int64_t> op_rank_recorded;
   StepOpTimes step_op_times;
   KernelStatsTable kernels;
+  DeviceChips chips;  // with the pod viewer's or the overview's parts
   bool tensorflow_op_names = false;  // has_tensorflow_op_names: decides which host events are ops
   size_t memories = 0;               // memories (allocators) in all
   // The timeline rules' findings over the analysed steps; and, when it has none, over its whole
@@ -89,6 +90,7 @@ class RunSummary {
   std::vector<OpStatsRankRow> op_stats_ranks() const;
   StepOpTimes step_op_times() const;
   KernelStatsTable kernel_stats() const { return kernels_.finish(); }
+  const DeviceChips& chips() const { return chips_; }
 
  private:
   std::string run_;
@@ -110,6 +112,7 @@ class RunSummary {
   std::vector<OpStatsRankRow> op_ranks_;
   std::vector<int64_t> op_rank_recorded_;
   KernelStatsJoin kernels_;
+  DeviceChips chips_;
   struct HostBits {
     bool whole_profile;
     int64_t bits16_ps, bits32_ps;

@@ -417,6 +417,7 @@ nlohmann::json to_json(const OverviewPage& page) {
       {"run_environment", to_json(page.environment)},
       {"recommendations", page.recommendations},
       {"bottleneck", page.bottleneck ? to_json(*page.bottleneck) : nlohmann::json(nullptr)},
+      {"chips", page.chips.chips.empty() ? nlohmann::json(nullptr) : to_json(page.chips)},
   };
 }
 

@@ -163,6 +163,7 @@ nlohmann::json to_json(const PodViewer& pod) {
           {"window", pod.whole_profile ? "the whole profile of each worker, as one step"
                                        : "a step (average over each worker's analysed steps), per worker"},
           {"whole_profile_as_one_step", pod.whole_profile},
+          {"chips", pod.chips.chips.empty() ? nlohmann::json(nullptr) : to_json(pod.chips)},
           {"stragglers", to_json(pod.stragglers)}};
 }
 

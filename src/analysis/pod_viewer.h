@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/device_chips.h"
 #include "analysis/step_breakdown.h"
 #include "analysis/gpu_timeline/stragglers.h"
 #include "model/profile.h"
@@ -52,6 +53,8 @@ struct PodViewer {
   bool whole_profile = false;      // no step markers: no per-step view
   // Per step, each rank's compute, communication and wait in collectives, and the straggler.
   StragglerAnalysis stragglers;
+  // One row per TPU chip (or GPU) that ran XLA ops, whatever the hosts (device_chips.h).
+  DeviceChips chips;
 };
 
 PodViewer compute_pod_viewer(const model::Profile& profile, const StepAnalysis& steps);

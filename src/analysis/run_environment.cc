@@ -1,6 +1,10 @@
 #include "analysis/run_environment.h"
 
+#include <set>
+#include <utility>
+
 #include "analysis/device_work.h"
+#include "analysis/hlo_ops.h"
 #include "format/xspace_schema.h"
 #include "model/string_contains.h"
 
@@ -140,10 +144,35 @@ RunEnvironment compute_run_environment(const model::Profile& p) {
     if (auto v = p.plane_stat(i, model::kComputeCapMajor)) d.compute_cap_major = v->as_int();
     if (auto v = p.plane_stat(i, model::kComputeCapMinor)) d.compute_cap_minor = v->as_int();
     if (auto v = p.plane_stat(i, model::kMemorySize)) d.memory_gib = v->as_double() / double(1ull << 30);
+    d.global_chip_id = core_place(p, i).global_chip_id;
+    const DevicePeaks peaks = device_peaks(p, i);
+    d.peak_tflops = peaks.tflops;
+    d.peak_hbm_gbps = peaks.hbm_gbps;
     env.devices.push_back(d);
   }
   if (env.device_type.empty()) env.device_type = "CPU";
   return env;
+}
+
+std::string tpu_generation(std::string_view type) {
+  if (!type.starts_with("TPU v")) return "";
+  type.remove_prefix(4);
+  size_t end = 1;
+  while (end < type.size() && type[end] != ' ') ++end;
+  std::string generation(type.substr(0, end));
+  if (generation.size() < 2 || generation[1] < '0' || generation[1] > '9') return "";
+  if (type.substr(end) == " Lite") generation += 'e';
+  return generation;
+}
+
+size_t RunEnvironment::chip_count() const {
+  std::set<std::pair<std::string, int64_t>> chips;
+  size_t unplaced = 0;
+  for (const DeviceInfo& d : devices) {
+    if (d.global_chip_id < 0) ++unplaced;
+    else chips.emplace(d.host, d.global_chip_id);
+  }
+  return chips.size() + unplaced;
 }
 
 void join_run_environment(RunEnvironment&& part, RunEnvironment* into) {
@@ -164,14 +193,19 @@ nlohmann::json to_json(const RunEnvironment& env) {
                        {"model", d.model},
                        {"core_count", d.core_count},
                        {"compute_capability", std::to_string(d.compute_cap_major) + "." + std::to_string(d.compute_cap_minor)},
-                       {"memory_gib", d.memory_gib}});
+                       {"memory_gib", d.memory_gib},
+                       {"global_chip_id", d.global_chip_id},
+                       {"peak_teraflops_per_second", d.peak_tflops},
+                       {"peak_hbm_gigabytes_per_second", d.peak_hbm_gbps}});
   nlohmann::json out = {{"host_count", env.hosts.size()},
                         {"hosts", env.hosts},
                         {"device_type", env.device_type},
                         {"device_core_count", env.device_count},
                         {"host_thread_count", env.host_thread_count},
                         {"framework", framework_key(env.framework)},
+                        {"chip_count", env.chip_count()},
                         {"devices", devices}};
+  if (!env.devices.empty() && env.is_tpu()) out["tpu_generation"] = tpu_generation(env.devices.front().model);
   if (env.device_type == "GPU") out["gpu_vendor"] = env.gpu_vendor() == GpuVendor::kAmd ? "AMD" : "NVIDIA";
   return out;
 }

@@ -51,7 +51,13 @@ struct DeviceInfo {
   int64_t core_count = 0;  // streaming multiprocessors or compute units (gpu_terms) when the file says
   int64_t compute_cap_major = 0, compute_cap_minor = 0;
   double memory_gib = 0;
+  int64_t global_chip_id = -1;  // a TPU core's chip in the mesh (`core_details`); -1: not said
+  double peak_tflops = 0, peak_hbm_gbps = 0;  // the plane's peaks; 0: not in the file
 };
+
+// A TPU's generation from its `device_type_string`: "TPU v6 Lite" is "v6e" (Google calls the
+// Lite parts e), "TPU v5p" is "v5p", "TPU v4" is "v4"; "" for anything else.
+std::string tpu_generation(std::string_view device_type_string);
 
 struct RunEnvironment {
   std::vector<std::string> hosts;
@@ -65,6 +71,9 @@ struct RunEnvironment {
   GpuVendor gpu_vendor() const { return devices.empty() ? GpuVendor::kNvidia : devices.front().vendor; }
   bool is_gpu() const { return device_type == "GPU"; }
   bool is_tpu() const { return device_type == "TPU"; }
+  // Chips: a TPU's planes are its cores, and cores sharing a host and a global chip id are one
+  // chip; any other device plane is a chip of its own.
+  size_t chip_count() const;
 };
 
 RunEnvironment compute_run_environment(const model::Profile& profile);

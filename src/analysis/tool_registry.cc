@@ -9,6 +9,7 @@
 
 #include "analysis/critical_path/critical_path.h"
 #include "analysis/gpu_timeline/collectives.h"
+#include "analysis/device_chips.h"
 #include "analysis/framework_op_stats.h"
 #include "analysis/op_stats_ranks.h"
 #include "analysis/gpu_timeline/gpu_timeline_tools.h"
@@ -56,10 +57,14 @@ ToolResult overview(const AnalyzedProfile& p, const ToolOptionValues&) {
   auto op_stats = std::async(std::launch::async | std::launch::deferred, [&p] { return &p.op_stats(); });
   const StepAnalysis& steps = p.steps();
   const TfDataBottleneckAnalysis& tf_data = p.tf_data();
-  return ToolResult::owned(compute_overview_page(p.profile(), steps, *op_stats.get(), tf_data));
+  OverviewPage page = compute_overview_page(p.profile(), steps, *op_stats.get(), tf_data);
+  page.chips = compute_device_chips(p.profile());
+  return ToolResult::owned(std::move(page));
 }
 ToolResult overview_of_summary(const RunSummary& s, const ToolOptionValues&) {
-  return ToolResult::owned(compose_overview_page(s.overview_parts()));
+  OverviewPage page = compose_overview_page(s.overview_parts());
+  page.chips = s.chips();
+  return ToolResult::owned(std::move(page));
 }
 // The stragglers among its recommendations read the pod's per-rank steps; the top ops, the op totals.
 constexpr SummaryForm kOverviewSummary{kOverview | kPodHosts | kOpTotals, overview_of_summary};
@@ -87,10 +92,27 @@ constexpr ToolOption kOpStatsOptions[] = {{.name = "include_idle", .help = "add 
 ToolResult tf_data(const AnalyzedProfile& p, const ToolOptionValues&) { return ToolResult::kept(p.tf_data()); }
 bool has_pipelines(const AnalyzedProfile& p) { return !p.tf_data().pipelines.empty(); }
 
-// pod_viewer: workers side by side, for a run with several hosts.
+// pod_viewer: workers side by side, for a run with several hosts or a host with several chips
+// (each chip a row of its own, device_chips.h); the stragglers need several hosts.
 bool has_several_hosts(const AnalyzedProfile& p) { return p.profile().hosts.size() > 1 && has_events(p); }
+bool has_several_hosts_or_chips(const AnalyzedProfile& p) {
+  const model::Profile& profile = p.profile();
+  if (!has_events(p)) return false;
+  if (profile.hosts.size() > 1) return true;
+  // Per-chip rows are made of XLA's ops (device_chips.h).
+  size_t devices = 0;
+  for (const model::Plane& plane : profile.planes) devices += plane.kind == model::PlaneKind::kDevice;
+  return devices > 1 && has_hlo_ops(profile);
+}
+ToolResult pod_viewer_tool(const AnalyzedProfile& p, const ToolOptionValues&) {
+  PodViewer pod = compute_pod_viewer(p.profile(), p.steps());
+  pod.chips = compute_device_chips(p.profile());
+  return ToolResult::owned(std::move(pod));
+}
 ToolResult pod_viewer_of_summary(const RunSummary& s, const ToolOptionValues&) {
-  return ToolResult::owned(compute_pod_viewer(s.pod(), s.whole_profile()));
+  PodViewer pod = compute_pod_viewer(s.pod(), s.whole_profile());
+  pod.chips = s.chips();
+  return ToolResult::owned(std::move(pod));
 }
 constexpr SummaryForm kPodViewerSummary{kPodHosts, pod_viewer_of_summary};
 // stragglers: from the same per-host steps and collective calls, so many ranks are read one
@@ -196,10 +218,10 @@ const Tool kTools[] = {
      {}, tf_data},
     {"kernel_stats", "Kernel stats", has_kernels, "No GPU kernels were found.", kRecordGpuWork,
      {}, of_profile<KernelStatsTable, compute_kernel_stats>, &kKernelStatsSummary},
-    {"pod_viewer", "Pod viewer", has_several_hosts, "The run has one host.",
+    {"pod_viewer", "Pod viewer", has_several_hosts_or_chips, "The run has one host.",
      "Profile every worker into the same run (one <host>.xplane.pb each), e.g. mlprof capture with the addresses "
      "of all workers.",
-     {}, of_steps<PodViewer, compute_pod_viewer>, &kPodViewerSummary},
+     {}, pod_viewer_tool, &kPodViewerSummary},
     // The GPU timeline (gpu_timeline_tools.h): Holistic Trace Analysis' and Nsight's questions.
     {"gpu_time_breakdown", "GPU time breakdown", has_kernels, kNoGpuWork, kRecordGpuWork, kGpuTimelineOptions,
      gpu_time_breakdown_tool},

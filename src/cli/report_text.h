@@ -35,6 +35,8 @@ std::string render_text(const analysis::ProfileDiff& diff);
 std::string render_text(const analysis::KernelStatsTable& table, std::string_view no_data, size_t max_rows = 30);
 std::string render_text(const analysis::MemoryProfile& memory, std::string_view no_data, size_t max_rows = 15);
 std::string render_text(const analysis::PodViewer& pod);
+// The per-chip table; `host_marks_steps`: the host's step markers, else the chips' XLA programs, are the steps.
+std::string render_text(const analysis::DeviceChips& chips, bool host_marks_steps);
 std::string render_text(const analysis::TraceViewerLink& link);
 std::string render_text(const analysis::CriticalPath& path, std::string_view no_data);
 std::string render_text(const analysis::GpuTimeline& timeline);

@@ -35,6 +35,25 @@ std::string bottleneck_line(const OverviewPage& page, size_t width) {
 
 }  // namespace
 
+namespace {
+// A TPU as its files tell it: the part and generation (`device_type_string`), chips and cores
+// per chip (`core_details`), and each chip's peaks.
+std::string tpu_environment_line(const RunEnvironment& env) {
+  const DeviceInfo& d = env.devices.front();
+  const std::string model = d.model.empty() ? env.device_type : d.model;
+  const std::string generation = tpu_generation(d.model);
+  const size_t chips = env.chip_count();
+  const size_t cores = chips == 0 ? 0 : env.device_count / chips;
+  std::string line = fmt::format("  device type: {}{}, {} chip{}, {} core{} each", model,
+                                 generation.empty() ? "" : " (" + generation + ")", chips, chips == 1 ? "" : "s",
+                                 cores, cores == 1 ? "" : "s");
+  if (d.peak_tflops > 0 || d.peak_hbm_gbps > 0)
+    line += fmt::format("; peak per {} {:.0f} TFLOP/s, HBM {:.0f} GB/s", cores > 1 ? "core" : "chip", d.peak_tflops,
+                        d.peak_hbm_gbps);
+  return line + "\n";
+}
+}  // namespace
+
 std::string render_text(const OverviewPage& page) {
   std::string out = "Overview\n\n";
   const size_t width = text_width();
@@ -70,7 +89,10 @@ std::string render_text(const OverviewPage& page) {
   TextTable breakdown({"category", "share", "average", "stddev", "min", "max"}, {false, true, true, true, true, true});
   for (size_t c = 0; c < kNumCategories; ++c) {
     const auto& s = page.category_ms[c];
-    breakdown.add_row({kCategoryLabels[c], format_pct(page.breakdown_pct[c]), format_ms(s.avg), format_ms(s.stddev),
+    // A TPU's host launches XLA programs, not kernels.
+    const std::string label = page.environment.is_tpu() && c == size_t(Category::kKernelLaunch) ? "Program launch"
+                                                                                               : kCategoryLabels[c];
+    breakdown.add_row({label, format_pct(page.breakdown_pct[c]), format_ms(s.avg), format_ms(s.stddev),
                        format_ms(s.min), format_ms(s.max)});
   }
   out += breakdown.render();
@@ -120,8 +142,12 @@ std::string render_text(const OverviewPage& page) {
   }
 
   if (!page.top_ops.empty()) {
-    out += fmt::format("\nTop {} ops on the {} by self time\n", page.top_ops.size(),
-                       page.top_ops_on_device ? "device" : "host");
+    const size_t devices = page.environment.device_count;
+    const std::string_view unit = page.environment.is_tpu() ? "TPU cores" : "devices";
+    out += fmt::format("\nTop {} ops on the {} by self time{}\n", page.top_ops.size(),
+                       page.top_ops_on_device ? (devices > 1 ? fmt::format("{} {}", devices, unit) : "device") : "host",
+                       page.top_ops_on_device && devices > 1 ? fmt::format(", summed over the {} {}", devices, unit)
+                                                             : "");
     const bool show_type = std::any_of(page.top_ops.begin(), page.top_ops.end(),
                                        [](const TopOp& t) { return !name_says_type(t.name, t.type); });
     std::vector<std::string> header = {"self time", "self %", "cumul. %", "op"};
@@ -137,10 +163,13 @@ std::string render_text(const OverviewPage& page) {
     out += ops.render();
   }
 
+  out += render_text(page.chips, !page.whole_profile);
+
   const auto& env = page.environment;
   out += "\nRun environment\n";
   out += wrap_text(fmt::format("hosts: {} ({})", env.hosts.size(), fmt::join(env.hosts, ", ")), width, "  ", "    ");
   if (env.device_count == 0) out += "  device type: none (host only)\n";
+  else if (env.is_tpu()) out += tpu_environment_line(env);
   else out += fmt::format("  device type: {}, devices: {}\n", env.device_type, env.device_count);
   if (!env.devices.empty() && env.devices.front().core_count > 0) {
     const DeviceInfo& d = env.devices.front();

@@ -16,7 +16,8 @@ constexpr size_t kMaxStepsShown = 20;
 }  // namespace
 
 std::string render_text(const PodViewer& pod) {
-  std::string out = fmt::format("Pod viewer ({} workers)\n\n", pod.workers.size());
+  std::string out = fmt::format("Pod viewer ({} worker{}{})\n\n", pod.workers.size(), pod.workers.size() == 1 ? "" : "s",
+                                pod.chips.chips.empty() ? "" : fmt::format(", {} chips", pod.chips.chips.size()));
   if (pod.slowest_worker >= 0) {
     const PodWorker& w = pod.workers[size_t(pod.slowest_worker)];
     out += fmt::format("  Slowest worker: {}, {} per step on average", w.host, format_ms(w.step_time_ms.avg));
@@ -36,7 +37,11 @@ std::string render_text(const PodViewer& pod) {
   out += "\nWorkers (average per step)\n";
   std::vector<std::string> header = {"worker", "steps", "step time", "bottleneck"};
   std::vector<bool> numeric = {false, true, true, false};
-  for (auto label : kCategoryLabels) header.push_back(label), numeric.push_back(true);
+  // A TPU's host launches XLA programs, not kernels.
+  const bool tpu = !pod.chips.chips.empty() && pod.chips.chips.front().model.starts_with("TPU");
+  for (size_t c = 0; c < kNumCategories; ++c)
+    header.push_back(tpu && c == size_t(Category::kKernelLaunch) ? "program launch" : kCategoryLabels[c]),
+        numeric.push_back(true);
   TextTable workers(header, numeric);
   for (size_t i = 0; i < pod.workers.size(); ++i) {
     const PodWorker& w = pod.workers[i];
@@ -71,6 +76,7 @@ std::string render_text(const PodViewer& pod) {
     if (shown < pod.steps.size()) out += fmt::format("  ... {} more (see --format json or csv)\n", pod.steps.size() - shown);
   }
   if (!pod.stragglers.steps.empty()) out += "\n" + render_text(pod.stragglers);
+  out += render_text(pod.chips, !pod.whole_profile);
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "analysis/analyzed_profile.h"
+#include "analysis/hlo_ops.h"
 #include "analysis/trace_viewer/trace_event_details.h"
 #include "analysis/trace_viewer/trace_counters.h"
 #include "analysis/trace_viewer/trace_range_summary.h"
@@ -121,7 +122,8 @@ Reply TraceApi::viewport(const QueryParams& params) {
           }
           const uint32_t n = p.events.name[b.event];
           const std::string key = std::to_string(n);
-          if (!names.contains(key)) names[key] = std::string(p.strings.view(p.names[n].name));
+          // An XLA op's HLO op name, not its whole text (hlo_ops.h).
+          if (!names.contains(key)) names[key] = std::string(analysis::timeline_title(p, line, b.event));
           events.push_back({b.start_ps - zero, b.duration_ps, n, b.event});
           listed.push_back(b.event);
         }

@@ -5,8 +5,9 @@
 //   - the overview, the kernel stats and the GPU timeline say which window they cover;
 //   - the same quantity reads the same in every tool: kernels launched and collective time in
 //     the kernel stats and the GPU timeline (the whole profile in both), within 0.1 %;
-//   - no GPU words in the advice to a TPU profile, no C++ advice (mlprof::StepTrace) to a
-//     Python or JAX one.
+//   - no GPU words in the advice to a TPU profile, nor CUDA, Tensor Cores or kernel launches in
+//     any text of any tool on it; a TPU profile's pod viewer and overview have a row per chip;
+//   - no C++ advice (mlprof::StepTrace) to a Python or JAX one.
 // Expected values come from the files' origins (the testdata README says what ran where), not
 // from mlprof: the device family and framework of the files named below.
 #include <gtest/gtest.h>
@@ -89,6 +90,16 @@ void walk(const json& j, const std::string& key, const std::string& where, std::
   }
 }
 
+// Every string value of a result (keys left out: they are names for programs, not words).
+void strings_of(const json& j, std::vector<std::string>* out) {
+  if (j.is_object())
+    for (const auto& [k, v] : j.items()) strings_of(v, out);
+  else if (j.is_array())
+    for (const auto& v : j) strings_of(v, out);
+  else if (j.is_string())
+    out->push_back(j.get<std::string>());
+}
+
 // The advice a tool gives: its recommendations.
 std::vector<std::string> advice_of(const json& j) {
   std::vector<std::string> out;
@@ -165,6 +176,24 @@ void check_file(const fs::path& file, Checked* checked) {
   if (out.count("kernel_stats")) EXPECT_TRUE(out["kernel_stats"]["summary"].contains("window"));
   if (out.count("gpu_time_breakdown"))
     for (const json& host : out["gpu_time_breakdown"]["hosts"]) EXPECT_TRUE(host.contains("window"));
+
+  // A TPU profile reads in a TPU's words in every text of every tool, not only its advice; and
+  // the pod viewer and the overview have a row per chip (the run environment's chips).
+  if (env.is_tpu()) {
+    for (const auto& [tool, j] : out) {
+      std::vector<std::string> texts;
+      strings_of(j, &texts);
+      for (const std::string& t : texts)
+        for (const char* gpu_word : {"CUDA", "Tensor Core", "kernel launch", "Kernel launch", "cudaLaunch"})
+          EXPECT_EQ(t.find(gpu_word), std::string::npos) << tool << ": GPU words on a TPU profile: " << t;
+    }
+    for (const char* tool : {"overview_page", "pod_viewer"}) {
+      ASSERT_TRUE(out.count(tool)) << tool << " has no data on a TPU profile";
+      ASSERT_TRUE(out[tool]["chips"].is_object()) << tool << ": no per-chip rows";
+      EXPECT_EQ(out[tool]["chips"]["chips"].size(), env.chip_count()) << tool;
+    }
+    EXPECT_FALSE(overview["run_environment"]["tpu_generation"].get<std::string>().empty());
+  }
 
   // The device's and the framework's language.
   std::vector<std::string> advice = advice_of(overview);

@@ -1,5 +1,7 @@
 #include "analysis/trace_viewer/trace_export.h"
 
+#include "analysis/hlo_ops.h"
+
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -110,7 +112,17 @@ bool write_trace(const Profile& p, format::TraceWriter& writer, std::string* err
           in_ids.clear();
           for (const TraceFlow& f : flows.starting_at(e)) out_ids.push_back(uint64_t(&f - flows.flows.data()) + 1);
           for (uint32_t f : flows.ending_at(e)) in_ids.push_back(uint64_t(f) + 1);
-          writer.event({p.start_ps(e), p.duration_ps(e), texts.text(p.name_id(e)), args, out_ids, in_ids});
+          // An HLO op's name names the event; its whole text goes with it (hlo_ops.h).
+          const std::string_view title = timeline_title(p, line, e);
+          if (title.size() != p.name(e).size()) {
+            format::TraceArg whole;
+            whole.key = "long_name";
+            whole.type = format::TraceArg::Type::kString;
+            whole.string_value = texts.text(p.name_id(e));
+            args.push_back(whole);
+          }
+          writer.event({p.start_ps(e), p.duration_ps(e),
+                        title.size() != p.name(e).size() ? title : texts.text(p.name_id(e)), args, out_ids, in_ids});
         }
       }
     }

@@ -1,0 +1,211 @@
+// One row per chip (device_chips.h) and the TPU as its file tells it (run_environment.h), on
+// XProf's TPU file (JAX on a TPU v6e: four chips and the host), every figure checked against the
+// raw planes read here with libprotobuf's XSpace classes, not with mlprof's reader: the "XLA
+// Modules" runs, the "XLA Ops" device times by `hlo_category`, `core_details` and the peaks.
+#include <gtest/gtest.h>
+#include <google/protobuf/unknown_field_set.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "analysis/analyzed_profile.h"
+#include "analysis/device_chips.h"
+#include "analysis/run_environment.h"
+#include "analysis/tool_registry.h"
+#include "format/xspace_schema.h"
+#include "model/load_profile.h"
+#include "model/xspace/importer.h"
+#include "model/xspace_builder.h"
+#include "xplane.pb.h"
+
+namespace mlprof::analysis {
+namespace {
+
+namespace tp = tensorflow::profiler;
+
+const std::string kTpuFile =
+    std::string(MLPROF_TESTDATA) + "/wild/xprof/xprof__xprof_convert_test_xplanes_tpu_inference_2.xplane.pb";
+
+// What the raw file says of one TPU plane.
+struct RawPlane {
+  int64_t global_chip_id = -1;  // core_details (op_stats.proto's CoreDetails) field 5
+  std::string device_type;
+  double peak_tflops = 0, peak_hbm_gbps = 0;
+  std::map<std::string, std::pair<uint64_t, double>> module_runs;  // name: runs, summed ps
+  double busy_ps = 0, collective_ps = 0, async_copy_ps = 0;
+};
+
+std::map<std::string, RawPlane> raw_planes() {
+  std::ifstream in(kTpuFile, std::ios::binary);
+  tp::XSpace space;
+  EXPECT_TRUE(space.ParseFromIstream(&in));
+  std::map<std::string, RawPlane> out;
+  for (const tp::XPlane& plane : space.planes()) {
+    if (!plane.name().starts_with("/device:TPU:")) continue;
+    RawPlane& raw = out[plane.name()];
+    std::map<int64_t, std::string> stat_names;
+    for (const auto& [id, m] : plane.stat_metadata()) stat_names[id] = m.name();
+    for (const tp::XStat& s : plane.stats()) {
+      const std::string& name = stat_names[s.metadata_id()];
+      if (name == "device_type_string") raw.device_type = s.str_value();
+      if (name == "peak_teraflops_per_second") raw.peak_tflops = s.double_value();
+      if (name == "peak_hbm_bw_gigabytes_per_second") raw.peak_hbm_gbps = s.double_value();
+      if (name == "core_details") {
+        google::protobuf::UnknownFieldSet details;
+        EXPECT_TRUE(details.ParseFromString(s.bytes_value()));
+        raw.global_chip_id = 0;
+        for (int i = 0; i < details.field_count(); ++i)
+          if (details.field(i).number() == 5) raw.global_chip_id = int64_t(details.field(i).varint());
+      }
+    }
+    for (const tp::XLine& line : plane.lines()) {
+      for (const tp::XEvent& e : line.events()) {
+        const tp::XEventMetadata& m = plane.event_metadata().at(e.metadata_id());
+        if (line.name() == "XLA Modules") {
+          auto& [runs, ps] = raw.module_runs[m.name()];
+          ++runs;
+          ps += double(e.duration_ps());
+        }
+        if (line.name() != "XLA Ops") continue;
+        double time = double(e.duration_ps());
+        for (const tp::XStat& s : e.stats())
+          if (stat_names[s.metadata_id()] == "device_duration_ps")
+            time = s.value_case() == tp::XStat::kInt64Value ? double(s.int64_value()) : double(s.uint64_value());
+        std::string category;
+        for (const tp::XStat& s : m.stats())
+          if (stat_names[s.metadata_id()] == "hlo_category") category = s.str_value();
+        // The ops of this file never enclose one another (xla_ops_test checks it): busy is their sum.
+        raw.busy_ps += time;
+        if (category == "all-reduce") raw.collective_ps += time;
+        if (category == "copy-start" || category == "copy-done") raw.async_copy_ps += time;
+      }
+    }
+  }
+  return out;
+}
+
+class TpuChips : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists(kTpuFile))
+      GTEST_SKIP() << "XProf's TPU test file not found at " << kTpuFile << " (it is in ../shared/testdata)";
+    model::LoadError error;
+    ASSERT_TRUE(model::load_profile({kTpuFile, "", ""}, &profile_, &error)) << error.problem;
+    raw_ = raw_planes();
+  }
+  model::Profile profile_;
+  std::map<std::string, RawPlane> raw_;
+};
+
+TEST_F(TpuChips, OneRowPerChipWithItsOwnFigures) {
+  const DeviceChips chips = compute_device_chips(profile_);
+  ASSERT_EQ(raw_.size(), 4u);  // the testdata README: four chips
+  ASSERT_EQ(chips.chips.size(), raw_.size());
+  for (const ChipRow& c : chips.chips) {
+    SCOPED_TRACE(c.device);
+    ASSERT_TRUE(raw_.count(c.device));
+    const RawPlane& raw = raw_.at(c.device);
+    EXPECT_EQ(c.global_chip_id, raw.global_chip_id);
+    EXPECT_EQ(c.cores, 1u);  // a v6e chip has one TensorCore, and each plane has its own chip id
+    EXPECT_EQ(c.model, raw.device_type);
+    EXPECT_DOUBLE_EQ(c.peak_tflops, raw.peak_tflops);
+    EXPECT_DOUBLE_EQ(c.peak_hbm_gbps, raw.peak_hbm_gbps);
+    // The module runs, and the most-run module (the program the loop ran).
+    uint64_t runs = 0, main_runs = 0;
+    double ps = 0, main_ps = 0;
+    std::string main;
+    for (const auto& [name, r] : raw.module_runs) {
+      runs += r.first, ps += r.second;
+      if (r.first > main_runs) main = name, main_runs = r.first, main_ps = r.second;
+    }
+    EXPECT_EQ(c.module_runs, runs);
+    EXPECT_NEAR(double(c.module_time_ps), ps, 1);
+    EXPECT_EQ(c.main_module, main);
+    EXPECT_EQ(c.main_module_runs, main_runs);
+    EXPECT_NEAR(double(c.main_module_time_ps), main_ps, 1);
+    // Busy time and its split, per chip: never the sum over chips.
+    EXPECT_NEAR(double(c.busy_ps), raw.busy_ps, 1e-6 * raw.busy_ps);
+    EXPECT_NEAR(double(c.collective_ps), raw.collective_ps, 1e-6 * raw.busy_ps);
+    EXPECT_NEAR(double(c.async_copy_ps), raw.async_copy_ps, 1e-6 * raw.busy_ps);
+    EXPECT_EQ(c.compute_ps + c.collective_ps + c.async_copy_ps, c.busy_ps);
+    EXPECT_GT(c.compute_ps, 0);
+  }
+  // The figures the raw file gives (protoc --decode of the planes, summed with a script): TPU:0
+  // ran 105 module runs, the other three 103 each; TPU:0's ops ran 78.7837 s by their
+  // device_duration_ps (78.7849 s by the events' own durations) of a ~92 s profile.
+  EXPECT_EQ(chips.chips[0].module_runs, 105u);
+  EXPECT_NEAR(double(chips.chips[0].busy_ps) / 1e12, 78.7837, 0.0001);
+  EXPECT_GE(chips.busiest, 0);
+}
+
+TEST_F(TpuChips, RunEnvironmentTellsTheTpu) {
+  const RunEnvironment env = compute_run_environment(profile_);
+  EXPECT_TRUE(env.is_tpu());
+  EXPECT_EQ(env.device_count, 4u);
+  EXPECT_EQ(env.chip_count(), 4u);
+  ASSERT_FALSE(env.devices.empty());
+  EXPECT_EQ(env.devices.front().model, "TPU v6 Lite");
+  EXPECT_EQ(tpu_generation(env.devices.front().model), "v6e");
+  EXPECT_DOUBLE_EQ(env.devices.front().peak_tflops, raw_.at("/device:TPU:0").peak_tflops);
+  EXPECT_DOUBLE_EQ(env.devices.front().peak_hbm_gbps, raw_.at("/device:TPU:0").peak_hbm_gbps);
+  const nlohmann::json j = to_json(env);
+  EXPECT_EQ(j["tpu_generation"], "v6e");
+  EXPECT_EQ(j["chip_count"], 4);
+}
+
+// The pod viewer of one host with four chips has a row per chip, not "one host".
+TEST_F(TpuChips, PodViewerHasARowPerChip) {
+  const AnalyzedProfile profile(std::move(profile_));
+  const Tool& pod = *find_tool("pod_viewer");
+  ASSERT_TRUE(pod.has_data(profile)) << pod.no_data_reason;
+  const nlohmann::json j = run_tool(pod, profile, {}).json();
+  ASSERT_TRUE(j["chips"].is_object()) << j.dump().substr(0, 400);
+  EXPECT_EQ(j["chips"]["chips"].size(), 4u);
+  const nlohmann::json overview = run_tool(*find_tool("overview_page"), profile, {}).json();
+  ASSERT_TRUE(overview["chips"].is_object());
+  EXPECT_EQ(overview["chips"]["chips"].size(), 4u);
+}
+
+// An older writer's TPU file: an XLA Ops line without `core_details`, peaks or an "XLA Modules"
+// line. The chip still gets its row (busy time from its one op), and one line names each lack.
+TEST(ChipsMissingStats, AnOlderWritersChipDegradesWithOneLineEach) {
+  tp::XSpace space;
+  auto device = testing::add_plane(&space, 1, "/device:TPU:0");
+  auto* line = device.line(format::xspace::kDerivedLineIdBase + 5, "XLA Ops", 1000);
+  device.event(line, "%fusion.1 = f32[8]{0} fusion(f32[8]{0} %p)", 1000, 500,
+               {{"hlo_category", std::string("loop fusion")}});
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/older.xplane.pb";
+  testing::write_xspace(path, space);
+  model::Profile profile;
+  std::string error;
+  ASSERT_TRUE(model::import_xspace_file(path, "older", &profile, &error)) << error;
+  const DeviceChips chips = compute_device_chips(profile);
+  ASSERT_EQ(chips.chips.size(), 1u);
+  EXPECT_EQ(chips.chips[0].busy_ps, 500);
+  EXPECT_EQ(chips.chips[0].compute_ps, 500);
+  EXPECT_EQ(chips.chips[0].global_chip_id, -1);
+  EXPECT_EQ(chips.chips[0].module_runs, 0u);
+  std::string lines;
+  for (const std::string& m : chips.missing) {
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    lines += m + "\n";
+  }
+  for (const char* lack : {"`core_details`", "`peak_teraflops_per_second`", "`flops`", "\"XLA Modules\""})
+    EXPECT_NE(lines.find(lack), std::string::npos) << lack << " in:\n" << lines;
+}
+
+// Google's names of its parts: "Lite" parts are the e parts (v5e, v6e).
+TEST(TpuGeneration, FromDeviceTypeString) {
+  EXPECT_EQ(tpu_generation("TPU v6 Lite"), "v6e");
+  EXPECT_EQ(tpu_generation("TPU v5 Lite"), "v5e");
+  EXPECT_EQ(tpu_generation("TPU v5p"), "v5p");
+  EXPECT_EQ(tpu_generation("TPU v4"), "v4");
+  EXPECT_EQ(tpu_generation("TPU"), "");
+  EXPECT_EQ(tpu_generation("NVIDIA H100"), "");
+}
+
+}  // namespace
+}  // namespace mlprof::analysis
