@@ -3,6 +3,7 @@
 // and category keys ("reading_data_from_files_in_advance") read as their labels. Long kernel
 // names (C++ templates of hundreds of characters) read shortened, whole on hover.
 import { h } from '../dom';
+import { formatMs } from '../format';
 import { shortenName } from '../name_shortening';
 import { readViewState, viewStateHash } from '../location_state';
 import { CATEGORY_LABELS } from '../step_categories';
@@ -84,8 +85,19 @@ export function richText(text: string): (Node | string)[] {
   });
 }
 
-export function recommendationList(items: string[]): HTMLElement {
-  return items.length
-    ? h('ul', { class: 'recommendations' }, ...items.map((r) => h('li', {}, ...richText(r))))
-    : h('p', { class: 'muted' }, 'Nothing stands out.');
+// A recommendation: its sentence, and where the analysis predicts it, the step time its change
+// would give (DESIGN.md §5.11: each recommendation says what it would buy).
+export type Recommendation = string | { text: string; predicted_step_ms?: number | null };
+
+export function recommendationList(items: Recommendation[]): HTMLElement {
+  const item = (r: Recommendation) => {
+    const { text, predicted } = typeof r === 'string' ? { text: r, predicted: null } : { text: r.text, predicted: r.predicted_step_ms ?? null };
+    return h(
+      'li',
+      {},
+      ...richText(text),
+      predicted !== null ? h('span', { class: 'prediction', 'data-testid': 'recommendation-prediction' }, ` Predicted step: ${formatMs(predicted)}.`) : null,
+    );
+  };
+  return items.length ? h('ul', { class: 'recommendations' }, ...items.map(item)) : h('p', { class: 'muted' }, 'Nothing stands out.');
 }

@@ -6,7 +6,11 @@ import { barList } from '../components/bar_list';
 import { dataTable, type Column } from '../components/data_table';
 import { keyValueList, panel, windowCaption } from '../components/panel';
 import { toolHeader } from '../components/page_header';
-import { recommendationList } from '../components/rich_text';
+import { recommendationList, type Recommendation } from '../components/rich_text';
+import { bottleneckHeadline, type Bottleneck } from '../components/bottleneck_headline';
+import { fetchToolData } from '../api';
+import { viewStateHash } from '../location_state';
+import { pathBar, pathWindow, whatIfTable, type CriticalPathData } from './critical_path_page';
 import { verdictBanner } from '../components/verdict';
 import { stackedBarChart } from '../charts/stacked_bar_chart';
 import { STEP_CATEGORIES, type CategoryValues } from '../step_categories';
@@ -64,16 +68,24 @@ export interface OverviewData {
   precision: { bits16_pct: number; bits32_pct: number; window: string };
   top_ops: TopOp[];
   run_environment: RunEnvironment;
-  recommendations: string[];
+  recommendations: Recommendation[];
+  bottleneck: Bottleneck | null; // what bounds the step; null without steps
 }
 
 export const overviewPage: ToolPage = {
   async render(root, ctx) {
-    const data = await ctx.fetchData<OverviewData>();
+    // The critical path's figures come from its own tool; the overview reads without them.
+    const [data, path] = await Promise.all([
+      ctx.fetchData<OverviewData>(),
+      fetchToolData<CriticalPathData>(ctx.run, ctx.host, 'critical_path').catch(() => null),
+    ]);
+    const pathPage = viewStateHash({ run: ctx.run, host: ctx.host, tool: 'critical_path', options: {} });
+    root.append(toolHeader(ctx, subtitle(ctx)));
+    if (data.bottleneck) root.append(bottleneckHeadline(data.bottleneck, { href: pathPage, text: 'The critical path and what-ifs →' }));
     root.append(
-      toolHeader(ctx, subtitle(ctx)),
       verdictBanner(data.input_bound.verdict, data.input_bound.explanation),
       h('div', { class: 'grid grid-summary' }, performanceSummary(data), stepTimeGraph(data, ctx)),
+      ...(path && path.steps.length ? [whatBoundsTheStep(path, pathPage)] : []),
       h(
         'div',
         { class: 'grid grid-details' },
@@ -214,6 +226,22 @@ function runEnvironment(env: RunEnvironment): HTMLElement {
   return panel('Run environment', keyValueList(rows));
 }
 
-function recommendations(items: string[]): HTMLElement {
+// The critical path on one bar and the what-ifs that save most, with a link to the whole page.
+const kOverviewWhatIfs = 5;
+
+function whatBoundsTheStep(path: CriticalPathData, pathPage: string): HTMLElement {
+  return panel(
+    'What bounds the step',
+    windowCaption(pathWindow(path)),
+    h('h3', {}, `Critical path by kind (${formatMs(path.average.path_ms)} a step)`),
+    pathBar(path),
+    h('h3', {}, 'What if'),
+    path.prediction_note ? h('p', { class: 'muted small' }, path.prediction_note) : null,
+    whatIfTable(path, kOverviewWhatIfs),
+    h('p', { class: 'small' }, h('a', { href: pathPage }, 'All predictions, the ops and kernels on the path, and each step →')),
+  );
+}
+
+function recommendations(items: Recommendation[]): HTMLElement {
   return panel('Recommendations', recommendationList(items));
 }

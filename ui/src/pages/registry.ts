@@ -4,6 +4,7 @@
 // ToolPage (see tool_page.ts) and add one line here, and one to ToolData if it reads the
 // tool's JSON.
 import type { ToolPage } from './tool_page';
+import { criticalPathPage, type CriticalPathData } from './critical_path_page';
 import { frameworkOpStatsPage, type FrameworkOpStatsData } from './framework_op_stats_page';
 import { genericPage } from './generic_page';
 import { hloStatsPage, type HloStatsData } from './hlo_stats_page';
@@ -21,6 +22,7 @@ import { traceViewerPage } from './trace_viewer_page';
 
 const pages: Record<string, ToolPage> = {
   overview_page: overviewPage,
+  critical_path: criticalPathPage,
   input_pipeline_analyzer: inputPipelinePage,
   framework_op_stats: frameworkOpStatsPage,
   tf_data_bottleneck_analysis: tfDataBottleneckPage,
@@ -45,6 +47,7 @@ const pages: Record<string, ToolPage> = {
 // the tool's to_json (src/analysis) does not write fails the build's tests.
 export interface ToolData {
   overview_page: OverviewData;
+  critical_path: CriticalPathData;
   input_pipeline_analyzer: InputPipelineData;
   framework_op_stats: FrameworkOpStatsData;
   tf_data_bottleneck_analysis: TfDataBottleneckData;

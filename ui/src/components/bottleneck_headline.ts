@@ -1,0 +1,31 @@
+// "What bounds the step" in one sentence (the analysis' `bottleneck`): the first line of the
+// overview and of the critical path page, with the evidence under it and, where asked, a
+// link to the critical path page.
+import { h } from '../dom';
+import { notice, type NoticeKind } from './panel';
+import { richText } from './rich_text';
+
+export interface Bottleneck {
+  kind: string; // a critical path kind (path_kinds.ts)
+  share_pct: number; // of the critical path
+  evidence: string;
+  saving_ms: number; // of the recommended change
+  step_ms: number;
+  predicted_step_ms: number; // after the recommended change
+  change: string; // the recommended change, in words
+  sentence: string;
+}
+
+// Device compute bounding the step is where a step should be; input is the first thing to fix.
+const KIND: Record<string, NoticeKind> = { device_compute: 'ok', input: 'warning' };
+
+export function bottleneckHeadline(b: Bottleneck, more?: { href: string; text: string }): HTMLElement {
+  const banner = notice(
+    KIND[b.kind] ?? 'caution',
+    h('strong', { class: 'bottleneck-sentence', 'data-testid': 'bottleneck' }, ...richText(b.sentence)),
+    h('p', { class: 'small bottleneck-evidence' }, ...richText(`${b.evidence}.`), more ? [' ', h('a', { href: more.href, 'data-testid': 'critical-path-link' }, more.text)] : null),
+  );
+  banner.classList.add('bottleneck');
+  banner.dataset.kind = b.kind;
+  return banner;
+}

@@ -1,0 +1,230 @@
+// critical_path: what bounds the step. The bottleneck in one sentence; the longest chain of
+// dependent work through each step by kind; what-if predictions (a kind, category, op or
+// kernel removed or halved, replayed over the same graph); the ops and kernels on the path
+// and the steps, each opening the trace viewer there.
+import { h } from '../dom';
+import { formatMs, formatPct } from '../format';
+import { dataTable } from '../components/data_table';
+import { bottleneckHeadline, type Bottleneck } from '../components/bottleneck_headline';
+import { notice, panel, windowCaption } from '../components/panel';
+import { toolHeader, csvButton } from '../components/page_header';
+import { segmentBar } from '../components/segment_bar';
+import { PATH_KINDS, targetLabel } from '../path_kinds';
+import { traceLinkTo } from '../trace_link';
+import type { PageContext, ToolPage } from './tool_page';
+
+export interface PathTime {
+  name: string;
+  ms: number; // on the path, a step on average
+}
+
+export interface CriticalPathStep {
+  host: string;
+  step_num: number;
+  step_ms: number;
+  path_ms: number;
+  kind_ms: Record<string, number>;
+  top_ops: PathTime[];
+  top_kernels: PathTime[];
+}
+
+export interface WhatIf {
+  target: string; // a path kind, a step category, or an op or kernel name
+  scale: number; // 0 removes it, 0.5 halves it
+  step_ms: number; // the step predicted after the change
+}
+
+export interface CriticalPathData {
+  average: {
+    step_ms: number;
+    path_ms: number;
+    kind_ms: Record<string, number>;
+    top_ops: PathTime[];
+    top_kernels: PathTime[];
+  };
+  steps: CriticalPathStep[];
+  what_if: WhatIf[];
+  prediction_note: string; // where the graph cannot see a dependency; '' when it sees them all
+  warnings: string[];
+  bottleneck?: Bottleneck;
+}
+
+export const criticalPathPage: ToolPage = {
+  async render(root, ctx) {
+    const data = await ctx.fetchData<CriticalPathData>();
+    root.append(toolHeader(ctx, null, csvButton(ctx)));
+    if (data.steps.length === 0) {
+      root.append(notice('info', 'This profile has no steps, so no critical path.'));
+      return;
+    }
+    if (data.bottleneck) root.append(bottleneckHeadline(data.bottleneck));
+    root.append(
+      ...data.warnings.map((w) => notice('caution', w)),
+      pathByKind(data),
+      whatIfPanel(data),
+      h('div', { class: 'grid grid-wide-halves' }, onPath('Top ops on the path', 'Ops on the path', data, 'top_ops', ctx), onPath('Top kernels on the path', 'Kernels on the path', data, 'top_kernels', ctx)),
+      stepsPanel(data, ctx),
+    );
+  },
+};
+
+// What the averages cover.
+export function pathWindow(data: CriticalPathData): string {
+  const hosts = new Set(data.steps.map((s) => s.host)).size;
+  const n = data.steps.length;
+  return `each step's critical path, the mean over ${n} step${n === 1 ? '' : 's'}${hosts > 1 ? ` on ${hosts} hosts` : ''}`;
+}
+
+// The path's time a step by kind, on one bar.
+export function pathBar(data: CriticalPathData): HTMLElement {
+  const a = data.average;
+  return segmentBar(
+    PATH_KINDS.map((k) => {
+      const ms = a.kind_ms[k.key] ?? 0;
+      return { label: k.label, colour: k.colour, value: ms, text: `${formatMs(ms)} · ${formatPct(a.path_ms > 0 ? (100 * ms) / a.path_ms : 0)}` };
+    }),
+    'Critical path by kind',
+  );
+}
+
+function pathByKind(data: CriticalPathData): HTMLElement {
+  const a = data.average;
+  return panel(
+    'Critical path by kind',
+    windowCaption(pathWindow(data)),
+    h('p', { class: 'muted small' }, `${formatMs(a.path_ms)} of work that depends on the work before it, in a step of ${formatMs(a.step_ms)}. Waiting is not work: a blocked call's time goes to what it waits for.`),
+    pathBar(data),
+  );
+}
+
+interface WhatIfRow extends WhatIf {
+  what: string; // what the target is: a kind of work, a step category, an op or a kernel
+  saving_ms: number;
+}
+
+const scaleText = (scale: number) => (scale === 0 ? 'removed' : `× ${scale}`);
+
+// What a what-if target names, for the table's second column.
+function targetKind(data: CriticalPathData, target: string): string {
+  if (!targetLabel(target).isName) return PATH_KINDS.some((k) => k.key === target) ? 'work on the path' : 'step category';
+  if (data.average.top_kernels.some((t) => t.name === target)) return 'kernel';
+  if (data.average.top_ops.some((t) => t.name === target)) return 'op';
+  return 'op or kernel';
+}
+
+// The what-if predictions against the measured step, largest saving first; with `limit`, only
+// that many (the overview's few).
+export function whatIfTable(data: CriticalPathData, limit?: number): HTMLElement {
+  const measured = data.average.step_ms;
+  let rows: WhatIfRow[] = data.what_if.map((w) => ({ ...w, what: targetKind(data, w.target), saving_ms: measured - w.step_ms }));
+  if (limit !== undefined) rows = [...rows].sort((a, b) => b.saving_ms - a.saving_ms).slice(0, limit);
+  return dataTable<WhatIfRow>({
+    label: 'What-if',
+    rows,
+    sort: { key: 'saving_ms', descending: true },
+    filterable: limit === undefined ? undefined : false,
+    filterPlaceholder: 'Filter by target',
+    columns: [
+      {
+        key: 'target',
+        title: 'If this',
+        name: true,
+        shorten: 44,
+        value: (r) => targetLabel(r.target).label,
+        help: 'A kind of work on the path, a step-time category, or an op or kernel by name',
+      },
+      { key: 'what', title: 'Is', value: (r) => r.what },
+      { key: 'scale', title: 'took', numeric: true, value: (r) => r.scale, render: (r) => scaleText(r.scale), help: 'removed: no time; × 0.5: half the time' },
+      { key: 'step_ms', title: 'Predicted step', numeric: true, value: (r) => r.step_ms, render: (r) => formatMs(r.step_ms) },
+      { key: 'saving_ms', title: 'Saving', numeric: true, value: (r) => r.saving_ms, render: (r) => formatMs(r.saving_ms), help: `Against the measured step, ${formatMs(measured)}` },
+      {
+        key: 'saving_pct',
+        title: 'Saving %',
+        numeric: true,
+        value: (r) => (measured > 0 ? (100 * r.saving_ms) / measured : 0),
+        render: (r) => formatPct(measured > 0 ? (100 * r.saving_ms) / measured : 0),
+      },
+    ],
+  });
+}
+
+function whatIfPanel(data: CriticalPathData): HTMLElement {
+  return panel(
+    'What if',
+    windowCaption(pathWindow(data)),
+    h('p', { class: 'muted small' }, `The step each change would give, replayed over the same dependencies; the measured step is ${formatMs(data.average.step_ms)}.`),
+    data.prediction_note ? notice('caution', h('span', { 'data-testid': 'prediction-note' }, data.prediction_note)) : null,
+    data.what_if.length ? whatIfTable(data) : h('p', { class: 'muted' }, 'No predictions.'),
+  );
+}
+
+// The host whose steps have the most of a name on the path: where its link opens the trace.
+function hostOf(data: CriticalPathData, key: 'top_ops' | 'top_kernels', name: string, ctx: PageContext): string {
+  if (ctx.host) return ctx.host;
+  let best = data.steps[0]?.host ?? '';
+  let most = -1;
+  for (const s of data.steps) {
+    const ms = s[key].find((t) => t.name === name)?.ms ?? 0;
+    if (ms > most) [best, most] = [s.host, ms];
+  }
+  return best;
+}
+
+function onPath(title: string, label: string, data: CriticalPathData, key: 'top_ops' | 'top_kernels', ctx: PageContext): HTMLElement {
+  const rows = data.average[key];
+  const path = data.average.path_ms;
+  return panel(
+    title,
+    windowCaption(pathWindow(data)),
+    rows.length
+      ? dataTable<PathTime>({
+          label,
+          rows,
+          filterable: false,
+          sort: { key: 'ms', descending: true },
+          columns: [
+            { key: 'name', title: 'Name', name: true, shorten: 48, value: (r) => r.name, link: (r) => traceLinkTo({ run: ctx.run, host: hostOf(data, key, r.name, ctx) }, { name: r.name }) },
+            { key: 'ms', title: 'On the path', numeric: true, value: (r) => r.ms, render: (r) => formatMs(r.ms), help: 'A step on average' },
+            { key: 'pct', title: '% of path', numeric: true, value: (r) => (path > 0 ? (100 * r.ms) / path : 0), render: (r) => formatPct(path > 0 ? (100 * r.ms) / path : 0) },
+          ],
+        })
+      : h('p', { class: 'muted' }, key === 'top_ops' ? 'No host ops on the path.' : 'No kernels on the path.'),
+  );
+}
+
+// A step's largest kind on the path.
+function largestKind(s: CriticalPathStep): string {
+  let best = PATH_KINDS[0];
+  for (const k of PATH_KINDS) if ((s.kind_ms[k.key] ?? 0) > (s.kind_ms[best.key] ?? 0)) best = k;
+  return `${best.label} ${formatPct(s.path_ms > 0 ? (100 * (s.kind_ms[best.key] ?? 0)) / s.path_ms : 0)}`;
+}
+
+function stepsPanel(data: CriticalPathData, ctx: PageContext): HTMLElement {
+  const multiHost = new Set(data.steps.map((s) => s.host)).size > 1;
+  const used = PATH_KINDS.filter((k) => data.steps.some((s) => (s.kind_ms[k.key] ?? 0) > 0));
+  return panel(
+    'Steps',
+    h('p', { class: 'muted small' }, "Each step's critical path; a step opens the trace viewer on it."),
+    dataTable<CriticalPathStep>({
+      label: 'Steps',
+      rows: data.steps,
+      sort: { key: 'step_num', descending: false },
+      pageSize: 50,
+      columns: [
+        { key: 'step_num', title: 'Step', numeric: true, value: (r) => r.step_num, link: (r) => traceLinkTo({ run: ctx.run, host: ctx.host || r.host }, { step: r.step_num }) },
+        ...(multiHost ? [{ key: 'host', title: 'Host', value: (r: CriticalPathStep) => r.host }] : []),
+        { key: 'step_ms', title: 'Step time', numeric: true, value: (r) => r.step_ms, render: (r) => formatMs(r.step_ms) },
+        { key: 'path_ms', title: 'Critical path', numeric: true, value: (r) => r.path_ms, render: (r) => formatMs(r.path_ms) },
+        { key: 'largest', title: 'Most on the path', value: (r) => largestKind(r) },
+        ...used.map((k) => ({
+          key: k.key,
+          title: k.label,
+          numeric: true,
+          optional: true,
+          value: (r: CriticalPathStep) => r.kind_ms[k.key] ?? 0,
+          render: (r: CriticalPathStep) => formatMs(r.kind_ms[k.key] ?? 0),
+        })),
+      ],
+    }),
+  );
+}
