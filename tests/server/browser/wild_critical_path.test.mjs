@@ -115,7 +115,7 @@ describe('the critical path page', () => {
           assert.equal(target.toLowerCase(), best.target.replace(/_/g, ' ').toLowerCase().replace('waiting for rank', 'waiting for another rank'));
           if (data.prediction_note) assert.equal(await page.locator('[data-testid="prediction-note"]').textContent(), data.prediction_note);
           const steps = await page.locator('table[aria-label="Steps"] tbody tr').count();
-          assert.equal(steps, Math.min(50, data.steps.length));
+          assert.equal(steps, Math.min(20, data.steps.length));
           assert.match(await page.locator('[data-testid="figure-window"]').first().textContent(), /mean over \d+ step/);
           await fits(page, `${run} critical path at ${width} px`);
         }, `wild_critical_path_${run}_${width}`, width);
@@ -142,6 +142,16 @@ describe('the critical path page', () => {
       await page.locator('table[aria-label="Kernels on the path"] tbody tr:first-child a.row-link').first().click();
       await openedOn(page, name);
     }, 'wild_critical_path_owlv2_kernel_link_1280', 1280);
+  });
+
+  test('tpu: the longest copy on the path opens the trace viewer on it, selected', async () => {
+    await visit('#run=tpu&tool=critical_path', async (page) => {
+      await ready(page);
+      const name = await page.locator('table[aria-label="Kernels on the path"] tbody tr:first-child td.name').first().getAttribute('title');
+      assert.match(name, /^%copy-done/);
+      await page.locator('table[aria-label="Kernels on the path"] tbody tr:first-child a.row-link').first().click();
+      await openedOn(page, name);
+    }, 'wild_critical_path_tpu_kernel_link_1280', 1280);
   });
 
   test("two ranks: a step row opens that rank's trace on that step", async () => {

@@ -62,7 +62,7 @@ export const criticalPathPage: ToolPage = {
       ...data.warnings.map((w) => notice('caution', w)),
       pathByKind(data),
       whatIfPanel(data),
-      h('div', { class: 'grid grid-wide-halves' }, onPath('Top ops on the path', 'Ops on the path', data, 'top_ops', ctx), onPath('Top kernels on the path', 'Kernels on the path', data, 'top_kernels', ctx)),
+      onPathPanels(data, ctx),
       stepsPanel(data, ctx),
     );
   },
@@ -170,25 +170,34 @@ function hostOf(data: CriticalPathData, key: 'top_ops' | 'top_kernels', name: st
   return best;
 }
 
-function onPath(title: string, label: string, data: CriticalPathData, key: 'top_ops' | 'top_kernels', ctx: PageContext): HTMLElement {
-  const rows = data.average[key];
+function onPathTable(label: string, data: CriticalPathData, key: 'top_ops' | 'top_kernels', ctx: PageContext): HTMLElement {
   const path = data.average.path_ms;
-  return panel(
-    title,
-    windowCaption(pathWindow(data)),
-    rows.length
-      ? dataTable<PathTime>({
-          label,
-          rows,
-          filterable: false,
-          sort: { key: 'ms', descending: true },
-          columns: [
-            { key: 'name', title: 'Name', name: true, shorten: 48, value: (r) => r.name, link: (r) => traceLinkTo({ run: ctx.run, host: hostOf(data, key, r.name, ctx) }, { name: r.name }) },
-            { key: 'ms', title: 'On the path', numeric: true, value: (r) => r.ms, render: (r) => formatMs(r.ms), help: 'A step on average' },
-            { key: 'pct', title: '% of path', numeric: true, value: (r) => (path > 0 ? (100 * r.ms) / path : 0), render: (r) => formatPct(path > 0 ? (100 * r.ms) / path : 0) },
-          ],
-        })
-      : h('p', { class: 'muted' }, key === 'top_ops' ? 'No host ops on the path.' : 'No kernels on the path.'),
+  return dataTable<PathTime>({
+    label,
+    rows: data.average[key],
+    filterable: false,
+    sort: { key: 'ms', descending: true },
+    columns: [
+      { key: 'name', title: 'Name', name: true, shorten: 48, value: (r) => r.name, link: (r) => traceLinkTo({ run: ctx.run, host: hostOf(data, key, r.name, ctx) }, { name: r.name }) },
+      { key: 'ms', title: 'On the path', numeric: true, value: (r) => r.ms, render: (r) => formatMs(r.ms), help: 'A step on average' },
+      { key: 'pct', title: '% of path', numeric: true, value: (r) => (path > 0 ? (100 * r.ms) / path : 0), render: (r) => formatPct(path > 0 ? (100 * r.ms) / path : 0) },
+    ],
+  });
+}
+
+// The ops and the kernels on the path side by side; a list without rows is a line, not a panel.
+function onPathPanels(data: CriticalPathData, ctx: PageContext): HTMLElement {
+  const lists = [
+    { title: 'Top ops on the path', label: 'Ops on the path', key: 'top_ops' as const, none: 'No host ops on the path.' },
+    { title: 'Top kernels on the path', label: 'Kernels on the path', key: 'top_kernels' as const, none: 'No kernels on the path.' },
+  ];
+  const shown = lists.filter((l) => data.average[l.key].length > 0);
+  const empty = lists.filter((l) => data.average[l.key].length === 0).map((l) => h('p', { class: 'muted small' }, l.none));
+  if (shown.length === 0) return panel('Ops and kernels on the path', ...empty);
+  return h(
+    'div',
+    { class: 'grid grid-wide-halves' },
+    ...shown.map((l) => panel(l.title, windowCaption(pathWindow(data)), onPathTable(l.label, data, l.key, ctx), ...empty)),
   );
 }
 
@@ -209,7 +218,7 @@ function stepsPanel(data: CriticalPathData, ctx: PageContext): HTMLElement {
       label: 'Steps',
       rows: data.steps,
       sort: { key: 'step_num', descending: false },
-      pageSize: 50,
+      pageSize: 20,
       columns: [
         { key: 'step_num', title: 'Step', numeric: true, value: (r) => r.step_num, link: (r) => traceLinkTo({ run: ctx.run, host: ctx.host || r.host }, { step: r.step_num }) },
         ...(multiHost ? [{ key: 'host', title: 'Host', value: (r: CriticalPathStep) => r.host }] : []),
