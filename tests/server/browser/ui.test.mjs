@@ -60,6 +60,7 @@ describe('run, host and tool selection', () => {
       assert.equal(await page.locator('#host-select').inputValue(), 'trainer'); // the only host
       assert.deepEqual(await page.locator('.tool-nav a:not(.no-data)').allTextContents(), [
         'Overview',
+        'Critical path',
         'Input pipeline',
         'Framework op stats',
         'Input pipeline bottleneck',
