@@ -72,7 +72,8 @@ export const criticalPathPage: ToolPage = {
 export function pathWindow(data: CriticalPathData): string {
   const hosts = new Set(data.steps.map((s) => s.host)).size;
   const n = data.steps.length;
-  return `each step's critical path, the mean over ${n} step${n === 1 ? '' : 's'}${hosts > 1 ? ` on ${hosts} hosts` : ''}`;
+  if (n === 1) return `the critical path of the one step (step ${data.steps[0].step_num})`;
+  return `each step's critical path, the mean over ${n} steps${hosts > 1 ? ` on ${hosts} hosts` : ''}`;
 }
 
 // The path's time a step by kind, on one bar.
