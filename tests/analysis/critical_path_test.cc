@@ -12,6 +12,8 @@
 // at 5.5, the step at 6.5.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "analysis/critical_path/critical_path.h"
 #include "analysis/step_breakdown.h"
 #include "analysis/tool_registry.h"
@@ -66,6 +68,21 @@ TEST(CriticalPath, ASynchronisedKernelStepByHand) {
   EXPECT_NEAR(c.what_if[1].step_ms, 9, 1e-9);    // no optimizer
   EXPECT_EQ(c.bottleneck(), PathKind::kDeviceCompute);
   EXPECT_TRUE(c.warnings.empty());
+}
+
+// The step's own marker ("train", 0.5 ms on the path: the time before the launch) spans the
+// step: it is no top op and no default what-if (removing it would remove the step); the
+// optimizer, 1 ms of the 10, is both.
+TEST(CriticalPath, TheStepMarkerIsNoTopOpAndNoWhatIf) {
+  const model::Profile p = program(false);
+  const CriticalPath c = compute_critical_path(p, analyze_steps(p), {}, /*defaults=*/true);
+  std::vector<std::string> ops, targets;
+  for (const PathTime& t : c.top_ops) ops.push_back(t.name);
+  for (const auto& w : c.what_if) targets.push_back(w.target);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "train"), 0) << ::testing::PrintToString(ops);
+  EXPECT_EQ(std::count(targets.begin(), targets.end(), "train"), 0) << ::testing::PrintToString(targets);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "optimizer"), 1) << ::testing::PrintToString(ops);
+  EXPECT_EQ(std::count(targets.begin(), targets.end(), "optimizer"), 2) << ::testing::PrintToString(targets);
 }
 
 TEST(CriticalPath, ADependencyBackInTimeIsCutAndCounted) {

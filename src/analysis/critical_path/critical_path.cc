@@ -42,8 +42,15 @@ struct StepPath {
   std::map<std::string, double> ops, kernels;
 };
 
+// An event lasting this share of its step or more spans the step (the step's marker, an
+// annotation around the whole iteration): its time on the path is the gaps between the ops
+// inside it, and removing it would remove the step, so it is neither a top op nor a what-if.
+constexpr double kSpansStepShare = 0.9;
+
 StepPath read_path(const model::Profile& p, const DependencyGraph& g, const std::vector<PathPiece>& path,
-                   uint32_t host) {
+                   const GraphStep& step) {
+  const uint32_t host = step.host;
+  const double spanning_ps = kSpansStepShare * double(step.end_ps - step.begin_ps);
   StepPath out;
   for (const PathPiece& piece : path) {
     const double ms = double(piece.ps) / kPsPerMs;
@@ -57,6 +64,7 @@ StepPath read_path(const model::Profile& p, const DependencyGraph& g, const std:
     out.kind_ms[size_t(kind)] += ms;
     if (e.event == model::kNone || ms <= 0) continue;
     const bool on_device = is_device_kind(e.kind) && p.plane_of(e.event).kind == model::PlaneKind::kDevice;
+    if (!on_device && double(p.duration_ps(e.event)) >= spanning_ps) continue;
     (on_device ? out.kernels : out.ops)[std::string(p.name(e.event))] += ms;
   }
   return out;
@@ -209,7 +217,7 @@ CriticalPath critical_path_of_graph(const model::Profile& p, const DependencyGra
   const Replay measured = replay(g, nullptr, 1, true);
   std::map<std::string, double> ops, kernels;
   for (const GraphStep& gs : g.steps) {
-    const StepPath sp = read_path(p, g, critical_path(g, measured, gs), gs.host);
+    const StepPath sp = read_path(p, g, critical_path(g, measured, gs), gs);
     CriticalPathStep s;
     s.host = std::string(p.strings.view(p.hosts[gs.host].name));
     s.step_num = gs.step_num;

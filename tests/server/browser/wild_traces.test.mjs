@@ -248,11 +248,12 @@ describe('links into the trace', () => {
 });
 
 describe('where the trace viewer opens', () => {
-  test('a profile without steps opens on its GPU work; its empty GPUs are listed once, at the end, folded', async () => {
+  // Its steps are found from the program's repeated jit calls (no step markers): the view is
+  // theirs, inside the GPU work, never the 7.97 s of capture.
+  test('a profile whose GPU work is a sliver of the capture opens on that work; its empty GPUs are listed once, at the end, folded', async () => {
     for (const width of WIDTHS)
       await visit('#run=mi300x&tool=trace_viewer', async (page) => {
         await viewerReady(page);
-        assert.equal(await viewer(page, 'steps'), 0);
         const first = await page.evaluate(async () => (await fetch('/api/trace?run=mi300x&host=host0&width_px=1')).json());
         const gpu0 = await page.evaluate(
           async (end) => (await fetch(`/api/trace?run=mi300x&host=host0&start_ps=0&end_ps=${end}&width_px=4000`)).json(),
@@ -264,7 +265,7 @@ describe('where the trace viewer opens', () => {
         const workEnd = Math.max(...boxes.map((b) => b[0] + b[1]));
         const [start, end] = [await viewer(page, 'start-ps'), await viewer(page, 'end-ps')];
         const slack = 0.05 * (workEnd - workStart) + first.end_ps / 4000; // a merged box is a pixel of the whole
-        assert.ok(Math.abs(start - workStart) <= slack && Math.abs(end - workEnd) <= slack, `view ${start}..${end}, GPU work ${workStart}..${workEnd}`);
+        assert.ok(start >= workStart - slack && end <= workEnd + slack && end - start >= 0.2 * (workEnd - workStart), `view ${start}..${end}, GPU work ${workStart}..${workEnd}`);
         assert.ok(end - start < 0.01 * first.end_ps, `the view is ${(end - start) / 1e9} ms of ${first.end_ps / 1e9} ms`);
         // The busy GPUs first; the six empty ones in one folded group at the end.
         const labels = await page.locator('.trace-section-label').allTextContents();
