@@ -90,12 +90,15 @@ class GlooStragglerChecks:
         # Each rank's wait share: the others wait out the slow rank's extra work; it waits least.
         ranks = {self.rank_of(r["host"]): r for r in self.collectives["ranks"]}
         self.assertEqual(sorted(ranks), sorted(f"rank{r}" for r in range(world)), self.collectives["ranks"])
+        slow_share = ranks[f"rank{slow}"]["wait_share_pct"]
         for name, r in ranks.items():
             if name == f"rank{slow}":
                 self.assertLess(r["wait_ms"], 0.2 * extra_ms, r)
             else:
                 self.assertAlmostEqual(r["wait_ms"], extra_ms, delta=0.2 * extra_ms, msg=str(r))
-                self.assertGreater(r["wait_share_pct"], 50, r)
+                # Not a fixed share: on a loaded machine gloo's own transfer time grows with the
+                # number of ranks per core, and the wait is then a smaller part of the call.
+                self.assertGreater(r["wait_share_pct"], slow_share + 10, (r, slow_share))
 
     def check(self, world: int, slow: int) -> None:
         result, extra_ms = self.job(world, slow)
