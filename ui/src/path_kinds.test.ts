@@ -3,7 +3,7 @@ import { PATH_KINDS, targetLabel } from './path_kinds';
 import { STEP_CATEGORIES } from './step_categories';
 
 describe('path kinds', () => {
-  test('the kinds are the critical_path JSON keys (DESIGN.md §5.11), each a colour of its own', () => {
+  test('the kinds are the critical_path JSON keys (docs/ARCHITECTURE.md §5.9b), each a colour of its own', () => {
     expect(PATH_KINDS.map((k) => k.key)).toEqual(['input', 'host', 'kernel_launch', 'device_compute', 'collectives', 'copies', 'waiting_for_rank', 'idle']);
     expect(new Set(PATH_KINDS.map((k) => k.colour)).size).toBe(PATH_KINDS.length);
   });

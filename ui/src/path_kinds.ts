@@ -1,4 +1,4 @@
-// The kinds of work on the critical path (DESIGN.md §5.11, the critical_path tool's `kind_ms`
+// The kinds of work on the critical path (docs/ARCHITECTURE.md §5.9b, the critical_path tool's `kind_ms`
 // keys), with the label and colour every page uses for them. A kind that is also a step-time
 // category takes that category's colour, so red is input on every page.
 import { STEP_CATEGORIES, CATEGORY_LABELS, type StepCategory } from './step_categories';

@@ -1,4 +1,4 @@
-// What bounds the step, in one sentence (DESIGN.md §5.11): the kind whose removal from the
+// What bounds the step, in one sentence (docs/ARCHITECTURE.md §5.9b): the kind whose removal from the
 // critical path shortens the step most, its share of the path, the evidence, and what the
 // change the overview recommends for it would save.
 #pragma once

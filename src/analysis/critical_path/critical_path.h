@@ -1,4 +1,4 @@
-// The critical_path tool (DESIGN.md §5.11): per step, the longest chain of dependent work from
+// The critical_path tool (docs/ARCHITECTURE.md §5.9b): per step, the longest chain of dependent work from
 // the step's start to its end (dependency_graph.h, longest_path.h), its time by kind, and the
 // ops and kernels on it, per step and averaged; and what-if predictions (what_if.h): the step
 // time after scaling a kind, a category or an op.

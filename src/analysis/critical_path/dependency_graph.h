@@ -1,4 +1,4 @@
-// The dependency graph of a profile's steps (DESIGN.md §5.11): nodes are instants (an event's
+// The dependency graph of a profile's steps (docs/ARCHITECTURE.md §5.9b): nodes are instants (an event's
 // start or end, a step's end), edges are "cannot happen before": program order on each host
 // thread, producer to consumer (`_p` to `_c`), a launch to its kernel or copy, order on each
 // device stream, a kernel or copy to the host call that waits for it (synchronisations,

@@ -1,4 +1,4 @@
-// What a piece of the critical path is (DESIGN.md §5.11): the kinds the overview's headline
+// What a piece of the critical path is (docs/ARCHITECTURE.md §5.9b): the kinds the overview's headline
 // names, and how the step breakdown's categories (§5.2) map onto them, so that a what-if can
 // name either.
 #pragma once

@@ -1,4 +1,4 @@
-// What-if (DESIGN.md §5.11): scale the work of a kind, a step-breakdown category, or an op or
+// What-if (docs/ARCHITECTURE.md §5.9b): scale the work of a kind, a step-breakdown category, or an op or
 // kernel name by a factor (0 removes it, 0.5 halves it), replay the same dependency graph and
 // read the steps' new length. An op's factor reaches the ops it calls and the device work it
 // launches.

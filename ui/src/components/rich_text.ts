@@ -86,7 +86,7 @@ export function richText(text: string): (Node | string)[] {
 }
 
 // A recommendation: its sentence, and where the analysis predicts it, the step time its change
-// would give (DESIGN.md §5.11: each recommendation says what it would buy).
+// would give (docs/ARCHITECTURE.md §5.9b: each recommendation says what it would buy).
 export type Recommendation = string | { text: string; predicted_step_ms?: number | null };
 
 export function recommendationList(items: Recommendation[]): HTMLElement {
