@@ -44,6 +44,7 @@ struct DeviceChips {
   // What an older writer's file lacks, one line each naming the stat or line and what it takes
   // away ("The file has no `core_details` stat: ...").
   std::vector<std::string> missing;
+  bool on_tpu() const { return !chips.empty() && chips.front().model.starts_with("TPU"); }
 };
 
 DeviceChips compute_device_chips(const model::Profile& profile);

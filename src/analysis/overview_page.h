@@ -62,6 +62,9 @@ struct OverviewPage {
   StepsLeftOut steps_left_out;
   int64_t profiler_control_ps = 0;  // the profiler's own start and stop, left out of every step
   size_t hosts_with_steps() const;  // the hosts the steps were measured on
+  // Where the top ops ran and whether their times are summed over devices: "on the 4 TPU cores
+  // by self time, summed over the 4 TPU cores", following "Top 10 ops".
+  std::string top_ops_where() const;
 };
 
 // What marked the steps (OverviewPage::step_marker), in words: "torch.profiler's step()",

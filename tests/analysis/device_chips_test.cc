@@ -168,6 +168,21 @@ TEST_F(TpuChips, PodViewerHasARowPerChip) {
   EXPECT_EQ(overview["chips"]["chips"].size(), 4u);
 }
 
+// The pages draw the step-time categories by the labels the JSON gives: on a TPU the host
+// launches XLA programs, so the launch category is "Program launch" as in the text report; the
+// top ops say they are summed over the file's four TPU cores (four planes /device:TPU:0..3).
+TEST_F(TpuChips, PagesGetTheTpusWordsFromTheJson) {
+  const AnalyzedProfile profile(std::move(profile_));
+  for (const char* tool : {"overview_page", "pod_viewer"}) {
+    const nlohmann::json j = run_tool(*find_tool(tool), profile, {}).json();
+    ASSERT_TRUE(j["category_labels"].is_object()) << tool;
+    EXPECT_EQ(j["category_labels"]["kernel_launch"], "Program launch") << tool;
+    EXPECT_EQ(j["category_labels"]["device_compute"], "Device compute") << tool;
+  }
+  const nlohmann::json overview = run_tool(*find_tool("overview_page"), profile, {}).json();
+  EXPECT_EQ(overview["top_ops_where"], "on the 4 TPU cores by self time, summed over the 4 TPU cores");
+}
+
 // An older writer's TPU file: an XLA Ops line without `core_details`, peaks or an "XLA Modules"
 // line. The chip still gets its row (busy time from its one op), and one line names each lack.
 TEST(ChipsMissingStats, AnOlderWritersChipDegradesWithOneLineEach) {
