@@ -2,7 +2,10 @@
 // (../shared/testdata/wild/xprof/...tpu_inference_2.xplane.pb: JAX on a TPU v6e, four chips),
 // as a TPU user meets them: HLO op names (not the instruction's text) with the text on hover,
 // the chips one by one and together (saying over how many), the roofline with its ridge point
-// from the file's peaks. Leaves screenshots (tests/server/screenshots/xla_*.png). Run by ctest
+// from the file's peaks; the overview and the pod viewer with a row per chip, the run environment
+// with the TPU's generation and peaks; the trace with HLO op names and their text; and no GPU
+// words (kernel, CUDA, Tensor Cores) in any page's text. Leaves screenshots
+// (tests/server/screenshots/xla_*.png, tpu_*.png), at 1280 and 1600 px for the TPU pages. Run by ctest
 // as ui_xla_tools_browser_test; skips when the shared test data is absent.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -31,11 +34,24 @@ function writeLogdir() {
 }
 
 const served = useServedFixture(writeLogdir);
-const visit = (hash, check, name) =>
+const visit = (hash, check, name, width) =>
   visitPage(
-    { context: served.browser.context, url: `${served.server.url}${hash}`, ready: (page) => settled(page, /./, 60_000), screenshotDir, name },
+    { context: served.browser.context, url: `${served.server.url}${hash}`, ready: (page) => settled(page, /./, 60_000), screenshotDir, name, width },
     check,
   );
+const WIDTHS = [1280, 1600];
+// GPU words a TPU user should not meet: a TPU runs XLA programs on its chips, not kernels.
+const GPU_WORDS = /\bkernels?\b|CUDA|Tensor Cores?|cudaLaunch|\bGPUs?\b/i;
+// The same in a page's whole text, hidden parts too (a table's "Columns" menu), run together.
+const GPU_WORDS_ANYWHERE = /kernel|CUDA|Tensor Core|cudaLaunch|GPU/i;
+async function assertNoGpuWords(page, where) {
+  const shown = await page.locator('.page').innerText();
+  const all = await page.locator('.page').textContent();
+  for (const [text, words] of [[shown, GPU_WORDS], [all, GPU_WORDS_ANYWHERE]]) {
+    const found = text.match(words);
+    assert.equal(found, null, `${where}: "${found?.[0]}" in "${text.slice(Math.max(0, (found?.index ?? 0) - 80), (found?.index ?? 0) + 80)}"`);
+  }
+}
 const ready = (page) => page.waitForSelector('.page[data-ready="true"]', { timeout: 60_000 });
 const cells = (page, label, index) =>
   page.locator(`table[aria-label="${label}"] tbody tr`).evaluateAll((trs, i) => trs.map((tr) => tr.children[i].textContent), index);
@@ -84,5 +100,72 @@ describe('XLA op pages on a TPU v6e', () => {
       assert.match(await page.locator('[data-testid="ridge-point"]').textContent(), /^560\.4 FLOP\/byte$/);
       assert.ok((await page.locator('[data-testid="roofline-plot"] circle').count()) > 0);
     }, 'xla_roofline_model');
+  });
+});
+
+describe('a TPU run told in TPU words', () => {
+  test('overview: a row per chip, the TPU and its peaks in the run environment, no GPU words', async () => {
+    for (const width of WIDTHS)
+      await visit('#run=tpu_v6e&tool=overview_page', async (page) => {
+        await ready(page);
+        // The file's four /device:TPU:N planes, one chip each (core_details), in order.
+        assert.deepEqual(await cells(page, 'Chips', 0), ['/device:TPU:0', '/device:TPU:1 (busiest)', '/device:TPU:2', '/device:TPU:3']);
+        assert.deepEqual(await cells(page, 'Chips', 1), ['4', '5', '6', '7']);
+        assert.match(await page.locator('[data-testid="chips-figures"]').textContent(), /no figure is summed over chips/);
+        assert.match(await page.locator('[data-testid="chips-steps"]').textContent(), /jit_f\(/);
+        const env = await page.locator('section.panel', { hasText: 'Run environment' }).textContent();
+        assert.match(env, /TPU v6 Lite \(v6e\)/);
+        assert.match(env, /Chips4, 1 core each/);
+        assert.match(env, /918 TFLOP\/s, HBM 1638 GB\/s/);
+        assert.match(await page.locator('section.panel', { hasText: 'Top 10 ops' }).locator('h2').textContent(), /summed over the 4 TPU cores/);
+        const text = await page.locator('.page').innerText();
+        assert.match(text, /program launch/i, 'the launch category in TPU words');
+        await assertNoGpuWords(page, 'overview');
+      }, `tpu_overview_${width}`, width);
+  });
+
+  test('pod viewer: one worker, four chips with their own figures', async () => {
+    for (const width of WIDTHS)
+      await visit('#run=tpu_v6e&tool=pod_viewer', async (page) => {
+        await ready(page);
+        assert.match(await page.locator('.page-header').textContent(), /1 worker · 4 chips/);
+        const steps = await cells(page, 'Chips', 2); // chip, chip id, steps (one core each: no cores column)
+        assert.deepEqual(steps, ['100', '100', '100', '100'], 'each chip ran its main program 100 times');
+        assert.match(await page.locator('.page').textContent(), /Program launch/, 'the launch category in TPU words');
+        await assertNoGpuWords(page, 'pod viewer');
+        assert.doesNotMatch(await page.locator('.page').innerText(), /mlprof::StepTrace/, 'no C++ advice to a JAX program');
+      }, `tpu_pod_viewer_${width}`, width);
+  });
+
+  test('trace viewer: a chip’s XLA op by its HLO op name, its text for the hover (long_names) and in the details', async () => {
+    await visit('#run=tpu_v6e&tool=trace_viewer', async (page) => {
+      await page.waitForSelector('.page[data-tool="trace_viewer"][data-ready="true"]', { timeout: 60_000 });
+      const whole = await page.evaluate(async () => (await fetch('/api/trace?run=tpu_v6e&width_px=4000')).json());
+      const longNames = Object.entries(whole.long_names ?? {});
+      assert.ok(longNames.length > 0, 'no HLO op names with their text in the trace');
+      for (const [id, text] of longNames) {
+        const name = whole.names[id];
+        assert.doesNotMatch(name, /[ %]/, `"${name}" is not an HLO op name`);
+        assert.ok(text.startsWith(`%${name} `), `${name}: ${text.slice(0, 80)}`);
+      }
+      // The whole text opens the trace on that op (a tool row's link), which names it by its HLO op.
+      const [id, text] = longNames.find(([i]) => whole.names[i] === 'copy-done.2') ?? longNames[0];
+      await page.goto(`${served.server.url}#run=tpu_v6e&tool=trace_viewer&find=${encodeURIComponent(text)}`);
+      await page.waitForSelector('.trace-details-name', { timeout: 60_000 });
+      assert.equal(await page.locator('.trace-details-name').textContent(), whole.names[id]);
+      assert.equal(await page.locator('.trace-details-name').getAttribute('title'), text);
+      assert.equal(await page.locator('[data-testid="hlo-text"]').textContent(), text);
+    }, 'tpu_trace_viewer_details');
+  });
+
+  test('no page of a TPU run has GPU words', async () => {
+    const tools = await (await fetch(new URL('/api/runs/tpu_v6e/tools', served.server.url))).json();
+    const available = tools.tools.filter((t) => t.available && t.name !== 'trace_viewer').map((t) => t.name);
+    assert.ok(available.includes('overview_page') && available.includes('op_profile'), `tools: ${available}`);
+    for (const tool of available)
+      await visit(`#run=tpu_v6e&tool=${tool}`, async (page) => {
+        await ready(page);
+        await assertNoGpuWords(page, tool);
+      }, `tpu_${tool}`);
   });
 });
