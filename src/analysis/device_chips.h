@@ -53,4 +53,8 @@ void join_device_chips(DeviceChips&& part, DeviceChips* into);
 
 nlohmann::json to_json(const DeviceChips& chips);
 
+// TPU advice in a TPU's words: where async copies (copy-start/copy-done) take most of every
+// chip's busy time, the chips wait on host offloading. Empty where they do not.
+std::string host_offload_advice(const DeviceChips& chips);
+
 }  // namespace mlprof::analysis

@@ -280,12 +280,17 @@ size_t OverviewPage::hosts_with_steps() const {
   return hosts.size();
 }
 
+void add_chip_advice(OverviewPage& page) {
+  if (std::string advice = host_offload_advice(page.chips); !advice.empty())
+    page.recommendations.push_back(std::move(advice));
+}
+
 std::string OverviewPage::top_ops_where() const {
   const size_t devices = environment.device_count;
-  const std::string_view unit = environment.is_tpu() ? "TPU cores" : "devices";
   if (!top_ops_on_device) return "on the host by self time";
   if (devices <= 1) return "on the device by self time";
-  return fmt::format("on the {0} {1} by self time, summed over the {0} {1}", devices, unit);
+  if (environment.is_tpu()) return fmt::format("on the TPU by self time, summed over its {} cores", devices);
+  return fmt::format("on the devices by self time, summed over the {} devices", devices);
 }
 
 OverviewPage compose_overview_page(const OverviewParts& parts) {

@@ -117,7 +117,7 @@ describe('a TPU run told in TPU words', () => {
         assert.match(env, /TPU v6 Lite \(v6e\)/);
         assert.match(env, /Chips4, 1 core each/);
         assert.match(env, /918 TFLOP\/s, HBM 1638 GB\/s/);
-        assert.match(await page.locator('section.panel', { hasText: 'Top 10 ops' }).locator('h2').textContent(), /summed over the 4 TPU cores/);
+        assert.match(await page.locator('section.panel', { hasText: 'Top 10 ops' }).locator('h2').textContent(), /^Top 10 ops on the TPU by self time, summed over its 4 cores$/);
         const text = await page.locator('.page').innerText();
         assert.match(text, /program launch/i, 'the launch category in TPU words');
         await assertNoGpuWords(page, 'overview');

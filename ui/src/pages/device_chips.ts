@@ -108,7 +108,7 @@ export function chipsPanel(data: DeviceChipsData, hostMarksSteps: boolean): HTML
     'section',
     { class: 'panel', 'data-testid': 'chips' },
     h('h2', {}, `Chips · ${chips.length}${model ? ` × ${model}` : ''}`),
-    h('p', { class: 'figure-window', 'data-testid': 'chips-figures' }, `One row per chip; ${data.figures}.`),
+    h('p', { class: 'figure-window', 'data-testid': 'chips-figures' }, `${data.figures[0]?.toUpperCase() ?? ''}${data.figures.slice(1)}.`),
     main
       ? h(
           'p',

@@ -36,7 +36,7 @@ export function showDetails(pane: HTMLElement, d: TraceEventDetails, open: (ev: 
   if (heading !== d.name) rows.unshift(['Name', h('span', { class: 'trace-details-full-name' }, d.name)]);
   // An XLA op is named by its HLO op; the instruction's whole text follows.
   if (d.long_name) rows.push(['HLO', h('span', { class: 'trace-details-full-name', 'data-testid': 'hlo-text' }, d.long_name)]);
-  if (d.display_name) rows.push(['Display name', d.display_name]);
+  if (d.display_name && d.display_name !== d.name) rows.push(['Display name', d.display_name]);
   if (d.step) rows.push(['Step', `${d.step.step_num} (${d.step.duration_ms.toFixed(3)} ms)`]);
   if (d.parent) rows.push(['Parent', link(d.parent)]);
   pane.append(
