@@ -129,6 +129,8 @@ describe('a TPU run told in TPU words', () => {
       await visit('#run=tpu_v6e&tool=pod_viewer', async (page) => {
         await ready(page);
         assert.match(await page.locator('.page-header').textContent(), /1 worker · 4 chips/);
+        assert.match(await page.locator('[data-testid="slowest-worker"]').textContent(), /^The one worker: tpu-host/, 'one worker is no slowest');
+        assert.deepEqual(await cells(page, 'Workers', 0), ['tpu-host']);
         const steps = await cells(page, 'Chips', 2); // chip, chip id, steps (one core each: no cores column)
         assert.deepEqual(steps, ['100', '100', '100', '100'], 'each chip ran its main program 100 times');
         assert.match(await page.locator('.page').textContent(), /Program launch/, 'the launch category in TPU words');

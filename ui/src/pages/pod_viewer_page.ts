@@ -78,7 +78,8 @@ function slowestBanner(data: PodViewerData, categories: StepCategory[]): HTMLEle
   }
   const banner = notice(
     data.worker_count > 1 && s.slower_than_fastest_pct >= 5 ? 'warning' : 'info',
-    h('strong', {}, `Slowest worker: ${s.host}`),
+    // One worker is no slowest: it is the run's only one.
+    h('strong', {}, data.worker_count > 1 ? `Slowest worker: ${s.host}` : `The one worker: ${s.host}`),
     `, ${formatMs(s.avg_step_time_ms)} per step on average`,
     data.worker_count > 1 ? ` (${formatPct(s.slower_than_fastest_pct)} slower than the fastest)` : '',
     `; its bottleneck is ${categoryLabel(categories, s.bottleneck).toLowerCase()}.`,
@@ -139,7 +140,7 @@ function workerTable(data: PodViewerData, categories: StepCategory[]): HTMLEleme
       sticky: 1, // the worker stays while the categories scroll sideways
       sort: { key: 'avg', descending: true },
       columns: [
-        { key: 'host', title: 'Worker', value: (w) => w.host, render: (w) => (w.is_slowest ? `${w.host} (slowest)` : w.host) },
+        { key: 'host', title: 'Worker', value: (w) => w.host, render: (w) => (w.is_slowest && data.worker_count > 1 ? `${w.host} (slowest)` : w.host) },
         { key: 'steps', title: 'Steps', numeric: true, value: (w) => w.step_count },
         { key: 'avg', title: 'Avg step', help: 'The worker’s average step time', numeric: true, value: (w) => w.step_time_ms.avg, render: (w) => (w.step_count ? formatMs(w.step_time_ms.avg) : '–') },
         {
