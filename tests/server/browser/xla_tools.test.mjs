@@ -139,7 +139,7 @@ describe('a TPU run told in TPU words', () => {
       }, `tpu_pod_viewer_${width}`, width);
   });
 
-  test('trace viewer: a chip’s XLA op by its HLO op name, its text for the hover (long_names) and in the details', async () => {
+  test('trace viewer: a chip’s XLA op by its HLO op name, its text on hover and in the details', async () => {
     await visit('#run=tpu_v6e&tool=trace_viewer', async (page) => {
       await page.waitForSelector('.page[data-tool="trace_viewer"][data-ready="true"]', { timeout: 60_000 });
       const whole = await page.evaluate(async () => (await fetch('/api/trace?run=tpu_v6e&width_px=4000')).json());
@@ -157,6 +157,22 @@ describe('a TPU run told in TPU words', () => {
       assert.equal(await page.locator('.trace-details-name').textContent(), whole.names[id]);
       assert.equal(await page.locator('.trace-details-name').getAttribute('title'), text);
       assert.equal(await page.locator('[data-testid="hlo-text"]').textContent(), text);
+      // Hovering over the chips' tracks: an XLA op's tooltip gives its HLO op name, then its whole text.
+      await page.waitForFunction(() => !document.querySelector('.trace-viewer[data-loading]'));
+      const tip = await page.evaluate(() => {
+        const canvas = document.querySelector('.trace-canvas');
+        const tooltip = document.querySelector('.trace-tooltip');
+        const box = canvas.getBoundingClientRect();
+        for (let y = box.top + 2; y < box.bottom; y += 8)
+          for (let x = box.left + 2; x < box.right; x += 40) {
+            canvas.dispatchEvent(new MouseEvent('mousemove', { clientX: x, clientY: y, bubbles: true }));
+            if (!tooltip.hidden && tooltip.textContent.includes('\n%')) return tooltip.textContent;
+          }
+        return '';
+      });
+      const [line, hlo] = tip.split('\n');
+      const hovered = line.split(' · ')[0];
+      assert.ok(longNames.some(([i, t]) => whole.names[i] === hovered && t === hlo), `tooltip "${tip.slice(0, 120)}"`);
     }, 'tpu_trace_viewer_details');
   });
 
