@@ -176,6 +176,34 @@ describe('a TPU run told in TPU words', () => {
     }, 'tpu_trace_viewer_details');
   });
 
+  test('what an older writer’s file lacks: one muted line each under the chips', async () => {
+    // The TPU file has every stat: its chips' JSON is given two lines of the kind device_chips.cc
+    // writes for an older writer's file, as the server would send them.
+    const lacks = [
+      'The file has no `core_details` stat: each core is shown as a chip of its own.',
+      'The file has no "XLA Modules" line on some devices: they have no steps of their own.',
+    ];
+    for (const tool of ['overview_page', 'pod_viewer']) {
+      const page = await served.browser.context.newPage();
+      try {
+        await page.route(/\/api\/data\?/, async (r) => {
+          const reply = await r.fetch();
+          const data = await reply.json();
+          if (data.chips) data.chips.missing_stats = lacks;
+          await r.fulfill({ response: reply, json: data });
+        });
+        await page.goto(`${served.server.url}#run=tpu_v6e&tool=${tool}`);
+        await ready(page);
+        const lines = page.locator('[data-testid="chips"] [data-testid="missing-stat"]');
+        assert.deepEqual(await lines.allTextContents(), lacks);
+        for (const line of await lines.all()) assert.match(await line.getAttribute('class'), /\bmuted\b/);
+        await page.screenshot({ path: path.join(screenshotDir, `tpu_${tool}_missing_stats.png`), fullPage: true });
+      } finally {
+        await page.close();
+      }
+    }
+  });
+
   // Pages known to speak of kernels on a TPU, each with why: reported as to do (still run, their
   // failure shown) until their tool speaks the device's words.
   const KNOWN_GPU_WORDED = {
