@@ -195,7 +195,8 @@ describe('a TPU run told in TPU words', () => {
         await page.goto(`${served.server.url}#run=tpu_v6e&tool=${tool}`);
         await ready(page);
         const lines = page.locator('[data-testid="chips"] [data-testid="missing-stat"]');
-        assert.deepEqual(await lines.allTextContents(), lacks);
+        assert.deepEqual(await lines.allTextContents(), lacks.map((l) => l.replace(/`/g, '')));
+        assert.equal(await lines.first().locator('code').textContent(), 'core_details', 'the stat named as code');
         for (const line of await lines.all()) assert.match(await line.getAttribute('class'), /\bmuted\b/);
         await page.screenshot({ path: path.join(screenshotDir, `tpu_${tool}_missing_stats.png`), fullPage: true });
       } finally {

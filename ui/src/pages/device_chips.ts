@@ -5,6 +5,7 @@
 import { h } from '../dom';
 import { formatCount, formatMs, formatPct } from '../format';
 import { dataTable } from '../components/data_table';
+import { richText } from '../components/rich_text';
 import { peaksText } from './xla_notes';
 
 export interface ChipRowData {
@@ -52,6 +53,8 @@ export function chipsPanel(data: DeviceChipsData, hostMarksSteps: boolean): HTML
   const samePeaks = chips.every(
     (c) => c.peak_teraflops_per_second === chips[0].peak_teraflops_per_second && c.peak_hbm_gigabytes_per_second === chips[0].peak_hbm_gigabytes_per_second,
   );
+  // A TPU's chips are chips; GPUs that ran XLA ops are devices.
+  const noun = model.startsWith('TPU') ? 'Chip' : 'Device';
   const table = dataTable<ChipRowData>({
     label: 'Chips',
     rows: chips,
@@ -60,11 +63,11 @@ export function chipsPanel(data: DeviceChipsData, hostMarksSteps: boolean): HTML
     columns: [
       {
         key: 'device',
-        title: 'Chip',
+        title: noun,
         value: (c) => c.device,
         render: (c) => (hosts > 1 ? `${c.device} (${c.host})` : c.device) + (c === busiest && chips.length > 1 ? ' (busiest)' : ''),
       },
-      { key: 'chip_id', title: 'Chip id', numeric: true, value: (c) => c.global_chip_id, render: (c) => (c.global_chip_id >= 0 ? String(c.global_chip_id) : '–'), help: 'core_details: the chip’s global id' },
+      { key: 'chip_id', title: 'Chip id', numeric: true, value: (c) => c.global_chip_id, render: (c) => (c.global_chip_id >= 0 ? String(c.global_chip_id) : '–'), help: 'core_details: the chip’s global id', optional: chips.every((c) => c.global_chip_id < 0) },
       { key: 'cores', title: 'Cores', numeric: true, value: (c) => c.cores, optional: chips.every((c) => c.cores <= 1) },
       {
         key: 'steps',
@@ -107,7 +110,7 @@ export function chipsPanel(data: DeviceChipsData, hostMarksSteps: boolean): HTML
   return h(
     'section',
     { class: 'panel', 'data-testid': 'chips' },
-    h('h2', {}, `Chips · ${chips.length}${model ? ` × ${model}` : ''}`),
+    h('h2', {}, `${noun}s · ${chips.length}${model ? ` × ${model}` : ''}`),
     h('p', { class: 'figure-window', 'data-testid': 'chips-figures' }, `${data.figures[0]?.toUpperCase() ?? ''}${data.figures.slice(1)}.`),
     main
       ? h(
@@ -120,7 +123,7 @@ export function chipsPanel(data: DeviceChipsData, hostMarksSteps: boolean): HTML
       ? h('p', { class: 'muted small' }, `Peak per chip: ${peaksText(chips[0].peak_teraflops_per_second, chips[0].peak_hbm_gigabytes_per_second)}.`)
       : null,
     table,
-    ...data.missing_stats.map((line) => h('p', { class: 'muted small', 'data-testid': 'missing-stat' }, line)),
+    ...data.missing_stats.map((line) => h('p', { class: 'muted small', 'data-testid': 'missing-stat' }, ...richText(line))),
   );
 }
 
