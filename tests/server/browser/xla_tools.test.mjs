@@ -44,9 +44,16 @@ const WIDTHS = [1280, 1600];
 const GPU_WORDS = /\bkernels?\b|CUDA|Tensor Cores?|cudaLaunch|\bGPUs?\b/i;
 // The same in a page's whole text, hidden parts too (a table's "Columns" menu), run together.
 const GPU_WORDS_ANYWHERE = /kernel|CUDA|Tensor Core|cudaLaunch|GPU/i;
-async function assertNoGpuWords(page, where) {
-  const shown = await page.locator('.page').innerText();
-  const all = await page.locator('.page').textContent();
+// The overview's panel of the critical path tool, which still speaks of kernels on a TPU (the
+// to-do test below checks it): left out of the other pages' checks.
+const CRITICAL_PATH_PANEL = 'section.panel:has(> h2:text-is("What bounds the step"))';
+async function assertNoGpuWords(page, where, { within = '.page', except = CRITICAL_PATH_PANEL } = {}) {
+  const texts = async (kind) => {
+    let text = await page.locator(within).first()[kind]();
+    for (const part of await page.locator(except).all()) text = text.replace(await part[kind](), '');
+    return text;
+  };
+  const [shown, all] = [await texts('innerText'), await texts('textContent')];
   for (const [text, words] of [[shown, GPU_WORDS], [all, GPU_WORDS_ANYWHERE]]) {
     const found = text.match(words);
     assert.equal(found, null, `${where}: "${found?.[0]}" in "${text.slice(Math.max(0, (found?.index ?? 0) - 80), (found?.index ?? 0) + 80)}"`);
@@ -210,6 +217,12 @@ describe('a TPU run told in TPU words', () => {
   const KNOWN_GPU_WORDED = {
     critical_path: 'its JSON keys name device ops top_kernels and kinds kernel_launch; its ops are named by their whole HLO text',
   };
+  test('the overview’s critical path panel of a TPU run in TPU words', { todo: KNOWN_GPU_WORDED.critical_path }, async () => {
+    await visit('#run=tpu_v6e&tool=overview_page', async (page) => {
+      await ready(page);
+      await assertNoGpuWords(page, 'the overview’s critical path panel', { within: CRITICAL_PATH_PANEL, except: 'nothing-left-out' });
+    });
+  });
   const availableTools = async () => {
     const tools = await (await fetch(new URL('/api/runs/tpu_v6e/tools', served.server.url))).json();
     return tools.tools.filter((t) => t.available && t.name !== 'trace_viewer').map((t) => t.name);
@@ -230,7 +243,7 @@ describe('a TPU run told in TPU words', () => {
       if (!(await availableTools()).includes(tool)) return;
       await visit(`#run=tpu_v6e&tool=${tool}`, async (page) => {
         await ready(page);
-        await assertNoGpuWords(page, tool);
+        await assertNoGpuWords(page, tool, { except: 'nothing-left-out' });
       }, `tpu_${tool}`);
     });
 });
