@@ -1,5 +1,7 @@
 #include "analysis/device_chips.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -135,6 +137,20 @@ void join_device_chips(DeviceChips&& part, DeviceChips* into) {
     if (std::find(into->missing.begin(), into->missing.end(), line) == into->missing.end())
       into->missing.push_back(std::move(line));
   mark_extremes(*into);
+}
+
+// Async copies taking this share of busy time on every chip make host offloading the chips' work.
+constexpr double kHostOffloadShare = 0.5;
+
+std::string host_offload_advice(const DeviceChips& chips) {
+  if (!chips.on_tpu()) return "";
+  double least = 1;
+  for (const ChipRow& c : chips.chips) least = std::min(least, c.busy_ps > 0 ? double(c.async_copy_ps) / double(c.busy_ps) : 0.0);
+  if (least < kHostOffloadShare) return "";
+  return fmt::format("Host offloading: {:.1f}% or more of each chip's busy time waits for async copies "
+                     "(copy-start/copy-done) between host memory and HBM. Keep the offloaded arrays in HBM where "
+                     "they fit, or start the copies earlier so that they overlap compute.",
+                     100 * least);
 }
 
 nlohmann::json to_json(const DeviceChips& chips) {

@@ -44,6 +44,7 @@ struct DeviceChips {
   // What an older writer's file lacks, one line each naming the stat or line and what it takes
   // away ("The file has no `core_details` stat: ...").
   std::vector<std::string> missing;
+  bool on_tpu() const { return !chips.empty() && chips.front().model.starts_with("TPU"); }
 };
 
 DeviceChips compute_device_chips(const model::Profile& profile);
@@ -51,5 +52,9 @@ DeviceChips compute_device_chips(const model::Profile& profile);
 void join_device_chips(DeviceChips&& part, DeviceChips* into);
 
 nlohmann::json to_json(const DeviceChips& chips);
+
+// TPU advice in a TPU's words: where async copies (copy-start/copy-done) take most of every
+// chip's busy time, the chips wait on host offloading. Empty where they do not.
+std::string host_offload_advice(const DeviceChips& chips);
 
 }  // namespace mlprof::analysis

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 
+#include "analysis/category_labels.h"
 #include "analysis/csv.h"
 #include "analysis/device_precision.h"
 #include "analysis/host_labels.h"
@@ -279,6 +280,19 @@ size_t OverviewPage::hosts_with_steps() const {
   return hosts.size();
 }
 
+void add_chip_advice(OverviewPage& page) {
+  if (std::string advice = host_offload_advice(page.chips); !advice.empty())
+    page.recommendations.push_back(std::move(advice));
+}
+
+std::string OverviewPage::top_ops_where() const {
+  const size_t devices = environment.device_count;
+  if (!top_ops_on_device) return "on the host by self time";
+  if (devices <= 1) return "on the device by self time";
+  if (environment.is_tpu()) return fmt::format("on the TPU by self time, summed over its {} cores", devices);
+  return fmt::format("on the devices by self time, summed over the {} devices", devices);
+}
+
 OverviewPage compose_overview_page(const OverviewParts& parts) {
   OverviewPage page;
   page.whole_profile = parts.whole_profile;
@@ -414,6 +428,8 @@ nlohmann::json to_json(const OverviewPage& page) {
                        {"explanation", page.input_bound.explanation}}},
       {"precision", precision_json(page)},
       {"top_ops", top},
+      {"top_ops_where", page.top_ops_where()},
+      {"category_labels", category_labels_json(page.environment.is_tpu())},
       {"run_environment", to_json(page.environment)},
       {"recommendations", page.recommendations},
       {"bottleneck", page.bottleneck ? to_json(*page.bottleneck) : nlohmann::json(nullptr)},

@@ -62,6 +62,9 @@ struct OverviewPage {
   StepsLeftOut steps_left_out;
   int64_t profiler_control_ps = 0;  // the profiler's own start and stop, left out of every step
   size_t hosts_with_steps() const;  // the hosts the steps were measured on
+  // Where the top ops ran and whether their times are summed over devices: "on the TPU by self
+  // time, summed over its 4 cores", following "Top 10 ops".
+  std::string top_ops_where() const;
 };
 
 // What marked the steps (OverviewPage::step_marker), in words: "torch.profiler's step()",
@@ -130,6 +133,8 @@ void add_host_op_precision(const model::Profile& profile, const StepAnalysis& st
 // The 10 ops with the most self time: on the device when there is one, else on the host.
 std::vector<TopOp> top_ops_of(const FrameworkOpStats& ops, bool* on_device);
 OverviewPage compose_overview_page(const OverviewParts& parts);
+// The advice the per-chip rows give (device_chips.h), once `page.chips` is set.
+void add_chip_advice(OverviewPage& page);
 
 nlohmann::json to_json(const OverviewPage& page);
 std::string to_csv(const OverviewPage& page);  // one row per step

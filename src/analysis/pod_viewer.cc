@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "analysis/category_labels.h"
 #include "analysis/csv.h"
 #include "analysis/gpu_timeline/gpu_activity.h"
 #include "analysis/units.h"
@@ -159,6 +160,7 @@ nlohmann::json to_json(const PodViewer& pod) {
           {"steps", steps},
           {"slowest_worker", slowest},
           {"categories", categories},
+          {"category_labels", category_labels_json(pod.chips.on_tpu())},
           {"worker_count", pod.workers.size()},
           {"window", pod.whole_profile ? "the whole profile of each worker, as one step"
                                        : "a step (average over each worker's analysed steps), per worker"},

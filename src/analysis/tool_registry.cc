@@ -59,11 +59,13 @@ ToolResult overview(const AnalyzedProfile& p, const ToolOptionValues&) {
   const TfDataBottleneckAnalysis& tf_data = p.tf_data();
   OverviewPage page = compute_overview_page(p.profile(), steps, *op_stats.get(), tf_data);
   page.chips = compute_device_chips(p.profile());
+  add_chip_advice(page);
   return ToolResult::owned(std::move(page));
 }
 ToolResult overview_of_summary(const RunSummary& s, const ToolOptionValues&) {
   OverviewPage page = compose_overview_page(s.overview_parts());
   page.chips = s.chips();
+  add_chip_advice(page);
   return ToolResult::owned(std::move(page));
 }
 // The stragglers among its recommendations read the pod's per-rank steps; the top ops, the op totals.

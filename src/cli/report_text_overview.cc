@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "analysis/category_labels.h"
 #include "cli/report_text.h"
 #include "cli/report_text_ranks.h"
 #include "cli/report_text_table.h"
@@ -11,10 +12,6 @@ namespace mlprof::cli {
 using namespace analysis;
 
 namespace {
-// How the categories read in a table.
-constexpr std::array<const char*, kNumCategories> kCategoryLabels = {
-    "Input", "Output", "Compilation", "Kernel launch", "Host compute", "Device-to-device", "Device collectives",
-    "Device compute", "Other"};
 // The same categories as the per-step table's columns.
 constexpr std::array<const char*, kNumCategories> kStepColumnLabels = {
     "input", "output", "compile", "launch", "host", "dev-to-dev", "collectives", "device", "other"};
@@ -89,10 +86,7 @@ std::string render_text(const OverviewPage& page) {
   TextTable breakdown({"category", "share", "average", "stddev", "min", "max"}, {false, true, true, true, true, true});
   for (size_t c = 0; c < kNumCategories; ++c) {
     const auto& s = page.category_ms[c];
-    // A TPU's host launches XLA programs, not kernels.
-    const std::string label = page.environment.is_tpu() && c == size_t(Category::kKernelLaunch) ? "Program launch"
-                                                                                               : kCategoryLabels[c];
-    breakdown.add_row({label, format_pct(page.breakdown_pct[c]), format_ms(s.avg), format_ms(s.stddev),
+    breakdown.add_row({std::string(category_label(Category(c), page.environment.is_tpu())), format_pct(page.breakdown_pct[c]), format_ms(s.avg), format_ms(s.stddev),
                        format_ms(s.min), format_ms(s.max)});
   }
   out += breakdown.render();
@@ -142,12 +136,7 @@ std::string render_text(const OverviewPage& page) {
   }
 
   if (!page.top_ops.empty()) {
-    const size_t devices = page.environment.device_count;
-    const std::string_view unit = page.environment.is_tpu() ? "TPU cores" : "devices";
-    out += fmt::format("\nTop {} ops on the {} by self time{}\n", page.top_ops.size(),
-                       page.top_ops_on_device ? (devices > 1 ? fmt::format("{} {}", devices, unit) : "device") : "host",
-                       page.top_ops_on_device && devices > 1 ? fmt::format(", summed over the {} {}", devices, unit)
-                                                             : "");
+    out += fmt::format("\nTop {} ops {}\n", page.top_ops.size(), page.top_ops_where());
     const bool show_type = std::any_of(page.top_ops.begin(), page.top_ops.end(),
                                        [](const TopOp& t) { return !name_says_type(t.name, t.type); });
     std::vector<std::string> header = {"self time", "self %", "cumul. %", "op"};

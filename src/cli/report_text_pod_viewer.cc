@@ -38,7 +38,7 @@ std::string render_text(const PodViewer& pod) {
   std::vector<std::string> header = {"worker", "steps", "step time", "bottleneck"};
   std::vector<bool> numeric = {false, true, true, false};
   // A TPU's host launches XLA programs, not kernels.
-  const bool tpu = !pod.chips.chips.empty() && pod.chips.chips.front().model.starts_with("TPU");
+  const bool tpu = pod.chips.on_tpu();
   for (size_t c = 0; c < kNumCategories; ++c)
     header.push_back(tpu && c == size_t(Category::kKernelLaunch) ? "program launch" : kCategoryLabels[c]),
         numeric.push_back(true);

@@ -98,6 +98,7 @@ Reply TraceApi::viewport(const QueryParams& params) {
 
     json sections = json::array();
     json names = json::object();
+    json long_names = json::object();  // by name id, where the name shown is an HLO op's
     uint32_t section_plane = model::kNone;
     std::vector<analysis::TraceBox> boxes;
     std::vector<model::EventIndex> listed;
@@ -123,7 +124,12 @@ Reply TraceApi::viewport(const QueryParams& params) {
           const uint32_t n = p.events.name[b.event];
           const std::string key = std::to_string(n);
           // An XLA op's HLO op name, not its whole text (hlo_ops.h).
-          if (!names.contains(key)) names[key] = std::string(analysis::timeline_title(p, line, b.event));
+          if (!names.contains(key)) {
+            const std::string_view title = analysis::timeline_title(p, line, b.event);
+            names[key] = std::string(title);
+            // The HLO instruction's whole text, for the hover.
+            if (title.size() != p.name(b.event).size()) long_names[key] = std::string(p.name(b.event));
+          }
           events.push_back({b.start_ps - zero, b.duration_ps, n, b.event});
           listed.push_back(b.event);
         }
@@ -143,7 +149,7 @@ Reply TraceApi::viewport(const QueryParams& params) {
     json flows = viewport_flows(p, loaded->trace().flows, listed, zero, flows_truncated);
     json out = {{"run", param(params, "run")}, {"host", param(params, "host")}, {"begin_ps", 0}, {"end_ps", span},
                 {"start_ps", start}, {"end_ps_view", end}, {"width_px", width},
-                {"names", std::move(names)}, {"sections", std::move(sections)},
+                {"names", std::move(names)}, {"long_names", std::move(long_names)}, {"sections", std::move(sections)},
                 {"flows", std::move(flows)}, {"flows_truncated", flows_truncated}};
     if (with_steps) {
       json steps = json::array();

@@ -3,6 +3,7 @@
 // raw planes read here with libprotobuf's XSpace classes, not with mlprof's reader: the "XLA
 // Modules" runs, the "XLA Ops" device times by `hlo_category`, `core_details` and the peaks.
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 #include <google/protobuf/unknown_field_set.h>
 #include <nlohmann/json.hpp>
 
@@ -166,6 +167,41 @@ TEST_F(TpuChips, PodViewerHasARowPerChip) {
   const nlohmann::json overview = run_tool(*find_tool("overview_page"), profile, {}).json();
   ASSERT_TRUE(overview["chips"].is_object());
   EXPECT_EQ(overview["chips"]["chips"].size(), 4u);
+}
+
+// The pages draw the step-time categories by the labels the JSON gives: on a TPU the host
+// launches XLA programs, so the launch category is "Program launch" as in the text report; the
+// top ops say they are summed over the file's four TPU cores (four planes /device:TPU:0..3).
+TEST_F(TpuChips, PagesGetTheTpusWordsFromTheJson) {
+  const AnalyzedProfile profile(std::move(profile_));
+  for (const char* tool : {"overview_page", "pod_viewer"}) {
+    const nlohmann::json j = run_tool(*find_tool(tool), profile, {}).json();
+    ASSERT_TRUE(j["category_labels"].is_object()) << tool;
+    EXPECT_EQ(j["category_labels"]["kernel_launch"], "Program launch") << tool;
+    EXPECT_EQ(j["category_labels"]["device_compute"], "Device compute") << tool;
+  }
+  const nlohmann::json overview = run_tool(*find_tool("overview_page"), profile, {}).json();
+  EXPECT_EQ(overview["top_ops_where"], "on the TPU by self time, summed over its 4 cores");
+}
+
+// Host offloading told in TPU terms: the file's chips spend ~96% of their busy time in
+// copy-start/copy-done (hlo_category, read raw above); the advice gives the least of the four
+// shares, and a chip busy with compute gets none.
+TEST_F(TpuChips, HostOffloadingAdviceFromTheChipsAsyncCopies) {
+  double least = 1;
+  for (const auto& [name, raw] : raw_) least = std::min(least, raw.async_copy_ps / raw.busy_ps);
+  ASSERT_GT(least, 0.9);
+  const std::string advice = host_offload_advice(compute_device_chips(profile_));
+  EXPECT_NE(advice.find(fmt::format("Host offloading: {:.1f}% or more of each chip's busy time", 100 * least)),
+            std::string::npos)
+      << advice;
+  const AnalyzedProfile profile(std::move(profile_));
+  const nlohmann::json overview = run_tool(*find_tool("overview_page"), profile, {}).json();
+  EXPECT_EQ(std::count(overview["recommendations"].begin(), overview["recommendations"].end(), advice), 1);
+
+  DeviceChips busy_computing;
+  busy_computing.chips.push_back({.model = "TPU v6 Lite", .busy_ps = 100, .compute_ps = 60, .async_copy_ps = 40});
+  EXPECT_EQ(host_offload_advice(busy_computing), "");
 }
 
 // An older writer's TPU file: an XLA Ops line without `core_details`, peaks or an "XLA Modules"

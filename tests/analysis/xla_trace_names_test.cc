@@ -9,7 +9,10 @@
 #include <fstream>
 #include <map>
 
+#include "analysis/step_grouping.h"
+#include "analysis/trace_viewer/trace_event_details.h"
 #include "analysis/trace_viewer/trace_export.h"
+#include "analysis/trace_viewer/trace_flows.h"
 #include "format/chrome_trace_writer.h"
 #include "format/trace_output_file.h"
 #include "model/load_profile.h"
@@ -105,6 +108,40 @@ TEST(XlaTraceNames, ChipOpsAreNamedByTheirHloOp) {
   }
   EXPECT_EQ(raw.count({"XLA Ops", "copy-done.2"}), 1u) << "the HLO op names expected in the file";
   EXPECT_EQ(raw.count({"Async XLA Ops", "copy-start.2"}), 1u);
+}
+
+// The trace viewer's details of an event (what the UI shows on a click) name it the same way:
+// the HLO op as its name, the whole text as long_name; a module keeps its name.
+TEST(XlaTraceNames, EventDetailsGiveTheHloOpAndItsText) {
+  if (!fs::exists(kTpuFile)) GTEST_SKIP() << kTpuFile << " not found (it is in ../shared/testdata)";
+  std::map<std::string, std::string> text_of;
+  const Counts raw = raw_op_names(&text_of);
+  model::Profile p;
+  model::LoadError error;
+  ASSERT_TRUE(model::load_profile({kTpuFile, "", ""}, &p, &error)) << error.problem;
+  const StepGrouping steps = group_steps(p);
+  const TraceFlows flows = find_trace_flows(p);
+  Counts seen;
+  for (const model::Plane& plane : p.planes) {
+    if (p.strings.view(plane.name) != kDevice) continue;
+    for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l) {
+      const model::Line& line = p.lines[l];
+      const std::string line_name(p.strings.view(line.name));
+      for (model::EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+        const nlohmann::ordered_json d = trace_event_details(p, steps, flows, e, 0);
+        const std::string name = d["name"].get<std::string>();
+        ++seen[{line_name, name}];
+        if (auto it = text_of.find(name); it != text_of.end() && line_name != "XLA Modules")
+          EXPECT_EQ(d.value("long_name", ""), it->second) << name;
+        else
+          EXPECT_FALSE(d.contains("long_name")) << name;
+      }
+    }
+  }
+  for (const auto& [key, count] : raw) {
+    SCOPED_TRACE(key.first + " " + key.second);
+    EXPECT_EQ(seen[key], count);
+  }
 }
 
 }  // namespace

@@ -18,6 +18,12 @@ export const STEP_CATEGORIES: StepCategory[] = [
   { key: 'other', label: 'Other', colour: '#9aa0a6' },
 ];
 
+// The categories with the labels a tool's JSON gives (`category_labels`): a TPU's host launches
+// XLA programs, so there the launch category reads "Program launch". Never GPU words on a TPU.
+export function labelledCategories(labels: Record<string, string> | undefined): StepCategory[] {
+  return STEP_CATEGORIES.map((c) => ({ ...c, label: labels?.[c.key] ?? c.label }));
+}
+
 // The input pipeline's host-side categories (the seed's names, docs/ARCHITECTURE.md §5.4): parts
 // of waiting for input, so shades of its red, none the colour of another category.
 export const INPUT_OP_CATEGORIES: StepCategory[] = [

@@ -1,5 +1,7 @@
 #include "analysis/trace_viewer/trace_event_details.h"
 
+#include "analysis/hlo_ops.h"
+
 namespace mlprof::analysis {
 namespace {
 
@@ -26,14 +28,18 @@ std::string line_name(const Profile& p, const model::Line& line) {
   return std::string(p.strings.view(line.display_name != model::kEmptyString ? line.display_name : line.name));
 }
 
+// An XLA op goes by its HLO op name, its instruction's whole text beside it (hlo_ops.h).
 json event_ref(const Profile& p, EventIndex e, int64_t begin) {
-  return {{"event", e},
-          {"name", std::string(p.name(e))},
-          {"plane", std::string(p.strings.view(p.plane_of(e).name))},
-          {"line", line_name(p, p.line_of(e))},
-          {"line_index", p.line_index(e)},
-          {"start_ps", p.start_ps(e) - begin},
-          {"duration_ps", p.duration_ps(e)}};
+  const std::string_view title = timeline_title(p, p.line_of(e), e);
+  json ref = {{"event", e},
+              {"name", std::string(title)},
+              {"plane", std::string(p.strings.view(p.plane_of(e).name))},
+              {"line", line_name(p, p.line_of(e))},
+              {"line_index", p.line_index(e)},
+              {"start_ps", p.start_ps(e) - begin},
+              {"duration_ps", p.duration_ps(e)}};
+  if (title.size() != p.name(e).size()) ref["long_name"] = std::string(p.name(e));
+  return ref;
 }
 
 const char* flow_kind(TraceFlowKind k) { return k == TraceFlowKind::kLaunch ? "launch" : "producer_consumer"; }

@@ -2,7 +2,10 @@
 // (../shared/testdata/wild/xprof/...tpu_inference_2.xplane.pb: JAX on a TPU v6e, four chips),
 // as a TPU user meets them: HLO op names (not the instruction's text) with the text on hover,
 // the chips one by one and together (saying over how many), the roofline with its ridge point
-// from the file's peaks. Leaves screenshots (tests/server/screenshots/xla_*.png). Run by ctest
+// from the file's peaks; the overview and the pod viewer with a row per chip, the run environment
+// with the TPU's generation and peaks; the trace with HLO op names and their text; and no GPU
+// words (kernel, CUDA, Tensor Cores) in any page's text. Leaves screenshots
+// (tests/server/screenshots/xla_*.png, tpu_*.png), at 1280 and 1600 px for the TPU pages. Run by ctest
 // as ui_xla_tools_browser_test; skips when the shared test data is absent.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -31,11 +34,31 @@ function writeLogdir() {
 }
 
 const served = useServedFixture(writeLogdir);
-const visit = (hash, check, name) =>
+const visit = (hash, check, name, width) =>
   visitPage(
-    { context: served.browser.context, url: `${served.server.url}${hash}`, ready: (page) => settled(page, /./, 60_000), screenshotDir, name },
+    { context: served.browser.context, url: `${served.server.url}${hash}`, ready: (page) => settled(page, /./, 60_000), screenshotDir, name, width },
     check,
   );
+const WIDTHS = [1280, 1600];
+// GPU words a TPU user should not meet: a TPU runs XLA programs on its chips, not kernels.
+const GPU_WORDS = /\bkernels?\b|CUDA|Tensor Cores?|cudaLaunch|\bGPUs?\b/i;
+// The same in a page's whole text, hidden parts too (a table's "Columns" menu), run together.
+const GPU_WORDS_ANYWHERE = /kernel|CUDA|Tensor Core|cudaLaunch|GPU/i;
+// The overview's panel of the critical path tool, which still speaks of kernels on a TPU (the
+// to-do test below checks it): left out of the other pages' checks.
+const CRITICAL_PATH_PANEL = 'section.panel:has(> h2:text-is("What bounds the step"))';
+async function assertNoGpuWords(page, where, { within = '.page', except = CRITICAL_PATH_PANEL } = {}) {
+  const texts = async (kind) => {
+    let text = await page.locator(within).first()[kind]();
+    for (const part of await page.locator(except).all()) text = text.replace(await part[kind](), '');
+    return text;
+  };
+  const [shown, all] = [await texts('innerText'), await texts('textContent')];
+  for (const [text, words] of [[shown, GPU_WORDS], [all, GPU_WORDS_ANYWHERE]]) {
+    const found = text.match(words);
+    assert.equal(found, null, `${where}: "${found?.[0]}" in "${text.slice(Math.max(0, (found?.index ?? 0) - 80), (found?.index ?? 0) + 80)}"`);
+  }
+}
 const ready = (page) => page.waitForSelector('.page[data-ready="true"]', { timeout: 60_000 });
 const cells = (page, label, index) =>
   page.locator(`table[aria-label="${label}"] tbody tr`).evaluateAll((trs, i) => trs.map((tr) => tr.children[i].textContent), index);
@@ -85,4 +108,142 @@ describe('XLA op pages on a TPU v6e', () => {
       assert.ok((await page.locator('[data-testid="roofline-plot"] circle').count()) > 0);
     }, 'xla_roofline_model');
   });
+});
+
+describe('a TPU run told in TPU words', () => {
+  test('overview: a row per chip, the TPU and its peaks in the run environment, no GPU words', async () => {
+    for (const width of WIDTHS)
+      await visit('#run=tpu_v6e&tool=overview_page', async (page) => {
+        await ready(page);
+        // The file's four /device:TPU:N planes, one chip each (core_details), in order.
+        assert.deepEqual(await cells(page, 'Chips', 0), ['/device:TPU:0', '/device:TPU:1 (busiest)', '/device:TPU:2', '/device:TPU:3']);
+        assert.deepEqual(await cells(page, 'Chips', 1), ['4', '5', '6', '7']);
+        assert.match(await page.locator('[data-testid="chips-figures"]').textContent(), /no figure is summed over chips/);
+        assert.match(await page.locator('[data-testid="chips-steps"]').textContent(), /jit_f\(/);
+        const env = await page.locator('section.panel', { hasText: 'Run environment' }).textContent();
+        assert.match(env, /TPU v6 Lite \(v6e\)/);
+        assert.match(env, /Chips4, 1 core each/);
+        assert.match(env, /918 TFLOP\/s, HBM 1638 GB\/s/);
+        assert.match(await page.locator('section.panel', { hasText: 'Top 10 ops' }).locator('h2').textContent(), /^Top 10 ops on the TPU by self time, summed over its 4 cores$/);
+        const text = await page.locator('.page').innerText();
+        assert.match(text, /program launch/i, 'the launch category in TPU words');
+        await assertNoGpuWords(page, 'overview');
+      }, `tpu_overview_${width}`, width);
+  });
+
+  test('pod viewer: one worker, four chips with their own figures', async () => {
+    for (const width of WIDTHS)
+      await visit('#run=tpu_v6e&tool=pod_viewer', async (page) => {
+        await ready(page);
+        assert.match(await page.locator('.page-header').textContent(), /1 worker · 4 chips/);
+        assert.match(await page.locator('[data-testid="slowest-worker"]').textContent(), /^The one worker: tpu-host/, 'one worker is no slowest');
+        assert.deepEqual(await cells(page, 'Workers', 0), ['tpu-host']);
+        const steps = await cells(page, 'Chips', 2); // chip, chip id, steps (one core each: no cores column)
+        assert.deepEqual(steps, ['100', '100', '100', '100'], 'each chip ran its main program 100 times');
+        assert.match(await page.locator('.page').textContent(), /Program launch/, 'the launch category in TPU words');
+        await assertNoGpuWords(page, 'pod viewer');
+        assert.doesNotMatch(await page.locator('.page').innerText(), /mlprof::StepTrace/, 'no C++ advice to a JAX program');
+      }, `tpu_pod_viewer_${width}`, width);
+  });
+
+  test('trace viewer: a chip’s XLA op by its HLO op name, its text on hover and in the details', async () => {
+    await visit('#run=tpu_v6e&tool=trace_viewer', async (page) => {
+      await page.waitForSelector('.page[data-tool="trace_viewer"][data-ready="true"]', { timeout: 60_000 });
+      const whole = await page.evaluate(async () => (await fetch('/api/trace?run=tpu_v6e&width_px=4000')).json());
+      const longNames = Object.entries(whole.long_names ?? {});
+      assert.ok(longNames.length > 0, 'no HLO op names with their text in the trace');
+      for (const [id, text] of longNames) {
+        const name = whole.names[id];
+        assert.doesNotMatch(name, /[ %]/, `"${name}" is not an HLO op name`);
+        assert.ok(text.startsWith(`%${name} `), `${name}: ${text.slice(0, 80)}`);
+      }
+      // The whole text opens the trace on that op (a tool row's link), which names it by its HLO op.
+      const [id, text] = longNames.find(([i]) => whole.names[i] === 'copy-done.2') ?? longNames[0];
+      await page.goto(`${served.server.url}#run=tpu_v6e&tool=trace_viewer&find=${encodeURIComponent(text)}`);
+      await page.waitForSelector('.trace-details-name', { timeout: 60_000 });
+      assert.equal(await page.locator('.trace-details-name').textContent(), whole.names[id]);
+      assert.equal(await page.locator('.trace-details-name').getAttribute('title'), text);
+      assert.equal(await page.locator('[data-testid="hlo-text"]').textContent(), text);
+      // Hovering over the chips' tracks: an XLA op's tooltip gives its HLO op name, then its whole text.
+      await page.waitForFunction(() => !document.querySelector('.trace-viewer[data-loading]'));
+      const tip = await page.evaluate(() => {
+        const canvas = document.querySelector('.trace-canvas');
+        const tooltip = document.querySelector('.trace-tooltip');
+        const box = canvas.getBoundingClientRect();
+        for (let y = box.top + 2; y < box.bottom; y += 8)
+          for (let x = box.left + 2; x < box.right; x += 40) {
+            canvas.dispatchEvent(new MouseEvent('mousemove', { clientX: x, clientY: y, bubbles: true }));
+            if (!tooltip.hidden && tooltip.textContent.includes('\n%')) return tooltip.textContent;
+          }
+        return '';
+      });
+      const [line, hlo] = tip.split('\n');
+      const hovered = line.split(' · ')[0];
+      assert.ok(longNames.some(([i, t]) => whole.names[i] === hovered && t === hlo), `tooltip "${tip.slice(0, 120)}"`);
+    }, 'tpu_trace_viewer_details');
+  });
+
+  test('what an older writer’s file lacks: one muted line each under the chips', async () => {
+    // The TPU file has every stat: its chips' JSON is given two lines of the kind device_chips.cc
+    // writes for an older writer's file, as the server would send them.
+    const lacks = [
+      'The file has no `core_details` stat: each core is shown as a chip of its own.',
+      'The file has no "XLA Modules" line on some devices: they have no steps of their own.',
+    ];
+    for (const tool of ['overview_page', 'pod_viewer']) {
+      const page = await served.browser.context.newPage();
+      try {
+        await page.route(/\/api\/data\?/, async (r) => {
+          const reply = await r.fetch();
+          const data = await reply.json();
+          if (data.chips) data.chips.missing_stats = lacks;
+          await r.fulfill({ response: reply, json: data });
+        });
+        await page.goto(`${served.server.url}#run=tpu_v6e&tool=${tool}`);
+        await ready(page);
+        const lines = page.locator('[data-testid="chips"] [data-testid="missing-stat"]');
+        assert.deepEqual(await lines.allTextContents(), lacks.map((l) => l.replace(/`/g, '')));
+        assert.equal(await lines.first().locator('code').textContent(), 'core_details', 'the stat named as code');
+        for (const line of await lines.all()) assert.match(await line.getAttribute('class'), /\bmuted\b/);
+        await page.screenshot({ path: path.join(screenshotDir, `tpu_${tool}_missing_stats.png`), fullPage: true });
+      } finally {
+        await page.close();
+      }
+    }
+  });
+
+  // Pages known to speak of kernels on a TPU, each with why: reported as to do (still run, their
+  // failure shown) until their tool speaks the device's words.
+  const KNOWN_GPU_WORDED = {
+    critical_path: 'its JSON keys name device ops top_kernels and kinds kernel_launch; its ops are named by their whole HLO text',
+  };
+  test('the overview’s critical path panel of a TPU run in TPU words', { todo: KNOWN_GPU_WORDED.critical_path }, async () => {
+    await visit('#run=tpu_v6e&tool=overview_page', async (page) => {
+      await ready(page);
+      await assertNoGpuWords(page, 'the overview’s critical path panel', { within: CRITICAL_PATH_PANEL, except: 'nothing-left-out' });
+    });
+  });
+  const availableTools = async () => {
+    const tools = await (await fetch(new URL('/api/runs/tpu_v6e/tools', served.server.url))).json();
+    return tools.tools.filter((t) => t.available && t.name !== 'trace_viewer').map((t) => t.name);
+  };
+
+  test('no page of a TPU run has GPU words', async () => {
+    const available = (await availableTools()).filter((t) => !(t in KNOWN_GPU_WORDED));
+    assert.ok(available.includes('overview_page') && available.includes('op_profile'), `tools: ${available}`);
+    for (const tool of available)
+      await visit(`#run=tpu_v6e&tool=${tool}`, async (page) => {
+        await ready(page);
+        await assertNoGpuWords(page, tool);
+      }, `tpu_${tool}`);
+  });
+
+  for (const [tool, why] of Object.entries(KNOWN_GPU_WORDED))
+    test(`${tool} of a TPU run in TPU words`, { todo: why }, async () => {
+      if (!(await availableTools()).includes(tool)) return;
+      await visit(`#run=tpu_v6e&tool=${tool}`, async (page) => {
+        await ready(page);
+        await assertNoGpuWords(page, tool, { except: 'nothing-left-out' });
+      }, `tpu_${tool}`);
+    });
 });

@@ -13,7 +13,9 @@ import { viewStateHash } from '../location_state';
 import { pathBar, pathWindow, whatIfTable, type CriticalPathData } from './critical_path_page';
 import { verdictBanner } from '../components/verdict';
 import { stackedBarChart } from '../charts/stacked_bar_chart';
-import { STEP_CATEGORIES, type CategoryValues } from '../step_categories';
+import { labelledCategories, type CategoryValues, type StepCategory } from '../step_categories';
+import { chipsPanel, type DeviceChipsData } from './device_chips';
+import { peaksText } from './xla_notes';
 import type { PageContext, ToolPage } from './tool_page';
 
 interface SeriesStats {
@@ -46,7 +48,18 @@ interface RunEnvironment {
   device_type: string;
   device_core_count: number;
   host_thread_count: number;
-  devices: { host: string; name: string; core_count: number; compute_capability: string; memory_gib: number }[];
+  devices: {
+    host: string;
+    name: string;
+    core_count: number;
+    compute_capability: string;
+    memory_gib: number;
+    model?: string; // TPU: `device_type_string` ("TPU v6 Lite")
+    peak_teraflops_per_second?: number;
+    peak_hbm_gigabytes_per_second?: number;
+  }[];
+  tpu_generation?: string; // "v6e"
+  chip_count?: number;
 }
 
 export interface OverviewData {
@@ -67,7 +80,10 @@ export interface OverviewData {
   input_bound: { verdict: string; input_pct: number; explanation: string };
   precision: { bits16_pct: number; bits32_pct: number; window: string };
   top_ops: TopOp[];
+  top_ops_where: string; // "on the 4 TPU cores by self time, summed over the 4 TPU cores"
+  category_labels: Record<string, string>; // by category key, in the device's words
   run_environment: RunEnvironment;
+  chips: DeviceChipsData | null;
   recommendations: Recommendation[];
   bottleneck: Bottleneck | null; // what bounds the step; null without steps
 }
@@ -79,13 +95,15 @@ export const overviewPage: ToolPage = {
       ctx.fetchData<OverviewData>(),
       fetchToolData<CriticalPathData>(ctx.run, ctx.host, 'critical_path').catch(() => null),
     ]);
+    const categories = labelledCategories(data.category_labels);
     const pathPage = viewStateHash({ run: ctx.run, host: ctx.host, tool: 'critical_path', options: {} });
     root.append(toolHeader(ctx, subtitle(ctx)));
     if (data.bottleneck) root.append(bottleneckHeadline(data.bottleneck, { href: pathPage, text: 'The critical path and what-ifs →' }));
     root.append(
       verdictBanner(data.input_bound.verdict, data.input_bound.explanation),
-      h('div', { class: 'grid grid-summary' }, performanceSummary(data), stepTimeGraph(data, ctx)),
+      h('div', { class: 'grid grid-summary' }, performanceSummary(data, categories), stepTimeGraph(data, categories, ctx)),
       ...(path && path.steps.length ? [whatBoundsTheStep(path, pathPage)] : []),
+      ...(data.chips ? [chipsPanel(data.chips, !data.summary.whole_profile_as_one_step)] : []),
       h(
         'div',
         { class: 'grid grid-details' },
@@ -107,13 +125,13 @@ function stepsLine(s: OverviewData['summary']): string {
   return `${formatCount(s.step_count)} steps${leftOut}, ${s.step_source ?? `marked by ${s.step_marker_words}`}`;
 }
 
-function performanceSummary(data: OverviewData): HTMLElement {
+function performanceSummary(data: OverviewData, categories: StepCategory[]): HTMLElement {
   const s = data.summary;
   const t = s.step_time_ms;
   // Categories with time get a bar; the empty ones are listed in one line, so the eye goes
   // to what matters.
-  const used = STEP_CATEGORIES.filter((c) => (s.breakdown_ms[c.key]?.avg ?? 0) > 0);
-  const unused = STEP_CATEGORIES.filter((c) => !used.includes(c));
+  const used = categories.filter((c) => (s.breakdown_ms[c.key]?.avg ?? 0) > 0);
+  const unused = categories.filter((c) => !used.includes(c));
   const bars = barList(
     used.map((c) => {
       const pct = s.breakdown_pct[c.key] ?? 0;
@@ -160,12 +178,12 @@ function performanceSummary(data: OverviewData): HTMLElement {
   );
 }
 
-function stepTimeGraph(data: OverviewData, ctx: PageContext): HTMLElement {
+function stepTimeGraph(data: OverviewData, categories: StepCategory[], ctx: PageContext): HTMLElement {
   const multiHost = new Set(data.steps.map((s) => s.host)).size > 1;
   const chart = stackedBarChart(
     {
       labels: data.steps.map((s) => (multiHost ? `${s.step} (${s.host})` : String(s.step))),
-      series: STEP_CATEGORIES.map((c) => ({
+      series: categories.map((c) => ({
         label: c.label,
         colour: c.colour,
         values: data.steps.map((s) => s.breakdown_ms[c.key] ?? 0),
@@ -180,7 +198,6 @@ function stepTimeGraph(data: OverviewData, ctx: PageContext): HTMLElement {
 }
 
 function topOps(data: OverviewData): HTMLElement {
-  const where = data.top_ops[0]?.host_or_device === 'Device' ? 'device' : 'host';
   const rows = data.top_ops.slice(0, 10);
   // LibTorch ops are their own type ("aten::mm"): a second column would repeat the name.
   const typed = rows.some((r) => r.type && r.type !== r.name);
@@ -198,17 +215,34 @@ function topOps(data: OverviewData): HTMLElement {
   if (typed) columns.push({ key: 'type', title: 'Type', value: (r) => r.type });
   columns.push({ key: 'name', title: 'Op', value: (r) => r.name, name: true });
   return panel(
-    `Top ${rows.length} ops on the ${where}`,
+    `Top ${rows.length} ops ${data.top_ops_where}`,
     dataTable<TopOp>({ label: 'Top ops', rows, pageSize: 10, filterable: false, columns }),
   );
 }
 
+// A TPU as its file tells it: part and generation, chips and cores per chip, each chip's peaks.
+function tpuRows(env: RunEnvironment): [string, string][] {
+  const first = env.devices[0];
+  const model = first?.model || env.device_type;
+  const chips = env.chip_count ?? env.devices.length;
+  const perChip = chips > 0 ? Math.round(env.device_core_count / chips) : 0;
+  const peaks = [...new Set(env.devices.map((d) => peaksText(d.peak_teraflops_per_second ?? 0, d.peak_hbm_gigabytes_per_second ?? 0)))];
+  return [
+    ['TPU', env.tpu_generation ? `${model} (${env.tpu_generation})` : model],
+    ['Chips', `${formatCount(chips)}${perChip > 0 ? `, ${perChip} core${perChip === 1 ? '' : 's'} each` : ''}`],
+    ['Peak per chip', peaks.join('; ')],
+  ];
+}
+
 function runEnvironment(env: RunEnvironment): HTMLElement {
+  const hosts: [string, string] = ['Hosts', `${env.host_count}${env.hosts.length ? ` (${env.hosts.join(', ')})` : ''}`];
+  const threads: [string, string] = ['Host threads with events', formatCount(env.host_thread_count)];
+  if (env.device_type === 'TPU' && env.devices.length) return panel('Run environment', keyValueList([hosts, ...tpuRows(env), threads]));
   const rows: [string, string][] = [
-    ['Hosts', `${env.host_count}${env.hosts.length ? ` (${env.hosts.join(', ')})` : ''}`],
+    hosts,
     ['Device type', env.device_type],
     ['Device cores', env.device_core_count > 0 ? formatCount(env.device_core_count) : 'none (host only)'],
-    ['Host threads with events', formatCount(env.host_thread_count)],
+    threads,
   ];
   // Devices alike are counted once: "8 × GPU (80 cores · compute 7.0 · 15.8 GiB)".
   const kinds = new Map<string, number>();

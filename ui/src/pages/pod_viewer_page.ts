@@ -8,7 +8,8 @@ import { dataTable } from '../components/data_table';
 import { notice, panel, windowCaption } from '../components/panel';
 import { toolHeader } from '../components/page_header';
 import { stackedBarChart } from '../charts/stacked_bar_chart';
-import { STEP_CATEGORIES, type CategoryValues } from '../step_categories';
+import { labelledCategories, type CategoryValues, type StepCategory } from '../step_categories';
+import { chipsPanel, type DeviceChipsData } from './device_chips';
 import type { PageContext, ToolPage } from './tool_page';
 
 interface PodWorker {
@@ -35,6 +36,8 @@ export interface PodViewerData {
   worker_count: number;
   whole_profile_as_one_step: boolean;
   window: string;
+  category_labels: Record<string, string>; // by category key, in the device's words
+  chips: DeviceChipsData | null; // one row per TPU chip (or GPU that ran XLA ops)
 }
 
 // The page's own URL option (read here, never sent to the server): the step shown.
@@ -44,41 +47,48 @@ export const podViewerPage: ToolPage = {
   async render(root, ctx) {
     const data = await ctx.fetchData<PodViewerData>({});
     const step = data.steps.find((s) => String(s.step) === ctx.options[STEP_OPTION]);
+    const categories = labelledCategories(data.category_labels);
+    const chips = data.chips?.chips.length ?? 0;
+    const workers = `${data.worker_count} worker${data.worker_count === 1 ? '' : 's'}`;
+    // Without steps on any worker the breakdown has nothing to draw; a TPU's chips still have theirs.
+    const anySteps = data.workers.some((w) => w.step_count > 0);
     root.append(
-      toolHeader(ctx, `Run ${ctx.run} · ${data.worker_count} workers`),
-      slowestBanner(data),
-      breakdownPanel(data, step, ctx),
-      workerTable(data),
+      toolHeader(ctx, `Run ${ctx.run} · ${workers}${chips ? ` · ${chips} chips` : ''}`),
+      slowestBanner(data, categories),
+      ...(data.chips ? [chipsPanel(data.chips, !data.whole_profile_as_one_step)] : []),
+      ...(anySteps ? [breakdownPanel(data, categories, step, ctx)] : []),
+      workerTable(data, categories),
     );
   },
 };
 
-function categoryLabel(key: string): string {
-  return STEP_CATEGORIES.find((c) => c.key === key)?.label ?? key;
+function categoryLabel(categories: StepCategory[], key: string): string {
+  return categories.find((c) => c.key === key)?.label ?? key;
 }
 
-function slowestBanner(data: PodViewerData): HTMLElement {
+function slowestBanner(data: PodViewerData, categories: StepCategory[]): HTMLElement {
   const s = data.slowest_worker;
   if (!s) {
     return notice(
       'info',
       data.whole_profile_as_one_step
-        ? 'No step markers in this run: mark each training step (mlprof::StepTrace) to compare workers step by step.'
+        ? 'No step markers in this run: mark each training step to compare workers step by step (the overview says how, in the program’s framework).'
         : 'No worker has steps in this run.',
     );
   }
   const banner = notice(
     data.worker_count > 1 && s.slower_than_fastest_pct >= 5 ? 'warning' : 'info',
-    h('strong', {}, `Slowest worker: ${s.host}`),
+    // One worker is no slowest: it is the run's only one.
+    h('strong', {}, data.worker_count > 1 ? `Slowest worker: ${s.host}` : `The one worker: ${s.host}`),
     `, ${formatMs(s.avg_step_time_ms)} per step on average`,
     data.worker_count > 1 ? ` (${formatPct(s.slower_than_fastest_pct)} slower than the fastest)` : '',
-    `; its bottleneck is ${categoryLabel(s.bottleneck).toLowerCase()}.`,
+    `; its bottleneck is ${categoryLabel(categories, s.bottleneck).toLowerCase()}.`,
   );
   banner.dataset.testid = 'slowest-worker';
   return banner;
 }
 
-function breakdownPanel(data: PodViewerData, step: PodStep | undefined, ctx: PageContext): HTMLElement {
+function breakdownPanel(data: PodViewerData, categories: StepCategory[], step: PodStep | undefined, ctx: PageContext): HTMLElement {
   const select = h(
     'select',
     { id: 'pod-step-select', 'aria-label': 'Step' },
@@ -96,7 +106,7 @@ function breakdownPanel(data: PodViewerData, step: PodStep | undefined, ctx: Pag
   const chart = stackedBarChart(
     {
       labels: workers.map((w) => w.host),
-      series: STEP_CATEGORIES.map((c) => ({ label: c.label, colour: c.colour, values: values(c.key) })),
+      series: categories.map((c) => ({ label: c.label, colour: c.colour, values: values(c.key) })),
       xLabel: 'Worker',
       formatValue: formatMs,
       label: 'Step-time breakdown per worker',
@@ -119,7 +129,7 @@ function breakdownPanel(data: PodViewerData, step: PodStep | undefined, ctx: Pag
 // others wait in the table's "Columns" menu, so the table fits the window.
 const kShownCategoryPct = 1;
 
-function workerTable(data: PodViewerData): HTMLElement {
+function workerTable(data: PodViewerData, categories: StepCategory[]): HTMLElement {
   const matters = (key: string) => data.workers.some((w) => (w.breakdown_pct[key] ?? 0) >= kShownCategoryPct);
   return panel(
     'Workers',
@@ -130,17 +140,17 @@ function workerTable(data: PodViewerData): HTMLElement {
       sticky: 1, // the worker stays while the categories scroll sideways
       sort: { key: 'avg', descending: true },
       columns: [
-        { key: 'host', title: 'Worker', value: (w) => w.host, render: (w) => (w.is_slowest ? `${w.host} (slowest)` : w.host) },
+        { key: 'host', title: 'Worker', value: (w) => w.host, render: (w) => (w.is_slowest && data.worker_count > 1 ? `${w.host} (slowest)` : w.host) },
         { key: 'steps', title: 'Steps', numeric: true, value: (w) => w.step_count },
-        { key: 'avg', title: 'Avg step', help: 'The worker’s average step time', numeric: true, value: (w) => w.step_time_ms.avg, render: (w) => formatMs(w.step_time_ms.avg) },
+        { key: 'avg', title: 'Avg step', help: 'The worker’s average step time', numeric: true, value: (w) => w.step_time_ms.avg, render: (w) => (w.step_count ? formatMs(w.step_time_ms.avg) : '–') },
         {
           key: 'bottleneck',
           title: 'Bottleneck',
           value: (w) => w.bottleneck,
-          render: (w) => (w.bottleneck ? `${categoryLabel(w.bottleneck)} · ${formatPct(w.bottleneck_pct)}` : '–'),
+          render: (w) => (w.bottleneck ? `${categoryLabel(categories, w.bottleneck)} · ${formatPct(w.bottleneck_pct)}` : '–'),
           help: 'The category that takes the most time in the worker’s average step',
         },
-        ...STEP_CATEGORIES.map((c) => ({
+        ...categories.map((c) => ({
           key: c.key,
           title: c.label,
           numeric: true,

@@ -281,6 +281,7 @@ class TraceViewer {
         select: (event) => void this.select(event),
         tooltip: (text, clientX, clientY) => this.showTooltip(text, clientX, clientY),
         names: () => this.reply?.names ?? {},
+        longNames: () => this.reply?.long_names ?? {},
         counterText: (place, value) => formatCounter(place, value),
       },
       (target, type, fn, options) => this.on(target, type, fn, options),

@@ -40,6 +40,7 @@ export interface TraceViewport {
   end_ps_view: number;
   width_px: number;
   names: Record<string, string>;
+  long_names?: Record<string, string>; // by name id: an HLO op's whole instruction text
   sections: TraceSection[];
   flows: TraceViewportFlow[];
   flows_truncated: boolean;
@@ -55,6 +56,7 @@ export interface TraceEventRef {
   line_index: number;
   start_ps: number;
   duration_ps: number;
+  long_name?: string; // an XLA op's HLO instruction text; `name` is its HLO op name
 }
 
 export interface TraceFlowLink extends TraceEventRef {

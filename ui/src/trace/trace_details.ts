@@ -34,11 +34,13 @@ export function showDetails(pane: HTMLElement, d: TraceEventDetails, open: (ev: 
   // A templated kernel's name runs to hundreds of characters: the heading shows it short.
   const heading = shortenName(d.name, HEADING_CHARS);
   if (heading !== d.name) rows.unshift(['Name', h('span', { class: 'trace-details-full-name' }, d.name)]);
-  if (d.display_name) rows.push(['Display name', d.display_name]);
+  // An XLA op is named by its HLO op; the instruction's whole text follows.
+  if (d.long_name) rows.push(['HLO', h('span', { class: 'trace-details-full-name', 'data-testid': 'hlo-text' }, d.long_name)]);
+  if (d.display_name && d.display_name !== d.name) rows.push(['Display name', d.display_name]);
   if (d.step) rows.push(['Step', `${d.step.step_num} (${d.step.duration_ms.toFixed(3)} ms)`]);
   if (d.parent) rows.push(['Parent', link(d.parent)]);
   pane.append(
-    h('h2', { class: 'trace-details-name', title: d.name }, heading),
+    h('h2', { class: 'trace-details-name', title: d.long_name ?? d.name }, heading),
     h('dl', { class: 'kv' }, ...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])),
   );
   if (d.stats.length)

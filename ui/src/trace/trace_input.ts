@@ -18,6 +18,7 @@ export interface InputHost {
   select(event: number): void;
   tooltip(text: string | null, clientX: number, clientY: number): void;
   names(): Record<string, string>;
+  longNames(): Record<string, string>; // an HLO op's whole instruction text, shown under its name
   counterText(place: CounterPlace, value: number): string;
 }
 
@@ -70,10 +71,16 @@ export function listenTraceInput(host: InputHost, on: Listen): void {
       ? `${found.counter.counter.name}: ${host.counterText(found.counter, found.value ?? 0)}`
       : found.count !== undefined
         ? `${found.count.toLocaleString()} events merged (each under a pixel) · ${formatPs(found.dur)}`
-        : `${host.names()[String(found.nameId)] ?? ''} · ${formatPs(found.dur)}`;
+        : hoverName(host, String(found.nameId), found.dur);
     host.tooltip(text, e.clientX, e.clientY);
   });
   on(host.canvas, 'mouseleave', () => host.tooltip(null, 0, 0));
+}
+
+function hoverName(host: InputHost, nameId: string, dur: number): string {
+  const line = `${host.names()[nameId] ?? ''} · ${formatPs(dur)}`;
+  const long = host.longNames()[nameId];
+  return long ? `${line}\n${long}` : line;
 }
 
 function drag(host: InputHost, down: MouseEvent, on: Listen): void {
