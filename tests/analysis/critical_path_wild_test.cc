@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <string>
 
+#include "analysis/critical_path/bottleneck.h"
 #include "analysis/critical_path/critical_path.h"
 #include "analysis/step_breakdown.h"
 #include "model/load_profile.h"
@@ -48,6 +49,11 @@ TEST(CriticalPathWild, VllmOnB200IsHostBound) {
 TEST(CriticalPathWild, TpuHostOffloadIsBoundByCopies) {
   CRITICAL_PATH_OR_SKIP(c, "xprof", "tpu_inference_2.xplane.pb");
   EXPECT_EQ(c.bottleneck(), PathKind::kCopies);
+  // Said in a TPU's words: host offloading, not a GPU's pinned memory.
+  const auto b = bottleneck_of(c);
+  ASSERT_TRUE(b.has_value());
+  EXPECT_NE(b->sentence().find("offloaded to the host"), std::string::npos) << b->sentence();
+  EXPECT_EQ(b->sentence().find("pinned"), std::string::npos) << b->sentence();
 }
 
 }  // namespace

@@ -7,11 +7,12 @@
 namespace mlprof::analysis {
 namespace {
 
-std::string_view kind_words(PathKind k) {
+// A TPU runs XLA programs the host launches and offloads buffers to host memory: its words.
+std::string_view kind_words(PathKind k, bool on_tpu) {
   switch (k) {
     case PathKind::kInput: return "input (loading or waiting for batches)";
     case PathKind::kHost: return "host compute (framework, Python and CPU ops)";
-    case PathKind::kKernelLaunch: return "kernel launches";
+    case PathKind::kKernelLaunch: return on_tpu ? "program launches" : "kernel launches";
     case PathKind::kDeviceCompute: return "device compute";
     case PathKind::kCollectives: return "collectives";
     case PathKind::kCopies: return "copies";
@@ -20,11 +21,15 @@ std::string_view kind_words(PathKind k) {
   }
 }
 
-std::string_view change_words(PathKind k) {
+std::string_view change_words(PathKind k, bool on_tpu) {
   switch (k) {
     case PathKind::kInput: return "If input took no time (prefetched, loaded in parallel)";
-    case PathKind::kKernelLaunch: return "If launches took no time (CUDA graphs, fused kernels)";
-    case PathKind::kCopies: return "If copies took no time (overlapped with compute, pinned memory)";
+    case PathKind::kKernelLaunch:
+      return on_tpu ? "If launches took no time (fewer, larger jitted programs)"
+                    : "If launches took no time (CUDA graphs, fused kernels)";
+    case PathKind::kCopies:
+      return on_tpu ? "If copies took no time (overlapped with compute, fewer buffers offloaded to the host)"
+                    : "If copies took no time (overlapped with compute, pinned memory)";
     case PathKind::kIdle: return "If the untraced gaps took no time";
     default: return "If it took half the time";
   }
@@ -43,13 +48,15 @@ double recommended_scale(PathKind kind) {
 
 std::optional<Bottleneck> bottleneck_of(const CriticalPath& c) {
   if (c.steps.empty() || c.path_ms <= 0) return std::nullopt;
+  const bool on_tpu = c.on_tpu;
   Bottleneck b;
+  b.on_tpu = on_tpu;
   b.kind = c.bottleneck();
   const double kind_ms = c.kind_ms[size_t(b.kind)];
   b.share_pct = 100 * kind_ms / c.path_ms;
   b.step_ms = c.path_ms;
   b.predicted_step_ms = c.bottleneck_change.step_ms;
-  b.change = std::string(change_words(b.kind));
+  b.change = std::string(change_words(b.kind, on_tpu));
   const bool device = b.kind == PathKind::kDeviceCompute || b.kind == PathKind::kCollectives || b.kind == PathKind::kCopies;
   const std::vector<PathTime>& named = device ? c.top_kernels : c.top_ops;
   b.evidence = fmt::format("{:.3f} ms of the {:.3f} ms critical path a step", kind_ms, c.path_ms);
@@ -73,7 +80,7 @@ std::optional<Bottleneck> find_bottleneck(const model::Profile& profile, const S
 
 std::string Bottleneck::sentence() const {
   return fmt::format("The step is bound by {}: {:.1f}% of its critical path. {}: {:.3f} ms -> {:.3f} ms a step.",
-                     kind_words(kind), share_pct, change, step_ms, predicted_step_ms);
+                     kind_words(kind, on_tpu), share_pct, change, step_ms, predicted_step_ms);
 }
 
 nlohmann::json to_json(const Bottleneck& b) {

@@ -19,6 +19,7 @@ struct Bottleneck {
   std::string change;        // the change whose prediction is given, in words
   double step_ms = 0;        // the steps' mean length, as the graph gives it back
   double predicted_step_ms = 0;  // after the change
+  bool on_tpu = false;           // said in a TPU's words (program launches, host offloading)
   double saving_ms() const { return step_ms - predicted_step_ms; }
   std::string sentence() const;  // the overview's first line
 };

@@ -203,6 +203,7 @@ namespace {
 CriticalPath critical_path_of_graph(const model::Profile& p, const DependencyGraph& g,
                                     const std::vector<WhatIfChange>& what_if, bool defaults) {
   CriticalPath c;
+  for (const model::Plane& plane : p.planes) c.on_tpu |= p.strings.view(plane.name).starts_with("/device:TPU:");
   c.consumer_links = g.consumer_links;
   c.sync_links = g.sync_links;
   c.launch_links = g.launch_links;

@@ -46,6 +46,7 @@ struct CriticalPath {
   std::vector<CriticalPathStep> steps;
   // Means over the steps.
   double step_ms = 0, path_ms = 0;
+  bool on_tpu = false;  // the profile has TPU planes: said in a TPU's words (bottleneck.h)
   std::array<double, kNumPathKinds> kind_ms{};
   std::vector<PathTime> top_ops, top_kernels;  // per step, at most kTopOverall
   std::vector<WhatIfPrediction> what_if;
