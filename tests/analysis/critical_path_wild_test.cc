@@ -54,6 +54,9 @@ TEST(CriticalPathWild, TpuHostOffloadIsBoundByCopies) {
   ASSERT_TRUE(b.has_value());
   EXPECT_NE(b->sentence().find("offloaded to the host"), std::string::npos) << b->sentence();
   EXPECT_EQ(b->sentence().find("pinned"), std::string::npos) << b->sentence();
+  // Its ops by their HLO op name, not the instruction's text.
+  EXPECT_NE(b->evidence.find("the most on the path: copy-done"), std::string::npos) << b->evidence;
+  EXPECT_EQ(b->evidence.find("f32["), std::string::npos) << b->evidence;
 }
 
 }  // namespace

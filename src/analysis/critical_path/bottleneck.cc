@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "analysis/hlo_ops.h"
+
 namespace mlprof::analysis {
 namespace {
 
@@ -60,7 +62,12 @@ std::optional<Bottleneck> bottleneck_of(const CriticalPath& c) {
   const bool device = b.kind == PathKind::kDeviceCompute || b.kind == PathKind::kCollectives || b.kind == PathKind::kCopies;
   const std::vector<PathTime>& named = device ? c.top_kernels : c.top_ops;
   b.evidence = fmt::format("{:.3f} ms of the {:.3f} ms critical path a step", kind_ms, c.path_ms);
-  if (!named.empty()) b.evidence += fmt::format("; the most on the path: {} ({:.3f} ms)", named.front().name, named.front().ms);
+  // An XLA op by its HLO op name ("copy-done.2"), not its instruction's whole text.
+  if (!named.empty())
+    b.evidence += fmt::format("; the most on the path: {} ({:.3f} ms)",
+                              named.front().name.starts_with('%') ? hlo_op_name_of_text(named.front().name)
+                                                                  : std::string_view(named.front().name),
+                              named.front().ms);
   if (!c.prediction_note.empty()) b.evidence += "; " + c.prediction_note;
   return b;
 }
