@@ -28,7 +28,7 @@ int64_t at_ms(double ms) { return int64_t(ms * 1e9); }
 
 // Seven such steps; with `skewed`, the kernel of
 // step 3 is recorded 0.4 ms before its launch (a device clock ahead of the host's).
-model::Profile program(bool skewed) {
+model::Profile program(bool skewed, bool root_produces = false) {
   tensorflow::profiler::XSpace space;
   auto host = add_plane(&space, 1, "/host:CPU");
   auto gpu = add_plane(&space, 2, "/device:GPU:0");
@@ -38,7 +38,11 @@ model::Profile program(bool skewed) {
     const double t0 = 10.0 * s;
     auto at = [&](double ms) { return at_ms(t0 + ms); };
     const uint64_t id = uint64_t(s + 1);
-    host.event(main, "train", at(0), at_ms(10), {{"step_num", int64_t(s)}, {"_r", int64_t(1)}});
+    if (root_produces)  // as PyTorch's ProfilerStep: the context its other threads consume
+      host.event(main, "train", at(0), at_ms(10),
+                 {{"step_num", int64_t(s)}, {"_r", int64_t(1)}, {"_p", int64_t(7)}, {"_pt", int64_t(3)}});
+    else
+      host.event(main, "train", at(0), at_ms(10), {{"step_num", int64_t(s)}, {"_r", int64_t(1)}});
     host.event(main, "cudaLaunchKernel", at(0.5), at_ms(0.2), {{"correlation_id", id}});
     host.event(main, "cudaStreamSynchronize", at(1.0), at_ms(8.0));
     host.event(main, "optimizer", at(9.0), at_ms(1.0));
@@ -83,6 +87,16 @@ TEST(CriticalPath, TheStepMarkerIsNoTopOpAndNoWhatIf) {
   EXPECT_EQ(std::count(targets.begin(), targets.end(), "train"), 0) << ::testing::PrintToString(targets);
   EXPECT_EQ(std::count(ops.begin(), ops.end(), "optimizer"), 1) << ::testing::PrintToString(ops);
   EXPECT_EQ(std::count(targets.begin(), targets.end(), "optimizer"), 2) << ::testing::PrintToString(targets);
+}
+
+// A step root that produces the step's context (PyTorch's ProfilerStep does) is the step, not
+// input: the path is the same as without the link, no time of it input.
+TEST(CriticalPath, AStepRootThatProducesIsNotInput) {
+  const model::Profile p = program(false, /*root_produces=*/true);
+  const CriticalPath c = compute_critical_path(p, analyze_steps(p), {}, false);
+  EXPECT_NEAR(kind_ms(c, PathKind::kInput), 0, 1e-9);
+  EXPECT_NEAR(kind_ms(c, PathKind::kHost), 1.5, 1e-9);
+  EXPECT_EQ(c.bottleneck(), PathKind::kDeviceCompute);
 }
 
 TEST(CriticalPath, ADependencyBackInTimeIsCutAndCounted) {

@@ -135,7 +135,10 @@ class GraphBuilder {
       consumer = p_.stat(e, model::kConsumerId);
     }
     const std::string_view name = p_.name(e);
-    PathKind k = host_kind(name, producer.has_value());
+    // A step's root produces the context its other threads consume (PyTorch's ProfilerStep, a
+    // StepTrace): it is the step, not input work; producers of data (a loader's _p) are input.
+    const bool produces_input = producer.has_value() && !p_.stat(e, model::kIsRoot).has_value();
+    PathKind k = host_kind(name, produces_input);
     if (parent != kNone && PathKind(kind_[parent]) == PathKind::kInput) k = PathKind::kInput;
     kind_[e] = uint8_t(k);
     if (producer) producers_[link_key(e, host, *producer, model::kProducerType)].push_back(e);
