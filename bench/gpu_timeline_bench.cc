@@ -38,24 +38,16 @@ double load_average() {
 }  // namespace
 
 int main() {
-  if (!fs::exists(kSource)) {
-    std::printf("gpu_timeline_bench: skipped, %s not found (needs ../shared/testdata)\n", kSource);
-    return 0;
-  }
-  const fs::path folder = fs::path(MLPROF_BENCH_DIR) / "gpu_timeline_data";
-  fs::create_directories(folder);
-  const fs::path ten = folder / "df_index_x10.pt.trace.json";
-  if (!mlprof::bench::write_copies(kSource, ten, 10, kShiftNs)) return 1;
+  bool skipped = false;
+  const fs::path ten =
+      mlprof::bench::copies_of("gpu_timeline_bench", kSource, fs::path(MLPROF_BENCH_DIR) / "gpu_timeline_data", 10, kShiftNs, &skipped);
+  if (ten.empty()) return skipped ? 0 : 1;
 
   using Clock = std::chrono::steady_clock;
   mlprof::model::Profile profile;
-  mlprof::model::LoadError error;
   auto t = Clock::now();
   double cpu = mlprof::bench::process_cpu_seconds();
-  if (!mlprof::model::load_profile({ten.string(), "", ""}, &profile, &error)) {
-    std::fprintf(stderr, "gpu_timeline_bench: %s: %s\n", error.path.c_str(), error.problem.c_str());
-    return 1;
-  }
+  if (!mlprof::bench::load_copies("gpu_timeline_bench", ten, &profile)) return 1;
   double mine = 0, mine_cpu = 0;
   auto phase = [&](const char* name, bool counts) {
     const double wall = std::chrono::duration<double>(Clock::now() - t).count();

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <string>
 
+#include "model/load_profile.h"
 #include "model/pytorch/trace_file.h"
 #include "model/pytorch/number.h"
 #include "model/pytorch/trace_tokenizer.h"
@@ -99,6 +100,31 @@ inline bool write_copies(const std::filesystem::path& source, const std::filesys
   std::fprintf(out, "\n  ]%s\n}\n", writer.header().c_str());
   const bool ok = std::fclose(out) == 0;
   return ok && (fs::rename(partial, path), true);
+}
+
+// The benches over copies of one trace: the copies written once under `folder` (a bench's own,
+// in the build tree). Empty, with a line on stdout, when the trace is absent (`*skipped` set:
+// the bench skips), or when they cannot be written.
+inline std::filesystem::path copies_of(const char* bench, const std::filesystem::path& source,
+                                       const std::filesystem::path& folder, int copies, int64_t shift_ns,
+                                       bool* skipped) {
+  namespace fs = std::filesystem;
+  *skipped = !fs::exists(source);
+  if (*skipped) {
+    std::printf("%s: skipped, %s not found (needs ../shared/testdata)\n", bench, source.c_str());
+    return {};
+  }
+  fs::create_directories(folder);
+  const fs::path path = folder / ("df_index_x" + std::to_string(copies) + ".pt.trace.json");
+  return write_copies(source, path, copies, shift_ns) ? path : fs::path();
+}
+
+// Loads them, or says why not on stderr.
+inline bool load_copies(const char* bench, const std::filesystem::path& path, model::Profile* profile) {
+  model::LoadError error;
+  if (model::load_profile({path.string(), "", ""}, profile, &error)) return true;
+  std::fprintf(stderr, "%s: %s: %s\n", bench, error.path.c_str(), error.problem.c_str());
+  return false;
 }
 
 }  // namespace mlprof::bench
