@@ -72,8 +72,15 @@ JobRun join_job_run(const std::string& logdir, const std::string& host, Profiler
   return job;
 }
 
+JobRank job_rank() {
+  JobRank r;
+  if (const std::string rank = environment("RANK"); is_number(rank)) r.rank = std::stoll(rank);
+  if (const std::string size = environment("WORLD_SIZE"); is_number(size)) r.world_size = std::stoll(size);
+  return r;
+}
+
 std::string job_file_host(const std::string& host, const JobRun& job) {
-  if (const std::string rank = environment("RANK"); is_number(rank)) return host + "." + rank;
+  if (const int64_t rank = job_rank().rank; rank >= 0) return host + "." + std::to_string(rank);
   return job.leader ? host : host + "." + std::to_string(getpid());
 }
 

@@ -14,6 +14,7 @@
 // file only when no other process of the job wrote one, so that a run is never missing.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "mlprof/mlprof.h"
@@ -27,6 +28,14 @@ struct JobRun {
 // For a session the environment starts: decides options->run_name (reserving it for the
 // leader, see format/run_reservation.h) and exports it to the processes this one starts.
 JobRun join_job_run(const std::string& logdir, const std::string& host, ProfilerOptions* options);
+
+// This process's rank in its job and the job's size, from RANK and WORLD_SIZE (read when the
+// file is written: a program may set them after it started); -1 where not set.
+struct JobRank {
+  int64_t rank = -1;
+  int64_t world_size = -1;
+};
+JobRank job_rank();
 
 // The host part of this process's file name in the job's run.
 std::string job_file_host(const std::string& host, const JobRun& job);

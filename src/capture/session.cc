@@ -161,6 +161,9 @@ RunInfo write_run(const Session& s, const ClockPair& stop) {
   capture.calibration = g_load_pair;
   capture.max_buffer_bytes = s.options.max_buffer_bytes;
   capture.host_name = host;
+  const JobRank rank = job_rank();
+  capture.rank = rank.rank;
+  capture.world_size = rank.world_size;
   DeviceTrace device;
   if (s.device != nullptr) {
     s.device->export_trace(s.start, stop, &device);

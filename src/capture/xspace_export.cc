@@ -310,6 +310,14 @@ format::WirePlane task_environment_plane(const CaptureToExport& capture) {
                          {2, std::string(format::xspace::kStatProfileStopTime), {}}};
   plane.stats = {format::WireStat::of_uint64(1, uint64_t(capture.start.unix_ns)),
                  format::WireStat::of_uint64(2, uint64_t(capture.stop.unix_ns))};
+  if (capture.rank >= 0) {
+    plane.stat_metadata.push_back({3, std::string(format::xspace::kStatRank), {}});
+    plane.stats.push_back(format::WireStat::of_int64(3, capture.rank));
+  }
+  if (capture.world_size >= 0) {
+    plane.stat_metadata.push_back({4, std::string(format::xspace::kStatWorldSize), {}});
+    plane.stats.push_back(format::WireStat::of_int64(4, capture.world_size));
+  }
   return plane;
 }
 

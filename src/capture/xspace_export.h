@@ -21,6 +21,8 @@ struct CaptureToExport {
   ClockPair calibration;     // an earlier pair, for a longer baseline of the tick rate
   uint64_t max_buffer_bytes = 0;
   std::string host_name;
+  int64_t rank = -1;        // the process's rank in its job (RANK), -1: none
+  int64_t world_size = -1;  // the job's size (WORLD_SIZE), -1: none
   std::vector<std::string> warnings;  // added to the XSpace's own
   // The largest file to write: protobuf cannot read a larger message. Events that would not
   // fit are left out (the latest first) and a warning says so.

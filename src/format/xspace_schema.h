@@ -185,6 +185,11 @@ inline constexpr std::string_view kDeviceVendorNvidia = "Nvidia";
 // Task Environment plane: the profile's window, ns since the epoch.
 inline constexpr std::string_view kStatProfileStartTime = "profile_start_time";
 inline constexpr std::string_view kStatProfileStopTime = "profile_stop_time";
+// Task Environment plane, mlprof's own: the process's rank in its job and the job's size where
+// the job says them (RANK and WORLD_SIZE, as torchrun and torch.distributed set them), as
+// PyTorch's traces do in distributedInfo. Other readers pass over stats they do not know.
+inline constexpr std::string_view kStatRank = "rank";
+inline constexpr std::string_view kStatWorldSize = "world_size";
 inline constexpr std::string_view kStatElementId = "element_id";
 inline constexpr std::string_view kStatParentId = "parent_id";
 inline constexpr std::string_view kStatId = "id";  // an allocator event's step

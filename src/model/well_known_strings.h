@@ -43,7 +43,8 @@ namespace mlprof::model {
   X(kDeviceOrdinal, format::xspace::kStatDeviceOrdinal)                 \
   X(kDeviceTypeString, format::xspace::kStatDeviceTypeString)           \
   X(kCpuCores, format::xspace::kStatCpuCores)                           \
-  X(kHostName, format::xspace::kStatHostName)
+  X(kHostName, format::xspace::kStatHostName)                           \
+  X(kRank, format::xspace::kStatRank)
 
 enum WellKnownString : StringId {
   kEmptyString = 0,

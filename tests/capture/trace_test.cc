@@ -66,6 +66,27 @@ TEST(Session, WritesTheRunWhereTheLayoutSays) {
   EXPECT_EQ(space.warnings_size(), 0);
 }
 
+// A process of a job (RANK and WORLD_SIZE set, as torchrun and torch.distributed set them)
+// records both on its Task Environment plane, read when the file is written, so the readers
+// name it by its rank as they do a PyTorch trace's distributedInfo.
+TEST(Session, AJobsProcessRecordsItsRankAndTheJobsSize) {
+  testing::ScratchDir dir;
+  ASSERT_TRUE(start(dir.path(), options_with_level(2)).ok());
+  { MLPROF_TRACE("work"); }
+  setenv("RANK", "3", 1);
+  setenv("WORLD_SIZE", "8", 1);
+  const RunInfo run = stop();
+  unsetenv("RANK");
+  unsetenv("WORLD_SIZE");
+  const auto space = read_run(run);
+  const auto* env = testing::find_plane(space, "Task Environment");
+  ASSERT_NE(env, nullptr);
+  std::map<std::string, int64_t> stats;
+  for (const auto& s : env->stats()) stats[env->stat_metadata().at(s.metadata_id()).name()] = s.int64_value();
+  EXPECT_EQ(stats["rank"], 3);
+  EXPECT_EQ(stats["world_size"], 8);
+}
+
 TEST(Session, SecondStartIsAnErrorAndStopWithoutSessionToo) {
   testing::ScratchDir dir;
   ASSERT_TRUE(start(dir.path(), options_with_level(2)).ok());

@@ -2,7 +2,7 @@
 
 A parent that records nothing starts four ranks (torch.multiprocessing spawn, gloo, a few
 all_reduce steps): the run holds <host>.<rank>.xplane.pb for the four ranks and nothing for the
-parent, and the pod viewer lists four workers. Children that know no rank write files named by
+parent, and the pod viewer lists four workers named by the rank each file records. Children that know no rank write files named by
 their process id (which they report themselves); torchrun's workers are named by their RANK;
 and with MLPROF_LOGDIR set for a launcher that does not load mlprof, its workers still agree on
 one run.
@@ -96,13 +96,15 @@ class RunJob(ScratchTest):
         self.assertEqual(file_names(logdir), [f"{HOST}.{rank}.xplane.pb" for rank in range(4)])
         pods = report(logdir, "pod_viewer")
         self.assertEqual(pods["worker_count"], 4)
-        self.assertEqual(sorted(w["host"] for w in pods["workers"]), [f"{HOST}.{rank}" for rank in range(4)])
+        # Each file records its process's RANK, so the workers are named by rank, the files beside them.
+        self.assertEqual(sorted((w["host"], w["file"]) for w in pods["workers"]),
+                         [(f"rank {rank}", f"{HOST}.{rank}") for rank in range(4)])
         text = run([MLPROF, "report", logdir, "--tool", "pod_viewer"]).stdout
         self.assertIn("Pod viewer (4 workers)", text)
         # Each file holds its own rank's work: the four all_reduce calls the script makes.
         calls = {row["host"]: row["count"] for row in report(logdir, "collectives")["rows"]
                  if row["collective"] == "all_reduce"}
-        self.assertEqual(calls, {f"{HOST}.{rank}": 4 for rank in range(4)})
+        self.assertEqual(calls, {f"rank {rank}": 4 for rank in range(4)})
 
     def test_children_with_no_rank_are_named_by_process_id(self) -> None:
         logdir, pids = self.spawn_job("pid")

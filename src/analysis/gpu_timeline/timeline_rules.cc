@@ -11,6 +11,7 @@
 #include "analysis/gpu_timeline/gpu_work_order.h"
 #include "analysis/gpu_timeline/kernel_launch_stats.h"
 #include "analysis/gpu_timeline/stragglers.h"
+#include "analysis/host_labels.h"
 #include "analysis/units.h"
 
 namespace mlprof::analysis {
@@ -107,6 +108,7 @@ std::vector<HostFindings> findings_of(const Profile& p, const StepGrouping& g, c
   for (uint32_t h = 0; h < p.hosts.size(); ++h) {
     HostFindings& f = hosts[h];
     f.host = std::string(p.strings.view(p.hosts[h].name));
+    f.rank = p.hosts[h].rank;
     f.vendor = host_gpu_vendor(p, h);
     std::sort(windows[h].begin(), windows[h].end());
     f.steps = windows[h].size();
@@ -153,6 +155,7 @@ struct RuleInput {
   const std::vector<HostFindings>& hosts;
   bool steps;
   const char* per;  // "per step" or "in the profile"
+  std::vector<std::string> labels;  // what the text calls each host: its rank where known
 
   // The host where `share` is largest (ties: the first).
   template <class Share>
@@ -162,7 +165,7 @@ struct RuleInput {
       if (share(hosts[h]) > share(hosts[best])) best = h;
     return hosts[best];
   }
-  std::string on(const HostFindings& f) const { return on_host(f.host, hosts.size()); }
+  std::string on(const HostFindings& f) const { return on_host(labels[size_t(&f - hosts.data())], hosts.size()); }
 };
 
 double steps_of(const HostFindings& f) { return double(std::max<size_t>(f.steps, 1)); }
@@ -270,7 +273,13 @@ std::vector<TimelineAdvice> timeline_advice(const std::vector<TimelineFindings>&
                                             const StragglerAnalysis* stragglers) {
   std::vector<TimelineAdvice> out;
   if (hosts.empty()) return out;
-  const RuleInput in{hosts, steps, steps ? "per step" : "in the profile"};
+  std::vector<int64_t> ranks;
+  std::vector<std::string> files;
+  for (const HostFindings& f : hosts) {
+    ranks.push_back(f.rank);
+    files.push_back(f.host);
+  }
+  const RuleInput in{hosts, steps, steps ? "per step" : "in the profile", host_labels(ranks, files)};
   for (auto advice : {sync_copies_rule(in), tiny_kernels_rule(in), blocking_sync_rule(in), low_overlap_rule(in),
                       straggler_rank_rule(in, stragglers)})
     if (advice) out.push_back(std::move(*advice));

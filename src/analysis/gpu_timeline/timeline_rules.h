@@ -56,7 +56,8 @@ struct TimeByOp {
 // What the rules see on one host: in its analysed steps' windows, or in its whole profile when
 // the run has no steps.
 struct TimelineFindings {
-  std::string host;
+  std::string host;  // its file's name, which links to it
+  int64_t rank = -1;  // where its trace records it: the advice then names the rank
   GpuVendor vendor = GpuVendor::kNvidia;  // the advice names its runtime calls and features
   size_t steps = 0;
   int64_t step_ps = 0;  // the windows' length

@@ -105,6 +105,7 @@ class XSpaceImport {
 
   // First pass.
   bool scan_space(Reader in);
+  int64_t recorded_rank(const Host& h) const;
   bool scan_plane(Reader in);
   bool count_line(Reader in);
   bool count_lines_at_once(unsigned jobs);

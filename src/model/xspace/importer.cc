@@ -39,6 +39,18 @@ void XSpaceImport::warn_about_repaired_strings() {
                         "\"); each invalid sequence is shown as U+FFFD");
 }
 
+// The rank the Task Environment plane records (mlprof's captures of a job's process), or -1.
+int64_t XSpaceImport::recorded_rank(const Host& h) const {
+  for (uint32_t pl = h.first_plane; pl < h.first_plane + h.num_planes; ++pl) {
+    const Plane& plane = p_.planes[pl];
+    if (plane.kind != PlaneKind::kTaskEnvironment) continue;
+    for (uint32_t i = plane.stats.first; i < plane.stats.first + plane.stats.count; ++i)
+      if (p_.metadata_stats.key(i) == kRank && p_.metadata_stats.value(i).as_int() >= 0)
+        return p_.metadata_stats.value(i).as_int();
+  }
+  return -1;
+}
+
 // ---- First pass --------------------------------------------------------------------------
 
 bool XSpaceImport::scan(Reader in, unsigned jobs) {
@@ -53,6 +65,7 @@ bool XSpaceImport::scan(Reader in, unsigned jobs) {
   if (!ok) return false;
   Host& h = p_.hosts[host_index_];
   h.num_planes = uint32_t(p_.planes.size()) - h.first_plane;
+  h.rank = recorded_rank(h);
   if (!hostnames_.empty()) h.hostname = intern_text(hostnames_.front());
   for (size_t i = 1; i < hostnames_.size(); ++i) h.more_hostnames.push_back(intern_text(hostnames_[i]));
   // The file's own warnings and errors are text from the file too.
