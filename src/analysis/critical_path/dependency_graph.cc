@@ -134,16 +134,33 @@ class GraphBuilder {
       producer = p_.stat(e, model::kProducerId);
       consumer = p_.stat(e, model::kConsumerId);
     }
-    const std::string_view name = p_.name(e);
+    const NameKind& of_name = name_kind(p_.events.name[e]);
     // A step's root produces the context its other threads consume (PyTorch's ProfilerStep, a
     // StepTrace): it is the step, not input work; producers of data (a loader's _p) are input.
     const bool produces_input = producer.has_value() && !p_.stat(e, model::kIsRoot).has_value();
-    PathKind k = host_kind(name, produces_input);
+    PathKind k = produces_input ? PathKind::kInput : of_name.kind;
     if (parent != kNone && PathKind(kind_[parent]) == PathKind::kInput) k = PathKind::kInput;
     kind_[e] = uint8_t(k);
     if (producer) producers_[link_key(e, host, *producer, model::kProducerType)].push_back(e);
     if (consumer) consumers_.push_back({link_key(e, host, *consumer, model::kConsumerType), e});
-    if (is_blocking_call(name)) blocking_[host].push_back(e);
+    if (of_name.blocking) blocking_[host].push_back(e);
+  }
+
+  // What a host event's name says (its kind when it produces nothing, whether it blocks), read
+  // once a name: most events share a few hundred names.
+  struct NameKind {
+    PathKind kind = PathKind::kHost;
+    bool blocking = false;
+    bool known = false;
+  };
+  const NameKind& name_kind(model::NameIndex n) {
+    if (name_kinds_.empty()) name_kinds_.resize(p_.names.size());
+    NameKind& k = name_kinds_[n];
+    if (!k.known) {
+      const std::string_view name = p_.strings.view(p_.names[n].name);
+      k = {host_kind(name, false), is_blocking_call(name), true};
+    }
+    return k;
   }
 
   // Whether the event or its name carries a producer or consumer id: one look at its stats
@@ -371,9 +388,12 @@ class GraphBuilder {
     return cut;
   }
 
-  // An order in which every node comes after its dependencies (Kahn's; a cycle left among
-  // instants of the same time is cut where it is found), then the nodes renumbered in that order
-  // and the edges grouped by their target, so that a replay reads both front to back.
+  // An order in which every node comes after its dependencies, keeping the order the nodes were
+  // made in where it allows (a thread's or a stream's instants one after the other, so that a
+  // replay reads its times nearly in sequence): a node is placed when it is reached with its
+  // dependencies placed, else as soon as the last of them is. A cycle left among instants of
+  // the same time is cut where it is found. Then the nodes are renumbered in that order and the
+  // edges grouped by their target, so that a replay reads both front to back.
   void order_nodes() {
     const size_t n = g_.num_nodes();
     std::vector<uint32_t> out_first(n + 1, 0), pending(n, 0);
@@ -391,35 +411,46 @@ class GraphBuilder {
     }
     std::vector<uint32_t> order;
     order.reserve(n);
-    for (uint32_t v = 0; v < n; ++v)
-      if (pending[v] == 0) order.push_back(v);
-    size_t head = 0;
-    while (true) {
-      while (head < order.size()) {
-        const uint32_t v = order[head++];
-        for (uint32_t k = out_first[v]; k < out_first[v + 1]; ++k)
-          if (--pending[out_targets[k]] == 0) order.push_back(out_targets[k]);
+    std::vector<uint8_t> placed(n, 0);
+    std::vector<uint32_t> ready;  // placed, their dependents not yet released
+    uint32_t reached = 0;         // the nodes below it were reached in the scan
+    auto place = [&](uint32_t v) {
+      placed[v] = 1;
+      order.push_back(v);
+      ready.push_back(v);
+      while (!ready.empty()) {
+        const uint32_t u = ready.back();
+        ready.pop_back();
+        for (uint32_t k = out_first[u]; k < out_first[u + 1]; ++k) {
+          const uint32_t w = out_targets[k];
+          if (--pending[w] == 0 && w < reached && !placed[w]) {
+            placed[w] = 1;
+            order.push_back(w);
+            ready.push_back(w);
+          }
+        }
       }
-      if (order.size() == n) break;
-      break_cycle(pending, order);
+    };
+    for (; reached < n;) {
+      const uint32_t v = reached++;
+      if (pending[v] == 0 && !placed[v]) place(v);
     }
+    while (order.size() < n) place(break_cycle(pending, placed));
     renumber(order);
   }
 
   // Nodes left waiting lie on a cycle (of instants of one time, the others being cut already):
-  // release the first of them, cutting its edges from nodes not yet ordered.
-  void break_cycle(std::vector<uint32_t>& pending, std::vector<uint32_t>& order) {
-    std::vector<uint8_t> ordered(pending.size(), 0);
-    for (uint32_t v : order) ordered[v] = 1;
+  // release the first of them, cutting its edges from nodes not yet placed. Returns it.
+  uint32_t break_cycle(std::vector<uint32_t>& pending, const std::vector<uint8_t>& placed) {
     uint32_t v = 0;
-    while (ordered[v] || pending[v] == 0) ++v;
+    while (placed[v] || pending[v] == 0) ++v;
     for (PathEdge& e : g_.edges)
-      if (e.to == v && !e.cut && !ordered[e.from]) {
+      if (e.to == v && !e.cut && !placed[e.from]) {
         e.cut = true;
         ++g_.cut_edges;
       }
     pending[v] = 0;
-    order.push_back(v);
+    return v;
   }
 
   void renumber(const std::vector<uint32_t>& order) {
@@ -464,6 +495,7 @@ class GraphBuilder {
   std::vector<uint32_t> chain_edge_;             // per node: the program-order edge leaving it
   std::vector<uint8_t> kind_;                    // per host event: PathKind of its own time
   std::vector<int8_t> name_links_;               // per name: carries _p/_c (1), not (0), not looked (-1)
+  std::vector<NameKind> name_kinds_;             // per name
   struct ChainEnd {
     uint16_t host;
     uint32_t node;  // the last node of a thread or a device line
