@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
+#include "analysis/critical_path/event_waits.h"
 #include "analysis/device_work.h"
 #include "analysis/event_kinds.h"
 #include "analysis/gpu_timeline/collective_calls.h"
@@ -223,12 +225,16 @@ class GraphBuilder {
     const GpuActivity activity = collect_all_gpu_activity(p_);
     for (const HostGpuActivity& h : activity.hosts) {
       const uint16_t host = uint16_t(h.host);
+      const EventWaits waits = find_event_waits(p_, h);
+      std::unordered_map<uint32_t, uint32_t> first_edge_of;  // a stream wait's work: its first edge
+      for (const EventWaits::StreamWait& w : waits.streams) first_edge_of.emplace(w.dest, 0);
       std::vector<std::tuple<int64_t, int64_t, uint32_t>> launched;  // launch start, work end, end node
       for (size_t s = 0; s + 1 < h.stream_first.size(); ++s) {
         uint32_t prev_start = kNoNode, prev_end = kNoNode;
         for (uint32_t i = h.stream_first[s]; i < h.stream_first[s + 1]; ++i) {
           const GpuWork& w = h.work[i];
           const uint32_t launch = w.launch != kNone ? start_node_[w.launch] : kNoNode;
+          if (auto it = first_edge_of.find(i); it != first_edge_of.end()) it->second = uint32_t(g_.edges.size());
           add_device_item(w.event, device_kind(w.kind), w.launch, launch, host, prev_start, prev_end);
           if (w.launch != kNone) {
             launched.emplace_back(p_.start_ps(w.launch), p_.end_ps(w.event), prev_end);
@@ -237,9 +243,48 @@ class GraphBuilder {
         }
         chain_last_.push_back({host, prev_end, true});
       }
-      link_blocking_calls(host, launched);
+      for (const EventWaits::StreamWait& w : waits.streams) link_stream_wait(h, w, first_edge_of.at(w.dest));
+      std::vector<EventIndex> event_synced;
+      for (const EventWaits::HostWait& w : waits.hosts) {
+        link_host_wait(h.work[w.source].event, w.call, host);
+        event_synced.push_back(w.call);
+      }
+      std::sort(event_synced.begin(), event_synced.end());
+      link_blocking_calls(host, launched, event_synced);
     }
     add_streamless_device_lines();
+  }
+
+  // Stream B's work after a cudaStreamWaitEvent waits for the work stream A recorded. When that
+  // work ended after the launch and B's previous work, it set the start: the measured gap is
+  // charged to the wait (the launch and stream-order edges, weighed at item creation, then weigh
+  // nothing).
+  void link_stream_wait(const HostGpuActivity& h, const EventWaits::StreamWait& w, uint32_t first_edge) {
+    const GpuWork& source = h.work[w.source];
+    const GpuWork& dest = h.work[w.dest];
+    const uint32_t s = start_node_[dest.event], source_end = end_node_[source.event];
+    if (s == kNoNode || source_end == kNoNode) return;
+    const int64_t ready = g_.anchor_ps[source_end], start = g_.anchor_ps[s];
+    int64_t before = INT64_MIN;  // when the launch and the stream let it start
+    for (uint32_t k = first_edge; k < g_.edges.size() && k < first_edge + 3; ++k)
+      if (g_.edges[k].to == s) before = std::max(before, g_.anchor_ps[g_.edges[k].from]);
+    int64_t weight = 0;
+    if (ready > before && ready <= start) {
+      for (uint32_t k = first_edge; k < g_.edges.size() && k < first_edge + 3; ++k)
+        if (g_.edges[k].to == s) g_.edges[k].weight_ps = 0;
+      weight = start - ready;
+    }
+    add_edge(source_end, s, weight, kNone, kNone, uint16_t(h.host), PathKind::kIdle);
+    ++g_.sync_links;
+  }
+
+  // cudaEventSynchronize returns when the recorded work is done.
+  void link_host_wait(EventIndex work, EventIndex call, uint16_t host) {
+    const int64_t work_end = p_.end_ps(work);
+    if (work_end <= p_.start_ps(call) || end_node_[call] == kNoNode || end_node_[work] == kNoNode) return;
+    make_waiting(call);
+    add_edge(end_node_[work], end_node_[call], p_.end_ps(call) - work_end, call, call, host, PathKind::kKernelLaunch);
+    ++g_.sync_links;
   }
 
   // One kernel, copy or op on a device line: start and end nodes; the start waits for the
@@ -269,8 +314,10 @@ class GraphBuilder {
     prev_end = e;
   }
 
-  // A blocking call waits for the work launched before it began that ends last.
-  void link_blocking_calls(uint16_t host, std::vector<std::tuple<int64_t, int64_t, uint32_t>>& launched) {
+  // A blocking call waits for the work launched before it began that ends last (but for an
+  // event's synchronisation whose record is known: `event_synced`, sorted).
+  void link_blocking_calls(uint16_t host, std::vector<std::tuple<int64_t, int64_t, uint32_t>>& launched,
+                           const std::vector<EventIndex>& event_synced) {
     auto it = blocking_.find(host);
     if (it == blocking_.end() || launched.empty()) return;
     std::sort(launched.begin(), launched.end());
@@ -278,6 +325,7 @@ class GraphBuilder {
     for (size_t i = 0; i < launched.size(); ++i)
       latest[i] = i == 0 || std::get<1>(launched[i]) > std::get<1>(launched[latest[i - 1]]) ? i : latest[i - 1];
     for (EventIndex call : it->second) {
+      if (std::binary_search(event_synced.begin(), event_synced.end(), call)) continue;
       const int64_t begin = p_.start_ps(call);
       auto up = std::upper_bound(launched.begin(), launched.end(), std::make_tuple(begin, INT64_MAX, UINT32_MAX));
       if (up == launched.begin()) continue;
