@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "analysis/critical_path/event_waits.h"
+#include "analysis/critical_path/rank_waits.h"
 #include "analysis/device_work.h"
 #include "analysis/event_kinds.h"
 #include "analysis/gpu_timeline/collective_calls.h"
@@ -61,6 +62,8 @@ class GraphBuilder {
         kind_(p.num_events(), uint8_t(PathKind::kHost)) {}
 
   DependencyGraph build() {
+    rank_waits_ = find_rank_waits(p_, steps_);
+    offset_ = rank_waits_.clock_offset_ps;
     g_.anchor_ps.reserve(2 * p_.num_events() + spans_.size());
     chain_edge_.reserve(2 * p_.num_events() + spans_.size());
     g_.edges.reserve(5 * p_.num_events() / 2 + spans_.size());
@@ -68,6 +71,7 @@ class GraphBuilder {
       if (is_host_thread(l)) add_thread(l);
     link_producers();
     add_device_work();
+    link_rank_waits();
     add_steps();
     g_.cut_edges += cut_backward_edges();
     order_nodes();
@@ -99,9 +103,12 @@ class GraphBuilder {
     const uint16_t host = host_of_line(l);
     std::vector<EventIndex> open;
     uint32_t node = kNoNode;
+    const uint32_t first_node = uint32_t(g_.anchor_ps.size());
+    if (thread_nodes_.empty()) thread_nodes_.assign(p_.lines.size(), {0, 0});
     int64_t now = p_.start_ps(line.first_event);  // times may be negative (hosts after the first)
+    const int64_t off = offset_[host];  // onto the ranks' common clock
     auto advance = [&](int64_t t) {
-      const uint32_t next = add_node(std::max(t, now));
+      const uint32_t next = add_node(std::max(t, now) + off);
       if (node != kNoNode) {
         const EventIndex ev = open.empty() ? kNone : open.back();
         const PathKind k = ev == kNone ? PathKind::kIdle : PathKind(kind_[ev]);
@@ -127,6 +134,7 @@ class GraphBuilder {
       open.pop_back();
     }
     chain_last_.push_back({host, node, false});
+    thread_nodes_[l] = {first_node, node};
   }
 
   // An event's kind (inheriting input from its parent), and the links it takes part in.
@@ -278,6 +286,77 @@ class GraphBuilder {
     ++g_.sync_links;
   }
 
+  // A rank's collective call ends, once the last rank has arrived, after the call's own time:
+  // the time before is waiting for that rank, and the path runs on into that rank's work.
+  void link_rank_waits() {
+    const std::vector<RankWait>& waits = rank_waits_.waits;
+    if (waits.empty()) return;
+    std::unordered_map<EventIndex, int64_t> own_time;  // a call's time after the last arrival (one clock)
+    for (const RankWait& w : waits)
+      if (end_node_[w.early] != kNoNode && start_node_[w.late] != kNoNode)
+        own_time[w.early] = std::max<int64_t>(g_.anchor_ps[end_node_[w.early]] - g_.anchor_ps[start_node_[w.late]], 0);
+    for (PathEdge& e : g_.edges) {  // a collective kernel's own edge
+      if (e.event == kNone || e.from != start_node_[e.event] || e.to != end_node_[e.event]) continue;
+      const auto it = own_time.find(e.event);
+      if (it != own_time.end() && p_.plane_of(e.event).kind == model::PlaneKind::kDevice)
+        e.weight_ps = std::min(e.weight_ps, it->second);
+    }
+    std::vector<EventIndex> host_calls;
+    for (const RankWait& w : waits) {
+      const uint32_t from = start_node_[w.late], to = end_node_[w.early];
+      if (from == kNoNode || to == kNoNode || !own_time.count(w.early)) continue;
+      if (p_.plane_of(w.early).kind == model::PlaneKind::kHostThreads) {
+        make_waiting(w.early);
+        host_calls.push_back(w.early);
+      }
+      if (p_.plane_of(w.late).kind == model::PlaneKind::kHostThreads) host_calls.push_back(w.late);
+      add_edge(from, to, own_time.at(w.early), w.early, w.early, uint16_t(w.early_host), PathKind::kCollectives);
+      ++g_.rank_links;
+    }
+    std::sort(host_calls.begin(), host_calls.end());
+    host_calls.erase(std::unique(host_calls.begin(), host_calls.end()), host_calls.end());
+    for (EventIndex call : host_calls) link_to_step_thread(call);
+  }
+
+  // A collective call run on a thread of its process group (gloo's) for the thread that runs the
+  // step: that thread issued it, and waits for its end where it runs no op of its own.
+  void link_to_step_thread(EventIndex call) {
+    const uint32_t line = p_.line_index(call);
+    const uint32_t host = p_.planes[p_.lines[line].plane].host;
+    EventIndex root = kNone;
+    for (const StepSpan& s : spans_)
+      if (s.host == host && s.root != kNone && s.begin_ps <= p_.start_ps(call) && p_.start_ps(call) < s.end_ps) root = s.root;
+    if (root == kNone) return;
+    const uint32_t step_line = p_.line_index(root);
+    if (step_line == line || step_line >= thread_nodes_.size()) return;
+    const auto [first, last] = thread_nodes_[step_line];
+    const int64_t off = offset_[host];
+    // The step thread's node at or before a time.
+    auto node_at = [&](int64_t t) -> uint32_t {
+      const auto it = std::upper_bound(g_.anchor_ps.begin() + first, g_.anchor_ps.begin() + last + 1, t);
+      return it == g_.anchor_ps.begin() + first ? kNoNode : uint32_t(it - g_.anchor_ps.begin() - 1);
+    };
+    // Issued: from what the step thread ran when the call began; the call's thread idled till then.
+    const uint32_t start = start_node_[call];
+    if (const uint32_t issuer = node_at(p_.start_ps(call) + off); issuer != kNoNode && start != kNoNode) {
+      if (start > 0 && chain_edge_[start - 1] != UINT32_MAX && g_.edges[chain_edge_[start - 1]].to == start &&
+          g_.edges[chain_edge_[start - 1]].event == kNone)
+        g_.edges[chain_edge_[start - 1]].weight_ps = 0;
+      add_edge(issuer, start, g_.anchor_ps[start] - g_.anchor_ps[issuer], call, call, uint16_t(host), PathKind::kCollectives);
+    }
+    // Waited for: the step thread's stretch in which the call ended, when no op of its own ran.
+    const uint32_t end = end_node_[call], n = node_at(p_.end_ps(call) + off);
+    if (end == kNoNode || n == kNoNode || n >= last || chain_edge_[n] == UINT32_MAX) return;
+    PathEdge& stretch = g_.edges[chain_edge_[n]];
+    if (stretch.event != kNone && stretch.event != root) return;
+    const int64_t after = g_.anchor_ps[n + 1] - g_.anchor_ps[end];
+    const EventIndex charged = stretch.event;
+    const PathKind kind = stretch.kind;
+    stretch.weight_ps = 0;
+    stretch.kind = PathKind::kWaiting;
+    add_edge(end, n + 1, after, charged, charged, uint16_t(host), kind);
+  }
+
   // cudaEventSynchronize returns when the recorded work is done.
   void link_host_wait(EventIndex work, EventIndex call, uint16_t host) {
     const int64_t work_end = p_.end_ps(work);
@@ -292,7 +371,7 @@ class GraphBuilder {
   // whichever of the two came last: launch latency, or the line idle.
   void add_device_item(EventIndex ev, PathKind kind, EventIndex launch_event, uint32_t launch, uint16_t host,
                        uint32_t& prev_start, uint32_t& prev_end) {
-    const int64_t start = p_.start_ps(ev), end = p_.end_ps(ev);
+    const int64_t start = p_.start_ps(ev) + offset_[host], end = p_.end_ps(ev) + offset_[host];
     const uint32_t s = add_node(start), e = add_node(end);
     start_node_[ev] = s;
     end_node_[ev] = e;
@@ -365,8 +444,8 @@ class GraphBuilder {
       GraphStep gs;
       gs.host = span.host;
       gs.step_num = span.step_num;
-      gs.begin_ps = span.begin_ps;
-      gs.end_ps = span.end_ps;
+      gs.begin_ps = span.begin_ps + offset_[span.host];
+      gs.end_ps = span.end_ps + offset_[span.host];
       gs.sink = add_node(gs.end_ps);
       const uint16_t host = uint16_t(span.host);
       auto prev = last_step_of_host.find(span.host);
@@ -541,6 +620,9 @@ class GraphBuilder {
   DependencyGraph g_;
   std::vector<uint32_t> start_node_, end_node_;  // per event
   std::vector<uint32_t> chain_edge_;             // per node: the program-order edge leaving it
+  std::vector<std::pair<uint32_t, uint32_t>> thread_nodes_;  // per host thread line: its first and last node
+  RankWaits rank_waits_;
+  std::vector<int64_t> offset_;  // per host: rank_waits_.clock_offset_ps
   std::vector<uint8_t> kind_;                    // per host event: PathKind of its own time
   std::vector<int8_t> name_links_;               // per name: carries _p/_c (1), not (0), not looked (-1)
   std::vector<NameKind> name_kinds_;             // per name
