@@ -42,7 +42,6 @@ RankWaits find_rank_waits(const model::Profile& p, const StepAnalysis& steps) {
     calls_of.push_back(&calls[h]);
   }
   std::vector<MatchedCall> matched = match_collective_calls(calls_of);
-  std::erase_if(matched, [](const MatchedCall& c) { return !c.clocks_agree; });
   std::vector<std::vector<int64_t>> early_by(p.hosts.size());  // per host: the calls' end less its own
   for (const MatchedCall& call : matched) {
     std::vector<int64_t> ends;
@@ -51,6 +50,15 @@ RankWaits find_rank_waits(const model::Profile& p, const StepAnalysis& steps) {
     for (const auto& [rank, c] : call.ranks) early_by[rank].push_back(end - c->end_ps());
   }
   for (size_t h = 0; h < p.hosts.size(); ++h) out.clock_offset_ps[h] = median(early_by[h]);
+  // On that clock, the calls the ranks leave together (as match_collective_calls says of the
+  // clocks as written); where they do not, the trace does not show who waited for whom.
+  std::erase_if(matched, [&](const MatchedCall& call) {
+    std::vector<int64_t> ends, durations;
+    for (const auto& [rank, c] : call.ranks)
+      ends.push_back(c->end_ps() + out.clock_offset_ps[rank]), durations.push_back(c->duration_ps);
+    const int64_t spread = *std::max_element(ends.begin(), ends.end()) - *std::min_element(ends.begin(), ends.end());
+    return double(spread) > std::max(50e6, 0.1 * double(median(durations)));
+  });
   for (const MatchedCall& call : matched) {
     auto arrival = [&](const auto& rc) { return rc.second->start_ps + out.clock_offset_ps[rc.first]; };
     const auto latest = std::max_element(call.ranks.begin(), call.ranks.end(),
