@@ -1,7 +1,10 @@
 #include "analysis/critical_path/event_waits.h"
 
 #include <algorithm>
+#include <iterator>
+#include <optional>
 #include <unordered_map>
+#include <utility>
 
 #include "format/xspace_schema.h"
 #include "model/op_arg_names.h"
@@ -78,25 +81,30 @@ EventWaits find_event_waits(const model::Profile& p, const HostGpuActivity& h) {
       if (h.streams[s].id == id && p.lines[h.streams[s].line].plane == plane) return int32_t(s);
     return -1;
   };
-  // The work launched to a stream last before `t` (as the record marks it).
-  auto launched_before = [&](int32_t s, int64_t t) -> int64_t {
-    int64_t best = -1;
-    for (uint32_t i = h.stream_first[size_t(s)]; i < h.stream_first[size_t(s) + 1]; ++i) {
-      const GpuWork& w = h.work[i];
-      if (w.launch == kNone || p.start_ps(w.launch) > t) continue;
-      if (best < 0 || p.start_ps(w.launch) >= p.start_ps(h.work[size_t(best)].launch)) best = i;
+  // Per stream waited on, its launched work by launch time (made when first asked).
+  std::unordered_map<int32_t, std::vector<std::pair<int64_t, uint32_t>>> by_launch;
+  auto launches_of = [&](int32_t s) -> const std::vector<std::pair<int64_t, uint32_t>>& {
+    auto [it, fresh] = by_launch.try_emplace(s);
+    if (fresh) {
+      for (uint32_t i = h.stream_first[size_t(s)]; i < h.stream_first[size_t(s) + 1]; ++i)
+        if (h.work[i].launch != kNone) it->second.emplace_back(p.start_ps(h.work[i].launch), i);
+      std::sort(it->second.begin(), it->second.end());
     }
-    return best;
+    return it->second;
+  };
+  // The work launched to a stream last at or before `t` (as the record marks it).
+  auto launched_before = [&](int32_t s, int64_t t) -> int64_t {
+    const auto& launches = launches_of(s);
+    const auto it = std::upper_bound(launches.begin(), launches.end(), std::make_pair(t, UINT32_MAX));
+    return it == launches.begin() ? -1 : int64_t(std::prev(it)->second);
   };
   // The first work launched to a stream from `thread` at or after `t`.
   auto launched_after = [&](int32_t s, uint32_t thread, int64_t t) -> int64_t {
-    int64_t best = -1;
-    for (uint32_t i = h.stream_first[size_t(s)]; i < h.stream_first[size_t(s) + 1]; ++i) {
-      const GpuWork& w = h.work[i];
-      if (w.launch == kNone || p.start_ps(w.launch) < t || p.line_index(w.launch) != thread) continue;
-      if (best < 0 || p.start_ps(w.launch) < p.start_ps(h.work[size_t(best)].launch)) best = i;
-    }
-    return best;
+    const auto& launches = launches_of(s);
+    for (auto it = std::lower_bound(launches.begin(), launches.end(), std::make_pair(t, uint32_t(0)));
+         it != launches.end(); ++it)
+      if (p.line_index(h.work[it->second].launch) == thread) return it->second;
+    return -1;
   };
 
   for (const Wait& w : waits) {
