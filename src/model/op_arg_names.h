@@ -18,5 +18,11 @@ inline constexpr std::string_view kArgDtype = "dtype";
 inline constexpr std::string_view kArgGroupSize = "Group size";
 inline constexpr std::string_view kArgProcessGroupName = "Process Group Name";
 inline constexpr std::string_view kArgProcessGroupRanks = "Process Group Ranks";
+// A CUDA event wait (Kineto's cuda_sync events "Event Sync" and "Stream Wait Event"): the
+// correlation id of the cudaEventRecord call waited for, the stream that event was recorded on,
+// and, for a stream waiting, that stream.
+inline constexpr std::string_view kArgWaitOnEventRecord = "wait_on_cuda_event_record_corr_id";
+inline constexpr std::string_view kArgWaitOnStream = "wait_on_stream";
+inline constexpr std::string_view kArgWaitingStream = "stream";
 
 }  // namespace mlprof::model

@@ -20,8 +20,9 @@
 //     waited for (on simple_add: the last three GEMMs end 0.24 ms before the cudaDeviceSynchronize
 //     that follows them begins); mlprof's path only reaches a kernel through a host call that
 //     waited for it, or through the span's end. On AlexNet the path's largest kernels are the
-//     same; HTA's cuDNN FFT and gcgemm kernels (0.5 ms of its 78.8 ms) are off mlprof's path for
-//     the same reason.
+//     same, and HTA's cuDNN FFT and gcgemm kernels (0.5 ms of its 78.8 ms) are on mlprof's path
+//     too: the host waits for them in cudaEventSynchronize calls on the events recorded after
+//     them (event_waits.h).
 //   - HTA reads times in whole microseconds; mlprof keeps the trace's own.
 
 #include <gtest/gtest.h>
@@ -115,6 +116,8 @@ TEST(CriticalPathHta, AlexNetLengthAndKernelsAsInHta) {
                              "void at::native::(anonymous namespace)::adaptive_average_pool",
                              "void at::native::(anonymous namespace)::fused_dropout_kernel_vec"})
     EXPECT_TRUE(on_path(got, k)) << k;
+  // Behind cudaEventSynchronize calls that wait for the kernel their event recorded.
+  for (std::string_view k : {"ampere_gcgemm_64x64_nt", "void fft2d_c2r_32x32"}) EXPECT_TRUE(on_path(got, k)) << k;
   // HTA lists six sgemm edges: three kernels, each with its span and the delay before it.
   EXPECT_EQ(got.kernels.at("ampere_sgemm_32x32_sliced1x4_tn"), 3);
   const CriticalPath c = compute_critical_path_of_annotation(p, analyze_steps(p), kForward);

@@ -3,9 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <future>
 #include <map>
-#include <thread>
 
 #include "analysis/critical_path/bottleneck.h"
 #include "analysis/critical_path/dependency_graph.h"
@@ -70,78 +68,7 @@ StepPath read_path(const model::Profile& p, const DependencyGraph& g, const std:
   return out;
 }
 
-// Predictions made once per target and scale: the defaults and the bottleneck ask the same.
-class Predictor {
- public:
-  Predictor(const model::Profile& p, const DependencyGraph& g) : p_(p), g_(g) {}
-
-  // Makes the predictions of `changes` not made yet, the replays on every core (each reads the
-  // graph alone). Throws as step_ms.
-  void make(const std::vector<WhatIfChange>& changes) {
-    match_all(changes);
-    std::vector<std::pair<const std::vector<uint8_t>*, double>> jobs;
-    std::vector<std::pair<std::string, double>> keys;
-    for (const WhatIfChange& c : changes) {
-      if (predicted_.count({c.target, c.scale}) ||
-          std::find(keys.begin(), keys.end(), std::make_pair(c.target, c.scale)) != keys.end())
-        continue;
-      jobs.emplace_back(&matched(c.target), c.scale);
-      keys.emplace_back(c.target, c.scale);
-    }
-    std::vector<double> ms(jobs.size());
-    const size_t threads = std::max(1u, std::min(std::thread::hardware_concurrency(), 8u));
-    std::vector<std::future<void>> running;
-    for (size_t t = 0; t < threads && t < jobs.size(); ++t)
-      running.push_back(std::async(std::launch::async | std::launch::deferred, [&, t] {
-        for (size_t j = t; j < jobs.size(); j += threads) ms[j] = predicted_step_ms(g_, *jobs[j].first, jobs[j].second);
-      }));
-    for (auto& r : running) r.get();
-    for (size_t j = 0; j < jobs.size(); ++j) predicted_.emplace(keys[j], ms[j]);
-  }
-
-  // Throws ToolRequestError when the target names nothing, listing close names.
-  double step_ms(const std::string& target, double scale) {
-    auto done = predicted_.find({target, scale});
-    if (done != predicted_.end()) return done->second;
-    const double ms = predicted_step_ms(g_, matched(target), scale);
-    predicted_.emplace(std::make_pair(target, scale), ms);
-    return ms;
-  }
-
- private:
-  // The edges of every target not matched yet, in one pass.
-  void match_all(const std::vector<WhatIfChange>& changes) {
-    std::vector<std::string> targets;
-    for (const WhatIfChange& c : changes)
-      if (!matched_.count(c.target) && std::find(targets.begin(), targets.end(), c.target) == targets.end())
-        targets.push_back(c.target);
-    auto found = match_what_ifs(p_, g_, targets);
-    for (size_t i = 0; i < targets.size(); ++i)
-      if (found[i]) matched_.emplace(targets[i], std::move(*found[i]));
-  }
-
-  const std::vector<uint8_t>& matched(const std::string& target) {
-    auto it = matched_.find(target);
-    if (it == matched_.end()) {
-      auto matched = match_what_if(p_, g_, target);
-      if (!matched) {
-        const std::vector<std::string> close = close_targets(p_, g_, target);
-        throw ToolRequestError("what_if", fmt::format("{{option}}: '{}' names no kind, category, op or kernel of "
-                                                      "the steps; close names: {}",
-                                                      target, fmt::join(close, ", ")));
-      }
-      it = matched_.emplace(target, std::move(*matched)).first;
-    }
-    return it->second;
-  }
-
-  const model::Profile& p_;
-  const DependencyGraph& g_;
-  std::map<std::string, std::vector<uint8_t>> matched_;
-  std::map<std::pair<std::string, double>, double> predicted_;
-};
-
-void add_predictions(Predictor& predict, const std::vector<WhatIfChange>& changes, CriticalPath& c) {
+void add_predictions(WhatIfPredictor& predict, const std::vector<WhatIfChange>& changes, CriticalPath& c) {
   predict.make(changes);
   for (const WhatIfChange& change : changes)
     c.what_if.push_back({change.target, change.scale, predict.step_ms(change.target, change.scale)});
@@ -210,7 +137,7 @@ CriticalPath critical_path_of_graph(const model::Profile& p, const DependencyGra
   if (g.cut_edges > 0)
     c.warnings.push_back(fmt::format("{} dependencies went back in time (clock skew or broken flows) and were cut",
                                      g.cut_edges));
-  Predictor predict(p, g);
+  WhatIfPredictor predict(p, g);
   if (g.steps.empty()) {
     if (!what_if.empty()) add_predictions(predict, what_if, c);
     return c;

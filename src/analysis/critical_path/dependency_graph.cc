@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
+#include "analysis/critical_path/event_waits.h"
+#include "analysis/critical_path/rank_waits.h"
 #include "analysis/device_work.h"
 #include "analysis/event_kinds.h"
 #include "analysis/gpu_timeline/collective_calls.h"
@@ -59,6 +62,8 @@ class GraphBuilder {
         kind_(p.num_events(), uint8_t(PathKind::kHost)) {}
 
   DependencyGraph build() {
+    rank_waits_ = find_rank_waits(p_, steps_);
+    offset_ = rank_waits_.clock_offset_ps;
     g_.anchor_ps.reserve(2 * p_.num_events() + spans_.size());
     chain_edge_.reserve(2 * p_.num_events() + spans_.size());
     g_.edges.reserve(5 * p_.num_events() / 2 + spans_.size());
@@ -66,6 +71,7 @@ class GraphBuilder {
       if (is_host_thread(l)) add_thread(l);
     link_producers();
     add_device_work();
+    link_rank_waits();
     add_steps();
     g_.cut_edges += cut_backward_edges();
     order_nodes();
@@ -97,9 +103,12 @@ class GraphBuilder {
     const uint16_t host = host_of_line(l);
     std::vector<EventIndex> open;
     uint32_t node = kNoNode;
+    const uint32_t first_node = uint32_t(g_.anchor_ps.size());
+    if (thread_nodes_.empty()) thread_nodes_.assign(p_.lines.size(), {0, 0});
     int64_t now = p_.start_ps(line.first_event);  // times may be negative (hosts after the first)
+    const int64_t off = offset_[host];  // onto the ranks' common clock
     auto advance = [&](int64_t t) {
-      const uint32_t next = add_node(std::max(t, now));
+      const uint32_t next = add_node(std::max(t, now) + off);
       if (node != kNoNode) {
         const EventIndex ev = open.empty() ? kNone : open.back();
         const PathKind k = ev == kNone ? PathKind::kIdle : PathKind(kind_[ev]);
@@ -125,6 +134,7 @@ class GraphBuilder {
       open.pop_back();
     }
     chain_last_.push_back({host, node, false});
+    thread_nodes_[l] = {first_node, node};
   }
 
   // An event's kind (inheriting input from its parent), and the links it takes part in.
@@ -134,16 +144,33 @@ class GraphBuilder {
       producer = p_.stat(e, model::kProducerId);
       consumer = p_.stat(e, model::kConsumerId);
     }
-    const std::string_view name = p_.name(e);
+    const NameKind& of_name = name_kind(p_.events.name[e]);
     // A step's root produces the context its other threads consume (PyTorch's ProfilerStep, a
     // StepTrace): it is the step, not input work; producers of data (a loader's _p) are input.
     const bool produces_input = producer.has_value() && !p_.stat(e, model::kIsRoot).has_value();
-    PathKind k = host_kind(name, produces_input);
+    PathKind k = produces_input ? PathKind::kInput : of_name.kind;
     if (parent != kNone && PathKind(kind_[parent]) == PathKind::kInput) k = PathKind::kInput;
     kind_[e] = uint8_t(k);
     if (producer) producers_[link_key(e, host, *producer, model::kProducerType)].push_back(e);
     if (consumer) consumers_.push_back({link_key(e, host, *consumer, model::kConsumerType), e});
-    if (is_blocking_call(name)) blocking_[host].push_back(e);
+    if (of_name.blocking) blocking_[host].push_back(e);
+  }
+
+  // What a host event's name says (its kind when it produces nothing, whether it blocks), read
+  // once a name: most events share a few hundred names.
+  struct NameKind {
+    PathKind kind = PathKind::kHost;
+    bool blocking = false;
+    bool known = false;
+  };
+  const NameKind& name_kind(model::NameIndex n) {
+    if (name_kinds_.empty()) name_kinds_.resize(p_.names.size());
+    NameKind& k = name_kinds_[n];
+    if (!k.known) {
+      const std::string_view name = p_.strings.view(p_.names[n].name);
+      k = {host_kind(name, false), is_blocking_call(name), true};
+    }
+    return k;
   }
 
   // Whether the event or its name carries a producer or consumer id: one look at its stats
@@ -206,12 +233,16 @@ class GraphBuilder {
     const GpuActivity activity = collect_all_gpu_activity(p_);
     for (const HostGpuActivity& h : activity.hosts) {
       const uint16_t host = uint16_t(h.host);
+      const EventWaits waits = find_event_waits(p_, h);
+      std::unordered_map<uint32_t, uint32_t> first_edge_of;  // a stream wait's work: its first edge
+      for (const EventWaits::StreamWait& w : waits.streams) first_edge_of.emplace(w.dest, 0);
       std::vector<std::tuple<int64_t, int64_t, uint32_t>> launched;  // launch start, work end, end node
       for (size_t s = 0; s + 1 < h.stream_first.size(); ++s) {
         uint32_t prev_start = kNoNode, prev_end = kNoNode;
         for (uint32_t i = h.stream_first[s]; i < h.stream_first[s + 1]; ++i) {
           const GpuWork& w = h.work[i];
           const uint32_t launch = w.launch != kNone ? start_node_[w.launch] : kNoNode;
+          if (auto it = first_edge_of.find(i); it != first_edge_of.end()) it->second = uint32_t(g_.edges.size());
           add_device_item(w.event, device_kind(w.kind), w.launch, launch, host, prev_start, prev_end);
           if (w.launch != kNone) {
             launched.emplace_back(p_.start_ps(w.launch), p_.end_ps(w.event), prev_end);
@@ -220,9 +251,119 @@ class GraphBuilder {
         }
         chain_last_.push_back({host, prev_end, true});
       }
-      link_blocking_calls(host, launched);
+      for (const EventWaits::StreamWait& w : waits.streams) link_stream_wait(h, w, first_edge_of.at(w.dest));
+      std::vector<EventIndex> event_synced;
+      for (const EventWaits::HostWait& w : waits.hosts) {
+        link_host_wait(h.work[w.source].event, w.call, host);
+        event_synced.push_back(w.call);
+      }
+      std::sort(event_synced.begin(), event_synced.end());
+      link_blocking_calls(host, launched, event_synced);
     }
     add_streamless_device_lines();
+  }
+
+  // Stream B's work after a cudaStreamWaitEvent waits for the work stream A recorded. When that
+  // work ended after the launch and B's previous work, it set the start: the measured gap is
+  // charged to the wait (the launch and stream-order edges, weighed at item creation, then weigh
+  // nothing).
+  void link_stream_wait(const HostGpuActivity& h, const EventWaits::StreamWait& w, uint32_t first_edge) {
+    const GpuWork& source = h.work[w.source];
+    const GpuWork& dest = h.work[w.dest];
+    const uint32_t s = start_node_[dest.event], source_end = end_node_[source.event];
+    if (s == kNoNode || source_end == kNoNode) return;
+    const int64_t ready = g_.anchor_ps[source_end], start = g_.anchor_ps[s];
+    int64_t before = INT64_MIN;  // when the launch and the stream let it start
+    for (uint32_t k = first_edge; k < g_.edges.size() && k < first_edge + 3; ++k)
+      if (g_.edges[k].to == s) before = std::max(before, g_.anchor_ps[g_.edges[k].from]);
+    int64_t weight = 0;
+    if (ready > before && ready <= start) {
+      for (uint32_t k = first_edge; k < g_.edges.size() && k < first_edge + 3; ++k)
+        if (g_.edges[k].to == s) g_.edges[k].weight_ps = 0;
+      weight = start - ready;
+    }
+    add_edge(source_end, s, weight, kNone, kNone, uint16_t(h.host), PathKind::kIdle);
+    ++g_.sync_links;
+  }
+
+  // A rank's collective call ends, once the last rank has arrived, after the call's own time:
+  // the time before is waiting for that rank, and the path runs on into that rank's work.
+  void link_rank_waits() {
+    const std::vector<RankWait>& waits = rank_waits_.waits;
+    if (waits.empty()) return;
+    std::unordered_map<EventIndex, int64_t> own_time;  // a call's time after the last arrival (one clock)
+    for (const RankWait& w : waits)
+      if (end_node_[w.early] != kNoNode && start_node_[w.late] != kNoNode)
+        own_time[w.early] = std::max<int64_t>(g_.anchor_ps[end_node_[w.early]] - g_.anchor_ps[start_node_[w.late]], 0);
+    for (PathEdge& e : g_.edges) {  // a collective kernel's own edge
+      if (e.event == kNone || e.from != start_node_[e.event] || e.to != end_node_[e.event]) continue;
+      const auto it = own_time.find(e.event);
+      if (it != own_time.end() && p_.plane_of(e.event).kind == model::PlaneKind::kDevice)
+        e.weight_ps = std::min(e.weight_ps, it->second);
+    }
+    std::vector<EventIndex> host_calls;
+    for (const RankWait& w : waits) {
+      const uint32_t from = start_node_[w.late], to = end_node_[w.early];
+      if (from == kNoNode || to == kNoNode || !own_time.count(w.early)) continue;
+      if (p_.plane_of(w.early).kind == model::PlaneKind::kHostThreads) {
+        make_waiting(w.early);
+        host_calls.push_back(w.early);
+      }
+      if (p_.plane_of(w.late).kind == model::PlaneKind::kHostThreads) host_calls.push_back(w.late);
+      add_edge(from, to, own_time.at(w.early), w.early, w.early, uint16_t(w.early_host), PathKind::kCollectives);
+      ++g_.rank_links;
+    }
+    std::sort(host_calls.begin(), host_calls.end());
+    host_calls.erase(std::unique(host_calls.begin(), host_calls.end()), host_calls.end());
+    for (EventIndex call : host_calls) link_to_step_thread(call);
+  }
+
+  // A collective call run on a thread of its process group (gloo's) for the thread that runs the
+  // step: that thread issued it, and waits for its end where it runs no op of its own.
+  void link_to_step_thread(EventIndex call) {
+    const uint32_t line = p_.line_index(call);
+    const uint32_t host = p_.planes[p_.lines[line].plane].host;
+    EventIndex root = kNone;
+    for (const StepSpan& s : spans_)
+      if (s.host == host && s.root != kNone && s.begin_ps <= p_.start_ps(call) && p_.start_ps(call) < s.end_ps) root = s.root;
+    if (root == kNone) return;
+    const uint32_t step_line = p_.line_index(root);
+    if (step_line == line || step_line >= thread_nodes_.size()) return;
+    const auto [first, last] = thread_nodes_[step_line];
+    const int64_t off = offset_[host];
+    // The step thread's node at or before a time.
+    auto node_at = [&](int64_t t) -> uint32_t {
+      const auto it = std::upper_bound(g_.anchor_ps.begin() + first, g_.anchor_ps.begin() + last + 1, t);
+      return it == g_.anchor_ps.begin() + first ? kNoNode : uint32_t(it - g_.anchor_ps.begin() - 1);
+    };
+    // Issued: from what the step thread ran when the call began; the call's thread idled till then.
+    const uint32_t start = start_node_[call];
+    if (const uint32_t issuer = node_at(p_.start_ps(call) + off); issuer != kNoNode && start != kNoNode) {
+      if (start > 0 && chain_edge_[start - 1] != UINT32_MAX && g_.edges[chain_edge_[start - 1]].to == start &&
+          g_.edges[chain_edge_[start - 1]].event == kNone)
+        g_.edges[chain_edge_[start - 1]].weight_ps = 0;
+      add_edge(issuer, start, g_.anchor_ps[start] - g_.anchor_ps[issuer], call, call, uint16_t(host), PathKind::kCollectives);
+    }
+    // Waited for: the step thread's stretch in which the call ended, when no op of its own ran.
+    const uint32_t end = end_node_[call], n = node_at(p_.end_ps(call) + off);
+    if (end == kNoNode || n == kNoNode || n >= last || chain_edge_[n] == UINT32_MAX) return;
+    PathEdge& stretch = g_.edges[chain_edge_[n]];
+    if (stretch.event != kNone && stretch.event != root) return;
+    const int64_t after = g_.anchor_ps[n + 1] - g_.anchor_ps[end];
+    const EventIndex charged = stretch.event;
+    const PathKind kind = stretch.kind;
+    stretch.weight_ps = 0;
+    stretch.kind = PathKind::kWaiting;
+    add_edge(end, n + 1, after, charged, charged, uint16_t(host), kind);
+  }
+
+  // cudaEventSynchronize returns when the recorded work is done.
+  void link_host_wait(EventIndex work, EventIndex call, uint16_t host) {
+    const int64_t work_end = p_.end_ps(work);
+    if (work_end <= p_.start_ps(call) || end_node_[call] == kNoNode || end_node_[work] == kNoNode) return;
+    make_waiting(call);
+    add_edge(end_node_[work], end_node_[call], p_.end_ps(call) - work_end, call, call, host, PathKind::kKernelLaunch);
+    ++g_.sync_links;
   }
 
   // One kernel, copy or op on a device line: start and end nodes; the start waits for the
@@ -230,7 +371,7 @@ class GraphBuilder {
   // whichever of the two came last: launch latency, or the line idle.
   void add_device_item(EventIndex ev, PathKind kind, EventIndex launch_event, uint32_t launch, uint16_t host,
                        uint32_t& prev_start, uint32_t& prev_end) {
-    const int64_t start = p_.start_ps(ev), end = p_.end_ps(ev);
+    const int64_t start = p_.start_ps(ev) + offset_[host], end = p_.end_ps(ev) + offset_[host];
     const uint32_t s = add_node(start), e = add_node(end);
     start_node_[ev] = s;
     end_node_[ev] = e;
@@ -252,8 +393,10 @@ class GraphBuilder {
     prev_end = e;
   }
 
-  // A blocking call waits for the work launched before it began that ends last.
-  void link_blocking_calls(uint16_t host, std::vector<std::tuple<int64_t, int64_t, uint32_t>>& launched) {
+  // A blocking call waits for the work launched before it began that ends last (but for an
+  // event's synchronisation whose record is known: `event_synced`, sorted).
+  void link_blocking_calls(uint16_t host, std::vector<std::tuple<int64_t, int64_t, uint32_t>>& launched,
+                           const std::vector<EventIndex>& event_synced) {
     auto it = blocking_.find(host);
     if (it == blocking_.end() || launched.empty()) return;
     std::sort(launched.begin(), launched.end());
@@ -261,6 +404,7 @@ class GraphBuilder {
     for (size_t i = 0; i < launched.size(); ++i)
       latest[i] = i == 0 || std::get<1>(launched[i]) > std::get<1>(launched[latest[i - 1]]) ? i : latest[i - 1];
     for (EventIndex call : it->second) {
+      if (std::binary_search(event_synced.begin(), event_synced.end(), call)) continue;
       const int64_t begin = p_.start_ps(call);
       auto up = std::upper_bound(launched.begin(), launched.end(), std::make_tuple(begin, INT64_MAX, UINT32_MAX));
       if (up == launched.begin()) continue;
@@ -300,8 +444,8 @@ class GraphBuilder {
       GraphStep gs;
       gs.host = span.host;
       gs.step_num = span.step_num;
-      gs.begin_ps = span.begin_ps;
-      gs.end_ps = span.end_ps;
+      gs.begin_ps = span.begin_ps + offset_[span.host];
+      gs.end_ps = span.end_ps + offset_[span.host];
       gs.sink = add_node(gs.end_ps);
       const uint16_t host = uint16_t(span.host);
       auto prev = last_step_of_host.find(span.host);
@@ -371,9 +515,12 @@ class GraphBuilder {
     return cut;
   }
 
-  // An order in which every node comes after its dependencies (Kahn's; a cycle left among
-  // instants of the same time is cut where it is found), then the nodes renumbered in that order
-  // and the edges grouped by their target, so that a replay reads both front to back.
+  // An order in which every node comes after its dependencies, keeping the order the nodes were
+  // made in where it allows (a thread's or a stream's instants one after the other, so that a
+  // replay reads its times nearly in sequence): a node is placed when it is reached with its
+  // dependencies placed, else as soon as the last of them is. A cycle left among instants of
+  // the same time is cut where it is found. Then the nodes are renumbered in that order and the
+  // edges grouped by their target, so that a replay reads both front to back.
   void order_nodes() {
     const size_t n = g_.num_nodes();
     std::vector<uint32_t> out_first(n + 1, 0), pending(n, 0);
@@ -391,35 +538,46 @@ class GraphBuilder {
     }
     std::vector<uint32_t> order;
     order.reserve(n);
-    for (uint32_t v = 0; v < n; ++v)
-      if (pending[v] == 0) order.push_back(v);
-    size_t head = 0;
-    while (true) {
-      while (head < order.size()) {
-        const uint32_t v = order[head++];
-        for (uint32_t k = out_first[v]; k < out_first[v + 1]; ++k)
-          if (--pending[out_targets[k]] == 0) order.push_back(out_targets[k]);
+    std::vector<uint8_t> placed(n, 0);
+    std::vector<uint32_t> ready;  // placed, their dependents not yet released
+    uint32_t reached = 0;         // the nodes below it were reached in the scan
+    auto place = [&](uint32_t v) {
+      placed[v] = 1;
+      order.push_back(v);
+      ready.push_back(v);
+      while (!ready.empty()) {
+        const uint32_t u = ready.back();
+        ready.pop_back();
+        for (uint32_t k = out_first[u]; k < out_first[u + 1]; ++k) {
+          const uint32_t w = out_targets[k];
+          if (--pending[w] == 0 && w < reached && !placed[w]) {
+            placed[w] = 1;
+            order.push_back(w);
+            ready.push_back(w);
+          }
+        }
       }
-      if (order.size() == n) break;
-      break_cycle(pending, order);
+    };
+    for (; reached < n;) {
+      const uint32_t v = reached++;
+      if (pending[v] == 0 && !placed[v]) place(v);
     }
+    while (order.size() < n) place(break_cycle(pending, placed));
     renumber(order);
   }
 
   // Nodes left waiting lie on a cycle (of instants of one time, the others being cut already):
-  // release the first of them, cutting its edges from nodes not yet ordered.
-  void break_cycle(std::vector<uint32_t>& pending, std::vector<uint32_t>& order) {
-    std::vector<uint8_t> ordered(pending.size(), 0);
-    for (uint32_t v : order) ordered[v] = 1;
+  // release the first of them, cutting its edges from nodes not yet placed. Returns it.
+  uint32_t break_cycle(std::vector<uint32_t>& pending, const std::vector<uint8_t>& placed) {
     uint32_t v = 0;
-    while (ordered[v] || pending[v] == 0) ++v;
+    while (placed[v] || pending[v] == 0) ++v;
     for (PathEdge& e : g_.edges)
-      if (e.to == v && !e.cut && !ordered[e.from]) {
+      if (e.to == v && !e.cut && !placed[e.from]) {
         e.cut = true;
         ++g_.cut_edges;
       }
     pending[v] = 0;
-    order.push_back(v);
+    return v;
   }
 
   void renumber(const std::vector<uint32_t>& order) {
@@ -462,8 +620,12 @@ class GraphBuilder {
   DependencyGraph g_;
   std::vector<uint32_t> start_node_, end_node_;  // per event
   std::vector<uint32_t> chain_edge_;             // per node: the program-order edge leaving it
+  std::vector<std::pair<uint32_t, uint32_t>> thread_nodes_;  // per host thread line: its first and last node
+  RankWaits rank_waits_;
+  std::vector<int64_t> offset_;  // per host: rank_waits_.clock_offset_ps
   std::vector<uint8_t> kind_;                    // per host event: PathKind of its own time
   std::vector<int8_t> name_links_;               // per name: carries _p/_c (1), not (0), not looked (-1)
+  std::vector<NameKind> name_kinds_;             // per name
   struct ChainEnd {
     uint16_t host;
     uint32_t node;  // the last node of a thread or a device line

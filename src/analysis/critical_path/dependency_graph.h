@@ -2,7 +2,8 @@
 // start or end, a step's end), edges are "cannot happen before": program order on each host
 // thread, producer to consumer (`_p` to `_c`), a launch to its kernel or copy, order on each
 // device stream, a kernel or copy to the host call that waits for it (synchronisations,
-// blocking copies), and each step's own work to the step's end. An edge weighs the time of the
+// blocking copies, recorded CUDA events), a rank's collective call to the last rank's arrival
+// in it, and each step's own work to the step's end. An edge weighs the time of the
 // work it stands for; waiting weighs nothing, so its length follows from its dependencies.
 // Replaying the graph with the measured weights gives back the measured times; with some
 // weights scaled it predicts the times after that change (what_if.h).
@@ -54,6 +55,7 @@ struct DependencyGraph {
   std::vector<GraphStep> steps;
   size_t cut_edges = 0;            // edges left out: they went back in time, or closed a cycle
   size_t consumer_links = 0, sync_links = 0, launch_links = 0;  // links found, for the notes
+  size_t rank_links = 0;  // collective calls that waited for another rank's arrival
 
   size_t num_nodes() const { return anchor_ps.size(); }
 };

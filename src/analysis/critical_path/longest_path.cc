@@ -32,11 +32,11 @@ Replay replay(const DependencyGraph& g, const std::vector<uint8_t>* matched, dou
   return r;
 }
 
-int64_t replayed_begin_ps(const DependencyGraph& g, const Replay& r, const GraphStep& step) {
+int64_t replayed_begin_ps(const DependencyGraph& g, const int64_t* time_ps, const GraphStep& step) {
   int64_t begin = INT64_MIN;
-  if (step.begin_node != kNoNode) begin = r.time_ps[step.begin_node];
-  if (step.previous >= 0) begin = std::max(begin, r.time_ps[g.steps[size_t(step.previous)].sink]);
-  return begin == INT64_MIN ? step.begin_ps : std::min(begin, r.time_ps[step.sink]);
+  if (step.begin_node != kNoNode) begin = time_ps[step.begin_node];
+  if (step.previous >= 0) begin = std::max(begin, time_ps[g.steps[size_t(step.previous)].sink]);
+  return begin == INT64_MIN ? step.begin_ps : std::min(begin, time_ps[step.sink]);
 }
 
 std::vector<PathPiece> critical_path(const DependencyGraph& g, const Replay& r, const GraphStep& step) {

@@ -22,7 +22,10 @@ Replay replay(const DependencyGraph& g, const std::vector<uint8_t>* matched, dou
 
 // A step's begin and end in a replay: it begins when its root begins or the previous step ends,
 // whichever is later.
-int64_t replayed_begin_ps(const DependencyGraph& g, const Replay& r, const GraphStep& step);
+int64_t replayed_begin_ps(const DependencyGraph& g, const int64_t* time_ps, const GraphStep& step);
+inline int64_t replayed_begin_ps(const DependencyGraph& g, const Replay& r, const GraphStep& step) {
+  return replayed_begin_ps(g, r.time_ps.data(), step);
+}
 inline int64_t replayed_duration_ps(const DependencyGraph& g, const Replay& r, const GraphStep& step) {
   return r.time_ps[step.sink] - replayed_begin_ps(g, r, step);
 }

@@ -3,11 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <charconv>
 #include <cctype>
+#include <future>
 #include <set>
+#include <thread>
 
 #include "analysis/critical_path/longest_path.h"
+#include "analysis/critical_path/partial_replay.h"
 #include "analysis/step_breakdown.h"
 #include "analysis/tool_registry.h"
 
@@ -64,24 +69,27 @@ std::vector<WhatIfChange> parse_what_ifs(std::string_view text) {
   return out;
 }
 
-std::optional<std::vector<uint8_t>> match_what_if(const model::Profile& p, const DependencyGraph& g,
-                                                   std::string_view target) {
+std::optional<EdgeList> match_what_if(const model::Profile& p, const DependencyGraph& g, std::string_view target) {
   return std::move(match_what_ifs(p, g, {std::string(target)}).front());
 }
 
-std::vector<std::optional<std::vector<uint8_t>>> match_what_ifs(const model::Profile& p, const DependencyGraph& g,
-                                                                const std::vector<std::string>& targets) {
-  std::vector<std::optional<std::vector<uint8_t>>> out(targets.size());
+std::vector<std::optional<EdgeList>> match_what_ifs(const model::Profile& p, const DependencyGraph& g,
+                                                    const std::vector<std::string>& targets) {
+  std::vector<std::optional<EdgeList>> out(targets.size());
   // Names: bit i of a name's mask is set when it is targets[i]; kinds and categories directly.
   std::vector<size_t> by_name;  // indices into targets
+  std::vector<std::optional<PathKind>> kind_of(targets.size());
+  bool any_kind = false;
   for (size_t i = 0; i < targets.size(); ++i) {
-    if (const auto kind = path_kind_of_target(targets[i])) {
-      std::vector<uint8_t> matched(g.edges.size());
-      for (size_t k = 0; k < g.edges.size(); ++k) matched[k] = g.edges[k].kind == *kind;
-      out[i] = std::move(matched);
-    } else {
-      by_name.push_back(i);
-    }
+    kind_of[i] = path_kind_of_target(targets[i]);
+    if (!kind_of[i]) by_name.push_back(i);
+    any_kind |= kind_of[i].has_value();
+  }
+  if (any_kind) {  // every kind's edges in one pass
+    std::array<EdgeList, size_t(PathKind::kWaiting) + 1> of_kind;
+    for (uint32_t k = 0; k < g.edges.size(); ++k) of_kind[size_t(g.edges[k].kind)].push_back(k);
+    for (size_t i = 0; i < targets.size(); ++i)
+      if (kind_of[i]) out[i] = of_kind[size_t(*kind_of[i])];
   }
   for (size_t first = 0; first < by_name.size(); first += 64) {
     const size_t count = std::min<size_t>(64, by_name.size() - first);
@@ -100,15 +108,13 @@ std::vector<std::optional<std::vector<uint8_t>>> match_what_ifs(const model::Pro
       const model::EventIndex parent = p.events.parent[e];
       inside[e] = name_mask[p.events.name[e]] | (parent != model::kNone && parent < e ? inside[parent] : 0);
     }
-    std::vector<std::vector<uint8_t>> matched(count, std::vector<uint8_t>(g.edges.size(), 0));
+    std::vector<EdgeList> matched(count);
     uint64_t reached = 0;
-    for (size_t k = 0; k < g.edges.size(); ++k) {
+    for (uint32_t k = 0; k < g.edges.size(); ++k) {
       const PathEdge& e = g.edges[k];
-      const uint64_t bits = (e.event != model::kNone ? inside[e.event] : 0) | (e.owner != model::kNone ? inside[e.owner] : 0);
-      if (bits == 0) continue;
+      uint64_t bits = (e.event != model::kNone ? inside[e.event] : 0) | (e.owner != model::kNone ? inside[e.owner] : 0);
       reached |= bits;
-      for (size_t b = 0; b < count; ++b)
-        if (bits >> b & 1) matched[b][k] = 1;
+      for (; bits != 0; bits &= bits - 1) matched[size_t(std::countr_zero(bits))].push_back(k);
     }
     for (size_t b = 0; b < count; ++b)  // a name no step's graph holds matches nothing
       if (reached >> b & 1) out[by_name[first + b]] = std::move(matched[b]);
@@ -137,12 +143,91 @@ std::vector<std::string> close_targets(const model::Profile& p, const Dependency
   return out;
 }
 
-double predicted_step_ms(const DependencyGraph& g, const std::vector<uint8_t>& matched, double scale) {
+double predicted_step_ms(const DependencyGraph& g, const EdgeList& matched, double scale) {
   if (g.steps.empty()) return 0;
-  const Replay r = replay(g, &matched, scale, false);
+  std::vector<uint8_t> scaled(g.edges.size(), 0);
+  for (uint32_t k : matched) scaled[k] = 1;
+  const Replay r = replay(g, &scaled, scale, false);
   double total = 0;
   for (const GraphStep& s : g.steps) total += double(replayed_duration_ps(g, r, s));
   return total / double(g.steps.size()) / 1e9;
+}
+
+struct WhatIfPredictor::Shared {
+  std::vector<int64_t> measured_ps;
+  OutEdges out;
+  std::vector<std::unique_ptr<PartialReplay>> replayers;  // one a thread
+};
+
+WhatIfPredictor::WhatIfPredictor(const model::Profile& p, const DependencyGraph& g) : p_(p), g_(g) {}
+WhatIfPredictor::~WhatIfPredictor() = default;
+
+WhatIfPredictor::Shared& WhatIfPredictor::shared() {
+  if (!shared_) {
+    shared_ = std::make_unique<Shared>();
+    shared_->measured_ps = replay(g_, nullptr, 1, false).time_ps;
+    shared_->out = out_edges(g_);
+  }
+  return *shared_;
+}
+
+void WhatIfPredictor::make(const std::vector<WhatIfChange>& changes) {
+  match_all(changes);
+  std::vector<std::pair<const EdgeList*, double>> jobs;
+  std::vector<std::pair<std::string, double>> keys;
+  for (const WhatIfChange& c : changes) {
+    if (predicted_.count({c.target, c.scale}) ||
+        std::find(keys.begin(), keys.end(), std::make_pair(c.target, c.scale)) != keys.end())
+      continue;
+    jobs.emplace_back(&matched(c.target), c.scale);
+    keys.emplace_back(c.target, c.scale);
+  }
+  if (jobs.empty()) return;
+  std::vector<double> ms(jobs.size());
+  if (g_.steps.empty()) {
+    for (size_t j = 0; j < jobs.size(); ++j) predicted_.emplace(keys[j], 0.0);
+    return;
+  }
+  Shared& s = shared();
+  const size_t threads = std::min<size_t>(std::max(1u, std::min(std::thread::hardware_concurrency(), 8u)), jobs.size());
+  while (s.replayers.size() < threads)
+    s.replayers.push_back(std::make_unique<PartialReplay>(g_, s.measured_ps, s.out));
+  std::vector<std::future<void>> running;
+  for (size_t t = 0; t < threads; ++t)
+    running.push_back(std::async(std::launch::async | std::launch::deferred, [&, t] {
+      for (size_t j = t; j < jobs.size(); j += threads)
+        ms[j] = s.replayers[t]->mean_step_ms(*jobs[j].first, jobs[j].second);
+    }));
+  for (auto& r : running) r.get();
+  for (size_t j = 0; j < jobs.size(); ++j) predicted_.emplace(keys[j], ms[j]);
+}
+
+double WhatIfPredictor::step_ms(const std::string& target, double scale) {
+  auto done = predicted_.find({target, scale});
+  if (done == predicted_.end()) {
+    make({{target, scale}});
+    done = predicted_.find({target, scale});
+  }
+  return done->second;
+}
+
+void WhatIfPredictor::match_all(const std::vector<WhatIfChange>& changes) {
+  std::vector<std::string> targets;
+  for (const WhatIfChange& c : changes)
+    if (!matched_.count(c.target) && std::find(targets.begin(), targets.end(), c.target) == targets.end())
+      targets.push_back(c.target);
+  auto found = match_what_ifs(p_, g_, targets);
+  for (size_t i = 0; i < targets.size(); ++i)
+    if (found[i]) matched_.emplace(targets[i], std::move(*found[i]));
+}
+
+const EdgeList& WhatIfPredictor::matched(const std::string& target) {
+  auto it = matched_.find(target);
+  if (it == matched_.end())
+    throw ToolRequestError("what_if", fmt::format("{{option}}: '{}' names no kind, category, op or kernel of "
+                                                  "the steps; close names: {}",
+                                                  target, fmt::join(close_targets(p_, g_, target), ", ")));
+  return it->second;
 }
 
 }  // namespace mlprof::analysis

@@ -4,6 +4,8 @@
 // launches.
 #pragma once
 
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,19 +25,48 @@ struct WhatIfChange {
 // ToolRequestError for an entry that is not one, or a scale outside 0..1.
 std::vector<WhatIfChange> parse_what_ifs(std::string_view text);
 
-// The edges a target reaches (1 where matched), or nothing when it names nothing in the profile.
-std::optional<std::vector<uint8_t>> match_what_if(const model::Profile& p, const DependencyGraph& g,
-                                                   std::string_view target);
+// The edges a target reaches (indices into DependencyGraph::edges, ascending), or nothing when it
+// names nothing in the profile.
+using EdgeList = std::vector<uint32_t>;
+std::optional<EdgeList> match_what_if(const model::Profile& p, const DependencyGraph& g, std::string_view target);
 
 // The same for several targets at once (one pass over the events for up to 64 names).
-std::vector<std::optional<std::vector<uint8_t>>> match_what_ifs(const model::Profile& p, const DependencyGraph& g,
-                                                                const std::vector<std::string>& targets);
+std::vector<std::optional<EdgeList>> match_what_ifs(const model::Profile& p, const DependencyGraph& g,
+                                                    const std::vector<std::string>& targets);
 
 // Up to five targets spelt like `target`, for the usage error: kinds and categories, and the
 // names of the events in the graph.
 std::vector<std::string> close_targets(const model::Profile& p, const DependencyGraph& g, std::string_view target);
 
-// The steps' mean length after scaling the matched edges, in ms.
-double predicted_step_ms(const DependencyGraph& g, const std::vector<uint8_t>& matched, double scale);
+// The steps' mean length after scaling the matched edges, in ms (a whole replay).
+double predicted_step_ms(const DependencyGraph& g, const EdgeList& matched, double scale);
+
+// Predictions for one graph, each made once per target and scale (the defaults and the
+// bottleneck ask the same), each replay recomputing only what its change reaches
+// (partial_replay.h).
+class WhatIfPredictor {
+ public:
+  WhatIfPredictor(const model::Profile& p, const DependencyGraph& g);
+  ~WhatIfPredictor();
+
+  // Makes the predictions of `changes` not made yet, the replays on every core. Throws as step_ms.
+  void make(const std::vector<WhatIfChange>& changes);
+
+  // The steps' mean length in ms after the change. Throws ToolRequestError when the target names
+  // nothing, listing close names.
+  double step_ms(const std::string& target, double scale);
+
+ private:
+  struct Shared;
+  void match_all(const std::vector<WhatIfChange>& changes);
+  const EdgeList& matched(const std::string& target);
+  Shared& shared();
+
+  const model::Profile& p_;
+  const DependencyGraph& g_;
+  std::map<std::string, EdgeList> matched_;
+  std::map<std::pair<std::string, double>, double> predicted_;
+  std::unique_ptr<Shared> shared_;  // measured times, out-edges, one replayer a thread: made on first use
+};
 
 }  // namespace mlprof::analysis

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "analysis/gpu_timeline/gpu_activity.h"
@@ -180,6 +181,7 @@ std::vector<CollectiveCall> collect_collective_calls(const Profile& p, const Ste
       c.call.start_ps = start;
       c.call.duration_ps = p.duration_ps(w.event);
       c.call.on_device = true;
+      c.call.event = w.event;
       if (w.launch != model::kNone) c.line = p.line_index(w.launch);
       calls.push_back(std::move(c));
     }
@@ -205,6 +207,7 @@ std::vector<CollectiveCall> collect_collective_calls(const Profile& p, const Ste
           c.call.step_num = step->step_num;
           c.call.start_ps = p.start_ps(e);
           c.call.duration_ps = p.duration_ps(e);
+          c.call.event = e;
           c.line = step->root != model::kNone ? p.line_index(step->root) : l;
           calls.push_back(std::move(c));
         }
@@ -258,6 +261,25 @@ std::vector<CollectiveCall> collect_collective_calls(const Profile& p, const Ste
   std::vector<CollectiveCall> out;
   out.reserve(calls.size());
   for (Located& c : calls) out.push_back(std::move(c.call));
+  return out;
+}
+
+std::vector<MatchedCall> match_collective_calls(const std::vector<const std::vector<CollectiveCall>*>& calls) {
+  std::map<std::tuple<int64_t, std::string, uint32_t>, MatchedCall> matched;
+  for (size_t r = 0; r < calls.size(); ++r)
+    for (const CollectiveCall& c : *calls[r]) matched[{c.step_num, c.name, c.index}].ranks.push_back({r, &c});
+  std::vector<MatchedCall> out;
+  for (auto& [key, call] : matched) {
+    if (call.ranks.size() < 2) continue;
+    std::vector<double> ends, durations;
+    for (const auto& [r, c] : call.ranks) ends.push_back(double(c->end_ps())), durations.push_back(double(c->duration_ps));
+    const double spread = *std::max_element(ends.begin(), ends.end()) - *std::min_element(ends.begin(), ends.end());
+    std::sort(durations.begin(), durations.end());
+    const size_t mid = durations.size() / 2;
+    const double median = durations.size() % 2 ? durations[mid] : (durations[mid - 1] + durations[mid]) / 2;
+    call.clocks_agree = spread <= std::max(50e6, 0.1 * median);  // 50 us, or a tenth of the call
+    out.push_back(std::move(call));
+  }
   return out;
 }
 

@@ -29,12 +29,25 @@ struct CollectiveCall {
   int64_t start_ps = 0;   // since the profile's origin
   int64_t duration_ps = 0;
   bool on_device = false;
+  model::EventIndex event = model::kNone;  // the kernel or the host op
   // What the calling thread did since the previous call ended (or the step began): self time
   // by op name (kUntracedTime for time no op covers), the largest first, at most kMaxBefore.
   std::vector<std::pair<std::string, int64_t>> before;
   int64_t end_ps() const { return start_ps + duration_ps; }
 };
 inline constexpr size_t kMaxBefore = 24;
+
+// One collective call as the ranks made it: calls matched across ranks by step number, name and
+// their order in the step.
+struct MatchedCall {
+  std::vector<std::pair<size_t, const CollectiveCall*>> ranks;  // (index of the rank, its call)
+  // The ranks leave the call together (within 50 us or a tenth of the call): their clocks agree,
+  // so the starts say who arrived when.
+  bool clocks_agree = false;
+};
+
+// The calls made by two or more of the ranks (`calls[r]`: rank r's), by step, name and order.
+std::vector<MatchedCall> match_collective_calls(const std::vector<const std::vector<CollectiveCall>*>& calls);
 
 // Whether a host op is a call of a collective backend.
 bool is_host_collective_name(std::string_view name);

@@ -28,16 +28,11 @@ double median_of(std::vector<double> v) {
 
 double over_pct(double value, double reference) { return reference > 0 ? 100.0 * (value - reference) / reference : 0; }
 
-// One collective call as each rank made it.
-struct MatchedCall {
-  std::vector<std::pair<size_t, const CollectiveCall*>> ranks;  // (index into ranks, its call)
-};
-
 // Lateness at collective calls matched across ranks, and the straggler's causes.
 void analyse_arrivals(const std::vector<const RankSteps*>& hosts, StragglerAnalysis& out) {
-  std::map<std::tuple<int64_t, std::string, uint32_t>, MatchedCall> matched;
-  for (size_t r = 0; r < hosts.size(); ++r)
-    for (const CollectiveCall& c : hosts[r]->calls) matched[{c.step_num, c.name, c.index}].ranks.push_back({r, &c});
+  std::vector<const std::vector<CollectiveCall>*> calls_of;
+  for (const RankSteps* h : hosts) calls_of.push_back(&h->calls);
+  const std::vector<MatchedCall> matched = match_collective_calls(calls_of);
   // Per rank and step: its largest lateness at a call of the step, and at which call.
   struct StepLate {
     double ms = -1e300;
@@ -46,14 +41,9 @@ void analyse_arrivals(const std::vector<const RankSteps*>& hosts, StragglerAnaly
   std::vector<std::map<int64_t, StepLate>> step_late(hosts.size());
   size_t by_arrival = 0;
   std::vector<const MatchedCall*> calls;
-  for (const auto& [key, call] : matched) {
-    if (call.ranks.size() < 2) continue;
+  for (const MatchedCall& call : matched) {
     calls.push_back(&call);
-    // Clocks agree when the ranks leave the call together.
-    std::vector<double> ends, durations;
-    for (const auto& [r, c] : call.ranks) ends.push_back(double(c->end_ps())), durations.push_back(double(c->duration_ps));
-    const double spread = *std::max_element(ends.begin(), ends.end()) - *std::min_element(ends.begin(), ends.end());
-    const bool arrival = spread <= std::max(50e6, 0.1 * median_of(durations));  // 50 us, or a tenth of the call
+    const bool arrival = call.clocks_agree;
     by_arrival += arrival;
     size_t latest = 0;
     for (size_t i = 0; i < call.ranks.size(); ++i) {

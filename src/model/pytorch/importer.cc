@@ -626,6 +626,17 @@ void PyTorchImport::add_event(uint32_t i, const StagedLine& staged, EventIndex p
       name = memory_event(e.detail, stats);
       break;
     }
+    case Category::kSync: {
+      name = plain_name(e.name);
+      add_correlation();
+      if (e.detail != UINT32_MAX) {  // a wait on a recorded CUDA event (the critical path links it)
+        const kineto::EventWait& w = t_.event_waits[e.detail];
+        stats.add(p_.strings.intern(kArgWaitOnEventRecord), StatValue::of_int(w.record_correlation));
+        stats.add(p_.strings.intern(kArgWaitOnStream), StatValue::of_int(w.recorded_stream));
+        if (track.tid >= 0) stats.add(p_.strings.intern(kArgWaitingStream), StatValue::of_int(track.tid));
+      }
+      break;
+    }
     default: {
       int64_t step;
       // 2021 traces file ProfilerStep#N as an op, later ones as a user annotation.

@@ -48,6 +48,7 @@ struct RawEvent {
   std::string_view ts, dur, flow_id;  // number tokens as written (ts and dur also parsed below)
   // args
   int64_t correlation = kNoId, external_id = kNoId, device = kNoId, stream = kNoId;
+  int64_t wait_on_stream = kNoId, wait_on_record = kNoId;  // cuda_sync: the CUDA event waited for
   bool has_cbid = false;
   KernelLaunch kernel;
   bool has_kernel_args = false;
@@ -193,6 +194,10 @@ inline ArgKey arg_key(std::string_view key, RawEvent* raw, int64_t** target, std
       break;
     case 'n':
       if (key == "name") return ArgKey::kName;
+      break;
+    case 'w':
+      if (key == kArgWaitOnStream) *target = &raw->wait_on_stream;
+      else if (key == kArgWaitOnEventRecord) *target = &raw->wait_on_record;
       break;
     default:
       break;

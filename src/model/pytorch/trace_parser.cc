@@ -529,6 +529,12 @@ bool TraceReader::add_event(RawEvent& raw) {
     case Category::kMemory:
       e.detail = distinct(memory_index_, t_.memory, raw.memory);
       break;
+    case Category::kSync:  // -1 where the wait is on no recorded event
+      if (raw.wait_on_record >= 0 && raw.wait_on_stream >= 0) {
+        e.detail = uint32_t(t_.event_waits.size());
+        t_.event_waits.push_back({raw.wait_on_record, raw.wait_on_stream});
+      }
+      break;
     default:
       e.detail = op_args;
       break;

@@ -100,6 +100,13 @@ struct Copy {
   int64_t bytes = -1;
 };
 
+// A cuda_sync event's wait on a CUDA event: the cudaEventRecord call's correlation id and the
+// stream it recorded on.
+struct EventWait {
+  int64_t record_correlation = kNoId;
+  int64_t recorded_stream = kNoId;
+};
+
 struct MemoryRecord {
   int64_t addr = 0;
   int64_t bytes = 0;             // negative when freed
@@ -135,6 +142,7 @@ struct Trace {
   std::vector<Copy> copies;
   std::vector<MemoryRecord> memory;
   std::vector<OpArgs> op_args;
+  std::vector<EventWait> event_waits;  // few: cuda_sync events that wait on a recorded event
   std::deque<FlowPoint> flow_starts, flow_ends;  // many, and seldom needed: grown without copying
   std::vector<DeviceProperties> devices;
   std::unordered_map<int64_t, StringId> process_names;

@@ -1,0 +1,119 @@
+#include "analysis/critical_path/partial_replay.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+
+#include "analysis/critical_path/longest_path.h"
+
+namespace mlprof::analysis {
+namespace {
+
+// llround(w * scale) for a weight w >= 0, without the library call for the scales asked most.
+inline int64_t scaled_weight(int64_t w, double scale) {
+  if (scale == 0) return 0;
+  if (scale == 0.5) return (w + 1) >> 1;  // halves round away from zero, as llround does
+  return int64_t(std::llround(double(w) * scale));
+}
+
+}  // namespace
+
+OutEdges out_edges(const DependencyGraph& g) {
+  OutEdges out;
+  const size_t n = g.num_nodes();
+  out.first.assign(n + 1, 0);
+  for (uint32_t from : g.edge_from) ++out.first[from + 1];
+  for (size_t v = 0; v < n; ++v) out.first[v + 1] += out.first[v];
+  out.to.resize(g.edge_from.size());
+  std::vector<uint32_t> fill(out.first.begin(), out.first.end() - 1);
+  for (uint32_t v = 0; v < n; ++v)  // edges are grouped by target
+    for (uint32_t k = g.in_first[v]; k < g.in_first[v + 1]; ++k) out.to[fill[g.edge_from[k]]++] = v;
+  return out;
+}
+
+PartialReplay::PartialReplay(const DependencyGraph& g, const std::vector<int64_t>& measured_ps, const OutEdges& out)
+    : g_(g),
+      measured_(measured_ps),
+      out_(out),
+      time_(measured_ps),
+      dirty_((g.num_nodes() + 63) / 64, 0),
+      scaled_(g.edges.size(), 0) {}
+
+double PartialReplay::mean_step_ms(const std::vector<uint32_t>& scaled, double scale) {
+  if (g_.steps.empty()) return 0;
+  if (scaled.empty()) return mean_step_ms_now();
+  for (uint32_t k : scaled) scaled_[k] = 1;
+  const uint32_t first = g_.edges[scaled.front()].to;  // edges are grouped by target, and listed in order
+  // A change of many edges moves most instants: replaying all from the first is cheaper than
+  // following the marks.
+  const bool dense = scaled.size() * kDenseShare >= g_.edges.size();
+  if (dense)
+    replay_from(first, scale);
+  else
+    replay_marked(scaled, scale);
+  const double ms = mean_step_ms_now();
+  if (dense)
+    std::copy(measured_.begin() + first, measured_.end(), time_.begin() + first);
+  else
+    for (uint32_t v : changed_) time_[v] = measured_[v];
+  changed_.clear();
+  for (uint32_t k : scaled) scaled_[k] = 0;
+  return ms;
+}
+
+double PartialReplay::mean_step_ms_now() const {
+  double total = 0;
+  const int64_t* time = time_.data();
+  for (const GraphStep& s : g_.steps) total += double(time[s.sink] - replayed_begin_ps(g_, time, s));
+  return total / double(g_.steps.size()) / 1e9;
+}
+
+// Every node from `first` on, as replay() computes it.
+void PartialReplay::replay_from(uint32_t first, double scale) {
+  const uint32_t* from = g_.edge_from.data();
+  const int64_t* weight = g_.edge_weight_ps.data();
+  const uint8_t* is_scaled = scaled_.data();
+  const uint32_t* in_first = g_.in_first.data();
+  int64_t* time = time_.data();
+  const uint32_t n = uint32_t(g_.num_nodes());
+  for (uint32_t v = first; v < n; ++v) {
+    if (in_first[v] == in_first[v + 1]) continue;  // a node nothing leads to keeps its time
+    int64_t t = INT64_MIN;
+    for (uint32_t k = in_first[v]; k < in_first[v + 1]; ++k) {
+      int64_t wt = weight[k];
+      if (is_scaled[k]) wt = scaled_weight(wt, scale);
+      t = std::max(t, time[from[k]] + wt);
+    }
+    time[v] = t;
+  }
+}
+
+// The nodes a scaled edge leads to, and on from each whose time moved.
+void PartialReplay::replay_marked(const std::vector<uint32_t>& scaled, double scale) {
+  for (uint32_t k : scaled) mark(g_.edges[k].to);
+  const size_t first_word = g_.edges[scaled.front()].to >> 6;
+  const uint32_t* from = g_.edge_from.data();
+  const int64_t* weight = g_.edge_weight_ps.data();
+  const uint8_t* is_scaled = scaled_.data();
+  int64_t* time = time_.data();
+  // Edges go from lower to higher numbers, so marks land ahead of the scan.
+  for (size_t w = first_word; w < dirty_.size(); ++w) {
+    while (dirty_[w] != 0) {
+      const uint32_t v = uint32_t(w * 64 + size_t(std::countr_zero(dirty_[w])));
+      dirty_[w] &= dirty_[w] - 1;
+      int64_t t = INT64_MIN;
+      for (uint32_t k = g_.in_first[v]; k < g_.in_first[v + 1]; ++k) {
+        int64_t wt = weight[k];
+        if (is_scaled[k]) wt = scaled_weight(wt, scale);
+        t = std::max(t, time[from[k]] + wt);
+      }
+      if (t == time[v]) continue;  // absorbed: nothing after it moves
+      time[v] = t;
+      changed_.push_back(v);
+      for (uint32_t i = out_.first[v]; i < out_.first[v + 1]; ++i) mark(out_.to[i]);
+    }
+  }
+}
+
+}  // namespace mlprof::analysis

@@ -1,0 +1,49 @@
+// A what-if replay that recomputes only the instants a change reaches (docs/ARCHITECTURE.md
+// §5.9b): an instant none of whose dependencies moved and none of whose edges was scaled keeps
+// its measured time, so a change whose effect is absorbed (a kernel shortened on a stream that
+// then waits for its launches) costs what it touches, not the whole graph. It gives the same
+// times as a full replay (longest_path.h).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "analysis/critical_path/dependency_graph.h"
+
+namespace mlprof::analysis {
+
+// The nodes each node's out-edges lead to, built once for a graph.
+struct OutEdges {
+  std::vector<uint32_t> first;  // node v's: to[first[v], first[v+1])
+  std::vector<uint32_t> to;
+};
+OutEdges out_edges(const DependencyGraph& g);
+
+// Replays of one graph, reusing its buffers; one per thread (the graph, the measured times and
+// the out-edges are shared and only read).
+class PartialReplay {
+ public:
+  PartialReplay(const DependencyGraph& g, const std::vector<int64_t>& measured_ps, const OutEdges& out);
+
+  // The steps' mean length in ms with the weights of `scaled` (edge indices, ascending) times
+  // `scale`.
+  double mean_step_ms(const std::vector<uint32_t>& scaled, double scale);
+
+ private:
+  // Above this share of the edges scaled (1 in kDenseShare), replay every node after the first.
+  static constexpr size_t kDenseShare = 20;
+  double mean_step_ms_now() const;  // with the times in time_ as they are
+  void replay_from(uint32_t first, double scale);
+  void replay_marked(const std::vector<uint32_t>& scaled, double scale);
+  void mark(uint32_t v) { dirty_[v >> 6] |= uint64_t(1) << (v & 63); }
+
+  const DependencyGraph& g_;
+  const std::vector<int64_t>& measured_;
+  const OutEdges& out_;
+  std::vector<int64_t> time_;     // the measured times, but for the nodes in changed_ while replaying
+  std::vector<uint64_t> dirty_;   // one bit a node: a dependency moved or was scaled
+  std::vector<uint8_t> scaled_;   // per edge, while replaying
+  std::vector<uint32_t> changed_;
+};
+
+}  // namespace mlprof::analysis
