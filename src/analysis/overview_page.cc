@@ -40,7 +40,8 @@ std::string step_marker_words(std::string_view marker) {
 }
 
 std::string step_source_words(std::string_view marker) {
-  const bool inferred = marker == kModuleRunSteps || marker == kJitCallSteps || marker == kDataLoaderFetchSteps;
+  const bool inferred = marker == kModuleRunSteps || marker == kJitCallSteps || marker == kDataLoaderFetchSteps ||
+                        marker.starts_with(kRepeatedSequenceSteps);
   return (inferred ? "found from " : "marked by ") + step_marker_words(marker);
 }
 
