@@ -65,6 +65,7 @@ class GraphBuilder {
     for (uint32_t l = 0; l < p_.lines.size(); ++l)
       if (is_host_thread(l)) add_thread(l);
     link_producers();
+    link_side_threads();
     add_device_work();
     add_steps();
     g_.cut_edges += cut_backward_edges();
@@ -97,6 +98,7 @@ class GraphBuilder {
     const uint16_t host = host_of_line(l);
     std::vector<EventIndex> open;
     uint32_t node = kNoNode;
+    const uint32_t first_node = uint32_t(g_.anchor_ps.size());
     int64_t now = p_.start_ps(line.first_event);  // times may be negative (hosts after the first)
     auto advance = [&](int64_t t) {
       const uint32_t next = add_node(std::max(t, now));
@@ -125,6 +127,7 @@ class GraphBuilder {
       open.pop_back();
     }
     chain_last_.push_back({host, node, false});
+    thread_nodes_[l] = {first_node, node};
   }
 
   // An event's kind (inheriting input from its parent), and the links it takes part in.
@@ -198,6 +201,42 @@ class GraphBuilder {
       add_edge(end_node_[best], end_node_[consumer], p_.end_ps(consumer) - p_.end_ps(best), consumer, consumer,
                std::get<0>(key), PathKind::kInput);
       ++g_.consumer_links;
+    }
+  }
+
+  // A thread beside the step's (PyTorch's autograd engine running the backward pass) starts its
+  // work when the step's thread gets there: each of its top-level events waits for the step
+  // thread's instant before it, by the time measured between them, and its idle gap before
+  // the event is waiting, not work. Without it such a thread kept its measured times in every
+  // what-if: taking the step thread's input wait away moved none of the backward pass.
+  void link_side_threads() {
+    std::map<uint32_t, uint32_t> step_line_of_plane;
+    for (const StepSpan& span : spans_)
+      if (span.root != kNone) {
+        const uint32_t l = p_.line_index(span.root);
+        if (thread_nodes_.count(l)) step_line_of_plane.try_emplace(p_.lines[l].plane, l);
+      }
+    for (const auto& [l, nodes] : thread_nodes_) {
+      auto step_line = step_line_of_plane.find(p_.lines[l].plane);
+      if (step_line == step_line_of_plane.end() || step_line->second == l) continue;
+      const auto [step_first, step_last] = thread_nodes_.at(step_line->second);
+      const model::Line& line = p_.lines[l];
+      for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+        // Loader work runs on its own: only work the step thread sets off (not input) is tied to it.
+        if (p_.events.parent[e] != kNone || start_node_[e] == kNoNode || PathKind(kind_[e]) == PathKind::kInput) continue;
+        const int64_t t = p_.start_ps(e);
+        // The step thread's last instant at or before t (a thread's instants never go back).
+        const int64_t* first = g_.anchor_ps.data() + step_first;
+        const int64_t* after = std::upper_bound(first, first + (step_last - step_first + 1), t);
+        if (after == first) continue;  // before the step thread's first instant
+        const uint32_t from = uint32_t(after - g_.anchor_ps.data()) - 1;
+        const uint32_t to = start_node_[e];
+        add_edge(from, to, t - g_.anchor_ps[from], kNone, kNone, host_of_line(l), PathKind::kIdle);
+        if (to > nodes.first && chain_edge_[to - 1] != UINT32_MAX) {
+          PathEdge& gap = g_.edges[chain_edge_[to - 1]];
+          if (gap.event == kNone) gap.weight_ps = 0, gap.kind = PathKind::kWaiting;
+        }
+      }
     }
   }
 
@@ -470,6 +509,7 @@ class GraphBuilder {
     bool on_device;
   };
   std::vector<ChainEnd> chain_last_;
+  std::map<uint32_t, std::pair<uint32_t, uint32_t>> thread_nodes_;  // per host thread line: its first and last node
   std::vector<std::pair<EventIndex, EventIndex>> launch_work_;  // a launch call and its work
   std::map<LinkKey, std::vector<EventIndex>> producers_;
   std::vector<std::pair<LinkKey, EventIndex>> consumers_;
