@@ -5,13 +5,17 @@
 #include <algorithm>
 #include <future>
 #include <map>
+#include <set>
 #include <thread>
 
+#include "analysis/category_labels.h"
 #include "analysis/critical_path/bottleneck.h"
 #include "analysis/critical_path/dependency_graph.h"
 #include "analysis/critical_path/longest_path.h"
 #include "analysis/csv.h"
+#include "analysis/hlo_ops.h"
 #include "analysis/tool_registry.h"
+#include "format/utf8_text.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -28,7 +32,7 @@ bool is_device_kind(PathKind k) {
 
 std::vector<PathTime> largest(const std::map<std::string, double>& by_name, size_t n, double divide) {
   std::vector<PathTime> out;
-  for (const auto& [name, ms] : by_name) out.push_back({name, ms / divide});
+  for (const auto& [name, ms] : by_name) out.push_back({name, ms / divide, ""});
   std::sort(out.begin(), out.end(), [](const PathTime& a, const PathTime& b) {
     return a.ms != b.ms ? a.ms > b.ms : a.name < b.name;
   });
@@ -73,7 +77,10 @@ StepPath read_path(const model::Profile& p, const DependencyGraph& g, const std:
 // Predictions made once per target and scale: the defaults and the bottleneck ask the same.
 class Predictor {
  public:
-  Predictor(const model::Profile& p, const DependencyGraph& g) : p_(p), g_(g) {}
+  Predictor(const model::Profile& p, const DependencyGraph& g, const StepAnalysis& steps) : p_(p), g_(g) {
+    for (const Step& step : steps.grouping.steps)
+      if (step.root != model::kNone && !step.root_is_work) step_root_names_.emplace(p.name(step.root));
+  }
 
   // Makes the predictions of `changes` not made yet, the replays on every core (each reads the
   // graph alone). Throws as step_ms.
@@ -97,6 +104,17 @@ class Predictor {
       }));
     for (auto& r : running) r.get();
     for (size_t j = 0; j < jobs.size(); ++j) predicted_.emplace(keys[j], ms[j]);
+  }
+
+  // Finds the edges of every target in one pass over the events.
+  void match(const std::vector<WhatIfChange>& changes) { match_all(changes); }
+
+  // Whether the target names a kind, a category, or an op or kernel of the steps.
+  bool matches(const std::string& target) {
+    if (!matched_.count(target)) match_all({{target, 0}});
+    if (!matched_.count(target))
+      if (auto alias = match_hlo_op_name(target)) matched_.emplace(target, std::move(*alias));
+    return matched_.count(target) > 0;
   }
 
   // Throws ToolRequestError when the target names nothing, listing close names.
@@ -124,27 +142,77 @@ class Predictor {
     auto it = matched_.find(target);
     if (it == matched_.end()) {
       auto matched = match_what_if(p_, g_, target);
+      if (!matched) matched = match_hlo_op_name(target);
       if (!matched) {
-        const std::vector<std::string> close = close_targets(p_, g_, target);
+        std::vector<std::string> close;
+        for (std::string& name : close_targets(p_, g_, target))
+          if (!is_step_root_name(name)) close.push_back(format::make_valid_utf8(name));
         throw ToolRequestError("what_if", fmt::format("{{option}}: '{}' names no kind, category, op or kernel of "
                                                       "the steps; close names: {}",
-                                                      target, fmt::join(close, ", ")));
+                                                      format::make_valid_utf8(target), fmt::join(close, ", ")));
       }
       it = matched_.emplace(target, std::move(*matched)).first;
     }
     return it->second;
   }
 
+  // An XLA op by its HLO op name ("copy-done.2", as the reports name it): every instruction
+  // whose text names it.
+  std::optional<std::vector<uint8_t>> match_hlo_op_name(const std::string& target) const {
+    std::vector<std::string> texts;
+    for (const model::EventName& n : p_.names) {
+      const std::string_view text = p_.strings.view(n.name);
+      if (text.starts_with('%') && hlo_op_name_of_text(text) == target &&
+          std::find(texts.begin(), texts.end(), text) == texts.end())
+        texts.emplace_back(text);
+    }
+    std::optional<std::vector<uint8_t>> out;
+    for (auto& found : match_what_ifs(p_, g_, texts)) {
+      if (!found) continue;
+      if (!out) out = std::move(found);
+      else
+        for (size_t k = 0; k < out->size(); ++k) (*out)[k] |= (*found)[k];
+    }
+    return out;
+  }
+
+  // A step's own marker (ProfilerStep#551) spans its step: it is no target (read_path).
+  bool is_step_root_name(std::string_view name) const {
+    return step_root_names_.find(name) != step_root_names_.end();
+  }
+
   const model::Profile& p_;
   const DependencyGraph& g_;
   std::map<std::string, std::vector<uint8_t>> matched_;
   std::map<std::pair<std::string, double>, double> predicted_;
+  std::set<std::string, std::less<>> step_root_names_;
 };
 
-void add_predictions(Predictor& predict, const std::vector<WhatIfChange>& changes, CriticalPath& c) {
+// With `skip_unmatched`, a target that names nothing in the steps is left out instead of refused.
+void add_predictions(Predictor& predict, const std::vector<WhatIfChange>& asked, CriticalPath& c,
+                     bool skip_unmatched = false) {
+  std::vector<WhatIfChange> changes;
+  if (skip_unmatched) predict.match(asked);
+  for (const WhatIfChange& change : asked)
+    if (!skip_unmatched || predict.matches(change.target)) changes.push_back(change);
   predict.make(changes);
   for (const WhatIfChange& change : changes)
     c.what_if.push_back({change.target, change.scale, predict.step_ms(change.target, change.scale)});
+}
+
+// XLA ops by their HLO op name, as the overview and the trace viewer name them, the
+// instruction's text kept as the long name (after the predictions, which match whole names).
+void name_hlo_ops(CriticalPath& c) {
+  auto shorten = [](std::vector<PathTime>& times) {
+    for (PathTime& t : times)
+      if (t.name.starts_with('%')) {
+        t.long_name = std::move(t.name);
+        t.name = std::string(hlo_op_name_of_text(t.long_name));
+      }
+  };
+  shorten(c.top_ops);
+  shorten(c.top_kernels);
+  for (CriticalPathStep& s : c.steps) shorten(s.top_ops), shorten(s.top_kernels);
 }
 
 // Every kind on the path and the largest ops and kernels on it, removed and halved.
@@ -156,8 +224,13 @@ std::vector<WhatIfChange> default_changes(const CriticalPath& c) {
   std::vector<PathTime> named = c.top_ops;
   named.insert(named.end(), c.top_kernels.begin(), c.top_kernels.end());
   std::sort(named.begin(), named.end(), [](const PathTime& a, const PathTime& b) { return a.ms > b.ms; });
-  for (size_t i = 0; i < named.size() && i < kTopOverall; ++i)
+  // A kernel also listed as an op (TensorFlow names its GPU ops by their kernels) is asked once.
+  std::vector<std::string> asked;
+  for (size_t i = 0; i < named.size() && asked.size() < kTopOverall; ++i) {
+    if (std::find(asked.begin(), asked.end(), named[i].name) != asked.end()) continue;
+    asked.push_back(named[i].name);
     for (double scale : {0.0, 0.5}) out.push_back({named[i].name, scale});
+  }
   return out;
 }
 
@@ -200,8 +273,8 @@ PathKind CriticalPath::bottleneck() const {
 
 namespace {
 
-CriticalPath critical_path_of_graph(const model::Profile& p, const DependencyGraph& g,
-                                    const std::vector<WhatIfChange>& what_if, bool defaults) {
+CriticalPath critical_path_of_graph(const model::Profile& p, const StepAnalysis& steps, const DependencyGraph& g,
+                                    const std::vector<WhatIfChange>& what_if, WhatIfDefaults defaults) {
   CriticalPath c;
   for (const model::Plane& plane : p.planes) c.on_tpu |= p.strings.view(plane.name).starts_with("/device:TPU:");
   c.consumer_links = g.consumer_links;
@@ -210,7 +283,7 @@ CriticalPath critical_path_of_graph(const model::Profile& p, const DependencyGra
   if (g.cut_edges > 0)
     c.warnings.push_back(fmt::format("{} dependencies went back in time (clock skew or broken flows) and were cut",
                                      g.cut_edges));
-  Predictor predict(p, g);
+  Predictor predict(p, g, steps);
   if (g.steps.empty()) {
     if (!what_if.empty()) add_predictions(predict, what_if, c);
     return c;
@@ -245,7 +318,8 @@ CriticalPath critical_path_of_graph(const model::Profile& p, const DependencyGra
   for (size_t k = 0; k < kNumPathKinds; ++k)
     if (PathKind(k) != PathKind::kWaitingForRank && c.kind_ms[k] > 0) removals.push_back({std::string(kPathKindKeys[k]), 0});
   predict.make(removals);
-  if (!what_if.empty() || defaults) add_predictions(predict, what_if.empty() ? default_changes(c) : what_if, c);
+  if (!what_if.empty() || defaults == WhatIfDefaults::kAdd)
+    add_predictions(predict, what_if.empty() ? default_changes(c) : what_if, c, defaults == WhatIfDefaults::kSkipUnmatched);
   for (size_t k = 0; k < kNumPathKinds; ++k)
     c.removed_step_ms[k] = PathKind(k) == PathKind::kWaitingForRank || c.kind_ms[k] <= 0
                                ? c.path_ms
@@ -254,26 +328,27 @@ CriticalPath critical_path_of_graph(const model::Profile& p, const DependencyGra
   const std::string key(path_kind_key(b));
   c.bottleneck_change = {key, recommended_scale(b),
                          b == PathKind::kWaitingForRank ? c.path_ms : predict.step_ms(key, recommended_scale(b))};
+  name_hlo_ops(c);
   return c;
 }
 
 }  // namespace
 
 CriticalPath compute_critical_path(const model::Profile& p, const StepAnalysis& steps,
-                                   const std::vector<WhatIfChange>& what_if, bool defaults) {
-  return critical_path_of_graph(p, build_dependency_graph(p, steps), what_if, defaults);
+                                   const std::vector<WhatIfChange>& what_if, WhatIfDefaults defaults) {
+  return critical_path_of_graph(p, steps, build_dependency_graph(p, steps), what_if, defaults);
 }
 
 CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepAnalysis& steps,
                                             const std::vector<StepSpan>& spans, const std::vector<WhatIfChange>& what_if,
-                                            bool defaults) {
-  return critical_path_of_graph(p, build_dependency_graph(p, steps, spans), what_if, defaults);
+                                            WhatIfDefaults defaults) {
+  return critical_path_of_graph(p, steps, build_dependency_graph(p, steps, spans), what_if, defaults);
 }
 
 CriticalPath compute_critical_path_of_annotation(const model::Profile& p, const StepAnalysis& steps,
                                                  std::string_view annotation,
                                                  const std::vector<WhatIfChange>& what_if) {
-  return critical_path_of_graph(p, build_dependency_graph(p, steps, annotation_spans(p, annotation)), what_if, true);
+  return critical_path_of_graph(p, steps, build_dependency_graph(p, steps, annotation_spans(p, annotation)), what_if, WhatIfDefaults::kAdd);
 }
 
 namespace {
@@ -284,10 +359,18 @@ nlohmann::json kinds_json(const std::array<double, kNumPathKinds>& kind_ms) {
 }
 nlohmann::json times_json(const std::vector<PathTime>& times) {
   nlohmann::json j = nlohmann::json::array();
-  for (const PathTime& t : times) j.push_back({{"name", t.name}, {"ms", t.ms}});
+  for (const PathTime& t : times) {
+    nlohmann::json time = {{"name", t.name}, {"ms", t.ms}};
+    if (!t.long_name.empty()) time["long_name"] = t.long_name;
+    j.push_back(std::move(time));
+  }
   return j;
 }
 }  // namespace
+
+std::string what_if_target_name(const std::string& target) {
+  return target.starts_with('%') ? std::string(hlo_op_name_of_text(target)) : target;
+}
 
 nlohmann::json to_json(const CriticalPath& c) {
   nlohmann::json steps = nlohmann::json::array();
@@ -300,8 +383,11 @@ nlohmann::json to_json(const CriticalPath& c) {
                      {"top_ops", times_json(s.top_ops)},
                      {"top_kernels", times_json(s.top_kernels)}});
   nlohmann::json what_if = nlohmann::json::array();
-  for (const WhatIfPrediction& w : c.what_if)
-    what_if.push_back({{"target", w.target}, {"scale", w.scale}, {"step_ms", w.step_ms}});
+  for (const WhatIfPrediction& w : c.what_if) {
+    nlohmann::json row = {{"target", what_if_target_name(w.target)}, {"scale", w.scale}, {"step_ms", w.step_ms}};
+    if (w.target.starts_with('%')) row["long_name"] = w.target;
+    what_if.push_back(std::move(row));
+  }
   nlohmann::json j = {
       {"average",
        {{"step_ms", c.step_ms},
@@ -314,6 +400,7 @@ nlohmann::json to_json(const CriticalPath& c) {
       {"prediction_note", c.prediction_note},
       {"links", {{"producer_consumer", c.consumer_links}, {"synchronisation", c.sync_links}, {"launch", c.launch_links}}},
       {"warnings", c.warnings},
+      {"labels", path_labels_json(c.on_tpu)},
   };
   if (const auto b = bottleneck_of(c)) {
     j["bottleneck"] = to_json(*b);
