@@ -164,17 +164,33 @@ InferredSteps repeated_sequence(const Profile& p, const std::vector<SequenceItem
   const SequencePeriod sp = find_sequence_period(names);
   if (sp.period == 0) return out;
   const size_t period = sp.period, last = sp.first + sp.covered;
-  // Where in the cycle an iteration begins: after the longest pauses (between iterations the
-  // program does something else: fetches, logs, synchronises).
+  // Where in the cycle an iteration begins: after an optimizer step, else after the longest
+  // pauses (between iterations the program does something else: fetches, logs, synchronises);
+  // the host's pauses between launches where it launched them (the device lags behind the
+  // host), else the device's.
   std::vector<int64_t> ended_by(items.size() + 1, INT64_MIN);
   for (size_t i = 0; i < items.size(); ++i) ended_by[i + 1] = std::max(ended_by[i], items[i].end);
+  auto pause_before = [&](size_t i) -> int64_t {
+    if (i == 0) return 0;
+    const EventIndex launch = items[i].launch, before = items[i - 1].launch;
+    if (launch != model::kNone && before != model::kNone) return std::max<int64_t>(0, p.start_ps(launch) - p.end_ps(before));
+    return std::max<int64_t>(0, items[i].start - ended_by[i]);
+  };
+  // PyTorch marks each optimizer step (Optimizer.step#SGD.step): an iteration ends with one.
+  std::vector<uint8_t> in_optimizer_step(items.size(), 0);
+  for (size_t i = 0; i < items.size(); ++i)
+    for (EventIndex a = items[i].launch; a != model::kNone && !in_optimizer_step[i]; a = p.events.parent[a])
+      in_optimizer_step[i] = p.name(a).starts_with("Optimizer.step");
+  auto ends_optimizer_step = [&](size_t i) { return i > 0 && in_optimizer_step[i - 1] && !in_optimizer_step[i]; };
   size_t phase = 0;
   int64_t longest = -1;
+  size_t most_after_step = 0;
   for (size_t r = 0; r < period && sp.first + r + 2 * period <= last; ++r) {
     int64_t pause = 0;
-    for (size_t i = sp.first + r; i + period <= last; i += period)
-      if (i > 0) pause += std::max<int64_t>(0, items[i].start - ended_by[i]);
-    if (pause > longest) longest = pause, phase = r;
+    size_t after_step = 0;
+    for (size_t i = sp.first + r; i + period <= last; i += period) pause += pause_before(i), after_step += ends_optimizer_step(i);
+    if (after_step > most_after_step || (after_step == most_after_step && pause > longest))
+      longest = pause, phase = r, most_after_step = after_step;
   }
   std::vector<std::pair<size_t, size_t>> repeats;  // [begin, end) of items
   for (size_t b = sp.first + phase; b + period <= last; b += period) repeats.emplace_back(b, b + period);

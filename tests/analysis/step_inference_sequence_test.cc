@@ -120,6 +120,23 @@ TEST(StepInferenceReal, HtaAlexNetBenchmarkHasTwoIterations) {
   EXPECT_EQ(sa.steps.size(), 2u);
 }
 
+// PARAM's linear model on an RTX 2080 Ti: 40 calls of Optimizer.step#SGD.step; counted with
+// Python over the "kernel" events in time order, each with its launch (cuda_runtime, by
+// correlation): an iteration ends with the kernels launched inside an Optimizer.step call, and
+// the next begins with the forward's first kernel (aten::linear; zero_grad launches none). 136
+// kernels come before the first such boundary (an iteration the capture began inside), then
+// 39 iterations of 220 kernels each, the last one ending the trace: 39 whole iterations, each
+// beginning at its forward pass. A step begun after the device's longest pause (before the
+// optimizer's kernels) would straddle two iterations.
+TEST(StepInferenceReal, ParamLinearHas39WholeIterations) {
+  LOAD_OR_SKIP(p, "wild/param", "linear_kineto");
+  const StepAnalysis sa = analyze_steps(p);
+  EXPECT_EQ(sa.grouping.root_kind, "a repeated sequence of 220 kernels");
+  ASSERT_FALSE(sa.grouping.steps.empty());
+  EXPECT_EQ(sa.grouping.steps.size(), 39u);
+  for (const Step& s : sa.grouping.steps) EXPECT_EQ(p.name(s.root), "aten::linear") << s.step_num;
+}
+
 // vLLM decode on a B200: 768 kernels, of which 756 repeat 42 by 42 (18 times: two of the
 // model's 36 layers each), all launched inside the one annotation
 // "execute_context_1(888_788544)_generation_0(0)" (counted with Python over the trace's
