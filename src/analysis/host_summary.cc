@@ -69,11 +69,21 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p, unsig
     if (bits16 + bits32 == 0) add_host_op_precision(p, *steps, &o.host_bits16_ps, &o.host_bits32_ps);
     o.device_precision_ps = device_compute_precision_ps(p, *steps);
     o.environment = compute_run_environment(p);
-    o.bottleneck = find_bottleneck(p, *steps);
     out->findings_in_steps = timeline_findings(p, steps->grouping, true);
     if (steps->whole_profile) out->findings_in_profile = timeline_findings(p, steps->grouping, false);
   }
   apart.get();
+  if (parts & kOverview) {
+    // The recommendations' changes, this host's top op among them (the page names the run's,
+    // which is this one's when the run is one host).
+    std::string top_op;
+    if (parts & kOpTotals) {
+      bool on_device = false;
+      const std::vector<TopOp> top = top_ops_of(finish_op_stats(out->op_totals), &on_device);
+      if (!top.empty()) top_op = top.front().name;
+    }
+    o.bottleneck = find_bottleneck(p, *steps, recommendation_what_ifs(top_op, o.environment.is_tpu()));
+  }
   return out;
 }
 

@@ -21,8 +21,12 @@ namespace mlprof::analysis {
 namespace {
 
 // Warn when a share of the step time is high (≥ 15 %) or moderate (≥ 3 %), §5.2.
-void warn_share(std::vector<std::string>& out, double pct, std::string_view what, std::string_view advice) {
-  if (pct >= 3) out.push_back(fmt::format("{} takes {:.1f}% of the step time ({}). {}", what, pct, pct >= 15 ? "high" : "moderate", advice));
+void warn_share(OverviewPage& page, double pct, std::string_view what, std::string_view advice,
+                const std::optional<RecommendedChange>& change) {
+  if (pct >= 3)
+    page.recommendations.push_back(recommendation(
+        fmt::format("{} takes {:.1f}% of the step time ({}). {}", what, pct, pct >= 15 ? "high" : "moderate", advice),
+        page.bottleneck, change));
 }
 
 }  // namespace
@@ -40,7 +44,8 @@ std::string step_marker_words(std::string_view marker) {
 }
 
 std::string step_source_words(std::string_view marker) {
-  const bool inferred = marker == kModuleRunSteps || marker == kJitCallSteps || marker == kDataLoaderFetchSteps;
+  const bool inferred = marker == kModuleRunSteps || marker == kJitCallSteps || marker == kDataLoaderFetchSteps ||
+                        marker.starts_with(kRepeatedSequenceSteps);
   return (inferred ? "found from " : "marked by ") + step_marker_words(marker);
 }
 
@@ -88,63 +93,73 @@ std::string_view mixed_precision_advice(Framework f) {
 }
 
 void recommend(OverviewPage& page, const std::optional<SlowestPipeline>& slowest_pipeline) {
-  auto& r = page.recommendations;
+  // Each with the prediction of the change it proposes, where the critical path can replay it.
+  auto push = [&page](std::string text, const std::optional<RecommendedChange>& change = std::nullopt) {
+    page.recommendations.push_back(recommendation(std::move(text), page.bottleneck, change));
+  };
   const double input = page.breakdown_pct[size_t(Category::kInput)];
   if (page.whole_profile && page.steps_found == 0)
-    r.push_back("No step markers were found, so the whole profile is treated as one step: " +
+    push("No step markers were found, so the whole profile is treated as one step: " +
                 std::string(step_marker_advice(page.environment.framework)));
   else if (page.whole_profile)
     // step_grouping.cc: on a host with device work, a step that launched no kernel is not a training step.
-    r.push_back(fmt::format("{} step marker(s) ({}) were found, but none encloses device work, so the whole "
+    push(fmt::format("{} step marker(s) ({}) were found, but none encloses device work, so the whole "
                             "profile is treated as one step: open the step marker around the training step's ops, "
                             "in the process that runs them.",
                             page.steps_found, step_marker_words(page.step_marker)));
   if (page.input_bound.verdict == InputBoundVerdict::kPotentially) {
-    r.push_back(fmt::format("Only {:.1f}% of the step time visibly waits for input, but {:.1f}% is covered by no "
+    push(fmt::format("Only {:.1f}% of the step time visibly waits for input, but {:.1f}% is covered by no "
                             "traced activity: trace the input code (the batch fetch inside the step, the loader's "
                             "stages) to see whether that time is spent on input.",
                             input, page.breakdown_pct[size_t(Category::kOther)]));
   } else if (page.input_bound.verdict != InputBoundVerdict::kNot) {
     if (slowest_pipeline && slowest_pipeline->has_bottleneck) {
-      r.push_back(fmt::format("{:.1f}% of the step time waits for input. The input bottleneck is {}: {}", input,
-                              slowest_pipeline->bottleneck, slowest_pipeline->suggestion));
+      push(fmt::format("{:.1f}% of the step time waits for input. The input bottleneck is {}: {}", input,
+                       slowest_pipeline->bottleneck, slowest_pipeline->suggestion),
+           input_removed());
     } else {
-      r.push_back(fmt::format("{:.1f}% of the step time waits for input: load batches ahead of the step (prefetch), "
-                              "use more parallel loader workers, and keep loading off the training thread.",
-                              input));
+      push(fmt::format("{:.1f}% of the step time waits for input: load batches ahead of the step (prefetch), "
+                       "use more parallel loader workers, and keep loading off the training thread.",
+                       input),
+           input_removed());
     }
-    r.push_back(page.environment.framework == Framework::kTensorFlow
+    push(page.environment.framework == Framework::kTensorFlow
                     ? "See input_pipeline_analyzer and tf_data_bottleneck_analysis for the input stages."
                     : "See input_pipeline_analyzer for the input stages.");
   }
   const GpuTerms& gpu = gpu_terms(page.environment.gpu_vendor());
   const bool tpu = page.environment.is_tpu();
-  warn_share(r, page.breakdown_pct[size_t(Category::kKernelLaunch)], tpu ? "Launching device programs" : "Kernel launch",
+  warn_share(page, page.breakdown_pct[size_t(Category::kKernelLaunch)], tpu ? "Launching device programs" : "Kernel launch",
              tpu ? std::string("Run more of the step in one compiled function (jit a larger function), or use a larger batch.")
                  : fmt::format("Launch fewer, larger kernels: fuse ops, capture the step in {}, or use a larger batch.",
-                               gpu.graphs));
-  warn_share(r, page.breakdown_pct[size_t(Category::kOther)], "Untraced time (other)",
+                               gpu.graphs),
+             launches_halved(tpu));
+  // Tracing more changes what is seen, not the step: no prediction.
+  warn_share(page, page.breakdown_pct[size_t(Category::kOther)], "Untraced time (other)",
              "Trace more of the step, or cut interpreter and framework overhead (compile the step function, avoid "
-             "host syncs).");
-  warn_share(r, page.breakdown_pct[size_t(Category::kDeviceCollectives)], "Device collectives",
-             "Overlap communication with compute, use larger gradient buckets, or exchange less.");
+             "host syncs).",
+             std::nullopt);
+  warn_share(page, page.breakdown_pct[size_t(Category::kDeviceCollectives)], "Device collectives",
+             "Overlap communication with compute, use larger gradient buckets, or exchange less.", collectives_halved());
   // Only where the precision of most compute is known: an unknown kernel is no 32-bit kernel.
   const double known = 100.0 - page.precision_pct[size_t(Precision::kUnknown)];
   const bool measured = known >= 50 || page.precision_pct == std::array<double, kNumPrecisions>{};
   if (page.environment.device_type != "CPU" && page.bits32_pct >= 90 && measured &&
       page.breakdown_pct[size_t(Category::kDeviceCompute)] > 0)
-    r.push_back(fmt::format("{:.1f}% of device compute runs in 32-bit: {} so that matrix ops can use {}.",
-                            page.bits32_pct, mixed_precision_advice(page.environment.framework),
-                            tpu ? std::string_view("the MXU") : gpu.matrix_units));
+    push(fmt::format("{:.1f}% of device compute runs in 32-bit: {} so that matrix ops can use {}.",
+                     page.bits32_pct, mixed_precision_advice(page.environment.framework),
+                     tpu ? std::string_view("the MXU") : gpu.matrix_units),
+         device_compute_halved());
   if (!page.top_ops.empty()) {
     const TopOp& top = page.top_ops.front();
-    r.push_back(fmt::format("The op with the most {} self time is {} ({:.1f}%): look at it first in "
-                            "framework_op_stats.",
-                            top.on_device ? "device" : "host", top.name, top.self_pct));
+    push(fmt::format("The op with the most {} self time is {} ({:.1f}%): look at it first in "
+                     "framework_op_stats.",
+                     top.on_device ? "device" : "host", top.name, top.self_pct),
+         op_halved(top.name));
   }
   const double compute = page.breakdown_pct[size_t(Category::kDeviceCompute)];
   if (page.input_bound.verdict == InputBoundVerdict::kNot && page.environment.device_type != "CPU" && compute < 50 && !page.whole_profile)
-    r.push_back(fmt::format("The device computes during only {:.1f}% of the step: a larger batch or fewer "
+    push(fmt::format("The device computes during only {:.1f}% of the step: a larger batch or fewer "
                             "host-device synchronisations would keep it busier.",
                             compute));
 }
@@ -256,7 +271,8 @@ OverviewPage compute_overview_page(const model::Profile& p, const StepAnalysis& 
   }
   parts.memory = memory_pressure(p);
   parts.timeline = timeline_advice(p, sa.grouping);
-  parts.bottleneck = find_bottleneck(p, sa);
+  parts.bottleneck = find_bottleneck(
+      p, sa, recommendation_what_ifs(parts.top_ops.empty() ? "" : parts.top_ops.front().name, parts.environment.is_tpu()));
   return compose_overview_page(parts);
 }
 
@@ -282,7 +298,7 @@ size_t OverviewPage::hosts_with_steps() const {
 
 void add_chip_advice(OverviewPage& page) {
   if (std::string advice = host_offload_advice(page.chips); !advice.empty())
-    page.recommendations.push_back(std::move(advice));
+    page.recommendations.push_back(recommendation(std::move(advice), page.bottleneck, copies_removed()));
 }
 
 std::string OverviewPage::top_ops_where() const {
@@ -352,15 +368,22 @@ OverviewPage compose_overview_page(const OverviewParts& parts) {
   steps.steps = parts.steps;
   steps.whole_profile = parts.whole_profile;
   page.input_bound = input_bound_of(steps);
+  if (page.bottleneck) {  // the headline says why it is not input where the breakdown is mostly input
+    int64_t waits_host = 0, total = 0;
+    for (const StepBreakdown& s : parts.steps) waits_host += s.ps(Activity::kDeviceWaitHost), total += s.duration_ps;
+    const double waits_host_pct = total > 0 ? 100.0 * double(waits_host) / double(total) : 0;
+    page.bottleneck->input_note =
+        input_disagreement(*page.bottleneck, page.breakdown_pct[size_t(Category::kInput)], waits_host_pct);
+  }
 
   page.top_ops = parts.top_ops;
   page.top_ops_on_device = parts.top_ops_on_device;
   recommend(page, parts.slowest_pipeline);
   // First: where the fetch lies outside the steps, the breakdown above misses the wait.
   if (auto advice = fetch_outside_steps_advice(parts.fetch_outside, page.environment.framework))
-    page.recommendations.insert(page.recommendations.begin(), std::move(*advice));
-  for (const MemoryPressure& m : parts.memory) page.recommendations.push_back(memory_sentence(m));
-  for (const TimelineAdvice& a : parts.timeline) page.recommendations.push_back(a.text);
+    page.recommendations.insert(page.recommendations.begin(), recommendation(std::move(*advice), std::nullopt));
+  for (const MemoryPressure& m : parts.memory) page.recommendations.push_back(recommendation(memory_sentence(m), std::nullopt));
+  for (const TimelineAdvice& a : parts.timeline) page.recommendations.push_back(recommendation(a.text, std::nullopt));
   return page;
 }
 
@@ -370,6 +393,12 @@ OverviewPage compute_overview_page(const model::Profile& p) {
 }
 
 namespace {
+
+nlohmann::json recommendations_json(const std::vector<Recommendation>& recommendations) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const Recommendation& r : recommendations) j.push_back(to_json(r));
+  return j;
+}
 
 nlohmann::json precision_json(const OverviewPage& page) {
   nlohmann::json split = nlohmann::json::object();
@@ -431,7 +460,7 @@ nlohmann::json to_json(const OverviewPage& page) {
       {"top_ops_where", page.top_ops_where()},
       {"category_labels", category_labels_json(page.environment.is_tpu())},
       {"run_environment", to_json(page.environment)},
-      {"recommendations", page.recommendations},
+      {"recommendations", recommendations_json(page.recommendations)},
       {"bottleneck", page.bottleneck ? to_json(*page.bottleneck) : nlohmann::json(nullptr)},
       {"chips", page.chips.chips.empty() ? nlohmann::json(nullptr) : to_json(page.chips)},
   };

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/critical_path/bottleneck.h"
+#include "analysis/critical_path/recommendation.h"
 #include "analysis/device_chips.h"
 #include "analysis/device_work.h"
 #include "analysis/fetch_outside_steps.h"
@@ -54,7 +55,7 @@ struct OverviewPage {
   bool top_ops_on_device = false;
   RunEnvironment environment;
   DeviceChips chips;  // one row per TPU chip or GPU that ran XLA ops (device_chips.h)
-  std::vector<std::string> recommendations;
+  std::vector<Recommendation> recommendations;  // each with the step its change would give, where predicted
   std::optional<Bottleneck> bottleneck;  // what bounds the step (the headline), when there are steps
   bool whole_profile = false;  // no step selected (no markers, or none with device work): one pseudo step
   std::string step_marker;     // what marked the steps ("_r", "FunctionRun", ...)

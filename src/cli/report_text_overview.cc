@@ -27,7 +27,10 @@ std::string steps_counted(const OverviewPage& page) {
 
 // What bounds the step, first: one sentence, then a blank line.
 std::string bottleneck_line(const OverviewPage& page, size_t width) {
-  return page.bottleneck ? wrap_text(page.bottleneck->sentence(), width, "  ", "  ") + "\n" : "";
+  if (!page.bottleneck) return "";
+  std::string out = wrap_text(page.bottleneck->sentence(), width, "  ", "  ");
+  if (!page.bottleneck->input_note.empty()) out += wrap_text(page.bottleneck->input_note, width, "  ", "  ");
+  return out + "\n";
 }
 
 }  // namespace
@@ -58,7 +61,10 @@ std::string render_text(const OverviewPage& page) {
   out += wrap_text(page.input_bound.explanation, width, "  ", "  ");
   if (!page.recommendations.empty()) {
     out += "\nRecommendations\n";
-    for (const auto& r : page.recommendations) out += wrap_text(r, width, "  - ", "    ");
+    for (const analysis::Recommendation& r : page.recommendations) {
+      const std::string prediction = analysis::prediction_words(r);
+      out += wrap_text(prediction.empty() ? r.text : r.text + " " + prediction, width, "  - ", "    ");
+    }
   }
 
   if (page.whole_profile)

@@ -9,6 +9,10 @@
 // predict the program with L = 0 (about 40 ms), and "compute x 0.5" the program with C = 20
 // (still about 60 ms: the loader bounds the step; a subtractive estimate would say 40).
 // Synchronous: the step's thread reads its batch (L ms) then computes (C ms).
+// Launch-bound, without a GPU: the step's thread launches K tasks, each launch costing X ms
+// (a call named as CUDA's launch, so the path calls it kernel_launch), onto a worker thread
+// that runs each for Y < X ms, then waits for the worker (a call named as CUDA's
+// synchronisation); "kernel_launch x 0.5" must predict the program with X / 2.
 #include <gtest/gtest.h>
 
 #include <mlprof/mlprof.h>
@@ -118,6 +122,58 @@ double run_synchronous(int load_ms, int compute_ms) {
   return mean_kept(step_ms);
 }
 
+// The launch-bound program; its mean step time by its own clock.
+double run_launch_bound(double launch_ms, double task_ms) {
+  constexpr int kLaunches = 10;
+  std::mutex mu;
+  std::condition_variable cv;
+  int queued = 0, done = 0;
+  bool stop = false;
+  std::thread worker([&] {
+    mlprof::set_thread_name("worker");
+    std::unique_lock lock(mu);
+    while (true) {
+      cv.wait(lock, [&] { return stop || queued > done; });
+      if (queued == done) return;
+      lock.unlock();
+      {
+        mlprof::Trace task("task");
+        std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(task_ms));
+      }
+      lock.lock();
+      ++done;
+      cv.notify_all();
+    }
+  });
+  std::vector<double> step_ms;
+  for (int64_t step = 0; step < kSteps; ++step) {
+    const auto start = Clock::now();
+    {
+      mlprof::StepTrace s("train", step);
+      for (int k = 0; k < kLaunches; ++k) {
+        {
+          mlprof::Trace launch("cudaLaunchKernel");
+          std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(launch_ms));
+        }
+        std::lock_guard lock(mu);
+        ++queued;
+        cv.notify_all();
+      }
+      mlprof::Trace sync("cudaDeviceSynchronize");
+      std::unique_lock lock(mu);
+      cv.wait(lock, [&] { return done == queued; });
+    }
+    step_ms.push_back(ms_since(start));
+  }
+  {
+    std::lock_guard lock(mu);
+    stop = true;
+    cv.notify_all();
+  }
+  worker.join();
+  return mean_kept(step_ms);
+}
+
 // Runs `program` under the profiler and returns its critical path with the asked what-ifs.
 template <class Program>
 CriticalPath profiled(Program program, const std::vector<WhatIfChange>& what_if, double* measured_ms) {
@@ -186,6 +242,19 @@ TEST(CriticalPathGroundTruth, ASynchronousStepAddsInputAndCompute) {
   EXPECT_NEAR(what_if_ms(c, "input", 0), without_input, without_input * 0.1);
   const double faster_compute = run_synchronous(30, 20);  // about 50 ms
   EXPECT_NEAR(what_if_ms(c, "compute", 0.5), faster_compute, faster_compute * 0.1);
+}
+
+TEST(CriticalPathGroundTruth, AGpulessLaunchBoundLoop) {
+  SKIP_UNDER_SANITIZER();
+  double measured = 0;
+  const CriticalPath c = profiled([] { return run_launch_bound(2.0, 0.5); }, {{"kernel_launch", 0.5}}, &measured);
+  ASSERT_EQ(c.steps.size(), size_t(kSteps));
+  EXPECT_NEAR(c.step_ms, measured, measured * 0.1);  // about 20.5 ms
+  EXPECT_EQ(c.bottleneck(), PathKind::kKernelLaunch);
+  EXPECT_EQ(c.largest_kind(), PathKind::kKernelLaunch);
+
+  const double cheaper_launches = run_launch_bound(1.0, 0.5);  // about 10.5 ms
+  EXPECT_NEAR(what_if_ms(c, "kernel_launch", 0.5), cheaper_launches, cheaper_launches * 0.1);
 }
 
 }  // namespace

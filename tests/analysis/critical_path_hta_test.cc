@@ -27,6 +27,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -127,12 +128,18 @@ TEST(CriticalPathHta, AlexNetLengthAndKernelsAsInHta) {
 }
 
 // HTA's overlay over the whole simple_add trace marks the 16 host-to-device copies (39.080 ms
-// together) critical: the same copies carry the path's copy time in mlprof.
+// together) critical: the same copies carry the path's copy time in mlprof, over the whole
+// profile as one span (its steps, found from its repeated kernels, leave the copies before
+// them out).
 TEST(CriticalPathHta, SimpleAddOverlayCopies) {
   model::Profile p;
   LOAD_OR_SKIP("pytorch/critical_path__simple_add__benchmark_result_493459_1694039959_trace.json.gz", p);
-  const CriticalPath c = compute_critical_path(p, analyze_steps(p));
-  ASSERT_EQ(c.steps.size(), 1u);  // no step markers: the whole profile
+  int64_t begin = INT64_MAX, end = INT64_MIN;
+  for (model::EventIndex e = 0; e < p.num_events(); ++e)
+    begin = std::min(begin, p.start_ps(e)), end = std::max(end, p.end_ps(e));
+  const StepSpan whole{0, 0, begin, end, model::kNone, 0};
+  const CriticalPath c = compute_critical_path_of_spans(p, analyze_steps(p), {whole});
+  ASSERT_EQ(c.steps.size(), 1u);
   EXPECT_NEAR(c.steps[0].kind_ms[size_t(PathKind::kCopies)], 39.080, 0.01);  // and a 2 µs memset
   ASSERT_FALSE(c.top_kernels.empty());
   EXPECT_EQ(c.top_kernels[0].name, "Memcpy HtoD (Pageable -> Device)");

@@ -79,7 +79,7 @@ TEST(CriticalPath, ASynchronisedKernelStepByHand) {
 // optimizer, 1 ms of the 10, is both.
 TEST(CriticalPath, TheStepMarkerIsNoTopOpAndNoWhatIf) {
   const model::Profile p = program(false);
-  const CriticalPath c = compute_critical_path(p, analyze_steps(p), {}, /*defaults=*/true);
+  const CriticalPath c = compute_critical_path(p, analyze_steps(p), {}, WhatIfDefaults::kAdd);
   std::vector<std::string> ops, targets;
   for (const PathTime& t : c.top_ops) ops.push_back(t.name);
   for (const auto& w : c.what_if) targets.push_back(w.target);
@@ -93,7 +93,7 @@ TEST(CriticalPath, TheStepMarkerIsNoTopOpAndNoWhatIf) {
 // input: the path is the same as without the link, no time of it input.
 TEST(CriticalPath, AStepRootThatProducesIsNotInput) {
   const model::Profile p = program(false, /*root_produces=*/true);
-  const CriticalPath c = compute_critical_path(p, analyze_steps(p), {}, false);
+  const CriticalPath c = compute_critical_path(p, analyze_steps(p), {}, WhatIfDefaults::kNone);
   EXPECT_NEAR(kind_ms(c, PathKind::kInput), 0, 1e-9);
   EXPECT_NEAR(kind_ms(c, PathKind::kHost), 1.5, 1e-9);
   EXPECT_EQ(c.bottleneck(), PathKind::kDeviceCompute);
@@ -116,6 +116,19 @@ TEST(CriticalPath, AWhatIfTargetThatNamesNothingListsCloseNames) {
     EXPECT_NE(std::string(e.what()).find("'optimiser' names no kind, category, op or kernel"), std::string::npos)
         << e.what();
     EXPECT_NE(std::string(e.what()).find("optimizer"), std::string::npos) << e.what();
+  }
+  // A target of invalid UTF-8 is echoed repaired (U+FFFD), and the step's own marker ("train")
+  // is never offered: it spans the step.
+  try {
+    compute_critical_path(p, analyze_steps(p), {{"tra\xffin", 0}});
+    FAIL() << "no usage error";
+  } catch (const ToolRequestError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("'tra\xEF\xBF\xBDin' names no kind"), std::string::npos) << message;
+    EXPECT_EQ(message.find('\xff'), std::string::npos) << message;
+    const std::string close = message.substr(message.find("close names: "));
+    EXPECT_EQ(close.find("train,"), std::string::npos) << close;
+    EXPECT_FALSE(close.ends_with("train")) << close;
   }
   EXPECT_THROW(parse_what_ifs("input=2"), ToolRequestError);
   EXPECT_THROW(parse_what_ifs("input"), ToolRequestError);

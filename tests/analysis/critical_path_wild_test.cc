@@ -11,10 +11,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 #include <string>
 
 #include "analysis/critical_path/bottleneck.h"
 #include "analysis/critical_path/critical_path.h"
+#include "analysis/overview_page.h"
 #include "analysis/step_breakdown.h"
 #include "model/load_profile.h"
 #include "testdata_files.h"
@@ -57,6 +59,58 @@ TEST(CriticalPathWild, TpuHostOffloadIsBoundByCopies) {
   // Its ops by their HLO op name, not the instruction's text.
   EXPECT_NE(b->evidence.find("the most on the path: copy-done"), std::string::npos) << b->evidence;
   EXPECT_EQ(b->evidence.find("f32["), std::string::npos) << b->evidence;
+}
+
+// Each recommendation's predicted step is the critical_path tool's what-if for the same change
+// (one host: the overview's path is the tool's). At least `predicted` of them carry one.
+void expect_predictions_match_the_tool(const model::Profile& profile, size_t predicted) {
+  const OverviewPage page = compute_overview_page(profile);
+  std::vector<WhatIfChange> changes;
+  for (const Recommendation& r : page.recommendations)
+    if (r.predicted_step_ms) changes.push_back(r.what_if);
+  ASSERT_GE(changes.size(), predicted);
+  const CriticalPath tool = compute_critical_path(profile, analyze_steps(profile), changes);
+  ASSERT_EQ(tool.what_if.size(), changes.size());
+  size_t i = 0;
+  for (const Recommendation& r : page.recommendations) {
+    if (!r.predicted_step_ms) {
+      EXPECT_TRUE(r.change.empty()) << r.text;
+      continue;
+    }
+    EXPECT_EQ(tool.what_if[i].target, r.what_if.target);
+    EXPECT_NEAR(*r.predicted_step_ms, tool.what_if[i].step_ms, 1e-9) << r.text;
+    EXPECT_NEAR(*r.step_ms, tool.path_ms, 1e-9) << r.text;
+    EXPECT_NE(prediction_words(r).find("(predicted step: "), std::string::npos);
+    ++i;
+  }
+}
+
+TEST(CriticalPathWild, Owlv2RecommendationsCarryTheToolsPredictions) {
+  CRITICAL_PATH_OR_SKIP(c, "tracelens/kineto_h100", "owlv2-large-patch14-ensemble__1016001.json");
+  // The input advice ("waits for input") and the top op's are predicted: input and aten ops are on the path.
+  expect_predictions_match_the_tool(profile, 2);
+  const OverviewPage page = compute_overview_page(profile);
+  bool input = false;
+  for (const Recommendation& r : page.recommendations)
+    if (r.what_if.target == "input") {
+      input = true;
+      EXPECT_LT(*r.predicted_step_ms, 0.6 * *r.step_ms) << "the step waits 0.6 s of 1.2 s for input";
+    }
+  EXPECT_TRUE(input);
+}
+
+TEST(CriticalPathWild, TensorFlowRecommendationsCarryTheToolsPredictions) {
+  const std::filesystem::path file = std::filesystem::path(MLPROF_TESTDATA) / "tensorflow" / "gpu_multi_worker.xplane.pb";
+  if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " not found (it is in ../shared/testdata)";
+  model::Profile profile;
+  model::LoadError error;
+  ASSERT_TRUE(model::load_profile({file.string(), "", ""}, &profile, &error)) << error.problem;
+  expect_predictions_match_the_tool(profile, 1);
+  // A kernel TensorFlow lists as an op too (its GPU ops are named by their kernels) is one
+  // what-if, not two alike rows.
+  const CriticalPath c = compute_critical_path(profile, analyze_steps(profile));
+  std::set<std::pair<std::string, double>> rows;
+  for (const WhatIfPrediction& w : c.what_if) EXPECT_TRUE(rows.emplace(w.target, w.scale).second) << w.target;
 }
 
 }  // namespace

@@ -197,7 +197,9 @@ TEST_F(TpuChips, HostOffloadingAdviceFromTheChipsAsyncCopies) {
       << advice;
   const AnalyzedProfile profile(std::move(profile_));
   const nlohmann::json overview = run_tool(*find_tool("overview_page"), profile, {}).json();
-  EXPECT_EQ(std::count(overview["recommendations"].begin(), overview["recommendations"].end(), advice), 1);
+  EXPECT_EQ(std::count_if(overview["recommendations"].begin(), overview["recommendations"].end(),
+                          [&](const nlohmann::json& r) { return r["text"] == advice; }),
+            1);
 
   DeviceChips busy_computing;
   busy_computing.chips.push_back({.model = "TPU v6 Lite", .busy_ps = 100, .compute_ps = 60, .async_copy_ps = 40});

@@ -104,7 +104,7 @@ void strings_of(const json& j, std::vector<std::string>* out) {
 std::vector<std::string> advice_of(const json& j) {
   std::vector<std::string> out;
   if (j.contains("recommendations") && j["recommendations"].is_array())
-    for (const auto& r : j["recommendations"]) out.push_back(r.get<std::string>());
+    for (const auto& r : j["recommendations"]) out.push_back(r.is_object() ? r["text"].get<std::string>() : r.get<std::string>());
   return out;
 }
 
@@ -177,6 +177,15 @@ void check_file(const fs::path& file, Checked* checked) {
   if (out.count("gpu_time_breakdown"))
     for (const json& host : out["gpu_time_breakdown"]["hosts"]) EXPECT_TRUE(host.contains("window"));
 
+  // The headline never contradicts the step breakdown: where more than half of the step is
+  // input, the bottleneck is input or the overview says why not.
+  const json& summary_pct = overview["summary"]["breakdown_pct"];
+  if (summary_pct.contains("input") && summary_pct["input"].get<double>() > 50 && overview["bottleneck"].is_object()) {
+    const json& b = overview["bottleneck"];
+    EXPECT_TRUE(b["kind"] == "input" || (b["input_note"].is_string() && !b["input_note"].get<std::string>().empty()))
+        << "input is " << summary_pct["input"] << "% of the step, the headline says " << b["sentence"];
+  }
+
   // A TPU profile reads in a TPU's words in every text of every tool, not only its advice; and
   // the pod viewer and the overview have a row per chip (the run environment's chips).
   if (env.is_tpu()) {
@@ -193,6 +202,22 @@ void check_file(const fs::path& file, Checked* checked) {
       EXPECT_EQ(out[tool]["chips"]["chips"].size(), env.chip_count()) << tool;
     }
     EXPECT_FALSE(overview["run_environment"]["tpu_generation"].get<std::string>().empty());
+    // The critical path's words for its kinds and lists, and its ops by their HLO op name (the
+    // instruction's text as long_name).
+    if (out.count("critical_path") && out["critical_path"]["steps"].size() > 0) {
+      const json& c = out["critical_path"];
+      ASSERT_TRUE(c["labels"].is_object()) << "critical_path: no labels";
+      for (const auto& [key, label] : c["labels"].items())
+        for (const char* gpu_word : {"kernel", "Kernel", "CUDA"})
+          EXPECT_EQ(label.get<std::string>().find(gpu_word), std::string::npos) << "critical_path label " << key << ": " << label;
+      for (const char* list : {"top_ops", "top_kernels"})
+        for (const json& t : c["average"][list]) {
+          EXPECT_EQ(t["name"].get<std::string>().find(" = "), std::string::npos) << "an HLO instruction's text: " << t["name"];
+          if (t.contains("long_name")) {
+            EXPECT_NE(t["long_name"].get<std::string>().find(t["name"].get<std::string>()), std::string::npos);
+          }
+        }
+    }
   }
 
   // The device's and the framework's language.

@@ -50,8 +50,8 @@ model::Profile profile_with_memory(int64_t conv_bytes, int64_t matmul_bytes) {
 
 std::vector<std::string> memory_recommendations(const OverviewPage& page) {
   std::vector<std::string> out;
-  std::copy_if(page.recommendations.begin(), page.recommendations.end(), std::back_inserter(out),
-               [](const std::string& r) { return r.find("Memory peaks") != std::string::npos; });
+  for (const Recommendation& r : page.recommendations)
+    if (r.text.find("Memory peaks") != std::string::npos) out.push_back(r.text);
   return out;
 }
 

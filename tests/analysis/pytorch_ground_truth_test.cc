@@ -171,8 +171,8 @@ TEST(PyTorchGroundTruth, MemoryCapacityIsTheDevicesNotThePool) {
   const nlohmann::json j = to_json(m);
   EXPECT_EQ(j["memory_ids"][0]["summary"]["peak_bytes"], 2 * kGiB);
   // The pool full at the peak is no alarm: 2 GiB of 31.75, and the CPU's size is unknown.
-  for (const std::string& r : compute_overview_page(p).recommendations)
-    EXPECT_EQ(r.find("Memory peaks"), std::string::npos) << r;
+  for (const Recommendation& r : compute_overview_page(p).recommendations)
+    EXPECT_EQ(r.text.find("Memory peaks"), std::string::npos) << r.text;
 }
 
 // GPU-side work in categories other than kernel, memcpy and memset: MTIA's ccp events are
@@ -234,9 +234,9 @@ TEST(PyTorchGroundTruth, AStepMarkerWithoutDeviceWorkIsNoHostCompute) {
   EXPECT_LE(ms(sa.steps[0].category_ps()[size_t(Category::kHostCompute)]), 0.15 + 1e-9);
   const OverviewPage page = compute_overview_page(p);
   ASSERT_FALSE(page.recommendations.empty());
-  EXPECT_EQ(page.recommendations[0].find("No step markers"), std::string::npos) << page.recommendations[0];
-  EXPECT_NE(page.recommendations[0].find("1 step marker(s) (torch.profiler's step()) were found"), std::string::npos)
-      << page.recommendations[0];
+  EXPECT_EQ(page.recommendations[0].text.find("No step markers"), std::string::npos) << page.recommendations[0].text;
+  EXPECT_NE(page.recommendations[0].text.find("1 step marker(s) (torch.profiler's step()) were found"), std::string::npos)
+      << page.recommendations[0].text;
 }
 
 }  // namespace

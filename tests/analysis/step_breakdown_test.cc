@@ -35,8 +35,8 @@ TEST(StepBreakdown, InputBoundRunIsHighlyInputBound) {
   EXPECT_NEAR(page.step_time_ms.stddev, 0.0, 1e-6);
   ASSERT_FALSE(page.recommendations.empty());
   bool names_bottleneck = false;
-  for (const auto& r : page.recommendations) names_bottleneck |= r.find("FileRead") != std::string::npos;
-  EXPECT_TRUE(names_bottleneck) << page.recommendations.front();
+  for (const auto& r : page.recommendations) names_bottleneck |= r.text.find("FileRead") != std::string::npos;
+  EXPECT_TRUE(names_bottleneck) << page.recommendations.front().text;
   EXPECT_EQ(page.environment.device_type, "CPU");
   EXPECT_EQ(page.environment.hosts.size(), 1u);
 }
@@ -65,7 +65,7 @@ TEST(StepBreakdown, VerdictThresholds) {
   EXPECT_EQ(verdict_name(page.input_bound.verdict), "POTENTIALLY");
   EXPECT_NEAR(page.breakdown_pct[size_t(Category::kOther)], 9.0, 0.01);
   bool warns_other = false;
-  for (const auto& r : page.recommendations) warns_other |= r.find("Untraced time (other)") != std::string::npos;
+  for (const auto& r : page.recommendations) warns_other |= r.text.find("Untraced time (other)") != std::string::npos;
   EXPECT_TRUE(warns_other);
 }
 
@@ -87,7 +87,7 @@ TEST(StepBreakdown, NoStepMarkersMakeOnePseudoStep) {
   EXPECT_NEAR(page.step_time_ms.avg, 30.0, 1e-9);
   EXPECT_NEAR(page.breakdown_pct[size_t(Category::kOther)], 100.0 / 3, 1e-6);
   ASSERT_FALSE(page.recommendations.empty());
-  EXPECT_NE(page.recommendations.front().find("StepTrace"), std::string::npos);
+  EXPECT_NE(page.recommendations.front().text.find("StepTrace"), std::string::npos);
 }
 
 // A host step that launches kernels: the launch is linked to its kernel by correlation id, a

@@ -143,7 +143,7 @@ TEST(StepInference, SynchronousInputStageIsAPipelineForEveryTool) {
   const OverviewPage page = compute_overview_page(p);
   EXPECT_EQ(verdict_name(page.input_bound.verdict), "HIGHLY");
   bool names_it = false;
-  for (const auto& r : page.recommendations) names_it |= r.find("Iterator::Prefetch::Map::FileRead") != std::string::npos;
+  for (const auto& r : page.recommendations) names_it |= r.text.find("Iterator::Prefetch::Map::FileRead") != std::string::npos;
   EXPECT_TRUE(names_it);
 }
 
@@ -167,13 +167,13 @@ TEST(StepInference, FetchBetweenStepsIsTold) {
   EXPECT_NEAR(ms_of(fetch.steps_ps), 100.0, 1e-6);
   const OverviewPage page = compute_overview_page(p);
   ASSERT_FALSE(page.recommendations.empty());
-  EXPECT_TRUE(page.recommendations.front().starts_with(
+  EXPECT_TRUE(page.recommendations.front().text.starts_with(
       "80 % of the time is in enumerate(DataLoader), outside every step: fetch it inside"))
-      << page.recommendations.front();
+      << page.recommendations.front().text;
   // The input tool says the same, first.
   const InputPipelineAnalysis input = compute_input_pipeline_analysis(p, sa);
   ASSERT_FALSE(input.recommendations.empty());
-  EXPECT_EQ(input.recommendations.front(), page.recommendations.front());
+  EXPECT_EQ(input.recommendations.front(), page.recommendations.front().text);
 }
 
 }  // namespace

@@ -120,7 +120,7 @@ TEST(TimelineRules, InTheOverviewsRecommendations) {
   const model::Profile p = steps_with({.blocking_sync = true}).profile();
   const OverviewPage page = compute_overview_page(p);
   bool found = false;
-  for (const std::string& r : page.recommendations) found |= r.find("Blocking synchronisation") != std::string::npos;
+  for (const Recommendation& r : page.recommendations) found |= r.text.find("Blocking synchronisation") != std::string::npos;
   EXPECT_TRUE(found);
 }
 

@@ -92,7 +92,7 @@ TEST_F(TorchRunTest, ALibTorchProgramsMemoryHasNoKnownCapacity) {
   const CliResult overview = run_mlprof("report " + logdir_ + " --format json");
   ASSERT_EQ(overview.exit_code, 0) << overview.err;
   for (const auto& rec : nlohmann::json::parse(overview.out)["recommendations"])
-    EXPECT_EQ(rec.get<std::string>().find("Memory peaks"), std::string::npos) << rec;
+    EXPECT_EQ(rec["text"].get<std::string>().find("Memory peaks"), std::string::npos) << rec;
 }
 
 }  // namespace

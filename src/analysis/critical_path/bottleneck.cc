@@ -59,6 +59,8 @@ std::optional<Bottleneck> bottleneck_of(const CriticalPath& c) {
   b.step_ms = c.path_ms;
   b.predicted_step_ms = c.bottleneck_change.step_ms;
   b.change = std::string(change_words(b.kind, on_tpu));
+  b.input_path_pct = 100 * c.kind_ms[size_t(PathKind::kInput)] / c.path_ms;
+  b.input_removed_step_ms = c.removed_step_ms[size_t(PathKind::kInput)];
   const bool device = b.kind == PathKind::kDeviceCompute || b.kind == PathKind::kCollectives || b.kind == PathKind::kCopies;
   const std::vector<PathTime>& named = device ? c.top_kernels : c.top_ops;
   b.evidence = fmt::format("{:.3f} ms of the {:.3f} ms critical path a step", kind_ms, c.path_ms);
@@ -72,17 +74,42 @@ std::optional<Bottleneck> bottleneck_of(const CriticalPath& c) {
   return b;
 }
 
-std::optional<Bottleneck> find_bottleneck(const model::Profile& profile, const StepAnalysis& steps) {
+std::optional<Bottleneck> find_bottleneck(const model::Profile& profile, const StepAnalysis& steps,
+                                          const std::vector<WhatIfChange>& changes) {
   // Per host (each rank bounded by its own path), the host whose steps are longest: what a
   // run read one file at a time gives too.
   std::map<uint32_t, std::vector<StepSpan>> by_host;
   for (const StepSpan& span : step_spans(steps)) by_host[span.host].push_back(span);
   std::optional<Bottleneck> longest;
   for (const auto& [host, spans] : by_host) {
-    auto b = bottleneck_of(compute_critical_path_of_spans(profile, steps, spans, {}, false));
-    if (b && (!longest || b->step_ms > longest->step_ms)) longest = std::move(b);
+    const CriticalPath path =
+        compute_critical_path_of_spans(profile, steps, spans, changes, WhatIfDefaults::kSkipUnmatched);
+    auto b = bottleneck_of(path);
+    if (b && (!longest || b->step_ms > longest->step_ms)) {
+      b->what_if = path.what_if;
+      longest = std::move(b);
+    }
   }
   return longest;
+}
+
+std::string input_disagreement(const Bottleneck& b, double input_pct, double device_waits_host_pct) {
+  if (input_pct <= kInputMajorityPct || b.kind == PathKind::kInput) return "";
+  // The breakdown's input holds the device waiting for the host (§5.2), whatever the host does.
+  const std::string waiting =
+      device_waits_host_pct >= input_pct / 2
+          ? fmt::format(", {:.1f} points of it the device waiting for the host, which does other work then", device_waits_host_pct)
+          : "";
+  // Savings below this share of the step are the replay's noise: "would not shorten it".
+  constexpr double kNoSavingShare = 0.01;
+  const std::string saving =
+      b.step_ms - b.input_removed_step_ms < kNoSavingShare * b.step_ms
+          ? std::string("taking input away would not shorten the step")
+          : fmt::format("taking input away would shorten a step from {:.3f} ms to {:.3f} ms only", b.step_ms,
+                        b.input_removed_step_ms);
+  return fmt::format("The step breakdown counts {:.1f}% of the step as input{}; but {:.1f}% of the critical path "
+                     "waits for input and {}: {} bounds it.",
+                     input_pct, waiting, b.input_path_pct, saving, kind_words(b.kind, b.on_tpu));
 }
 
 std::string Bottleneck::sentence() const {
@@ -93,7 +120,8 @@ std::string Bottleneck::sentence() const {
 nlohmann::json to_json(const Bottleneck& b) {
   return {{"kind", path_kind_key(b.kind)}, {"share_pct", b.share_pct},   {"evidence", b.evidence},
           {"saving_ms", b.saving_ms()},    {"step_ms", b.step_ms},       {"predicted_step_ms", b.predicted_step_ms},
-          {"change", b.change},            {"sentence", b.sentence()}};
+          {"change", b.change},            {"sentence", b.sentence()},
+          {"input_note", b.input_note.empty() ? nlohmann::json(nullptr) : nlohmann::json(b.input_note)}};
 }
 
 }  // namespace mlprof::analysis

@@ -20,6 +20,14 @@ struct Bottleneck {
   double step_ms = 0;        // the steps' mean length, as the graph gives it back
   double predicted_step_ms = 0;  // after the change
   bool on_tpu = false;           // said in a TPU's words (program launches, host offloading)
+  // The other changes asked of the same critical path (the overview's recommendations'), each
+  // predicted; a target that names nothing in the steps is left out.
+  std::vector<WhatIfPrediction> what_if;
+  double input_path_pct = 0;           // input's share of the critical path
+  double input_removed_step_ms = 0;    // the step if input took no time
+  // Why the headline is not input where the step breakdown counts most of the step as input
+  // (set by the overview, which has the breakdown); empty otherwise.
+  std::string input_note;
   double saving_ms() const { return step_ms - predicted_step_ms; }
   std::string sentence() const;  // the overview's first line
 };
@@ -31,8 +39,16 @@ double recommended_scale(PathKind kind);
 // Nothing when the profile has no steps.
 std::optional<Bottleneck> bottleneck_of(const CriticalPath& path);
 
-// The profile's, from its critical path without the default what-ifs (the overview's headline).
-std::optional<Bottleneck> find_bottleneck(const model::Profile& profile, const StepAnalysis& steps);
+// The profile's, from its critical path without the default what-ifs (the overview's headline),
+// with the predictions of `changes` over the same path.
+std::optional<Bottleneck> find_bottleneck(const model::Profile& profile, const StepAnalysis& steps,
+                                          const std::vector<WhatIfChange>& changes = {});
+
+// Where the step breakdown counts more than half of the step as input (`input_pct`, of which
+// `device_waits_host_pct` points is the device waiting for the host) and the bottleneck is not
+// input: why, in words. Empty where they agree.
+std::string input_disagreement(const Bottleneck& b, double input_pct, double device_waits_host_pct);
+inline constexpr double kInputMajorityPct = 50;
 
 nlohmann::json to_json(const Bottleneck& b);
 

@@ -4,12 +4,16 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
+#include "analysis/category_labels.h"
 #include "analysis/critical_path/bottleneck.h"
 #include "analysis/critical_path/dependency_graph.h"
 #include "analysis/critical_path/longest_path.h"
 #include "analysis/csv.h"
+#include "analysis/hlo_ops.h"
 #include "analysis/tool_registry.h"
+#include "format/utf8_text.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -26,7 +30,7 @@ bool is_device_kind(PathKind k) {
 
 std::vector<PathTime> largest(const std::map<std::string, double>& by_name, size_t n, double divide) {
   std::vector<PathTime> out;
-  for (const auto& [name, ms] : by_name) out.push_back({name, ms / divide});
+  for (const auto& [name, ms] : by_name) out.push_back({name, ms / divide, ""});
   std::sort(out.begin(), out.end(), [](const PathTime& a, const PathTime& b) {
     return a.ms != b.ms ? a.ms > b.ms : a.name < b.name;
   });
@@ -68,10 +72,40 @@ StepPath read_path(const model::Profile& p, const DependencyGraph& g, const std:
   return out;
 }
 
-void add_predictions(WhatIfPredictor& predict, const std::vector<WhatIfChange>& changes, CriticalPath& c) {
+// With `skip_unmatched`, a target that names nothing in the steps is left out instead of refused.
+void add_predictions(WhatIfPredictor& predict, const std::vector<WhatIfChange>& asked, CriticalPath& c,
+                     bool skip_unmatched = false) {
+  std::vector<WhatIfChange> changes;
+  if (skip_unmatched) predict.match(asked);
+  for (const WhatIfChange& change : asked)
+    if (!skip_unmatched || predict.matches(change.target)) changes.push_back(change);
   predict.make(changes);
   for (const WhatIfChange& change : changes)
     c.what_if.push_back({change.target, change.scale, predict.step_ms(change.target, change.scale)});
+}
+
+// The names of the steps' own markers (ProfilerStep#551): they span their steps, so they are
+// no what-if target and no close name to offer (read_path).
+std::set<std::string, std::less<>> step_root_names(const model::Profile& p, const StepAnalysis& steps) {
+  std::set<std::string, std::less<>> out;
+  for (const Step& step : steps.grouping.steps)
+    if (step.root != model::kNone && !step.root_is_work) out.emplace(p.name(step.root));
+  return out;
+}
+
+// XLA ops by their HLO op name, as the overview and the trace viewer name them, the
+// instruction's text kept as the long name (after the predictions, which match whole names).
+void name_hlo_ops(CriticalPath& c) {
+  auto shorten = [](std::vector<PathTime>& times) {
+    for (PathTime& t : times)
+      if (t.name.starts_with('%')) {
+        t.long_name = std::move(t.name);
+        t.name = std::string(hlo_op_name_of_text(t.long_name));
+      }
+  };
+  shorten(c.top_ops);
+  shorten(c.top_kernels);
+  for (CriticalPathStep& s : c.steps) shorten(s.top_ops), shorten(s.top_kernels);
 }
 
 // Every kind on the path and the largest ops and kernels on it, removed and halved.
@@ -83,8 +117,13 @@ std::vector<WhatIfChange> default_changes(const CriticalPath& c) {
   std::vector<PathTime> named = c.top_ops;
   named.insert(named.end(), c.top_kernels.begin(), c.top_kernels.end());
   std::sort(named.begin(), named.end(), [](const PathTime& a, const PathTime& b) { return a.ms > b.ms; });
-  for (size_t i = 0; i < named.size() && i < kTopOverall; ++i)
+  // A kernel also listed as an op (TensorFlow names its GPU ops by their kernels) is asked once.
+  std::vector<std::string> asked;
+  for (size_t i = 0; i < named.size() && asked.size() < kTopOverall; ++i) {
+    if (std::find(asked.begin(), asked.end(), named[i].name) != asked.end()) continue;
+    asked.push_back(named[i].name);
     for (double scale : {0.0, 0.5}) out.push_back({named[i].name, scale});
+  }
   return out;
 }
 
@@ -127,8 +166,8 @@ PathKind CriticalPath::bottleneck() const {
 
 namespace {
 
-CriticalPath critical_path_of_graph(const model::Profile& p, const DependencyGraph& g,
-                                    const std::vector<WhatIfChange>& what_if, bool defaults) {
+CriticalPath critical_path_of_graph(const model::Profile& p, const StepAnalysis& steps, const DependencyGraph& g,
+                                    const std::vector<WhatIfChange>& what_if, WhatIfDefaults defaults) {
   CriticalPath c;
   for (const model::Plane& plane : p.planes) c.on_tpu |= p.strings.view(plane.name).starts_with("/device:TPU:");
   c.consumer_links = g.consumer_links;
@@ -137,7 +176,7 @@ CriticalPath critical_path_of_graph(const model::Profile& p, const DependencyGra
   if (g.cut_edges > 0)
     c.warnings.push_back(fmt::format("{} dependencies went back in time (clock skew or broken flows) and were cut",
                                      g.cut_edges));
-  WhatIfPredictor predict(p, g);
+  WhatIfPredictor predict(p, g, step_root_names(p, steps));
   if (g.steps.empty()) {
     if (!what_if.empty()) add_predictions(predict, what_if, c);
     return c;
@@ -172,7 +211,8 @@ CriticalPath critical_path_of_graph(const model::Profile& p, const DependencyGra
   for (size_t k = 0; k < kNumPathKinds; ++k)
     if (PathKind(k) != PathKind::kWaitingForRank && c.kind_ms[k] > 0) removals.push_back({std::string(kPathKindKeys[k]), 0});
   predict.make(removals);
-  if (!what_if.empty() || defaults) add_predictions(predict, what_if.empty() ? default_changes(c) : what_if, c);
+  if (!what_if.empty() || defaults == WhatIfDefaults::kAdd)
+    add_predictions(predict, what_if.empty() ? default_changes(c) : what_if, c, defaults == WhatIfDefaults::kSkipUnmatched);
   for (size_t k = 0; k < kNumPathKinds; ++k)
     c.removed_step_ms[k] = PathKind(k) == PathKind::kWaitingForRank || c.kind_ms[k] <= 0
                                ? c.path_ms
@@ -181,26 +221,27 @@ CriticalPath critical_path_of_graph(const model::Profile& p, const DependencyGra
   const std::string key(path_kind_key(b));
   c.bottleneck_change = {key, recommended_scale(b),
                          b == PathKind::kWaitingForRank ? c.path_ms : predict.step_ms(key, recommended_scale(b))};
+  name_hlo_ops(c);
   return c;
 }
 
 }  // namespace
 
 CriticalPath compute_critical_path(const model::Profile& p, const StepAnalysis& steps,
-                                   const std::vector<WhatIfChange>& what_if, bool defaults) {
-  return critical_path_of_graph(p, build_dependency_graph(p, steps), what_if, defaults);
+                                   const std::vector<WhatIfChange>& what_if, WhatIfDefaults defaults) {
+  return critical_path_of_graph(p, steps, build_dependency_graph(p, steps), what_if, defaults);
 }
 
 CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepAnalysis& steps,
                                             const std::vector<StepSpan>& spans, const std::vector<WhatIfChange>& what_if,
-                                            bool defaults) {
-  return critical_path_of_graph(p, build_dependency_graph(p, steps, spans), what_if, defaults);
+                                            WhatIfDefaults defaults) {
+  return critical_path_of_graph(p, steps, build_dependency_graph(p, steps, spans), what_if, defaults);
 }
 
 CriticalPath compute_critical_path_of_annotation(const model::Profile& p, const StepAnalysis& steps,
                                                  std::string_view annotation,
                                                  const std::vector<WhatIfChange>& what_if) {
-  return critical_path_of_graph(p, build_dependency_graph(p, steps, annotation_spans(p, annotation)), what_if, true);
+  return critical_path_of_graph(p, steps, build_dependency_graph(p, steps, annotation_spans(p, annotation)), what_if, WhatIfDefaults::kAdd);
 }
 
 namespace {
@@ -211,10 +252,18 @@ nlohmann::json kinds_json(const std::array<double, kNumPathKinds>& kind_ms) {
 }
 nlohmann::json times_json(const std::vector<PathTime>& times) {
   nlohmann::json j = nlohmann::json::array();
-  for (const PathTime& t : times) j.push_back({{"name", t.name}, {"ms", t.ms}});
+  for (const PathTime& t : times) {
+    nlohmann::json time = {{"name", t.name}, {"ms", t.ms}};
+    if (!t.long_name.empty()) time["long_name"] = t.long_name;
+    j.push_back(std::move(time));
+  }
   return j;
 }
 }  // namespace
+
+std::string what_if_target_name(const std::string& target) {
+  return target.starts_with('%') ? std::string(hlo_op_name_of_text(target)) : target;
+}
 
 nlohmann::json to_json(const CriticalPath& c) {
   nlohmann::json steps = nlohmann::json::array();
@@ -227,8 +276,11 @@ nlohmann::json to_json(const CriticalPath& c) {
                      {"top_ops", times_json(s.top_ops)},
                      {"top_kernels", times_json(s.top_kernels)}});
   nlohmann::json what_if = nlohmann::json::array();
-  for (const WhatIfPrediction& w : c.what_if)
-    what_if.push_back({{"target", w.target}, {"scale", w.scale}, {"step_ms", w.step_ms}});
+  for (const WhatIfPrediction& w : c.what_if) {
+    nlohmann::json row = {{"target", what_if_target_name(w.target)}, {"scale", w.scale}, {"step_ms", w.step_ms}};
+    if (w.target.starts_with('%')) row["long_name"] = w.target;
+    what_if.push_back(std::move(row));
+  }
   nlohmann::json j = {
       {"average",
        {{"step_ms", c.step_ms},
@@ -241,6 +293,7 @@ nlohmann::json to_json(const CriticalPath& c) {
       {"prediction_note", c.prediction_note},
       {"links", {{"producer_consumer", c.consumer_links}, {"synchronisation", c.sync_links}, {"launch", c.launch_links}}},
       {"warnings", c.warnings},
+      {"labels", path_labels_json(c.on_tpu)},
   };
   if (const auto b = bottleneck_of(c)) {
     j["bottleneck"] = to_json(*b);

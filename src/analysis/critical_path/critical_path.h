@@ -21,8 +21,9 @@
 namespace mlprof::analysis {
 
 struct PathTime {
-  std::string name;
+  std::string name;       // an XLA op by its HLO op name ("copy-done.2")
   double ms = 0;
+  std::string long_name;  // the HLO instruction's whole text, where `name` is short for it
 };
 
 struct CriticalPathStep {
@@ -70,16 +71,25 @@ struct CriticalPath {
   double saving_if_removed_ms(PathKind k) const { return path_ms - removed_step_ms[size_t(k)]; }
 };
 
-// `what_if` empty: the defaults (every kind on the path and the ten largest ops and kernels on
-// it, at 0 and 0.5), unless `defaults` is false (the overview, which reads the bottleneck only).
-// Throws ToolRequestError for a target that names nothing, listing close names.
+// What to predict besides `what_if`.
+enum class WhatIfDefaults : uint8_t {
+  kAdd,            // `what_if` empty: every kind on the path and its ten largest ops and kernels, at 0 and 0.5
+  kNone,           // only `what_if` (the overview's headline reads the bottleneck alone)
+  kSkipUnmatched,  // only `what_if`, leaving out targets that name nothing in the steps (the
+                   // overview's recommendations name ops that may not lie in a step)
+};
+
+// Throws ToolRequestError for a target that names nothing, listing close names (unless
+// kSkipUnmatched).
 CriticalPath compute_critical_path(const model::Profile& profile, const StepAnalysis& steps,
-                                   const std::vector<WhatIfChange>& what_if = {}, bool defaults = true);
+                                   const std::vector<WhatIfChange>& what_if = {},
+                                   WhatIfDefaults defaults = WhatIfDefaults::kAdd);
 
 // The same over the given spans (dependency_graph.h).
 CriticalPath compute_critical_path_of_spans(const model::Profile& profile, const StepAnalysis& steps,
                                             const std::vector<StepSpan>& spans,
-                                            const std::vector<WhatIfChange>& what_if = {}, bool defaults = true);
+                                            const std::vector<WhatIfChange>& what_if = {},
+                                            WhatIfDefaults defaults = WhatIfDefaults::kAdd);
 
 // The same over each instance of a host annotation (HTA's critical_path_analysis over an
 // annotation), each ending when the work launched inside it does.
@@ -87,6 +97,11 @@ CriticalPath compute_critical_path_of_annotation(const model::Profile& profile, 
                                                  std::string_view annotation,
                                                  const std::vector<WhatIfChange>& what_if = {});
 
+// A what-if's target as the reports name it: an XLA op by its HLO op name (a target the
+// what-if also takes), anything else as it is.
+std::string what_if_target_name(const std::string& target);
+
+// Keys as they are; `labels` gives each kind and list its display words in the device's terms.
 nlohmann::json to_json(const CriticalPath& c);
 std::string to_csv(const CriticalPath& c);  // one row per step: its time by kind
 

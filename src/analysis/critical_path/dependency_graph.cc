@@ -70,6 +70,7 @@ class GraphBuilder {
     for (uint32_t l = 0; l < p_.lines.size(); ++l)
       if (is_host_thread(l)) add_thread(l);
     link_producers();
+    link_side_threads();
     add_device_work();
     link_rank_waits();
     add_steps();
@@ -225,6 +226,47 @@ class GraphBuilder {
       add_edge(end_node_[best], end_node_[consumer], p_.end_ps(consumer) - p_.end_ps(best), consumer, consumer,
                std::get<0>(key), PathKind::kInput);
       ++g_.consumer_links;
+    }
+  }
+
+  // A thread beside the step's (PyTorch's autograd engine running the backward pass) starts its
+  // work when the step's thread gets there: each of its top-level events waits for the step
+  // thread's instant before it, by the time measured between them, and its idle gap before
+  // the event is waiting, not work. Without it such a thread kept its measured times in every
+  // what-if: taking the step thread's input wait away moved none of the backward pass.
+  // Whether a host thread line got nodes (one event makes two: its last node is never 0).
+  bool has_thread_nodes(uint32_t l) const { return l < thread_nodes_.size() && thread_nodes_[l].second != 0; }
+
+  void link_side_threads() {
+    std::map<uint32_t, uint32_t> step_line_of_plane;
+    for (const StepSpan& span : spans_)
+      if (span.root != kNone) {
+        const uint32_t l = p_.line_index(span.root);
+        if (has_thread_nodes(l)) step_line_of_plane.try_emplace(p_.lines[l].plane, l);
+      }
+    for (uint32_t l = 0; l < thread_nodes_.size(); ++l) {
+      if (!has_thread_nodes(l)) continue;
+      const auto nodes = thread_nodes_[l];
+      auto step_line = step_line_of_plane.find(p_.lines[l].plane);
+      if (step_line == step_line_of_plane.end() || step_line->second == l) continue;
+      const auto [step_first, step_last] = thread_nodes_[step_line->second];
+      const model::Line& line = p_.lines[l];
+      for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+        // Loader work runs on its own: only work the step thread sets off (not input) is tied to it.
+        if (p_.events.parent[e] != kNone || start_node_[e] == kNoNode || PathKind(kind_[e]) == PathKind::kInput) continue;
+        const int64_t t = p_.start_ps(e) + offset_[host_of_line(l)];  // on the ranks' common clock
+        // The step thread's last instant at or before t (a thread's instants never go back).
+        const int64_t* first = g_.anchor_ps.data() + step_first;
+        const int64_t* after = std::upper_bound(first, first + (step_last - step_first + 1), t);
+        if (after == first) continue;  // before the step thread's first instant
+        const uint32_t from = uint32_t(after - g_.anchor_ps.data()) - 1;
+        const uint32_t to = start_node_[e];
+        add_edge(from, to, t - g_.anchor_ps[from], kNone, kNone, host_of_line(l), PathKind::kIdle);
+        if (to > nodes.first && chain_edge_[to - 1] != UINT32_MAX) {
+          PathEdge& gap = g_.edges[chain_edge_[to - 1]];
+          if (gap.event == kNone) gap.weight_ps = 0, gap.kind = PathKind::kWaiting;
+        }
+      }
     }
   }
 

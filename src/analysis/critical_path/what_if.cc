@@ -8,13 +8,16 @@
 #include <charconv>
 #include <cctype>
 #include <future>
+#include <iterator>
 #include <set>
 #include <thread>
 
 #include "analysis/critical_path/longest_path.h"
 #include "analysis/critical_path/partial_replay.h"
+#include "analysis/hlo_ops.h"
 #include "analysis/step_breakdown.h"
 #include "analysis/tool_registry.h"
+#include "format/utf8_text.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -159,7 +162,9 @@ struct WhatIfPredictor::Shared {
   std::vector<std::unique_ptr<PartialReplay>> replayers;  // one a thread
 };
 
-WhatIfPredictor::WhatIfPredictor(const model::Profile& p, const DependencyGraph& g) : p_(p), g_(g) {}
+WhatIfPredictor::WhatIfPredictor(const model::Profile& p, const DependencyGraph& g,
+                                 std::set<std::string, std::less<>> step_root_names)
+    : p_(p), g_(g), step_root_names_(std::move(step_root_names)) {}
 WhatIfPredictor::~WhatIfPredictor() = default;
 
 WhatIfPredictor::Shared& WhatIfPredictor::shared() {
@@ -221,13 +226,47 @@ void WhatIfPredictor::match_all(const std::vector<WhatIfChange>& changes) {
     if (found[i]) matched_.emplace(targets[i], std::move(*found[i]));
 }
 
+bool WhatIfPredictor::matches(const std::string& target) {
+  if (!matched_.count(target)) match_all({{target, 0}});
+  if (!matched_.count(target))
+    if (auto alias = match_hlo_op_name(target)) matched_.emplace(target, std::move(*alias));
+  return matched_.count(target) > 0;
+}
+
 const EdgeList& WhatIfPredictor::matched(const std::string& target) {
   auto it = matched_.find(target);
-  if (it == matched_.end())
-    throw ToolRequestError("what_if", fmt::format("{{option}}: '{}' names no kind, category, op or kernel of "
-                                                  "the steps; close names: {}",
-                                                  target, fmt::join(close_targets(p_, g_, target), ", ")));
-  return it->second;
+  if (it != matched_.end()) return it->second;
+  if (auto alias = match_hlo_op_name(target)) return matched_.emplace(target, std::move(*alias)).first->second;
+  std::vector<std::string> close;
+  for (std::string& name : close_targets(p_, g_, target))
+    if (!step_root_names_.count(name)) close.push_back(format::make_valid_utf8(name));
+  throw ToolRequestError("what_if", fmt::format("{{option}}: '{}' names no kind, category, op or kernel of "
+                                                "the steps; close names: {}",
+                                                format::make_valid_utf8(target), fmt::join(close, ", ")));
+}
+
+// An XLA op by its HLO op name ("copy-done.2", as the reports name it): every instruction whose
+// text names it.
+std::optional<EdgeList> WhatIfPredictor::match_hlo_op_name(const std::string& target) const {
+  std::vector<std::string> texts;
+  for (const model::EventName& n : p_.names) {
+    const std::string_view text = p_.strings.view(n.name);
+    if (text.starts_with('%') && hlo_op_name_of_text(text) == target &&
+        std::find(texts.begin(), texts.end(), text) == texts.end())
+      texts.emplace_back(text);
+  }
+  std::optional<EdgeList> out;
+  for (auto& found : match_what_ifs(p_, g_, texts)) {
+    if (!found) continue;
+    if (!out) {
+      out = std::move(found);
+      continue;
+    }
+    EdgeList both;
+    std::set_union(out->begin(), out->end(), found->begin(), found->end(), std::back_inserter(both));
+    *out = std::move(both);
+  }
+  return out;
 }
 
 }  // namespace mlprof::analysis

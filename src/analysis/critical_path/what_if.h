@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,11 +47,19 @@ double predicted_step_ms(const DependencyGraph& g, const EdgeList& matched, doub
 // (partial_replay.h).
 class WhatIfPredictor {
  public:
-  WhatIfPredictor(const model::Profile& p, const DependencyGraph& g);
+  // `step_root_names`: the steps' own markers, never offered as close names.
+  WhatIfPredictor(const model::Profile& p, const DependencyGraph& g,
+                  std::set<std::string, std::less<>> step_root_names = {});
   ~WhatIfPredictor();
 
   // Makes the predictions of `changes` not made yet, the replays on every core. Throws as step_ms.
   void make(const std::vector<WhatIfChange>& changes);
+
+  // Finds the edges of every target in one pass over the events.
+  void match(const std::vector<WhatIfChange>& changes) { match_all(changes); }
+  // Whether the target names a kind, a category, or an op or kernel of the steps (an XLA op by
+  // its HLO op name too).
+  bool matches(const std::string& target);
 
   // The steps' mean length in ms after the change. Throws ToolRequestError when the target names
   // nothing, listing close names.
@@ -60,12 +69,14 @@ class WhatIfPredictor {
   struct Shared;
   void match_all(const std::vector<WhatIfChange>& changes);
   const EdgeList& matched(const std::string& target);
+  std::optional<EdgeList> match_hlo_op_name(const std::string& target) const;
   Shared& shared();
 
   const model::Profile& p_;
   const DependencyGraph& g_;
   std::map<std::string, EdgeList> matched_;
   std::map<std::pair<std::string, double>, double> predicted_;
+  std::set<std::string, std::less<>> step_root_names_;
   std::unique_ptr<Shared> shared_;  // measured times, out-edges, one replayer a thread: made on first use
 };
 

@@ -1,0 +1,63 @@
+#include "analysis/critical_path/recommendation.h"
+
+#include <fmt/format.h>
+
+namespace mlprof::analysis {
+
+RecommendedChange input_removed() { return {{"input", 0}, "input took no time"}; }
+RecommendedChange launches_halved(bool on_tpu) {
+  return {{"kernel_launch", 0.5}, on_tpu ? "program launches took half the time" : "kernel launches took half the time"};
+}
+RecommendedChange collectives_halved() { return {{"collectives", 0.5}, "collectives took half the time"}; }
+RecommendedChange device_compute_halved() { return {{"device_compute", 0.5}, "device compute took half the time"}; }
+RecommendedChange copies_removed() { return {{"copies", 0}, "copies took no time"}; }
+RecommendedChange op_halved(const std::string& name) { return {{name, 0.5}, name + " took half the time"}; }
+
+std::vector<WhatIfChange> recommendation_what_ifs(const std::string& top_op, bool on_tpu) {
+  std::vector<WhatIfChange> out;
+  for (const RecommendedChange& c :
+       {input_removed(), launches_halved(on_tpu), collectives_halved(), device_compute_halved(), copies_removed()})
+    out.push_back(c.what_if);
+  if (!top_op.empty()) out.push_back(op_halved(top_op).what_if);
+  return out;
+}
+
+Recommendation recommendation(std::string text, const std::optional<Bottleneck>& path,
+                              const std::optional<RecommendedChange>& change) {
+  Recommendation r{std::move(text), "", {}, std::nullopt, std::nullopt};
+  if (!change || !path) return r;
+  for (const WhatIfPrediction& w : path->what_if)
+    if (w.target == change->what_if.target && w.scale == change->what_if.scale) {
+      r.change = change->words;
+      r.what_if = change->what_if;
+      r.step_ms = path->step_ms;
+      r.predicted_step_ms = w.step_ms;
+    }
+  return r;
+}
+
+namespace {
+// Tenths of a millisecond where that is a small share of the step, else thousandths.
+std::string step_figure(double ms, double step_ms) {
+  return step_ms >= 10 ? fmt::format("{:.1f}", ms) : fmt::format("{:.3f}", ms);
+}
+}  // namespace
+
+std::string prediction_words(const Recommendation& r) {
+  if (!r.predicted_step_ms || !r.step_ms) return "";
+  return fmt::format("(predicted step: {} -> {} ms)", step_figure(*r.step_ms, *r.step_ms),
+                     step_figure(*r.predicted_step_ms, *r.step_ms));
+}
+
+nlohmann::json to_json(const Recommendation& r) {
+  auto number = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  return {{"text", r.text},
+          {"predicted_step_ms", number(r.predicted_step_ms)},
+          {"step_ms", number(r.step_ms)},
+          {"change", r.change.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.change)},
+          {"what_if", r.what_if.target.empty()
+                          ? nlohmann::json(nullptr)
+                          : nlohmann::json{{"target", r.what_if.target}, {"scale", r.what_if.scale}}}};
+}
+
+}  // namespace mlprof::analysis
