@@ -193,19 +193,19 @@ bool args(Tokens& t, RawEvent* raw) {
         ok = t.skip(1);
         break;
       case ArgKey::kOccupancy:
-        ok = double_value(t, &raw->kernel.occupancy_pct);
+        ok = double_value(t, &part(raw->kernel).occupancy_pct);
         break;
       case ArgKey::kTheoreticalOccupancy:  // 2021 traces
-        ok = raw->kernel.occupancy_pct < 0 ? double_value(t, &raw->kernel.occupancy_pct) : t.skip(1);
+        ok = part(raw->kernel).occupancy_pct < 0 ? double_value(t, &raw->kernel->occupancy_pct) : t.skip(1);
         break;
-      case ArgKey::kGrid: ok = int_array(t, raw->kernel.grid); break;
-      case ArgKey::kBlock: ok = int_array(t, raw->kernel.block); break;
+      case ArgKey::kGrid: ok = int_array(t, part(raw->kernel).grid); break;
+      case ArgKey::kBlock: ok = int_array(t, part(raw->kernel).block); break;
       case ArgKey::kName: ok = string_value(t, &raw->arg_name); break;
       case ArgKey::kText: ok = t.peek() == '"' ? t.string(text) : t.raw_value(text); break;
       case ArgKey::kInteger: {
         int64_t n;
         if (parse_fixed(t.token(), 0, &n)) *target = n;
-        else if (target == &raw->memory.addr) return false;  // beyond int64: the other parser keeps its bits
+        else if (raw->memory && target == &raw->memory->addr) return false;  // beyond int64: the other parser keeps its bits
         ok = t.skip(1);
         break;
       }
