@@ -39,9 +39,12 @@ TEST(KinetoNumber, UpToEightDigitsAtATimeAgreeWithTheExactPath) {
                           "\"1669783687493506\"", "1.5e3", "12345678.9", "123456781234.5678",
                           // fewer than eight digits in an eight-byte window, then what ends them
                           "80      ", "6\n    \t", "123\n456789", "1234567 ", "0.5     ", "3:345678", "9/345678",
-                          "-42     ", "12345678901234567890123", "1234567890123456789.5", "\x7f" "2345678", "1\xc9" "2345678"};
+                          "-42     ", "12345678901234567890123", "1234567890123456789.5", "\x7f" "2345678", "1\xc9" "2345678",
+                          // the decimals not written, scaled in one step: at and past what int64 holds
+                          "9223372036854776", "922337203685477", "922337203685477.5", "18446744073709", "184467440737096", "19", "0", "-0.5",
+                          "-9223372036854775"};
   for (const char* token : tokens) {
-    for (int decimals : {0, 3, 6}) {
+    for (int decimals : {0, 3, 6, 18, 19, 20, 25}) {
       int64_t fast = -1, exact = -1;
       const bool fast_ok = parse_fixed(token, decimals, &fast), exact_ok = parse_fixed_slowly(token, decimals, &exact);
       EXPECT_EQ(fast_ok, exact_ok) << token << " " << decimals;
