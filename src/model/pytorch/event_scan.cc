@@ -208,7 +208,7 @@ bool args(Tokens& t, RawEvent* raw) {
       case ArgKey::kText: ok = t.peek() == '"' ? t.string(text) : t.raw_value(text); break;
       case ArgKey::kInteger: {
         int64_t n;
-        if (parse_fixed(t.token(), 0, &n)) *target = n;
+        if (parse_fixed_padded(t.token(), 0, &n)) *target = n;  // the batch is padded
         else if (raw->memory && target == &raw->memory->addr) return false;  // beyond int64: the other parser keeps its bits
         ok = t.skip(1);
         break;

@@ -20,9 +20,9 @@ struct ThreadId {
   bool present = false;
   std::string_view label;
 
-  // A number token; ignored when it is not one.
+  // A number token inside a batch (simdjson's padding follows it); ignored when it is not one.
   void set_number(std::string_view token) {
-    if (parse_fixed(token, 0, &value)) present = true;
+    if (parse_fixed_padded(token, 0, &value)) present = true;
   }
   // A string: 2021 traces quote thread ids ("1234"); labels ("Spans", "stream 7") get ids far
   // from any real pid or tid.

@@ -94,8 +94,9 @@ Category category_of(const RawEvent& raw) {
 
 // The parts of a parsed event that need no state of the trace.
 void settle(RawEvent& raw) {
-  raw.ts_ok = parse_fixed(raw.ts, 3, &raw.ts_value);
-  raw.dur_ok = !raw.dur.empty() && parse_fixed(raw.dur, 6, &raw.dur_value);
+  // Both point into the batch, which simdjson's padding follows.
+  raw.ts_ok = parse_fixed_padded(raw.ts, 3, &raw.ts_value);
+  raw.dur_ok = !raw.dur.empty() && parse_fixed_padded(raw.dur, 6, &raw.dur_value);
   raw.category = category_of(raw);
 }
 
@@ -431,7 +432,7 @@ bool EventParser::read_args(od::object& args, RawEvent* raw) {
       case ArgKey::kInteger: {
         int64_t n;
         // Addresses are unsigned and may pass INT64_MAX; keep their bits.
-        if (parse_fixed(value.raw_json_token(), 0, &n)) {
+        if (parse_fixed_padded(value.raw_json_token(), 0, &n)) {
           *target = n;
         } else if (raw->memory && target == &raw->memory->addr) {
           uint64_t u;
