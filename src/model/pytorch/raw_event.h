@@ -41,10 +41,11 @@ struct RawOpArgs {
 
 // Everything an event may carry; which parts count depends on its phase and category.
 struct RawEvent {
-  // Written, not zeroed: a parser appends one per event, and only the fields below with an
-  // initializer are set then; the arguments few events have (kernels', memory events', ops')
-  // are set up when the first of them is read (part()), so an event costs about a cache
-  // line of stores, not the whole record.
+  // Written, not zeroed: a parser appends one per event (emplace_back() would zero all of it
+  // first without a constructor of its own), and only the fields below with an initializer
+  // are set then; the arguments few events have (kernels', memory events', ops') are set up
+  // when the first of them is read (part()). So an event costs the stores of its common
+  // fields, about 250 of its 560 bytes, not the whole record twice over.
   RawEvent() {}
 
   char ph = 0;
