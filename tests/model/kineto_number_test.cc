@@ -86,7 +86,7 @@ TEST(KinetoNumber, PaddedAgreesWithTheGeneralPath) {
   }
   int64_t v = 0;
   EXPECT_FALSE(parse_fixed_padded(std::string_view(), 3, &v));  // a missing field: no text to read at all
-  const std::string ts = "1669783687493592, \"dur\": 19";
+  const std::string ts = std::string("1669783687493592, \"dur\": 19}]") + std::string(8, '\0');  // padded, as a batch is
   ASSERT_TRUE(parse_fixed_padded(std::string_view(ts.data(), 16), 3, &v));
   EXPECT_EQ(v, 1669783687493592000);
   ASSERT_TRUE(parse_fixed_padded(std::string_view(ts.data() + 25, 2), 6, &v));
