@@ -189,6 +189,17 @@ const char* gzip_engine_name(GzipEngine engine) {
   return engine == GzipEngine::kFastest && have_igzip() ? "igzip" : "zlib";
 }
 
+std::string gzip_kernel_name(GzipEngine engine) {
+  const std::string name = gzip_engine_name(engine);
+  if (name != "igzip") return name;
+#if defined(__x86_64__)
+  // ISA-L's dispatch (mbin_dispatch_init5: base, SSE, AVX, AVX2) asks the processor the same way.
+  if (__builtin_cpu_supports("avx2")) return name + " avx2";
+  if (__builtin_cpu_supports("sse4.1")) return name + " sse";
+#endif
+  return name + " base";
+}
+
 std::unique_ptr<GzipInflater> GzipInflater::make(GzipEngine engine, GzipInput input) {
 #ifdef MLPROF_HAVE_ISAL
   if (engine == GzipEngine::kFastest) return std::make_unique<IgzipInflater>(std::move(input));

@@ -20,6 +20,11 @@ enum class GzipEngine : uint8_t {
 bool have_igzip();
 // "igzip" or "zlib": what `engine` means in this build.
 const char* gzip_engine_name(GzipEngine engine);
+// The engine with the kernel it inflates with on this processor, for benches to print:
+// "igzip avx2", "igzip sse", "igzip base" or "zlib". ISA-L chooses igzip's decode kernel
+// from the processor when first called (AVX2, else SSE or AVX, else plain code) and has none
+// wider than AVX2, so a machine with AVX-512 inflates with the kernel of one with AVX2.
+std::string gzip_kernel_name(GzipEngine engine);
 
 // The next piece of compressed bytes: sets *data and *size (0 at the end of the input) or
 // returns false with a one-line reason. The bytes stay valid until the next call.

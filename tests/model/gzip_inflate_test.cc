@@ -54,6 +54,15 @@ TEST(GzipInflate, BothEnginesAreThere) {
   EXPECT_STREQ(gzip_engine_name(GzipEngine::kFastest), have_igzip() ? "igzip" : "zlib");
 }
 
+// ISA-L's igzip decodes with its AVX2 kernel on any processor that has AVX2 (it has none wider).
+TEST(GzipInflate, NamesTheKernelItInflatesWith) {
+  EXPECT_EQ(gzip_kernel_name(GzipEngine::kZlib), "zlib");
+#if defined(__x86_64__)
+  if (have_igzip() && __builtin_cpu_supports("avx2")) EXPECT_EQ(gzip_kernel_name(GzipEngine::kFastest), "igzip avx2");
+#endif
+  EXPECT_EQ(gzip_kernel_name(GzipEngine::kFastest).rfind(gzip_engine_name(GzipEngine::kFastest), 0), 0u);
+}
+
 TEST(GzipInflate, LargeTextInAnyPieceSize) {
   const std::string text = many_megabytes(), gz = gzip(text, Z_DEFAULT_COMPRESSION);
   for (GzipEngine engine : kEngines) {

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 
@@ -143,6 +145,22 @@ TEST(JsonStructureScanner, ReportsDepthAndStringStateAtTheEndOfAPiece) {
   EXPECT_EQ(r.stop, Stop::kNone);
   EXPECT_EQ(s.depth(), 2);
   EXPECT_TRUE(s.in_string());
+}
+
+// The path a scanner takes: the widest the machine allows unless MLPROF_JSON_SCANNER_BITS=128
+// narrows it (ctest runs this file's tests again that way: json_structure_scanner_128).
+TEST(JsonStructureScanner, TakesTheWidestPathAllowed) {
+  const char* asked = std::getenv("MLPROF_JSON_SCANNER_BITS");
+  const bool narrowed = asked != nullptr && std::strcmp(asked, "128") == 0;
+#if defined(__x86_64__)
+  const int widest = !narrowed && __builtin_cpu_supports("avx2") ? 256 : 128;
+  EXPECT_EQ(JsonStructureScanner::widest_bits(), widest);
+  EXPECT_STREQ(JsonStructureScanner().kernel_name(), widest == 256 ? "avx2" : "sse2");
+  EXPECT_STREQ(JsonStructureScanner(false).kernel_name(), "sse2");
+#else
+  EXPECT_EQ(JsonStructureScanner::widest_bits(), 128);
+  EXPECT_STREQ(JsonStructureScanner().kernel_name(), "scalar");
+#endif
 }
 
 }  // namespace

@@ -47,14 +47,15 @@ TEST(KinetoEventScan, ReadsTheFieldsOfKinetoEvents) {
   EXPECT_EQ(k.correlation, 42);
   EXPECT_EQ(k.device, 0);
   EXPECT_EQ(k.stream, 7);
-  EXPECT_EQ(k.kernel.grid[0], 2);
-  EXPECT_EQ(k.kernel.block[0], 128);
-  EXPECT_EQ(k.kernel.registers, 32);
-  EXPECT_EQ(k.kernel.shared_memory, 0);
-  EXPECT_DOUBLE_EQ(k.kernel.occupancy_pct, 12.5);
+  ASSERT_TRUE(k.kernel.has_value());
+  EXPECT_EQ(k.kernel->grid[0], 2);
+  EXPECT_EQ(k.kernel->block[0], 128);
+  EXPECT_EQ(k.kernel->registers, 32);
+  EXPECT_EQ(k.kernel->shared_memory, 0);
+  EXPECT_DOUBLE_EQ(k.kernel->occupancy_pct, 12.5);
   EXPECT_FALSE(k.has_cbid);
-  EXPECT_EQ(k.op_args.input_dims, "[[1, 2], []]");  // an array as its JSON text
-  EXPECT_TRUE(k.op_args.present);
+  ASSERT_TRUE(k.op_args.has_value());
+  EXPECT_EQ(k.op_args->input_dims, "[[1, 2], []]");  // an array as its JSON text
 
   const RawEvent& m = raws[1];
   EXPECT_EQ(m.ph, 'i');
@@ -64,12 +65,13 @@ TEST(KinetoEventScan, ReadsTheFieldsOfKinetoEvents) {
   EXPECT_TRUE(m.tid.present);
   EXPECT_EQ(m.tid.value, 1234);  // a quoted number is the number
   EXPECT_TRUE(m.tid.label.empty());
-  EXPECT_EQ(m.memory.addr, 140000000000000);
-  EXPECT_EQ(m.memory.bytes, -512);
-  EXPECT_EQ(m.memory.total_allocated, 1024);
-  EXPECT_EQ(m.memory.total_reserved, 2048);
-  EXPECT_EQ(m.memory.device_type, 1);
-  EXPECT_EQ(m.memory.device_id, 0);
+  ASSERT_TRUE(m.memory.has_value());
+  EXPECT_EQ(m.memory->addr, 140000000000000);
+  EXPECT_EQ(m.memory->bytes, -512);
+  EXPECT_EQ(m.memory->total_allocated, 1024);
+  EXPECT_EQ(m.memory->total_reserved, 2048);
+  EXPECT_EQ(m.memory->device_type, 1);
+  EXPECT_EQ(m.memory->device_id, 0);
   EXPECT_TRUE(m.has_cbid);
 
   const RawEvent& t = raws[2];

@@ -3,6 +3,9 @@
 // way (found by the pytorch_importer fuzz target; UndefinedBehaviorSanitizer saw the overflow).
 #include <gtest/gtest.h>
 
+#include <random>
+#include <string>
+
 #include <cstdint>
 
 #include "model/pytorch/number.h"
@@ -39,9 +42,12 @@ TEST(KinetoNumber, UpToEightDigitsAtATimeAgreeWithTheExactPath) {
                           "\"1669783687493506\"", "1.5e3", "12345678.9", "123456781234.5678",
                           // fewer than eight digits in an eight-byte window, then what ends them
                           "80      ", "6\n    \t", "123\n456789", "1234567 ", "0.5     ", "3:345678", "9/345678",
-                          "-42     ", "12345678901234567890123", "1234567890123456789.5", "\x7f" "2345678", "1\xc9" "2345678"};
+                          "-42     ", "12345678901234567890123", "1234567890123456789.5", "\x7f" "2345678", "1\xc9" "2345678",
+                          // the decimals not written, scaled in one step: at and past what int64 holds
+                          "9223372036854776", "922337203685477", "922337203685477.5", "18446744073709", "184467440737096", "19", "0", "-0.5",
+                          "-9223372036854775"};
   for (const char* token : tokens) {
-    for (int decimals : {0, 3, 6}) {
+    for (int decimals : {0, 3, 6, 18, 19, 20, 25}) {
       int64_t fast = -1, exact = -1;
       const bool fast_ok = parse_fixed(token, decimals, &fast), exact_ok = parse_fixed_slowly(token, decimals, &exact);
       EXPECT_EQ(fast_ok, exact_ok) << token << " " << decimals;
@@ -53,6 +59,38 @@ TEST(KinetoNumber, UpToEightDigitsAtATimeAgreeWithTheExactPath) {
   int64_t v = 0;
   ASSERT_TRUE(parse_fixed("1669783687493506", 3, &v));
   EXPECT_EQ(v, 1669783687493506000);
+}
+
+// The padded variant against parse_fixed (checked above against the exact path) on random
+// tokens of the shapes traces hold and near them, each followed by what a batch may hold after
+// a number (digits included: they are past the token's end and must not count).
+TEST(KinetoNumber, PaddedAgreesWithTheGeneralPath) {
+  std::mt19937_64 rng(36);
+  const std::string alphabet = "0123456789999.. \n-e\"x", after = "0123456789 ,}]\n.";
+  for (int trial = 0; trial < 200000; ++trial) {
+    std::string token;
+    const int size = int(rng() % 26);
+    const bool plain = rng() % 2 == 0;  // digits, a point and digits, spaces: the usual shapes
+    for (int i = 0; i < size; ++i) token += plain ? "0123456789"[rng() % 10] : alphabet[rng() % alphabet.size()];
+    if (plain && size > 2 && rng() % 2 == 0) token[rng() % size] = '.';
+    if (plain && rng() % 4 == 0) token = "-" + token;
+    if (plain && rng() % 4 == 0) token += std::string(rng() % 3 + 1, ' ');
+    std::string buffer = token;
+    for (int i = 0; i < 16; ++i) buffer += after[rng() % after.size()];
+    const int decimals = int(rng() % 10);
+    int64_t padded = -1, general = -1;
+    const std::string_view view(buffer.data(), token.size());
+    const bool padded_ok = parse_fixed_padded(view, decimals, &padded), general_ok = parse_fixed(view, decimals, &general);
+    ASSERT_EQ(padded_ok, general_ok) << "'" << token << "' " << decimals;
+    if (padded_ok) ASSERT_EQ(padded, general) << "'" << token << "' " << decimals;
+  }
+  int64_t v = 0;
+  EXPECT_FALSE(parse_fixed_padded(std::string_view(), 3, &v));  // a missing field: no text to read at all
+  const std::string ts = std::string("1669783687493592, \"dur\": 19}]") + std::string(8, '\0');  // padded, as a batch is
+  ASSERT_TRUE(parse_fixed_padded(std::string_view(ts.data(), 16), 3, &v));
+  EXPECT_EQ(v, 1669783687493592000);
+  ASSERT_TRUE(parse_fixed_padded(std::string_view(ts.data() + 25, 2), 6, &v));
+  EXPECT_EQ(v, 19000000);
 }
 
 }  // namespace

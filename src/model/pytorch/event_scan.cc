@@ -22,7 +22,10 @@ bool starts_scalar(char c) { return c == '-' || is_digit(c) || c == 't' || c == 
 // string's opening quote or a scalar's first character, and runs to the next one.
 class Tokens {
  public:
-  Tokens(const char* text, const uint32_t* index, uint32_t count) : text_(text), index_(index), count_(count) {}
+  // `escapes`: whether the text may hold a backslash (without one, a string ends at its first
+  // quote and holds no escape, which saves looking).
+  Tokens(const char* text, const uint32_t* index, uint32_t count, bool escapes)
+      : text_(text), index_(index), count_(count), escapes_(escapes) {}
 
   bool done() const { return at_ == count_; }
   char peek() const { return at_ < count_ ? text_[index_[at_]] : '\0'; }
@@ -39,14 +42,14 @@ class Tokens {
     std::string_view quoted;
     if (!quoted_string(&quoted)) return false;
     *text = quoted.substr(1, quoted.size() - 2);
-    return std::memchr(text->data(), '\\', text->size()) == nullptr;
+    return !escapes_ || std::memchr(text->data(), '\\', text->size()) == nullptr;
   }
 
   // A key (with its ':'), as key_at reads it.
   bool key(std::string_view* key) {
     std::string_view quoted;
     if (!quoted_string(&quoted) || !take(':')) return false;
-    *key = key_at(quoted.data() + 1);
+    *key = escapes_ ? key_at(quoted.data() + 1) : quoted.substr(1, quoted.size() - 2);
     return true;
   }
 
@@ -124,6 +127,7 @@ class Tokens {
   const char* text_;
   const uint32_t* index_;
   uint32_t count_;
+  bool escapes_;
   uint32_t at_ = 0;
 };
 
@@ -193,19 +197,19 @@ bool args(Tokens& t, RawEvent* raw) {
         ok = t.skip(1);
         break;
       case ArgKey::kOccupancy:
-        ok = double_value(t, &raw->kernel.occupancy_pct);
+        ok = double_value(t, &part(raw->kernel).occupancy_pct);
         break;
       case ArgKey::kTheoreticalOccupancy:  // 2021 traces
-        ok = raw->kernel.occupancy_pct < 0 ? double_value(t, &raw->kernel.occupancy_pct) : t.skip(1);
+        ok = part(raw->kernel).occupancy_pct < 0 ? double_value(t, &raw->kernel->occupancy_pct) : t.skip(1);
         break;
-      case ArgKey::kGrid: ok = int_array(t, raw->kernel.grid); break;
-      case ArgKey::kBlock: ok = int_array(t, raw->kernel.block); break;
+      case ArgKey::kGrid: ok = int_array(t, part(raw->kernel).grid); break;
+      case ArgKey::kBlock: ok = int_array(t, part(raw->kernel).block); break;
       case ArgKey::kName: ok = string_value(t, &raw->arg_name); break;
       case ArgKey::kText: ok = t.peek() == '"' ? t.string(text) : t.raw_value(text); break;
       case ArgKey::kInteger: {
         int64_t n;
-        if (parse_fixed(t.token(), 0, &n)) *target = n;
-        else if (target == &raw->memory.addr) return false;  // beyond int64: the other parser keeps its bits
+        if (parse_fixed_padded(t.token(), 0, &n)) *target = n;  // the batch is padded
+        else if (raw->memory && target == &raw->memory->addr) return false;  // beyond int64: the other parser keeps its bits
         ok = t.skip(1);
         break;
       }
@@ -264,7 +268,9 @@ bool EventScan::read(const PaddedJson& batch, std::vector<RawEvent>* raws) {
   if (stage1_->stage1(reinterpret_cast<const uint8_t*>(batch.data), batch.size, simdjson::stage1_mode::regular) !=
       simdjson::SUCCESS)
     return false;
-  Tokens t(batch.data, stage1_->structural_indexes.get(), stage1_->n_structural_indexes);
+  // Traces seldom escape anything: one look for a backslash in the whole batch spares one per string.
+  Tokens t(batch.data, stage1_->structural_indexes.get(), stage1_->n_structural_indexes,
+           std::memchr(batch.data, '\\', batch.size) != nullptr);
   const size_t before = raws->size();
   bool ok = t.take('[');
   if (ok && !t.take(']')) {

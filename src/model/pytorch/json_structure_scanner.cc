@@ -1,6 +1,7 @@
 #include "model/pytorch/json_structure_scanner.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #if defined(__x86_64__)
@@ -54,10 +55,7 @@ struct Classify256 {
   }
 };
 
-bool have_avx2() {
-  static const bool have = __builtin_cpu_supports("avx2");
-  return have;
-}
+bool have_avx2() { return __builtin_cpu_supports("avx2"); }
 #else
 struct Classify128 {
   BlockMasks operator()(const char* block) const;
@@ -94,11 +92,26 @@ uint64_t prefix_xor(uint64_t x) {
 
 }  // namespace
 
-JsonStructureScanner::JsonStructureScanner(bool wide) {
+int JsonStructureScanner::widest_bits() {
+  static const int bits = [] {
 #if defined(__x86_64__)
-  wide_ = wide && have_avx2();
+    const char* asked = std::getenv("MLPROF_JSON_SCANNER_BITS");
+    if (asked != nullptr && std::strcmp(asked, "128") == 0) return 128;
+    return have_avx2() ? 256 : 128;
 #else
-  (void)wide;
+    return 128;
+#endif
+  }();
+  return bits;
+}
+
+JsonStructureScanner::JsonStructureScanner(bool wide) : wide_(wide && widest_bits() >= 256) {}
+
+const char* JsonStructureScanner::kernel_name() const {
+#if defined(__x86_64__)
+  return wide_ ? "avx2" : "sse2";
+#else
+  return "scalar";
 #endif
 }
 

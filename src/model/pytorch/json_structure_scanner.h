@@ -12,9 +12,17 @@ namespace mlprof::model {
 
 class JsonStructureScanner {
  public:
-  // `wide`: with 256-bit vectors where the processor has them (tests turn them off to check
-  // the 128-bit path too).
+  // `wide`: with 256-bit vectors (AVX2) where the processor has them and widest_bits() allows
+  // (tests turn them off to check the 128-bit path too). The path is chosen at run time, so a
+  // binary runs the same kernels on every machine that has AVX2.
   explicit JsonStructureScanner(bool wide = true);
+
+  // The widest vectors a scanner uses on this machine: 256 with AVX2, else 128. The environment
+  // variable MLPROF_JSON_SCANNER_BITS=128 (read once) narrows it, so that a bench can run the
+  // path of a machine without AVX2 here.
+  static int widest_bits();
+  // The kernel this scanner runs, for benches to print: "avx2", "sse2" or "scalar".
+  const char* kernel_name() const;
 
   enum class Stop : uint8_t {
     kNone,   // reached the end of the text

@@ -3,6 +3,8 @@
 // about a quarter of a microsecond of that, so the digits are read as text instead.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -26,6 +28,29 @@ inline int leading_digits(const char* p, uint64_t* value) {
   const int n = bad == 0 ? 8 : __builtin_ctzll(bad) / 8;
   if (n == 0) return 0;
   x <<= 8 * (8 - n);  // the n digits at the top, zeros (leading zero digits) below
+  x = (x * 10 + (x >> 8)) & 0x00FF00FF00FF00FFull;
+  x = (x * 100 + (x >> 16)) & 0x0000FFFF0000FFFFull;
+  *value = (x * 10000 + (x >> 32)) & 0xFFFFFFFFull;
+  return n;
+}
+
+// parse_fixed for a token with at least 8 readable bytes after its end, as every token inside
+// a batch of text with simdjson's padding has (an empty one may point nowhere): the usual shapes (integers of up to 8 digits, 9
+// to 16 in two steps, a short fraction) without a loop a digit; anything else as parse_fixed.
+inline bool parse_fixed_padded(std::string_view token, int decimals, int64_t* out);
+
+// leading_digits over the bytes [p, p + most) only (most ≤ 8; the 8 bytes at p are readable):
+// the bytes after them count as the end of the digits.
+inline int leading_digits_within(const char* p, int most, uint64_t* value) {
+  uint64_t x;
+  std::memcpy(&x, p, 8);
+  x ^= 0x3030303030303030ull;
+  uint64_t bad = (x & 0xF0F0F0F0F0F0F0F0ull) | ((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull);
+  if (most < 8) bad |= ~uint64_t(0) << (8 * most);
+  const int n = bad == 0 ? 8 : __builtin_ctzll(bad) / 8;
+  *value = 0;
+  if (n == 0) return 0;
+  x <<= 8 * (8 - n);
   x = (x * 10 + (x >> 8)) & 0x00FF00FF00FF00FFull;
   x = (x * 100 + (x >> 16)) & 0x0000FFFF0000FFFFull;
   *value = (x * 10000 + (x >> 32)) & 0xFFFFFFFFull;
@@ -62,9 +87,56 @@ inline bool parse_fixed(std::string_view token, int decimals, int64_t* out) {
   }
   while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
   if (p != end || digits == 0 || digits > 19) return parse_fixed_slowly(token, decimals, out);
-  for (; fraction < decimals; ++fraction)
-    if (__builtin_mul_overflow(v, uint64_t(10), &v)) return false;
+  // The decimals not written, in one multiplication (durations such as "19" take six).
+  static constexpr uint64_t kScale[20] = {1,           10,           100,           1000,           10000,
+                                          100000,      1000000,      10000000,      100000000,      1000000000,
+                                          10000000000, 100000000000, 1000000000000, 10000000000000, 100000000000000,
+                                          1000000000000000, 10000000000000000, 100000000000000000,
+                                          1000000000000000000, 10000000000000000000ull};
+  if (fraction < decimals) {
+    if (decimals - fraction >= 20) {
+      if (v != 0) return false;
+    } else if (__builtin_mul_overflow(v, kScale[decimals - fraction], &v)) {
+      return false;
+    }
+  }
   if (v > uint64_t(INT64_MAX) + negative) return false;
+  *out = negative ? int64_t(0 - v) : int64_t(v);
+  return true;
+}
+
+inline bool parse_fixed_padded(std::string_view token, int decimals, int64_t* out) {
+  if (token.empty()) return false;  // a field that is not there: its view points nowhere
+  const char *p = token.data(), *end = p + token.size();
+  while (end > p && (end[-1] == ' ' || end[-1] == '\n' || end[-1] == '\r' || end[-1] == '\t')) --end;
+  const bool negative = p < end && *p == '-';
+  p += negative;
+  static constexpr uint64_t kPow10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+  uint64_t v = 0, eight = 0;
+  int n = leading_digits_within(p, int(std::min<ptrdiff_t>(end - p, 8)), &v);
+  if (n == 0) return parse_fixed(token, decimals, out);
+  int digits = n;
+  p += n;
+  if (n == 8 && p < end) {  // 9 to 16 digits: timestamps in microseconds
+    n = leading_digits_within(p, int(std::min<ptrdiff_t>(end - p, 8)), &eight);
+    if (n == 8 && p + n < end && unsigned(p[n] - '0') < 10) return parse_fixed(token, decimals, out);
+    v = v * kPow10[n] + eight;
+    digits += n;
+    p += n;
+  }
+  int fraction = 0;
+  if (p < end && *p == '.') {
+    ++p;
+    const int written = leading_digits_within(p, int(std::min<ptrdiff_t>(end - p, 8)), &eight);
+    // Digits to drop, or more than 18 in all: the general way.
+    if (written == 8 || written > decimals || digits + written > 18) return parse_fixed(token, decimals, out);
+    v = v * kPow10[written] + eight;
+    fraction = written;
+    digits += written;
+    p += written;
+  }
+  if (p != end || digits > 18 || decimals - fraction > 8) return parse_fixed(token, decimals, out);
+  if (__builtin_mul_overflow(v, kPow10[decimals - fraction], &v) || v > uint64_t(INT64_MAX) + negative) return false;
   *out = negative ? int64_t(0 - v) : int64_t(v);
   return true;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "model/pytorch/number.h"
@@ -19,9 +20,9 @@ struct ThreadId {
   bool present = false;
   std::string_view label;
 
-  // A number token; ignored when it is not one.
+  // A number token inside a batch (simdjson's padding follows it); ignored when it is not one.
   void set_number(std::string_view token) {
-    if (parse_fixed(token, 0, &value)) present = true;
+    if (parse_fixed_padded(token, 0, &value)) present = true;
   }
   // A string: 2021 traces quote thread ids ("1234"); labels ("Spans", "stream 7") get ids far
   // from any real pid or tid.
@@ -36,11 +37,17 @@ struct ThreadId {
 struct RawOpArgs {
   std::string_view input_types, input_dims, collective, dtype, in_split, out_split, group_name, group_ranks;
   int64_t in_nelems = -1, out_nelems = -1, group_size = -1;
-  bool present = false;
 };
 
 // Everything an event may carry; which parts count depends on its phase and category.
 struct RawEvent {
+  // Written, not zeroed: a parser appends one per event (emplace_back() would zero all of it
+  // first without a constructor of its own), and only the fields below with an initializer
+  // are set then; the arguments few events have (kernels', memory events', ops') are set up
+  // when the first of them is read (part()). So an event costs the stores of its common
+  // fields, about 250 of its 560 bytes, not the whole record twice over.
+  RawEvent() {}
+
   char ph = 0;
   bool has_cat = false;
   std::string_view cat, name, scope;
@@ -50,11 +57,10 @@ struct RawEvent {
   int64_t correlation = kNoId, external_id = kNoId, device = kNoId, stream = kNoId;
   int64_t wait_on_stream = kNoId, wait_on_record = kNoId;  // cuda_sync: the CUDA event waited for
   bool has_cbid = false;
-  KernelLaunch kernel;
-  bool has_kernel_args = false;
   int64_t bytes = -1;
-  MemoryRecord memory;
-  RawOpArgs op_args;
+  std::optional<KernelLaunch> kernel;  // a kernel's launch arguments, when it has any
+  std::optional<MemoryRecord> memory;  // a "[memory]" event's
+  std::optional<RawOpArgs> op_args;    // an op's or a collective's (OpArgs), when it has any
   std::string_view arg_name;  // "M" events: the process or thread name
 
   // Worked out on the thread that parsed the event, while its text is in that core's cache:
@@ -63,6 +69,12 @@ struct RawEvent {
   bool ts_ok = false, dur_ok = false;
   Category category = Category::kOther;  // what the event is, were it work (X, i or I)
 };
+
+// An optional part of a RawEvent, set up (as its defaults) when first written.
+template <typename Part>
+Part& part(std::optional<Part>& p) {
+  return p ? *p : p.emplace();
+}
 
 // A key as written from just after its opening quote (our keys have no escapes, so a key with
 // one simply matches none); the text always holds the closing quote.
@@ -116,37 +128,34 @@ inline ArgKey arg_key(std::string_view key, RawEvent* raw, int64_t** target, std
   *target = nullptr;
   *text = nullptr;
   if (key.empty()) return ArgKey::kOther;
-  RawOpArgs& op = raw->op_args;
-  auto op_text = [&](std::string_view* field) {
-    *text = field;
-    op.present = true;
+  auto op_text = [&](std::string_view RawOpArgs::*field) {
+    *text = &(part(raw->op_args).*field);
     return ArgKey::kText;
   };
-  auto op_integer = [&](int64_t* field) {
-    *target = field;
-    op.present = true;
+  auto op_integer = [&](int64_t RawOpArgs::*field) {
+    *target = &(part(raw->op_args).*field);
     return ArgKey::kInteger;
   };
   switch (key[0]) {
     case 'I':
-      if (key == kArgInputType) return op_text(&op.input_types);
-      if (key == kArgInputDims) return op_text(&op.input_dims);
-      if (key == kArgInMsgNelems) return op_integer(&op.in_nelems);
-      if (key == kArgInSplitSize) return op_text(&op.in_split);
+      if (key == kArgInputType) return op_text(&RawOpArgs::input_types);
+      if (key == kArgInputDims) return op_text(&RawOpArgs::input_dims);
+      if (key == kArgInMsgNelems) return op_integer(&RawOpArgs::in_nelems);
+      if (key == kArgInSplitSize) return op_text(&RawOpArgs::in_split);
       break;
     case 'O':
-      if (key == kArgOutMsgNelems) return op_integer(&op.out_nelems);
-      if (key == kArgOutSplitSize) return op_text(&op.out_split);
+      if (key == kArgOutMsgNelems) return op_integer(&RawOpArgs::out_nelems);
+      if (key == kArgOutSplitSize) return op_text(&RawOpArgs::out_split);
       break;
     case 'C':
-      if (key == kArgCollectiveName) return op_text(&op.collective);
+      if (key == kArgCollectiveName) return op_text(&RawOpArgs::collective);
       break;
     case 'G':
-      if (key == kArgGroupSize) return op_integer(&op.group_size);
+      if (key == kArgGroupSize) return op_integer(&RawOpArgs::group_size);
       break;
     case 'P':
-      if (key == kArgProcessGroupName) return op_text(&op.group_name);
-      if (key == kArgProcessGroupRanks) return op_text(&op.group_ranks);
+      if (key == kArgProcessGroupName) return op_text(&RawOpArgs::group_name);
+      if (key == kArgProcessGroupRanks) return op_text(&RawOpArgs::group_ranks);
       break;
     case 'c':
       if (key == "correlation") *target = &raw->correlation;
@@ -162,14 +171,14 @@ inline ArgKey arg_key(std::string_view key, RawEvent* raw, int64_t** target, std
       break;
     case 'd':
       if (key == "device") *target = &raw->device;
-      else if (key == kArgDtype) return op_text(&op.dtype);
+      else if (key == kArgDtype) return op_text(&RawOpArgs::dtype);
       break;
     case 's':
       if (key == "stream") *target = &raw->stream;
-      else if (key == "shared memory") *target = &raw->kernel.shared_memory, raw->has_kernel_args = true;
+      else if (key == "shared memory") *target = &part(raw->kernel).shared_memory;
       break;
     case 'r':
-      if (key == "registers per thread") *target = &raw->kernel.registers, raw->has_kernel_args = true;
+      if (key == "registers per thread") *target = &part(raw->kernel).registers;
       break;
     case 'g':
       if (key == "grid") return ArgKey::kGrid;
@@ -179,18 +188,18 @@ inline ArgKey arg_key(std::string_view key, RawEvent* raw, int64_t** target, std
       if (key == "bytes") *target = &raw->bytes;
       break;
     case 'A':
-      if (key == "Addr") *target = &raw->memory.addr;
+      if (key == "Addr") *target = &part(raw->memory).addr;
       break;
     case 'B':
-      if (key == "Bytes") *target = &raw->memory.bytes;
+      if (key == "Bytes") *target = &part(raw->memory).bytes;
       break;
     case 'T':
-      if (key == "Total Allocated") *target = &raw->memory.total_allocated;
-      else if (key == "Total Reserved") *target = &raw->memory.total_reserved;
+      if (key == "Total Allocated") *target = &part(raw->memory).total_allocated;
+      else if (key == "Total Reserved") *target = &part(raw->memory).total_reserved;
       break;
     case 'D':
-      if (key == "Device Type") *target = &raw->memory.device_type;
-      else if (key == "Device Id") *target = &raw->memory.device_id;
+      if (key == "Device Type") *target = &part(raw->memory).device_type;
+      else if (key == "Device Id") *target = &part(raw->memory).device_id;
       break;
     case 'n':
       if (key == "name") return ArgKey::kName;

@@ -94,8 +94,9 @@ Category category_of(const RawEvent& raw) {
 
 // The parts of a parsed event that need no state of the trace.
 void settle(RawEvent& raw) {
-  raw.ts_ok = parse_fixed(raw.ts, 3, &raw.ts_value);
-  raw.dur_ok = !raw.dur.empty() && parse_fixed(raw.dur, 6, &raw.dur_value);
+  // Both point into the batch, which simdjson's padding follows.
+  raw.ts_ok = parse_fixed_padded(raw.ts, 3, &raw.ts_value);
+  raw.dur_ok = !raw.dur.empty() && parse_fixed_padded(raw.dur, 6, &raw.dur_value);
   raw.category = category_of(raw);
 }
 
@@ -410,16 +411,16 @@ bool EventParser::read_args(od::object& args, RawEvent* raw) {
     switch (arg_key(key, raw, &target, &text)) {
       case ArgKey::kCbid: raw->has_cbid = true; break;
       case ArgKey::kOccupancy:
-        if (value.get_double().get(v) == simdjson::SUCCESS) raw->kernel.occupancy_pct = v;
+        if (value.get_double().get(v) == simdjson::SUCCESS) part(raw->kernel).occupancy_pct = v;
         break;
       case ArgKey::kTheoreticalOccupancy:  // 2021 traces
-        if (raw->kernel.occupancy_pct < 0 && value.get_double().get(v) == simdjson::SUCCESS) raw->kernel.occupancy_pct = v;
+        if (part(raw->kernel).occupancy_pct < 0 && value.get_double().get(v) == simdjson::SUCCESS) raw->kernel->occupancy_pct = v;
         break;
       case ArgKey::kGrid:
-        if (!read_int_array(value, raw->kernel.grid)) return false;
+        if (!read_int_array(value, part(raw->kernel).grid)) return false;
         break;
       case ArgKey::kBlock:
-        if (!read_int_array(value, raw->kernel.block)) return false;
+        if (!read_int_array(value, part(raw->kernel).block)) return false;
         break;
       case ArgKey::kName:
         if (auto code = value.get_string().get(raw->arg_name); code && code != simdjson::INCORRECT_TYPE)
@@ -431,9 +432,9 @@ bool EventParser::read_args(od::object& args, RawEvent* raw) {
       case ArgKey::kInteger: {
         int64_t n;
         // Addresses are unsigned and may pass INT64_MAX; keep their bits.
-        if (parse_fixed(value.raw_json_token(), 0, &n)) {
+        if (parse_fixed_padded(value.raw_json_token(), 0, &n)) {
           *target = n;
-        } else if (target == &raw->memory.addr) {
+        } else if (raw->memory && target == &raw->memory->addr) {
           uint64_t u;
           if (value.get_uint64().get(u) == simdjson::SUCCESS) *target = int64_t(u);
         }
@@ -515,11 +516,11 @@ bool TraceReader::add_event(RawEvent& raw) {
   }
   e.track = track_of(pid, tid, device);
   if (device && raw.has_cat && equals_lower(raw.cat, "mtia_ccp_events")) t_.tracks[e.track].mtia = true;
-  const uint32_t op_args = raw.op_args.present ? add_op_args(raw.op_args) : UINT32_MAX;
+  const uint32_t op_args = raw.op_args ? add_op_args(*raw.op_args) : UINT32_MAX;
   switch (e.category) {
     case Category::kKernel:
-      if (op_args != UINT32_MAX) raw.kernel.op_args = op_args;
-      e.detail = distinct(kernel_index_, t_.kernels, raw.kernel);
+      if (op_args != UINT32_MAX) part(raw.kernel).op_args = op_args;
+      e.detail = distinct(kernel_index_, t_.kernels, part(raw.kernel));
       break;
     case Category::kMemcpy:
     case Category::kMemset:
@@ -527,7 +528,7 @@ bool TraceReader::add_event(RawEvent& raw) {
       t_.copies.push_back({raw.bytes});
       break;
     case Category::kMemory:
-      e.detail = distinct(memory_index_, t_.memory, raw.memory);
+      e.detail = distinct(memory_index_, t_.memory, part(raw.memory));
       break;
     case Category::kSync:  // -1 where the wait is on no recorded event
       if (raw.wait_on_record >= 0 && raw.wait_on_stream >= 0) {
