@@ -8,6 +8,7 @@ import { panel, windowCaption } from '../components/panel';
 import { toolHeader, csvButton } from '../components/page_header';
 import { pieChart } from '../charts/pie_chart';
 import { traceLinkTo } from '../trace_link';
+import { opRanksTable, type RankOpsRow } from './step_ranks_glance';
 import type { PageContext, ToolPage } from './tool_page';
 
 interface OpRow {
@@ -38,6 +39,7 @@ export interface FrameworkOpStatsData {
   host_self_time_ms: number;
   device_self_time_ms: number;
   pie: { host_by_op: Slice[]; host_by_type: Slice[]; device_by_op: Slice[]; device_by_type: Slice[] };
+  ranks?: RankOpsRow[]; // one row per rank, for a run of several
 }
 
 // Rows carry their rank (by self time, within host or device) as the analysis ordered them.
@@ -51,6 +53,7 @@ export const frameworkOpStatsPage: ToolPage = {
     const typed = rows.some((r) => r.type && r.type !== r.operation);
     root.append(
       toolHeader(ctx, null, idleToggle(ctx), csvButton(ctx)),
+      opRanksTable(data.ranks, ctx.run, data.window) ?? '',
       pies(data, typed),
       panel('Ops', opTable(rows, typed, ctx)),
     );
