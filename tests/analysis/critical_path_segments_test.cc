@@ -98,6 +98,7 @@ TEST(CriticalPathSegments, TheCapKeepsTheLongestAndCountsTheRest) {
   const StepPathSegments s = path_segments(p, g, r, critical_path(g, r, g.steps[0]), g.steps[0], 2);
   ASSERT_EQ(s.segments.size(), 2u);
   EXPECT_EQ(s.left_out, 3u);
+  EXPECT_NEAR(double(s.left_out_ps) / 1e9, 0.5 + 0.5 + 1.0, 1e-6);  // train's, the launch's, the optimizer's
   // The kernel (7 ms) and then the first 1 ms segment, still in time order.
   EXPECT_EQ(s.segments[0].name, "volta_sgemm_128x64_nn");
   EXPECT_NEAR(double(s.segments[1].duration_ps) / 1e9, 1.0, 1e-6);

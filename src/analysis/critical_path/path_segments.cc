@@ -48,12 +48,14 @@ StepPathSegments path_segments(const model::Profile& p, const DependencyGraph& g
     std::iota(order.begin(), order.end(), size_t(0));
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return segs[a].duration_ps > segs[b].duration_ps; });
+    const std::vector<size_t> order_by_length = order;
     order.resize(max_segments);
     std::sort(order.begin(), order.end());
     std::vector<PathSegment> kept;
     kept.reserve(max_segments);
     for (size_t i : order) kept.push_back(std::move(segs[i]));
     out.left_out = segs.size() - max_segments;
+    for (size_t i = max_segments; i < segs.size(); ++i) out.left_out_ps += segs[order_by_length[i]].duration_ps;
     segs = std::move(kept);
   }
   return out;
@@ -73,7 +75,7 @@ nlohmann::json to_json(const StepPathSegments& s, std::string_view step_host) {
     j["duration_ms"] = double(seg.duration_ps) / 1e9;
     segments.push_back(std::move(j));
   }
-  return {{"segments", std::move(segments)}, {"left_out", s.left_out}};
+  return {{"segments", std::move(segments)}, {"left_out", s.left_out}, {"left_out_ms", double(s.left_out_ps) / 1e9}};
 }
 
 }  // namespace mlprof::analysis

@@ -30,6 +30,7 @@ struct PathSegment {
 struct StepPathSegments {
   std::vector<PathSegment> segments;  // in time order
   size_t left_out = 0;                // the shortest segments beyond the cap, not listed
+  int64_t left_out_ps = 0;            // and their time on the path
 };
 
 // Segments listed per step: the longest ones when there are more (a step of thousands of tiny
@@ -44,9 +45,9 @@ StepPathSegments path_segments(const model::Profile& p, const DependencyGraph& g
                                const std::vector<PathPiece>& path, const GraphStep& step,
                                size_t max_segments = kMaxSegmentsPerStep);
 
-// {segments: [{kind, name, host, event, line, event_start_ms, start_ms, duration_ms}], left_out}; times in the
-// tools' clock (milliseconds of the profile's time), as the trace viewer's links take them; `host`
-// only where it is not the step's (another rank's work the step waited for).
+// {segments: [{kind, name, host, event, line, event_start_ms, start_ms, duration_ms}], left_out, left_out_ms};
+// times in the tools' clock (milliseconds of the profile's time), as the trace viewer's links
+// take them; `host` only where it is not the step's (another rank's work the step waited for).
 nlohmann::json to_json(const StepPathSegments& s, std::string_view step_host);
 
 }  // namespace mlprof::analysis

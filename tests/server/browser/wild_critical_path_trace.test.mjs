@@ -63,6 +63,8 @@ describe('the critical path in the trace viewer', () => {
           assert.equal(state.step, String(first.step_num));
           assert.equal(state.critical_path, '1');
           assert.equal(await page.locator('.trace-path-toggle').getAttribute('aria-pressed'), 'true');
+          // On the step's path, whether the trace marks the step or the path found it.
+          assert.doesNotMatch(await page.locator('.trace-details').textContent(), /has no step/);
           assert.ok(drawn.arrows >= 1, `${drawn.arrows} arrows`);
           // The longest segment drawn is an event on the path of a step in view.
           const longest = Number(await viewer(page, 'data-path-longest-event'));

@@ -214,13 +214,14 @@ function topOps(data: OverviewData): HTMLElement {
       key: 'cumulative_self_time_pct',
       title: 'Cumulative %',
       numeric: true,
+      optional: true, // room for the op's name: TensorFlow's are long scope paths
       value: (r) => r.cumulative_self_time_pct,
       render: (r) => formatPct(r.cumulative_self_time_pct),
     },
     { key: 'self_time_ms', title: 'Self time', numeric: true, value: (r) => r.self_time_ms, render: (r) => formatMs(r.self_time_ms) },
   ];
   if (typed) columns.push({ key: 'type', title: 'Type', value: (r) => r.type });
-  columns.push({ key: 'name', title: 'Op', value: (r) => r.name, name: true });
+  columns.push({ key: 'name', title: 'Op', value: (r) => r.name, name: true, shorten: 44 });
   return panel(
     `Top ${rows.length} ops ${data.top_ops_where}`,
     dataTable<TopOp>({ label: 'Top ops', rows, pageSize: 10, filterable: false, columns }),

@@ -35,7 +35,7 @@ import { EMPTY_LAYOUT, foldsHiding, hitAt, layoutOf, linesInBand, type Layout } 
 import { drawAxis, formatCounter, sizeCanvas, TimelinePainter } from '../trace/trace_drawing';
 import { rangeSummaryView } from '../trace/trace_range_summary';
 import { drawFlows } from '../trace/trace_flows_drawing';
-import { drawCriticalPath, loadCriticalPath, type ViewerPath } from '../trace/critical_path_overlay';
+import { drawCriticalPath, leftOutNote, loadCriticalPath, pathOfStep, type ViewerPath } from '../trace/critical_path_overlay';
 import { listenTraceInput } from '../trace/trace_input';
 import { showDetails, showDetailsMessage } from '../trace/trace_details';
 import { TraceSearch } from '../trace/trace_search';
@@ -92,7 +92,8 @@ class TraceViewer {
   private showPath: boolean;
   private paths: ViewerPath[] | null = null; // the critical path, once loaded
   private readonly pathToggle: HTMLElement;
-  private readonly pathText = h('span', { class: 'trace-measure', 'data-testid': 'critical-path-note' });
+  private readonly pathText = h('span', { class: 'trace-path-note', 'data-testid': 'critical-path-note', hidden: true });
+  private pathStep: number | undefined; // a link's step: the view goes to its path once loaded
   private summaryToken = 0;
   private selected: TraceEventDetails | null = null;
   private measure: TimeRange | null = null;
@@ -186,9 +187,6 @@ class TraceViewer {
         measureToggle,
         flowsToggle,
         this.pathToggle,
-        this.rangeText,
-        this.pathText,
-        this.measureText,
         h('span', { class: 'trace-spacer' }),
         this.search.input,
         this.search.scopeSelect,
@@ -196,6 +194,8 @@ class TraceViewer {
         button('▶', 'Next match (Enter)', () => this.search.step(1)),
         this.search.count,
       ),
+      // What is in view, measured and drawn: a line of its own, so the toolbar never cuts it.
+      h('div', { class: 'trace-status' }, this.rangeText, this.measureText, this.pathText),
       h('div', { class: 'trace-axis-row' }, h('div', { class: 'trace-axis-gutter' }), this.axis),
       this.scroller,
       this.tooltip,
@@ -231,7 +231,9 @@ class TraceViewer {
     if (target.step !== undefined) {
       const view = stepView(steps, target.step);
       if (view) this.view = clampRange(view, this.total);
-      else showDetailsMessage(this.details, `This trace has no step ${target.step}.`);
+      // The critical path's steps may be found where the trace has no markers: its path says where.
+      if (target.criticalPath) this.pathStep = target.step;
+      else if (!view) showDetailsMessage(this.details, `This trace has no step ${target.step}.`);
     }
     if (!target.name) return;
     try {
@@ -258,17 +260,32 @@ class TraceViewer {
   private async ensurePath(): Promise<void> {
     if (!this.showPath || this.paths || this.pathLoading) return;
     this.pathLoading = true;
-    this.pathText.textContent = 'Finding the critical path…';
+    this.setPathNote('Finding the critical path…');
     try {
       this.paths = await loadCriticalPath(this.ctx.run, this.ctx.host);
       if (this.disposed) return;
-      this.pathText.textContent = this.paths.length ? '' : 'No critical path: this trace has no steps.';
+      this.setPathNote(this.paths.length ? '' : 'No critical path: this trace has no steps.');
+      if (this.pathStep !== undefined) {
+        // A link's step: its path in view, with a little room either side.
+        const path = pathOfStep(this.paths, this.pathStep);
+        if (path) {
+          const room = (path.endPs - path.startPs) * 0.03;
+          this.setView({ start: path.startPs - room, end: path.endPs + room });
+        } else showDetailsMessage(this.details, `The critical path has no step ${this.pathStep}.`);
+        this.pathStep = undefined;
+      }
       this.scheduleDraw();
     } catch (e) {
-      this.pathText.textContent = `Could not find the critical path: ${(e as Error).message}`;
+      this.setPathNote(`Could not find the critical path: ${(e as Error).message}`);
     } finally {
       this.pathLoading = false;
     }
+  }
+
+  private setPathNote(text: string): void {
+    if (this.pathText.textContent === text) return;
+    this.pathText.textContent = text;
+    this.pathText.hidden = text === '';
   }
 
   dispose(): void {
@@ -526,10 +543,10 @@ class TraceViewer {
       this.element.setAttribute('data-path-outlined', String(drawn.outlined));
       this.element.setAttribute('data-path-arrows', String(drawn.arrows));
       this.element.setAttribute('data-path-longest-event', String(drawn.longestEvent ?? ''));
-      const leftOut = this.paths.filter((p) => p.endPs >= this.view.start && p.startPs <= this.view.end).reduce((n, p) => n + p.leftOut, 0);
-      this.pathText.textContent = leftOut ? `Critical path: ${leftOut.toLocaleString()} shortest segments not drawn` : '';
+      this.setPathNote(leftOutNote(this.paths, this.view));
     } else {
       this.element.setAttribute('data-path-outlined', '0');
+      if (!this.showPath) this.setPathNote('');
     }
     this.painter.drawMeasure(g, frame);
     // What a frame costs here, for the panning benchmark (bench/trace_viewer_pan_bench.mjs).

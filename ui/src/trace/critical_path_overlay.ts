@@ -22,6 +22,7 @@ export interface PathSegment {
 export interface StepPath {
   segments: PathSegment[];
   left_out: number; // the shortest segments (or a later step's all) not listed
+  left_out_ms?: number; // their time on the path
 }
 
 interface CriticalPathSteps {
@@ -36,6 +37,7 @@ export interface ViewerPath {
   endPs: number;
   segments: { kind: string; event?: number; line?: number; startPs: number; durPs: number }[];
   leftOut: number;
+  leftOutPs: number; // the time of the segments not listed
 }
 
 // Fetches the critical path of the run (or host) the viewer shows and puts it on the viewer's
@@ -57,7 +59,15 @@ export async function loadCriticalPath(run: string, host: string): Promise<Viewe
         durPs: seg.duration_ms * 1e9,
       }));
       const last = segments[segments.length - 1];
-      return { host: s.host, stepNum: s.step_num, startPs: segments[0].startPs, endPs: last.startPs + last.durPs, segments, leftOut: s.path!.left_out };
+      return {
+        host: s.host,
+        stepNum: s.step_num,
+        startPs: segments[0].startPs,
+        endPs: last.startPs + last.durPs,
+        segments,
+        leftOut: s.path!.left_out,
+        leftOutPs: (s.path!.left_out_ms ?? 0) * 1e9,
+      };
     });
 }
 
@@ -117,4 +127,19 @@ export function drawCriticalPath(
     }
   }
   return { outlined, arrows, longestEvent };
+}
+
+// What the drawing leaves out of the paths in view, in words ('' when nothing).
+export function leftOutNote(paths: ViewerPath[], view: { start: number; end: number }): string {
+  const shown = paths.filter((p) => p.endPs >= view.start && p.startPs <= view.end);
+  const count = shown.reduce((n, p) => n + p.leftOut, 0);
+  if (!count) return '';
+  const total = shown.reduce((n, p) => n + (p.endPs - p.startPs), 0);
+  const share = total > 0 ? (100 * shown.reduce((n, p) => n + p.leftOutPs, 0)) / total : 0;
+  return `Critical path: the longest segments of each step drawn; ${count.toLocaleString()} shorter ones (${share < 1 ? '< 1' : share.toFixed(0)} % of the path's time) are not.`;
+}
+
+// The path of a step: where "Show in trace" opens (the first of that number, on the host shown).
+export function pathOfStep(paths: ViewerPath[], step: number): ViewerPath | undefined {
+  return paths.find((p) => p.stepNum === step);
 }
