@@ -1,9 +1,49 @@
 #include "analysis/critical_path/path_segments.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 
 namespace mlprof::analysis {
+namespace {
+
+// Runs together the segments shorter than the `max`-th longest that follow each other on one
+// line: one segment of that line, of the kind of its longest piece.
+void merge_short_runs(std::vector<PathSegment>& segs, size_t max) {
+  if (segs.size() <= max || max == 0) return;
+  std::vector<int64_t> lengths(segs.size());
+  for (size_t i = 0; i < segs.size(); ++i) lengths[i] = segs[i].duration_ps;
+  std::nth_element(lengths.begin(), lengths.begin() + long(max - 1), lengths.end(), std::greater<>());
+  const int64_t cut = lengths[max - 1];
+  std::vector<PathSegment> out;
+  std::vector<int64_t> kind_ps;  // per output segment: its longest piece, whose kind it takes
+  for (PathSegment& s : segs) {
+    const bool short_one = s.duration_ps < cut && s.line != UINT32_MAX;
+    if (short_one && !out.empty()) {
+      PathSegment& last = out.back();
+      const bool last_short = last.merged > 1 || last.duration_ps < cut;  // a short one, or a run of them
+      if (last_short && last.line == s.line && last.host == s.host) {
+        const int64_t end = std::max(last.start_ps + last.duration_ps, s.start_ps + s.duration_ps);
+        if (last.merged == 1) {
+          last.event = model::kNone;
+          last.name.clear();
+        }
+        if (s.duration_ps > kind_ps.back()) {
+          last.kind = s.kind;
+          kind_ps.back() = s.duration_ps;
+        }
+        last.duration_ps = end - last.start_ps;
+        ++last.merged;
+        continue;
+      }
+    }
+    kind_ps.push_back(s.duration_ps);
+    out.push_back(std::move(s));
+  }
+  segs = std::move(out);
+}
+
+}  // namespace
 
 StepPathSegments path_segments(const model::Profile& p, const DependencyGraph& g, const Replay& r,
                                const std::vector<PathPiece>& path, const GraphStep& step, size_t max_segments) {
@@ -43,6 +83,7 @@ StepPathSegments path_segments(const model::Profile& p, const DependencyGraph& g
     }
     segs.push_back(std::move(s));
   }
+  merge_short_runs(segs, max_segments);
   if (segs.size() > max_segments) {
     std::vector<size_t> order(segs.size());
     std::iota(order.begin(), order.end(), size_t(0));
@@ -70,7 +111,10 @@ nlohmann::json to_json(const StepPathSegments& s, std::string_view step_host) {
       j["event"] = seg.event;
       j["line"] = seg.line;
       j["event_start_ms"] = double(seg.event_start_ps) / 1e9;
+    } else if (seg.line != UINT32_MAX) {
+      j["line"] = seg.line;
     }
+    if (seg.merged > 1) j["merged"] = seg.merged;
     j["start_ms"] = double(seg.start_ps) / 1e9;
     j["duration_ms"] = double(seg.duration_ps) / 1e9;
     segments.push_back(std::move(j));

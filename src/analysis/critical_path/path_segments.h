@@ -25,6 +25,7 @@ struct PathSegment {
   uint32_t line = UINT32_MAX;              // the event's line (Profile::line_index)
   int64_t start_ps = 0, duration_ps = 0;   // the time it holds on the path (the profile's clock)
   int64_t event_start_ps = 0;              // the event's own start: where the viewer's clock meets this one
+  uint32_t merged = 1;                     // >1: that many short segments on one line run together (no event)
 };
 
 struct StepPathSegments {
@@ -33,8 +34,10 @@ struct StepPathSegments {
   int64_t left_out_ps = 0;            // and their time on the path
 };
 
-// Segments listed per step: the longest ones when there are more (a step of thousands of tiny
-// ops would make the JSON as large as the trace).
+// Segments listed per step. Where there are more, the short ones that follow each other on one
+// line (a thread's run of small ops) first run together into one segment of that line; then,
+// if still too many, only the longest are listed (a step of thousands of tiny ops would make
+// the JSON as large as the trace).
 inline constexpr size_t kMaxSegmentsPerStep = 200;
 // Steps whose segments are listed: the first ones (the trace viewer opens on the first steps);
 // later steps list none and count all of theirs as left out.
@@ -45,7 +48,7 @@ StepPathSegments path_segments(const model::Profile& p, const DependencyGraph& g
                                const std::vector<PathPiece>& path, const GraphStep& step,
                                size_t max_segments = kMaxSegmentsPerStep);
 
-// {segments: [{kind, name, host, event, line, event_start_ms, start_ms, duration_ms}], left_out, left_out_ms};
+// {segments: [{kind, name, host, event, line, event_start_ms, start_ms, duration_ms, merged}], left_out, left_out_ms};
 // times in the tools' clock (milliseconds of the profile's time), as the trace viewer's links
 // take them; `host` only where it is not the step's (another rank's work the step waited for).
 nlohmann::json to_json(const StepPathSegments& s, std::string_view step_host);

@@ -1,7 +1,7 @@
 // The critical path drawn over the trace viewer's tracks (the critical_path tool's per-step
-// `path.segments`): each segment's stretch of its event outlined on the event's row, and an
-// arrow from each segment to the next where the path changes row or jumps ahead in time. Only
-// the steps that overlap the view are drawn.
+// `path.segments`): each segment's stretch of its event outlined on the event's row (a run of
+// short ones on its track's first row), and an arrow from each segment to the next where the
+// path changes row or jumps ahead in time. Only the steps that overlap the view are drawn.
 import { fetchToolData } from '../api';
 import { PATH_KINDS } from '../path_kinds';
 import { fetchEventDetails } from './trace_api';
@@ -13,8 +13,9 @@ export interface PathSegment {
   name: string; // the event's; '' where no event covers the time
   host?: string; // only when not the step's own host (another rank's work)
   event?: number;
-  line?: number;
+  line?: number; // the event's, or the line of a run of short ones (`merged`)
   event_start_ms?: number;
+  merged?: number; // that many short segments on one line, run together
   start_ms: number; // the tools' clock
   duration_ms: number;
 }
@@ -102,7 +103,7 @@ export function drawCriticalPath(
     const heads: Segment[] = [];
     g.lineWidth = 2;
     for (const seg of path.segments) {
-      const y = seg.event !== undefined && seg.line !== undefined ? yOfEvent(layout, seg.event, seg.line) : null;
+      const y = seg.line !== undefined ? yOfEvent(layout, seg.event ?? -1, seg.line) : null;
       if (y === null) continue;
       const x0 = xOf(seg.startPs);
       const x1 = Math.max(xOf(seg.startPs + seg.durPs), x0 + 2);
