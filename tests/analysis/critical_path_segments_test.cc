@@ -121,5 +121,15 @@ TEST(CriticalPathSegments, StepsBeyondTheListedOnesCountTheirsAsLeftOut) {
   EXPECT_EQ(c.steps[kMaxStepsWithSegments].path.left_out, 5u);
 }
 
+// The listed steps share kMaxSegmentsListed (3200): one step may list all of it, 32 or more
+// list 200 each (the floor), and the 33rd on none.
+TEST(CriticalPathSegments, FewStepsListMoreOfEach) {
+  EXPECT_EQ(segments_cap(0, 1), 3200u);
+  EXPECT_EQ(segments_cap(3, 4), 800u);
+  EXPECT_EQ(segments_cap(0, 100), 200u);
+  EXPECT_EQ(segments_cap(31, 100), 200u);
+  EXPECT_EQ(segments_cap(32, 100), 0u);
+}
+
 }  // namespace
 }  // namespace mlprof::analysis

@@ -221,7 +221,7 @@ CriticalPath critical_path_of_graph(const model::Profile& p, const DependencyGra
     const std::vector<PathPiece> pieces = critical_path(g, measured, gs);
     const StepPath sp = read_path(p, g, pieces, gs);
     CriticalPathStep s;
-    s.path = path_segments(p, g, measured, pieces, gs, c.steps.size() < kMaxStepsWithSegments ? kMaxSegmentsPerStep : 0);
+    s.path = path_segments(p, g, measured, pieces, gs, segments_cap(c.steps.size(), g.steps.size()));
     s.host = std::string(p.strings.view(p.hosts[gs.host].name));
     s.step_num = gs.step_num;
     s.step_ms = double(gs.end_ps - gs.begin_ps) / kPsPerMs;

@@ -42,6 +42,16 @@ inline constexpr size_t kMaxSegmentsPerStep = 200;
 // Steps whose segments are listed: the first ones (the trace viewer opens on the first steps);
 // later steps list none and count all of theirs as left out.
 inline constexpr size_t kMaxStepsWithSegments = 32;
+// What all listed steps share: a profile of few steps lists more of each (at most this many).
+inline constexpr size_t kMaxSegmentsListed = 3200;
+
+// The cap of the `index`-th of `steps` steps: 0 beyond the listed ones.
+inline size_t segments_cap(size_t index, size_t steps) {
+  if (index >= kMaxStepsWithSegments) return 0;
+  const size_t listed = steps < kMaxStepsWithSegments ? steps : kMaxStepsWithSegments;
+  const size_t share = listed > 0 ? kMaxSegmentsListed / listed : kMaxSegmentsListed;
+  return share > kMaxSegmentsPerStep ? share : kMaxSegmentsPerStep;
+}
 
 // `path` as critical_path() gives it (from the step's end back), `r` the replay it came from.
 StepPathSegments path_segments(const model::Profile& p, const DependencyGraph& g, const Replay& r,
