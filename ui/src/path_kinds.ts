@@ -18,9 +18,18 @@ export const PATH_KINDS: StepCategory[] = [
 
 const PATH_KIND_LABELS: Record<string, string> = Object.fromEntries(PATH_KINDS.map((k) => [k.key, k.label]));
 
+// The words a tool's JSON gives for its keys (`labels`: a TPU's "Program launch" for
+// kernel_launch), by key; absent: these pages' own words.
+export type PathLabels = Record<string, string> | undefined;
+
+// The kinds with the JSON's words where it gives them.
+export function labelledPathKinds(labels: PathLabels): StepCategory[] {
+  return PATH_KINDS.map((k) => ({ ...k, label: labels?.[k.key] ?? k.label }));
+}
+
 // A what-if target's label: a path kind or step category by its label, else the op or kernel
 // name as it is.
-export function targetLabel(target: string): { label: string; isName: boolean } {
-  const label = PATH_KIND_LABELS[target] ?? CATEGORY_LABELS[target];
+export function targetLabel(target: string, labels?: PathLabels): { label: string; isName: boolean } {
+  const label = labels?.[target] ?? PATH_KIND_LABELS[target] ?? CATEGORY_LABELS[target];
   return label ? { label, isName: false } : { label: target, isName: true };
 }

@@ -60,25 +60,37 @@ export function renderSidebar(root: HTMLElement, model: SidebarModel, actions: S
   );
   refresh.addEventListener('click', () => actions.refreshRuns());
 
-  // Tools without data stay listed, greyed, saying why on hover; their page says how to get it.
+  // Tools with data first; those without (GPU tools on a TPU run, the pod viewer of one host)
+  // once at the end, folded, greyed, each saying why on hover; their page says how to get it.
   // One page is highlighted: the compare page's link when comparing, else the tool's.
-  const nav = h(
-    'nav',
-    { class: 'tool-nav', 'aria-label': 'Tools' },
-    ...tools.map((t) =>
-      h(
-        'a',
+  const link = (t: ToolInfo) =>
+    h(
+      'a',
+      {
+        href: viewStateHash({ run: state.run, host: state.host, tool: t.name, options: {} }),
+        'aria-current': t.name === state.tool && !model.comparing ? 'page' : undefined,
+        'data-tool': t.name,
+        class: hasData(t) ? undefined : 'no-data',
+        title: hasData(t) ? undefined : `No data: ${t.reason ?? ''}${t.how_to_get ? ` (${t.how_to_get})` : ''}`,
+      },
+      t.title,
+    );
+  const without = tools.filter((t) => !hasData(t));
+  const withData = tools.filter(hasData);
+  const fold = without.length
+    ? h(
+        'details',
         {
-          href: viewStateHash({ run: state.run, host: state.host, tool: t.name, options: {} }),
-          'aria-current': t.name === state.tool && !model.comparing ? 'page' : undefined,
-          'data-tool': t.name,
-          class: hasData(t) ? undefined : 'no-data',
-          title: hasData(t) ? undefined : `No data: ${t.reason ?? ''}${t.how_to_get ? ` (${t.how_to_get})` : ''}`,
+          class: 'tools-without-data',
+          'data-testid': 'tools-without-data',
+          // Open where nothing else is listed, or where the page shown is one of them.
+          open: withData.length === 0 || without.some((t) => t.name === state.tool && !model.comparing),
         },
-        t.title,
-      ),
-    ),
-  );
+        h('summary', { class: 'muted small', title: without.map((t) => t.title).join(', ') }, `${without.length} ${without.length === 1 ? 'tool' : 'tools'} without data for this run`),
+        ...without.map(link),
+      )
+    : null;
+  const nav = h('nav', { class: 'tool-nav', 'aria-label': 'Tools' }, ...withData.map(link), fold);
 
   runSelect.title = state.run;
   hostSelect.title = state.host || ALL_HOSTS_LABEL;

@@ -17,3 +17,12 @@ describe('trace links', () => {
     expect(readTraceTarget({ at_ms: 'soon' })).toBeNull();
   });
 });
+
+describe('the critical path in the trace', () => {
+  test('a step with its path drawn reads back as asked', () => {
+    const options = readViewState(traceHash('r', 'h', { step: 3, criticalPath: true })).options;
+    expect(options.critical_path).toBe('1');
+    expect(readTraceTarget(options)).toMatchObject({ step: 3, criticalPath: true });
+    expect(readTraceTarget(readViewState(traceHash('r', 'h', { step: 3 })).options)?.criticalPath).toBeUndefined();
+  });
+});

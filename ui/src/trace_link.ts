@@ -9,10 +9,11 @@ export interface TraceTarget {
   atMs?: number; // near this time, in the tools' clock (milliseconds of the profile's time)
   fromMs?: number; // keep this earlier moment in view too (where an idle gap began)
   step?: number; // open on this step
+  criticalPath?: boolean; // with the critical path drawn
 }
 
 // The trace viewer's URL options for a target.
-export const TRACE_OPTIONS = { name: 'find', atMs: 'at_ms', fromMs: 'from_ms', step: 'step' } as const;
+export const TRACE_OPTIONS = { name: 'find', atMs: 'at_ms', fromMs: 'from_ms', step: 'step', criticalPath: 'critical_path' } as const;
 
 export function traceHash(run: string, host: string, target: TraceTarget): string {
   const options: Record<string, string> = {};
@@ -20,6 +21,7 @@ export function traceHash(run: string, host: string, target: TraceTarget): strin
   if (target.atMs !== undefined) options[TRACE_OPTIONS.atMs] = String(target.atMs);
   if (target.fromMs !== undefined) options[TRACE_OPTIONS.fromMs] = String(target.fromMs);
   if (target.step !== undefined) options[TRACE_OPTIONS.step] = String(target.step);
+  if (target.criticalPath) options[TRACE_OPTIONS.criticalPath] = '1';
   return viewStateHash({ run, host, tool: 'trace_viewer', options });
 }
 
@@ -38,6 +40,7 @@ export function readTraceTarget(options: Record<string, string>): TraceTarget | 
     atMs: num(TRACE_OPTIONS.atMs),
     fromMs: num(TRACE_OPTIONS.fromMs),
     step: num(TRACE_OPTIONS.step),
+    criticalPath: options[TRACE_OPTIONS.criticalPath] === '1' || undefined,
   };
   return target.name || target.step !== undefined ? target : null;
 }

@@ -184,8 +184,10 @@ CriticalPath critical_path_of_graph(const model::Profile& p, const StepAnalysis&
   const Replay measured = replay(g, nullptr, 1, true);
   std::map<std::string, double> ops, kernels;
   for (const GraphStep& gs : g.steps) {
-    const StepPath sp = read_path(p, g, critical_path(g, measured, gs), gs);
+    const std::vector<PathPiece> pieces = critical_path(g, measured, gs);
+    const StepPath sp = read_path(p, g, pieces, gs);
     CriticalPathStep s;
+    s.path = path_segments(p, g, measured, pieces, gs, segments_cap(c.steps.size(), g.steps.size()));
     s.host = std::string(p.strings.view(p.hosts[gs.host].name));
     s.step_num = gs.step_num;
     s.step_ms = double(gs.end_ps - gs.begin_ps) / kPsPerMs;
@@ -274,7 +276,8 @@ nlohmann::json to_json(const CriticalPath& c) {
                      {"path_ms", s.path_ms},
                      {"kind_ms", kinds_json(s.kind_ms)},
                      {"top_ops", times_json(s.top_ops)},
-                     {"top_kernels", times_json(s.top_kernels)}});
+                     {"top_kernels", times_json(s.top_kernels)},
+                     {"path", to_json(s.path, s.host)}});
   nlohmann::json what_if = nlohmann::json::array();
   for (const WhatIfPrediction& w : c.what_if) {
     nlohmann::json row = {{"target", what_if_target_name(w.target)}, {"scale", w.scale}, {"step_ms", w.step_ms}};

@@ -14,6 +14,7 @@
 
 #include "analysis/critical_path/dependency_graph.h"
 #include "analysis/critical_path/path_kind.h"
+#include "analysis/critical_path/path_segments.h"
 #include "analysis/critical_path/what_if.h"
 #include "analysis/step_breakdown.h"
 #include "model/profile.h"
@@ -33,6 +34,7 @@ struct CriticalPathStep {
   double path_ms = 0;  // the critical path's length, from the graph
   std::array<double, kNumPathKinds> kind_ms{};
   std::vector<PathTime> top_ops, top_kernels;  // the largest on the path, at most kTopPerStep
+  StepPathSegments path;  // for the trace viewer to draw
 };
 inline constexpr size_t kTopPerStep = 5;
 inline constexpr size_t kTopOverall = 10;

@@ -18,6 +18,7 @@ export interface Column<Row> {
   help?: string; // tooltip on the heading
   optional?: boolean; // hidden until shown from the "Columns" menu
   shorten?: number; // names shortened to this many characters (as the CLI does), whole on hover
+  whole?: (row: Row) => string | undefined; // the whole name on hover, where the value is a short one (an HLO op's text)
   link?: (row: Row) => { href: string; title: string } | undefined; // the cell's content links there
 }
 
@@ -115,7 +116,7 @@ export function dataTable<Row>(opts: DataTableOptions<Row>): HTMLElement {
         const shown = column.name && typeof rendered === 'string' && short === undefined ? nameCell(rendered) : rendered;
         const link = column.link?.(row);
         const content = link ? h('a', { class: 'row-link', href: link.href, title: `${link.title}${column.name ? `: ${text}` : ''}` }, shown) : shown;
-        const title = column.name || short !== undefined ? text : undefined;
+        const title = column.whole?.(row) ?? (column.name || short !== undefined ? text : undefined);
         const shortClass = short !== undefined ? ' short' : '';
         tr.appendChild(h('td', { class: cellClass(column, i) + shortClass, title }, content));
       });

@@ -9,12 +9,14 @@ import { bottleneckHeadline, type Bottleneck } from '../components/bottleneck_he
 import { notice, panel, windowCaption } from '../components/panel';
 import { toolHeader, csvButton } from '../components/page_header';
 import { segmentBar } from '../components/segment_bar';
-import { PATH_KINDS, targetLabel } from '../path_kinds';
-import { traceLinkTo } from '../trace_link';
+import { labelledPathKinds, targetLabel, type PathLabels } from '../path_kinds';
+import { traceHash, traceLinkTo } from '../trace_link';
+import type { StepPath } from '../trace/critical_path_overlay';
 import type { PageContext, ToolPage } from './tool_page';
 
 export interface PathTime {
   name: string;
+  long_name?: string; // an XLA op's instruction text, where `name` is its HLO op name
   ms: number; // on the path, a step on average
 }
 
@@ -26,6 +28,7 @@ export interface CriticalPathStep {
   kind_ms: Record<string, number>;
   top_ops: PathTime[];
   top_kernels: PathTime[];
+  path?: StepPath; // the path's segments, for the trace viewer to draw
 }
 
 export interface WhatIf {
@@ -47,6 +50,9 @@ export interface CriticalPathData {
   prediction_note: string; // where the graph cannot see a dependency; '' when it sees them all
   warnings: string[];
   bottleneck?: Bottleneck;
+  // The device's words for the keys (kinds, top_ops, top_kernels), e.g. a TPU's "Program
+  // launch" and "Top device ops"; absent: the GPU words below.
+  labels?: PathLabels;
 }
 
 export const criticalPathPage: ToolPage = {
@@ -57,7 +63,7 @@ export const criticalPathPage: ToolPage = {
       root.append(notice('info', 'This profile has no steps, so no critical path.'));
       return;
     }
-    if (data.bottleneck) root.append(bottleneckHeadline(data.bottleneck));
+    if (data.bottleneck) root.append(bottleneckHeadline(data.bottleneck, [showPathInTrace(ctx, data)]));
     root.append(
       ...data.warnings.map((w) => notice('caution', w)),
       pathByKind(data),
@@ -67,6 +73,12 @@ export const criticalPathPage: ToolPage = {
     );
   },
 };
+
+// The trace viewer on the first step, the critical path drawn.
+export function showPathInTrace(ctx: PageContext, data: CriticalPathData): { href: string; text: string; testid: string } {
+  const first = data.steps[0];
+  return { href: traceHash(ctx.run, ctx.host, { step: first.step_num, criticalPath: true }), text: 'Show in trace →', testid: 'show-path-in-trace' };
+}
 
 // What the averages cover.
 export function pathWindow(data: CriticalPathData): string {
@@ -80,7 +92,7 @@ export function pathWindow(data: CriticalPathData): string {
 export function pathBar(data: CriticalPathData): HTMLElement {
   const a = data.average;
   return segmentBar(
-    PATH_KINDS.map((k) => {
+    labelledPathKinds(data.labels).map((k) => {
       const ms = a.kind_ms[k.key] ?? 0;
       return { label: k.label, colour: k.colour, value: ms, text: `${formatMs(ms)} · ${formatPct(a.path_ms > 0 ? (100 * ms) / a.path_ms : 0)}` };
     }),
@@ -107,8 +119,8 @@ const scaleText = (scale: number) => (scale === 0 ? 'removed' : `× ${scale}`);
 
 // What a what-if target names, for the table's second column.
 function targetKind(data: CriticalPathData, target: string): string {
-  if (!targetLabel(target).isName) return PATH_KINDS.some((k) => k.key === target) ? 'work on the path' : 'step category';
-  if (data.average.top_kernels.some((t) => t.name === target)) return 'kernel';
+  if (!targetLabel(target, data.labels).isName) return labelledPathKinds(undefined).some((k) => k.key === target) ? 'work on the path' : 'step category';
+  if (data.average.top_kernels.some((t) => t.name === target)) return data.labels?.kernel ?? 'kernel';
   if (data.average.top_ops.some((t) => t.name === target)) return 'op';
   return 'op or kernel';
 }
@@ -131,7 +143,7 @@ export function whatIfTable(data: CriticalPathData, limit?: number): HTMLElement
         title: 'If this',
         name: true,
         shorten: 44,
-        value: (r) => targetLabel(r.target).label,
+        value: (r) => targetLabel(r.target, data.labels).label,
         help: 'A kind of work on the path, a step-time category, or an op or kernel by name',
       },
       { key: 'what', title: 'Is', value: (r) => r.what },
@@ -179,7 +191,16 @@ function onPathTable(label: string, data: CriticalPathData, key: 'top_ops' | 'to
     filterable: false,
     sort: { key: 'ms', descending: true },
     columns: [
-      { key: 'name', title: 'Name', name: true, shorten: 48, value: (r) => r.name, link: (r) => traceLinkTo({ run: ctx.run, host: hostOf(data, key, r.name, ctx) }, { name: r.name }) },
+      {
+        key: 'name',
+        title: 'Name',
+        name: true,
+        shorten: 48,
+        value: (r) => r.name,
+        whole: (r) => r.long_name,
+        // The trace viewer finds an event by its whole name.
+        link: (r) => traceLinkTo({ run: ctx.run, host: hostOf(data, key, r.name, ctx) }, { name: r.long_name ?? r.name }),
+      },
       { key: 'ms', title: 'On the path', numeric: true, value: (r) => r.ms, render: (r) => formatMs(r.ms), help: 'A step on average' },
       { key: 'pct', title: '% of path', numeric: true, value: (r) => (path > 0 ? (100 * r.ms) / path : 0), render: (r) => formatPct(path > 0 ? (100 * r.ms) / path : 0) },
     ],
@@ -189,8 +210,13 @@ function onPathTable(label: string, data: CriticalPathData, key: 'top_ops' | 'to
 // The ops and the kernels on the path side by side; a list without rows is a line, not a panel.
 function onPathPanels(data: CriticalPathData, ctx: PageContext): HTMLElement {
   const lists = [
-    { title: 'Top ops on the path', label: 'Ops on the path', key: 'top_ops' as const, none: 'No host ops on the path.' },
-    { title: 'Top kernels on the path', label: 'Kernels on the path', key: 'top_kernels' as const, none: 'No kernels on the path.' },
+    { title: `${data.labels?.top_ops ?? 'Top ops'} on the path`, label: 'Ops on the path', key: 'top_ops' as const, none: 'No host ops on the path.' },
+    {
+      title: `${data.labels?.top_kernels ?? 'Top kernels'} on the path`,
+      label: 'Kernels on the path',
+      key: 'top_kernels' as const,
+      none: `No ${(data.labels?.top_kernels ?? 'Top kernels').replace(/^Top /, '')} on the path.`,
+    },
   ];
   const shown = lists.filter((l) => data.average[l.key].length > 0);
   const empty = lists.filter((l) => data.average[l.key].length === 0).map((l) => h('p', { class: 'muted small' }, l.none));
@@ -203,29 +229,30 @@ function onPathPanels(data: CriticalPathData, ctx: PageContext): HTMLElement {
 }
 
 // A step's largest kind on the path.
-function largestKind(s: CriticalPathStep): string {
-  let best = PATH_KINDS[0];
-  for (const k of PATH_KINDS) if ((s.kind_ms[k.key] ?? 0) > (s.kind_ms[best.key] ?? 0)) best = k;
+function largestKind(s: CriticalPathStep, labels: PathLabels): string {
+  const kinds = labelledPathKinds(labels);
+  let best = kinds[0];
+  for (const k of kinds) if ((s.kind_ms[k.key] ?? 0) > (s.kind_ms[best.key] ?? 0)) best = k;
   return `${best.label} ${formatPct(s.path_ms > 0 ? (100 * (s.kind_ms[best.key] ?? 0)) / s.path_ms : 0)}`;
 }
 
 function stepsPanel(data: CriticalPathData, ctx: PageContext): HTMLElement {
   const multiHost = new Set(data.steps.map((s) => s.host)).size > 1;
-  const used = PATH_KINDS.filter((k) => data.steps.some((s) => (s.kind_ms[k.key] ?? 0) > 0));
+  const used = labelledPathKinds(data.labels).filter((k) => data.steps.some((s) => (s.kind_ms[k.key] ?? 0) > 0));
   return panel(
     'Steps',
-    h('p', { class: 'muted small' }, "Each step's critical path; a step opens the trace viewer on it."),
+    h('p', { class: 'muted small' }, "Each step's critical path; a step opens the trace viewer on it, the path drawn."),
     dataTable<CriticalPathStep>({
       label: 'Steps',
       rows: data.steps,
       sort: { key: 'step_num', descending: false },
       pageSize: 20,
       columns: [
-        { key: 'step_num', title: 'Step', numeric: true, value: (r) => r.step_num, link: (r) => traceLinkTo({ run: ctx.run, host: ctx.host || r.host }, { step: r.step_num }) },
+        { key: 'step_num', title: 'Step', numeric: true, value: (r) => r.step_num, link: (r) => traceLinkTo({ run: ctx.run, host: ctx.host || r.host }, { step: r.step_num, criticalPath: true }) },
         ...(multiHost ? [{ key: 'host', title: 'Host', value: (r: CriticalPathStep) => r.host }] : []),
         { key: 'step_ms', title: 'Step time', numeric: true, value: (r) => r.step_ms, render: (r) => formatMs(r.step_ms) },
         { key: 'path_ms', title: 'Critical path', numeric: true, value: (r) => r.path_ms, render: (r) => formatMs(r.path_ms) },
-        { key: 'largest', title: 'Most on the path', value: (r) => largestKind(r) },
+        { key: 'largest', title: 'Most on the path', value: (r) => largestKind(r, data.labels) },
         ...used.map((k) => ({
           key: k.key,
           title: k.label,

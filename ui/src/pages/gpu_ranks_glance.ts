@@ -1,39 +1,24 @@
 // The GPU timeline pages of a run of several ranks (hosts) start here: one table, one row per
-// rank, its bar on one scale across all ranks (the longest rank's bar is the full width), so
-// 1.6 ms of exposed communication never looks as long as 11 ms; each rank's detail follows,
-// folded. One function per tool picks the row's numbers and its bar's parts.
-import { h } from '../dom';
+// rank, its bar on one scale across all ranks (components/ranks_table.ts), so 1.6 ms of exposed
+// communication never looks as long as 11 ms; each rank's detail follows, folded. One function
+// per tool picks the row's numbers and its bar's parts.
 import { formatCount, formatPct, formatUs } from '../format';
-import { dataTable, type Column } from '../components/data_table';
+import type { Column } from '../components/data_table';
+import { numberColumn, ranksTable, type BarPart } from '../components/ranks_table';
 import { OTHER_COLOUR, PALETTE } from '../charts/palette';
-import { traceLinkTo } from '../trace_link';
 import type { GpuTimelineData } from './gpu_timeline_page';
 
 type HostData = GpuTimelineData['hosts'][number];
 
-interface Part {
-  label: string;
-  us: number;
-  colour: string;
-}
-
 interface Glance {
   title: string; // the table's heading
   columns: Column<HostData>[]; // the numbers, after the rank
-  bar: (host: HostData) => Part[] | null; // null: the rank has none of it
+  bar: (host: HostData) => BarPart[] | null; // null: the rank has none of it
   barTitle: string;
 }
 
-const num = (key: string, title: string, value: (r: HostData) => number | null, render: (v: number) => string): Column<HostData> => ({
-  key,
-  title,
-  numeric: true,
-  value,
-  render: (r) => {
-    const v = value(r);
-    return v === null ? '–' : render(v);
-  },
-});
+const num = (key: string, title: string, value: (r: HostData) => number | null, render: (v: number) => string) =>
+  numberColumn<HostData>(key, title, value, render);
 
 function glanceOf(tool: string): Glance | null {
   switch (tool) {
@@ -53,9 +38,9 @@ function glanceOf(tool: string): Glance | null {
         bar: (r) =>
           r.gpu_time_breakdown
             ? [
-                { label: 'Computation', us: part(r, (b) => b.compute_pct) ?? 0, colour: PALETTE[1] },
-                { label: 'Other work', us: part(r, (b) => b.non_compute_pct) ?? 0, colour: PALETTE[0] },
-                { label: 'Idle', us: part(r, (b) => b.idle_pct) ?? 0, colour: OTHER_COLOUR },
+                { label: 'Computation', value: part(r, (b) => b.compute_pct) ?? 0, colour: PALETTE[1] },
+                { label: 'Other work', value: part(r, (b) => b.non_compute_pct) ?? 0, colour: PALETTE[0] },
+                { label: 'Idle', value: part(r, (b) => b.idle_pct) ?? 0, colour: OTHER_COLOUR },
               ]
             : null,
       };
@@ -76,9 +61,9 @@ function glanceOf(tool: string): Glance | null {
         bar: (r) =>
           r.gpu_idle_time
             ? [
-                { label: 'Host wait', us: sum(r, 'host_wait_us') ?? 0, colour: PALETTE[3] },
-                { label: 'Kernel wait', us: sum(r, 'kernel_wait_us') ?? 0, colour: PALETTE[2] },
-                { label: 'Other', us: sum(r, 'other_us') ?? 0, colour: OTHER_COLOUR },
+                { label: 'Host wait', value: sum(r, 'host_wait_us') ?? 0, colour: PALETTE[3] },
+                { label: 'Kernel wait', value: sum(r, 'kernel_wait_us') ?? 0, colour: PALETTE[2] },
+                { label: 'Other', value: sum(r, 'other_us') ?? 0, colour: OTHER_COLOUR },
               ]
             : null,
       };
@@ -96,8 +81,8 @@ function glanceOf(tool: string): Glance | null {
         bar: (r) =>
           r.comm_compute_overlap && r.comm_compute_overlap.communication_us > 0
             ? [
-                { label: 'Beside computation', us: r.comm_compute_overlap.overlap_us, colour: PALETTE[1] },
-                { label: 'Exposed', us: r.comm_compute_overlap.exposed_communication_us, colour: PALETTE[3] },
+                { label: 'Beside computation', value: r.comm_compute_overlap.overlap_us, colour: PALETTE[1] },
+                { label: 'Exposed', value: r.comm_compute_overlap.exposed_communication_us, colour: PALETTE[3] },
               ]
             : null,
       };
@@ -112,7 +97,7 @@ function glanceOf(tool: string): Glance | null {
           num('max', 'Max delay', (r) => r.kernel_launch_stats?.max_launch_delay_us ?? null, formatUs),
           num('long', 'Delays over 100 µs', (r) => r.kernel_launch_stats?.long_delay_kernels ?? null, formatCount),
         ],
-        bar: (r) => (r.kernel_launch_stats ? [{ label: 'Median delay', us: r.kernel_launch_stats.median_launch_delay_us, colour: PALETTE[0] }] : null),
+        bar: (r) => (r.kernel_launch_stats ? [{ label: 'Median delay', value: r.kernel_launch_stats.median_launch_delay_us, colour: PALETTE[0] }] : null),
       };
     case 'gpu_queue_length': {
       const max = (r: HostData) => (r.gpu_queue_length ? Math.max(0, ...r.gpu_queue_length.streams.map((s) => s.max)) : null);
@@ -125,7 +110,7 @@ function glanceOf(tool: string): Glance | null {
           num('mean', 'Highest mean', (r) => (r.gpu_queue_length ? Math.max(0, ...r.gpu_queue_length.streams.map((s) => s.mean)) : null), (v) => v.toFixed(2)),
         ],
         // Not microseconds: the bar's unit does not show, only its length.
-        bar: (r) => (r.gpu_queue_length ? [{ label: 'Longest queue', us: max(r) ?? 0, colour: PALETTE[0] }] : null),
+        bar: (r) => (r.gpu_queue_length ? [{ label: 'Longest queue', value: max(r) ?? 0, colour: PALETTE[0] }] : null),
       };
     }
     default:
@@ -133,46 +118,20 @@ function glanceOf(tool: string): Glance | null {
   }
 }
 
-// A bar whose full width is `scale`: its parts side by side, each named on hover.
-function scaledBar(parts: Part[], scale: number, unit: (v: number) => string): HTMLElement {
-  const total = parts.reduce((s, p) => s + p.us, 0);
-  return h(
-    'span',
-    { class: 'rank-bar', title: parts.map((p) => `${p.label}: ${unit(p.us)}`).join('\n'), 'data-total': String(total), 'data-scale': String(scale) },
-    ...parts.map((p) => h('span', { class: 'rank-bar-part', style: `width:${scale > 0 ? (100 * p.us) / scale : 0}%;background:${p.colour}` })),
-  );
-}
-
 // The table, or null for a tool without one (or a run of one rank).
 export function ranksGlance(tool: string, data: GpuTimelineData, run: string, window: HTMLElement | null): HTMLElement | null {
   const glance = glanceOf(tool);
-  if (!glance || data.hosts.length < 2) return null;
-  const parts = new Map(data.hosts.map((r) => [r.host, glance.bar(r)]));
-  const scale = Math.max(0, ...[...parts.values()].map((p) => (p ?? []).reduce((s, x) => s + x.us, 0)));
-  const unit = tool === 'gpu_queue_length' ? formatCount : formatUs;
-  const columns: Column<HostData>[] = [
-    { key: 'rank', title: 'Rank', value: (r) => r.host, link: (r) => traceLinkTo({ run, host: r.file || r.host }, {}) },
-    ...glance.columns,
-    {
-      key: 'bar',
-      title: 'On one scale',
-      help: `${glance.barTitle}: every rank on the same scale, the full width is the largest rank's`,
-      value: (r) => (parts.get(r.host) ?? []).reduce((s, x) => s + x.us, 0),
-      render: (r) => {
-        const p = parts.get(r.host);
-        return p ? scaledBar(p, scale, unit) : '–';
-      },
-    },
-  ];
-  const legend = (glance.bar(data.hosts[0]) ?? []).length > 0
-    ? h('p', { class: 'rank-legend muted' }, ...(glance.bar(data.hosts[0]) ?? []).map((p) => h('span', {}, h('span', { class: 'swatch', style: `background:${p.colour}` }), p.label)))
-    : null;
-  return h(
-    'section',
-    { class: 'panel ranks-glance', 'data-testid': 'ranks-glance' },
-    h('h2', {}, `${glance.title} (${data.hosts.length} ranks)`),
+  if (!glance) return null;
+  return ranksTable<HostData>({
+    title: glance.title,
+    run,
+    rows: data.hosts,
+    rank: (r) => r.host,
+    file: (r) => r.file || r.host,
+    columns: glance.columns,
+    bar: glance.bar,
+    barTitle: glance.barTitle,
+    unit: tool === 'gpu_queue_length' ? formatCount : formatUs,
     window,
-    legend,
-    dataTable({ label: 'Ranks', rows: data.hosts, columns, filterable: false, sticky: 1 }),
-  );
+  });
 }

@@ -11,6 +11,7 @@ import { verdictBanner } from '../components/verdict';
 import { stackedBarChart } from '../charts/stacked_bar_chart';
 import { CATEGORY_LABELS, INPUT_OP_CATEGORIES, STEP_CATEGORIES } from '../step_categories';
 import type { PageContext, ToolPage } from './tool_page';
+import { inputRanksTable, type RankStepRow } from './step_ranks_glance';
 
 interface SeriesStats {
   avg: number;
@@ -44,6 +45,7 @@ export interface InputPipelineData {
     no_input_ops: string; // one sentence when the profile has no input ops, else empty
   };
   recommendations: string[];
+  ranks?: RankStepRow[]; // one row per rank, for a run of several
 }
 
 const HOST_CATEGORIES = INPUT_OP_CATEGORIES;
@@ -55,6 +57,7 @@ export const inputPipelinePage: ToolPage = {
     root.append(
       toolHeader(ctx),
       verdictBanner(data.summary.verdict, data.summary.explanation),
+      inputRanksTable(data.ranks, ctx.run, INPUT_COLOUR) ?? '',
       deviceSide(data, ctx),
       h('div', { class: 'grid' }, hostSide(data), recommendations(data.recommendations)),
       inputOpTable(data.host_side.input_ops),

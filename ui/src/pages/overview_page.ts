@@ -10,12 +10,13 @@ import { recommendationList, type Recommendation } from '../components/rich_text
 import { bottleneckHeadline, type Bottleneck } from '../components/bottleneck_headline';
 import { fetchToolData } from '../api';
 import { viewStateHash } from '../location_state';
-import { pathBar, pathWindow, whatIfTable, type CriticalPathData } from './critical_path_page';
+import { pathBar, pathWindow, showPathInTrace, whatIfTable, type CriticalPathData } from './critical_path_page';
 import { verdictBanner } from '../components/verdict';
 import { stackedBarChart } from '../charts/stacked_bar_chart';
 import { labelledCategories, type CategoryValues, type StepCategory } from '../step_categories';
 import { chipsPanel, type DeviceChipsData } from './device_chips';
 import { peaksText } from './xla_notes';
+import { stepRanksTable, type RankStepRow } from './step_ranks_glance';
 import type { PageContext, ToolPage } from './tool_page';
 
 interface SeriesStats {
@@ -86,6 +87,7 @@ export interface OverviewData {
   chips: DeviceChipsData | null;
   recommendations: Recommendation[];
   bottleneck: Bottleneck | null; // what bounds the step; null without steps
+  ranks?: RankStepRow[]; // one row per rank, for a run of several
 }
 
 export const overviewPage: ToolPage = {
@@ -98,9 +100,14 @@ export const overviewPage: ToolPage = {
     const categories = labelledCategories(data.category_labels);
     const pathPage = viewStateHash({ run: ctx.run, host: ctx.host, tool: 'critical_path', options: {} });
     root.append(toolHeader(ctx, subtitle(ctx)));
-    if (data.bottleneck) root.append(bottleneckHeadline(data.bottleneck, { href: pathPage, text: 'The critical path and what-ifs →' }));
+    if (data.bottleneck) {
+      const links = [{ href: pathPage, text: 'The critical path and what-ifs →', testid: 'critical-path-link' }];
+      if (path && path.steps.length) links.push(showPathInTrace(ctx, path));
+      root.append(bottleneckHeadline(data.bottleneck, links));
+    }
     root.append(
       verdictBanner(data.input_bound.verdict, data.input_bound.explanation),
+      ...[stepRanksTable(data.ranks, ctx.run, categories)].filter((x): x is HTMLElement => x !== null),
       h('div', { class: 'grid grid-summary' }, performanceSummary(data, categories), stepTimeGraph(data, categories, ctx)),
       ...(path && path.steps.length ? [whatBoundsTheStep(path, pathPage)] : []),
       ...(data.chips ? [chipsPanel(data.chips, !data.summary.whole_profile_as_one_step)] : []),
@@ -207,13 +214,14 @@ function topOps(data: OverviewData): HTMLElement {
       key: 'cumulative_self_time_pct',
       title: 'Cumulative %',
       numeric: true,
+      optional: true, // room for the op's name: TensorFlow's are long scope paths
       value: (r) => r.cumulative_self_time_pct,
       render: (r) => formatPct(r.cumulative_self_time_pct),
     },
     { key: 'self_time_ms', title: 'Self time', numeric: true, value: (r) => r.self_time_ms, render: (r) => formatMs(r.self_time_ms) },
   ];
   if (typed) columns.push({ key: 'type', title: 'Type', value: (r) => r.type });
-  columns.push({ key: 'name', title: 'Op', value: (r) => r.name, name: true });
+  columns.push({ key: 'name', title: 'Op', value: (r) => r.name, name: true, shorten: 44 });
   return panel(
     `Top ${rows.length} ops ${data.top_ops_where}`,
     dataTable<TopOp>({ label: 'Top ops', rows, pageSize: 10, filterable: false, columns }),

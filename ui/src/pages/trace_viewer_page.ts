@@ -35,6 +35,7 @@ import { EMPTY_LAYOUT, foldsHiding, hitAt, layoutOf, linesInBand, type Layout } 
 import { drawAxis, formatCounter, sizeCanvas, TimelinePainter } from '../trace/trace_drawing';
 import { rangeSummaryView } from '../trace/trace_range_summary';
 import { drawFlows } from '../trace/trace_flows_drawing';
+import { drawCriticalPath, leftOutNote, loadCriticalPath, pathOfStep, type ViewerPath } from '../trace/critical_path_overlay';
 import { listenTraceInput } from '../trace/trace_input';
 import { showDetails, showDetailsMessage } from '../trace/trace_details';
 import { TraceSearch } from '../trace/trace_search';
@@ -88,6 +89,11 @@ class TraceViewer {
   private pinned: Set<string>;
   private counters: CounterTrack[] = [];
   private showFlows: boolean;
+  private showPath: boolean;
+  private paths: ViewerPath[] | null = null; // the critical path, once loaded
+  private readonly pathToggle: HTMLElement;
+  private readonly pathText = h('span', { class: 'trace-path-note', 'data-testid': 'critical-path-note', hidden: true });
+  private pathStep: number | undefined; // a link's step: the view goes to its path once loaded
   private summaryToken = 0;
   private selected: TraceEventDetails | null = null;
   private measure: TimeRange | null = null;
@@ -121,6 +127,25 @@ class TraceViewer {
       this.showFlows = !this.showFlows;
       flowsToggle.setAttribute('aria-pressed', String(this.showFlows));
       rememberOption('flows', this.showFlows ? '1' : '');
+      this.scheduleDraw();
+    });
+    // The critical path of each step in view, from the critical_path tool.
+    this.showPath = ctx.options.critical_path === '1';
+    this.pathToggle = h(
+      'button',
+      {
+        type: 'button',
+        class: 'trace-button trace-path-toggle',
+        'aria-pressed': String(this.showPath),
+        title: 'Outline the events on each step’s critical path and draw the arrows between them',
+      },
+      'Critical path',
+    );
+    this.pathToggle.addEventListener('click', () => {
+      this.showPath = !this.showPath;
+      this.pathToggle.setAttribute('aria-pressed', String(this.showPath));
+      rememberOption('critical_path', this.showPath ? '1' : '');
+      void this.ensurePath();
       this.scheduleDraw();
     });
     const measureToggle = h('button', { type: 'button', class: 'trace-button', 'aria-pressed': 'false' }, 'Measure');
@@ -161,8 +186,7 @@ class TraceViewer {
         button('Reset', 'Show the whole trace', () => this.setView({ start: 0, end: this.total })),
         measureToggle,
         flowsToggle,
-        this.rangeText,
-        this.measureText,
+        this.pathToggle,
         h('span', { class: 'trace-spacer' }),
         this.search.input,
         this.search.scopeSelect,
@@ -170,6 +194,8 @@ class TraceViewer {
         button('▶', 'Next match (Enter)', () => this.search.step(1)),
         this.search.count,
       ),
+      // What is in view, measured and drawn: a line of its own, so the toolbar never cuts it.
+      h('div', { class: 'trace-status' }, this.rangeText, this.measureText, this.pathText),
       h('div', { class: 'trace-axis-row' }, h('div', { class: 'trace-axis-gutter' }), this.axis),
       this.scroller,
       this.tooltip,
@@ -193,6 +219,7 @@ class TraceViewer {
     const target = readTraceTarget(this.ctx.options);
     if (target) await this.openAt(target, first.steps ?? []);
     this.showRange();
+    void this.ensurePath();
     // The page is put in the document once render() returns: only then has the canvas its
     // width (and the timeline its place for its height), which the first real reply needs.
     this.scheduleFetch();
@@ -204,7 +231,9 @@ class TraceViewer {
     if (target.step !== undefined) {
       const view = stepView(steps, target.step);
       if (view) this.view = clampRange(view, this.total);
-      else showDetailsMessage(this.details, `This trace has no step ${target.step}.`);
+      // The critical path's steps may be found where the trace has no markers: its path says where.
+      if (target.criticalPath) this.pathStep = target.step;
+      else if (!view) showDetailsMessage(this.details, `This trace has no step ${target.step}.`);
     }
     if (!target.name) return;
     try {
@@ -224,6 +253,39 @@ class TraceViewer {
     } catch (e) {
       showDetailsMessage(this.details, `Could not find ${target.name} in this trace: ${(e as Error).message}`);
     }
+  }
+
+  // Loads the critical path the first time it is asked for.
+  private pathLoading = false;
+  private async ensurePath(): Promise<void> {
+    if (!this.showPath || this.paths || this.pathLoading) return;
+    this.pathLoading = true;
+    this.setPathNote('Finding the critical path…');
+    try {
+      this.paths = await loadCriticalPath(this.ctx.run, this.ctx.host);
+      if (this.disposed) return;
+      this.setPathNote(this.paths.length ? '' : 'No critical path: this trace has no steps.');
+      if (this.pathStep !== undefined) {
+        // A link's step: its path in view, with a little room either side.
+        const path = pathOfStep(this.paths, this.pathStep);
+        if (path) {
+          const room = (path.endPs - path.startPs) * 0.03;
+          this.setView({ start: path.startPs - room, end: path.endPs + room });
+        } else showDetailsMessage(this.details, `The critical path has no step ${this.pathStep}.`);
+        this.pathStep = undefined;
+      }
+      this.scheduleDraw();
+    } catch (e) {
+      this.setPathNote(`Could not find the critical path: ${(e as Error).message}`);
+    } finally {
+      this.pathLoading = false;
+    }
+  }
+
+  private setPathNote(text: string): void {
+    if (this.pathText.textContent === text) return;
+    this.pathText.textContent = text;
+    this.pathText.hidden = text === '';
   }
 
   dispose(): void {
@@ -476,6 +538,16 @@ class TraceViewer {
     const flows = drawFlows(g, this.layout, xOf, width, this.showFlows ? (this.reply?.flows ?? []) : null, this.selected);
     this.element.setAttribute('data-flows-drawn', String(flows.drawn));
     this.element.setAttribute('data-selected-flows-drawn', String(flows.selectedDrawn));
+    if (this.showPath && this.paths) {
+      const drawn = drawCriticalPath(g, this.layout, this.paths, this.view, xOf, width);
+      this.element.setAttribute('data-path-outlined', String(drawn.outlined));
+      this.element.setAttribute('data-path-arrows', String(drawn.arrows));
+      this.element.setAttribute('data-path-longest-event', String(drawn.longestEvent ?? ''));
+      this.setPathNote(leftOutNote(this.paths, this.view));
+    } else {
+      this.element.setAttribute('data-path-outlined', '0');
+      if (!this.showPath) this.setPathNote('');
+    }
     this.painter.drawMeasure(g, frame);
     // What a frame costs here, for the panning benchmark (bench/trace_viewer_pan_bench.mjs).
     this.element.setAttribute('data-draw-ms', (performance.now() - began).toFixed(2));

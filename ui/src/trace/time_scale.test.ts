@@ -26,4 +26,14 @@ describe('time scale', () => {
     expect(axisLabels({ start: 1.5e6, end: 2.5e6 }, 2).map((l) => l.text)).toEqual(['1500 ns', '2000 ns', '2500 ns']);
     expect(formatRange({ start: 0, end: 250e9 })).toBe('0 – 250 ms');
   });
+
+  it('reads deep zoom in a long trace: the first tick in full, the others as offsets', () => {
+    // 27.216109 ms into the trace, 1 ns across: ticks every 200 ps.
+    const r = { start: 27216109000, end: 27216110000 };
+    const labels = axisLabels(r, 5).map((l) => l.text);
+    expect(labels[0]).toBe('27.2161090 ms');
+    expect(labels.slice(1)).toEqual(['+200 ps', '+400 ps', '+600 ps', '+800 ps', '+1000 ps']);
+    expect(formatRange(r)).toBe('27.2161090 – 27.2161100 ms');
+    expect(formatRange({ start: 2.5e12, end: 2.5e12 + 5e6 })).toBe('2.5000000 – 2.5000050 s');
+  });
 });

@@ -59,19 +59,45 @@ const UNITS: [number, string][] = [
   [1, 'ps'],
 ];
 
+// Past this many units, a time in the step's unit has too many digits to read
+// ("27216109000 ps" deep inside a trace): it reads in its own unit instead, with decimals.
+const MAX_WHOLE_UNITS = 1e5;
+
+// `t` in the largest unit it fills, with the decimals that tell times `resolution` apart
+// ("27.2161090 ms").
+export function formatPrecise(t: number, resolution: number): string {
+  const [scale, unit] = UNITS.find(([s]) => Math.abs(t) >= s) ?? UNITS[UNITS.length - 1];
+  const decimals = Math.min(12, Math.max(0, Math.ceil(Math.log10(scale / Math.max(resolution, 1e-3)))));
+  return `${(t / scale).toFixed(decimals)} ${unit}`;
+}
+
 // The axis's labels: every tick in one unit, the largest that keeps the step a whole number
-// of it or more ("0 ms", "200 ms", ... rather than "0 ps", "200 ms", ..., "1 s").
+// of it or more ("0 ms", "200 ms", ... rather than "0 ps", "200 ms", ..., "1 s"). Deep in a
+// long trace the first tick reads in full and the others as offsets from it
+// ("27.2161090 ms", "+200 ps", "+400 ps").
 export function axisLabels(r: TimeRange, target: number): { t: number; text: string }[] {
   const ticks = timeTicks(r, target);
   const step = ticks.length > 1 ? ticks[1] - ticks[0] : r.end - r.start;
   const [scale, unit] = UNITS.find(([s]) => step >= s) ?? UNITS[UNITS.length - 1];
-  return ticks.map((t) => ({ t, text: `${Number((t / scale).toPrecision(12))} ${unit}` }));
+  const whole = (v: number) => String(Number(v.toPrecision(12)));
+  if (ticks.length && Math.abs(ticks[ticks.length - 1] / scale) >= MAX_WHOLE_UNITS) {
+    const base = ticks[0];
+    return ticks.map((t, i) => ({ t, text: i === 0 ? formatPrecise(base, step) : `+${whole((t - base) / scale)} ${unit}` }));
+  }
+  return ticks.map((t) => ({ t, text: `${whole(t / scale)} ${unit}` }));
 }
 
-// A range as text, both ends in the unit of its span ("0 ms – 250 ms").
+// A range as text, both ends in the unit of its span ("0 ms – 250 ms"); deep in a long trace,
+// in the unit of its ends with the decimals its span needs ("27.2161090 – 27.2161100 ms").
 export function formatRange(r: TimeRange): string {
   const span = r.end - r.start;
   const [scale, unit] = UNITS.find(([s]) => span >= s) ?? UNITS[UNITS.length - 1];
+  if (Math.abs(r.end / scale) >= MAX_WHOLE_UNITS) {
+    const start = formatPrecise(r.start, span / 10);
+    const end = formatPrecise(r.end, span / 10);
+    const [startNumber, startUnit] = start.split(' ');
+    return end.endsWith(` ${startUnit}`) ? `${startNumber} – ${end}` : `${start} – ${end}`;
+  }
   const fmt = (v: number) => String(Number((v / scale).toFixed(3)));
   return `${fmt(r.start)} – ${fmt(r.end)} ${unit}`;
 }

@@ -7,14 +7,14 @@ import { yOfEvent, type Layout } from './trace_layout';
 // When more are in sight, every k-th, so that all tracks keep some.
 const MAX_FLOWS_PER_FRAME = 600;
 
-type Segment = [number, number, number, number]; // x0, y0, x1, y1
+export type Segment = [number, number, number, number]; // x0, y0, x1, y1
 
 export interface FlowsDrawn {
   drawn: number; // the visible events' arrows
   selectedDrawn: number;
 }
 
-function arrows(g: CanvasRenderingContext2D, list: Segment[], colour: string, lineWidth: number): void {
+export function arrows(g: CanvasRenderingContext2D, list: Segment[], colour: string, lineWidth: number): void {
   g.strokeStyle = colour;
   g.fillStyle = colour;
   g.lineWidth = lineWidth;

@@ -1,0 +1,125 @@
+#include "analysis/critical_path/path_segments.h"
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+
+namespace mlprof::analysis {
+namespace {
+
+// Runs together the segments shorter than the `max`-th longest that follow each other on one
+// line: one segment of that line, of the kind of its longest piece.
+void merge_short_runs(std::vector<PathSegment>& segs, size_t max) {
+  if (segs.size() <= max || max == 0) return;
+  std::vector<int64_t> lengths(segs.size());
+  for (size_t i = 0; i < segs.size(); ++i) lengths[i] = segs[i].duration_ps;
+  std::nth_element(lengths.begin(), lengths.begin() + long(max - 1), lengths.end(), std::greater<>());
+  const int64_t cut = lengths[max - 1];
+  std::vector<PathSegment> out;
+  std::vector<int64_t> kind_ps;  // per output segment: its longest piece, whose kind it takes
+  for (PathSegment& s : segs) {
+    const bool short_one = s.duration_ps < cut && s.line != UINT32_MAX;
+    if (short_one && !out.empty()) {
+      PathSegment& last = out.back();
+      const bool last_short = last.merged > 1 || last.duration_ps < cut;  // a short one, or a run of them
+      if (last_short && last.line == s.line && last.host == s.host) {
+        const int64_t end = std::max(last.start_ps + last.duration_ps, s.start_ps + s.duration_ps);
+        if (last.merged == 1) {
+          last.event = model::kNone;
+          last.name.clear();
+        }
+        if (s.duration_ps > kind_ps.back()) {
+          last.kind = s.kind;
+          kind_ps.back() = s.duration_ps;
+        }
+        last.duration_ps = end - last.start_ps;
+        ++last.merged;
+        continue;
+      }
+    }
+    kind_ps.push_back(s.duration_ps);
+    out.push_back(std::move(s));
+  }
+  segs = std::move(out);
+}
+
+}  // namespace
+
+StepPathSegments path_segments(const model::Profile& p, const DependencyGraph& g, const Replay& r,
+                               const std::vector<PathPiece>& path, const GraphStep& step, size_t max_segments) {
+  StepPathSegments out;
+  const int64_t begin = replayed_begin_ps(g, r, step);
+  const std::string step_host(p.strings.view(p.hosts[step.host].name));
+  std::vector<PathSegment>& segs = out.segments;
+  // The path comes from the step's end back: walk it forwards.
+  for (auto it = path.rbegin(); it != path.rend(); ++it) {
+    if (it->ps <= 0) continue;  // waiting weighs nothing: it holds no time on the path
+    PathSegment s;
+    if (it->edge == UINT32_MAX) {  // before the first instant: nothing explains it
+      s.host = step_host;
+      s.start_ps = begin;
+    } else {
+      const PathEdge& e = g.edges[it->edge];
+      s.kind = e.kind;
+      s.host = std::string(p.strings.view(p.hosts[e.host].name));
+      s.start_ps = r.time_ps[e.to] - it->ps;
+      if (e.event != model::kNone) {
+        s.event = e.event;
+        s.name = std::string(p.name(e.event));
+        s.line = p.line_index(e.event);
+        s.event_start_ps = p.start_ps(e.event);
+      }
+    }
+    s.duration_ps = it->ps;
+    // Program order splits an event at every child: one event, or one stretch of untraced time, is one segment.
+    if (!segs.empty()) {
+      PathSegment& last = segs.back();
+      const bool same = s.event != model::kNone ? last.event == s.event
+                                                : last.event == model::kNone && last.kind == s.kind && last.host == s.host;
+      if (same) {
+        last.duration_ps = std::max(last.start_ps + last.duration_ps, s.start_ps + s.duration_ps) - last.start_ps;
+        continue;
+      }
+    }
+    segs.push_back(std::move(s));
+  }
+  merge_short_runs(segs, max_segments);
+  if (segs.size() > max_segments) {
+    std::vector<size_t> order(segs.size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return segs[a].duration_ps > segs[b].duration_ps; });
+    const std::vector<size_t> order_by_length = order;
+    order.resize(max_segments);
+    std::sort(order.begin(), order.end());
+    std::vector<PathSegment> kept;
+    kept.reserve(max_segments);
+    for (size_t i : order) kept.push_back(std::move(segs[i]));
+    out.left_out = segs.size() - max_segments;
+    for (size_t i = max_segments; i < segs.size(); ++i) out.left_out_ps += segs[order_by_length[i]].duration_ps;
+    segs = std::move(kept);
+  }
+  return out;
+}
+
+nlohmann::json to_json(const StepPathSegments& s, std::string_view step_host) {
+  nlohmann::json segments = nlohmann::json::array();
+  for (const PathSegment& seg : s.segments) {
+    nlohmann::json j = {{"kind", std::string(path_kind_key(seg.kind))}, {"name", seg.name}};
+    if (seg.host != step_host) j["host"] = seg.host;
+    if (seg.event != model::kNone) {
+      j["event"] = seg.event;
+      j["line"] = seg.line;
+      j["event_start_ms"] = double(seg.event_start_ps) / 1e9;
+    } else if (seg.line != UINT32_MAX) {
+      j["line"] = seg.line;
+    }
+    if (seg.merged > 1) j["merged"] = seg.merged;
+    j["start_ms"] = double(seg.start_ps) / 1e9;
+    j["duration_ms"] = double(seg.duration_ps) / 1e9;
+    segments.push_back(std::move(j));
+  }
+  return {{"segments", std::move(segments)}, {"left_out", s.left_out}, {"left_out_ms", double(s.left_out_ps) / 1e9}};
+}
+
+}  // namespace mlprof::analysis
