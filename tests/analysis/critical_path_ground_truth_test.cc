@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -212,49 +213,75 @@ double what_if_ms(const CriticalPath& c, const std::string& target, double scale
 #define SKIP_UNDER_SANITIZER() (void)0
 #endif
 
+// Timing on a shared machine: one run of a program can land more than 10 % from another of the
+// same program when other processes take the cores. A comparison that misses is tried again
+// with fresh runs, up to three times; a wrong prediction misses every time. `Near` checks
+// quietly before the last try and asserts on it.
+class Near {
+ public:
+  explicit Near(bool last) : last_(last) {}
+  void operator()(double actual, double expected, const char* what) {
+    if (last_) EXPECT_NEAR(actual, expected, expected * 0.1) << what;
+    ok_ = ok_ && std::abs(actual - expected) <= expected * 0.1;
+  }
+  bool ok() const { return ok_; }
+
+ private:
+  bool last_;
+  bool ok_ = true;
+};
+
+template <class Attempt>
+void within_ten_percent(Attempt attempt) {
+  constexpr int kTries = 3;
+  for (int t = 1; t <= kTries; ++t) {
+    Near near(t == kTries);
+    attempt(near);
+    if (near.ok() || ::testing::Test::HasFatalFailure()) return;
+  }
+}
+
 TEST(CriticalPathGroundTruth, ALoaderThreadBoundsThePipelinedStep) {
   SKIP_UNDER_SANITIZER();
-  double measured = 0;
-  const CriticalPath c =
-      profiled([] { return run_pipelined(60, 40); }, {{"input", 0}, {"compute", 0.5}}, &measured);
-  ASSERT_EQ(c.steps.size(), size_t(kSteps));
-  EXPECT_EQ(c.consumer_links, size_t(kSteps));
-  EXPECT_NEAR(c.step_ms, measured, measured * 0.1);  // about 60 ms
-  EXPECT_NEAR(c.path_ms, c.step_ms, c.step_ms * 0.1);  // the graph gives the steps back
-  EXPECT_EQ(c.bottleneck(), PathKind::kInput);
-
-  const double without_input = run_pipelined(0, 40);  // about 40 ms
-  EXPECT_NEAR(what_if_ms(c, "input", 0), without_input, without_input * 0.1);
-  const double faster_compute = run_pipelined(60, 20);  // still about 60 ms
-  EXPECT_NEAR(what_if_ms(c, "compute", 0.5), faster_compute, faster_compute * 0.1);
+  within_ten_percent([](Near& near) {
+    double measured = 0;
+    const CriticalPath c =
+        profiled([] { return run_pipelined(60, 40); }, {{"input", 0}, {"compute", 0.5}}, &measured);
+    ASSERT_EQ(c.steps.size(), size_t(kSteps));
+    EXPECT_EQ(c.consumer_links, size_t(kSteps));
+    EXPECT_EQ(c.bottleneck(), PathKind::kInput);
+    near(c.step_ms, measured, "the step, about 60 ms");
+    near(c.path_ms, c.step_ms, "the graph gives the steps back");
+    near(what_if_ms(c, "input", 0), run_pipelined(0, 40), "input removed: the program run without it, about 40 ms");
+    near(what_if_ms(c, "compute", 0.5), run_pipelined(60, 20), "compute halved: still about 60 ms");
+  });
 }
 
 TEST(CriticalPathGroundTruth, ASynchronousStepAddsInputAndCompute) {
   SKIP_UNDER_SANITIZER();
-  double measured = 0;
-  const CriticalPath c =
-      profiled([] { return run_synchronous(30, 40); }, {{"input", 0}, {"compute", 0.5}}, &measured);
-  ASSERT_EQ(c.steps.size(), size_t(kSteps));
-  EXPECT_NEAR(c.step_ms, measured, measured * 0.1);  // about 70 ms
-  EXPECT_EQ(c.bottleneck(), PathKind::kHost);
-
-  const double without_input = run_synchronous(0, 40);  // about 40 ms
-  EXPECT_NEAR(what_if_ms(c, "input", 0), without_input, without_input * 0.1);
-  const double faster_compute = run_synchronous(30, 20);  // about 50 ms
-  EXPECT_NEAR(what_if_ms(c, "compute", 0.5), faster_compute, faster_compute * 0.1);
+  within_ten_percent([](Near& near) {
+    double measured = 0;
+    const CriticalPath c =
+        profiled([] { return run_synchronous(30, 40); }, {{"input", 0}, {"compute", 0.5}}, &measured);
+    ASSERT_EQ(c.steps.size(), size_t(kSteps));
+    EXPECT_EQ(c.bottleneck(), PathKind::kHost);
+    near(c.step_ms, measured, "the step, about 70 ms");
+    near(what_if_ms(c, "input", 0), run_synchronous(0, 40), "input removed: about 40 ms");
+    near(what_if_ms(c, "compute", 0.5), run_synchronous(30, 20), "compute halved: about 50 ms");
+  });
 }
 
 TEST(CriticalPathGroundTruth, AGpulessLaunchBoundLoop) {
   SKIP_UNDER_SANITIZER();
-  double measured = 0;
-  const CriticalPath c = profiled([] { return run_launch_bound(2.0, 0.5); }, {{"kernel_launch", 0.5}}, &measured);
-  ASSERT_EQ(c.steps.size(), size_t(kSteps));
-  EXPECT_NEAR(c.step_ms, measured, measured * 0.1);  // about 20.5 ms
-  EXPECT_EQ(c.bottleneck(), PathKind::kKernelLaunch);
-  EXPECT_EQ(c.largest_kind(), PathKind::kKernelLaunch);
-
-  const double cheaper_launches = run_launch_bound(1.0, 0.5);  // about 10.5 ms
-  EXPECT_NEAR(what_if_ms(c, "kernel_launch", 0.5), cheaper_launches, cheaper_launches * 0.1);
+  within_ten_percent([](Near& near) {
+    double measured = 0;
+    const CriticalPath c = profiled([] { return run_launch_bound(2.0, 0.5); }, {{"kernel_launch", 0.5}}, &measured);
+    ASSERT_EQ(c.steps.size(), size_t(kSteps));
+    EXPECT_EQ(c.bottleneck(), PathKind::kKernelLaunch);
+    EXPECT_EQ(c.largest_kind(), PathKind::kKernelLaunch);
+    near(c.step_ms, measured, "the step, about 20.5 ms");
+    near(what_if_ms(c, "kernel_launch", 0.5), run_launch_bound(1.0, 0.5), "launches halved: about 10.5 ms");
+  });
 }
 
 }  // namespace
