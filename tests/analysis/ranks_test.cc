@@ -82,6 +82,20 @@ TEST(RanksTable, OverviewHasOneRowPerRankNamedByDistributedInfo) {
   EXPECT_EQ(to_json(page)["steps"][0]["host"], "rank 0");
 }
 
+// Each rank's row names the host its trace is read as (the file of the other rank here), so
+// that the UI links a rank to its own trace, as op stats' rows do.
+TEST(RanksTable, StepRowsNameEachRanksFile) {
+  const model::Profile p = two_ranks();
+  const auto overview = to_json(compute_overview_page(p))["ranks"];
+  ASSERT_EQ(overview.size(), 2u);
+  EXPECT_EQ(overview[0]["file"], "worker1.111");
+  EXPECT_EQ(overview[1]["file"], "worker0.222");
+  const auto input = to_json(compute_input_pipeline_analysis(p, analyze_steps(p)))["ranks"];
+  ASSERT_EQ(input.size(), 2u);
+  EXPECT_EQ(input[0]["file"], "worker1.111");
+  EXPECT_EQ(input[1]["file"], "worker0.222");
+}
+
 TEST(RanksTable, InputPipelineHasOneRowPerRank) {
   const model::Profile p = two_ranks();
   const InputPipelineAnalysis a = compute_input_pipeline_analysis(p, analyze_steps(p));
