@@ -12,6 +12,7 @@
 #include "analysis/gpu_timeline/gpu_timeline.h"
 #include "analysis/gpu_timeline/stragglers.h"
 #include "analysis/input_pipeline_analyzer.h"
+#include "analysis/kernel_stats.h"
 #include "analysis/op_stats_ranks.h"
 #include "analysis/overview_page.h"
 #include "gpu_timeline_builder.h"
@@ -183,6 +184,34 @@ TEST(CollectiveMismatch, StepRanges) {
   EXPECT_EQ(step_ranges({}), "");
   EXPECT_EQ(step_ranges({3}), "3");
   EXPECT_EQ(step_ranges({3, 4, 5, 9, 11, 12}), "3-5, 9, 11-12");
+}
+
+// Kernel stats and op stats add up the whole profile: over several hosts they say so, over one
+// they sum over nothing; hosts read apart and joined say the same as read together.
+TEST(SummedWindow, SaysSummedOverHostsOnlyForSeveral) {
+  constexpr const char* kSummed = "the whole profile, summed over its hosts";
+  const model::Profile two = two_ranks(), one = job({{"worker0.1", {0, false}}});
+  EXPECT_EQ(to_json(compute_framework_op_stats(two))["window"], kSummed);
+  EXPECT_EQ(to_json(compute_framework_op_stats(one))["window"], "the whole profile");
+  OpStatsTotals joined = op_stats_totals(one, false);
+  EXPECT_EQ(to_json(finish_op_stats(joined))["window"], "the whole profile");
+  joined.add(op_stats_totals(one, false));
+  EXPECT_EQ(to_json(finish_op_stats(joined))["window"], kSummed);
+  EXPECT_EQ(to_json(finish_op_stats(op_stats_totals(two, false, 1)))["window"], "the whole profile");
+
+  testing::GpuTimelineBuilder b;
+  b.kernel("sgemm", 7, 10, 100);
+  model::Profile gpus;
+  b.add_to(&gpus, "rank0");
+  const KernelStatsTable single = compute_kernel_stats(gpus);
+  EXPECT_EQ(to_json(single)["summary"]["window"], "the whole profile");
+  b.add_to(&gpus, "rank1");
+  EXPECT_EQ(to_json(compute_kernel_stats(gpus))["summary"]["window"], kSummed);
+  KernelStatsJoin join;
+  join.add(single);
+  EXPECT_EQ(to_json(join.finish())["summary"]["window"], "the whole profile");
+  join.add(single);
+  EXPECT_EQ(to_json(join.finish())["summary"]["window"], kSummed);
 }
 
 // GPU pages name ranks as the other tools do, with the file beside; one row per rank first.
