@@ -32,6 +32,7 @@ nlohmann::json path_labels_json(bool tpu) {
   for (size_t k = 0; k < kNumPathKinds; ++k) j[std::string(kPathKindKeys[k])] = path_kind_label(PathKind(k), tpu);
   j["top_ops"] = "Top ops";
   j["top_kernels"] = tpu ? "Top device ops" : "Top kernels";
+  j["kernel"] = tpu ? "device op" : "kernel";  // what one of top_kernels is
   return j;
 }
 

@@ -19,7 +19,8 @@ nlohmann::json category_labels_json(bool tpu);
 // The critical path's kinds (path_kind.h) in the same words where a kind is a category
 // ("Program launch" on a TPU), and its lists: "Top ops", "Top kernels" ("Top device ops" on a TPU).
 std::string_view path_kind_label(PathKind k, bool tpu);
-// {"input": "Input", ..., "top_ops": "Top ops", "top_kernels": "Top device ops"}: by JSON key.
+// {"input": "Input", ..., "top_ops": "Top ops", "top_kernels": "Top device ops", "kernel":
+// "device op"}: by JSON key, and what one of top_kernels is called.
 nlohmann::json path_labels_json(bool tpu);
 
 }  // namespace mlprof::analysis

@@ -12,6 +12,7 @@
 #include "analysis/self_time.h"
 #include "analysis/sort_runs.h"
 #include "analysis/units.h"
+#include "analysis/whole_profile_window.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -314,6 +315,7 @@ OpStatsTotals op_stats_totals(const Profile& p, bool count_idle, std::optional<u
   auto skipped = [&](const model::Plane& plane) { return only_host && plane.host != *only_host; };
   const FrameworkOpStatsOptions options{count_idle};
   OpStatsTotals out;
+  out.hosts = only_host ? 1 : p.hosts.size();
   const HostOpFilter host_ops(p);
   DeviceOpFinder device_ops(p, host_ops);
   DeviceTimeByCall device_calls;
@@ -520,11 +522,13 @@ void OpStatsTotals::add(const OpStatsTotals& other) {
     }
   host_idle_ps += other.host_idle_ps;
   device_idle_ps += other.device_idle_ps;
+  hosts += other.hosts;
 }
 
 FrameworkOpStats finish_op_stats(const OpStatsTotals& totals, const FrameworkOpStatsOptions& options) {
   FrameworkOpStats out;
   out.include_idle = options.include_idle;
+  out.hosts = totals.hosts;
   out.host_idle_ps = options.include_idle ? totals.host_idle_ps : 0;
   out.device_idle_ps = options.include_idle ? totals.device_idle_ps : 0;
   auto rows_of = [](const std::map<std::string, OpStatsTotals::Op, std::less<>>& side, bool on_device) {
@@ -575,7 +579,7 @@ nlohmann::json to_json(const FrameworkOpStats& s) {
   return {
       {"ranks", to_json(s.ranks)},
       {"ops", rows},
-      {"window", "the whole profile, summed over its hosts"},
+      {"window", whole_profile_window(s.hosts)},
       {"include_idle", s.include_idle},
       {"host_self_time_ms", ms(s.host_self_ps)},
       {"device_self_time_ms", ms(s.device_self_ps)},

@@ -59,6 +59,7 @@ struct FrameworkOpStats {
   int64_t host_idle_ps = 0;
   int64_t device_idle_ps = 0;
   bool include_idle = false;
+  size_t hosts = 0;  // the hosts the ops were gathered from
   std::vector<PieSlice> host_by_op, host_by_type, device_by_op, device_by_type;
 };
 
@@ -74,6 +75,7 @@ struct OpStatsTotals {
   };
   std::map<std::string, Op, std::less<>> host, device;
   int64_t host_idle_ps = 0, device_idle_ps = 0;  // per host and per device, summed
+  size_t hosts = 0;                                // the hosts the totals add up
   void add(const OpStatsTotals& other);
 };
 // `count_idle`: also the idle time (FrameworkOpStatsOptions::include_idle); `only_host`: of

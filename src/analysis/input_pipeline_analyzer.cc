@@ -94,7 +94,8 @@ InputPipelineAnalysis compute_input_pipeline_analysis(const Profile& p, const St
     InputPipelineAnalysis::StepRow row;
     row.step_num = s.step_num;
     row.host = s.host < hosts.size() ? hosts[s.host] : "";
-    if (!sa.whole_profile) ranks.add(row.host, s.duration_ps, c);
+    if (!sa.whole_profile)
+      ranks.add(row.host, s.host < p.hosts.size() ? p.strings.view(p.hosts[s.host].name) : "", s.duration_ps, c);
     row.total_ms = ms(s.duration_ps);
     row.input_ms = ms(c[size_t(Category::kInput)]);
     totals.push_back(row.total_ms);

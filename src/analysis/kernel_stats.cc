@@ -12,6 +12,7 @@
 #include "analysis/hlo_ops.h"
 #include "analysis/launch_ops.h"
 #include "analysis/units.h"
+#include "analysis/whole_profile_window.h"
 #include "model/string_contains.h"
 
 namespace mlprof::analysis {
@@ -178,6 +179,7 @@ KernelStatsTable table_of(std::vector<KernelStatsRow> rows) {
 }
 
 void KernelStatsJoin::add(const KernelStatsTable& part) {
+  hosts_ += part.hosts;
   for (const KernelStatsRow& r : part.rows) {
     auto [it, added] = rows_.try_emplace(join_key(r), r);
     if (added) continue;
@@ -194,7 +196,9 @@ KernelStatsTable KernelStatsJoin::finish() const {
   std::vector<KernelStatsRow> rows;
   rows.reserve(rows_.size());
   for (const auto& [key, row] : rows_) rows.push_back(row);
-  return table_of(std::move(rows));
+  KernelStatsTable t = table_of(std::move(rows));
+  t.hosts = hosts_;
+  return t;
 }
 
 KernelLaunchConfig parse_kernel_details(std::string_view details) {
@@ -240,7 +244,9 @@ KernelStatsTable compute_kernel_stats(const Profile& p) {
   KernelCollector collector(p);
   for (const model::Line& line : p.lines)
     if (line.kind == LineKind::kStream && p.planes[line.plane].kind == PlaneKind::kDevice) collector.add_line(line);
-  return collector.finish();
+  KernelStatsTable t = collector.finish();
+  t.hosts = p.hosts.size();
+  return t;
 }
 
 namespace {
@@ -295,7 +301,7 @@ nlohmann::json to_json(const KernelStatsTable& t) {
         {"eligible_without_tensor_cores_time_pct", pct(t.eligible_without_tensor_cores_ps)},
         {"matrix_units", t.matrix_unit == MatrixUnit::kNone ? nlohmann::json() : nlohmann::json(matrix_unit_label(t.matrix_unit))},
         {"precision_time_pct", precision_json(t)},
-        {"window", "the whole profile, summed over its hosts"}}},
+        {"window", whole_profile_window(t.hosts)}}},
       {"kernels", std::move(rows)},
   };
 }

@@ -66,6 +66,7 @@ struct KernelStatsTable {
   int64_t eligible_without_tensor_cores_ps = 0;  // ...but whose kernels did not
   std::array<int64_t, kNumPrecisions> precision_ps{};  // compute kernels' time by precision
   MatrixUnit matrix_unit = MatrixUnit::kNone;          // the units some kernel ran on
+  size_t hosts = 0;                                    // the hosts the kernels were gathered from
 };
 
 KernelStatsTable compute_kernel_stats(const model::Profile& profile);
@@ -83,6 +84,7 @@ class KernelStatsJoin {
   using Key = std::tuple<std::string, std::string, std::array<int64_t, 3>, std::array<int64_t, 3>, int64_t, int64_t,
                          int64_t>;
   std::map<Key, KernelStatsRow> rows_;
+  size_t hosts_ = 0;
 };
 
 nlohmann::json to_json(const KernelStatsTable& table);

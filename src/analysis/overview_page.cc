@@ -336,7 +336,8 @@ OverviewPage compose_overview_page(const OverviewParts& parts) {
     for (size_t c = 0; c < kNumCategories; ++c) per_category[c].push_back(ms(row.breakdown_ps[c]));
     bits16 += s.ps(Activity::kDeviceCompute16);
     bits32 += s.ps(Activity::kDeviceCompute32);
-    if (!parts.whole_profile) ranks.add(row.host, row.total_ps, row.breakdown_ps);
+    if (!parts.whole_profile)
+      ranks.add(row.host, s.host < parts.hosts.size() ? parts.hosts[s.host] : "", row.total_ps, row.breakdown_ps);
     page.steps.push_back(row);
   }
   page.ranks = ranks.rows();

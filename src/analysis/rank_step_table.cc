@@ -14,9 +14,9 @@ Category RankStepRow::bottleneck() const {
   return Category(std::max_element(category_ms.begin(), category_ms.end()) - category_ms.begin());
 }
 
-void RankStepRows::add(std::string_view host, int64_t step_ps, const std::array<int64_t, kNumCategories>& category_ps) {
+void RankStepRows::add(std::string_view host, std::string_view file, int64_t step_ps, const std::array<int64_t, kNumCategories>& category_ps) {
   auto it = std::find_if(sums_.begin(), sums_.end(), [&](const RankStepRow& r) { return r.host == host; });
-  if (it == sums_.end()) it = sums_.insert(sums_.end(), RankStepRow{std::string(host)});
+  if (it == sums_.end()) it = sums_.insert(sums_.end(), RankStepRow{std::string(host), std::string(file)});
   ++it->steps;
   it->step_ms += ms(step_ps);
   for (size_t c = 0; c < kNumCategories; ++c) it->category_ms[c] += ms(category_ps[c]);
@@ -39,6 +39,7 @@ nlohmann::json to_json(const std::vector<RankStepRow>& rows) {
     nlohmann::json breakdown = nlohmann::json::object();
     for (size_t c = 0; c < kNumCategories; ++c) breakdown[std::string(kCategoryKeys[c])] = r.category_ms[c];
     out.push_back({{"host", r.host},
+                   {"file", r.file},
                    {"steps", r.steps},
                    {"step_ms", r.step_ms},
                    {"breakdown_ms", breakdown},

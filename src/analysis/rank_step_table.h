@@ -16,6 +16,7 @@ namespace mlprof::analysis {
 
 struct RankStepRow {
   std::string host;  // host_labels.h: "rank 3", or the file name without extension
+  std::string file;  // the host's name in the run, which the trace viewer opens it by
   size_t steps = 0;
   double step_ms = 0;                                // mean per step
   std::array<double, kNumCategories> category_ms{};  // means per step
@@ -26,7 +27,8 @@ struct RankStepRow {
 // Rows in the order their ranks' first steps come.
 class RankStepRows {
  public:
-  void add(std::string_view host, int64_t step_ps, const std::array<int64_t, kNumCategories>& category_ps);
+  void add(std::string_view host, std::string_view file, int64_t step_ps,
+           const std::array<int64_t, kNumCategories>& category_ps);
   std::vector<RankStepRow> rows() const;  // empty for fewer than two ranks
 
  private:

@@ -12,6 +12,7 @@
 #include "analysis/gpu_timeline/gpu_timeline.h"
 #include "analysis/gpu_timeline/stragglers.h"
 #include "analysis/input_pipeline_analyzer.h"
+#include "analysis/kernel_stats.h"
 #include "analysis/op_stats_ranks.h"
 #include "analysis/overview_page.h"
 #include "gpu_timeline_builder.h"
@@ -80,6 +81,20 @@ TEST(RanksTable, OverviewHasOneRowPerRankNamedByDistributedInfo) {
   EXPECT_NEAR(j[1]["step_ms"].get<double>(), 24.9, 1e-6);
   EXPECT_TRUE(j[1]["breakdown_ms"].contains("input"));
   EXPECT_EQ(to_json(page)["steps"][0]["host"], "rank 0");
+}
+
+// Each rank's row names the host its trace is read as (the file of the other rank here), so
+// that the UI links a rank to its own trace, as op stats' rows do.
+TEST(RanksTable, StepRowsNameEachRanksFile) {
+  const model::Profile p = two_ranks();
+  const auto overview = to_json(compute_overview_page(p))["ranks"];
+  ASSERT_EQ(overview.size(), 2u);
+  EXPECT_EQ(overview[0]["file"], "worker1.111");
+  EXPECT_EQ(overview[1]["file"], "worker0.222");
+  const auto input = to_json(compute_input_pipeline_analysis(p, analyze_steps(p)))["ranks"];
+  ASSERT_EQ(input.size(), 2u);
+  EXPECT_EQ(input[0]["file"], "worker1.111");
+  EXPECT_EQ(input[1]["file"], "worker0.222");
 }
 
 TEST(RanksTable, InputPipelineHasOneRowPerRank) {
@@ -169,6 +184,34 @@ TEST(CollectiveMismatch, StepRanges) {
   EXPECT_EQ(step_ranges({}), "");
   EXPECT_EQ(step_ranges({3}), "3");
   EXPECT_EQ(step_ranges({3, 4, 5, 9, 11, 12}), "3-5, 9, 11-12");
+}
+
+// Kernel stats and op stats add up the whole profile: over several hosts they say so, over one
+// they sum over nothing; hosts read apart and joined say the same as read together.
+TEST(SummedWindow, SaysSummedOverHostsOnlyForSeveral) {
+  constexpr const char* kSummed = "the whole profile, summed over its hosts";
+  const model::Profile two = two_ranks(), one = job({{"worker0.1", {0, false}}});
+  EXPECT_EQ(to_json(compute_framework_op_stats(two))["window"], kSummed);
+  EXPECT_EQ(to_json(compute_framework_op_stats(one))["window"], "the whole profile");
+  OpStatsTotals joined = op_stats_totals(one, false);
+  EXPECT_EQ(to_json(finish_op_stats(joined))["window"], "the whole profile");
+  joined.add(op_stats_totals(one, false));
+  EXPECT_EQ(to_json(finish_op_stats(joined))["window"], kSummed);
+  EXPECT_EQ(to_json(finish_op_stats(op_stats_totals(two, false, 1)))["window"], "the whole profile");
+
+  testing::GpuTimelineBuilder b;
+  b.kernel("sgemm", 7, 10, 100);
+  model::Profile gpus;
+  b.add_to(&gpus, "rank0");
+  const KernelStatsTable single = compute_kernel_stats(gpus);
+  EXPECT_EQ(to_json(single)["summary"]["window"], "the whole profile");
+  b.add_to(&gpus, "rank1");
+  EXPECT_EQ(to_json(compute_kernel_stats(gpus))["summary"]["window"], kSummed);
+  KernelStatsJoin join;
+  join.add(single);
+  EXPECT_EQ(to_json(join.finish())["summary"]["window"], "the whole profile");
+  join.add(single);
+  EXPECT_EQ(to_json(join.finish())["summary"]["window"], kSummed);
 }
 
 // GPU pages name ranks as the other tools do, with the file beside; one row per rank first.

@@ -2,9 +2,12 @@
 // the profile as it was; load_profile names the file at fault.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -151,6 +154,53 @@ TEST(PyTorchBadInput, LoadProfileNamesTheFile) {
   std::filesystem::create_directories(dir / "folder.json");
   EXPECT_FALSE(import_pytorch_trace_file(dir / "folder.json", "h", &directory, &error.problem));
   EXPECT_NE(error.problem.find("directory"), std::string::npos);
+}
+
+// simdjson reads SIMDJSON_FORCE_IMPLEMENTATION on first use: a name it lacks, or an empty one,
+// would fail every read as "not valid JSON (simdjson does not have an implementation supported
+// by this CPU...)". The reader names the variable instead, and the names that would do.
+class ForcedImplementation {
+ public:
+  explicit ForcedImplementation(const char* name) {
+    if (const char* was = std::getenv(kName)) was_ = was;
+    setenv(kName, name, 1);
+  }
+  ~ForcedImplementation() {
+    if (was_) setenv(kName, was_->c_str(), 1);
+    else unsetenv(kName);
+  }
+
+ private:
+  static constexpr const char* kName = "SIMDJSON_FORCE_IMPLEMENTATION";
+  std::optional<std::string> was_;
+};
+
+TEST(PyTorchBadInput, ASimdjsonImplementationOfNoNameIsNamed) {
+  for (const std::string name : {"nosuch", "", "fall\nback"}) {
+    SCOPED_TRACE(name);
+    ForcedImplementation forced(name.c_str());
+    Profile p;
+    std::string error;
+    EXPECT_FALSE(import_pytorch_trace_bytes(kValidTrace, std::strlen(kValidTrace), "h", &p, &error));
+    std::string shown = name;
+    std::replace(shown.begin(), shown.end(), '\n', '?');
+    EXPECT_EQ(error.rfind("SIMDJSON_FORCE_IMPLEMENTATION is \"" + shown +
+                              "\": simdjson has no implementation of that name (this processor runs: ",
+                          0),
+              0u)
+        << error;
+    // Every build of simdjson has its portable implementation, and every processor runs it.
+    EXPECT_NE(error.find("fallback"), std::string::npos) << error;
+    EXPECT_TRUE(error.ends_with("); unset it or set one of those")) << error;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+    EXPECT_TRUE(p.hosts.empty());
+  }
+  // A name it has reads the trace.
+  ForcedImplementation fallback("fallback");
+  Profile p;
+  std::string error;
+  EXPECT_TRUE(import_pytorch_trace_bytes(kValidTrace, std::strlen(kValidTrace), "h", &p, &error)) << error;
+  EXPECT_EQ(p.num_events(), 2u);
 }
 
 // A file read beside others is parsed on its reading thread alone: the same reason for every

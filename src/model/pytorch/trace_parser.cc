@@ -21,6 +21,7 @@
 #include "model/pytorch/event_scan.h"
 #include "model/pytorch/number.h"
 #include "model/pytorch/raw_event.h"
+#include "model/pytorch/simdjson_choice.h"
 #include "model/pytorch/trace_tokenizer.h"
 
 namespace mlprof::model::kineto {
@@ -894,6 +895,10 @@ bool is_device_category(Category c) {
 
 bool read_trace(JsonSource& source, StringTable* strings, Trace* trace, const LoadProgress& progress,
                 std::string* error, bool parse_ahead, IngestStages* stages) {
+  if (std::string problem = simdjson_choice_problem(); !problem.empty()) {
+    *error = std::move(problem);
+    return false;
+  }
   TraceReader reader(strings, trace, stages);
   reserve_events(source, trace);
   if (!parse_ahead) {

@@ -1,7 +1,7 @@
 // Many ranks at a glance beyond the GPU pages, and a run's tools as its device allows, on
 // profiles from other projects (../shared/testdata/wild): the overview, the input pipeline and
 // op stats of a two-rank NCCL job start with one row per rank (named by its recorded rank), its
-// bar on one scale across ranks, a rank opening its own trace; a TPU run lists the tools
+// bar on one scale across ranks, each rank opening its own trace; a TPU run lists the tools
 // without data once at the end, folded. Screenshots at 1280 and 1600 px go to the build tree
 // (tests/server/screenshots/wild_ranks_*.png). Run by ctest as ui_wild_ranks_tables_browser_test;
 // skips when the shared test data is absent.
@@ -74,18 +74,24 @@ describe('every rank at a glance', () => {
         }, `wild_ranks_${tool}_${width}`, width);
     });
 
-  test("op stats: a rank opens its own trace, the run's other rank still listed", async () => {
-    await visit('#run=two_ranks&tool=framework_op_stats', async (page) => {
-      await ready(page);
-      await page.locator('[data-testid="ranks-glance"] tbody tr:nth-child(2) a.row-link').first().click();
-      await page.waitForSelector('.page[data-tool="trace_viewer"][data-ready="true"]', { timeout: 60_000 });
-      const state = Object.fromEntries(new URLSearchParams(new URL(page.url()).hash.slice(1)));
-      assert.equal(state.host, 'rank1');
-      // Filtering: the host picker still offers the whole run and both ranks.
-      const options = await page.locator('#host-select option').allTextContents();
-      assert.deepEqual(options, ['All hosts', 'rank0', 'rank1']);
+  for (const { tool } of PAGES)
+    test(`${tool}: a rank opens its own trace, the run's other rank still listed`, async () => {
+      await visit(`#run=two_ranks&tool=${tool}`, async (page) => {
+        await ready(page);
+        // Each row names the host its trace is read as: the files rank0 and rank1 of the run.
+        const data = await api(page, `/api/data?run=two_ranks&host=&tool=${tool}`);
+        assert.deepEqual(data.ranks.map((r) => r.file), ['rank0', 'rank1']);
+        const links = page.locator('[data-testid="ranks-glance"] tbody tr td:first-child a.row-link');
+        assert.equal(await links.count(), 2, `${tool}: every rank links to its trace`);
+        await links.nth(1).click();
+        await page.waitForSelector('.page[data-tool="trace_viewer"][data-ready="true"]', { timeout: 60_000 });
+        const state = Object.fromEntries(new URLSearchParams(new URL(page.url()).hash.slice(1)));
+        assert.equal(state.host, 'rank1');
+        // Filtering: the host picker still offers the whole run and both ranks.
+        const options = await page.locator('#host-select option').allTextContents();
+        assert.deepEqual(options, ['All hosts', 'rank0', 'rank1']);
+      });
     });
-  });
 });
 
 describe("a run's tools as its device allows", () => {

@@ -44,15 +44,10 @@ const WIDTHS = [1280, 1600];
 const GPU_WORDS = /\bkernels?\b|CUDA|Tensor Cores?|cudaLaunch|\bGPUs?\b/i;
 // The same in a page's whole text, hidden parts too (a table's "Columns" menu), run together.
 const GPU_WORDS_ANYWHERE = /kernel|CUDA|Tensor Core|cudaLaunch|GPU/i;
-// The overview's panel of the critical path tool, which still speaks of kernels on a TPU (the
-// to-do test below checks it): left out of the other pages' checks.
+// The overview's panel of the critical path tool.
 const CRITICAL_PATH_PANEL = 'section.panel:has(> h2:text-is("What bounds the step"))';
-async function assertNoGpuWords(page, where, { within = '.page', except = CRITICAL_PATH_PANEL } = {}) {
-  const texts = async (kind) => {
-    let text = await page.locator(within).first()[kind]();
-    for (const part of await page.locator(except).all()) text = text.replace(await part[kind](), '');
-    return text;
-  };
+async function assertNoGpuWords(page, where, { within = '.page' } = {}) {
+  const texts = (kind) => page.locator(within).first()[kind]();
   const [shown, all] = [await texts('innerText'), await texts('textContent')];
   for (const [text, words] of [[shown, GPU_WORDS], [all, GPU_WORDS_ANYWHERE]]) {
     const found = text.match(words);
@@ -212,15 +207,26 @@ describe('a TPU run told in TPU words', () => {
     }
   });
 
-  // Pages known to speak of kernels on a TPU, each with why: reported as to do (still run, their
-  // failure shown) until their tool speaks the device's words.
-  const KNOWN_GPU_WORDED = {
-    critical_path: 'its JSON keys name device ops top_kernels and kinds kernel_launch; its ops are named by their whole HLO text',
-  };
-  test('the overview’s critical path panel of a TPU run in TPU words', { todo: KNOWN_GPU_WORDED.critical_path }, async () => {
+  // The critical path in the device's words (its JSON's `labels`), XLA ops by their HLO op name
+  // with the instruction's text as `long_name`.
+  const criticalPath = async () => (await fetch(new URL('/api/data?run=tpu_v6e&host=&tool=critical_path', served.server.url))).json();
+  test('the critical path of a TPU run names its kinds and ops as a TPU user does', async () => {
+    const data = await criticalPath();
+    assert.equal(data.labels.kernel_launch, 'Program launch');
+    assert.equal(data.labels.top_kernels, 'Top device ops');
+    assert.equal(data.labels.kernel, 'device op');
+    const ops = data.average.top_kernels;
+    assert.ok(ops.length > 0, 'device ops on the path');
+    for (const op of ops) {
+      assert.doesNotMatch(op.name, /[ %]/, `"${op.name}" is not an HLO op name`);
+      assert.ok(op.long_name?.startsWith('%'), `${op.name}: its text is ${op.long_name}`);
+    }
+  });
+  test('the overview’s critical path panel of a TPU run in TPU words', async () => {
     await visit('#run=tpu_v6e&tool=overview_page', async (page) => {
       await ready(page);
-      await assertNoGpuWords(page, 'the overview’s critical path panel', { within: CRITICAL_PATH_PANEL, except: 'nothing-left-out' });
+      assert.equal(await page.locator(CRITICAL_PATH_PANEL).count(), 1);
+      await assertNoGpuWords(page, 'the overview’s critical path panel', { within: CRITICAL_PATH_PANEL });
     });
   });
   const availableTools = async () => {
@@ -229,21 +235,12 @@ describe('a TPU run told in TPU words', () => {
   };
 
   test('no page of a TPU run has GPU words', async () => {
-    const available = (await availableTools()).filter((t) => !(t in KNOWN_GPU_WORDED));
-    assert.ok(available.includes('overview_page') && available.includes('op_profile'), `tools: ${available}`);
+    const available = await availableTools();
+    assert.ok(['overview_page', 'op_profile', 'critical_path'].every((t) => available.includes(t)), `tools: ${available}`);
     for (const tool of available)
       await visit(`#run=tpu_v6e&tool=${tool}`, async (page) => {
         await ready(page);
         await assertNoGpuWords(page, tool);
       }, `tpu_${tool}`);
   });
-
-  for (const [tool, why] of Object.entries(KNOWN_GPU_WORDED))
-    test(`${tool} of a TPU run in TPU words`, { todo: why }, async () => {
-      if (!(await availableTools()).includes(tool)) return;
-      await visit(`#run=tpu_v6e&tool=${tool}`, async (page) => {
-        await ready(page);
-        await assertNoGpuWords(page, tool, { except: 'nothing-left-out' });
-      }, `tpu_${tool}`);
-    });
 });

@@ -22,8 +22,3 @@ export function keyValueList(rows: [string, Content][]): HTMLElement {
 export function windowCaption(window: string | null | undefined): HTMLElement | null {
   return window ? h('p', { class: 'figure-window', 'data-testid': 'figure-window' }, `Window: ${window}`) : null;
 }
-
-// A window that sums "over its hosts", shown for one host (one picked, or a run of one): no sum.
-export function windowOfShownHosts(window: string, oneHost: boolean): string {
-  return oneHost ? window.replace(/, summed over its hosts$/, '') : window;
-}

@@ -120,9 +120,10 @@ const scaleText = (scale: number) => (scale === 0 ? 'removed' : `× ${scale}`);
 // What a what-if target names, for the table's second column.
 function targetKind(data: CriticalPathData, target: string): string {
   if (!targetLabel(target, data.labels).isName) return labelledPathKinds(undefined).some((k) => k.key === target) ? 'work on the path' : 'step category';
-  if (data.average.top_kernels.some((t) => t.name === target)) return data.labels?.kernel ?? 'kernel';
+  const kernel = data.labels?.kernel ?? 'kernel';
+  if (data.average.top_kernels.some((t) => t.name === target)) return kernel;
   if (data.average.top_ops.some((t) => t.name === target)) return 'op';
-  return 'op or kernel';
+  return `op or ${kernel}`;
 }
 
 // The what-if predictions against the measured step, largest saving first; with `limit`, only

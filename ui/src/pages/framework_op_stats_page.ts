@@ -4,7 +4,7 @@
 import { h } from '../dom';
 import { formatCount, formatMs, formatPct } from '../format';
 import { dataTable } from '../components/data_table';
-import { panel, windowCaption, windowOfShownHosts } from '../components/panel';
+import { panel, windowCaption } from '../components/panel';
 import { toolHeader, csvButton } from '../components/page_header';
 import { pieChart } from '../charts/pie_chart';
 import { traceLinkTo } from '../trace_link';
@@ -53,8 +53,8 @@ export const frameworkOpStatsPage: ToolPage = {
     const typed = rows.some((r) => r.type && r.type !== r.operation);
     root.append(
       toolHeader(ctx, null, idleToggle(ctx), csvButton(ctx)),
-      opRanksTable(data.ranks, ctx.run, data.window) ?? '',
-      pies(data, typed, ctx.host !== ''),
+      opRanksTable(data.ranks, ctx.run) ?? '',
+      pies(data, typed),
       panel('Ops', opTable(rows, typed, ctx)),
     );
   },
@@ -67,7 +67,7 @@ function idleToggle(ctx: PageContext): HTMLElement {
 }
 
 
-function pies(data: FrameworkOpStatsData, typed: boolean, oneHost: boolean): HTMLElement {
+function pies(data: FrameworkOpStatsData, typed: boolean): HTMLElement {
   const toSlices = (slices: Slice[]) => slices.map((s) => ({ label: s.name, value: s.self_time_ms }));
   const figures: HTMLElement[] = [];
   const sides = [
@@ -80,7 +80,7 @@ function pies(data: FrameworkOpStatsData, typed: boolean, oneHost: boolean): HTM
     if (typed) figures.push(pieChart({ title: `Self time on the ${s.side}, by op type`, slices: toSlices(s.byType), formatValue: formatMs }));
   }
   const note = data.device_self_time_ms <= 0 ? h('p', { class: 'muted small' }, 'No device ops in this profile.') : null;
-  return panel('Self-time distribution', windowCaption(windowOfShownHosts(data.window, oneHost)), h('div', { class: 'pie-grid' }, ...figures), note);
+  return panel('Self-time distribution', windowCaption(data.window), h('div', { class: 'pie-grid' }, ...figures), note);
 }
 
 function opTable(rows: RankedRow[], typed: boolean, ctx: PageContext): HTMLElement {

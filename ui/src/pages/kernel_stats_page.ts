@@ -4,7 +4,7 @@
 import { h } from '../dom';
 import { formatBytes, formatCount, formatMs, formatPct, formatUs } from '../format';
 import { dataTable } from '../components/data_table';
-import { keyValueList, notice, panel, windowCaption, windowOfShownHosts } from '../components/panel';
+import { keyValueList, notice, panel, windowCaption } from '../components/panel';
 import { toolHeader, csvButton } from '../components/page_header';
 import { traceLinkTo } from '../trace_link';
 import type { PageContext, ToolPage } from './tool_page';
@@ -53,12 +53,12 @@ export const kernelStatsPage: ToolPage = {
       root.append(notice('info', 'This profile has no GPU kernels.'));
       return;
     }
-    root.append(summary(data, ctx.host !== ''), panel('Kernels', kernelTable(data.kernels, ctx)));
+    root.append(summary(data), panel('Kernels', kernelTable(data.kernels, ctx)));
   },
 };
 
 
-function summary(data: KernelStatsData, oneHost: boolean): HTMLElement {
+function summary(data: KernelStatsData): HTMLElement {
   const s = data.summary;
   const missed = s.eligible_without_tensor_cores_time_pct;
   const advice =
@@ -71,7 +71,7 @@ function summary(data: KernelStatsData, oneHost: boolean): HTMLElement {
       : null;
   return panel(
     'Summary',
-    windowCaption(windowOfShownHosts(s.window, oneHost)),
+    windowCaption(s.window),
     advice,
     keyValueList([
       ['Kernel launches', formatCount(s.kernel_launches)],

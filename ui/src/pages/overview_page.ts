@@ -272,6 +272,8 @@ function runEnvironment(env: RunEnvironment): HTMLElement {
 const kOverviewWhatIfs = 5;
 
 function whatBoundsTheStep(path: CriticalPathData, pathPage: string): HTMLElement {
+  // The device's lists in its words ("Top device ops" on a TPU).
+  const listed = (key: 'top_ops' | 'top_kernels', own: string) => (path.labels?.[key] ?? own).replace(/^Top /, '').toLowerCase();
   return panel(
     'What bounds the step',
     windowCaption(pathWindow(path)),
@@ -280,7 +282,7 @@ function whatBoundsTheStep(path: CriticalPathData, pathPage: string): HTMLElemen
     h('h3', {}, 'What if'),
     path.prediction_note ? h('p', { class: 'muted small' }, path.prediction_note) : null,
     whatIfTable(path, kOverviewWhatIfs),
-    h('p', { class: 'small' }, h('a', { href: pathPage }, 'All predictions, the ops and kernels on the path, and each step →')),
+    h('p', { class: 'small' }, h('a', { href: pathPage }, `All predictions, the ${listed('top_ops', 'Top ops')} and ${listed('top_kernels', 'Top kernels')} on the path, and each step →`)),
   );
 }
 

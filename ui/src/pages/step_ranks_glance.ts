@@ -10,7 +10,7 @@ import type { StepCategory } from '../step_categories';
 // A rank's steps (rank_step_table.h): the mean step and its breakdown by category.
 export interface RankStepRow {
   host: string; // the rank's name
-  file?: string; // its host in the run, where it differs
+  file?: string; // its host in the run, which its trace opens by
   steps: number;
   step_ms: number; // a step on average
   input_pct: number;
@@ -78,8 +78,9 @@ export function inputRanksTable(rows: RankStepRow[] | undefined, run: string, in
   });
 }
 
-// Op stats': each rank's self time on the host and the device, and its top op.
-export function opRanksTable(rows: RankOpsRow[] | undefined, run: string, window: string): HTMLElement | null {
+// Op stats': each rank's self time on the host and the device, and its top op; each rank's
+// own whole profile (the op tables below sum over the ranks).
+export function opRanksTable(rows: RankOpsRow[] | undefined, run: string): HTMLElement | null {
   return ranksTable<RankOpsRow>({
     title: 'Self time per rank',
     run,
@@ -98,6 +99,6 @@ export function opRanksTable(rows: RankOpsRow[] | undefined, run: string, window
     ],
     barTitle: 'Self time on the host and the device, on one scale',
     unit: formatMs,
-    window: windowCaption(window),
+    window: windowCaption('the whole profile, per rank'),
   });
 }
