@@ -87,16 +87,24 @@ export function richText(text: string): (Node | string)[] {
 
 // A recommendation: its sentence, and where the analysis predicts it, the step time its change
 // would give (docs/ARCHITECTURE.md §5.9b: each recommendation says what it would buy).
-export type Recommendation = string | { text: string; predicted_step_ms?: number | null };
+export type Recommendation = string | { text: string; predicted_step_ms?: number | null; step_ms?: number | null };
+
+// From the measured step to the predicted one, as the text report says it: a change off the
+// critical path reads "619 ms → 619 ms", plainly no gain.
+export function predictionText(measured: number | null, predicted: number): string {
+  return `Predicted step: ${measured !== null ? `${formatMs(measured)} → ` : ''}${formatMs(predicted)}.`;
+}
 
 export function recommendationList(items: Recommendation[]): HTMLElement {
   const item = (r: Recommendation) => {
-    const { text, predicted } = typeof r === 'string' ? { text: r, predicted: null } : { text: r.text, predicted: r.predicted_step_ms ?? null };
+    const { text, predicted, measured } =
+      typeof r === 'string' ? { text: r, predicted: null, measured: null } : { text: r.text, predicted: r.predicted_step_ms ?? null, measured: r.step_ms ?? null };
+
     return h(
       'li',
       {},
       ...richText(text),
-      predicted !== null ? h('span', { class: 'prediction', 'data-testid': 'recommendation-prediction' }, ` Predicted step: ${formatMs(predicted)}.`) : null,
+      predicted !== null ? h('span', { class: 'prediction', 'data-testid': 'recommendation-prediction' }, ` ${predictionText(measured, predicted)}`) : null,
     );
   };
   return items.length ? h('ul', { class: 'recommendations' }, ...items.map(item)) : h('p', { class: 'muted' }, 'Nothing stands out.');
