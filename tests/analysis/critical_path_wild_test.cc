@@ -81,6 +81,9 @@ void expect_predictions_match_the_tool(const model::Profile& profile, size_t pre
     EXPECT_NEAR(*r.predicted_step_ms, tool.what_if[i].step_ms, 1e-9) << r.text;
     EXPECT_NEAR(*r.step_ms, tool.path_ms, 1e-9) << r.text;
     EXPECT_NE(prediction_words(r).find("(predicted step: "), std::string::npos);
+    // A change the path does not feel says so instead of a figure that does not move.
+    EXPECT_EQ(r.gains_nothing(), *r.step_ms - *r.predicted_step_ms < 0.01 * *r.step_ms) << r.text;
+    EXPECT_EQ(prediction_words(r).find("either way") != std::string::npos, r.gains_nothing()) << prediction_words(r);
     ++i;
   }
 }

@@ -149,8 +149,6 @@ PathKind CriticalPath::largest_kind() const {
 }
 
 PathKind CriticalPath::bottleneck() const {
-  // Savings below this share of the path are noise of the replay.
-  constexpr double kMinSavingShare = 0.01;
   PathKind best = largest_kind();
   double best_saving = path_ms * kMinSavingShare;
   for (size_t k = 0; k < kNumPathKinds; ++k) {

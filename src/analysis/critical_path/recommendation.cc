@@ -43,8 +43,15 @@ std::string step_figure(double ms, double step_ms) {
 }
 }  // namespace
 
+bool Recommendation::gains_nothing() const {
+  return step_ms && predicted_step_ms && *step_ms - *predicted_step_ms < kMinSavingShare * *step_ms;
+}
+
 std::string prediction_words(const Recommendation& r) {
   if (!r.predicted_step_ms || !r.step_ms) return "";
+  if (r.gains_nothing())
+    return fmt::format("(predicted step: {} ms either way: what it changes is not on the critical path)",
+                       step_figure(*r.step_ms, *r.step_ms));
   return fmt::format("(predicted step: {} -> {} ms)", step_figure(*r.step_ms, *r.step_ms),
                      step_figure(*r.predicted_step_ms, *r.step_ms));
 }
@@ -57,7 +64,8 @@ nlohmann::json to_json(const Recommendation& r) {
           {"change", r.change.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.change)},
           {"what_if", r.what_if.target.empty()
                           ? nlohmann::json(nullptr)
-                          : nlohmann::json{{"target", r.what_if.target}, {"scale", r.what_if.scale}}}};
+                          : nlohmann::json{{"target", r.what_if.target}, {"scale", r.what_if.scale}}},
+          {"gains_nothing", r.predicted_step_ms ? nlohmann::json(r.gains_nothing()) : nlohmann::json(nullptr)}};
 }
 
 }  // namespace mlprof::analysis

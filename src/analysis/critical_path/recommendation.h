@@ -36,6 +36,8 @@ struct Recommendation {
   std::string change;  // the change predicted, in words; empty when none is
   WhatIfChange what_if;  // the same as critical_path's what-if (target empty when none is)
   std::optional<double> step_ms, predicted_step_ms;  // a step now and after the change, on the critical path
+  // Predicted, and the step no shorter for it: what the change shortens is not on the critical path.
+  bool gains_nothing() const;
 };
 
 // The recommendation with the prediction of `change` from the bottleneck's critical path, when
@@ -43,10 +45,12 @@ struct Recommendation {
 Recommendation recommendation(std::string text, const std::optional<Bottleneck>& path,
                               const std::optional<RecommendedChange>& change = std::nullopt);
 
-// "(predicted step: 47.5 -> 32.1 ms)"; empty without a prediction.
+// "(predicted step: 47.5 -> 32.1 ms)", "(predicted step: 619.3 ms either way: ...)" for a change
+// that gains nothing; empty without a prediction.
 std::string prediction_words(const Recommendation& r);
 
-// {text, predicted_step_ms, step_ms, change, what_if: {target, scale}}; nulls where nothing is predicted.
+// {text, predicted_step_ms, step_ms, change, what_if: {target, scale}, gains_nothing}; nulls where
+// nothing is predicted.
 nlohmann::json to_json(const Recommendation& r);
 
 }  // namespace mlprof::analysis

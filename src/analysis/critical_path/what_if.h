@@ -17,6 +17,9 @@
 
 namespace mlprof::analysis {
 
+// A predicted saving below this share of the step is the replay's noise: the change gains nothing.
+inline constexpr double kMinSavingShare = 0.01;
+
 struct WhatIfChange {
   std::string target;  // a kind, a category or an op/kernel name
   double scale = 0;    // 0..1

@@ -87,24 +87,30 @@ export function richText(text: string): (Node | string)[] {
 
 // A recommendation: its sentence, and where the analysis predicts it, the step time its change
 // would give (docs/ARCHITECTURE.md §5.9b: each recommendation says what it would buy).
-export type Recommendation = string | { text: string; predicted_step_ms?: number | null; step_ms?: number | null };
+export type Recommendation =
+  | string
+  | { text: string; predicted_step_ms?: number | null; step_ms?: number | null; gains_nothing?: boolean | null };
 
-// From the measured step to the predicted one, as the text report says it: a change off the
-// critical path reads "619 ms → 619 ms", plainly no gain.
-export function predictionText(measured: number | null, predicted: number): string {
+// From the measured step to the predicted one, as the text report says it; a change the
+// critical path does not feel (the JSON's gains_nothing) says so instead of an unmoved figure.
+export function predictionText(measured: number | null, predicted: number, gainsNothing = false): string {
+  if (gainsNothing && measured !== null)
+    return `Predicted step: ${formatMs(measured)} either way: what it changes is not on the critical path.`;
   return `Predicted step: ${measured !== null ? `${formatMs(measured)} → ` : ''}${formatMs(predicted)}.`;
 }
 
 export function recommendationList(items: Recommendation[]): HTMLElement {
   const item = (r: Recommendation) => {
-    const { text, predicted, measured } =
-      typeof r === 'string' ? { text: r, predicted: null, measured: null } : { text: r.text, predicted: r.predicted_step_ms ?? null, measured: r.step_ms ?? null };
+    const { text, predicted, measured, gainsNothing } =
+      typeof r === 'string'
+        ? { text: r, predicted: null, measured: null, gainsNothing: false }
+        : { text: r.text, predicted: r.predicted_step_ms ?? null, measured: r.step_ms ?? null, gainsNothing: r.gains_nothing ?? false };
 
     return h(
       'li',
       {},
       ...richText(text),
-      predicted !== null ? h('span', { class: 'prediction', 'data-testid': 'recommendation-prediction' }, ` ${predictionText(measured, predicted)}`) : null,
+      predicted !== null ? h('span', { class: 'prediction', 'data-testid': 'recommendation-prediction' }, ` ${predictionText(measured, predicted, gainsNothing)}`) : null,
     );
   };
   return items.length ? h('ul', { class: 'recommendations' }, ...items.map(item)) : h('p', { class: 'muted' }, 'Nothing stands out.');
