@@ -34,6 +34,7 @@
 #include "analysis/critical_path/longest_path.h"
 #include "analysis/step_breakdown.h"
 #include "model/load_profile.h"
+#include "testdata_files.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -42,13 +43,7 @@ constexpr const char* kEventSync = "wild/hta_extra/hta__critical_path_cuda_event
 constexpr const char* kMultiStream =
     "wild/hta_extra/hta__critical_path_cuda_event_sync_multi_stream_event_sync_trace.json.gz";
 
-bool load(const std::string& file, model::Profile* p) {
-  const std::string path = std::string(MLPROF_TESTDATA) + "/" + file;
-  if (!std::filesystem::exists(path)) return false;
-  model::LoadError error;
-  EXPECT_TRUE(model::load_profile({path, "", ""}, p, &error)) << error.path << ": " << error.problem;
-  return true;
-}
+bool load(const std::string& file, model::Profile* p) { return testing::load_testdata_profile(file, p); }
 
 #define LOAD_OR_SKIP(file, p) \
   if (!load(file, &p)) GTEST_SKIP() << file << " not found (it is in ../shared/testdata)"

@@ -38,6 +38,7 @@
 #include "analysis/critical_path/longest_path.h"
 #include "analysis/step_breakdown.h"
 #include "model/load_profile.h"
+#include "testdata_files.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -49,13 +50,7 @@ struct PathOfFirstInstance {
   std::map<std::string, int> kernels;  // name -> edges on the path
 };
 
-bool load(const std::string& file, model::Profile* p) {
-  const std::string path = std::string(MLPROF_TESTDATA) + "/" + file;
-  if (!std::filesystem::exists(path)) return false;
-  model::LoadError error;
-  EXPECT_TRUE(model::load_profile({path, "", ""}, p, &error)) << error.path << ": " << error.problem;
-  return true;
-}
+bool load(const std::string& file, model::Profile* p) { return testing::load_testdata_profile(file, p); }
 
 PathOfFirstInstance first_instance(const model::Profile& p) {
   const StepAnalysis steps = analyze_steps(p);

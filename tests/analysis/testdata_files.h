@@ -2,8 +2,13 @@
 // name that is long and may change between copies of the data).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <filesystem>
+#include <string>
 #include <string_view>
+
+#include "model/load_profile.h"
 
 namespace mlprof::testing {
 
@@ -14,6 +19,16 @@ inline std::filesystem::path testdata_file_named(const std::filesystem::path& di
   for (const auto& e : std::filesystem::directory_iterator(dir, ec))
     if (e.path().filename().string().find(part) != std::string::npos) return e.path();
   return {};
+}
+
+// Loads `file` (a path under ../shared/testdata) into `p`; false when it is absent (the caller
+// skips), a test failure when it does not load.
+inline bool load_testdata_profile(const std::string& file, model::Profile* p) {
+  const std::string path = std::string(MLPROF_TESTDATA) + "/" + file;
+  if (!std::filesystem::exists(path)) return false;
+  model::LoadError error;
+  EXPECT_TRUE(model::load_profile({path, "", ""}, p, &error)) << error.path << ": " << error.problem;
+  return true;
 }
 
 }  // namespace mlprof::testing
