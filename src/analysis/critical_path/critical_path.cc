@@ -152,7 +152,9 @@ PathKind CriticalPath::bottleneck() const {
   PathKind best = largest_kind();
   double best_saving = path_ms * kMinSavingShare;
   for (size_t k = 0; k < kNumPathKinds; ++k) {
-    if (PathKind(k) == PathKind::kWaitingForRank) continue;
+    // Waiting for a rank is another rank's work; untraced gaps are what the trace cannot show:
+    // neither is a change to recommend while a kind of traced work saves time.
+    if (PathKind(k) == PathKind::kWaitingForRank || PathKind(k) == PathKind::kIdle) continue;
     const double saving = saving_if_removed_ms(PathKind(k));
     if (saving > best_saving) {
       best = PathKind(k);
