@@ -68,7 +68,9 @@ void run_loader(const Options& opt, BatchQueue<Batch>& queue) {
   for (int64_t i = 0; i < opt.steps; ++i) {
     Batch batch{i, std::vector<float>(kBatchSize * kFeatures)};
     {
-      mlprof::Trace map("Iterator::Prefetch::Map");
+      // _p/_c (TraceMe's producer/consumer ids): batch i is what step i consumes, so the
+      // analysis links the loader's work to the step that waits for it.
+      mlprof::Trace map("Iterator::Prefetch::Map", {{"_p", i}});
       {
         mlprof::Trace read("Iterator::Prefetch::Map::FileRead");
         sleep_ms(opt.slow_input ? 45.0 : 2.0);  // waiting on storage
@@ -90,7 +92,7 @@ void run_training(const Options& opt, BatchQueue<Batch>& queue) {
     std::optional<Batch> batch;
     {
       // The training loop asking for its next batch: a root iterator (input wait).
-      mlprof::Trace next("Iterator::Prefetch");
+      mlprof::Trace next("Iterator::Prefetch", {{"_c", step}});
       batch = queue.pop();
     }
     if (!batch) break;
