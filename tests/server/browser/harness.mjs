@@ -156,6 +156,8 @@ export async function openPage(context, serverUrl) {
     if (!req.url().startsWith(origin)) return; // blocked below, recorded there
     // A download that the browser hands to its download manager shows as aborted.
     if (req.failure()?.errorText === 'net::ERR_ABORTED' && req.url().includes('/api/csv')) return;
+    // The trace viewer cancels its viewport fetch when the view moves on or the page closes.
+    if (req.failure()?.errorText === 'net::ERR_ABORTED' && req.url().includes('/api/trace?')) return;
     problems.failed.push(`${req.url()}: ${req.failure()?.errorText}`);
   });
   await page.route('**/*', (route) => {
