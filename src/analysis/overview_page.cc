@@ -297,8 +297,10 @@ size_t OverviewPage::hosts_with_steps() const {
 }
 
 void add_chip_advice(OverviewPage& page) {
-  if (std::string advice = host_offload_advice(page.chips); !advice.empty())
+  if (std::string advice = host_offload_advice(page.chips); !advice.empty()) {
     page.recommendations.push_back(recommendation(std::move(advice), page.bottleneck, copies_removed()));
+    rank_by_predicted_saving(page.recommendations);
+  }
 }
 
 std::string OverviewPage::top_ops_where() const {
@@ -380,6 +382,7 @@ OverviewPage compose_overview_page(const OverviewParts& parts) {
   page.top_ops = parts.top_ops;
   page.top_ops_on_device = parts.top_ops_on_device;
   recommend(page, parts.slowest_pipeline);
+  rank_by_predicted_saving(page.recommendations);
   // First: where the fetch lies outside the steps, the breakdown above misses the wait.
   if (auto advice = fetch_outside_steps_advice(parts.fetch_outside, page.environment.framework))
     page.recommendations.insert(page.recommendations.begin(), recommendation(std::move(*advice), std::nullopt));

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace mlprof::analysis {
 
 RecommendedChange input_removed() { return {{"input", 0}, "input took no time"}; }
@@ -45,6 +47,20 @@ std::string step_figure(double ms, double step_ms) {
 
 bool Recommendation::gains_nothing() const {
   return step_ms && predicted_step_ms && *step_ms - *predicted_step_ms < kMinSavingShare * *step_ms;
+}
+
+void rank_by_predicted_saving(std::vector<Recommendation>& recommendations) {
+  std::vector<size_t> slots;
+  std::vector<Recommendation> predicted;
+  for (size_t i = 0; i < recommendations.size(); ++i)
+    if (recommendations[i].predicted_step_ms && recommendations[i].step_ms) {
+      slots.push_back(i);
+      predicted.push_back(std::move(recommendations[i]));
+    }
+  auto saving = [](const Recommendation& r) { return r.gains_nothing() ? 0.0 : *r.step_ms - *r.predicted_step_ms; };
+  std::stable_sort(predicted.begin(), predicted.end(),
+                   [&](const Recommendation& a, const Recommendation& b) { return saving(a) > saving(b); });
+  for (size_t k = 0; k < slots.size(); ++k) recommendations[slots[k]] = std::move(predicted[k]);
 }
 
 std::string prediction_words(const Recommendation& r) {

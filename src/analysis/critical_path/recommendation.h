@@ -45,6 +45,11 @@ struct Recommendation {
 Recommendation recommendation(std::string text, const std::optional<Bottleneck>& path,
                               const std::optional<RecommendedChange>& change = std::nullopt);
 
+// The most valuable change first: the predicted recommendations change places among themselves,
+// largest saving first and those that gain nothing last; the others keep their places (what
+// cannot be replayed cannot be ranked against what can).
+void rank_by_predicted_saving(std::vector<Recommendation>& recommendations);
+
 // "(predicted step: 47.5 -> 32.1 ms)", "(predicted step: 619.3 ms either way: ...)" for a change
 // that gains nothing; empty without a prediction.
 std::string prediction_words(const Recommendation& r);
