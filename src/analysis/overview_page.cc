@@ -382,6 +382,8 @@ OverviewPage compose_overview_page(const OverviewParts& parts) {
   page.top_ops = parts.top_ops;
   page.top_ops_on_device = parts.top_ops_on_device;
   recommend(page, parts.slowest_pipeline);
+  if (page.bottleneck)
+    if (auto r = bottleneck_recommendation(*page.bottleneck, page.recommendations)) page.recommendations.push_back(std::move(*r));
   rank_by_predicted_saving(page.recommendations);
   // First: where the fetch lies outside the steps, the breakdown above misses the wait.
   if (auto advice = fetch_outside_steps_advice(parts.fetch_outside, page.environment.framework))

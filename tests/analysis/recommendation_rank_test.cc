@@ -1,6 +1,6 @@
-// The overview's recommendations, most valuable change first (recommendation.h): the predicted
+// The overview's recommendations (recommendation.h): the most valuable change first (the predicted
 // ones change places among themselves by the step time they save; advice the critical path cannot
-// replay keeps its place.
+// replay keeps its place), and advice on the kind that bounds the step where none speaks of it.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -41,6 +41,38 @@ TEST(RecommendationRank, EqualSavingsKeepTheirOrder) {
                                     predicted("d", 50, 40)};
   rank_by_predicted_saving(rs);
   EXPECT_EQ(texts(rs), (std::vector<std::string>{"b", "d", "a", "c"}));
+}
+
+// A host-bound step (HTA's two NCCL ranks: 99.5 % of the path is host compute) got advice on
+// collectives and the top device op, each gaining nothing, and none on the host.
+TEST(BottleneckRecommendation, TheKindThatBoundsTheStepGetsAdviceWithTheHeadlinesPrediction) {
+  Bottleneck b;
+  b.kind = PathKind::kHost;
+  b.evidence = "616.134 ms of the 619.272 ms critical path a step";
+  b.step_ms = 619.272;
+  b.predicted_step_ms = 427.469;
+  const auto r = bottleneck_recommendation(b, {predicted("collectives: nothing", 619.272, 619.3)});
+  ASSERT_TRUE(r.has_value());
+  EXPECT_TRUE(r->text.starts_with("Host compute bounds the step")) << r->text;
+  EXPECT_NE(r->text.find(b.evidence), std::string::npos) << r->text;
+  EXPECT_EQ(r->what_if.target, "host");
+  EXPECT_EQ(r->what_if.scale, 0.5);
+  EXPECT_EQ(r->change, "host compute took half the time");
+  EXPECT_EQ(prediction_words(*r), "(predicted step: 619.3 -> 427.5 ms)");
+}
+
+TEST(BottleneckRecommendation, NoneWhereAdviceAlreadyChangesThatKindOrNoneCanBeGiven) {
+  Bottleneck b;
+  b.kind = PathKind::kInput;
+  b.step_ms = 100, b.predicted_step_ms = 60;
+  Recommendation input = predicted("waits for input", 100, 60);
+  input.what_if = {"input", 0};
+  EXPECT_FALSE(bottleneck_recommendation(b, {input}).has_value());
+  EXPECT_TRUE(bottleneck_recommendation(b, {}).has_value());
+  b.kind = PathKind::kIdle;
+  EXPECT_FALSE(bottleneck_recommendation(b, {}).has_value());
+  b.kind = PathKind::kWaitingForRank;
+  EXPECT_FALSE(bottleneck_recommendation(b, {}).has_value());
 }
 
 }  // namespace

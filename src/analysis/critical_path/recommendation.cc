@@ -39,6 +39,59 @@ Recommendation recommendation(std::string text, const std::optional<Bottleneck>&
 }
 
 namespace {
+
+// What to do about the kind that bounds the step, for the kinds no other advice covers.
+std::string_view bottleneck_advice(PathKind kind, bool on_tpu) {
+  switch (kind) {
+    case PathKind::kHost:
+      return on_tpu ? "Host compute bounds the step: run more of the step inside one jitted function, and keep "
+                      "Python work between steps off the step's thread."
+                    : "Host compute bounds the step: cut the host's work per step (compile the step function, "
+                      "capture it in a graph, keep Python loops and per-op calls out of it, move work the step "
+                      "does not wait for to another thread).";
+    case PathKind::kDeviceCompute:
+      return "Device compute bounds the step: make the ops on its critical path faster (fusion, 16-bit math, "
+             "shapes the matrix units like), or do less work per step.";
+    case PathKind::kCollectives:
+      return "Collectives bound the step: overlap them with compute, or exchange less.";
+    case PathKind::kCopies:
+      return on_tpu ? "Copies bound the step: overlap them with compute, or offload fewer buffers to the host."
+                    : "Copies bound the step: overlap them with compute (pinned memory, non-blocking copies), or copy less.";
+    case PathKind::kKernelLaunch:
+      return on_tpu ? "Program launches bound the step: run more of the step in one jitted function."
+                    : "Kernel launches bound the step: launch fewer, larger kernels (fuse ops, capture the step in a graph).";
+    case PathKind::kInput:
+      return "Input bounds the step: load batches ahead of the step, in parallel, off the training thread.";
+    default: return "";
+  }
+}
+
+std::string_view change_noun(PathKind kind, bool on_tpu) {
+  switch (kind) {
+    case PathKind::kHost: return "host compute";
+    case PathKind::kDeviceCompute: return "device compute";
+    case PathKind::kCollectives: return "collectives";
+    case PathKind::kCopies: return "copies";
+    case PathKind::kKernelLaunch: return on_tpu ? "program launches" : "kernel launches";
+    default: return "input";
+  }
+}
+
+}  // namespace
+
+std::optional<Recommendation> bottleneck_recommendation(const Bottleneck& b, const std::vector<Recommendation>& others) {
+  const std::string_view advice = bottleneck_advice(b.kind, b.on_tpu);
+  if (advice.empty()) return std::nullopt;
+  const std::string_view key = path_kind_key(b.kind);
+  for (const Recommendation& r : others)
+    if (r.predicted_step_ms && path_kind_of_target(r.what_if.target) == b.kind) return std::nullopt;
+  const double scale = recommended_scale(b.kind);
+  return Recommendation{fmt::format("{} On the path: {}.", advice, b.evidence),
+                        fmt::format("{} took {}", change_noun(b.kind, b.on_tpu), scale == 0 ? "no time" : "half the time"),
+                        {std::string(key), scale}, b.step_ms, b.predicted_step_ms};
+}
+
+namespace {
 // Tenths of a millisecond where that is a small share of the step, else thousandths.
 std::string step_figure(double ms, double step_ms) {
   return step_ms >= 10 ? fmt::format("{:.1f}", ms) : fmt::format("{:.3f}", ms);

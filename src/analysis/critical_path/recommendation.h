@@ -45,6 +45,13 @@ struct Recommendation {
 Recommendation recommendation(std::string text, const std::optional<Bottleneck>& path,
                               const std::optional<RecommendedChange>& change = std::nullopt);
 
+// Where no other recommendation proposes a change to the kind that bounds the step, one that
+// does, with the headline's prediction: a host-bound step otherwise got advice about everything
+// but the host. Nothing for kinds a change cannot be recommended for (idle, waiting for a rank:
+// the stragglers' advice speaks of those).
+std::optional<Recommendation> bottleneck_recommendation(const Bottleneck& b,
+                                                        const std::vector<Recommendation>& others);
+
 // The most valuable change first: the predicted recommendations change places among themselves,
 // largest saving first and those that gain nothing last; the others keep their places (what
 // cannot be replayed cannot be ranked against what can).
