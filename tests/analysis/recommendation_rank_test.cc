@@ -61,6 +61,14 @@ TEST(BottleneckRecommendation, TheKindThatBoundsTheStepGetsAdviceWithTheHeadline
   EXPECT_EQ(prediction_words(*r), "(predicted step: 619.3 -> 427.5 ms)");
 }
 
+// Kineto's documentation traces run a step of 0.1 us: "0.000 ms -> 0.000 ms" said nothing.
+TEST(StepDuration, AStepUnderAMillisecondIsToldInMicroseconds) {
+  EXPECT_EQ(step_duration(21.3034, 21.3034), "21.303 ms");
+  EXPECT_EQ(step_duration(0.000105, 0.000105), "0.105 us");
+  EXPECT_EQ(prediction_words(predicted("halve", 0.000105, 0.00005)), "(predicted step: 0.105 -> 0.050 us)");
+  EXPECT_EQ(prediction_words(predicted("halve", 47.54, 32.12)), "(predicted step: 47.5 -> 32.1 ms)");
+}
+
 TEST(BottleneckRecommendation, NoneWhereAdviceAlreadyChangesThatKindOrNoneCanBeGiven) {
   Bottleneck b;
   b.kind = PathKind::kInput;

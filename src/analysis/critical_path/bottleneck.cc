@@ -63,13 +63,14 @@ std::optional<Bottleneck> bottleneck_of(const CriticalPath& c) {
   b.input_removed_step_ms = c.removed_step_ms[size_t(PathKind::kInput)];
   const bool device = b.kind == PathKind::kDeviceCompute || b.kind == PathKind::kCollectives || b.kind == PathKind::kCopies;
   const std::vector<PathTime>& named = device ? c.top_kernels : c.top_ops;
-  b.evidence = fmt::format("{:.3f} ms of the {:.3f} ms critical path a step", kind_ms, c.path_ms);
+  b.evidence = fmt::format("{} of the {} critical path a step", step_duration(kind_ms, c.path_ms),
+                           step_duration(c.path_ms, c.path_ms));
   // An XLA op by its HLO op name ("copy-done.2"), not its instruction's whole text.
   if (!named.empty())
-    b.evidence += fmt::format("; the most on the path: {} ({:.3f} ms)",
+    b.evidence += fmt::format("; the most on the path: {} ({})",
                               named.front().name.starts_with('%') ? hlo_op_name_of_text(named.front().name)
                                                                   : std::string_view(named.front().name),
-                              named.front().ms);
+                              step_duration(named.front().ms, c.path_ms));
   if (!c.prediction_note.empty()) b.evidence += "; " + c.prediction_note;
   return b;
 }
@@ -105,16 +106,22 @@ std::string input_disagreement(const Bottleneck& b, double input_pct, double dev
   const std::string saving =
       b.step_ms - b.input_removed_step_ms < kNoSavingShare * b.step_ms
           ? std::string("taking input away would not shorten the step")
-          : fmt::format("taking input away would shorten a step from {:.3f} ms to {:.3f} ms only", b.step_ms,
-                        b.input_removed_step_ms);
+          : fmt::format("taking input away would shorten a step from {} to {} only", step_duration(b.step_ms, b.step_ms),
+                        step_duration(b.input_removed_step_ms, b.step_ms));
   return fmt::format("The step breakdown counts {:.1f}% of the step as input{}; but {:.1f}% of the critical path "
                      "waits for input and {}: {} bounds it.",
                      input_pct, waiting, b.input_path_pct, saving, kind_words(b.kind, b.on_tpu));
 }
 
+std::string step_duration(double ms, double reference_ms) {
+  if (reference_ms > 0 && reference_ms < 1) return fmt::format("{:.3f} us", ms * 1000);
+  return fmt::format("{:.3f} ms", ms);
+}
+
 std::string Bottleneck::sentence() const {
-  return fmt::format("The step is bound by {}: {:.1f}% of its critical path. {}: {:.3f} ms -> {:.3f} ms a step.",
-                     kind_words(kind, on_tpu), share_pct, change, step_ms, predicted_step_ms);
+  return fmt::format("The step is bound by {}: {:.1f}% of its critical path. {}: {} -> {} a step.",
+                     kind_words(kind, on_tpu), share_pct, change, step_duration(step_ms, step_ms),
+                     step_duration(predicted_step_ms, step_ms));
 }
 
 nlohmann::json to_json(const Bottleneck& b) {

@@ -50,6 +50,10 @@ std::optional<Bottleneck> find_bottleneck(const model::Profile& profile, const S
 std::string input_disagreement(const Bottleneck& b, double input_pct, double device_waits_host_pct);
 inline constexpr double kInputMajorityPct = 50;
 
+// "21.303 ms", or "0.105 us" where the step it is read beside (`reference_ms`) is under a
+// millisecond: the sentences' durations, in the step's unit.
+std::string step_duration(double ms, double reference_ms);
+
 nlohmann::json to_json(const Bottleneck& b);
 
 }  // namespace mlprof::analysis

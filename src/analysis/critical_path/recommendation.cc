@@ -92,10 +92,13 @@ std::optional<Recommendation> bottleneck_recommendation(const Bottleneck& b, con
 }
 
 namespace {
-// Tenths of a millisecond where that is a small share of the step, else thousandths.
+// The step's unit (ms, or us for a step under a millisecond); tenths of it where that is a small
+// share of the step, else thousandths.
 std::string step_figure(double ms, double step_ms) {
+  if (step_ms > 0 && step_ms < 1) return fmt::format("{:.3f}", ms * 1000);
   return step_ms >= 10 ? fmt::format("{:.1f}", ms) : fmt::format("{:.3f}", ms);
 }
+std::string_view step_unit(double step_ms) { return step_ms > 0 && step_ms < 1 ? "us" : "ms"; }
 }  // namespace
 
 bool Recommendation::gains_nothing() const {
@@ -119,10 +122,10 @@ void rank_by_predicted_saving(std::vector<Recommendation>& recommendations) {
 std::string prediction_words(const Recommendation& r) {
   if (!r.predicted_step_ms || !r.step_ms) return "";
   if (r.gains_nothing())
-    return fmt::format("(predicted step: {} ms either way: what it changes is not on the critical path)",
-                       step_figure(*r.step_ms, *r.step_ms));
-  return fmt::format("(predicted step: {} -> {} ms)", step_figure(*r.step_ms, *r.step_ms),
-                     step_figure(*r.predicted_step_ms, *r.step_ms));
+    return fmt::format("(predicted step: {} {} either way: what it changes is not on the critical path)",
+                       step_figure(*r.step_ms, *r.step_ms), step_unit(*r.step_ms));
+  return fmt::format("(predicted step: {} -> {} {})", step_figure(*r.step_ms, *r.step_ms),
+                     step_figure(*r.predicted_step_ms, *r.step_ms), step_unit(*r.step_ms));
 }
 
 nlohmann::json to_json(const Recommendation& r) {
