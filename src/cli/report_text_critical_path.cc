@@ -1,8 +1,10 @@
 #include <fmt/format.h>
 
 #include "analysis/category_labels.h"
+#include "analysis/critical_path/bottleneck.h"
 #include "cli/name_shortening.h"
 #include "cli/report_text.h"
+#include "cli/report_text_table.h"
 
 namespace mlprof::cli {
 namespace {
@@ -30,8 +32,10 @@ std::string render_text(const analysis::CriticalPath& c, std::string_view no_dat
   const nlohmann::json labels = analysis::path_labels_json(c.on_tpu);
   std::string out = fmt::format("Critical path ({} steps): {:.3f} ms a step measured, {:.3f} ms on the path\n",
                                 c.steps.size(), c.step_ms, c.path_ms);
-  out += fmt::format("  Bound by {}\n\n  Time on the path by kind (ms a step):\n",
-                     analysis::path_kind_label(c.largest_kind(), c.on_tpu));
+  // What bounds the step as the overview says it (the kind whose change saves most, not the
+  // largest: untraced gaps are often the largest).
+  if (const auto b = analysis::bottleneck_of(c)) out += wrap_text(b->sentence(), text_width(), "  ", "  ");
+  out += "\n  Time on the path by kind (ms a step):\n";
   for (size_t k = 0; k < kNumPathKinds; ++k)
     if (c.kind_ms[k] > 0)
       out += fmt::format("    {:<24} {:>10.3f}  {:>5.1f}%\n", analysis::path_kind_label(PathKind(k), c.on_tpu),

@@ -62,6 +62,29 @@ TEST(CriticalPathWild, TpuHostOffloadIsBoundByCopies) {
   EXPECT_EQ(b->evidence.find("f32["), std::string::npos) << b->evidence;
 }
 
+// JAX's microbenchmarks on an MI300X (TraceLens's xplane files: conv, gemm, attention,
+// elementwise) load no data: their only producer/consumer links are XLA's own (PjRt's context
+// type 5, a library call's 14, a thread pool's 15, tsl's ContextType), which hand work over, not
+// batches. Taken for input they made "bound by input" of a conv whose host dispatches kernels.
+TEST(CriticalPathWild, XlaRuntimeLinksAreNotInput) {
+  const std::filesystem::path dir = kWild / "tracelens" / "xplane";
+  if (!std::filesystem::exists(dir)) GTEST_SKIP() << dir << " not found (it is in ../shared/testdata)";
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (!entry.path().string().ends_with(".xplane.pb")) continue;
+    model::Profile profile;
+    model::LoadError error;
+    ASSERT_TRUE(model::load_profile({entry.path().string(), "", ""}, &profile, &error)) << error.problem;
+    const StepAnalysis steps = analyze_steps(profile);
+    const CriticalPath c = compute_critical_path(profile, steps, {}, WhatIfDefaults::kNone);
+    if (c.steps.empty()) continue;
+    ++files;
+    EXPECT_EQ(c.kind_ms[size_t(PathKind::kInput)], 0) << entry.path().filename();
+    EXPECT_NE(c.bottleneck(), PathKind::kInput) << entry.path().filename();
+  }
+  EXPECT_GE(files, 4u);
+}
+
 // Each recommendation's predicted step is the critical_path tool's what-if for the same change
 // (one host: the overview's path is the tool's). At least `predicted` of them carry one.
 void expect_predictions_match_the_tool(const model::Profile& profile, size_t predicted) {

@@ -41,6 +41,16 @@ PathKind host_kind(std::string_view name, bool is_producer) {
   return PathKind::kHost;
 }
 
+// TraceMe's context types (tsl/profiler/lib/context_types.h, ContextType): a producer of data is
+// generic (a program's own `_p`, a loader's) or a request batcher's; the runtime's own links (an
+// executor, PjRt, a launch, a thread pool: XLA writes them on every run) hand over work, not data.
+bool links_data(int64_t context_type) {
+  constexpr int64_t kGeneric = 0, kLegacy = 1, kSharedBatchScheduler = 4, kAdaptiveSharedBatchScheduler = 6,
+                    kBatcher = 10;
+  return context_type == kGeneric || context_type == kLegacy || context_type == kSharedBatchScheduler ||
+         context_type == kAdaptiveSharedBatchScheduler || context_type == kBatcher;
+}
+
 PathKind device_kind(GpuWorkKind k) {
   switch (k) {
     case GpuWorkKind::kCommunication: return PathKind::kCollectives;
@@ -148,7 +158,8 @@ class GraphBuilder {
     const NameKind& of_name = name_kind(p_.events.name[e]);
     // A step's root produces the context its other threads consume (PyTorch's ProfilerStep, a
     // StepTrace): it is the step, not input work; producers of data (a loader's _p) are input.
-    const bool produces_input = producer.has_value() && !p_.stat(e, model::kIsRoot).has_value();
+    const bool produces_input = producer.has_value() && !p_.stat(e, model::kIsRoot).has_value() &&
+                                links_data(std::get<1>(link_key(e, host, *producer, model::kProducerType)));
     PathKind k = produces_input ? PathKind::kInput : of_name.kind;
     if (parent != kNone && PathKind(kind_[parent]) == PathKind::kInput) k = PathKind::kInput;
     kind_[e] = uint8_t(k);
@@ -222,9 +233,11 @@ class GraphBuilder {
           best = pr;
       if (best == kNone || p_.end_ps(best) <= p_.start_ps(consumer)) continue;  // ready before asked: no wait
       make_waiting(consumer);
-      // What the consumer does after the batch is there (hand-over, wake-up) is input time.
+      // What the consumer does after the batch is there (hand-over, wake-up) is input time; after
+      // the runtime's work is handed over, the consumer's own kind.
+      const PathKind after = PathKind(kind_[best]) == PathKind::kInput ? PathKind::kInput : PathKind(kind_[consumer]);
       add_edge(end_node_[best], end_node_[consumer], p_.end_ps(consumer) - p_.end_ps(best), consumer, consumer,
-               std::get<0>(key), PathKind::kInput);
+               std::get<0>(key), after);
       ++g_.consumer_links;
     }
   }
