@@ -85,6 +85,19 @@ TEST(CriticalPathWild, XlaRuntimeLinksAreNotInput) {
   EXPECT_GE(files, 4u);
 }
 
+// HTA's trace_diff test trace: 72.5 % of the path is device compute, yet no change the replay
+// can make shortens its steps (124.2 ms -> 124.1 ms halving device compute; every default
+// what-if within 0.4 %). Its headline read "bound by device compute" beside that prediction.
+TEST(CriticalPathWild, AHeadlineWhoseChangeSavesNothingSaysSo) {
+  CRITICAL_PATH_OR_SKIP(c, "hta", "trace_diff__test__test.json");
+  const auto b = bottleneck_of(c);
+  ASSERT_TRUE(b.has_value());
+  ASSERT_LT(b->saving_ms(), 0.01 * b->step_ms);
+  EXPECT_TRUE(b->sentence().starts_with("72.5% of the step's critical path is device compute, yet no change"))
+      << b->sentence();
+  EXPECT_EQ(b->sentence().find("bound by"), std::string::npos) << b->sentence();
+}
+
 // Each recommendation's predicted step is the critical_path tool's what-if for the same change
 // (one host: the overview's path is the tool's). At least `predicted` of them carry one.
 void expect_predictions_match_the_tool(const model::Profile& profile, size_t predicted) {

@@ -77,6 +77,9 @@ TEST(BottleneckRecommendation, NoneWhereAdviceAlreadyChangesThatKindOrNoneCanBeG
   input.what_if = {"input", 0};
   EXPECT_FALSE(bottleneck_recommendation(b, {input}).has_value());
   EXPECT_TRUE(bottleneck_recommendation(b, {}).has_value());
+  b.predicted_step_ms = 99.5;  // saves nothing: not what paces the step
+  EXPECT_FALSE(bottleneck_recommendation(b, {}).has_value());
+  b.predicted_step_ms = 60;
   b.kind = PathKind::kIdle;
   EXPECT_FALSE(bottleneck_recommendation(b, {}).has_value());
   b.kind = PathKind::kWaitingForRank;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <map>
 
 #include "analysis/hlo_ops.h"
@@ -119,6 +120,17 @@ std::string step_duration(double ms, double reference_ms) {
 }
 
 std::string Bottleneck::sentence() const {
+  // Where no change saves time, the largest kind is named, and the sentence says that it does
+  // not pace the step, rather than "bound by" beside a prediction that does not move.
+  if (saving_ms() < kMinSavingShare * step_ms) {
+    std::string if_changed = change;
+    if (!if_changed.empty()) if_changed[0] = char(std::tolower(static_cast<unsigned char>(if_changed[0])));
+    return fmt::format("{:.1f}% of the step's critical path is {}, yet no change the trace can replay shortens "
+                       "the step ({}: {} -> {} a step): what paces it is held at its measured time (untraced "
+                       "gaps, or dependencies the trace does not show).",
+                       share_pct, kind_words(kind, on_tpu), if_changed, step_duration(step_ms, step_ms),
+                       step_duration(predicted_step_ms, step_ms));
+  }
   return fmt::format("The step is bound by {}: {:.1f}% of its critical path. {}: {} -> {} a step.",
                      kind_words(kind, on_tpu), share_pct, change, step_duration(step_ms, step_ms),
                      step_duration(predicted_step_ms, step_ms));

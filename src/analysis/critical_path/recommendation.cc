@@ -81,7 +81,8 @@ std::string_view change_noun(PathKind kind, bool on_tpu) {
 
 std::optional<Recommendation> bottleneck_recommendation(const Bottleneck& b, const std::vector<Recommendation>& others) {
   const std::string_view advice = bottleneck_advice(b.kind, b.on_tpu);
-  if (advice.empty()) return std::nullopt;
+  // A kind whose change saves nothing does not pace the step: no advice to change it.
+  if (advice.empty() || b.saving_ms() < kMinSavingShare * b.step_ms) return std::nullopt;
   const std::string_view key = path_kind_key(b.kind);
   for (const Recommendation& r : others)
     if (r.predicted_step_ms && path_kind_of_target(r.what_if.target) == b.kind) return std::nullopt;

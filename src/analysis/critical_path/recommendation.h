@@ -48,7 +48,7 @@ Recommendation recommendation(std::string text, const std::optional<Bottleneck>&
 // Where no other recommendation proposes a change to the kind that bounds the step, one that
 // does, with the headline's prediction: a host-bound step otherwise got advice about everything
 // but the host. Nothing for kinds a change cannot be recommended for (idle, waiting for a rank:
-// the stragglers' advice speaks of those).
+// the stragglers' advice speaks of those), nor where the change saves nothing.
 std::optional<Recommendation> bottleneck_recommendation(const Bottleneck& b,
                                                         const std::vector<Recommendation>& others);
 
