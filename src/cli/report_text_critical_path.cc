@@ -53,8 +53,15 @@ std::string render_text(const analysis::CriticalPath& c, std::string_view no_dat
                              : analysis::what_if_target_name(w.target));
     }
     targets = shorten_names(targets, kTargetWidth);
-    for (size_t i = 0; i < c.what_if.size(); ++i)
-      out += fmt::format("    {:<40} x{:<4g} {:>10.3f} ms\n", targets[i], c.what_if[i].scale, c.what_if[i].step_ms);
+    bool unlinked = false;
+    for (size_t i = 0; i < c.what_if.size(); ++i) {
+      out += fmt::format("    {:<40} x{:<4g} {:>10.3f} ms{}\n", targets[i], c.what_if[i].scale, c.what_if[i].step_ms,
+                         c.what_if[i].reaches_steps ? "" : "  *");
+      unlinked |= !c.what_if[i].reaches_steps;
+    }
+    if (unlinked)
+      out += "  * nothing the trace shows links this work to the steps (a loader thread not marked with _p/_c, an\n"
+             "    untraced thread): the replay cannot tell what changing it would do.\n";
   }
   if (!c.prediction_note.empty()) out += fmt::format("\n  Note: {}.\n", c.prediction_note);
   for (const std::string& w : c.warnings) out += fmt::format("  Warning: {}.\n", w);

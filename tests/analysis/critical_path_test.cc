@@ -99,6 +99,31 @@ TEST(CriticalPath, AStepRootThatProducesIsNotInput) {
   EXPECT_EQ(c.bottleneck(), PathKind::kDeviceCompute);
 }
 
+// A loader thread the program does not link to its steps (no `_p`/`_c`): reading a batch 6 ms
+// each step beside the 10 ms steps. Halving it gains nothing in the replay, and the prediction
+// says that nothing links it to the steps, not that it is off the critical path; the optimizer,
+// on the step's thread, reaches them.
+TEST(CriticalPath, WorkNotLinkedToTheStepsIsSaidToBe) {
+  tensorflow::profiler::XSpace space;
+  auto host = add_plane(&space, 1, "/host:CPU");
+  auto* main = host.line(1, "main", 0);
+  auto* loader = host.line(2, "loader", 0);
+  for (int s = 0; s < 7; ++s) {
+    const double t0 = 10.0 * s;
+    host.event(main, "train", at_ms(t0), at_ms(10), {{"step_num", int64_t(s)}, {"_r", int64_t(1)}});
+    host.event(main, "forward", at_ms(t0 + 0.5), at_ms(8.5));
+    host.event(main, "optimizer", at_ms(t0 + 9), at_ms(1));
+    host.event(loader, "FileRead", at_ms(t0 + 1), at_ms(6));
+  }
+  const model::Profile p = import_space(space);
+  const CriticalPath c = compute_critical_path(p, analyze_steps(p), {{"FileRead", 0.5}, {"optimizer", 0}});
+  ASSERT_EQ(c.what_if.size(), 2u);
+  EXPECT_NEAR(c.what_if[0].step_ms, 10, 1e-9);
+  EXPECT_FALSE(c.what_if[0].reaches_steps);
+  EXPECT_NEAR(c.what_if[1].step_ms, 9, 1e-9);
+  EXPECT_TRUE(c.what_if[1].reaches_steps);
+}
+
 TEST(CriticalPath, ADependencyBackInTimeIsCutAndCounted) {
   const model::Profile p = program(true);
   const CriticalPath c = compute_critical_path(p, analyze_steps(p));

@@ -80,8 +80,11 @@ void add_predictions(WhatIfPredictor& predict, const std::vector<WhatIfChange>& 
   for (const WhatIfChange& change : asked)
     if (!skip_unmatched || predict.matches(change.target)) changes.push_back(change);
   predict.make(changes);
-  for (const WhatIfChange& change : changes)
-    c.what_if.push_back({change.target, change.scale, predict.step_ms(change.target, change.scale)});
+  for (const WhatIfChange& change : changes) {
+    WhatIfPrediction w{change.target, change.scale, predict.step_ms(change.target, change.scale)};
+    if (c.path_ms - w.step_ms < kMinSavingShare * c.path_ms) w.reaches_steps = predict.reaches_steps(change.target);
+    c.what_if.push_back(std::move(w));
+  }
 }
 
 // The names of the steps' own markers (ProfilerStep#551): they span their steps, so they are
@@ -280,7 +283,10 @@ nlohmann::json to_json(const CriticalPath& c) {
                      {"path", to_json(s.path, s.host)}});
   nlohmann::json what_if = nlohmann::json::array();
   for (const WhatIfPrediction& w : c.what_if) {
-    nlohmann::json row = {{"target", what_if_target_name(w.target)}, {"scale", w.scale}, {"step_ms", w.step_ms}};
+    nlohmann::json row = {{"target", what_if_target_name(w.target)},
+                          {"scale", w.scale},
+                          {"step_ms", w.step_ms},
+                          {"reaches_steps", w.reaches_steps}};
     if (w.target.starts_with('%')) row["long_name"] = w.target;
     what_if.push_back(std::move(row));
   }

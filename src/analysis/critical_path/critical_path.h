@@ -43,6 +43,9 @@ struct WhatIfPrediction {
   std::string target;
   double scale = 0;
   double step_ms = 0;  // the steps' mean length after the change
+  // False where nothing the trace shows leads from the changed work to a step (step_reach.h):
+  // found for changes that gain nothing.
+  bool reaches_steps = true;
 };
 
 struct CriticalPath {

@@ -34,6 +34,7 @@ Recommendation recommendation(std::string text, const std::optional<Bottleneck>&
       r.what_if = change->what_if;
       r.step_ms = path->step_ms;
       r.predicted_step_ms = w.step_ms;
+      r.reaches_steps = w.reaches_steps;
     }
   return r;
 }
@@ -122,6 +123,10 @@ void rank_by_predicted_saving(std::vector<Recommendation>& recommendations) {
 
 std::string prediction_words(const Recommendation& r) {
   if (!r.predicted_step_ms || !r.step_ms) return "";
+  if (r.gains_nothing() && !r.reaches_steps)
+    return fmt::format("(predicted step: {} {} either way: nothing the trace shows links {} to the steps, such as a "
+                       "loader thread not marked with _p/_c or an untraced thread, so the replay cannot tell)",
+                       step_figure(*r.step_ms, *r.step_ms), step_unit(*r.step_ms), r.what_if.target);
   if (r.gains_nothing())
     return fmt::format("(predicted step: {} {} either way: what it changes is not on the critical path)",
                        step_figure(*r.step_ms, *r.step_ms), step_unit(*r.step_ms));
@@ -138,7 +143,8 @@ nlohmann::json to_json(const Recommendation& r) {
           {"what_if", r.what_if.target.empty()
                           ? nlohmann::json(nullptr)
                           : nlohmann::json{{"target", r.what_if.target}, {"scale", r.what_if.scale}}},
-          {"gains_nothing", r.predicted_step_ms ? nlohmann::json(r.gains_nothing()) : nlohmann::json(nullptr)}};
+          {"gains_nothing", r.predicted_step_ms ? nlohmann::json(r.gains_nothing()) : nlohmann::json(nullptr)},
+          {"reaches_steps", r.predicted_step_ms ? nlohmann::json(r.reaches_steps) : nlohmann::json(nullptr)}};
 }
 
 }  // namespace mlprof::analysis

@@ -36,6 +36,7 @@ struct Recommendation {
   std::string change;  // the change predicted, in words; empty when none is
   WhatIfChange what_if;  // the same as critical_path's what-if (target empty when none is)
   std::optional<double> step_ms, predicted_step_ms;  // a step now and after the change, on the critical path
+  bool reaches_steps = true;  // false: nothing the trace shows links the changed work to the steps
   // Predicted, and the step no shorter for it: what the change shortens is not on the critical path.
   bool gains_nothing() const;
 };
@@ -58,11 +59,12 @@ std::optional<Recommendation> bottleneck_recommendation(const Bottleneck& b,
 void rank_by_predicted_saving(std::vector<Recommendation>& recommendations);
 
 // "(predicted step: 47.5 -> 32.1 ms)", "(predicted step: 619.3 ms either way: ...)" for a change
-// that gains nothing; empty without a prediction.
+// that gains nothing (saying why: off the critical path, or linked to no step); empty without a
+// prediction.
 std::string prediction_words(const Recommendation& r);
 
-// {text, predicted_step_ms, step_ms, change, what_if: {target, scale}, gains_nothing}; nulls where
-// nothing is predicted.
+// {text, predicted_step_ms, step_ms, change, what_if: {target, scale}, gains_nothing,
+// reaches_steps}; nulls where nothing is predicted.
 nlohmann::json to_json(const Recommendation& r);
 
 }  // namespace mlprof::analysis

@@ -14,6 +14,7 @@
 
 #include "analysis/critical_path/longest_path.h"
 #include "analysis/critical_path/partial_replay.h"
+#include "analysis/critical_path/step_reach.h"
 #include "analysis/hlo_ops.h"
 #include "analysis/step_breakdown.h"
 #include "analysis/tool_registry.h"
@@ -231,6 +232,11 @@ bool WhatIfPredictor::matches(const std::string& target) {
   if (!matched_.count(target))
     if (auto alias = match_hlo_op_name(target)) matched_.emplace(target, std::move(*alias));
   return matched_.count(target) > 0;
+}
+
+bool WhatIfPredictor::reaches_steps(const std::string& target) {
+  if (leading_to_steps_.empty()) leading_to_steps_ = nodes_leading_to_steps(g_);
+  return reaches_a_step(g_, leading_to_steps_, matched(target));
 }
 
 const EdgeList& WhatIfPredictor::matched(const std::string& target) {

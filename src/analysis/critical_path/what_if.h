@@ -68,6 +68,10 @@ class WhatIfPredictor {
   // nothing, listing close names.
   double step_ms(const std::string& target, double scale);
 
+  // Whether the target's work leads to a step's end through the dependencies the trace shows
+  // (step_reach.h): where it does not, no change to it can shorten a step.
+  bool reaches_steps(const std::string& target);
+
  private:
   struct Shared;
   void match_all(const std::vector<WhatIfChange>& changes);
@@ -80,6 +84,7 @@ class WhatIfPredictor {
   std::map<std::string, EdgeList> matched_;
   std::map<std::pair<std::string, double>, double> predicted_;
   std::set<std::string, std::less<>> step_root_names_;
+  std::vector<uint8_t> leading_to_steps_;  // per node, made on first use (step_reach.h)
   std::unique_ptr<Shared> shared_;  // measured times, out-edges, one replayer a thread: made on first use
 };
 

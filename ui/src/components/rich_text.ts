@@ -89,11 +89,22 @@ export function richText(text: string): (Node | string)[] {
 // would give (docs/ARCHITECTURE.md §5.9b: each recommendation says what it would buy).
 export type Recommendation =
   | string
-  | { text: string; predicted_step_ms?: number | null; step_ms?: number | null; gains_nothing?: boolean | null };
+  | {
+      text: string;
+      predicted_step_ms?: number | null;
+      step_ms?: number | null;
+      gains_nothing?: boolean | null;
+      // false: nothing the trace shows links the changed work to the steps
+      reaches_steps?: boolean | null;
+      what_if?: { target: string; scale: number } | null;
+    };
 
 // From the measured step to the predicted one, as the text report says it; a change the
-// critical path does not feel (the JSON's gains_nothing) says so instead of an unmoved figure.
-export function predictionText(measured: number | null, predicted: number, gainsNothing = false): string {
+// critical path does not feel (the JSON's gains_nothing) says so instead of an unmoved figure,
+// and why where the trace links the changed work (`unlinked`, by name) to no step.
+export function predictionText(measured: number | null, predicted: number, gainsNothing = false, unlinked = ''): string {
+  if (gainsNothing && measured !== null && unlinked)
+    return `Predicted step: ${formatMs(measured)} either way: nothing the trace shows links ${unlinked} to the steps (a loader thread not marked with _p/_c, an untraced thread), so the replay cannot tell.`;
   if (gainsNothing && measured !== null)
     return `Predicted step: ${formatMs(measured)} either way: what it changes is not on the critical path.`;
   return `Predicted step: ${measured !== null ? `${formatMs(measured)} → ` : ''}${formatMs(predicted)}.`;
@@ -101,16 +112,22 @@ export function predictionText(measured: number | null, predicted: number, gains
 
 export function recommendationList(items: Recommendation[]): HTMLElement {
   const item = (r: Recommendation) => {
-    const { text, predicted, measured, gainsNothing } =
+    const { text, predicted, measured, gainsNothing, unlinked } =
       typeof r === 'string'
-        ? { text: r, predicted: null, measured: null, gainsNothing: false }
-        : { text: r.text, predicted: r.predicted_step_ms ?? null, measured: r.step_ms ?? null, gainsNothing: r.gains_nothing ?? false };
+        ? { text: r, predicted: null, measured: null, gainsNothing: false, unlinked: '' }
+        : {
+            text: r.text,
+            predicted: r.predicted_step_ms ?? null,
+            measured: r.step_ms ?? null,
+            gainsNothing: r.gains_nothing ?? false,
+            unlinked: r.reaches_steps === false ? (r.what_if?.target ?? 'it') : '',
+          };
 
     return h(
       'li',
       {},
       ...richText(text),
-      predicted !== null ? h('span', { class: 'prediction', 'data-testid': 'recommendation-prediction' }, ` ${predictionText(measured, predicted, gainsNothing)}`) : null,
+      predicted !== null ? h('span', { class: 'prediction', 'data-testid': 'recommendation-prediction' }, ` ${predictionText(measured, predicted, gainsNothing, unlinked)}`) : null,
     );
   };
   return items.length ? h('ul', { class: 'recommendations' }, ...items.map(item)) : h('p', { class: 'muted' }, 'Nothing stands out.');

@@ -35,6 +35,7 @@ export interface WhatIf {
   target: string; // a path kind, a step category, or an op or kernel name
   scale: number; // 0 removes it, 0.5 halves it
   step_ms: number; // the step predicted after the change
+  reaches_steps: boolean; // false: nothing the trace shows links the changed work to the steps
 }
 
 export interface CriticalPathData {
@@ -149,7 +150,16 @@ export function whatIfTable(data: CriticalPathData, limit?: number): HTMLElement
       },
       { key: 'what', title: 'Is', value: (r) => r.what },
       { key: 'scale', title: 'took', numeric: true, value: (r) => r.scale, render: (r) => scaleText(r.scale), help: 'removed: no time; × 0.5: half the time' },
-      { key: 'step_ms', title: 'Predicted step', numeric: true, value: (r) => r.step_ms, render: (r) => formatMs(r.step_ms) },
+      {
+        key: 'step_ms',
+        title: 'Predicted step',
+        numeric: true,
+        value: (r) => r.step_ms,
+        render: (r) =>
+          r.reaches_steps === false
+            ? h('span', { title: 'Nothing the trace shows links this work to the steps (a loader thread not marked with _p/_c, an untraced thread): the replay cannot tell what changing it would do.', 'data-testid': 'unlinked' }, `${formatMs(r.step_ms)} (not linked)`)
+            : formatMs(r.step_ms),
+      },
       { key: 'saving_ms', title: 'Saving', numeric: true, value: (r) => r.saving_ms, render: (r) => formatMs(r.saving_ms), help: `Against the measured step, ${formatMs(measured)}` },
       {
         key: 'saving_pct',
