@@ -7,6 +7,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "analysis/csv.h"
 #include "analysis/hlo_ops.h"
 
 namespace mlprof::analysis {
@@ -153,28 +154,46 @@ std::string host_offload_advice(const DeviceChips& chips) {
                      100 * least);
 }
 
+namespace {
+
+// A chip's row as named fields, in the order of the CSV's columns: the one list JSON and CSV
+// both write.
+std::vector<std::pair<const char*, nlohmann::json>> chip_fields(const ChipRow& c) {
+  const double main_avg_ms = c.main_module_runs ? double(c.main_module_time_ps) / 1e9 / double(c.main_module_runs) : 0;
+  return {{"host", c.host},
+          {"device", c.device},
+          {"model", c.model},
+          {"global_chip_id", c.global_chip_id},
+          {"cores", c.cores},
+          {"module_runs", c.module_runs},
+          {"module_time_ms", double(c.module_time_ps) / 1e9},
+          {"main_module", c.main_module},
+          {"main_module_runs", c.main_module_runs},
+          {"main_module_avg_ms", main_avg_ms},
+          {"busy_ms", double(c.busy_ps) / 1e9},
+          {"compute_ms", double(c.compute_ps) / 1e9},
+          {"collective_ms", double(c.collective_ps) / 1e9},
+          {"async_copy_ms", double(c.async_copy_ps) / 1e9},
+          {"flop_utilisation_pct", c.flop_util_pct},
+          {"hbm_bandwidth_utilisation_pct", c.hbm_util_pct},
+          {"peak_teraflops_per_second", c.peak_tflops},
+          {"peak_hbm_gigabytes_per_second", c.peak_hbm_gbps}};
+}
+
+std::string csv_field(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_float()) return csv_number(v.get<double>());
+  return v.dump();
+}
+
+}  // namespace
+
 nlohmann::json to_json(const DeviceChips& chips) {
   nlohmann::json rows = nlohmann::json::array();
   for (const ChipRow& c : chips.chips) {
-    const double main_avg_ms = c.main_module_runs ? double(c.main_module_time_ps) / 1e9 / double(c.main_module_runs) : 0;
-    rows.push_back({{"host", c.host},
-                    {"device", c.device},
-                    {"model", c.model},
-                    {"global_chip_id", c.global_chip_id},
-                    {"cores", c.cores},
-                    {"module_runs", c.module_runs},
-                    {"module_time_ms", double(c.module_time_ps) / 1e9},
-                    {"main_module", c.main_module},
-                    {"main_module_runs", c.main_module_runs},
-                    {"main_module_avg_ms", main_avg_ms},
-                    {"busy_ms", double(c.busy_ps) / 1e9},
-                    {"compute_ms", double(c.compute_ps) / 1e9},
-                    {"collective_ms", double(c.collective_ps) / 1e9},
-                    {"async_copy_ms", double(c.async_copy_ps) / 1e9},
-                    {"flop_utilisation_pct", c.flop_util_pct},
-                    {"hbm_bandwidth_utilisation_pct", c.hbm_util_pct},
-                    {"peak_teraflops_per_second", c.peak_tflops},
-                    {"peak_hbm_gigabytes_per_second", c.peak_hbm_gbps}});
+    nlohmann::json row = nlohmann::json::object();
+    for (auto& [name, value] : chip_fields(c)) row[name] = std::move(value);
+    rows.push_back(std::move(row));
   }
   return {{"figures", "per chip: no figure is summed over chips"},
           {"module_runs", "the chip's XLA program runs: its steps where the host marks none"},
@@ -182,6 +201,19 @@ nlohmann::json to_json(const DeviceChips& chips) {
           {"missing_stats", chips.missing},
           {"busiest", chips.busiest},
           {"least_busy", chips.least_busy}};
+}
+
+std::string to_csv(const DeviceChips& chips) {
+  std::string out;
+  std::vector<std::string> header;
+  for (const auto& [name, value] : chip_fields(ChipRow{})) header.push_back(name);
+  append_csv_row(out, header);
+  for (const ChipRow& c : chips.chips) {
+    std::vector<std::string> row;
+    for (const auto& [name, value] : chip_fields(c)) row.push_back(csv_field(value));
+    append_csv_row(out, row);
+  }
+  return out;
 }
 
 }  // namespace mlprof::analysis

@@ -52,6 +52,9 @@ DeviceChips compute_device_chips(const model::Profile& profile);
 void join_device_chips(DeviceChips&& part, DeviceChips* into);
 
 nlohmann::json to_json(const DeviceChips& chips);
+// One row per chip, with the columns of the JSON's `chips` rows: the CSV of the overview and the
+// pod viewer for a profile with chips.
+std::string to_csv(const DeviceChips& chips);
 
 // TPU advice in a TPU's words: where async copies (copy-start/copy-done) take most of every
 // chip's busy time, the chips wait on host offloading. Empty where they do not.

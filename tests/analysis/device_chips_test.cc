@@ -169,6 +169,54 @@ TEST_F(TpuChips, PodViewerHasARowPerChip) {
   EXPECT_EQ(overview["chips"]["chips"].size(), 4u);
 }
 
+// `mlprof report --format csv` of the overview and the pod viewer: one row per chip, with the
+// columns of the JSON's chip rows, each chip's figures the raw planes' (read above).
+TEST_F(TpuChips, CsvHasOneRowPerChip) {
+  const AnalyzedProfile profile(std::move(profile_));
+  for (const char* tool : {"overview_page", "pod_viewer"}) {
+    SCOPED_TRACE(tool);
+    const ToolResult result = run_tool(*find_tool(tool), profile, {});
+    const std::string csv = result.csv();
+    ASSERT_EQ(csv.find('"'), std::string::npos) << "no field here needs quoting";
+    std::vector<std::vector<std::string>> rows;
+    for (size_t begin = 0; begin < csv.size();) {
+      const size_t end = csv.find('\n', begin);
+      std::vector<std::string> fields;
+      const std::string line = csv.substr(begin, end - begin);
+      for (size_t f = 0;;) {
+        const size_t comma = line.find(',', f);
+        fields.push_back(line.substr(f, comma - f));
+        if (comma == std::string::npos) break;
+        f = comma + 1;
+      }
+      rows.push_back(fields);
+      begin = end + 1;
+    }
+    ASSERT_EQ(rows.size(), 1 + raw_.size());
+    const nlohmann::json chips = result.json()["chips"]["chips"];
+    std::map<std::string, size_t> column;
+    for (size_t i = 0; i < rows[0].size(); ++i) column[rows[0][i]] = i;
+    ASSERT_EQ(column.size(), chips[0].size()) << "the CSV's columns are the JSON row's keys";
+    for (const auto& [key, value] : chips[0].items()) EXPECT_TRUE(column.count(key)) << key;
+    for (size_t r = 1; r < rows.size(); ++r) {
+      const std::vector<std::string>& row = rows[r];
+      ASSERT_EQ(row.size(), column.size());
+      const std::string device = row[column.at("device")];
+      SCOPED_TRACE(device);
+      ASSERT_TRUE(raw_.count(device));
+      const RawPlane& raw = raw_.at(device);
+      EXPECT_EQ(std::stoll(row[column.at("global_chip_id")]), raw.global_chip_id);
+      EXPECT_EQ(row[column.at("model")], raw.device_type);
+      uint64_t runs = 0;
+      for (const auto& [name, m] : raw.module_runs) runs += m.first;
+      EXPECT_EQ(std::stoull(row[column.at("module_runs")]), runs);
+      EXPECT_NEAR(std::stod(row[column.at("busy_ms")]), raw.busy_ps / 1e9, 1e-6 * raw.busy_ps / 1e9);
+      EXPECT_NEAR(std::stod(row[column.at("async_copy_ms")]), raw.async_copy_ps / 1e9, 1e-6 * raw.busy_ps / 1e9);
+      EXPECT_DOUBLE_EQ(std::stod(row[column.at("peak_teraflops_per_second")]), raw.peak_tflops);
+    }
+  }
+}
+
 // The pages draw the step-time categories by the labels the JSON gives: on a TPU the host
 // launches XLA programs, so the launch category is "Program launch" as in the text report; the
 // top ops say they are summed over the file's four TPU cores (four planes /device:TPU:0..3).
