@@ -6,7 +6,9 @@
 // and framework op as the file would carry them. mlprof's tools must then give back XProf's
 // names (hlo_op_name: the instruction's name, ConvertOpStatsToHloStats in
 // xprof/convert/op_stats_to_hlo_stats.cc), categories, occurrences, self times, shares and
-// ranking, and op_profile's program and category nodes (xprof/convert/op_profile_builder.cc).
+// ranking, op_profile's program and category nodes (xprof/convert/op_profile_builder.cc), and
+// the overview's top ops (framework ops by self time: the top_device_ops of ComputeAnalysisResult,
+// xprof/convert/op_stats_to_overview_page.cc, from CreateTfMetricsDbFromDeviceOpMetricsDb).
 //
 // Where mlprof differs on purpose, the tools say so in their JSON (`notes`):
 // - hlo_stats' self time shares are of the time ops ran; XProf's of all the time, idle included;
@@ -29,6 +31,7 @@
 #include "analysis/hlo_ops.h"
 #include "analysis/hlo_stats.h"
 #include "analysis/op_profile.h"
+#include "analysis/overview_page.h"
 #include "format/xspace_schema.h"
 #include "model/xspace/importer.h"
 #include "model/xspace_builder.h"
@@ -108,6 +111,7 @@ model::Profile rebuild(const std::vector<XprofRow>& rows, const std::map<std::st
   for (const XprofRow& r : rows) {
     const int64_t id = plane.event_metadata(r.expression);
     tp::XEventMetadata& m = plane.plane()->mutable_event_metadata()->at(id);
+    m.set_display_name(r.name);  // as XProf's TPU files name their XLA ops' metadata
     auto add = [&](const std::string& key, const std::string& value) {
       tp::XStat* s = m.add_stats();
       s->set_metadata_id(plane.stat_metadata(key));
@@ -250,6 +254,35 @@ TEST_F(XprofNames, OpProfileProgramsAndCategoriesAreXProfs) {
   bool says_duplicates = false;
   for (const std::string& note : mine.notes) says_duplicates |= note.find("duplicate(s)") != std::string::npos;
   EXPECT_TRUE(says_duplicates) << "the op profile says it lists duplicates apart, unlike XProf";
+}
+
+// The overview's top ops on the device: XProf's are the framework ops (tf_op) the XLA ops ran
+// for, by self time, each with its JAX primitive as category; XLA's own ops (an empty tf_op)
+// are not among them. mlprof's are the same ten, keeping the tf_op as the file writes it (with
+// JAX's trailing ':').
+const std::string kOverview = kDir + "xprof__golden_data_tpu-training_overview_page_tpu_training.json.gz";
+
+TEST_F(XprofNames, OverviewTopOpsAreXProfs) {
+  if (!std::filesystem::exists(kOverview)) GTEST_SKIP() << kOverview << " not found";
+  const nlohmann::json table = nlohmann::json::parse(gunzip(kOverview)).at(0);
+  std::map<std::string, size_t> column;
+  for (size_t i = 0; i < table.at("cols").size(); ++i) column[table["cols"][i].at("id")] = i;
+  const OverviewPage page = compute_overview_page(profile_);
+  EXPECT_TRUE(page.top_ops_on_device);
+  ASSERT_EQ(table.at("rows").size(), 10u);
+  ASSERT_EQ(page.top_ops.size(), 10u);
+  for (size_t i = 0; i < 10; ++i) {
+    const nlohmann::json& row = table["rows"][i].at("c");
+    auto v = [&](const char* id) -> const nlohmann::json& { return row.at(column.at(id)).at("v"); };
+    const TopOp& mine = page.top_ops[i];
+    SCOPED_TRACE(v("operation").get<std::string>());
+    ASSERT_TRUE(mine.name.ends_with(":")) << mine.name;
+    EXPECT_EQ(mine.name.substr(0, mine.name.size() - 1), v("operation").get<std::string>());
+    EXPECT_EQ(mine.type, v("category").get<std::string>());
+    // XProf's shares are fractions of the ops' self time.
+    EXPECT_NEAR(mine.self_pct, 100 * v("selfTimePercent").get<double>(), 1e-6);
+    EXPECT_NEAR(mine.cumulative_pct, 100 * v("cumulativeTimePercent").get<double>(), 1e-6);
+  }
 }
 
 }  // namespace
