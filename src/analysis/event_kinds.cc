@@ -41,7 +41,28 @@ bool is_tf_op_name(std::string_view name) {
   return !type.empty() && type[0] >= 'A' && type[0] <= 'Z';
 }
 
+bool is_jax_op_name(std::string_view name) {
+  return name.size() > 1 && name.back() == ':' && (name.starts_with("jit(") || name.starts_with("pjit(")) &&
+         contains(name, "/");
+}
+
+std::string_view jax_op_type(std::string_view name) {
+  name.remove_suffix(1);  // the ':'
+  // The last component of the path, '/' inside brackets or parentheses not counting.
+  size_t begin = 0;
+  int depth = 0;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    if (c == '[' || c == '(') ++depth;
+    else if ((c == ']' || c == ')') && depth > 0) --depth;
+    else if (c == '/' && depth == 0) begin = i + 1;
+  }
+  std::string_view last = name.substr(begin);
+  return last.substr(0, last.find('['));
+}
+
 std::string_view op_type_of(std::string_view name) {
+  if (is_jax_op_name(name)) return jax_op_type(name);
   if (is_iterator_name(name)) return iterator_type(name);
   if (is_tf_op_name(name)) return name.substr(name.rfind(':') + 1);
   return name;

@@ -11,8 +11,14 @@ namespace mlprof::analysis {
 
 // TensorFlow's "op_name:OpType" (e.g. "model/dense/MatMul:MatMul").
 bool is_tf_op_name(std::string_view name);
-// The op's type: after ':' for TensorFlow ops, the iterator's own type for tf.data iterators,
-// else the name itself (LibTorch's "aten::conv2d" and user annotations).
+// JAX's framework op of an XLA op (its tf_op): "jit(train_step)/jit(main)/.../dot_general[...]:".
+bool is_jax_op_name(std::string_view name);
+// Its primitive, the path's last component without its parameters: "dot_general" (XProf's
+// category for the op in its overview's top ops).
+std::string_view jax_op_type(std::string_view jax_op_name);
+// The op's type: after ':' for TensorFlow ops, the primitive for JAX ops, the iterator's own
+// type for tf.data iterators, else the name itself (LibTorch's "aten::conv2d" and user
+// annotations).
 std::string_view op_type_of(std::string_view name);
 
 // tf.data iterators: "Iterator::Batch::Map::TFRecord" (consumers first, own type last).

@@ -110,9 +110,12 @@ class DeviceOpFinder {
   DeviceOpFinder(const Profile& p, const HostOpFilter& host_ops) : p_(p), host_ops_(host_ops) {}
 
   StringId tf_op(EventIndex e) const {
-    if (p_.events.first_stat[e] == p_.events.first_stat[e + 1]) return model::kNoString;
+    // XLA ops on TPUs carry tf_op in their metadata (their name's stats), not on each event.
+    if (p_.events.first_stat[e] == p_.events.first_stat[e + 1] && p_.names[p_.events.name[e]].stats.count == 0)
+      return model::kNoString;
     // JAX names every XLA kernel's tf_op "XlaModule:"; its HLO op is the op it ran for.
-    if (auto op = p_.stat(e, model::kTfOp); op && op->type == model::StatType::kString)
+    // An empty tf_op (XLA's own ops: copies, loop fusions) names no framework op.
+    if (auto op = p_.stat(e, model::kTfOp); op && op->type == model::StatType::kString && !p_.string_of(*op).empty())
       return xla_kernel_op(p_, e, op->str);
     return model::kNoString;
   }

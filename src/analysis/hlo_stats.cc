@@ -24,6 +24,10 @@ HloStats compute_hlo_stats(const HloOps& ops, std::optional<uint32_t> device) {
     out.notes.push_back(fmt::format("{} ops are halves of async pairs: their rates are over the pairs' spans, from "
                                     "each start to its done, not over the half's own time as in XProf.",
                                     ops.async_halves));
+  // Where the table differs from XProf's on purpose (ConvertOpStatsToHloStats).
+  if (!ops.empty())
+    out.notes.push_back("Self time shares are of the devices' busy time, the time ops ran: XProf's are of all the "
+                        "time, its device idle time included.");
   std::vector<bool> chosen(ops.devices.size(), false);
   for (size_t d = 0; d < ops.devices.size(); ++d) {
     const HloDevice& dev = ops.devices[d];

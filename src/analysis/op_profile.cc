@@ -174,6 +174,13 @@ OpProfile compute_op_profile(const HloOps& ops) {
                                                       tpu ? "chips" : "devices", all.size())));
   }
   for (uint32_t d : all) out.views.push_back(view_of(ops, {d}, ops.devices[d].name));
+  // Where the tree differs from XProf's on purpose (its op_profile_builder.cc).
+  out.notes.push_back("Each op is a node of its own: XProf merges the ops of one fingerprint into one node "
+                      "(\"fusion.14 and its duplicate(s)\").");
+  if (std::any_of(ops.ops.begin(), ops.ops.end(), [](const HloOp& op) { return op.time_ps > op.self_ps; }))
+    out.notes.push_back("Ops that enclose other ops (while loops, megacore fusions) are under their category with "
+                        "their self time, so that categories add up to their program: XProf's tree leaves them out "
+                        "of its categories while its program node counts their time.");
   if (ops.async_halves > 0)
     out.notes.push_back(fmt::format("{} ops are halves of async pairs (copy-start/copy-done, ...-start/-done, "
                                     "send/recv): their utilisation is over the pairs' spans, from each start to its "

@@ -473,6 +473,8 @@ nlohmann::json to_json(const OverviewPage& page) {
 }
 
 std::string to_csv(const OverviewPage& page) {
+  // A profile with chips (TPUs, XLA's GPUs) has a row per chip, as the page shows them.
+  if (!page.chips.chips.empty()) return to_csv(page.chips);
   std::string out;
   std::vector<std::string> header = {"step", "host", "start_ms", "total_ms"};
   for (auto k : kCategoryKeys) header.push_back(std::string(k) + "_ms");

@@ -138,6 +138,7 @@ OverviewPage compose_overview_page(const OverviewParts& parts);
 void add_chip_advice(OverviewPage& page);
 
 nlohmann::json to_json(const OverviewPage& page);
-std::string to_csv(const OverviewPage& page);  // one row per step
+// One row per step; for a profile with chips, one row per chip (device_chips.h).
+std::string to_csv(const OverviewPage& page);
 
 }  // namespace mlprof::analysis

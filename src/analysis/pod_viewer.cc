@@ -170,6 +170,8 @@ nlohmann::json to_json(const PodViewer& pod) {
 }
 
 std::string to_csv(const PodViewer& pod) {
+  // A profile with chips (TPUs, XLA's GPUs) has a row per chip, as the page shows them.
+  if (!pod.chips.chips.empty()) return to_csv(pod.chips);
   std::string out;
   std::vector<std::string> header = {"host", "step", "start_ms", "total_ms"};
   for (auto k : kCategoryKeys) header.push_back(std::string(k) + "_ms");

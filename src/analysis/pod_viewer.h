@@ -76,6 +76,7 @@ std::vector<PodHost> pod_hosts(const model::Profile& profile, const StepAnalysis
 PodViewer compute_pod_viewer(std::vector<PodHost> hosts, bool whole_profile);
 
 nlohmann::json to_json(const PodViewer& pod);
-std::string to_csv(const PodViewer& pod);  // one row per worker and step
+// One row per worker and step; for a profile with chips, one row per chip (device_chips.h).
+std::string to_csv(const PodViewer& pod);
 
 }  // namespace mlprof::analysis

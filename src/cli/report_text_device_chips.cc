@@ -1,6 +1,8 @@
 // The per-chip table of the pod viewer and the overview (analysis/device_chips.h).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cli/report_text.h"
 #include "cli/report_text_table.h"
 
@@ -19,6 +21,11 @@ std::string render_text(const DeviceChips& chips, bool host_marks_steps) {
     out += wrap_text(fmt::format("No step markers on the host: a {}'s steps are the runs of its most-run XLA "
                                  "program ({} on {}).",
                                  unit, first.main_module, first.device),
+                     text_width(), "  ", "  ");
+  if (std::any_of(chips.chips.begin(), chips.chips.end(), [](const ChipRow& c) { return c.cores > 1; }))
+    out += wrap_text("A chip of several TensorCores (megacore) is one row: busy is the time any of its cores ran an "
+                     "op; compute, collectives and async copies are summed over its cores; utilisation is against "
+                     "its cores' peaks together.",
                      text_width(), "  ", "  ");
   for (const std::string& line : chips.missing) out += wrap_text(line, text_width(), "  ", "    ");
   TextTable table({"device", tpu ? "chip id" : "id", "cores", "steps", "avg step", "busy", "compute", "collectives",

@@ -138,7 +138,10 @@ std::string render_text(const OverviewPage& page) {
       steps.add_row(row);
     }
     out += steps.render();
-    if (shown < page.steps.size()) out += fmt::format("  ... {} more (see --format json or csv)\n", page.steps.size() - shown);
+    // A profile with chips has a row per chip in its CSV, not a row per step.
+    if (shown < page.steps.size())
+      out += fmt::format("  ... {} more (see --format {})\n", page.steps.size() - shown,
+                         page.chips.chips.empty() ? "json or csv" : "json");
   }
 
   if (!page.top_ops.empty()) {

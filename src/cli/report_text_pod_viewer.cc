@@ -11,7 +11,7 @@ namespace {
 constexpr std::array<const char*, kNumCategories> kCategoryLabels = {
     "input", "output", "compilation", "kernel launch", "host compute", "device-to-device", "collectives",
     "device compute", "other"};
-// Steps listed on a terminal; --format json or csv has all of them.
+// Steps listed on a terminal; --format json has all of them (and csv, without chips).
 constexpr size_t kMaxStepsShown = 20;
 }  // namespace
 
@@ -73,7 +73,10 @@ std::string render_text(const PodViewer& pod) {
       steps.add_row(row);
     }
     out += steps.render();
-    if (shown < pod.steps.size()) out += fmt::format("  ... {} more (see --format json or csv)\n", pod.steps.size() - shown);
+    // A profile with chips has a row per chip in its CSV, not a row per step.
+    if (shown < pod.steps.size())
+      out += fmt::format("  ... {} more (see --format {})\n", pod.steps.size() - shown,
+                         pod.chips.chips.empty() ? "json or csv" : "json");
   }
   if (!pod.stragglers.steps.empty()) out += "\n" + render_text(pod.stragglers);
   out += render_text(pod.chips, !pod.whole_profile);

@@ -169,6 +169,54 @@ TEST_F(TpuChips, PodViewerHasARowPerChip) {
   EXPECT_EQ(overview["chips"]["chips"].size(), 4u);
 }
 
+// `mlprof report --format csv` of the overview and the pod viewer: one row per chip, with the
+// columns of the JSON's chip rows, each chip's figures the raw planes' (read above).
+TEST_F(TpuChips, CsvHasOneRowPerChip) {
+  const AnalyzedProfile profile(std::move(profile_));
+  for (const char* tool : {"overview_page", "pod_viewer"}) {
+    SCOPED_TRACE(tool);
+    const ToolResult result = run_tool(*find_tool(tool), profile, {});
+    const std::string csv = result.csv();
+    ASSERT_EQ(csv.find('"'), std::string::npos) << "no field here needs quoting";
+    std::vector<std::vector<std::string>> rows;
+    for (size_t begin = 0; begin < csv.size();) {
+      const size_t end = csv.find('\n', begin);
+      std::vector<std::string> fields;
+      const std::string line = csv.substr(begin, end - begin);
+      for (size_t f = 0;;) {
+        const size_t comma = line.find(',', f);
+        fields.push_back(line.substr(f, comma - f));
+        if (comma == std::string::npos) break;
+        f = comma + 1;
+      }
+      rows.push_back(fields);
+      begin = end + 1;
+    }
+    ASSERT_EQ(rows.size(), 1 + raw_.size());
+    const nlohmann::json chips = result.json()["chips"]["chips"];
+    std::map<std::string, size_t> column;
+    for (size_t i = 0; i < rows[0].size(); ++i) column[rows[0][i]] = i;
+    ASSERT_EQ(column.size(), chips[0].size()) << "the CSV's columns are the JSON row's keys";
+    for (const auto& [key, value] : chips[0].items()) EXPECT_TRUE(column.count(key)) << key;
+    for (size_t r = 1; r < rows.size(); ++r) {
+      const std::vector<std::string>& row = rows[r];
+      ASSERT_EQ(row.size(), column.size());
+      const std::string device = row[column.at("device")];
+      SCOPED_TRACE(device);
+      ASSERT_TRUE(raw_.count(device));
+      const RawPlane& raw = raw_.at(device);
+      EXPECT_EQ(std::stoll(row[column.at("global_chip_id")]), raw.global_chip_id);
+      EXPECT_EQ(row[column.at("model")], raw.device_type);
+      uint64_t runs = 0;
+      for (const auto& [name, m] : raw.module_runs) runs += m.first;
+      EXPECT_EQ(std::stoull(row[column.at("module_runs")]), runs);
+      EXPECT_NEAR(std::stod(row[column.at("busy_ms")]), raw.busy_ps / 1e9, 1e-6 * raw.busy_ps / 1e9);
+      EXPECT_NEAR(std::stod(row[column.at("async_copy_ms")]), raw.async_copy_ps / 1e9, 1e-6 * raw.busy_ps / 1e9);
+      EXPECT_DOUBLE_EQ(std::stod(row[column.at("peak_teraflops_per_second")]), raw.peak_tflops);
+    }
+  }
+}
+
 // The pages draw the step-time categories by the labels the JSON gives: on a TPU the host
 // launches XLA programs, so the launch category is "Program launch" as in the text report; the
 // top ops say they are summed over the file's four TPU cores (four planes /device:TPU:0..3).
@@ -233,6 +281,94 @@ TEST(ChipsMissingStats, AnOlderWritersChipDegradesWithOneLineEach) {
   }
   for (const char* lack : {"`core_details`", "`peak_teraflops_per_second`", "`flops`", "\"XLA Modules\""})
     EXPECT_NE(lines.find(lack), std::string::npos) << lack << " in:\n" << lines;
+}
+
+// A megacore chip (TPU v4, v5p: two TensorCores that XLA drives as one) is one row. No file of
+// ../shared/testdata has one (tests/analysis/xspace_core_details_check.py lists every
+// .xplane.pb's core_details: no two planes share a chip), so this XSpace is built: TPU:0 and
+// TPU:1 are the two cores of chip 3, TPU:2 is chip 4 alone. XProf's rule: the cores of a chip
+// are combined by its chip id and the chip is busy while any core is (ConvertXSpaceToOpStats in
+// xprof/convert/xplane_to_op_stats.cc calls DutyCycleCombiner::CombineCore with the core's
+// chip id, which unites the cores' duty cycles: duty_cycle_combiner.h); a plane's peaks are its
+// core's, doubled for megacore (op_metrics_to_record.h's note on the roofline).
+std::string core_details(uint64_t local_chip, uint64_t global_chip, uint64_t global_core) {
+  std::string out;
+  for (auto [field, value] : {std::pair{4u, local_chip}, std::pair{5u, global_chip}, std::pair{6u, global_core}}) {
+    out += char(field << 3);  // a varint field; the values here are below 128
+    out += char(value);
+  }
+  return out;
+}
+
+constexpr int64_t kUs = 1'000'000;  // ps
+
+TEST(MegacoreChip, TwoCoresOfOneChipAreOneRowBusyWhileEitherIs) {
+  tp::XSpace space;
+  struct Op {
+    const char* name;
+    const char* category;
+    int64_t start_us, duration_us;
+    int64_t flops;
+  };
+  auto add_core = [&](int64_t id, int core, uint64_t chip, const std::vector<Op>& ops) {
+    auto plane = testing::add_plane(&space, id, "/device:TPU:" + std::to_string(core));
+    plane.plane_stat("device_type_string", std::string("TPU v4"));
+    plane.plane_stat("peak_teraflops_per_second", 100.0);
+    plane.plane_stat("peak_hbm_bw_gigabytes_per_second", 1000.0);
+    tp::XStat* details = plane.plane()->add_stats();
+    details->set_metadata_id(plane.stat_metadata("core_details"));
+    details->set_bytes_value(core_details(chip - 3, chip, uint64_t(core)));
+    auto* line = plane.line(format::xspace::kDerivedLineIdBase + 5, "XLA Ops", 1000);
+    for (const Op& op : ops)
+      plane.event(line, std::string("%") + op.name + " = f32[8]{0} " + op.category + "()", op.start_us * kUs,
+                  op.duration_us * kUs, {{"hlo_category", std::string(op.category)}, {"flops", op.flops}});
+  };
+  // Core 0 runs 0-800 us, core 1 100-500 and 900-1000 us: the chip is busy 900 us, its cores
+  // 1300 us together, of which all-reduce 200 us and the async copy 100 us.
+  add_core(1, 0, 3, {{"fusion.1", "loop fusion", 0, 600, 1'000'000'000}, {"all-reduce.1", "all-reduce", 600, 200, 0}});
+  add_core(2, 1, 3, {{"fusion.2", "loop fusion", 100, 400, 500'000'000}, {"copy-start.1", "copy-start", 900, 100, 0}});
+  add_core(3, 2, 4, {{"fusion.3", "loop fusion", 0, 300, 0}});
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/megacore.xplane.pb";
+  testing::write_xspace(path, space);
+  model::Profile profile;
+  std::string error;
+  ASSERT_TRUE(model::import_xspace_file(path, "megacore", &profile, &error)) << error;
+
+  const DeviceChips chips = compute_device_chips(profile);
+  ASSERT_EQ(chips.chips.size(), 2u);
+  const ChipRow& mega = chips.chips[0];
+  EXPECT_EQ(mega.global_chip_id, 3);
+  EXPECT_EQ(mega.cores, 2u);
+  EXPECT_EQ(mega.device, "/device:TPU:0");
+  EXPECT_EQ(mega.core_devices, "/device:TPU:0, /device:TPU:1");
+  EXPECT_EQ(mega.busy_ps, 900 * kUs);
+  EXPECT_EQ(mega.core_busy_ps, 1300 * kUs);
+  EXPECT_EQ(mega.collective_ps, 200 * kUs);
+  EXPECT_EQ(mega.async_copy_ps, 100 * kUs);
+  EXPECT_EQ(mega.compute_ps, 1000 * kUs);
+  // 1.5 GFLOP in the 900 us the chip was busy, against its two cores' 2 x 100 TFLOP/s.
+  EXPECT_NEAR(mega.flop_util_pct, 100 * 1.5e9 / (900e-6 * 200e12), 1e-9);
+  const ChipRow& single = chips.chips[1];
+  EXPECT_EQ(single.global_chip_id, 4);
+  EXPECT_EQ(single.cores, 1u);
+  EXPECT_EQ(single.core_devices, "/device:TPU:2");
+  EXPECT_EQ(single.busy_ps, 300 * kUs);
+  EXPECT_EQ(single.core_busy_ps, 300 * kUs);
+
+  // The pod viewer and the overview show the two chips, and say what a megacore row holds.
+  const AnalyzedProfile analyzed(std::move(profile));
+  for (const char* tool : {"pod_viewer", "overview_page"}) {
+    SCOPED_TRACE(tool);
+    const nlohmann::json j = run_tool(*find_tool(tool), analyzed, {}).json()["chips"];
+    ASSERT_TRUE(j.is_object());
+    ASSERT_EQ(j["chips"].size(), 2u);
+    EXPECT_EQ(j["chips"][0]["cores"], 2);
+    EXPECT_EQ(j["chips"][0]["core_devices"], "/device:TPU:0, /device:TPU:1");
+    EXPECT_DOUBLE_EQ(j["chips"][0]["busy_ms"].get<double>(), 0.9);
+    EXPECT_DOUBLE_EQ(j["chips"][0]["core_busy_ms"].get<double>(), 1.3);
+    EXPECT_NE(j["figures"].get<std::string>().find("megacore"), std::string::npos);
+  }
 }
 
 // Google's names of its parts: "Lite" parts are the e parts (v5e, v6e).

@@ -316,9 +316,11 @@ TEST_F(TpuFile, HloStatsRowsAreTheRawOpsSummedOverChips) {
   EXPECT_DOUBLE_EQ(self_sum, busy);
   EXPECT_DOUBLE_EQ(double(s.busy_ps), busy);
   EXPECT_NEAR(s.rows.back().cumulative_self_pct, 100.0, 1e-9);
-  // Every stat is there: the only note is about the async pairs' rates.
-  ASSERT_EQ(s.notes.size(), 1u);
+  // Every stat is there: the notes are about the async pairs' rates and the shares' base, where
+  // mlprof differs from XProf on purpose.
+  ASSERT_EQ(s.notes.size(), 2u);
   EXPECT_NE(s.notes[0].find("async pairs"), std::string::npos) << s.notes[0];
+  EXPECT_NE(s.notes[1].find("idle time included"), std::string::npos) << s.notes[1];
 
   // One chip.
   const HloStats one = compute_hlo_stats(collect_hlo_ops(profile_), 2);

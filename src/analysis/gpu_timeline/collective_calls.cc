@@ -5,6 +5,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "analysis/gpu_timeline/collective_args.h"
 #include "analysis/gpu_timeline/gpu_activity.h"
 
 namespace mlprof::analysis {
@@ -30,6 +31,7 @@ const StepWindow* step_at(const std::vector<StepWindow>& steps, int64_t t) {
 struct Located {
   CollectiveCall call;
   uint32_t line = model::kNone;
+  EventIndex launch = model::kNone;  // the runtime call that launched a kernel
 };
 
 // Self time by op name inside each window of a thread's line: an event's time less that of the
@@ -182,6 +184,7 @@ std::vector<CollectiveCall> collect_collective_calls(const Profile& p, const Ste
       c.call.duration_ps = p.duration_ps(w.event);
       c.call.on_device = true;
       c.call.event = w.event;
+      c.launch = w.launch;
       if (w.launch != model::kNone) c.line = p.line_index(w.launch);
       calls.push_back(std::move(c));
     }
@@ -216,9 +219,20 @@ std::vector<CollectiveCall> collect_collective_calls(const Profile& p, const Ste
   }
   std::sort(calls.begin(), calls.end(), [](const Located& a, const Located& b) { return a.call.start_ps < b.call.start_ps; });
 
-  // Each call's place among the step's calls of its name.
+  // Each call's process group, from the call or the ops around it (a kernel's launch).
+  CollectiveArgReader args(p);
+  for (Located& c : calls) {
+    EventIndex from = c.call.event;
+    if (c.call.on_device && !args.named(from)) from = c.launch;
+    if (from != model::kNone) c.call.group = std::string(args.of_or_around(from).group);
+  }
+  // Each call's place among the step's calls of its name, and of its name in its group.
   std::map<std::pair<int64_t, std::string>, uint32_t> seen;
-  for (Located& c : calls) c.call.index = seen[{c.call.step_num, c.call.name}]++;
+  std::map<std::tuple<int64_t, std::string, std::string>, uint32_t> seen_in_group;
+  for (Located& c : calls) {
+    c.call.index = seen[{c.call.step_num, c.call.name}]++;
+    c.call.group_index = seen_in_group[{c.call.step_num, c.call.group, c.call.name}]++;
+  }
 
   // What the calling thread did before each call: from the previous call from that thread (or
   // the step's start) to this one.
@@ -265,9 +279,10 @@ std::vector<CollectiveCall> collect_collective_calls(const Profile& p, const Ste
 }
 
 std::vector<MatchedCall> match_collective_calls(const std::vector<const std::vector<CollectiveCall>*>& calls) {
-  std::map<std::tuple<int64_t, std::string, uint32_t>, MatchedCall> matched;
+  std::map<std::tuple<int64_t, std::string, std::string, uint32_t>, MatchedCall> matched;
   for (size_t r = 0; r < calls.size(); ++r)
-    for (const CollectiveCall& c : *calls[r]) matched[{c.step_num, c.name, c.index}].ranks.push_back({r, &c});
+    for (const CollectiveCall& c : *calls[r])
+      matched[{c.step_num, c.group, c.name, c.group_index}].ranks.push_back({r, &c});
   std::vector<MatchedCall> out;
   for (auto& [key, call] : matched) {
     if (call.ranks.size() < 2) continue;

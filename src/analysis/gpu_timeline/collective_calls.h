@@ -24,8 +24,10 @@ inline constexpr std::string_view kUntracedTime = "(time no op recorded)";
 
 struct CollectiveCall {
   std::string name;       // "gloo:all_reduce", "ncclKernel_AllToAll_RING_LL_Sum_int8_t"
+  std::string group;      // its process group ("Process Group Name"); empty when not recorded
   int64_t step_num = 0;
-  uint32_t index = 0;     // its place among the calls of the same name in the step
+  uint32_t index = 0;        // its place among the calls of the same name in the step
+  uint32_t group_index = 0;  // its place among those of them in its process group
   int64_t start_ps = 0;   // since the profile's origin
   int64_t duration_ps = 0;
   bool on_device = false;
@@ -37,8 +39,9 @@ struct CollectiveCall {
 };
 inline constexpr size_t kMaxBefore = 24;
 
-// One collective call as the ranks made it: calls matched across ranks by step number, name and
-// their order in the step.
+// One collective call as the ranks made it: calls matched across ranks by step number, process
+// group, name and their order in the step within the group. A call of another group is another
+// collective, made by other ranks (or named as a mismatch: collective_mismatch.h).
 struct MatchedCall {
   std::vector<std::pair<size_t, const CollectiveCall*>> ranks;  // (index of the rank, its call)
   // The ranks leave the call together (within 50 us or a tenth of the call): their clocks agree,
@@ -46,7 +49,7 @@ struct MatchedCall {
   bool clocks_agree = false;
 };
 
-// The calls made by two or more of the ranks (`calls[r]`: rank r's), by step, name and order.
+// The calls made by two or more of the ranks (`calls[r]`: rank r's), by step, group, name and order.
 std::vector<MatchedCall> match_collective_calls(const std::vector<const std::vector<CollectiveCall>*>& calls);
 
 // Whether a host op is a call of a collective backend.

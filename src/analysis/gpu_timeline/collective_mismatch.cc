@@ -20,6 +20,51 @@ std::string step_ranges(const std::vector<int64_t>& steps) {
   return out;
 }
 
+namespace {
+
+std::string group_words(const std::string& group) {
+  return group.empty() ? "no recorded process group" : "process group " + group;
+}
+
+// Calls that the ranks made at the same place (step, name, order) but in different process
+// groups: one line per rank, call name and pair of groups. The usual group at a place is the one
+// most ranks used (on a tie, the first rank's); the ranks in another are named.
+void group_mismatches(const std::vector<const RankSteps*>& ranks, std::vector<std::string>& lines) {
+  std::map<std::tuple<int64_t, std::string, uint32_t>, std::map<size_t, const std::string*>> groups;
+  for (size_t r = 0; r < ranks.size(); ++r)
+    for (const CollectiveCall& c : ranks[r]->calls) groups[{c.step_num, c.name, c.index}][r] = &c.group;
+  struct Differ {
+    size_t calls = 0;
+    std::set<int64_t> steps;
+  };
+  std::map<std::tuple<size_t, std::string, std::string, std::string>, Differ> differ;  // rank, name, its, usual
+  for (const auto& [key, by_rank] : groups) {
+    if (by_rank.size() < 2) continue;
+    std::map<std::string, size_t> count;
+    for (const auto& [r, g] : by_rank) ++count[*g];
+    if (count.size() < 2) continue;
+    const std::string* usual = by_rank.begin()->second;
+    for (const auto& [g, n] : count)
+      if (n > count[*usual]) usual = &g;
+    for (const auto& [r, g] : by_rank)
+      if (*g != *usual) {
+        Differ& d = differ[{r, std::get<1>(key), *g, *usual}];
+        ++d.calls;
+        d.steps.insert(std::get<0>(key));
+      }
+  }
+  for (const auto& [key, d] : differ) {
+    const auto& [r, name, group, usual] = key;
+    lines.push_back(fmt::format("{}'s {} call{} in step{} {} {} in {}, the other ranks' in {}: each is compared "
+                                "only within its group",
+                                ranks[r]->host, name, d.calls == 1 ? "" : "s", d.steps.size() == 1 ? "" : "s",
+                                step_ranges(std::vector<int64_t>(d.steps.begin(), d.steps.end())),
+                                d.calls == 1 ? "is" : "are", group_words(group), group_words(usual)));
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> collective_mismatches(const std::vector<const RankSteps*>& ranks) {
   std::vector<std::string> lines;
   if (ranks.size() < 2) return lines;
@@ -74,6 +119,7 @@ std::vector<std::string> collective_mismatches(const std::vector<const RankSteps
                                 ranks[key.first]->host, m.calls, key.second, m.calls == 1 ? "" : "s",
                                 m.steps.size() == 1 ? "" : "s",
                                 step_ranges(std::vector<int64_t>(m.steps.begin(), m.steps.end()))));
+  group_mismatches(ranks, lines);
   if (lines.size() > kMaxMismatchLines) {
     const size_t more = lines.size() - (kMaxMismatchLines - 1);
     lines.resize(kMaxMismatchLines - 1);

@@ -1,6 +1,6 @@
 // What the stragglers analysis could not match across ranks (docs/ARCHITECTURE.md §5.9): steps
 // that some ranks ran and others did not, and collective calls that some ranks made and others
-// did not (a rank missing from a call, a different process group, different step ranges). The
+// did not (a rank missing from a call, a call in another process group, different step ranges). The
 // analysis compares ranks where they match; each problem is named here in one line.
 #pragma once
 

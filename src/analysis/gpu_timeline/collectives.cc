@@ -5,88 +5,26 @@
 #include <map>
 #include <tuple>
 
+#include "analysis/gpu_timeline/collective_args.h"
 #include "analysis/gpu_timeline/collective_calls.h"
 #include "analysis/gpu_timeline/stragglers.h"
 #include "analysis/csv.h"
 #include "analysis/device_work.h"
 #include "analysis/host_labels.h"
 #include "analysis/launch_ops.h"
-#include "model/op_arg_names.h"
 
 namespace mlprof::analysis {
 namespace {
 
 using model::EventIndex;
 using model::Profile;
-using model::StringId;
 
-// What a call recorded about itself (model/op_arg_names.h).
-struct CallArgs {
-  bool present = false;
-  std::string_view collective, dtype, group, ranks;
-  int64_t in_nelems = -1, out_nelems = -1, group_size = -1;
-};
+using CallArgs = CollectiveArgs;
 
 struct Call {
   EventIndex event;
   std::string kind;
   CallArgs args;
-};
-
-class ArgReader {
- public:
-  explicit ArgReader(const Profile& p)
-      : p_(p),
-        collective_(p.strings.find(model::kArgCollectiveName)),
-        in_(p.strings.find(model::kArgInMsgNelems)),
-        out_(p.strings.find(model::kArgOutMsgNelems)),
-        dtype_(p.strings.find(model::kArgDtype)),
-        group_(p.strings.find(model::kArgProcessGroupName)),
-        ranks_(p.strings.find(model::kArgProcessGroupRanks)),
-        size_(p.strings.find(model::kArgGroupSize)),
-        by_name_(p.names.size(), -1) {}
-
-  // Whether e's name carries a collective's arguments (PyTorch's reader puts them there).
-  bool named(EventIndex e) {
-    if (collective_ == model::kNoString) return false;
-    int8_t& known = by_name_[p_.events.name[e]];
-    if (known < 0) {
-      const model::StatRange r = p_.names[p_.events.name[e]].stats;
-      known = 0;
-      for (uint32_t i = r.first; i < r.first + r.count; ++i) known |= p_.metadata_stats.key(i) == collective_;
-    }
-    return known == 1;
-  }
-
-  CallArgs of(EventIndex e) const {
-    CallArgs a;
-    if (collective_ == model::kNoString) return a;
-    auto text = [&](StringId key) {
-      if (key == model::kNoString) return std::string_view();
-      auto v = p_.stat(e, key);
-      return v ? p_.string_of(*v) : std::string_view();
-    };
-    auto integer = [&](StringId key) -> int64_t {
-      if (key == model::kNoString) return -1;
-      auto v = p_.stat(e, key);
-      return v && v->is_number() ? v->as_int() : -1;
-    };
-    a.collective = text(collective_);
-    if (a.collective.empty()) return a;
-    a.present = true;
-    a.dtype = text(dtype_);
-    a.group = text(group_);
-    a.ranks = text(ranks_);
-    a.in_nelems = integer(in_);
-    a.out_nelems = integer(out_);
-    a.group_size = integer(size_);
-    return a;
-  }
-
- private:
-  const Profile& p_;
-  const StringId collective_, in_, out_, dtype_, group_, ranks_, size_;
-  std::vector<int8_t> by_name_;
 };
 
 std::string lower_letters(std::string_view name) {
@@ -169,7 +107,7 @@ double CollectiveRow::busbw_gbps() const {
 }
 
 CollectivesTable compute_collectives(const Profile& p) {
-  ArgReader args(p);
+  CollectiveArgReader args(p);
   DeviceWorkClassifier work(p);
   LaunchOps launches(p);
   const size_t hosts = p.hosts.size();

@@ -1,10 +1,10 @@
 // Stragglers across the ranks (hosts) of a run (docs/ARCHITECTURE.md §5.9). In a collective
 // call every rank leaves together, so the rank that arrives last waits least. Calls are matched
-// across ranks by step number, name and their order in the step (collective_calls.h); a rank's
-// lateness at a call is its arrival after the median of the other ranks' arrivals, read from
-// the calls' starts where the ranks' clocks agree (their calls end together) and otherwise from
-// the others' extra time in the call. A rank's lateness in a step is its largest at any call of
-// the step; the straggler is the latest rank, when it is late by at least kMinLateMs per step on
+// across ranks by step number, process group, name and their order in the step
+// (collective_calls.h); a rank's lateness at a call is its arrival after the median of the
+// other ranks' arrivals, read from the calls' starts where the ranks' clocks agree (their calls
+// end together) and otherwise from the others' extra time in the call. A rank's lateness in
+// a step is its largest at any call of the step; the straggler is the latest rank, when it is late by at least kMinLateMs per step on
 // average; its causes are the ops its calling thread spent more time in
 // than the other ranks' median before the calls it was late at, per step. Runs without
 // collectives fall back on compute: the straggler is the rank whose GPU compute (or step time)
