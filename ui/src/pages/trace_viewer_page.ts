@@ -33,6 +33,7 @@ import { covers, rangeToFetch, type FetchedRange } from '../trace/viewport_plan'
 import { formatCollapsed, parseCollapsed, rememberOption, trackKey } from '../trace/collapsed_tracks';
 import { EMPTY_LAYOUT, foldsHiding, hitAt, layoutOf, linesInBand, type Layout } from '../trace/trace_layout';
 import { drawAxis, formatCounter, sizeCanvas, TimelinePainter } from '../trace/trace_drawing';
+import { PannedRows } from '../trace/panned_rows';
 import { rangeSummaryView } from '../trace/trace_range_summary';
 import { drawFlows } from '../trace/trace_flows_drawing';
 import { drawCriticalPath, leftOutNote, loadCriticalPath, pathOfStep, type ViewerPath } from '../trace/critical_path_overlay';
@@ -79,6 +80,7 @@ class TraceViewer {
   private readonly details = h('div', { class: 'trace-details' });
   private readonly search: TraceSearch;
   private readonly painter = new TimelinePainter();
+  private readonly pannedRows = new PannedRows();
 
   private total = 1;
   private view: TimeRange = { start: 0, end: 1 };
@@ -531,24 +533,29 @@ class TraceViewer {
       selectedEvent: this.selected?.event,
       measure: this.measure,
     };
-    this.painter.drawRows(g, frame);
-    this.painter.drawCounters(g, frame);
-    const psPerPx = (this.view.end - this.view.start) / width;
-    const xOf = (ps: number) => (ps - this.view.start) / psPerPx;
+    // The rows from the panned bitmap when it holds them; the rest is drawn over them at the
+    // view the bitmap's pixels show.
+    const rows = this.pannedRows.draw(g, frame, this.painter, this.search.version);
+    const drawn = { ...frame, view: rows.view };
+    if (rows.fromBitmap) this.painter.drawEdgeLabels(g, drawn);
+    this.painter.drawCounterScales(g, drawn);
+    this.element.setAttribute('data-rows-bitmaps', String(this.pannedRows.builds));
+    const psPerPx = (rows.view.end - rows.view.start) / width;
+    const xOf = (ps: number) => (ps - rows.view.start) / psPerPx;
     const flows = drawFlows(g, this.layout, xOf, width, this.showFlows ? (this.reply?.flows ?? []) : null, this.selected);
     this.element.setAttribute('data-flows-drawn', String(flows.drawn));
     this.element.setAttribute('data-selected-flows-drawn', String(flows.selectedDrawn));
     if (this.showPath && this.paths) {
-      const drawn = drawCriticalPath(g, this.layout, this.paths, this.view, xOf, width);
-      this.element.setAttribute('data-path-outlined', String(drawn.outlined));
-      this.element.setAttribute('data-path-arrows', String(drawn.arrows));
-      this.element.setAttribute('data-path-longest-event', String(drawn.longestEvent ?? ''));
+      const outlined = drawCriticalPath(g, this.layout, this.paths, rows.view, xOf, width);
+      this.element.setAttribute('data-path-outlined', String(outlined.outlined));
+      this.element.setAttribute('data-path-arrows', String(outlined.arrows));
+      this.element.setAttribute('data-path-longest-event', String(outlined.longestEvent ?? ''));
       this.setPathNote(leftOutNote(this.paths, this.view));
     } else {
       this.element.setAttribute('data-path-outlined', '0');
       if (!this.showPath) this.setPathNote('');
     }
-    this.painter.drawMeasure(g, frame);
+    this.painter.drawMeasure(g, drawn);
     // What a frame costs here, for the panning benchmark (bench/trace_viewer_pan_bench.mjs).
     this.element.setAttribute('data-draw-ms', (performance.now() - began).toFixed(2));
   }

@@ -25,6 +25,10 @@ export interface Frame {
   matchedLines: Set<number> | null; // the tracks the search looks at (null: all)
   selectedEvent: number | undefined;
   measure: TimeRange | null;
+  // Names at their boxes' starts, none for a box that starts left of the frame (a bitmap that
+  // pans: drawEdgeLabels names those per frame); else at the visible part's left edge.
+  labelsAtStart?: boolean;
+  maxLabels?: number;
 }
 
 // Sizes a canvas for the device's pixels; drawing then uses CSS pixels, shifted up by `top`.
@@ -61,6 +65,7 @@ export class TimelinePainter {
     const searching = f.matchedNames.size > 0;
     const colourOf = nameColours(f.names);
     let labels = 0;
+    const maxLabels = f.maxLabels ?? MAX_LABELS_PER_FRAME;
     for (const place of layout.rows) {
       if (place.y + ROW_PX < top || place.y > bottom) continue;
       const y = place.y + 1;
@@ -104,19 +109,61 @@ export class TimelinePainter {
         if (dim) g.globalAlpha = 1;
         if (matched || f.selectedEvent === event) {
           fill = '';
-          g.strokeStyle = f.selectedEvent === event ? '#202124' : '#c5221f';
-          g.lineWidth = 2;
-          g.strokeRect(x0 + 1, y + 1, Math.max(x1 - x0 - 2, 1), hgt - 2);
+          this.outline(g, f.selectedEvent === event, x0, x1, y, hgt);
         }
+        if (f.labelsAtStart && x0 < 0) continue;
         const vx0 = Math.max(x0, 0);
         const vw = Math.min(x1, width) - vx0;
-        if (vw > MIN_LABEL_PX && labels < MAX_LABELS_PER_FRAME) {
+        if (vw > MIN_LABEL_PX && labels < maxLabels) {
           ++labels;
           this.label(g, f.names[String(nameId)] ?? '', vx0 + 3, y + hgt / 2, vw - 5, dim);
           fill = '';
         }
       }
     }
+  }
+
+  // The boxes that start left of the frame and reach into it, named at the frame's left edge:
+  // a panned bitmap (labelsAtStart) left them unnamed. Each is painted again under its name
+  // (its part in the frame), so the bitmap's pixels under the name do not show through.
+  drawEdgeLabels(g: CanvasRenderingContext2D, f: Frame): void {
+    const top = f.top - ROW_PX;
+    const bottom = f.top + f.height + ROW_PX;
+    const psPerPx = (f.view.end - f.view.start) / f.width;
+    const searching = f.matchedNames.size > 0;
+    const colourOf = nameColours(f.names);
+    g.font = '11px system-ui, sans-serif';
+    g.textBaseline = 'middle';
+    for (const place of f.layout.rows) {
+      if (place.y + ROW_PX < top || place.y > bottom) continue;
+      const events = place.row.events;
+      const i = firstEndingAfter(events, f.view.start);
+      if (i >= events.length || events[i][0] >= f.view.start) continue;
+      const [start, dur, nameId, event] = events[i];
+      const x0 = (start - f.view.start) / psPerPx;
+      const x1 = Math.min(f.width, (start + dur - f.view.start) / psPerPx);
+      if (x1 <= MIN_LABEL_PX) continue;
+      const y = place.y + 1;
+      const hgt = ROW_PX - 2;
+      const matched = searching && (!f.matchedLines || f.matchedLines.has(place.line)) && f.matchedNames.has(nameId);
+      const dim = searching && !matched;
+      g.fillStyle = colourOf(nameId);
+      if (dim) {
+        // The dimmed box is see-through: clear it first, as the bitmap's was drawn on white.
+        g.clearRect(0, y, x1, hgt);
+        g.globalAlpha = 0.35;
+      }
+      g.fillRect(0, y, x1, hgt);
+      g.globalAlpha = 1;
+      if (matched || f.selectedEvent === event) this.outline(g, f.selectedEvent === event, x0, x1, y, hgt);
+      this.label(g, f.names[String(nameId)] ?? '', 3, y + hgt / 2, x1 - 5, dim);
+    }
+  }
+
+  private outline(g: CanvasRenderingContext2D, selected: boolean, x0: number, x1: number, y: number, hgt: number): void {
+    g.strokeStyle = selected ? '#202124' : '#c5221f';
+    g.lineWidth = 2;
+    g.strokeRect(x0 + 1, y + 1, Math.max(x1 - x0 - 2, 1), hgt - 2);
   }
 
   // Counter tracks: per pixel column the highest value in it (a peak stays visible however far
@@ -129,8 +176,6 @@ export class TimelinePainter {
     if (this.columnMax.length < width) this.columnMax = new Float64Array(width);
     const cols = this.columnMax;
     const psPerPx = (f.view.end - f.view.start) / f.width;
-    g.font = '10px system-ui, sans-serif';
-    g.textBaseline = 'top';
     for (const place of f.layout.counters) {
       if (place.y + COUNTER_PX < f.top || place.y > f.top + f.height) continue;
       const pts = place.counter.points;
@@ -163,7 +208,17 @@ export class TimelinePainter {
         g.fillRect(x, base - h - 1, end - x, 1);
         x = end;
       }
-      // The scale, on a white patch so the line under it does not cross the text.
+    }
+  }
+
+  // Each counter track's scale at the frame's right edge, on a white patch so the line under
+  // it does not cross the text (apart from drawCounters: a panned bitmap's right edge is not
+  // the frame's).
+  drawCounterScales(g: CanvasRenderingContext2D, f: Frame): void {
+    g.font = '10px system-ui, sans-serif';
+    g.textBaseline = 'top';
+    for (const place of f.layout.counters) {
+      if (place.y + COUNTER_PX < f.top || place.y > f.top + f.height) continue;
       const text = `max ${formatCounter(place, place.max)}`;
       const w = g.measureText(text).width;
       g.fillStyle = 'rgba(255, 255, 255, 0.85)';
