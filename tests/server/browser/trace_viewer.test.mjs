@@ -3,7 +3,8 @@
 // shrinks), a click on an event shows it in the details pane, and search counts the matches;
 // tracks and sections collapse and the URL remembers it; over a PyTorch capture with kernels
 // (kineto_capture.mjs), the visible launches' flow arrows are drawn, a toggle hides them, and
-// the selected event's stay. Run by ctest as ui_trace_viewer_browser_test.
+// the selected event's stay; a pan shifts the rows drawn once and shows what drawing them anew
+// shows. Run by ctest as ui_trace_viewer_browser_test.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -204,5 +205,68 @@ test('trace viewer: flow arrows of visible events, a toggle, and the selected ev
     await unfoldCounters(page);
     const counters = await page.locator('.trace-counter-label').allTextContents();
     assert.ok(counters.some((c) => /^Queue · /.test(c)), `counters: ${counters}`);
+  });
+});
+
+// The canvas's pixels, and how many of them are not blank.
+const canvasPixels = (page) =>
+  page.locator('.trace-canvas').evaluate((c) => {
+    const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let inked = 0;
+    for (let i = 3; i < data.length; i += 4) if (data[i] > 0) ++inked;
+    return { data: Array.from(data), inked };
+  });
+// The share of pixels whose colour differs by more than a blur would make it.
+const differingShare = (a, b) => {
+  let differing = 0;
+  for (let i = 0; i < a.length; i += 4) {
+    const d = Math.max(...[0, 1, 2, 3].map((k) => Math.abs(a[i + k] - b[i + k])));
+    if (d > 48) ++differing;
+  }
+  return differing / (a.length / 4);
+};
+// Two animation frames: whatever the view change before asked for is drawn.
+const drawn = (page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+
+test('trace viewer: a pan shifts the rows drawn once, and shows what drawing them anew shows', async () => {
+  writeKinetoCapture(path.join(fixture.logdir, 'plugins/profile/pan/worker0.pt.trace.json'), { threads: 4, steps: 8, opsPerStep: 6 });
+  await onViewer('trace_viewer_panned', 'run=pan&host=worker0&tool=trace_viewer', async (page) => {
+    const idle = () => page.waitForFunction(() => !document.querySelector('.trace-viewer[data-loading]'));
+    await page.locator('.trace-button', { hasText: 'Reset' }).click();
+    await idle();
+    await page.locator('.trace-canvas').hover();
+    for (let i = 0; i < 8; ++i) await page.keyboard.press('w'); // about 1/6 of the trace: room to pan
+    await idle();
+    await drawn(page);
+    assert.equal(await viewerData(page, 'rows-bitmaps'), '0', 'a zoom draws the rows directly');
+    const [start0] = await visibleRange(page);
+
+    // Sideways wheel events, one a frame, as a touchpad pans.
+    await page.locator('.trace-canvas').evaluate(async (canvas) => {
+      const rect = canvas.getBoundingClientRect();
+      for (let i = 0; i < 12; ++i) {
+        canvas.dispatchEvent(new WheelEvent('wheel', { deltaX: 7, clientX: rect.left + 300, clientY: rect.top + 40, bubbles: true, cancelable: true }));
+        await new Promise((resolve) => requestAnimationFrame(resolve));
+      }
+    });
+    await drawn(page);
+    const [start1] = await visibleRange(page);
+    assert.ok(start1 > start0, `the view moved right: ${start0} → ${start1}`);
+    assert.equal(await viewerData(page, 'rows-bitmaps'), '1', 'the pan drew the rows once and shifted them');
+    const panned = await canvasPixels(page);
+    await page.screenshot({ path: path.join(screenshotDir, 'trace_viewer_panned_bitmap.png') });
+    assert.ok(panned.inked > panned.data.length / 4 / 10, `boxes are drawn: ${panned.inked} pixels`);
+
+    // A fresh reply at the same view draws every row anew: the same picture, but for the
+    // names of boxes cut by the right edge (shortened there, not where the bitmap ended) and
+    // less than a pixel of shift.
+    await page.evaluate(() => window.dispatchEvent(new Event('resize')));
+    await idle();
+    await drawn(page);
+    assert.deepEqual(await visibleRange(page), [start1, (await visibleRange(page))[1]]);
+    const anew = await canvasPixels(page);
+    assert.equal(anew.data.length, panned.data.length);
+    const share = differingShare(panned.data, anew.data);
+    assert.ok(share < 0.005, `${(share * 100).toFixed(2)} % of the pixels differ between the panned and the fresh drawing`);
   });
 });

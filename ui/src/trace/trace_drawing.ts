@@ -46,8 +46,8 @@ export function sizeCanvas(c: HTMLCanvasElement, width: number, height: number, 
 }
 
 export class TimelinePainter {
-  // Text widths are measured once per name: measuring and clipping every box each frame
-  // costs more than drawing it.
+  // Text widths are measured once per name (and per shortened name): measuring and clipping
+  // every box each frame costs more than drawing it.
   private readonly textWidths = new Map<string, number>();
 
   drawRows(g: CanvasRenderingContext2D, f: Frame): void {
@@ -124,8 +124,8 @@ export class TimelinePainter {
   }
 
   // The boxes that start left of the frame and reach into it, named at the frame's left edge:
-  // a panned bitmap (labelsAtStart) left them unnamed. Each is painted again under its name
-  // (its part in the frame), so the bitmap's pixels under the name do not show through.
+  // a panned bitmap (labelsAtStart) named them at their starts. Each box's part in the frame is
+  // painted again, so that name's end (it never passes its box) does not show through.
   drawEdgeLabels(g: CanvasRenderingContext2D, f: Frame): void {
     const top = f.top - ROW_PX;
     const bottom = f.top + f.height + ROW_PX;
@@ -142,7 +142,6 @@ export class TimelinePainter {
       const [start, dur, nameId, event] = events[i];
       const x0 = (start - f.view.start) / psPerPx;
       const x1 = Math.min(f.width, (start + dur - f.view.start) / psPerPx);
-      if (x1 <= MIN_LABEL_PX) continue;
       const y = place.y + 1;
       const hgt = ROW_PX - 2;
       const matched = searching && (!f.matchedLines || f.matchedLines.has(place.line)) && f.matchedNames.has(nameId);
@@ -156,7 +155,7 @@ export class TimelinePainter {
       g.fillRect(0, y, x1, hgt);
       g.globalAlpha = 1;
       if (matched || f.selectedEvent === event) this.outline(g, f.selectedEvent === event, x0, x1, y, hgt);
-      this.label(g, f.names[String(nameId)] ?? '', 3, y + hgt / 2, x1 - 5, dim);
+      if (x1 > MIN_LABEL_PX) this.label(g, f.names[String(nameId)] ?? '', 3, y + hgt / 2, x1 - 5, dim);
     }
   }
 
@@ -246,21 +245,30 @@ export class TimelinePainter {
     g.stroke();
   }
 
-  // An event's name inside its box, cut to the room there is.
+  // An event's name inside its box, cut to the room there is (never wider: a panned bitmap
+  // relies on it).
   private label(g: CanvasRenderingContext2D, text: string, x: number, y: number, room: number, dim: boolean): void {
+    const w = this.textWidth(g, text);
+    let shown = text;
+    if (w > room) {
+      // A first guess from the average letter, shortened until it fits.
+      for (let chars = Math.floor((room / w) * text.length) - 1; ; --chars) {
+        if (chars < 2) return;
+        shown = text.slice(0, chars) + '…';
+        if (this.textWidth(g, shown) <= room) break;
+      }
+    }
+    g.fillStyle = dim ? '#5f6368' : '#202124';
+    g.fillText(shown, x, y);
+  }
+
+  private textWidth(g: CanvasRenderingContext2D, text: string): number {
     let w = this.textWidths.get(text);
     if (w === undefined) {
       w = g.measureText(text).width;
       this.textWidths.set(text, w);
     }
-    let shown = text;
-    if (w > room) {
-      const chars = Math.floor((room / w) * text.length) - 1;
-      if (chars < 2) return;
-      shown = text.slice(0, chars) + '…';
-    }
-    g.fillStyle = dim ? '#5f6368' : '#202124';
-    g.fillText(shown, x, y);
+    return w;
   }
 }
 
