@@ -2,8 +2,9 @@
 // each with its tracks (collapse a section or a track by its label; the URL remembers which);
 // zoom with the wheel or W/S, pan by dragging or A/D. A reply of /api/trace spans the view and
 // a span either side (viewport_plan.ts), so panning redraws from it, at most once a frame, and
-// a new one is asked only when the view leaves it or the zoom changes; the last reply stays
-// drawn, scaled, until the next arrives. It opens on the steps (the first few when there are
+// a new one is asked when the view nears its edge or the zoom changes; the last reply stays
+// drawn, scaled, until the next arrives. While panning, the rows are a bitmap shifted each
+// frame (panned_rows.ts). It opens on the steps (the first few when there are
 // many), devices first, counter tracks (GPU queue length, memory in use) at the top; tracks can
 // be pinned there too. The selected event's flow arrows (launch → kernel, producer → consumer)
 // are drawn; every visible event's only when asked. Click an event for its details;
@@ -29,7 +30,7 @@ import {
   type TraceViewport,
 } from '../trace/trace_api';
 import { clampRange, formatPs, formatRange, zoomRange, type TimeRange } from '../trace/time_scale';
-import { covers, rangeToFetch, type FetchedRange } from '../trace/viewport_plan';
+import { coversAhead, rangeToFetch, type FetchedRange } from '../trace/viewport_plan';
 import { formatCollapsed, parseCollapsed, rememberOption, trackKey } from '../trace/collapsed_tracks';
 import { EMPTY_LAYOUT, foldsHiding, hitAt, layoutOf, linesInBand, type Layout } from '../trace/trace_layout';
 import { drawAxis, formatCounter, sizeCanvas, TimelinePainter } from '../trace/trace_drawing';
@@ -392,7 +393,7 @@ class TraceViewer {
     this.view = clampRange(r, this.total);
     this.showRange();
     this.scheduleDraw();
-    if (!covers(this.fetched, this.view, this.plotWidth())) this.scheduleFetch();
+    if (!coversAhead(this.fetched, this.view, this.plotWidth(), this.total)) this.scheduleFetch();
   }
 
   // The visible range, for tests and scripts (the canvas says it only in pixels).
@@ -438,9 +439,9 @@ class TraceViewer {
       if (!abort.signal.aborted) this.rangeText.textContent = `Could not load the trace: ${(e as Error).message}`;
     } finally {
       this.fetchAbort = null;
-      if (!this.disposed && (this.fetchAgain || !covers(this.fetched, this.view, this.plotWidth()))) {
+      if (!this.disposed && (this.fetchAgain || !coversAhead(this.fetched, this.view, this.plotWidth(), this.total))) {
         this.fetchAgain = false;
-        if (!covers(this.fetched, this.view, this.plotWidth())) this.scheduleFetch();
+        if (!coversAhead(this.fetched, this.view, this.plotWidth(), this.total)) this.scheduleFetch();
         else this.element.removeAttribute('data-loading');
       } else {
         this.element.removeAttribute('data-loading');
@@ -449,10 +450,13 @@ class TraceViewer {
   }
 
   private accept(reply: TraceViewport, range: FetchedRange): void {
+    const began = performance.now();
     this.reply = reply;
     this.fetched = range;
     this.search.matchNames();
     this.relayout();
+    // What taking a reply costs, for the panning benchmark.
+    this.element.setAttribute('data-accept-ms', (performance.now() - began).toFixed(2));
   }
 
   private toggleCollapsed(key: string): void {
@@ -535,11 +539,13 @@ class TraceViewer {
     };
     // The rows from the panned bitmap when it holds them; the rest is drawn over them at the
     // view the bitmap's pixels show.
-    const rows = this.pannedRows.draw(g, frame, this.painter, this.search.version);
+    const look = { tracks: this.labelsShown, searchVersion: this.search.version, selectedEvent: this.selected?.event };
+    const rows = this.pannedRows.draw(g, frame, this.painter, look, this.fetched);
     const drawn = { ...frame, view: rows.view };
     if (rows.fromBitmap) this.painter.drawEdgeLabels(g, drawn);
     this.painter.drawCounterScales(g, drawn);
     this.element.setAttribute('data-rows-bitmaps', String(this.pannedRows.builds));
+    this.element.setAttribute('data-rows-strips', String(this.pannedRows.strips));
     const psPerPx = (rows.view.end - rows.view.start) / width;
     const xOf = (ps: number) => (ps - rows.view.start) / psPerPx;
     const flows = drawFlows(g, this.layout, xOf, width, this.showFlows ? (this.reply?.flows ?? []) : null, this.selected);

@@ -1,10 +1,12 @@
-// The trace viewer's rows and counters while panning: drawn once into a bitmap a view's width
-// wider on either side, which each frame copies shifted (one drawImage) instead of filling
-// every box again; a fill per event costs a software rasterizer ~10 ms a frame at 10 M
-// events. The bitmap is drawn again when the view leaves it, the zoom changes, the band of
-// rows in sight moves, or what the rows show changes (a reply, a fold, a search, a selection).
-// Frames that are not a pan (zooming, scrolling up and down) draw directly, as a bitmap three
-// views wide would cost three frames' drawing each.
+// The trace viewer's rows and counters while panning: drawn into a bitmap a view's width wider
+// on either side, which each frame copies shifted (one drawImage) instead of filling every box
+// again; a fill per event costs a software rasterizer ~10 ms a frame at 10 M events. When the
+// view nears the bitmap's edge, the bitmap moves its pixels back by whole device pixels and
+// draws only the strip that comes in; a reply with the same tracks keeps the pixels it has and
+// draws only where the last reply had no data. The bitmap starts anew when the zoom changes,
+// the band of rows in sight moves, or what the rows show changes (a fold, a search, a
+// selection). Frames that are not a pan (zooming, scrolling up and down) draw directly, as a
+// bitmap three views wide would cost three frames' drawing each.
 import type { TimeRange } from './time_scale';
 import type { Frame, TimelinePainter } from './trace_drawing';
 
@@ -13,25 +15,24 @@ const MAX_BITMAP_DEVICE_PX = 12000;
 // A pan keeps the zoom: the span may still change in its last bits from one frame to the next.
 const SAME_DENSITY = 1e-6;
 
-// What the rows look like, apart from where the view is.
-interface Content {
-  layout: Frame['layout'];
-  names: Frame['names'];
+// What the pixels show, apart from where the view is and which reply drew them.
+export interface RowsLook {
+  tracks: string; // where every track and row sits (the labels' layout)
   searchVersion: number;
-  matchedLines: Frame['matchedLines'];
-  selectedEvent: Frame['selectedEvent'];
+  selectedEvent: number | undefined;
+}
+
+interface Key extends RowsLook {
   top: number;
   height: number;
   width: number;
   dpr: number;
 }
 
-function sameContent(a: Content, b: Content): boolean {
+function sameKey(a: Key, b: Key): boolean {
   return (
-    a.layout === b.layout &&
-    a.names === b.names &&
+    a.tracks === b.tracks &&
     a.searchVersion === b.searchVersion &&
-    a.matchedLines === b.matchedLines &&
     a.selectedEvent === b.selectedEvent &&
     a.top === b.top &&
     a.height === b.height &&
@@ -40,82 +41,140 @@ function sameContent(a: Content, b: Content): boolean {
   );
 }
 
+function sameRange(a: TimeRange | null, b: TimeRange | null): boolean {
+  return a === b || (a !== null && b !== null && a.start === b.start && a.end === b.end);
+}
+
+function intersect(a: TimeRange | null, b: TimeRange | null): TimeRange | null {
+  if (!a || !b) return null;
+  const start = Math.max(a.start, b.start);
+  const end = Math.min(a.end, b.end);
+  return start < end ? { start, end } : null;
+}
+
+interface Bitmap {
+  key: Key;
+  psPerPx: number;
+  start: number; // the time at the bitmap's left edge
+  width: number; // CSS pixels
+  margin: number; // CSS pixels either side of the view, when centred
+  valid: TimeRange | null; // the part drawn from a reply's data
+  layout: Frame['layout'] | null; // the reply it was last drawn from
+  data: TimeRange | null; // and what that reply spans
+}
+
 export interface DrawnRows {
   view: TimeRange; // the view the pixels show: the frame's, or within half a device pixel of it
   fromBitmap: boolean;
 }
 
 export class PannedRows {
-  private readonly bitmap = document.createElement('canvas');
-  private built: { content: Content; start: number; psPerPx: number } | null = null;
-  private last: { content: Content; start: number; psPerPx: number } | null = null;
-  builds = 0; // for tests and the bench: how often the bitmap was drawn
+  private bitmap = document.createElement('canvas');
+  private spare = document.createElement('canvas');
+  private built: Bitmap | null = null;
+  private last: { key: Key; start: number; psPerPx: number } | null = null;
+  builds = 0; // for tests and the bench: bitmaps started anew
+  strips = 0; // and strips drawn into one
 
   // Draws the frame's rows and counters into `g` (sized by sizeCanvas for the frame's band).
-  draw(g: CanvasRenderingContext2D, f: Frame, painter: TimelinePainter, searchVersion: number): DrawnRows {
+  // `data`: what the reply behind `f.layout` spans.
+  draw(g: CanvasRenderingContext2D, f: Frame, painter: TimelinePainter, look: RowsLook, data: TimeRange | null): DrawnRows {
     const dpr = window.devicePixelRatio || 1;
     const psPerPx = (f.view.end - f.view.start) / f.width;
-    const content: Content = {
-      layout: f.layout,
-      names: f.names,
-      searchVersion,
-      matchedLines: f.matchedLines,
-      selectedEvent: f.selectedEvent,
-      top: f.top,
-      height: f.height,
-      width: f.width,
-      dpr,
-    };
+    const key: Key = { ...look, top: f.top, height: f.height, width: f.width, dpr };
     const sameDensity = (other: number) => Math.abs(other - psPerPx) <= psPerPx * SAME_DENSITY;
-    const panning = this.last !== null && sameContent(this.last.content, content) && sameDensity(this.last.psPerPx) && this.last.start !== f.view.start;
-    this.last = { content, start: f.view.start, psPerPx };
-    const fresh = this.built !== null && sameContent(this.built.content, content) && sameDensity(this.built.psPerPx);
-    let drawn = fresh ? this.blit(g, f, psPerPx, dpr) : null;
-    if (drawn) return { view: drawn, fromBitmap: true };
-    if (panning) {
-      this.build(f, content, painter, psPerPx, dpr);
-      drawn = this.blit(g, f, psPerPx, dpr);
-      if (drawn) return { view: drawn, fromBitmap: true };
+    const panning = this.last !== null && sameKey(this.last.key, key) && sameDensity(this.last.psPerPx) && this.last.start !== f.view.start;
+    this.last = { key, start: f.view.start, psPerPx };
+    const b = this.built;
+    if (b && sameKey(b.key, key) && sameDensity(b.psPerPx)) {
+      this.follow(b, f, painter, dpr, data);
+      const view = this.blit(b, g, f, dpr);
+      if (view) return { view, fromBitmap: true };
+    } else if (panning) {
+      const fresh = this.start(f, key, psPerPx, dpr);
+      this.follow(fresh, f, painter, dpr, data);
+      const view = this.blit(fresh, g, f, dpr);
+      if (view) return { view, fromBitmap: true };
     }
     painter.drawRows(g, f);
     painter.drawCounters(g, f);
     return { view: f.view, fromBitmap: false };
   }
 
-  // The bitmap spans the view and up to a view's width either side, at the view's density.
-  private build(f: Frame, content: Content, painter: TimelinePainter, psPerPx: number, dpr: number): void {
+  // A blank bitmap centred on the view, at its density.
+  private start(f: Frame, key: Key, psPerPx: number, dpr: number): Bitmap {
     const margin = Math.max(0, Math.min(f.width, (MAX_BITMAP_DEVICE_PX / dpr - f.width) / 2));
     const width = f.width + 2 * margin;
-    const start = f.view.start - margin * psPerPx;
-    const c = this.bitmap;
-    const w = Math.round(width * dpr);
-    const h = Math.round(f.height * dpr);
-    if (c.width !== w || c.height !== h) {
-      c.width = w;
-      c.height = h;
+    for (const c of [this.bitmap, this.spare]) {
+      c.width = Math.round(width * dpr);
+      c.height = Math.round(f.height * dpr);
     }
-    const g = c.getContext('2d');
-    if (!g) return;
-    g.setTransform(dpr, 0, 0, dpr, 0, -f.top * dpr);
-    g.clearRect(0, f.top, width, f.height);
-    const frame: Frame = {
+    ++this.builds;
+    const b: Bitmap = { key, psPerPx, start: f.view.start - margin * psPerPx, width, margin, valid: null, layout: null, data: null };
+    this.built = b;
+    return b;
+  }
+
+  // Keeps the view inside the bitmap (moving its pixels when the view nears an edge) and draws
+  // what it lacks: the strips that came in, and what the last reply had no data for.
+  private follow(b: Bitmap, f: Frame, painter: TimelinePainter, dpr: number, data: TimeRange | null): void {
+    const x = (f.view.start - b.start) / b.psPerPx; // the view's left edge on the bitmap
+    let moved = false;
+    if (x < b.margin / 2 || x + f.width > b.width - b.margin / 2) {
+      const shift = Math.round((x - b.margin) * dpr); // device pixels; > 0: the view went right
+      const g = this.spare.getContext('2d');
+      if (!g) return;
+      g.setTransform(1, 0, 0, 1, 0, 0);
+      g.clearRect(0, 0, this.spare.width, this.spare.height);
+      if (Math.abs(shift) < this.bitmap.width) g.drawImage(this.bitmap, -shift, 0);
+      [this.bitmap, this.spare] = [this.spare, this.bitmap];
+      b.start += (shift / dpr) * b.psPerPx;
+      moved = true;
+    }
+    const whole = { start: b.start, end: b.start + b.width * b.psPerPx };
+    if (!moved && b.layout === f.layout && sameRange(b.data, data)) return;
+    const valid = intersect(b.valid, whole);
+    if (!valid) this.drawStrip(b, f, painter, dpr, whole);
+    else {
+      if (valid.start > whole.start) this.drawStrip(b, f, painter, dpr, { start: whole.start, end: valid.start });
+      if (valid.end < whole.end) this.drawStrip(b, f, painter, dpr, { start: valid.end, end: whole.end });
+    }
+    b.valid = intersect(whole, data);
+    b.layout = f.layout;
+    b.data = data;
+  }
+
+  // Draws a time range of the bitmap anew from the frame's layout, within whole device pixels.
+  private drawStrip(b: Bitmap, f: Frame, painter: TimelinePainter, dpr: number, part: TimeRange): void {
+    const x0 = Math.max(0, Math.floor(((part.start - b.start) / b.psPerPx) * dpr));
+    const x1 = Math.min(this.bitmap.width, Math.ceil(((part.end - b.start) / b.psPerPx) * dpr));
+    const g = this.bitmap.getContext('2d');
+    if (!g || x1 <= x0) return;
+    const width = (x1 - x0) / dpr;
+    const start = b.start + (x0 / dpr) * b.psPerPx;
+    g.save();
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.beginPath();
+    g.rect(x0, 0, x1 - x0, this.bitmap.height);
+    g.clip();
+    g.setTransform(dpr, 0, 0, dpr, x0, -f.top * dpr);
+    const strip: Frame = {
       ...f,
-      view: { start, end: start + width * psPerPx },
+      view: { start, end: start + width * b.psPerPx },
       width,
       labelsAtStart: true,
-      maxLabels: Math.round((f.maxLabels ?? 1500) * (width / f.width)),
+      maxLabels: Math.ceil((f.maxLabels ?? 1500) * (width / f.width)),
     };
-    painter.drawRows(g, frame);
-    painter.drawCounters(g, frame);
-    this.built = { content, start, psPerPx };
-    ++this.builds;
+    painter.drawRows(g, strip);
+    painter.drawCounters(g, strip);
+    g.restore();
+    ++this.strips;
   }
 
   // Copies the bitmap's part in view, shifted by whole device pixels (a fractional shift
   // would blur every edge); null when the view is not inside it.
-  private blit(g: CanvasRenderingContext2D, f: Frame, psPerPx: number, dpr: number): TimeRange | null {
-    if (!this.built) return null;
-    const sx = Math.round(((f.view.start - this.built.start) / psPerPx) * dpr);
+  private blit(b: Bitmap, g: CanvasRenderingContext2D, f: Frame, dpr: number): TimeRange | null {
+    const sx = Math.round(((f.view.start - b.start) / b.psPerPx) * dpr);
     const w = Math.round(f.width * dpr);
     if (sx < 0 || sx + w > this.bitmap.width) return null;
     g.save();
@@ -123,7 +182,7 @@ export class PannedRows {
     g.clearRect(0, 0, g.canvas.width, g.canvas.height);
     g.drawImage(this.bitmap, sx, 0, w, this.bitmap.height, 0, 0, w, this.bitmap.height);
     g.restore();
-    const start = this.built.start + (sx / dpr) * psPerPx;
+    const start = b.start + (sx / dpr) * b.psPerPx;
     return { start, end: start + (f.view.end - f.view.start) };
   }
 }

@@ -44,7 +44,7 @@ export class TraceSearch {
   readonly panel = h('div', { class: 'trace-search-results', hidden: true, 'data-testid': 'search-results' });
   readonly matchedNames = new Set<number>();
   matchedLines: Set<number> | null = null; // the tracks in the scope (null: every track)
-  version = 0; // counts the changes of the two above, which the rows' look depends on
+  version = 0; // counts the searches (text or scope), on which the rows' look depends
   private text = '';
   private order: SearchOrder = 'start';
   private hits: TraceSearchHit[] = [];
@@ -72,7 +72,6 @@ export class TraceSearch {
   // Names are numbered per reply: match again when a new one arrives. Only the scope's tracks
   // highlight their matches.
   matchNames(): void {
-    ++this.version;
     this.matchedNames.clear();
     const scope = this.scope;
     this.matchedLines =
@@ -87,6 +86,7 @@ export class TraceSearch {
   // or to `then` of the new list.
   async search(text: string, then: (hits: TraceSearchHit[]) => number = () => 0): Promise<void> {
     const token = ++this.token;
+    ++this.version;
     this.text = text;
     this.hits = [];
     this.hitIndex = -1;

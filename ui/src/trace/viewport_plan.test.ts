@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { covers, rangeToFetch } from './viewport_plan';
+import { covers, coversAhead, rangeToFetch } from './viewport_plan';
 
 describe('viewport plan', () => {
   it('asks for one span of margin on each side at the same density', () => {
@@ -16,5 +16,17 @@ describe('viewport plan', () => {
     expect(covers(fetched, { start: 1200, end: 1700 }, 500)).toBe(false); // zoomed in 2×: too coarse
     expect(covers(fetched, { start: 1100, end: 1900 }, 500)).toBe(true); // zoomed in 1.25×
     expect(covers(null, { start: 0, end: 1 }, 500)).toBe(false);
+  });
+
+  it('asks for the next reply when the view comes within half a span of the edge', () => {
+    const fetched = rangeToFetch({ start: 1000, end: 2000 }, 500, 10_000); // 0..3000
+    expect(coversAhead(fetched, { start: 1000, end: 2000 }, 500, 10_000)).toBe(true);
+    expect(coversAhead(fetched, { start: 1500, end: 2500 }, 500, 10_000)).toBe(true); // 500 ahead: just enough
+    expect(coversAhead(fetched, { start: 1600, end: 2600 }, 500, 10_000)).toBe(false); // 400 ahead
+    expect(covers(fetched, { start: 1600, end: 2600 }, 500)).toBe(true); // though it still draws the view
+    // At the trace's ends there is nothing more to ask for.
+    expect(coversAhead(fetched, { start: 0, end: 1000 }, 500, 10_000)).toBe(true);
+    expect(coversAhead(rangeToFetch({ start: 9000, end: 10_000 }, 500, 10_000), { start: 9000, end: 10_000 }, 500, 10_000)).toBe(true);
+    expect(coversAhead(null, { start: 0, end: 1 }, 500, 10)).toBe(false);
   });
 });

@@ -1,7 +1,8 @@
 // Which part of the trace to ask the server for, and when a reply already in hand can draw the
 // view: a reply spans the visible range plus one span either side at the same pixel density,
-// so panning draws from it without waiting, and a new one is asked only when the view leaves
-// it or the zoom changes enough that its boxes would look coarse (or needlessly fine).
+// so panning draws from it without waiting, and a new one is asked when the view comes within
+// half a span of its edge (so that it lands before the view gets there) or the zoom changes
+// enough that its boxes would look coarse (or needlessly fine).
 import type { TimeRange } from './time_scale';
 
 export interface FetchedRange extends TimeRange {
@@ -9,6 +10,7 @@ export interface FetchedRange extends TimeRange {
 }
 
 const MARGIN_SPANS = 1;
+const AHEAD_SPANS = 0.5;
 const MAX_WIDTH_PX = 20000; // the server's limit
 // How far the zoom may drift from the reply's before a new one is worth asking.
 const MIN_DENSITY_RATIO = 0.7;
@@ -31,4 +33,12 @@ export function covers(fetched: FetchedRange | null, view: TimeRange, plotWidth:
   const viewPsPerPx = (view.end - view.start) / plotWidth;
   const ratio = fetchedPsPerPx / viewPsPerPx;
   return ratio >= MIN_DENSITY_RATIO && ratio <= MAX_DENSITY_RATIO;
+}
+
+// Whether `fetched` covers the view and still half a span either side (or up to the trace's
+// ends): else the next reply is worth asking now, while panning draws from this one.
+export function coversAhead(fetched: FetchedRange | null, view: TimeRange, plotWidth: number, total: number): boolean {
+  if (!fetched || !covers(fetched, view, plotWidth)) return false;
+  const ahead = (view.end - view.start) * AHEAD_SPANS;
+  return fetched.start <= Math.max(0, view.start - ahead) && fetched.end >= Math.min(total, view.end + ahead);
 }
