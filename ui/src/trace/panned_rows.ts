@@ -1,9 +1,10 @@
 // The trace viewer's rows and counters while panning: drawn into a bitmap a view's width wider
 // on either side, which each frame copies shifted (one drawImage) instead of filling every box
-// again; a fill per event costs a software rasterizer ~10 ms a frame at 10 M events. When the
-// view nears the bitmap's edge, the bitmap moves its pixels back by whole device pixels and
-// draws only the strip that comes in; a reply with the same tracks keeps the pixels it has and
-// draws only where the last reply had no data. The bitmap starts anew when the zoom changes,
+// again; a fill per event costs a software rasterizer ~10 ms a frame at 10 M events. The view's
+// part is drawn first, the margins a strip a frame; when the view nears the bitmap's edge, the
+// bitmap moves its pixels back by whole device pixels and draws the strips that come in; a
+// reply with the same tracks keeps the pixels it has and draws only where the last reply had no
+// data. The bitmap starts anew when the zoom changes,
 // the band of rows in sight moves, or what the rows show changes (a fold, a search, a
 // selection). Frames that are not a pan (zooming, scrolling up and down) draw directly, as a
 // bitmap three views wide would cost three frames' drawing each.
@@ -14,6 +15,8 @@ import type { Frame, TimelinePainter } from './trace_drawing';
 const MAX_BITMAP_DEVICE_PX = 12000;
 // A pan keeps the zoom: the span may still change in its last bits from one frame to the next.
 const SAME_DENSITY = 1e-6;
+// How much of each margin is drawn per frame, in views' widths.
+const FILL_PER_FRAME = 1 / 8;
 
 // What the pixels show, apart from where the view is and which reply drew them.
 export interface RowsLook {
@@ -58,7 +61,7 @@ interface Bitmap {
   start: number; // the time at the bitmap's left edge
   width: number; // CSS pixels
   margin: number; // CSS pixels either side of the view, when centred
-  valid: TimeRange | null; // the part drawn from a reply's data
+  drawn: TimeRange | null; // the part drawn, from `layout` where `data` has it, blank beyond
   layout: Frame['layout'] | null; // the reply it was last drawn from
   data: TimeRange | null; // and what that reply spans
 }
@@ -110,16 +113,16 @@ export class PannedRows {
       c.height = Math.round(f.height * dpr);
     }
     ++this.builds;
-    const b: Bitmap = { key, psPerPx, start: f.view.start - margin * psPerPx, width, margin, valid: null, layout: null, data: null };
+    const b: Bitmap = { key, psPerPx, start: f.view.start - margin * psPerPx, width, margin, drawn: null, layout: null, data: null };
     this.built = b;
     return b;
   }
 
   // Keeps the view inside the bitmap (moving its pixels when the view nears an edge) and draws
-  // what it lacks: the strips that came in, and what the last reply had no data for.
+  // what it lacks: at once what is in view, then the margins a little each frame (a fraction of
+  // a view's width either side), so that no frame draws much more than a view's worth.
   private follow(b: Bitmap, f: Frame, painter: TimelinePainter, dpr: number, data: TimeRange | null): void {
     const x = (f.view.start - b.start) / b.psPerPx; // the view's left edge on the bitmap
-    let moved = false;
     if (x < b.margin / 2 || x + f.width > b.width - b.margin / 2) {
       const shift = Math.round((x - b.margin) * dpr); // device pixels; > 0: the view went right
       const g = this.spare.getContext('2d');
@@ -129,44 +132,74 @@ export class PannedRows {
       if (Math.abs(shift) < this.bitmap.width) g.drawImage(this.bitmap, -shift, 0);
       [this.bitmap, this.spare] = [this.spare, this.bitmap];
       b.start += (shift / dpr) * b.psPerPx;
-      moved = true;
     }
     const whole = { start: b.start, end: b.start + b.width * b.psPerPx };
-    if (!moved && b.layout === f.layout && sameRange(b.data, data)) return;
-    const valid = intersect(b.valid, whole);
-    if (!valid) this.drawStrip(b, f, painter, dpr, whole);
-    else {
-      if (valid.start > whole.start) this.drawStrip(b, f, painter, dpr, { start: whole.start, end: valid.start });
-      if (valid.end < whole.end) this.drawStrip(b, f, painter, dpr, { start: valid.end, end: whole.end });
+    // A new reply: what was drawn from the last one's data stays, what was drawn blank beyond it goes.
+    if (b.layout !== f.layout || !sameRange(b.data, data)) {
+      b.drawn = intersect(b.drawn, b.data);
+      b.layout = f.layout;
+      b.data = data;
     }
-    b.valid = intersect(whole, data);
-    b.layout = f.layout;
-    b.data = data;
+    let drawn = intersect(b.drawn, whole);
+    const need = intersect(f.view, whole);
+    if (need && (!drawn || need.start < drawn.start || need.end > drawn.end)) {
+      if (drawn && need.start <= drawn.end && need.end >= drawn.start) {
+        const after = { start: Math.min(drawn.start, need.start), end: Math.max(drawn.end, need.end) };
+        if (need.start < drawn.start) this.drawStrip(b, f, painter, dpr, { start: need.start, end: drawn.start }, after);
+        if (need.end > drawn.end) this.drawStrip(b, f, painter, dpr, { start: drawn.end, end: need.end }, after);
+        drawn = after;
+      } else {
+        this.drawStrip(b, f, painter, dpr, need, need);
+        drawn = need;
+      }
+    }
+    if (drawn) {
+      const step = f.width * FILL_PER_FRAME * b.psPerPx;
+      if (drawn.start > whole.start) {
+        const after = { start: Math.max(whole.start, drawn.start - step), end: drawn.end };
+        this.drawStrip(b, f, painter, dpr, { start: after.start, end: drawn.start }, after);
+        drawn = after;
+      }
+      if (drawn.end < whole.end) {
+        const after = { start: drawn.start, end: Math.min(whole.end, drawn.end + step) };
+        this.drawStrip(b, f, painter, dpr, { start: drawn.end, end: after.end }, after);
+        drawn = after;
+      }
+    }
+    b.drawn = drawn;
   }
 
-  // Draws a time range of the bitmap anew from the frame's layout, within whole device pixels.
-  private drawStrip(b: Bitmap, f: Frame, painter: TimelinePainter, dpr: number, part: TimeRange): void {
+  // Draws a time range of the bitmap anew from the frame's layout, within whole device pixels:
+  // its boxes inside it, then their names, which may run on into `drawn` (what the bitmap
+  // holds with this strip).
+  private drawStrip(b: Bitmap, f: Frame, painter: TimelinePainter, dpr: number, part: TimeRange, drawn: TimeRange): void {
     const x0 = Math.max(0, Math.floor(((part.start - b.start) / b.psPerPx) * dpr));
     const x1 = Math.min(this.bitmap.width, Math.ceil(((part.end - b.start) / b.psPerPx) * dpr));
     const g = this.bitmap.getContext('2d');
     if (!g || x1 <= x0) return;
     const width = (x1 - x0) / dpr;
     const start = b.start + (x0 / dpr) * b.psPerPx;
+    const strip: Frame = {
+      ...f,
+      view: { start, end: start + width * b.psPerPx },
+      width,
+      noLabels: true,
+      maxLabels: Math.ceil((f.maxLabels ?? 1500) * (width / f.width)),
+    };
     g.save();
     g.setTransform(1, 0, 0, 1, 0, 0);
     g.beginPath();
     g.rect(x0, 0, x1 - x0, this.bitmap.height);
     g.clip();
     g.setTransform(dpr, 0, 0, dpr, x0, -f.top * dpr);
-    const strip: Frame = {
-      ...f,
-      view: { start, end: start + width * b.psPerPx },
-      width,
-      labelsAtStart: true,
-      maxLabels: Math.ceil((f.maxLabels ?? 1500) * (width / f.width)),
-    };
     painter.drawRows(g, strip);
     painter.drawCounters(g, strip);
+    g.restore();
+    g.save();
+    g.setTransform(dpr, 0, 0, dpr, x0, -f.top * dpr);
+    const from = Math.max(0, (drawn.start - b.start) / b.psPerPx) - x0 / dpr;
+    const to = Math.min(b.width, (drawn.end - b.start) / b.psPerPx) - x0 / dpr;
+    painter.drawStripLabels(g, strip, from, to);
     g.restore();
     ++this.strips;
   }

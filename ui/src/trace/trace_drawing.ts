@@ -3,7 +3,8 @@
 // drawn (found by binary search within a row), so a frame costs what is on screen.
 import { formatBytes } from '../format';
 import { axisLabels, formatPs, type TimeRange } from './time_scale';
-import { COUNTER_PX, nameColours, firstEndingAfter, lastAtOrBefore, ROW_PX, type CounterPlace, type Layout } from './trace_layout';
+import type { TraceEventBox } from './trace_api';
+import { COUNTER_PX, nameColours, firstEndingAfter, lastAtOrBefore, ROW_PX, type CounterPlace, type Layout, type RowPlace } from './trace_layout';
 
 export const AXIS_PX = 24;
 // Names drawn inside boxes: in any box with room for a few letters, and at most this many per
@@ -25,9 +26,7 @@ export interface Frame {
   matchedLines: Set<number> | null; // the tracks the search looks at (null: all)
   selectedEvent: number | undefined;
   measure: TimeRange | null;
-  // Names at their boxes' starts, none for a box that starts left of the frame (a bitmap that
-  // pans: drawEdgeLabels names those per frame); else at the visible part's left edge.
-  labelsAtStart?: boolean;
+  noLabels?: boolean; // boxes only (a panned bitmap's strip, named by drawStripLabels)
   maxLabels?: number;
 }
 
@@ -111,7 +110,7 @@ export class TimelinePainter {
           fill = '';
           this.outline(g, f.selectedEvent === event, x0, x1, y, hgt);
         }
-        if (f.labelsAtStart && x0 < 0) continue;
+        if (f.noLabels) continue;
         const vx0 = Math.max(x0, 0);
         const vw = Math.min(x1, width) - vx0;
         if (vw > MIN_LABEL_PX && labels < maxLabels) {
@@ -123,40 +122,73 @@ export class TimelinePainter {
     }
   }
 
-  // The boxes that start left of the frame and reach into it, named at the frame's left edge:
-  // a panned bitmap (labelsAtStart) named them at their starts. Each box's part in the frame is
-  // painted again, so that name's end (it never passes its box) does not show through.
+  // The names of a panned bitmap's strip (the frame: 0 to f.width), drawn after its boxes and
+  // outside its clip, so that a name may run on into the box's part drawn before: every box
+  // in the strip that starts at or after `from` and is wide enough, named up to `to` (the
+  // bitmap's drawn part, in the strip's pixels). Each box is painted again under its name, so
+  // a name drawn before (cut shorter, by the edge of what was drawn then) does not show
+  // through. Boxes that start left of `from` are named by drawEdgeLabels when in view.
+  drawStripLabels(g: CanvasRenderingContext2D, f: Frame, from: number, to: number): void {
+    const top = f.top - ROW_PX;
+    const bottom = f.top + f.height + ROW_PX;
+    const psPerPx = (f.view.end - f.view.start) / f.width;
+    const paint = this.boxPainter(g, f);
+    let labels = 0;
+    const maxLabels = f.maxLabels ?? MAX_LABELS_PER_FRAME;
+    for (const place of f.layout.rows) {
+      if (place.y + ROW_PX < top || place.y > bottom) continue;
+      const events = place.row.events;
+      for (let i = firstEndingAfter(events, f.view.start); i < events.length && labels < maxLabels; ++i) {
+        const box = events[i];
+        const x0 = (box[0] - f.view.start) / psPerPx;
+        if (x0 > f.width) break;
+        const right = Math.min((box[0] + box[1] - f.view.start) / psPerPx, to);
+        if (x0 < from || right - x0 <= MIN_LABEL_PX) continue;
+        ++labels;
+        paint(place, box, x0, x0, right);
+      }
+    }
+  }
+
+  // The boxes that start left of the frame and reach into it, named at the frame's left edge
+  // (a panned bitmap named them at their starts, or not at all), each painted again under it.
   drawEdgeLabels(g: CanvasRenderingContext2D, f: Frame): void {
     const top = f.top - ROW_PX;
     const bottom = f.top + f.height + ROW_PX;
     const psPerPx = (f.view.end - f.view.start) / f.width;
-    const searching = f.matchedNames.size > 0;
-    const colourOf = nameColours(f.names);
-    g.font = '11px system-ui, sans-serif';
-    g.textBaseline = 'middle';
+    const paint = this.boxPainter(g, f);
     for (const place of f.layout.rows) {
       if (place.y + ROW_PX < top || place.y > bottom) continue;
       const events = place.row.events;
       const i = firstEndingAfter(events, f.view.start);
       if (i >= events.length || events[i][0] >= f.view.start) continue;
-      const [start, dur, nameId, event] = events[i];
-      const x0 = (start - f.view.start) / psPerPx;
-      const x1 = Math.min(f.width, (start + dur - f.view.start) / psPerPx);
+      const box = events[i];
+      paint(place, box, (box[0] - f.view.start) / psPerPx, 0, Math.min(f.width, (box[0] + box[1] - f.view.start) / psPerPx));
+    }
+  }
+
+  // Paints a box again from `left` to `right` (x0: where it starts) and names it there when
+  // there is room: as drawRows would, but over what is there already.
+  private boxPainter(g: CanvasRenderingContext2D, f: Frame) {
+    const searching = f.matchedNames.size > 0;
+    const colourOf = nameColours(f.names);
+    g.font = '11px system-ui, sans-serif';
+    g.textBaseline = 'middle';
+    const hgt = ROW_PX - 2;
+    return (place: RowPlace, box: TraceEventBox, x0: number, left: number, right: number) => {
+      const [, , nameId, event] = box;
       const y = place.y + 1;
-      const hgt = ROW_PX - 2;
       const matched = searching && (!f.matchedLines || f.matchedLines.has(place.line)) && f.matchedNames.has(nameId);
       const dim = searching && !matched;
       g.fillStyle = colourOf(nameId);
-      if (dim) {
-        // The dimmed box is see-through: clear it first, as the bitmap's was drawn on white.
-        g.clearRect(0, y, x1, hgt);
-        g.globalAlpha = 0.35;
-      }
-      g.fillRect(0, y, x1, hgt);
+      // A dimmed box is see-through: clear it first, as the first was drawn on nothing.
+      g.clearRect(left, y, right - left, hgt);
+      if (dim) g.globalAlpha = 0.35;
+      g.fillRect(left, y, right - left, hgt);
       g.globalAlpha = 1;
-      if (matched || f.selectedEvent === event) this.outline(g, f.selectedEvent === event, x0, x1, y, hgt);
-      if (x1 > MIN_LABEL_PX) this.label(g, f.names[String(nameId)] ?? '', 3, y + hgt / 2, x1 - 5, dim);
-    }
+      if (matched || f.selectedEvent === event) this.outline(g, f.selectedEvent === event, x0, right, y, hgt);
+      if (right - left > MIN_LABEL_PX) this.label(g, f.names[String(nameId)] ?? '', left + 3, y + hgt / 2, right - left - 5, dim);
+    };
   }
 
   private outline(g: CanvasRenderingContext2D, selected: boolean, x0: number, x1: number, y: number, hgt: number): void {
