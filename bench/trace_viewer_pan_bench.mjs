@@ -3,9 +3,10 @@
 // launch kernels on 16 streams, flows on), the viewer at the whole trace and zoomed to 1/200 of
 // it, panned by one wheel event per animation frame for a few seconds. Frame times are the gaps
 // between requestAnimationFrame callbacks; draw time is the viewer's own drawing per frame.
-// Prints one line per zoom: events, frames, p50/p95 frame time, fps, p50/p95 draw time, and the
-// CPU time the browser's and the server's processes used per frame: on a busy machine frame
-// times also count the time other processes had the cores, the CPU time does not.
+// Prints one line per zoom: events, frames, p50/p95 frame time, fps, p50/p95 draw time, the
+// replies that landed while panning (a reply is parsed and laid out at once), and the CPU time
+// the browser's and the server's processes used per frame: on a busy machine frame times also
+// count the time other processes had the cores, the CPU time does not.
 //
 // Up to FILE_EVENTS events the capture is one PyTorch trace. Beyond, one file cannot hold it:
 // Kineto's JSON of 100 M events would be about 12 GB, and one XSpace message cannot pass
@@ -94,11 +95,14 @@ async function pan(page) {
     const draws = [];
     let direction = 1;
     let lastStart = -1;
+    const replies = []; // what taking each reply that landed cost the page, ms
+    let lastReply = viewer.dataset.acceptMs;
     return new Promise((resolve) => {
       const t0 = performance.now();
       const frame = (now) => {
         frames.push(now);
         draws.push(Number(viewer.dataset.drawMs ?? 0));
+        if (viewer.dataset.acceptMs !== lastReply) replies.push(Number((lastReply = viewer.dataset.acceptMs)));
         const start = Number(viewer.dataset.startPs);
         if (start === lastStart) direction = -direction; // at an end of the trace
         lastStart = start;
@@ -106,7 +110,7 @@ async function pan(page) {
           new WheelEvent('wheel', { deltaX: 12 * direction, deltaY: 0, clientX: rect.left + 300, clientY: rect.top + 40, bubbles: true, cancelable: true }),
         );
         if (now - t0 < seconds * 1000) requestAnimationFrame(frame);
-        else resolve({ frames, draws });
+        else resolve({ frames, draws, replies });
       };
       requestAnimationFrame(frame);
     });
@@ -115,14 +119,15 @@ async function pan(page) {
   return result;
 }
 
-function report(events, label, { frames, draws, cpuSeconds }) {
+function report(events, label, { frames, draws, replies, cpuSeconds }) {
   const gaps = frames.slice(1).map((t, i) => t - frames[i]).sort((a, b) => a - b);
   const drawn = draws.slice(2).sort((a, b) => a - b);
   const fps = (frames.length - 1) / ((frames[frames.length - 1] - frames[0]) / 1000);
   console.log(
     `${NAME}: ${events.toLocaleString('en')} events, ${label}: ${frames.length} frames, frame time p50 ${percentile(gaps, 0.5).toFixed(1)} ms, ` +
       `p95 ${percentile(gaps, 0.95).toFixed(1)} ms, ${fps.toFixed(1)} fps; draw p50 ${percentile(drawn, 0.5).toFixed(1)} ms, ` +
-      `p95 ${percentile(drawn, 0.95).toFixed(1)} ms; CPU ${((cpuSeconds * 1000) / frames.length).toFixed(1)} ms per frame`,
+      `p95 ${percentile(drawn, 0.95).toFixed(1)} ms; ${replies.length} replies taken (the slowest in ${Math.max(0, ...replies).toFixed(0)} ms); ` +
+      `CPU ${((cpuSeconds * 1000) / frames.length).toFixed(1)} ms per frame`,
   );
 }
 
