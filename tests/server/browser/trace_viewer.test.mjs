@@ -241,17 +241,24 @@ test('trace viewer: a pan shifts the rows drawn once, and shows what drawing the
     assert.equal(await viewerData(page, 'rows-bitmaps'), '0', 'a zoom draws the rows directly');
     const [start0] = await visibleRange(page);
 
-    // Sideways wheel events, one a frame, as a touchpad pans: 60 × 15 px, past half the
-    // bitmap's margin (the bitmap moves and draws the strip coming in) and past half a span
-    // (the next reply comes, and the bitmap keeps what it drew).
+    // Sideways wheel events, one a frame, as a touchpad pans: 80 × 25 px, past half the
+    // bitmap's margin (the bitmap moves and draws the strips coming in) and past a span and a
+    // half (the next reply comes, and the bitmap keeps what it drew).
+    let replies = 0;
+    const countReplies = (request) => {
+      if (request.url().includes('/api/trace?')) ++replies;
+    };
+    page.on('request', countReplies);
     await page.locator('.trace-canvas').evaluate(async (canvas) => {
       const rect = canvas.getBoundingClientRect();
-      for (let i = 0; i < 60; ++i) {
-        canvas.dispatchEvent(new WheelEvent('wheel', { deltaX: 15, clientX: rect.left + 300, clientY: rect.top + 40, bubbles: true, cancelable: true }));
+      for (let i = 0; i < 80; ++i) {
+        canvas.dispatchEvent(new WheelEvent('wheel', { deltaX: 25, clientX: rect.left + 300, clientY: rect.top + 40, bubbles: true, cancelable: true }));
         await new Promise((resolve) => requestAnimationFrame(resolve));
       }
     });
     await idle();
+    page.off('request', countReplies);
+    assert.ok(replies >= 1, 'the pan asked for the next reply');
     await drawn(page);
     const [start1] = await visibleRange(page);
     assert.ok(start1 > start0, `the view moved right: ${start0} → ${start1}`);

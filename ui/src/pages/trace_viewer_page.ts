@@ -1,7 +1,7 @@
 // trace_viewer: the run's timeline on a canvas. Sections per device and for the host threads,
 // each with its tracks (collapse a section or a track by its label; the URL remembers which);
 // zoom with the wheel or W/S, pan by dragging or A/D. A reply of /api/trace spans the view and
-// a span either side (viewport_plan.ts), so panning redraws from it, at most once a frame, and
+// two spans either side (viewport_plan.ts), so panning redraws from it, at most once a frame, and
 // a new one is asked when the view nears its edge or the zoom changes; the last reply stays
 // drawn, scaled, until the next arrives. While panning, the rows are a bitmap shifted each
 // frame (panned_rows.ts). It opens on the steps (the first few when there are

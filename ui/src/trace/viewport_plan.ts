@@ -1,15 +1,17 @@
 // Which part of the trace to ask the server for, and when a reply already in hand can draw the
-// view: a reply spans the visible range plus one span either side at the same pixel density,
+// view: a reply spans the visible range plus two spans either side at the same pixel density,
 // so panning draws from it without waiting, and a new one is asked when the view comes within
 // half a span of its edge (so that it lands before the view gets there) or the zoom changes
-// enough that its boxes would look coarse (or needlessly fine).
+// enough that its boxes would look coarse (or needlessly fine). A pan asks for one reply per
+// span and a half: each costs the server and the page's parsing about as much as its events,
+// so fewer, wider replies cost less than one per half span.
 import type { TimeRange } from './time_scale';
 
 export interface FetchedRange extends TimeRange {
   widthPx: number; // the width the server merged boxes for
 }
 
-const MARGIN_SPANS = 1;
+const MARGIN_SPANS = 2;
 const AHEAD_SPANS = 0.5;
 const MAX_WIDTH_PX = 20000; // the server's limit
 // How far the zoom may drift from the reply's before a new one is worth asking.
