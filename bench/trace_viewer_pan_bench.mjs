@@ -6,7 +6,9 @@
 // Prints one line per zoom: events, frames, p50/p95 frame time, fps, p50/p95 draw time, the
 // replies that landed while panning (a reply is parsed and laid out at once), and the CPU time
 // the browser's and the server's processes used per frame: on a busy machine frame times also
-// count the time other processes had the cores, the CPU time does not.
+// count the time other processes had the cores, the CPU time does not. Then the last reply of
+// the zoomed pan, once landed: its size, the server's time, and the page's parsing and layout
+// of it (a reply lands as one long task, which a few seconds of panning may not meet).
 //
 // Up to FILE_EVENTS events the capture is one PyTorch trace. Beyond, one file cannot hold it:
 // Kineto's JSON of 100 M events would be about 12 GB, and one XSpace message cannot pass
@@ -131,6 +133,28 @@ function report(events, label, { frames, draws, replies, cpuSeconds }) {
   );
 }
 
+// The last viewport reply the pan asked for, once it has landed: its size, how long the server
+// took to answer it and what taking it cost the page (a large reply lands as one long task).
+async function lastReply(page, events, idle) {
+  await idle();
+  const reply = await page.evaluate(async () => {
+    const asked = performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/trace?'));
+    const last = asked[asked.length - 1];
+    if (!last) return null;
+    // Parsing it again, timed (the viewer parses it inside fetch's json()).
+    const text = await (await fetch(last.name)).text();
+    const t0 = performance.now();
+    JSON.parse(text);
+    const parseMs = performance.now() - t0;
+    return { bytes: last.decodedBodySize, seconds: (last.responseEnd - last.startTime) / 1000, parseMs, takenMs: Number(document.querySelector('.trace-viewer').dataset.acceptMs) };
+  });
+  if (!reply) return;
+  console.log(
+    `${NAME}: ${events.toLocaleString('en')} events, 1/200 of the trace: its last reply ${(reply.bytes / 1e6).toFixed(1)} MB, ` +
+      `answered in ${reply.seconds.toFixed(2)} s, parsed in ${reply.parseMs.toFixed(0)} ms and laid out in ${reply.takenMs.toFixed(0)} ms by the page`,
+  );
+}
+
 let server;
 let browser;
 try {
@@ -176,6 +200,7 @@ try {
   for (let i = 0; i < 24; ++i) await page.keyboard.press('w'); // 0.8^24: about 1/200 of the trace
   await idle();
   report(total, '1/200 of the trace', await pan(page));
+  await lastReply(page, total, idle);
 } finally {
   await browser?.close();
   await server?.stop();
