@@ -32,7 +32,7 @@ import {
 import { clampRange, formatPs, formatRange, zoomRange, type TimeRange } from '../trace/time_scale';
 import { coversAhead, rangeToFetch, type FetchedRange } from '../trace/viewport_plan';
 import { formatCollapsed, parseCollapsed, rememberOption, trackKey } from '../trace/collapsed_tracks';
-import { EMPTY_LAYOUT, foldsHiding, hitAt, layoutOf, linesInBand, type Layout } from '../trace/trace_layout';
+import { EMPTY_LAYOUT, foldsHiding, hitAt, layoutOf, linesInBand, rowYOfEvent, type Layout } from '../trace/trace_layout';
 import { drawAxis, formatCounter, sizeCanvas, TimelinePainter } from '../trace/trace_drawing';
 import { PannedRows } from '../trace/panned_rows';
 import { rangeSummaryView } from '../trace/trace_range_summary';
@@ -502,12 +502,13 @@ class TraceViewer {
       this.relayout();
       return;
     }
-    const y = this.layout.eventY.get(this.scrollTo.event) ?? this.layout.lineY.get(this.scrollTo.line);
+    const eventY = rowYOfEvent(this.layout, this.scrollTo.event, this.scrollTo.line);
+    const y = eventY ?? this.layout.lineY.get(this.scrollTo.line);
     if (y === undefined) return;
     if (!this.heightFitted) this.fitHeight();
     this.scroller.scrollTop = Math.max(0, y - this.scroller.clientHeight / 3);
     this.element.setAttribute('data-found-y', String(Math.round(y))); // for tests: the row scrolled to
-    if (this.layout.eventY.has(this.scrollTo.event)) this.scrollTo = null;
+    if (eventY !== undefined) this.scrollTo = null;
   }
 
   // Draws the rows in sight (the scroller's visible band) from the reply in hand.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TraceSection, TraceViewport } from './trace_api';
-import { colourOfName, foldsHiding, layoutOf, linesInBand, nameColours, sectionOrder } from './trace_layout';
+import { colourOfName, foldsHiding, layoutOf, linesInBand, nameColours, rowYOfEvent, sectionOrder, yOfEvent } from './trace_layout';
 
 const section = (name: string, kind: TraceSection['kind'], lines: number[] = [], empty?: string): TraceSection => ({
   name,
@@ -85,5 +85,29 @@ describe('trace layout', () => {
     expect(foldsHiding(reply, new Set(['s0', 't2']), new Set(), 2)).toEqual(['t2', 's0']);
     expect(foldsHiding(reply, new Set(['s0', 'pinned']), new Set(['t2']), 2)).toEqual(['pinned']);
     expect(foldsHiding(reply, new Set(['s0']), new Set(), 99)).toEqual([]);
+  });
+
+  it('finds the row of an event by its id, as a line numbers its events in time order', () => {
+    // One track (line 7) of two rows: the outer events and the nested ones, ids rising in each.
+    const rows = [
+      { lane: 0, depth: 0, events: [[0, 100, 1, 10], [200, 100, 1, 13]], merged: [] },
+      { lane: 0, depth: 1, events: [[10, 20, 2, 11], [40, 20, 2, 12], [210, 20, 2, 14]], merged: [] },
+    ];
+    // And one (line 8) whose row does not number its events in time order.
+    const odd = [{ lane: 0, depth: 0, events: [[0, 10, 1, 31], [20, 10, 1, 30]], merged: [] }];
+    const reply = {
+      sections: [{ name: '/host:CPU', kind: 'host', tracks: [{ line: 7, name: 'main', rows }, { line: 8, name: 'odd', rows: odd }] }],
+    } as unknown as TraceViewport;
+    const layout = layoutOf(reply, new Set());
+    const first = layout.lineY.get(7)!;
+    // Rows are 20 px apart; an event's y is its row's middle.
+    expect(rowYOfEvent(layout, 13, 7)).toBe(first + 10);
+    expect(rowYOfEvent(layout, 12, 7)).toBe(first + 30);
+    expect(rowYOfEvent(layout, 14, 7)).toBe(first + 30);
+    expect(rowYOfEvent(layout, 15, 7)).toBeUndefined();
+    expect(yOfEvent(layout, 15, 7)).toBe(first + 10); // not listed: its track's first row
+    const oddY = layout.lineY.get(8)! + 10;
+    expect(rowYOfEvent(layout, 30, 8)).toBe(oddY);
+    expect(rowYOfEvent(layout, 31, 8)).toBe(oddY);
   });
 });

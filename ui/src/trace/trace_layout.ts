@@ -39,11 +39,16 @@ export interface Layout {
   labels: Label[];
   counters: CounterPlace[];
   lineY: Map<number, number>; // a track's first row (a collapsed section's header)
-  eventY: Map<number, number>; // the middle of the row each listed event sits in
+  rowsOfLine: Map<number, RowPlace[]>; // a track's rows in sight
+  // The middle of the row of each listed event of a row whose event ids do not rise with time
+  // (none in practice: a line's events are numbered in time order, so rowYOfEvent finds an
+  // event by binary search; a map of every event costs ~0.3 µs each, 0.8 s for a reply of
+  // 100 M events' hosts).
+  eventY: Map<number, number>;
   height: number;
 }
 
-export const EMPTY_LAYOUT: Layout = { rows: [], labels: [], counters: [], lineY: new Map(), eventY: new Map(), height: 0 };
+export const EMPTY_LAYOUT: Layout = { rows: [], labels: [], counters: [], lineY: new Map(), rowsOfLine: new Map(), eventY: new Map(), height: 0 };
 
 // Devices first (where the work is; by name, GPU:2 before GPU:10, those without events among
 // them), then host threads, then the rest in the reply's order. Returns the reply's indices,
@@ -89,7 +94,7 @@ export function layoutOf(
   pinned: Set<string> = new Set(),
   counters: CounterTrack[] = [],
 ): Layout {
-  const out: Layout = { rows: [], labels: [], counters: [], lineY: new Map(), eventY: new Map(), height: 0 };
+  const out: Layout = { rows: [], labels: [], counters: [], lineY: new Map(), rowsOfLine: new Map(), eventY: new Map(), height: 0 };
   let y = 0;
   const header = (text: string, key: string, title?: string, foldable = true): boolean => {
     const folded = foldable && collapsed.has(key);
@@ -104,11 +109,15 @@ export function layoutOf(
     const rows = Math.max(1, shown.length);
     out.labels.push({ text: t.name, y, height: rows * ROW_PX, key: tKey, kind: 'track', collapsed: trackCollapsed, rows: t.rows.length, foldable: t.rows.length > 1, pinned: isPinned });
     out.lineY.set(t.line, y);
+    const places: RowPlace[] = [];
     shown.forEach((row, i) => {
       const rowY = y + i * ROW_PX;
-      out.rows.push({ row, line: t.line, y: rowY });
-      for (const e of row.events) out.eventY.set(e[3], rowY + ROW_PX / 2);
+      const place = { row, line: t.line, y: rowY };
+      out.rows.push(place);
+      places.push(place);
+      if (!idsRise(row.events)) for (const e of row.events) out.eventY.set(e[3], rowY + ROW_PX / 2);
     });
+    out.rowsOfLine.set(t.line, places);
     y += rows * ROW_PX + TRACK_GAP_PX;
   };
   const counterTracks = (list: CounterTrack[]) => {
@@ -221,9 +230,32 @@ export function lastAtOrBefore(points: [number, number][], ps: number): number {
   return lo - 1;
 }
 
+function idsRise(events: TraceEventBox[]): boolean {
+  for (let i = 1; i < events.length; ++i) if (events[i][3] <= events[i - 1][3]) return false;
+  return true;
+}
+
+// The middle of the row that lists `event` on `line`, if one in sight does.
+export function rowYOfEvent(layout: Layout, event: number, line: number): number | undefined {
+  const y = layout.eventY.get(event);
+  if (y !== undefined) return y;
+  for (const place of layout.rowsOfLine.get(line) ?? []) {
+    const events = place.row.events;
+    let lo = 0;
+    let hi = events.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (events[mid][3] < event) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < events.length && events[lo][3] === event) return place.y + ROW_PX / 2;
+  }
+  return undefined;
+}
+
 // Where a flow's end sits: its event's row when the reply lists it, else its track's first row.
 export function yOfEvent(layout: Layout, event: number, line: number): number | null {
-  const y = layout.eventY.get(event);
+  const y = rowYOfEvent(layout, event, line);
   if (y !== undefined) return y;
   const lineY = layout.lineY.get(line);
   return lineY === undefined ? null : lineY + ROW_PX / 2;
