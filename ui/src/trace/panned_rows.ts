@@ -16,7 +16,7 @@ const MAX_BITMAP_DEVICE_PX = 12000;
 // A pan keeps the zoom: the span may still change in its last bits from one frame to the next.
 const SAME_DENSITY = 1e-6;
 // How much of each margin is drawn per frame, in views' widths.
-const FILL_PER_FRAME = 1 / 8;
+const FILL_PER_FRAME = 1 / 16;
 
 // What the pixels show, apart from where the view is and which reply drew them.
 export interface RowsLook {
