@@ -215,7 +215,7 @@ CriticalPath critical_path_of_graph(const model::Profile& p, const StepAnalysis&
     if (!what_if.empty()) add_predictions(predict, what_if, c);
     return c;
   }
-  const Replay measured = replay(g, nullptr, 1, true);
+  Replay measured = replay(g, nullptr, 1, true);
   std::map<std::string, double> ops, kernels;
   NameTotals step_ops, step_kernels;
   for (const GraphStep& gs : g.steps) {
@@ -245,16 +245,22 @@ CriticalPath critical_path_of_graph(const model::Profile& p, const StepAnalysis&
   c.top_ops = largest(ops, kTopOverall, n);
   c.top_kernels = largest(kernels, kTopOverall, n);
   c.prediction_note = prediction_note(c);
+  predict.set_measured(std::move(measured.time_ps));  // the replays start from it
+  measured = {};
+  // The bottleneck is a kind of traced work (CriticalPath::bottleneck): the summary predicts
+  // no removal of the untraced gaps unless they are the bottleneck.
+  auto predicts_removal = [&](size_t k) {
+    return PathKind(k) != PathKind::kWaitingForRank && c.kind_ms[k] > 0 &&
+           (detail == PathDetail::kSegments || PathKind(k) != PathKind::kIdle);
+  };
   std::vector<WhatIfChange> removals;  // for the bottleneck
   for (size_t k = 0; k < kNumPathKinds; ++k)
-    if (PathKind(k) != PathKind::kWaitingForRank && c.kind_ms[k] > 0) removals.push_back({std::string(kPathKindKeys[k]), 0});
+    if (predicts_removal(k)) removals.push_back({std::string(kPathKindKeys[k]), 0});
   predict.make(removals);
   if (!what_if.empty() || defaults == WhatIfDefaults::kAdd)
     add_predictions(predict, what_if.empty() ? default_changes(c) : what_if, c, defaults == WhatIfDefaults::kSkipUnmatched);
   for (size_t k = 0; k < kNumPathKinds; ++k)
-    c.removed_step_ms[k] = PathKind(k) == PathKind::kWaitingForRank || c.kind_ms[k] <= 0
-                               ? c.path_ms
-                               : predict.step_ms(std::string(kPathKindKeys[k]), 0);
+    c.removed_step_ms[k] = predicts_removal(k) ? predict.step_ms(std::string(kPathKindKeys[k]), 0) : c.path_ms;
   const PathKind b = c.bottleneck();
   const std::string key(path_kind_key(b));
   c.bottleneck_change = {key, recommended_scale(b),

@@ -64,7 +64,8 @@ struct CriticalPath {
 
   // The step time after the change recommended for the bottleneck (bottleneck.h).
   WhatIfPrediction bottleneck_change;
-  // Per kind: the steps' mean length if that kind took no time (kWaitingForRank: not predicted).
+  // Per kind: the steps' mean length if that kind took no time (kWaitingForRank, and kIdle in a
+  // PathDetail::kSummary: not predicted, the path's length).
   std::array<double, kNumPathKinds> removed_step_ms{};
 
   // The kind with the most time on the path.
@@ -85,7 +86,8 @@ enum class WhatIfDefaults : uint8_t {
 };
 
 // How much of each step's path to give: its segments for the trace viewer too, or only its time
-// by kind and its largest ops (what the overview's headline reads: no segments).
+// by kind and its largest ops (what the overview's headline reads: no segments, and no
+// prediction for removing the untraced gaps, which are never its bottleneck).
 enum class PathDetail : uint8_t { kSegments, kSummary };
 
 // Throws ToolRequestError for a target that names nothing, listing close names (unless

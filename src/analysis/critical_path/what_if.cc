@@ -168,12 +168,15 @@ WhatIfPredictor::WhatIfPredictor(const model::Profile& p, const DependencyGraph&
     : p_(p), g_(g), step_root_names_(std::move(step_root_names)) {}
 WhatIfPredictor::~WhatIfPredictor() = default;
 
+void WhatIfPredictor::set_measured(std::vector<int64_t> time_ps) {
+  if (shared_) return;
+  shared_ = std::make_unique<Shared>();
+  shared_->measured_ps = std::move(time_ps);
+  shared_->out = out_edges(g_);
+}
+
 WhatIfPredictor::Shared& WhatIfPredictor::shared() {
-  if (!shared_) {
-    shared_ = std::make_unique<Shared>();
-    shared_->measured_ps = replay(g_, nullptr, 1, false).time_ps;
-    shared_->out = out_edges(g_);
-  }
+  if (!shared_) set_measured(replay(g_, nullptr, 1, false).time_ps);
   return *shared_;
 }
 
