@@ -642,27 +642,30 @@ class GraphBuilder {
     std::vector<int64_t> anchor(n);
     for (uint32_t i = 0; i < n; ++i) anchor[i] = g_.anchor_ps[order[i]];
     g_.anchor_ps = std::move(anchor);
+    // The edges grouped by their new target, in the order they were made; the cut ones are
+    // counted, and gone. One pass counts, one moves each edge to its place, renumbered, and its
+    // source and weight to the arrays a replay reads.
     g_.in_first.assign(n + 1, 0);
-    size_t kept = 0;
-    for (PathEdge& e : g_.edges) {
-      if (e.cut) continue;
-      e.from = new_id[e.from];
-      e.to = new_id[e.to];
-      ++g_.in_first[e.to + 1];
-      ++kept;
-    }
-    for (size_t v = 0; v < n; ++v) g_.in_first[v + 1] += g_.in_first[v];
-    std::vector<PathEdge> by_target(kept);
-    std::vector<uint32_t> fill(g_.in_first.begin(), g_.in_first.end() - 1);
     for (const PathEdge& e : g_.edges)
-      if (!e.cut) by_target[fill[e.to]++] = e;
-    g_.edges = std::move(by_target);  // the cut ones are counted, and gone
+      if (!e.cut) ++g_.in_first[new_id[e.to] + 1];
+    for (size_t v = 0; v < n; ++v) g_.in_first[v + 1] += g_.in_first[v];
+    const size_t kept = g_.in_first[n];
+    std::vector<PathEdge> by_target(kept);
     g_.edge_from.resize(kept);
     g_.edge_weight_ps.resize(kept);
-    for (size_t i = 0; i < kept; ++i) {
-      g_.edge_from[i] = g_.edges[i].from;
-      g_.edge_weight_ps[i] = g_.edges[i].weight_ps;
+    std::vector<uint32_t> fill(g_.in_first.begin(), g_.in_first.end() - 1);
+    for (const PathEdge& e : g_.edges) {
+      if (e.cut) continue;
+      const uint32_t to = new_id[e.to];
+      const uint32_t k = fill[to]++;
+      PathEdge& moved = by_target[k];
+      moved = e;
+      moved.from = new_id[e.from];
+      moved.to = to;
+      g_.edge_from[k] = moved.from;
+      g_.edge_weight_ps[k] = e.weight_ps;
     }
+    g_.edges = std::move(by_target);
     for (GraphStep& s : g_.steps) {
       if (s.begin_node != kNoNode) s.begin_node = new_id[s.begin_node];
       s.sink = new_id[s.sink];

@@ -85,7 +85,7 @@ class WhatIfPredictor {
 
   const model::Profile& p_;
   const DependencyGraph& g_;
-  std::map<std::string, EdgeList> matched_;
+  std::map<std::string, EdgeList, std::less<>> matched_;
   std::map<std::pair<std::string, double>, double> predicted_;
   std::set<std::string, std::less<>> step_root_names_;
   std::vector<uint8_t> leading_to_steps_;  // per node, made on first use (step_reach.h)
