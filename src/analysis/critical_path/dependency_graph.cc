@@ -85,7 +85,8 @@ class GraphBuilder {
     link_rank_waits();
     add_steps();
     g_.cut_edges += cut_backward_edges();
-    order_nodes();
+    release_building_state();
+    renumber(order_nodes());
     return std::move(g_);
   }
 
@@ -570,13 +571,27 @@ class GraphBuilder {
     return cut;
   }
 
+  // What only the building reads, let go before renumbering copies the graph (the peak).
+  void release_building_state() {
+    start_node_ = {};
+    end_node_ = {};
+    chain_edge_ = {};
+    kind_ = {};
+    thread_nodes_ = {};
+    launch_work_ = {};
+    producers_ = {};
+    consumers_ = {};
+    blocking_ = {};
+    last_of_group_ = {};
+    rank_waits_ = {};
+  }
+
   // An order in which every node comes after its dependencies, keeping the order the nodes were
   // made in where it allows (a thread's or a stream's instants one after the other, so that a
   // replay reads its times nearly in sequence): a node is placed when it is reached with its
   // dependencies placed, else as soon as the last of them is. A cycle left among instants of
-  // the same time is cut where it is found. Then the nodes are renumbered in that order and the
-  // edges grouped by their target, so that a replay reads both front to back.
-  void order_nodes() {
+  // the same time is cut where it is found. renumber() then numbers the nodes in that order.
+  std::vector<uint32_t> order_nodes() {
     const size_t n = g_.num_nodes();
     std::vector<uint32_t> out_first(n + 1, 0), pending(n, 0);
     for (const PathEdge& e : g_.edges) {
@@ -618,7 +633,7 @@ class GraphBuilder {
       if (pending[v] == 0 && !placed[v]) place(v);
     }
     while (order.size() < n) place(break_cycle(pending, placed));
-    renumber(order);
+    return order;
   }
 
   // Nodes left waiting lie on a cycle (of instants of one time, the others being cut already):
@@ -635,6 +650,8 @@ class GraphBuilder {
     return v;
   }
 
+  // The nodes renumbered in `order` and the edges grouped by their target, so that a replay
+  // reads both front to back.
   void renumber(const std::vector<uint32_t>& order) {
     const size_t n = order.size();
     std::vector<uint32_t> new_id(n);
