@@ -77,6 +77,7 @@ class GraphBuilder {
     g_.anchor_ps.reserve(2 * p_.num_events() + spans_.size());
     chain_edge_.reserve(2 * p_.num_events() + spans_.size());
     g_.edges.reserve(5 * p_.num_events() / 2 + spans_.size());
+    ends_.reserve(g_.edges.capacity());
     for (uint32_t l = 0; l < p_.lines.size(); ++l)
       if (is_host_thread(l)) add_thread(l);
     link_producers();
@@ -104,6 +105,7 @@ class GraphBuilder {
   }
   uint32_t add_edge(uint32_t from, uint32_t to, int64_t w, EventIndex ev, EventIndex owner, uint16_t host, PathKind k) {
     g_.edges.push_back({from, to, std::max<int64_t>(w, 0), ev, owner, host, k, false});
+    ends_.push_back({from, to});
     return uint32_t(g_.edges.size() - 1);
   }
 
@@ -563,12 +565,16 @@ class GraphBuilder {
   // An edge into an earlier instant cannot be followed: cut it, and count it.
   size_t cut_backward_edges() {
     size_t cut = 0;
-    for (PathEdge& e : g_.edges)
-      if (g_.anchor_ps[e.to] < g_.anchor_ps[e.from]) {
-        e.cut = true;
+    for (uint32_t k = 0; k < ends_.size(); ++k)
+      if (g_.anchor_ps[ends_[k].to] < g_.anchor_ps[ends_[k].from]) {
+        cut_edge(k);
         ++cut;
       }
     return cut;
+  }
+  void cut_edge(uint32_t k) {
+    g_.edges[k].cut = true;
+    ends_[k].to = kNoNode;
   }
 
   // What only the building reads, let go before renumbering copies the graph (the peak).
@@ -594,8 +600,8 @@ class GraphBuilder {
   std::vector<uint32_t> order_nodes() {
     const size_t n = g_.num_nodes();
     std::vector<uint32_t> out_first(n + 1, 0), pending(n, 0);
-    for (const PathEdge& e : g_.edges) {
-      if (e.cut) continue;
+    for (const Ends& e : ends_) {
+      if (e.to == kNoNode) continue;  // cut
       ++out_first[e.from + 1];
       ++pending[e.to];
     }
@@ -603,8 +609,8 @@ class GraphBuilder {
     std::vector<uint32_t> out_targets(out_first[n]);
     {
       std::vector<uint32_t> fill(out_first.begin(), out_first.end() - 1);
-      for (const PathEdge& e : g_.edges)
-        if (!e.cut) out_targets[fill[e.from]++] = e.to;
+      for (const Ends& e : ends_)
+        if (e.to != kNoNode) out_targets[fill[e.from]++] = e.to;
     }
     std::vector<uint32_t> order;
     order.reserve(n);
@@ -641,9 +647,9 @@ class GraphBuilder {
   uint32_t break_cycle(std::vector<uint32_t>& pending, const std::vector<uint8_t>& placed) {
     uint32_t v = 0;
     while (placed[v] || pending[v] == 0) ++v;
-    for (PathEdge& e : g_.edges)
-      if (e.to == v && !e.cut && !placed[e.from]) {
-        e.cut = true;
+    for (uint32_t k = 0; k < ends_.size(); ++k)
+      if (ends_[k].to == v && !placed[ends_[k].from]) {
+        cut_edge(k);
         ++g_.cut_edges;
       }
     pending[v] = 0;
@@ -663,8 +669,9 @@ class GraphBuilder {
     // counted, and gone. One pass counts, one moves each edge to its place, renumbered, and its
     // source and weight to the arrays a replay reads.
     g_.in_first.assign(n + 1, 0);
-    for (const PathEdge& e : g_.edges)
-      if (!e.cut) ++g_.in_first[new_id[e.to] + 1];
+    for (const Ends& e : ends_)
+      if (e.to != kNoNode) ++g_.in_first[new_id[e.to] + 1];
+    ends_ = {};
     for (size_t v = 0; v < n; ++v) g_.in_first[v + 1] += g_.in_first[v];
     const size_t kept = g_.in_first[n];
     std::vector<PathEdge> by_target(kept);
@@ -695,6 +702,12 @@ class GraphBuilder {
   DependencyGraph g_;
   std::vector<uint32_t> start_node_, end_node_;  // per event
   std::vector<uint32_t> chain_edge_;             // per node: the program-order edge leaving it
+  // Per edge, its two nodes again, side by side (kNoNode `to`: cut): what ordering the nodes
+  // reads, a quarter of the edges' bytes.
+  struct Ends {
+    uint32_t from, to;
+  };
+  std::vector<Ends> ends_;
   std::vector<std::pair<uint32_t, uint32_t>> thread_nodes_;  // per host thread line: its first and last node
   RankWaits rank_waits_;
   std::vector<int64_t> offset_;  // per host: rank_waits_.clock_offset_ps
