@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <numeric>
 
 namespace mlprof::analysis {
 namespace {
@@ -74,6 +73,15 @@ StepPathSegments path_segments(const model::Profile& p, const DependencyGraph& g
   const int64_t begin = replayed_begin_ps(g, r, step);
   const model::StringId step_host = p.hosts[step.host].name;
   std::vector<Piece> segs;
+  // Pieces follow each other on a line for long stretches: look the line up only when they leave it.
+  uint32_t line = UINT32_MAX;
+  auto line_of = [&](model::EventIndex e) {
+    if (line != UINT32_MAX) {
+      const model::Line& l = p.lines[line];
+      if (e >= l.first_event && e - l.first_event < l.num_events) return line;
+    }
+    return line = p.line_index(e);
+  };
   // The path comes from the step's end back: walk it forwards.
   for (auto it = path.rbegin(); it != path.rend(); ++it) {
     if (it->ps <= 0) continue;  // waiting weighs nothing: it holds no time on the path
@@ -88,7 +96,7 @@ StepPathSegments path_segments(const model::Profile& p, const DependencyGraph& g
       s.start_ps = r.time_ps[e.to] - it->ps;
       if (e.event != model::kNone) {
         s.event = e.event;
-        s.line = p.line_index(e.event);
+        if (max_segments > 0) s.line = line_of(e.event);  // a step listing none counts them only
         s.event_start_ps = p.start_ps(e.event);
       }
     }
@@ -110,16 +118,23 @@ StepPathSegments path_segments(const model::Profile& p, const DependencyGraph& g
     out.left_out = segs.size();
     for (const Piece& s : segs) out.left_out_ps += s.duration_ps;
   } else if (segs.size() > max_segments) {
-    std::vector<size_t> order(segs.size());
-    std::iota(order.begin(), order.end(), size_t(0));
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return segs[a].duration_ps > segs[b].duration_ps; });
-    out.left_out = segs.size() - max_segments;
-    for (size_t i = max_segments; i < segs.size(); ++i) out.left_out_ps += segs[order[i]].duration_ps;
-    order.resize(max_segments);
-    std::sort(order.begin(), order.end());
+    // The longest `max_segments`, the earlier first among equals, listed in time order.
+    std::vector<int64_t> lengths(segs.size());
+    for (size_t i = 0; i < segs.size(); ++i) lengths[i] = segs[i].duration_ps;
+    std::nth_element(lengths.begin(), lengths.begin() + long(max_segments - 1), lengths.end(), std::greater<>());
+    const int64_t cut = lengths[max_segments - 1];
+    size_t longer = 0;
+    for (const Piece& s : segs) longer += s.duration_ps > cut;
+    size_t equal_kept = max_segments - longer;
     out.segments.reserve(max_segments);
-    for (size_t i : order) out.segments.push_back(with_strings(p, segs[i]));
+    for (const Piece& s : segs) {
+      if (s.duration_ps > cut || (s.duration_ps == cut && equal_kept > 0 && equal_kept--)) {
+        out.segments.push_back(with_strings(p, s));
+      } else {
+        ++out.left_out;
+        out.left_out_ps += s.duration_ps;
+      }
+    }
   } else {
     out.segments.reserve(segs.size());
     for (const Piece& s : segs) out.segments.push_back(with_strings(p, s));
