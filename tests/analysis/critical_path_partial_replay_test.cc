@@ -66,6 +66,29 @@ TEST(PartialReplay, GivesTheWholeReplaysTimesOnAGraphWorkedByHand) {
   EXPECT_DOUBLE_EQ(partial.mean_step_ms({edge_index(3, 4)}, 0.5), 35 / 1e9);
 }
 
+// One thread of 10000 instants 10 ps apart: halving its first stretch moves every instant after
+// it (the replay goes on over all of them once the change has spread), the step ends 5 ps
+// earlier; removing its last stretch, 10 ps earlier; and the buffers are restored between.
+TEST(PartialReplay, AChangeThatSpreadsDownAThreadMovesEveryInstantAfterIt) {
+  constexpr uint32_t kNodes = 10000;
+  std::vector<int64_t> anchors;
+  std::vector<std::tuple<uint32_t, uint32_t, int64_t>> edges;
+  for (uint32_t v = 0; v < kNodes; ++v) {
+    anchors.push_back(10 * int64_t(v));
+    if (v > 0) edges.emplace_back(v - 1, v, 10);
+  }
+  DependencyGraph g = graph_of(anchors, edges);
+  const int64_t end = 10 * int64_t(kNodes - 1);
+  g.steps.push_back({0, 1, 0, end, 0, kNodes - 1, -1});
+  const std::vector<int64_t> measured = replay(g, nullptr, 1, false).time_ps;
+  const OutEdges out = out_edges(g);
+  PartialReplay partial(g, measured, out);
+  EXPECT_DOUBLE_EQ(partial.mean_step_ms({0}, 0.5), double(end - 5) / 1e9);  // edge 0: 0 -> 1
+  EXPECT_DOUBLE_EQ(partial.mean_step_ms({kNodes - 2}, 0), double(end - 10) / 1e9);
+  EXPECT_DOUBLE_EQ(partial.mean_step_ms({0}, 0.5), double(end - 5) / 1e9);
+  EXPECT_DOUBLE_EQ(partial.mean_step_ms({}, 0), double(end) / 1e9);
+}
+
 class PartialReplayOnTraces : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(PartialReplayOnTraces, EqualsTheWholeReplayForEveryDefaultTarget) {

@@ -124,6 +124,33 @@ TEST(CriticalPath, WorkNotLinkedToTheStepsIsSaidToBe) {
   EXPECT_TRUE(c.what_if[1].reaches_steps);
 }
 
+// The overview's summary of the path (PathDetail::kSummary) gives the same time by kind, ops and
+// predictions as the whole path, without the segments the trace viewer draws, and without
+// predicting the untraced gaps' removal. Removing device compute: the kernel takes no time at
+// 1 ms, the synchronisation returns at 2, the optimizer ends the step at 3.
+TEST(CriticalPath, TheSummaryGivesTheSameFiguresWithoutSegments) {
+  const model::Profile p = program(false);
+  const StepAnalysis steps = analyze_steps(p);
+  const CriticalPath full =
+      compute_critical_path_of_spans(p, steps, step_spans(steps), {{"optimizer", 0}}, WhatIfDefaults::kNone);
+  const CriticalPath summary = compute_critical_path_of_spans(p, steps, step_spans(steps), {{"optimizer", 0}},
+                                                              WhatIfDefaults::kNone, PathDetail::kSummary);
+  ASSERT_EQ(summary.steps.size(), 7u);
+  EXPECT_FALSE(full.steps[0].path.segments.empty());
+  for (const CriticalPathStep& s : summary.steps) EXPECT_TRUE(s.path.segments.empty());
+  for (size_t k = 0; k < kNumPathKinds; ++k) EXPECT_EQ(summary.kind_ms[k], full.kind_ms[k]) << k;
+  EXPECT_NEAR(summary.removed_step_ms[size_t(PathKind::kDeviceCompute)], 3, 1e-9);
+  EXPECT_EQ(summary.removed_step_ms[size_t(PathKind::kDeviceCompute)],
+            full.removed_step_ms[size_t(PathKind::kDeviceCompute)]);
+  EXPECT_EQ(summary.removed_step_ms[size_t(PathKind::kIdle)], summary.path_ms);
+  ASSERT_EQ(summary.top_ops.size(), full.top_ops.size());
+  EXPECT_EQ(summary.top_ops[0].name, full.top_ops[0].name);
+  ASSERT_EQ(summary.what_if.size(), 1u);
+  EXPECT_NEAR(summary.what_if[0].step_ms, 9, 1e-9);  // no optimizer
+  EXPECT_EQ(summary.bottleneck(), PathKind::kDeviceCompute);
+  EXPECT_NEAR(summary.bottleneck_change.step_ms, 6.5, 1e-9);  // device compute halved
+}
+
 TEST(CriticalPath, ADependencyBackInTimeIsCutAndCounted) {
   const model::Profile p = program(true);
   const CriticalPath c = compute_critical_path(p, analyze_steps(p));

@@ -85,7 +85,7 @@ std::optional<Bottleneck> find_bottleneck(const model::Profile& profile, const S
   std::optional<Bottleneck> longest;
   for (const auto& [host, spans] : by_host) {
     const CriticalPath path =
-        compute_critical_path_of_spans(profile, steps, spans, changes, WhatIfDefaults::kSkipUnmatched);
+        compute_critical_path_of_spans(profile, steps, spans, changes, WhatIfDefaults::kSkipUnmatched, PathDetail::kSummary);
     auto b = bottleneck_of(path);
     if (b && (!longest || b->step_ms > longest->step_ms)) {
       b->what_if = path.what_if;

@@ -38,6 +38,34 @@ std::vector<PathTime> largest(const std::map<std::string, double>& by_name, size
   return out;
 }
 
+// Time by name, summed by the name's string id (interned: one id a string) and turned into
+// strings once a step, not once a piece of the path.
+class NameTotals {
+ public:
+  void add(model::StringId name, double ms) {
+    if (name >= ms_.size()) ms_.resize(size_t(name) + 1, -1);
+    if (ms_[name] < 0) {
+      ms_[name] = 0;
+      touched_.push_back(name);
+    }
+    ms_[name] += ms;
+  }
+  // The totals by name, emptied for the next step.
+  std::map<std::string, double> take(const model::Profile& p) {
+    std::map<std::string, double> out;
+    for (model::StringId name : touched_) {
+      out[std::string(p.strings.view(name))] += ms_[name];
+      ms_[name] = -1;
+    }
+    touched_.clear();
+    return out;
+  }
+
+ private:
+  std::vector<double> ms_;  // per string id; -1: not on this path
+  std::vector<model::StringId> touched_;
+};
+
 // What one step's path holds, by kind and by op or kernel name.
 struct StepPath {
   std::array<double, kNumPathKinds> kind_ms{};
@@ -50,7 +78,7 @@ struct StepPath {
 constexpr double kSpansStepShare = 0.9;
 
 StepPath read_path(const model::Profile& p, const DependencyGraph& g, const std::vector<PathPiece>& path,
-                   const GraphStep& step) {
+                   const GraphStep& step, NameTotals& ops, NameTotals& kernels) {
   const uint32_t host = step.host;
   const double spanning_ps = kSpansStepShare * double(step.end_ps - step.begin_ps);
   StepPath out;
@@ -67,8 +95,10 @@ StepPath read_path(const model::Profile& p, const DependencyGraph& g, const std:
     if (e.event == model::kNone || ms <= 0) continue;
     const bool on_device = is_device_kind(e.kind) && p.plane_of(e.event).kind == model::PlaneKind::kDevice;
     if (!on_device && double(p.duration_ps(e.event)) >= spanning_ps) continue;
-    (on_device ? out.kernels : out.ops)[std::string(p.name(e.event))] += ms;
+    (on_device ? kernels : ops).add(p.names[p.events.name[e.event]].name, ms);
   }
+  out.ops = ops.take(p);
+  out.kernels = kernels.take(p);
   return out;
 }
 
@@ -170,7 +200,8 @@ PathKind CriticalPath::bottleneck() const {
 namespace {
 
 CriticalPath critical_path_of_graph(const model::Profile& p, const StepAnalysis& steps, const DependencyGraph& g,
-                                    const std::vector<WhatIfChange>& what_if, WhatIfDefaults defaults) {
+                                    const std::vector<WhatIfChange>& what_if, WhatIfDefaults defaults,
+                                    PathDetail detail = PathDetail::kSegments) {
   CriticalPath c;
   for (const model::Plane& plane : p.planes) c.on_tpu |= p.strings.view(plane.name).starts_with("/device:TPU:");
   c.consumer_links = g.consumer_links;
@@ -184,13 +215,15 @@ CriticalPath critical_path_of_graph(const model::Profile& p, const StepAnalysis&
     if (!what_if.empty()) add_predictions(predict, what_if, c);
     return c;
   }
-  const Replay measured = replay(g, nullptr, 1, true);
+  Replay measured = replay(g, nullptr, 1, true);
   std::map<std::string, double> ops, kernels;
+  NameTotals step_ops, step_kernels;
   for (const GraphStep& gs : g.steps) {
     const std::vector<PathPiece> pieces = critical_path(g, measured, gs);
-    const StepPath sp = read_path(p, g, pieces, gs);
+    const StepPath sp = read_path(p, g, pieces, gs, step_ops, step_kernels);
     CriticalPathStep s;
-    s.path = path_segments(p, g, measured, pieces, gs, segments_cap(c.steps.size(), g.steps.size()));
+    if (detail == PathDetail::kSegments)
+      s.path = path_segments(p, g, measured, pieces, gs, segments_cap(c.steps.size(), g.steps.size()));
     s.host = std::string(p.strings.view(p.hosts[gs.host].name));
     s.step_num = gs.step_num;
     s.step_ms = double(gs.end_ps - gs.begin_ps) / kPsPerMs;
@@ -212,16 +245,22 @@ CriticalPath critical_path_of_graph(const model::Profile& p, const StepAnalysis&
   c.top_ops = largest(ops, kTopOverall, n);
   c.top_kernels = largest(kernels, kTopOverall, n);
   c.prediction_note = prediction_note(c);
+  predict.set_measured(std::move(measured.time_ps));  // the replays start from it
+  measured = {};
+  // The bottleneck is a kind of traced work (CriticalPath::bottleneck): the summary predicts
+  // no removal of the untraced gaps unless they are the bottleneck.
+  auto predicts_removal = [&](size_t k) {
+    return PathKind(k) != PathKind::kWaitingForRank && c.kind_ms[k] > 0 &&
+           (detail == PathDetail::kSegments || PathKind(k) != PathKind::kIdle);
+  };
   std::vector<WhatIfChange> removals;  // for the bottleneck
   for (size_t k = 0; k < kNumPathKinds; ++k)
-    if (PathKind(k) != PathKind::kWaitingForRank && c.kind_ms[k] > 0) removals.push_back({std::string(kPathKindKeys[k]), 0});
+    if (predicts_removal(k)) removals.push_back({std::string(kPathKindKeys[k]), 0});
   predict.make(removals);
   if (!what_if.empty() || defaults == WhatIfDefaults::kAdd)
     add_predictions(predict, what_if.empty() ? default_changes(c) : what_if, c, defaults == WhatIfDefaults::kSkipUnmatched);
   for (size_t k = 0; k < kNumPathKinds; ++k)
-    c.removed_step_ms[k] = PathKind(k) == PathKind::kWaitingForRank || c.kind_ms[k] <= 0
-                               ? c.path_ms
-                               : predict.step_ms(std::string(kPathKindKeys[k]), 0);
+    c.removed_step_ms[k] = predicts_removal(k) ? predict.step_ms(std::string(kPathKindKeys[k]), 0) : c.path_ms;
   const PathKind b = c.bottleneck();
   const std::string key(path_kind_key(b));
   c.bottleneck_change = {key, recommended_scale(b),
@@ -239,8 +278,8 @@ CriticalPath compute_critical_path(const model::Profile& p, const StepAnalysis& 
 
 CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepAnalysis& steps,
                                             const std::vector<StepSpan>& spans, const std::vector<WhatIfChange>& what_if,
-                                            WhatIfDefaults defaults) {
-  return critical_path_of_graph(p, steps, build_dependency_graph(p, steps, spans), what_if, defaults);
+                                            WhatIfDefaults defaults, PathDetail detail) {
+  return critical_path_of_graph(p, steps, build_dependency_graph(p, steps, spans), what_if, defaults, detail);
 }
 
 CriticalPath compute_critical_path_of_annotation(const model::Profile& p, const StepAnalysis& steps,

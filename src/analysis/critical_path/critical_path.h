@@ -64,7 +64,8 @@ struct CriticalPath {
 
   // The step time after the change recommended for the bottleneck (bottleneck.h).
   WhatIfPrediction bottleneck_change;
-  // Per kind: the steps' mean length if that kind took no time (kWaitingForRank: not predicted).
+  // Per kind: the steps' mean length if that kind took no time (kWaitingForRank, and kIdle in a
+  // PathDetail::kSummary: not predicted, the path's length).
   std::array<double, kNumPathKinds> removed_step_ms{};
 
   // The kind with the most time on the path.
@@ -84,6 +85,11 @@ enum class WhatIfDefaults : uint8_t {
                    // overview's recommendations name ops that may not lie in a step)
 };
 
+// How much of each step's path to give: its segments for the trace viewer too, or only its time
+// by kind and its largest ops (what the overview's headline reads: no segments, and no
+// prediction for removing the untraced gaps, which are never its bottleneck).
+enum class PathDetail : uint8_t { kSegments, kSummary };
+
 // Throws ToolRequestError for a target that names nothing, listing close names (unless
 // kSkipUnmatched).
 CriticalPath compute_critical_path(const model::Profile& profile, const StepAnalysis& steps,
@@ -94,7 +100,8 @@ CriticalPath compute_critical_path(const model::Profile& profile, const StepAnal
 CriticalPath compute_critical_path_of_spans(const model::Profile& profile, const StepAnalysis& steps,
                                             const std::vector<StepSpan>& spans,
                                             const std::vector<WhatIfChange>& what_if = {},
-                                            WhatIfDefaults defaults = WhatIfDefaults::kAdd);
+                                            WhatIfDefaults defaults = WhatIfDefaults::kAdd,
+                                            PathDetail detail = PathDetail::kSegments);
 
 // The same over each instance of a host annotation (HTA's critical_path_analysis over an
 // annotation), each ending when the work launched inside it does.

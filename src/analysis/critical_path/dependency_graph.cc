@@ -77,6 +77,7 @@ class GraphBuilder {
     g_.anchor_ps.reserve(2 * p_.num_events() + spans_.size());
     chain_edge_.reserve(2 * p_.num_events() + spans_.size());
     g_.edges.reserve(5 * p_.num_events() / 2 + spans_.size());
+    ends_.reserve(g_.edges.capacity());
     for (uint32_t l = 0; l < p_.lines.size(); ++l)
       if (is_host_thread(l)) add_thread(l);
     link_producers();
@@ -85,7 +86,8 @@ class GraphBuilder {
     link_rank_waits();
     add_steps();
     g_.cut_edges += cut_backward_edges();
-    order_nodes();
+    release_building_state();
+    renumber(order_nodes());
     return std::move(g_);
   }
 
@@ -103,6 +105,7 @@ class GraphBuilder {
   }
   uint32_t add_edge(uint32_t from, uint32_t to, int64_t w, EventIndex ev, EventIndex owner, uint16_t host, PathKind k) {
     g_.edges.push_back({from, to, std::max<int64_t>(w, 0), ev, owner, host, k, false});
+    ends_.push_back({from, to});
     return uint32_t(g_.edges.size() - 1);
   }
 
@@ -562,25 +565,43 @@ class GraphBuilder {
   // An edge into an earlier instant cannot be followed: cut it, and count it.
   size_t cut_backward_edges() {
     size_t cut = 0;
-    for (PathEdge& e : g_.edges)
-      if (g_.anchor_ps[e.to] < g_.anchor_ps[e.from]) {
-        e.cut = true;
+    for (uint32_t k = 0; k < ends_.size(); ++k)
+      if (g_.anchor_ps[ends_[k].to] < g_.anchor_ps[ends_[k].from]) {
+        cut_edge(k);
         ++cut;
       }
     return cut;
+  }
+  void cut_edge(uint32_t k) {
+    g_.edges[k].cut = true;
+    ends_[k].to = kNoNode;
+  }
+
+  // What only the building reads, let go before renumbering copies the graph (the peak).
+  void release_building_state() {
+    start_node_ = {};
+    end_node_ = {};
+    chain_edge_ = {};
+    kind_ = {};
+    thread_nodes_ = {};
+    launch_work_ = {};
+    producers_ = {};
+    consumers_ = {};
+    blocking_ = {};
+    last_of_group_ = {};
+    rank_waits_ = {};
   }
 
   // An order in which every node comes after its dependencies, keeping the order the nodes were
   // made in where it allows (a thread's or a stream's instants one after the other, so that a
   // replay reads its times nearly in sequence): a node is placed when it is reached with its
   // dependencies placed, else as soon as the last of them is. A cycle left among instants of
-  // the same time is cut where it is found. Then the nodes are renumbered in that order and the
-  // edges grouped by their target, so that a replay reads both front to back.
-  void order_nodes() {
+  // the same time is cut where it is found. renumber() then numbers the nodes in that order.
+  std::vector<uint32_t> order_nodes() {
     const size_t n = g_.num_nodes();
     std::vector<uint32_t> out_first(n + 1, 0), pending(n, 0);
-    for (const PathEdge& e : g_.edges) {
-      if (e.cut) continue;
+    for (const Ends& e : ends_) {
+      if (e.to == kNoNode) continue;  // cut
       ++out_first[e.from + 1];
       ++pending[e.to];
     }
@@ -588,8 +609,8 @@ class GraphBuilder {
     std::vector<uint32_t> out_targets(out_first[n]);
     {
       std::vector<uint32_t> fill(out_first.begin(), out_first.end() - 1);
-      for (const PathEdge& e : g_.edges)
-        if (!e.cut) out_targets[fill[e.from]++] = e.to;
+      for (const Ends& e : ends_)
+        if (e.to != kNoNode) out_targets[fill[e.from]++] = e.to;
     }
     std::vector<uint32_t> order;
     order.reserve(n);
@@ -618,7 +639,7 @@ class GraphBuilder {
       if (pending[v] == 0 && !placed[v]) place(v);
     }
     while (order.size() < n) place(break_cycle(pending, placed));
-    renumber(order);
+    return order;
   }
 
   // Nodes left waiting lie on a cycle (of instants of one time, the others being cut already):
@@ -626,15 +647,17 @@ class GraphBuilder {
   uint32_t break_cycle(std::vector<uint32_t>& pending, const std::vector<uint8_t>& placed) {
     uint32_t v = 0;
     while (placed[v] || pending[v] == 0) ++v;
-    for (PathEdge& e : g_.edges)
-      if (e.to == v && !e.cut && !placed[e.from]) {
-        e.cut = true;
+    for (uint32_t k = 0; k < ends_.size(); ++k)
+      if (ends_[k].to == v && !placed[ends_[k].from]) {
+        cut_edge(k);
         ++g_.cut_edges;
       }
     pending[v] = 0;
     return v;
   }
 
+  // The nodes renumbered in `order` and the edges grouped by their target, so that a replay
+  // reads both front to back.
   void renumber(const std::vector<uint32_t>& order) {
     const size_t n = order.size();
     std::vector<uint32_t> new_id(n);
@@ -642,27 +665,31 @@ class GraphBuilder {
     std::vector<int64_t> anchor(n);
     for (uint32_t i = 0; i < n; ++i) anchor[i] = g_.anchor_ps[order[i]];
     g_.anchor_ps = std::move(anchor);
+    // The edges grouped by their new target, in the order they were made; the cut ones are
+    // counted, and gone. One pass counts, one moves each edge to its place, renumbered, and its
+    // source and weight to the arrays a replay reads.
     g_.in_first.assign(n + 1, 0);
-    size_t kept = 0;
-    for (PathEdge& e : g_.edges) {
-      if (e.cut) continue;
-      e.from = new_id[e.from];
-      e.to = new_id[e.to];
-      ++g_.in_first[e.to + 1];
-      ++kept;
-    }
+    for (const Ends& e : ends_)
+      if (e.to != kNoNode) ++g_.in_first[new_id[e.to] + 1];
+    ends_ = {};
     for (size_t v = 0; v < n; ++v) g_.in_first[v + 1] += g_.in_first[v];
+    const size_t kept = g_.in_first[n];
     std::vector<PathEdge> by_target(kept);
-    std::vector<uint32_t> fill(g_.in_first.begin(), g_.in_first.end() - 1);
-    for (const PathEdge& e : g_.edges)
-      if (!e.cut) by_target[fill[e.to]++] = e;
-    g_.edges = std::move(by_target);  // the cut ones are counted, and gone
     g_.edge_from.resize(kept);
     g_.edge_weight_ps.resize(kept);
-    for (size_t i = 0; i < kept; ++i) {
-      g_.edge_from[i] = g_.edges[i].from;
-      g_.edge_weight_ps[i] = g_.edges[i].weight_ps;
+    std::vector<uint32_t> fill(g_.in_first.begin(), g_.in_first.end() - 1);
+    for (const PathEdge& e : g_.edges) {
+      if (e.cut) continue;
+      const uint32_t to = new_id[e.to];
+      const uint32_t k = fill[to]++;
+      PathEdge& moved = by_target[k];
+      moved = e;
+      moved.from = new_id[e.from];
+      moved.to = to;
+      g_.edge_from[k] = moved.from;
+      g_.edge_weight_ps[k] = e.weight_ps;
     }
+    g_.edges = std::move(by_target);
     for (GraphStep& s : g_.steps) {
       if (s.begin_node != kNoNode) s.begin_node = new_id[s.begin_node];
       s.sink = new_id[s.sink];
@@ -675,6 +702,12 @@ class GraphBuilder {
   DependencyGraph g_;
   std::vector<uint32_t> start_node_, end_node_;  // per event
   std::vector<uint32_t> chain_edge_;             // per node: the program-order edge leaving it
+  // Per edge, its two nodes again, side by side (kNoNode `to`: cut): what ordering the nodes
+  // reads, a quarter of the edges' bytes.
+  struct Ends {
+    uint32_t from, to;
+  };
+  std::vector<Ends> ends_;
   std::vector<std::pair<uint32_t, uint32_t>> thread_nodes_;  // per host thread line: its first and last node
   RankWaits rank_waits_;
   std::vector<int64_t> offset_;  // per host: rank_waits_.clock_offset_ps

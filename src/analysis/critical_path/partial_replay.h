@@ -34,7 +34,10 @@ class PartialReplay {
   static constexpr size_t kDenseShare = 20;
   double mean_step_ms_now() const;  // with the times in time_ as they are
   void replay_from(uint32_t first, double scale);
-  void replay_marked(const std::vector<uint32_t>& scaled, double scale);
+  uint32_t replay_marked(const std::vector<uint32_t>& scaled, double scale);
+  // A marked replay that has moved at least half of this many nodes, or more, since its first
+  // goes on replaying every node.
+  static constexpr uint32_t kSpreadAfter = 4096;
   void mark(uint32_t v) { dirty_[v >> 6] |= uint64_t(1) << (v & 63); }
 
   const DependencyGraph& g_;

@@ -168,12 +168,15 @@ WhatIfPredictor::WhatIfPredictor(const model::Profile& p, const DependencyGraph&
     : p_(p), g_(g), step_root_names_(std::move(step_root_names)) {}
 WhatIfPredictor::~WhatIfPredictor() = default;
 
+void WhatIfPredictor::set_measured(std::vector<int64_t> time_ps) {
+  if (shared_) return;
+  shared_ = std::make_unique<Shared>();
+  shared_->measured_ps = std::move(time_ps);
+  shared_->out = out_edges(g_);
+}
+
 WhatIfPredictor::Shared& WhatIfPredictor::shared() {
-  if (!shared_) {
-    shared_ = std::make_unique<Shared>();
-    shared_->measured_ps = replay(g_, nullptr, 1, false).time_ps;
-    shared_->out = out_edges(g_);
-  }
+  if (!shared_) set_measured(replay(g_, nullptr, 1, false).time_ps);
   return *shared_;
 }
 
@@ -219,9 +222,18 @@ double WhatIfPredictor::step_ms(const std::string& target, double scale) {
 
 void WhatIfPredictor::match_all(const std::vector<WhatIfChange>& changes) {
   std::vector<std::string> targets;
-  for (const WhatIfChange& c : changes)
-    if (!matched_.count(c.target) && std::find(targets.begin(), targets.end(), c.target) == targets.end())
-      targets.push_back(c.target);
+  auto ask = [&](std::string_view target) {
+    if (!matched_.count(target) && std::find(targets.begin(), targets.end(), target) == targets.end())
+      targets.emplace_back(target);
+  };
+  bool any_kind = false;
+  for (const WhatIfChange& c : changes) {
+    ask(c.target);
+    any_kind |= path_kind_of_target(c.target).has_value();
+  }
+  // One pass over the edges finds every kind's: find them all the first time one is asked.
+  if (any_kind)
+    for (std::string_view key : kPathKindKeys) ask(key);
   auto found = match_what_ifs(p_, g_, targets);
   for (size_t i = 0; i < targets.size(); ++i)
     if (found[i]) matched_.emplace(targets[i], std::move(*found[i]));

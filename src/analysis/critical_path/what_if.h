@@ -55,6 +55,10 @@ class WhatIfPredictor {
                   std::set<std::string, std::less<>> step_root_names = {});
   ~WhatIfPredictor();
 
+  // The graph's replay with the measured weights, where the caller has made it already (else
+  // made on first use).
+  void set_measured(std::vector<int64_t> time_ps);
+
   // Makes the predictions of `changes` not made yet, the replays on every core. Throws as step_ms.
   void make(const std::vector<WhatIfChange>& changes);
 
@@ -81,7 +85,7 @@ class WhatIfPredictor {
 
   const model::Profile& p_;
   const DependencyGraph& g_;
-  std::map<std::string, EdgeList> matched_;
+  std::map<std::string, EdgeList, std::less<>> matched_;
   std::map<std::pair<std::string, double>, double> predicted_;
   std::set<std::string, std::less<>> step_root_names_;
   std::vector<uint8_t> leading_to_steps_;  // per node, made on first use (step_reach.h)
