@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <optional>
+#include <vector>
 
 #include "analysis/analyzed_profile.h"
 #include "analysis/hlo_ops.h"
@@ -55,6 +56,34 @@ json viewport_flows(const model::Profile& p, const analysis::TraceFlows& all, co
   return out;
 }
 
+// Parameter `lines`: line numbers and ranges of them ("3,7-12"), each under `num_lines`; an
+// absent parameter is none. 400 when it names anything else.
+std::vector<uint32_t> line_list(const QueryParams& params, size_t num_lines) {
+  std::vector<uint32_t> lines;
+  const std::string list = param(params, "lines");
+  const auto bad = [] { return QueryError(400, "parameter 'lines' must list line numbers of this trace (or ranges a-b), comma-separated"); };
+  const auto number = [&](size_t from, size_t to) {
+    uint32_t l = 0;
+    const auto [ptr, ec] = std::from_chars(list.data() + from, list.data() + to, l);
+    if (ec != std::errc() || ptr != list.data() + to || l >= num_lines) throw bad();
+    return l;
+  };
+  for (size_t at = 0; at < list.size();) {
+    const size_t comma = std::min(list.find(',', at), list.size());
+    const size_t dash = list.find('-', at);
+    if (dash < comma) {
+      const uint32_t first = number(at, dash), last = number(dash + 1, comma);
+      if (last < first) throw bad();
+      for (uint32_t l = first; l <= last; ++l) lines.push_back(l);
+    } else {
+      lines.push_back(number(at, comma));
+    }
+    at = comma + 1;
+  }
+  if (!list.empty() && list.back() == ',') throw bad();
+  return lines;
+}
+
 // From the first device event's start to the last one's end; none without device events.
 std::optional<std::pair<int64_t, int64_t>> device_span(const model::Profile& p) {
   std::optional<std::pair<int64_t, int64_t>> span;
@@ -95,6 +124,13 @@ Reply TraceApi::viewport(const QueryParams& params) {
     if (end <= start) throw QueryError(400, "end_ps must be after start_ps");
     if (width < 1 || width > 20000) throw QueryError(400, "width_px must be from 1 to 20000");
     const analysis::TraceViewport view{zero + start, zero + end, uint32_t(width)};
+    // With `lines`, events only on those tracks (the ones in sight); every track is still
+    // listed with its rows, so the page's layout stays the same.
+    std::vector<bool> wanted;
+    if (!param(params, "lines").empty()) {
+      wanted.assign(p.lines.size(), false);
+      for (const uint32_t l : line_list(params, p.lines.size())) wanted[l] = true;
+    }
 
     json sections = json::array();
     json names = json::object();
@@ -111,10 +147,11 @@ Reply TraceApi::viewport(const QueryParams& params) {
         sections.push_back({{"name", section_name(p, plane)}, {"kind", section_kind(plane.kind)}, {"tracks", json::array()}});
         plane_shown[line.plane] = true;
       }
+      const bool left_out = !wanted.empty() && !wanted[track.line];
       json rows = json::array();
       for (const auto& row : track.rows) {
         boxes.clear();
-        index.query_row(row, view, boxes);
+        if (!left_out) index.query_row(row, view, boxes);
         json events = json::array(), merged = json::array();
         for (const auto& b : boxes) {
           if (b.event == model::kNone) {
@@ -136,8 +173,9 @@ Reply TraceApi::viewport(const QueryParams& params) {
         rows.push_back({{"lane", row.lane}, {"depth", row.depth}, {"events", std::move(events)}, {"merged", std::move(merged)}});
       }
       const model::StringId line_name = line.display_name != model::kEmptyString ? line.display_name : line.name;
-      sections.back()["tracks"].push_back(
-          {{"line", track.line}, {"name", std::string(p.strings.view(line_name))}, {"rows", std::move(rows)}});
+      json& listed_track = sections.back()["tracks"].emplace_back(
+          json{{"line", track.line}, {"name", std::string(p.strings.view(line_name))}, {"rows", std::move(rows)}});
+      if (left_out) listed_track["left_out"] = true;
     }
     const bool with_steps = param(params, "steps") == "1";
     // Every device the profile names is listed: one with no events says so.
@@ -247,17 +285,7 @@ Reply TraceApi::summary(const QueryParams& params) {
     if (end <= start) throw QueryError(400, "end_ps must be after start_ps");
     const int64_t limit = int_param(params, "limit", 100);
     if (limit < 1 || limit > 10000) throw QueryError(400, "limit must be from 1 to 10000");
-    std::vector<uint32_t> lines;
-    const std::string list = param(params, "lines");
-    for (size_t at = 0; at < list.size();) {
-      const size_t comma = std::min(list.find(',', at), list.size());
-      uint32_t l = 0;
-      auto [ptr, ec] = std::from_chars(list.data() + at, list.data() + comma, l);
-      if (ec != std::errc() || ptr != list.data() + comma || l >= p.lines.size())
-        throw QueryError(400, "parameter 'lines' must list line numbers of this trace, comma-separated");
-      lines.push_back(l);
-      at = comma + 1;
-    }
+    const std::vector<uint32_t> lines = line_list(params, p.lines.size());
     const auto s = analysis::summarize_trace_range(p, zero + start, zero + end, lines, size_t(limit));
     json names = json::array();
     for (const auto& n : s.names) {

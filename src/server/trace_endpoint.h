@@ -5,13 +5,15 @@
 //   GET /api/trace?run=&host=[&start_ps=&end_ps=&width_px=]
 //       {"run", "host", "begin_ps": 0, "end_ps", "start_ps", "end_ps_view", "width_px",
 //        "names": {"<id>": name}, "sections": [{"name", "kind": "device"|"host"|"other",
-//        "tracks": [{"line", "name", "rows": [{"lane", "depth",
+//        "tracks": [{"line", "name", ["left_out": true,] "rows": [{"lane", "depth",
 //        "events": [[start_ps, duration_ps, name_id, event]], "merged": [[start_ps, duration_ps, count]]}]}]}],
 //        "flows": [[from_event, to_event, "launch"|"producer_consumer", from_line, from_start_ps, to_line, to_start_ps]],
 //        "flows_truncated": bool}
 //       Times are ps since the trace's first event; events at least one pixel wide are listed,
 //       narrower ones merge into boxes per pixel column. Flows are those with a listed end
-//       (at most kMaxViewportFlows).
+//       (at most kMaxViewportFlows). With `lines` (line numbers and ranges), only those
+//       tracks have events: the others keep their rows, empty, and say "left_out" (the page
+//       asks for the tracks in sight; one reply of every row at 100 M events is 80 MB).
 //       Device planes without events are sections with no tracks and "empty": why. With steps=1
 //       also "steps": [[begin_ps, duration_ps, step_num]] (the step windows) and, where devices
 //       worked, "device_span": [begin_ps, end_ps] (where a profile without steps opens).

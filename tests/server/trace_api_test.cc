@@ -91,6 +91,40 @@ TEST_F(TraceApiTest, ViewportListsTheFlowsOfItsEvents) {
   EXPECT_EQ(none["flows"].size(), 0u);
 }
 
+// With `lines`, only those tracks carry events; every track is still listed with all its rows
+// (the page's layout stays the same) and the others say they were left out.
+TEST_F(TraceApiTest, ViewportListsEventsOnlyOnTheLinesAskedFor) {
+  server::TraceApi api{server::RunCatalog(dir.path()), *backend};
+  const json all = json::parse(api.viewport({{"run", "run1"}, {"host", "worker"}, {"width_px", "100"}}).body);
+  const int host_line = all["sections"][0]["tracks"][0]["line"], stream_line = all["sections"][1]["tracks"][0]["line"];
+  const auto reply = api.viewport({{"run", "run1"}, {"host", "worker"}, {"width_px", "100"}, {"lines", std::to_string(stream_line)}});
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  const json v = json::parse(reply.body);
+  ASSERT_EQ(v["sections"].size(), 2u);
+  const json& host = v["sections"][0]["tracks"][0];
+  EXPECT_EQ(host["line"], host_line);
+  EXPECT_EQ(host["left_out"], true);
+  ASSERT_EQ(host["rows"].size(), 3u);  // train; matmul; the launch: rows kept, boxes not
+  for (const json& row : host["rows"]) {
+    EXPECT_TRUE(row["events"].empty());
+    EXPECT_TRUE(row["merged"].empty());
+  }
+  const json& stream = v["sections"][1]["tracks"][0];
+  EXPECT_FALSE(stream.contains("left_out"));
+  ASSERT_EQ(stream["rows"][0]["events"].size(), 1u);
+  EXPECT_EQ(stream["rows"][0]["events"][0][0], 40 * testing::kPsPerUs);  // kernel_a
+  EXPECT_EQ(v["names"].size(), 1u);
+  ASSERT_EQ(v["flows"].size(), 1u);  // launch -> kernel_a: its kernel end is listed
+  EXPECT_EQ(v["flows"][0][6], 40 * testing::kPsPerUs);
+
+  // A range of lines covering both is the whole reply.
+  const std::string both = std::to_string(std::min(host_line, stream_line)) + "-" + std::to_string(std::max(host_line, stream_line));
+  EXPECT_EQ(json::parse(api.viewport({{"run", "run1"}, {"host", "worker"}, {"width_px", "100"}, {"lines", both}}).body), all);
+
+  for (const char* bad : {"x", "9", "1-0", "0-9", "0,", "-1"})
+    EXPECT_EQ(api.viewport({{"run", "run1"}, {"host", "worker"}, {"lines", bad}}).status, 400) << bad;
+}
+
 // A tool's row finds its event by the whole name: the one nearest a time in the tools' clock
 // (milliseconds), else the longest; times in the reply are the viewer's (from the first event).
 TEST_F(TraceApiTest, FindsAnEventByItsWholeName) {
