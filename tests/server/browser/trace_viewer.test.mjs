@@ -283,3 +283,69 @@ test('trace viewer: a pan shifts the rows drawn once, and shows what drawing the
     assert.ok(share < 0.005, `${(share * 100).toFixed(2)} % of the pixels differ between the panned and the fresh drawing`);
   });
 });
+
+// At 1/200 of a 100 M-event run a reply of every row is 80 MB: the viewer asks for the events
+// of the tracks in sight (and a screen around them) only, and a scroll to the bottom asks for
+// those that come into sight.
+test('trace viewer: a reply carries the events of the tracks in sight, and a scroll asks for more', async () => {
+  writeKinetoCapture(path.join(fixture.logdir, 'plugins/profile/tall/worker0.pt.trace.json'), { threads: 80, steps: 2, opsPerStep: 3 });
+  await onViewer('trace_viewer_tracks_in_sight', 'run=tall&host=worker0&tool=trace_viewer', async (page) => {
+    const idle = () => page.waitForFunction(() => !document.querySelector('.trace-viewer[data-loading]'));
+    // The whole trace: every thread's steps in view (each thread starts 7 µs after the last).
+    await page.locator('.trace-button', { hasText: 'Reset' }).click();
+    await idle();
+    // The last viewport asked for (the first, one pixel wide, only tells the tracks).
+    const lastReply = () =>
+      page.evaluate(async () => {
+        const asked = performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/trace?') && !e.name.includes('width_px=1&'));
+        const url = asked[asked.length - 1].name;
+        const text = await (await fetch(url)).text();
+        const whole = new URL(url);
+        whole.searchParams.delete('lines');
+        const wholeBytes = (await (await fetch(whole)).text()).length;
+        return { url, bytes: text.length, wholeBytes, reply: JSON.parse(text) };
+      });
+    const tracksOf = (reply) => reply.sections.flatMap((s) => s.tracks);
+    const withEvents = (reply) => new Set(tracksOf(reply).filter((t) => !t.left_out).map((t) => t.line));
+    // The bottom track on the page, by its label.
+    const bottomLine = await page.evaluate(() => {
+      const labels = [...document.querySelectorAll('.trace-track-label')];
+      labels.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
+      return Number(labels[labels.length - 1].dataset.key.slice(1));
+    });
+
+    const top = await lastReply();
+    assert.match(top.url, /[?&]lines=/);
+    const topTracks = tracksOf(top.reply);
+    assert.ok(topTracks.length >= 80, `every track is listed: ${topTracks.length}`);
+    assert.ok(topTracks.every((t) => t.rows.length >= 1), 'with its rows');
+    const topLines = withEvents(top.reply);
+    assert.ok(topLines.size >= 3 && topLines.size < topTracks.length / 2, `events on ${topLines.size} of ${topTracks.length} tracks`);
+    assert.ok(!topLines.has(bottomLine), 'the bottom track is out of sight');
+    assert.ok(top.bytes < top.wholeBytes / 2, `${top.bytes} bytes, every track's ${top.wholeBytes}`);
+
+    await page.locator('.trace-scroller').evaluate((el) => {
+      el.scrollTop = el.scrollHeight;
+    });
+    await page.waitForFunction(
+      (line) =>
+        performance
+          .getEntriesByType('resource')
+          .some((e) => e.name.includes('/api/trace?') && new URL(e.name).searchParams.get('lines')?.split(',').some((r) => {
+            const [a, b = a] = r.split('-').map(Number);
+            return a <= line && line <= b;
+          })),
+      bottomLine,
+    );
+    await idle();
+    const bottom = await lastReply();
+    const bottomLines = withEvents(bottom.reply);
+    assert.ok(bottomLines.has(bottomLine), `the bottom track's events came: ${[...bottomLines]}`);
+    const bottomTrack = tracksOf(bottom.reply).find((t) => t.line === bottomLine);
+    assert.ok(bottomTrack.rows.some((r) => r.events.length + r.merged.length > 0), 'and it has boxes');
+    assert.ok([...topLines].some((l) => !bottomLines.has(l)), 'the top tracks are left out now');
+    await drawn(page);
+    const pixels = await canvasPixels(page);
+    assert.ok(pixels.inked > pixels.data.length / 4 / 20, `boxes are drawn at the bottom: ${pixels.inked} pixels`);
+  });
+});

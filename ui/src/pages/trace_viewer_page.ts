@@ -35,6 +35,7 @@ import { formatCollapsed, parseCollapsed, rememberOption, trackKey } from '../tr
 import { EMPTY_LAYOUT, foldsHiding, hitAt, layoutOf, linesInBand, rowYOfEvent, type Layout } from '../trace/trace_layout';
 import { drawAxis, formatCounter, sizeCanvas, TimelinePainter } from '../trace/trace_drawing';
 import { PannedRows } from '../trace/panned_rows';
+import { coversTracks, lineListParam, linesToFetch } from '../trace/tracks_in_sight';
 import { rangeSummaryView } from '../trace/trace_range_summary';
 import { drawFlows } from '../trace/trace_flows_drawing';
 import { drawCriticalPath, leftOutNote, loadCriticalPath, pathOfStep, type ViewerPath } from '../trace/critical_path_overlay';
@@ -87,6 +88,9 @@ class TraceViewer {
   private view: TimeRange = { start: 0, end: 1 };
   private reply: TraceViewport | null = null;
   private fetched: FetchedRange | null = null; // what `reply` spans
+  private fetchedLines: Set<number> | null = null; // the tracks it has events for (null: all)
+  private fetchedLinesKey = '';
+  private shape: TraceViewport | null = null; // the first reply: every track and row, to plan the first real one
   private layout: Layout = EMPTY_LAYOUT;
   private collapsed: Set<string>;
   private pinned: Set<string>;
@@ -217,6 +221,7 @@ class TraceViewer {
     ]);
     this.counters = counters.filter((c) => c.points.length > 1);
     this.total = Math.max(first.end_ps, 1);
+    this.shape = first;
     this.view = clampRange(initialView(first.steps ?? [], this.total, first.device_span), this.total);
     this.element.setAttribute('data-steps', String(first.steps?.length ?? 0));
     const target = readTraceTarget(this.ctx.options);
@@ -352,7 +357,10 @@ class TraceViewer {
       (target, type, fn, options) => this.on(target, type, fn, options),
     );
     this.on(this.search.input, 'keydown', (e) => this.search.onKey(e));
-    this.on(this.scroller, 'scroll', () => this.scheduleDraw());
+    this.on(this.scroller, 'scroll', () => {
+      this.scheduleDraw();
+      this.checkTracksInSight();
+    });
     this.on(window, 'resize', () => {
       this.fitHeight();
       this.scheduleDraw();
@@ -432,16 +440,17 @@ class TraceViewer {
     this.fetchAbort = abort;
     this.fetchAgain = false;
     const range = rangeToFetch(this.view, this.plotWidth(), this.total);
+    const lines = this.linesToAsk();
     try {
-      const reply = await fetchViewport(this.ctx.run, this.ctx.host, { ...range, width: range.widthPx }, abort.signal);
-      if (!abort.signal.aborted && !this.disposed) this.accept(reply, range);
+      const reply = await fetchViewport(this.ctx.run, this.ctx.host, { ...range, width: range.widthPx }, abort.signal, false, lineListParam(lines ?? []));
+      if (!abort.signal.aborted && !this.disposed) this.accept(reply, range, lines);
     } catch (e) {
       if (!abort.signal.aborted) this.rangeText.textContent = `Could not load the trace: ${(e as Error).message}`;
     } finally {
       this.fetchAbort = null;
-      if (!this.disposed && (this.fetchAgain || !coversAhead(this.fetched, this.view, this.plotWidth(), this.total))) {
+      if (!this.disposed && (this.fetchAgain || this.needsFetch())) {
         this.fetchAgain = false;
-        if (!coversAhead(this.fetched, this.view, this.plotWidth(), this.total)) this.scheduleFetch();
+        if (this.needsFetch()) this.scheduleFetch();
         else this.element.removeAttribute('data-loading');
       } else {
         this.element.removeAttribute('data-loading');
@@ -449,10 +458,42 @@ class TraceViewer {
     }
   }
 
-  private accept(reply: TraceViewport, range: FetchedRange): void {
+  // Whether the reply in hand lacks the view's time or the tracks in sight.
+  private needsFetch(): boolean {
+    if (!coversAhead(this.fetched, this.view, this.plotWidth(), this.total)) return true;
+    return !coversTracks(this.fetchedLines, this.layout, this.scroller.scrollTop, this.sightHeight());
+  }
+
+  // The scroller's height once fitted (before the first layout it has no content to show it).
+  private sightHeight(): number {
+    if (!this.heightFitted) this.fitHeight();
+    return Math.max(this.scroller.clientHeight, Number.parseFloat(this.scroller.style.maxHeight) || 0) || window.innerHeight;
+  }
+
+  // The tracks to ask events for: those within a screen of the scroller's view, and a link's
+  // target; null (every track) before the first reply tells the tracks.
+  private linesToAsk(): number[] | null {
+    const layout = this.layout.labels.length ? this.layout : this.shape ? layoutOf(this.shape, this.collapsed, this.pinned, this.counters) : null;
+    if (!layout) return null;
+    const extra = this.scrollTo ? [this.scrollTo.line] : [];
+    const lines = linesToFetch(layout, this.scroller.scrollTop, this.sightHeight(), extra);
+    // None in sight (counters only): one still, since an empty list asks for every track.
+    const first = layout.labels.find((l) => l.kind === 'track');
+    if (!lines.length && first) lines.push(Number(first.key.slice(1)));
+    return lines.length ? lines : null;
+  }
+
+  // A scroll or a fold that brings tracks without events into sight asks for them.
+  private checkTracksInSight(): void {
+    if (this.reply && !coversTracks(this.fetchedLines, this.layout, this.scroller.scrollTop, this.sightHeight())) this.scheduleFetch();
+  }
+
+  private accept(reply: TraceViewport, range: FetchedRange, lines: number[] | null): void {
     const began = performance.now();
     this.reply = reply;
     this.fetched = range;
+    this.fetchedLines = lines ? new Set(lines) : null;
+    this.fetchedLinesKey = lines ? lineListParam(lines) : '';
     this.search.matchNames();
     this.relayout();
     // What taking a reply costs, for the panning benchmark.
@@ -489,6 +530,7 @@ class TraceViewer {
     }
     this.scrollToTarget();
     this.scheduleDraw();
+    this.checkTracksInSight();
   }
 
   // Brings a link's event into the scroller's view: its row, a third of the way down.
@@ -540,7 +582,8 @@ class TraceViewer {
     };
     // The rows from the panned bitmap when it holds them; the rest is drawn over them at the
     // view the bitmap's pixels show.
-    const look = { tracks: this.labelsShown, searchVersion: this.search.version, selectedEvent: this.selected?.event };
+    // A reply with other tracks' events redraws the bitmap (the same span keeps it otherwise).
+    const look = { tracks: `${this.labelsShown}|${this.fetchedLinesKey}`, searchVersion: this.search.version, selectedEvent: this.selected?.event };
     const rows = this.pannedRows.draw(g, frame, this.painter, look, this.fetched);
     const drawn = { ...frame, view: rows.view };
     if (rows.fromBitmap) this.painter.drawEdgeLabels(g, drawn);

@@ -17,6 +17,7 @@ export interface TraceTrack {
   line: number;
   name: string;
   rows: TraceRow[];
+  left_out?: boolean; // not among the lines asked for: its rows are listed without events
 }
 
 export interface TraceSection {
@@ -152,11 +153,12 @@ export function fetchViewport(
   view: { start: number; end: number; width: number },
   signal?: AbortSignal,
   steps = false,
+  lines = '', // events only on these lines ("0-4,9": tracks_in_sight.ts); '': on every one
 ): Promise<TraceViewport> {
   const start = Math.max(0, Math.floor(view.start));
   const end = Math.max(start + 1, Math.ceil(view.end));
   const width = Math.min(20000, Math.max(1, Math.round(view.width)));
-  return get(query('/api/trace', { run, host, start_ps: start, end_ps: end, width_px: width, steps: steps ? 1 : '' }), signal);
+  return get(query('/api/trace', { run, host, start_ps: start, end_ps: end, width_px: width, steps: steps ? 1 : '', lines }), signal);
 }
 
 export function fetchRangeSummary(run: string, host: string, range: { start: number; end: number }, lines: number[]): Promise<TraceRangeSummary> {
