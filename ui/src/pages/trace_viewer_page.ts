@@ -3,7 +3,8 @@
 // zoom with the wheel or W/S, pan by dragging or A/D. A reply of /api/trace spans the view and
 // two spans either side (viewport_plan.ts), so panning redraws from it, at most once a frame, and
 // a new one is asked when the view nears its edge or the zoom changes; the last reply stays
-// drawn, scaled, until the next arrives. While panning, the rows are a bitmap shifted each
+// drawn, scaled, until the next arrives. A reply has events only on the tracks within a screen
+// of the scroller's view (tracks_in_sight.ts), and a scroll that nears others asks for them. While panning, the rows are a bitmap shifted each
 // frame (panned_rows.ts). It opens on the steps (the first few when there are
 // many), devices first, counter tracks (GPU queue length, memory in use) at the top; tracks can
 // be pinned there too. The selected event's flow arrows (launch → kernel, producer → consumer)
