@@ -8,7 +8,8 @@
 // the browser's and the server's processes used per frame: on a busy machine frame times also
 // count the time other processes had the cores, the CPU time does not. Then the last reply of
 // the zoomed pan, once landed: its size, the server's time, and the page's parsing and layout
-// of it (a reply lands as one long task, which a few seconds of panning may not meet).
+// of it (a reply lands as one long task, which a few seconds of panning may not meet), beside
+// the same view with every track's events (the viewer asks for the tracks in sight only).
 //
 // Up to FILE_EVENTS events the capture is one PyTorch trace. Beyond, one file cannot hold it:
 // Kineto's JSON of 100 M events would be about 12 GB, and one XSpace message cannot pass
@@ -135,6 +136,8 @@ function report(events, label, { frames, draws, replies, cpuSeconds }) {
 
 // The last viewport reply the pan asked for, once it has landed: its size, how long the server
 // took to answer it and what taking it cost the page (a large reply lands as one long task).
+// Then the same view with every track's events (no `lines`), as the viewer asked before it
+// asked for the tracks in sight only: its size, the server's time and the parse.
 async function lastReply(page, events, idle) {
   await idle();
   const reply = await page.evaluate(async () => {
@@ -142,16 +145,33 @@ async function lastReply(page, events, idle) {
     const last = asked[asked.length - 1];
     if (!last) return null;
     // Parsing it again, timed (the viewer parses it inside fetch's json()).
+    const timedParse = (text) => {
+      const t0 = performance.now();
+      JSON.parse(text);
+      return performance.now() - t0;
+    };
     const text = await (await fetch(last.name)).text();
+    const whole = new URL(last.name);
+    const lines = whole.searchParams.get('lines');
+    whole.searchParams.delete('lines');
     const t0 = performance.now();
-    JSON.parse(text);
-    const parseMs = performance.now() - t0;
-    return { bytes: last.decodedBodySize, seconds: (last.responseEnd - last.startTime) / 1000, parseMs, takenMs: Number(document.querySelector('.trace-viewer').dataset.acceptMs) };
+    const wholeText = await (await fetch(whole)).text();
+    const wholeSeconds = (performance.now() - t0) / 1000;
+    return {
+      bytes: last.decodedBodySize,
+      seconds: (last.responseEnd - last.startTime) / 1000,
+      parseMs: timedParse(text),
+      takenMs: Number(document.querySelector('.trace-viewer').dataset.acceptMs),
+      lines,
+      whole: { bytes: wholeText.length, seconds: wholeSeconds, parseMs: timedParse(wholeText) },
+    };
   });
   if (!reply) return;
   console.log(
-    `${NAME}: ${events.toLocaleString('en')} events, 1/200 of the trace: its last reply ${(reply.bytes / 1e6).toFixed(1)} MB, ` +
-      `answered in ${reply.seconds.toFixed(2)} s, parsed in ${reply.parseMs.toFixed(0)} ms and laid out in ${reply.takenMs.toFixed(0)} ms by the page`,
+    `${NAME}: ${events.toLocaleString('en')} events, 1/200 of the trace: its last reply ${(reply.bytes / 1e6).toFixed(1)} MB ` +
+      `(events on lines ${reply.lines ?? 'all'}), answered in ${reply.seconds.toFixed(2)} s, parsed in ${reply.parseMs.toFixed(0)} ms ` +
+      `and laid out in ${reply.takenMs.toFixed(0)} ms by the page; with every track's events ${(reply.whole.bytes / 1e6).toFixed(1)} MB, ` +
+      `answered in ${reply.whole.seconds.toFixed(2)} s, parsed in ${reply.whole.parseMs.toFixed(0)} ms`,
   );
 }
 
