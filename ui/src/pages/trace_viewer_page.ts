@@ -4,14 +4,14 @@
 // two spans either side (viewport_plan.ts), so panning redraws from it, at most once a frame, and
 // a new one is asked when the view nears its edge or the zoom changes; the last reply stays
 // drawn, scaled, until the next arrives. A reply has events only on the tracks within a screen
-// of the scroller's view (tracks_in_sight.ts), and a scroll that nears others asks for them. While panning, the rows are a bitmap shifted each
-// frame (panned_rows.ts). It opens on the steps (the first few when there are
-// many), devices first, counter tracks (GPU queue length, memory in use) at the top; tracks can
-// be pinned there too. The selected event's flow arrows (launch → kernel, producer → consumer)
-// are drawn; every visible event's only when asked. Click an event for its details;
-// shift-drag selects a range and lists its self time per track and name; search highlights
-// events by name, lists the matches (device tracks, host threads or both; by start or the
-// longest first) and steps through them.
+// of the scroller's view (tracks_in_sight.ts), and a scroll that nears others asks for them.
+// While panning, the rows are a bitmap shifted each frame (panned_rows.ts). It opens on the
+// steps (the first few when there are many), devices first, counter tracks (GPU queue length,
+// memory in use) at the top; tracks can be pinned there too. The selected event's flow arrows
+// (launch → kernel, producer → consumer) are drawn; every visible event's only when asked.
+// Click an event for its details; shift-drag selects a range and lists its self time per track
+// and name; search highlights events by name, lists the matches (device tracks, host threads
+// or both; by start or the longest first) and steps through them.
 //
 // This file holds the view's state and the fetching; the parts live in src/trace: layout
 // (trace_layout), painting (trace_drawing, trace_flows_drawing), mouse and keys (trace_input),
