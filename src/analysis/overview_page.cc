@@ -298,6 +298,9 @@ size_t OverviewPage::hosts_with_steps() const {
 
 void add_chip_advice(OverviewPage& page) {
   if (std::string advice = host_offload_advice(page.chips); !advice.empty()) {
+    // The host-offloading advice speaks of the copies more exactly than the bottleneck's own.
+    std::erase_if(page.recommendations,
+                  [](const Recommendation& r) { return r.about_bottleneck && r.what_if.target == copies_removed().what_if.target; });
     page.recommendations.push_back(recommendation(std::move(advice), page.bottleneck, copies_removed()));
     rank_by_predicted_saving(page.recommendations);
   }

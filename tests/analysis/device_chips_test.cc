@@ -248,6 +248,11 @@ TEST_F(TpuChips, HostOffloadingAdviceFromTheChipsAsyncCopies) {
   EXPECT_EQ(std::count_if(overview["recommendations"].begin(), overview["recommendations"].end(),
                           [&](const nlohmann::json& r) { return r["text"] == advice; }),
             1);
+  // The copies bound the step too: their advice is said once, the offloading's, not again as the
+  // bottleneck's ("Copies bound the step: ...").
+  EXPECT_EQ(std::count_if(overview["recommendations"].begin(), overview["recommendations"].end(),
+                          [](const nlohmann::json& r) { return r["what_if"].is_object() && r["what_if"]["target"] == "copies"; }),
+            1);
 
   DeviceChips busy_computing;
   busy_computing.chips.push_back({.model = "TPU v6 Lite", .busy_ps = 100, .compute_ps = 60, .async_copy_ps = 40});

@@ -88,9 +88,11 @@ std::optional<Recommendation> bottleneck_recommendation(const Bottleneck& b, con
   for (const Recommendation& r : others)
     if (r.predicted_step_ms && path_kind_of_target(r.what_if.target) == b.kind) return std::nullopt;
   const double scale = recommended_scale(b.kind);
-  return Recommendation{fmt::format("{} On the path: {}.", advice, b.evidence),
-                        fmt::format("{} took {}", change_noun(b.kind, b.on_tpu), scale == 0 ? "no time" : "half the time"),
-                        {std::string(key), scale}, b.step_ms, b.predicted_step_ms};
+  Recommendation r{fmt::format("{} On the path: {}.", advice, b.evidence),
+                   fmt::format("{} took {}", change_noun(b.kind, b.on_tpu), scale == 0 ? "no time" : "half the time"),
+                   {std::string(key), scale}, b.step_ms, b.predicted_step_ms};
+  r.about_bottleneck = true;
+  return r;
 }
 
 namespace {

@@ -37,6 +37,7 @@ struct Recommendation {
   WhatIfChange what_if;  // the same as critical_path's what-if (target empty when none is)
   std::optional<double> step_ms, predicted_step_ms;  // a step now and after the change, on the critical path
   bool reaches_steps = true;  // false: nothing the trace shows links the changed work to the steps
+  bool about_bottleneck = false;  // bottleneck_recommendation's: more specific advice on its kind replaces it
   // Predicted, and the step no shorter for it: what the change shortens is not on the critical path.
   bool gains_nothing() const;
 };

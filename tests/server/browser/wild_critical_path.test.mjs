@@ -43,12 +43,15 @@ const api = (page, query) => page.evaluate(async (q) => (await fetch(`/api/data?
 // How much wider than its box each table is, and the page than the window.
 const overflow = (page) =>
   page.evaluate(() => ({
-    tables: [...document.querySelectorAll('.table-scroll')].map((el) => el.scrollWidth - el.clientWidth),
+    tables: [...document.querySelectorAll('.table-scroll')].map((el) => ({
+      extra: el.scrollWidth - el.clientWidth,
+      panel: el.closest('section')?.querySelector('h2')?.textContent ?? '',
+    })),
     page: document.documentElement.scrollWidth - window.innerWidth,
   }));
 const fits = async (page, what) => {
   const o = await overflow(page);
-  for (const extra of o.tables) assert.ok(extra <= 1, `${what}: a table ${extra} px wider than its box`);
+  for (const { extra, panel } of o.tables) assert.ok(extra <= 1, `${what}: the table of "${panel}" is ${extra} px wider than its box`);
   assert.ok(o.page <= 0, `${what}: the page is ${o.page} px wider than the window`);
 };
 

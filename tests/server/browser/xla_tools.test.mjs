@@ -207,6 +207,37 @@ describe('a TPU run told in TPU words', () => {
     }
   });
 
+  test('a megacore chip: busy while any core runs, its split of the cores’ time in its own column', async () => {
+    // No file of testdata has a megacore chip (two TensorCores, one core_details chip id): the
+    // TPU file's first chip is given two cores as device_chips.cc writes such a row.
+    const page = await served.browser.context.newPage();
+    try {
+      await page.route(/\/api\/data\?/, async (r) => {
+        const reply = await r.fetch();
+        const data = await reply.json();
+        if (data.chips?.chips?.length) {
+          const chip = data.chips.chips[0];
+          Object.assign(chip, { cores: 2, core_devices: '/device:TPU:0, /device:TPU:1', core_busy_ms: 1.3, busy_ms: 0.9 });
+        }
+        await r.fulfill({ response: reply, json: data });
+      });
+      await page.goto(`${served.server.url}#run=tpu_v6e&tool=pod_viewer`);
+      await ready(page);
+      const headers = await page.locator('[data-testid="chips"] th').allTextContents();
+      assert.ok(headers.some((t) => t.startsWith('Core time')), headers.join(' | '));
+      const cell = page.locator('[data-testid="chips"] tbody tr').first().locator('span[title="/device:TPU:0, /device:TPU:1"]');
+      assert.equal(await cell.count(), 1, 'the chip’s cores on hover');
+    } finally {
+      await page.close();
+    }
+    // Without a megacore chip the column stays in the Columns menu.
+    await visit('#run=tpu_v6e&tool=pod_viewer', async (page) => {
+      await ready(page);
+      const headers = await page.locator('[data-testid="chips"] th').allTextContents();
+      assert.ok(!headers.some((t) => t.startsWith('Core time')), headers.join(' | '));
+    });
+  });
+
   // The critical path in the device's words (its JSON's `labels`), XLA ops by their HLO op name
   // with the instruction's text as `long_name`.
   const criticalPath = async () => (await fetch(new URL('/api/data?run=tpu_v6e&host=&tool=critical_path', served.server.url))).json();

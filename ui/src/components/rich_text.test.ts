@@ -11,6 +11,11 @@ describe('predictionText', () => {
       `Predicted step: ${formatMs(619.272)} either way: what it changes is not on the critical path.`,
     );
   });
+  it('says why where nothing the trace shows links the changed work to the steps', () => {
+    expect(predictionText(59.1, 59.1, true, 'FileRead')).toBe(
+      `Predicted step: ${formatMs(59.1)} either way: nothing the trace shows links FileRead to the steps (a loader thread not marked with _p/_c, an untraced thread), so the replay cannot tell.`,
+    );
+  });
   it('gives the prediction alone where the step is not given', () => {
     expect(predictionText(null, 40)).toBe(`Predicted step: ${formatMs(40)}.`);
   });

@@ -19,7 +19,9 @@ export interface ChipRowData {
   main_module: string;
   main_module_runs: number;
   main_module_avg_ms: number;
-  busy_ms: number;
+  busy_ms: number; // while any of its cores ran an op
+  core_busy_ms: number; // its cores' busy time summed: what compute, collectives and copies split
+  core_devices: string; // a megacore chip's cores, "/device:TPU:0, /device:TPU:1"
   compute_ms: number;
   collective_ms: number;
   async_copy_ms: number;
@@ -53,6 +55,8 @@ export function chipsPanel(data: DeviceChipsData, hostMarksSteps: boolean): HTML
   const samePeaks = chips.every(
     (c) => c.peak_teraflops_per_second === chips[0].peak_teraflops_per_second && c.peak_hbm_gigabytes_per_second === chips[0].peak_hbm_gigabytes_per_second,
   );
+  // A chip of several TensorCores (megacore): its split is of the cores' time, not its busy time.
+  const megacore = chips.some((c) => c.cores > 1);
   // A TPU's chips are chips; GPUs that ran XLA ops are devices.
   const noun = model.startsWith('TPU') ? 'Chip' : 'Device';
   const table = dataTable<ChipRowData>({
@@ -78,7 +82,26 @@ export function chipsPanel(data: DeviceChipsData, hostMarksSteps: boolean): HTML
         help: 'Runs of the chip’s most-run XLA program: its steps where the host marks none',
       },
       { key: 'avg_step', title: 'Avg step', numeric: true, value: (c) => c.main_module_avg_ms, render: (c) => (c.main_module_runs ? formatMs(c.main_module_avg_ms) : '–') },
-      { key: 'busy', title: 'Busy', numeric: true, value: (c) => c.busy_ms, render: (c) => formatMs(c.busy_ms), help: 'Time any XLA op ran on the chip: compute + collectives + async copies' },
+      {
+        key: 'busy',
+        title: 'Busy',
+        numeric: true,
+        value: (c) => c.busy_ms,
+        render: (c) => formatMs(c.busy_ms),
+        help: megacore
+          ? 'Time any of the chip’s cores ran an XLA op (their busy times united, as XProf does)'
+          : 'Time any XLA op ran on the chip: compute + collectives + async copies',
+      },
+      {
+        // A megacore chip's split is of its cores' time summed, which exceeds its busy time.
+        key: 'core_busy',
+        title: 'Core time',
+        numeric: true,
+        value: (c) => c.core_busy_ms,
+        render: (c) => (c.cores > 1 ? h('span', { title: c.core_devices }, formatMs(c.core_busy_ms)) : formatMs(c.core_busy_ms)),
+        help: 'The chip’s cores’ busy times summed: compute + collectives + async copies',
+        optional: !megacore,
+      },
       { key: 'compute', title: 'Compute', numeric: true, value: (c) => c.compute_ms, render: (c) => formatMs(c.compute_ms) },
       { key: 'collectives', title: 'Collectives', numeric: true, value: (c) => c.collective_ms, render: (c) => formatMs(c.collective_ms) },
       {

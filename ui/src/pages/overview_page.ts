@@ -220,8 +220,18 @@ function topOps(data: OverviewData): HTMLElement {
     },
     { key: 'self_time_ms', title: 'Self time', numeric: true, value: (r) => r.self_time_ms, render: (r) => formatMs(r.self_time_ms) },
   ];
-  if (typed) columns.push({ key: 'type', title: 'Type', value: (r) => r.type });
-  columns.push({ key: 'name', title: 'Op', value: (r) => r.name, name: true, shorten: 44 });
+  // JAX's types are its primitives ("broadcast_in_dim") beside long scope paths: a type past
+  // TYPE_CHARS is cut, whole on hover, and the names shortened more, so that the half-width panel
+  // fits 1280 px.
+  const TYPE_CHARS = 14;
+  if (typed)
+    columns.push({
+      key: 'type',
+      title: 'Type',
+      value: (r) => r.type,
+      render: (r) => (r.type.length > TYPE_CHARS ? h('span', { title: r.type }, `${r.type.slice(0, TYPE_CHARS - 1)}…`) : r.type),
+    });
+  columns.push({ key: 'name', title: 'Op', value: (r) => r.name, name: true, shorten: typed ? 28 : 44 });
   return panel(
     `Top ${rows.length} ops ${data.top_ops_where}`,
     dataTable<TopOp>({ label: 'Top ops', rows, pageSize: 10, filterable: false, columns }),
