@@ -284,6 +284,8 @@ void emit_side(std::vector<OpStatsRow> rows, bool on_device, int64_t idle_ps, Fr
   int64_t total_self = idle_ps;
   for (OpStatsRow& r : rows) {
     r.type = std::string(op_type_of(r.name));
+    // A tf_op is "name:type"; JAX's has no type after the ':', and XProf names the op without it.
+    if (is_jax_op_name(r.name)) r.name.pop_back();
     total_self += r.self_ps;
   }
   if (out->include_idle && (idle_ps > 0 || !rows.empty())) {
