@@ -6,6 +6,7 @@
 #include "analysis/step_breakdown.h"
 
 #include <algorithm>
+#include <chrono>
 #include <future>
 
 namespace mlprof::analysis {
@@ -21,16 +22,25 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p, unsig
   out->parts = parts;
   // The op totals, the kernel stats, the input pipelines and the memory pressure do not need the
   // steps: they are made on a second core while the steps are grouped (or after them, when no
-  // thread starts).
+  // thread starts). The op totals come first: the critical path, which names the top op in its
+  // what-ifs, then runs beside the rest.
   OverviewParts& o = out->overview;
-  auto apart = std::async(std::launch::async | std::launch::deferred, [&p, &o, &out, parts] {
-    if (parts & kOpTotals) {
-      out->op_totals = op_stats_totals(p, true);
-      for (uint32_t h = 0; h < p.hosts.size(); ++h) {
-        out->op_ranks.push_back(op_stats_rank_row(p.hosts.size() == 1 ? out->op_totals : op_stats_totals(p, true, h)));
-        out->op_ranks.back().file = p.strings.view(p.hosts[h].name);
-        out->op_rank_recorded.push_back(p.hosts[h].rank);
+  std::promise<void> totals_ready;
+  std::future<void> totals_done = totals_ready.get_future();
+  auto apart = std::async(std::launch::async | std::launch::deferred, [&p, &o, &out, parts, &totals_ready] {
+    try {
+      if (parts & kOpTotals) {
+        out->op_totals = op_stats_totals(p, true);
+        for (uint32_t h = 0; h < p.hosts.size(); ++h) {
+          out->op_ranks.push_back(op_stats_rank_row(p.hosts.size() == 1 ? out->op_totals : op_stats_totals(p, true, h)));
+          out->op_ranks.back().file = p.strings.view(p.hosts[h].name);
+          out->op_rank_recorded.push_back(p.hosts[h].rank);
+        }
       }
+      totals_ready.set_value();
+    } catch (...) {
+      totals_ready.set_exception(std::current_exception());
+      throw;
     }
     if (parts & kKernelRows) out->kernels = compute_kernel_stats(p);
     if (parts & (kPodHosts | kOverview)) out->chips = compute_device_chips(p);
@@ -72,7 +82,9 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p, unsig
     out->findings_in_steps = timeline_findings(p, steps->grouping, true);
     if (steps->whole_profile) out->findings_in_profile = timeline_findings(p, steps->grouping, false);
   }
-  apart.get();
+  // Without a second thread the work apart runs now, as it always ran before the critical path.
+  if (apart.wait_for(std::chrono::seconds(0)) == std::future_status::deferred) apart.get();
+  totals_done.get();
   if (parts & kOverview) {
     // The recommendations' changes, this host's top op among them (the page names the run's,
     // which is this one's when the run is one host).
@@ -84,6 +96,7 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p, unsig
     }
     o.bottleneck = find_bottleneck(p, *steps, recommendation_what_ifs(top_op, o.environment.is_tpu()));
   }
+  if (apart.valid()) apart.get();
   return out;
 }
 
