@@ -659,28 +659,27 @@ class GraphBuilder {
 
   // The nodes renumbered in `order` and the edges grouped by their target, in the order they
   // were made, so that a replay reads both front to back; the cut edges are counted, and gone.
-  // Both are moved in place (no second copy of the edges is ever alive: it set the overview's
-  // peak memory).
+  // The edges' arrays are moved one at a time (two copies of all of them alive together set the
+  // overview's peak memory).
   void renumber(std::vector<uint32_t> order) {
     const size_t n = order.size();
     std::vector<uint32_t> new_id(n);
     for (uint32_t i = 0; i < n; ++i) new_id[order[i]] = i;
-    std::copy(new_id.begin(), new_id.end(), order.begin());  // now each node's place, used up by the move
-    permute_in_place(order, [this](uint32_t i, uint32_t j) { std::swap(g_.anchor_ps[i], g_.anchor_ps[j]); });
+    {
+      std::vector<int64_t> anchor(n);
+      for (uint32_t i = 0; i < n; ++i) anchor[i] = g_.anchor_ps[order[i]];
+      g_.anchor_ps = std::move(anchor);
+    }
     order = {};
-    // in_first counts each new target's edges, then gives each edge its place (target_ becomes
-    // the places: the cut ones after the kept), then is shifted back to the firsts.
+    // in_first counts each new target's edges, then gives each kept edge its place (target_
+    // becomes the places; a cut edge's stays kNoNode), then is shifted back to the firsts.
     g_.in_first.assign(n + 1, 0);
     for (uint32_t to : target_)
       if (to != kNoNode) ++g_.in_first[new_id[to] + 1];
     for (size_t v = 0; v < n; ++v) g_.in_first[v + 1] += g_.in_first[v];
     const uint32_t kept = g_.in_first[n];
-    uint32_t cut_place = kept;
     for (uint32_t k = 0; k < target_.size(); ++k) {
-      if (target_[k] == kNoNode) {
-        target_[k] = cut_place++;
-        continue;
-      }
+      if (target_[k] == kNoNode) continue;
       const uint32_t to = new_id[target_[k]];
       target_[k] = g_.in_first[to]++;
       g_.edges[k].to = to;
@@ -688,31 +687,26 @@ class GraphBuilder {
     }
     for (size_t v = n; v > 0; --v) g_.in_first[v] = g_.in_first[v - 1];
     g_.in_first[0] = 0;
-    permute_in_place(target_, [this](uint32_t i, uint32_t j) {
-      std::swap(g_.edges[i], g_.edges[j]);
-      std::swap(g_.edge_from[i], g_.edge_from[j]);
-      std::swap(g_.edge_weight_ps[i], g_.edge_weight_ps[j]);
-    });
+    // One array at a time, each into a copy of its own kept size (moving them in place by swaps
+    // follows a chain of places, one cache miss after another: 0.1 s more on 3 M edges).
+    scatter(g_.edge_weight_ps, kept);
+    scatter(g_.edge_from, kept);
+    scatter(g_.edges, kept);
     target_ = {};
-    g_.edges.resize(kept);
-    g_.edge_from.resize(kept);
-    g_.edge_weight_ps.resize(kept);
     for (GraphStep& s : g_.steps) {
       if (s.begin_node != kNoNode) s.begin_node = new_id[s.begin_node];
       s.sink = new_id[s.sink];
     }
   }
 
-  // Moves the item at i to place[i] for every i, by swaps (`swap(i, j)` swaps the items at i and
-  // j): each swap settles one item. `place` is used up.
-  template <typename Swap>
-  static void permute_in_place(std::vector<uint32_t>& place, Swap swap) {
-    for (uint32_t i = 0; i < place.size(); ++i)
-      while (place[i] != i) {
-        const uint32_t j = place[i];
-        swap(i, j);
-        std::swap(place[i], place[j]);
-      }
+  // Moves each item of `items` to its place (target_) in a new array of `kept` items; the cut
+  // ones (kNoNode) are left out.
+  template <typename T>
+  void scatter(std::vector<T>& items, uint32_t kept) const {
+    std::vector<T> placed(kept);
+    for (uint32_t k = 0; k < items.size(); ++k)
+      if (target_[k] < kept) placed[target_[k]] = items[k];
+    items = std::move(placed);
   }
 
   const Profile& p_;
@@ -722,7 +716,7 @@ class GraphBuilder {
   std::vector<uint32_t> start_node_, end_node_;  // per event
   std::vector<uint32_t> chain_edge_;             // per node: the program-order edge leaving it
   // Per edge, its target again (kNoNode: cut), beside g_.edge_from: what ordering the nodes
-  // reads, a quarter of the edges' bytes; renumber() turns it into each edge's place.
+  // reads; renumber() turns it into each kept edge's place.
   std::vector<uint32_t> target_;
   std::vector<std::pair<uint32_t, uint32_t>> thread_nodes_;  // per host thread line: its first and last node
   RankWaits rank_waits_;
