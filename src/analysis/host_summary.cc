@@ -6,6 +6,7 @@
 #include "analysis/step_breakdown.h"
 
 #include <algorithm>
+#include <chrono>
 #include <future>
 
 namespace mlprof::analysis {
@@ -21,16 +22,24 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p, unsig
   out->parts = parts;
   // The op totals, the kernel stats, the input pipelines and the memory pressure do not need the
   // steps: they are made on a second core while the steps are grouped (or after them, when no
-  // thread starts).
+  // thread starts). The op totals come first: the critical path's what-ifs name the top op.
   OverviewParts& o = out->overview;
-  auto apart = std::async(std::launch::async | std::launch::deferred, [&p, &o, &out, parts] {
-    if (parts & kOpTotals) {
-      out->op_totals = op_stats_totals(p, true);
-      for (uint32_t h = 0; h < p.hosts.size(); ++h) {
-        out->op_ranks.push_back(op_stats_rank_row(p.hosts.size() == 1 ? out->op_totals : op_stats_totals(p, true, h)));
-        out->op_ranks.back().file = p.strings.view(p.hosts[h].name);
-        out->op_rank_recorded.push_back(p.hosts[h].rank);
+  std::promise<void> totals_ready;
+  const std::shared_future<void> totals_done = totals_ready.get_future().share();
+  auto apart = std::async(std::launch::async | std::launch::deferred, [&p, &o, &out, parts, &totals_ready] {
+    try {
+      if (parts & kOpTotals) {
+        out->op_totals = op_stats_totals(p, true);
+        for (uint32_t h = 0; h < p.hosts.size(); ++h) {
+          out->op_ranks.push_back(op_stats_rank_row(p.hosts.size() == 1 ? out->op_totals : op_stats_totals(p, true, h)));
+          out->op_ranks.back().file = p.strings.view(p.hosts[h].name);
+          out->op_rank_recorded.push_back(p.hosts[h].rank);
+        }
       }
+      totals_ready.set_value();
+    } catch (...) {
+      totals_ready.set_exception(std::current_exception());
+      throw;
     }
     if (parts & kKernelRows) out->kernels = compute_kernel_stats(p);
     if (parts & (kPodHosts | kOverview)) out->chips = compute_device_chips(p);
@@ -48,6 +57,28 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p, unsig
   if (parts & (kPodHosts | kOverview | kStepOpTimes)) {
     steps = analyze_steps(p);
     out->whole_profile = steps->whole_profile;
+  }
+  // The critical path (the overview's largest part) on a core of its own from here: its graph
+  // needs only the steps; its what-ifs, asked once the graph is built, the op totals. It runs
+  // here only when the work apart runs on a thread, which will give it the totals.
+  std::future<std::optional<Bottleneck>> bottleneck;
+  if (parts & kOverview) {
+    o.environment = compute_run_environment(p);
+    const bool apart_on_thread = apart.wait_for(std::chrono::seconds(0)) != std::future_status::deferred;
+    bottleneck = std::async(apart_on_thread ? std::launch::async | std::launch::deferred : std::launch::deferred, [&] {
+      return find_bottleneck(p, *steps, [&] {
+        totals_done.get();
+        // The recommendations' changes, this host's top op among them (the page names the run's,
+        // which is this one's when the run is one host).
+        std::string top_op;
+        if (parts & kOpTotals) {
+          bool on_device = false;
+          const std::vector<TopOp> top = top_ops_of(finish_op_stats(out->op_totals), &on_device);
+          if (!top.empty()) top_op = top.front().name;
+        }
+        return recommendation_what_ifs(top_op, o.environment.is_tpu());
+      });
+    });
   }
   if (parts & kPodHosts) out->pod = pod_hosts(p, *steps, true);
   if (parts & kStepOpTimes) out->step_op_times = op_time_by_step(p, *steps);
@@ -68,22 +99,14 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p, unsig
       bits16 += s.ps(Activity::kDeviceCompute16), bits32 += s.ps(Activity::kDeviceCompute32);
     if (bits16 + bits32 == 0) add_host_op_precision(p, *steps, &o.host_bits16_ps, &o.host_bits32_ps);
     o.device_precision_ps = device_compute_precision_ps(p, *steps);
-    o.environment = compute_run_environment(p);
     out->findings_in_steps = timeline_findings(p, steps->grouping, true);
     if (steps->whole_profile) out->findings_in_profile = timeline_findings(p, steps->grouping, false);
   }
-  apart.get();
-  if (parts & kOverview) {
-    // The recommendations' changes, this host's top op among them (the page names the run's,
-    // which is this one's when the run is one host).
-    std::string top_op;
-    if (parts & kOpTotals) {
-      bool on_device = false;
-      const std::vector<TopOp> top = top_ops_of(finish_op_stats(out->op_totals), &on_device);
-      if (!top.empty()) top_op = top.front().name;
-    }
-    o.bottleneck = find_bottleneck(p, *steps, recommendation_what_ifs(top_op, o.environment.is_tpu()));
-  }
+  // Without a second thread the work apart runs now, as it always ran before the critical path.
+  if (apart.wait_for(std::chrono::seconds(0)) == std::future_status::deferred) apart.get();
+  totals_done.get();
+  if (parts & kOverview) o.bottleneck = bottleneck.get();
+  if (apart.valid()) apart.get();
   return out;
 }
 

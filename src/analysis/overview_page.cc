@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <future>
 #include <map>
 
 #include "analysis/category_labels.h"
@@ -249,20 +250,26 @@ OverviewPage compute_overview_page(const model::Profile& p, const StepAnalysis& 
   parts.step_marker = sa.grouping.root_kind;
   parts.steps_found = sa.grouping.steps.size();
   parts.steps_left_out = sa.grouping.left_out;
-  parts.fetch_outside = fetch_outside_steps(p, sa);
   parts.profiler_control_ps = sa.profiler_control_ps;
   for (const model::Host& host : p.hosts) {
     parts.hosts.emplace_back(p.strings.view(host.name));
     parts.host_ranks.push_back(host.rank);
   }
+  parts.environment = compute_run_environment(p);
+  parts.top_ops = top_ops_of(ops, &parts.top_ops_on_device);
+  // The critical path (most of the overview's work) on a second core while the rest is read;
+  // its what-ifs are the recommendations', named by the top op.
+  auto bottleneck = std::async(
+      std::launch::async | std::launch::deferred,
+      [&p, &sa, changes = recommendation_what_ifs(parts.top_ops.empty() ? "" : parts.top_ops.front().name,
+                                                  parts.environment.is_tpu())] { return find_bottleneck(p, sa, changes); });
+  parts.fetch_outside = fetch_outside_steps(p, sa);
   parts.steps = sa.steps;
   int64_t bits16 = 0, bits32 = 0;
   for (const StepBreakdown& s : sa.steps)
     bits16 += s.ps(Activity::kDeviceCompute16), bits32 += s.ps(Activity::kDeviceCompute32);
   if (bits16 + bits32 == 0) add_host_op_precision(p, sa, &parts.host_bits16_ps, &parts.host_bits32_ps);
   parts.device_precision_ps = device_compute_precision_ps(p, sa);
-  parts.environment = compute_run_environment(p);
-  parts.top_ops = top_ops_of(ops, &parts.top_ops_on_device);
   if (!tf_data.pipelines.empty()) {
     const InputPipeline& pl = tf_data.pipelines.front();
     parts.slowest_pipeline = SlowestPipeline{pl.max_ps, pl.bottleneck >= 0,
@@ -271,8 +278,7 @@ OverviewPage compute_overview_page(const model::Profile& p, const StepAnalysis& 
   }
   parts.memory = memory_pressure(p);
   parts.timeline = timeline_advice(p, sa.grouping);
-  parts.bottleneck = find_bottleneck(
-      p, sa, recommendation_what_ifs(parts.top_ops.empty() ? "" : parts.top_ops.front().name, parts.environment.is_tpu()));
+  parts.bottleneck = bottleneck.get();
   return compose_overview_page(parts);
 }
 

@@ -62,8 +62,8 @@ model::EventIndex event_of(const model::Profile& p, std::string_view name, int64
 // `match` holds.
 template <typename Match>
 bool has_edge(const DependencyGraph& g, int64_t from_ps, int64_t to_ps, Match match) {
-  for (const PathEdge& e : g.edges)
-    if (g.anchor_ps[e.from] == from_ps && g.anchor_ps[e.to] == to_ps && match(e)) return true;
+  for (uint32_t k = 0; k < g.edges.size(); ++k)
+    if (g.anchor_ps[g.edge_from[k]] == from_ps && g.anchor_ps[g.edges[k].to] == to_ps && match(g.edges[k])) return true;
   return false;
 }
 

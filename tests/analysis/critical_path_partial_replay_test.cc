@@ -28,9 +28,7 @@ DependencyGraph graph_of(std::vector<int64_t> anchors, std::vector<std::tuple<ui
   g.in_first.assign(g.num_nodes() + 1, 0);
   for (const auto& [from, to, w] : edges) {
     PathEdge e;
-    e.from = from;
     e.to = to;
-    e.weight_ps = w;
     g.edges.push_back(e);
     g.edge_from.push_back(from);
     g.edge_weight_ps.push_back(w);
@@ -55,7 +53,7 @@ TEST(PartialReplay, GivesTheWholeReplaysTimesOnAGraphWorkedByHand) {
   PartialReplay partial(g, measured, out);
   auto edge_index = [&](uint32_t from, uint32_t to) {
     for (uint32_t k = 0; k < g.edges.size(); ++k)
-      if (g.edges[k].from == from && g.edges[k].to == to) return k;
+      if (g.edge_from[k] == from && g.edges[k].to == to) return k;
     return UINT32_MAX;
   };
   EXPECT_DOUBLE_EQ(partial.mean_step_ms({edge_index(3, 4)}, 0.5), 35 / 1e9);

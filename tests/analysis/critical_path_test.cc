@@ -159,6 +159,38 @@ TEST(CriticalPath, ADependencyBackInTimeIsCutAndCounted) {
   EXPECT_NEAR(c.step_ms, 10, 1e-9);
 }
 
+// The graph as a replay reads it: each node's in-edges together, from earlier nodes, each edge's
+// target, source, weight and kind kept together through the renumbering; the cut edge gone.
+// Each kernel is one device_compute edge from its start to its end weighing its 7 ms (7.9 ms
+// for the skewed one, recorded from 0.1 ms).
+TEST(CriticalPath, TheGraphKeepsEachEdgeWholeGroupedByTargetAndDropsTheCutOne) {
+  const model::Profile fine = program(false), skewed = program(true);
+  const DependencyGraph g = build_dependency_graph(fine, analyze_steps(fine));
+  const DependencyGraph cut = build_dependency_graph(skewed, analyze_steps(skewed));
+  EXPECT_EQ(g.cut_edges, 0u);
+  EXPECT_EQ(cut.cut_edges, 1u);
+  EXPECT_EQ(cut.edges.size() + 1, g.edges.size());
+  for (const DependencyGraph* graph : {&g, &cut}) {
+    ASSERT_EQ(graph->edge_from.size(), graph->edges.size());
+    ASSERT_EQ(graph->edge_weight_ps.size(), graph->edges.size());
+    ASSERT_EQ(graph->in_first.size(), graph->num_nodes() + 1);
+    EXPECT_EQ(graph->in_first.back(), graph->edges.size());
+    std::vector<int64_t> kernels_ps;
+    for (uint32_t v = 0; v < graph->num_nodes(); ++v)
+      for (uint32_t k = graph->in_first[v]; k < graph->in_first[v + 1]; ++k) {
+        EXPECT_EQ(graph->edges[k].to, v);
+        EXPECT_LT(graph->edge_from[k], v);
+        if (graph->edges[k].kind != PathKind::kDeviceCompute) continue;
+        kernels_ps.push_back(graph->edge_weight_ps[k]);
+        EXPECT_EQ(graph->anchor_ps[graph->edge_from[k]] + graph->edge_weight_ps[k], graph->anchor_ps[v]);
+      }
+    std::sort(kernels_ps.begin(), kernels_ps.end());
+    std::vector<int64_t> expected(7, at_ms(7.0));
+    if (graph == &cut) expected.back() = at_ms(7.9);
+    EXPECT_EQ(kernels_ps, expected);
+  }
+}
+
 TEST(CriticalPath, AWhatIfTargetThatNamesNothingListsCloseNames) {
   const model::Profile p = program(false);
   try {

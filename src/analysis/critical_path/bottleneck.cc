@@ -78,6 +78,16 @@ std::optional<Bottleneck> bottleneck_of(const CriticalPath& c) {
 
 std::optional<Bottleneck> find_bottleneck(const model::Profile& profile, const StepAnalysis& steps,
                                           const std::vector<WhatIfChange>& changes) {
+  return find_bottleneck(profile, steps, [&changes] { return changes; });
+}
+
+std::optional<Bottleneck> find_bottleneck(const model::Profile& profile, const StepAnalysis& steps,
+                                          const WhatIfSource& changes) {
+  std::optional<std::vector<WhatIfChange>> asked;  // asked once, for the first host's path
+  const WhatIfSource once = [&] {
+    if (!asked) asked = changes();
+    return *asked;
+  };
   // Per host (each rank bounded by its own path), the host whose steps are longest: what a
   // run read one file at a time gives too.
   std::map<uint32_t, std::vector<StepSpan>> by_host;
@@ -85,7 +95,7 @@ std::optional<Bottleneck> find_bottleneck(const model::Profile& profile, const S
   std::optional<Bottleneck> longest;
   for (const auto& [host, spans] : by_host) {
     const CriticalPath path =
-        compute_critical_path_of_spans(profile, steps, spans, changes, WhatIfDefaults::kSkipUnmatched, PathDetail::kSummary);
+        compute_critical_path_of_spans(profile, steps, spans, once, WhatIfDefaults::kSkipUnmatched, PathDetail::kSummary);
     auto b = bottleneck_of(path);
     if (b && (!longest || b->step_ms > longest->step_ms)) {
       b->what_if = path.what_if;

@@ -44,6 +44,11 @@ std::optional<Bottleneck> bottleneck_of(const CriticalPath& path);
 std::optional<Bottleneck> find_bottleneck(const model::Profile& profile, const StepAnalysis& steps,
                                           const std::vector<WhatIfChange>& changes = {});
 
+// The same with the changes given when the first path is read (the overview builds the graph
+// while its top op, which the changes name, is still being found).
+std::optional<Bottleneck> find_bottleneck(const model::Profile& profile, const StepAnalysis& steps,
+                                          const WhatIfSource& changes);
+
 // Where the step breakdown counts more than half of the step as input (`input_pct`, of which
 // `device_waits_host_pct` points is the device waiting for the host) and the bottleneck is not
 // input: why, in words. Empty where they agree.

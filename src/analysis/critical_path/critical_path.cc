@@ -200,7 +200,7 @@ PathKind CriticalPath::bottleneck() const {
 namespace {
 
 CriticalPath critical_path_of_graph(const model::Profile& p, const StepAnalysis& steps, const DependencyGraph& g,
-                                    const std::vector<WhatIfChange>& what_if, WhatIfDefaults defaults,
+                                    const WhatIfSource& what_if_source, WhatIfDefaults defaults,
                                     PathDetail detail = PathDetail::kSegments) {
   CriticalPath c;
   for (const model::Plane& plane : p.planes) c.on_tpu |= p.strings.view(plane.name).starts_with("/device:TPU:");
@@ -212,7 +212,7 @@ CriticalPath critical_path_of_graph(const model::Profile& p, const StepAnalysis&
                                      g.cut_edges));
   WhatIfPredictor predict(p, g, step_root_names(p, steps));
   if (g.steps.empty()) {
-    if (!what_if.empty()) add_predictions(predict, what_if, c);
+    if (const std::vector<WhatIfChange> what_if = what_if_source(); !what_if.empty()) add_predictions(predict, what_if, c);
     return c;
   }
   Replay measured = replay(g, nullptr, 1, true);
@@ -257,6 +257,7 @@ CriticalPath critical_path_of_graph(const model::Profile& p, const StepAnalysis&
   for (size_t k = 0; k < kNumPathKinds; ++k)
     if (predicts_removal(k)) removals.push_back({std::string(kPathKindKeys[k]), 0});
   predict.make(removals);
+  const std::vector<WhatIfChange> what_if = what_if_source();
   if (!what_if.empty() || defaults == WhatIfDefaults::kAdd)
     add_predictions(predict, what_if.empty() ? default_changes(c) : what_if, c, defaults == WhatIfDefaults::kSkipUnmatched);
   for (size_t k = 0; k < kNumPathKinds; ++k)
@@ -273,11 +274,17 @@ CriticalPath critical_path_of_graph(const model::Profile& p, const StepAnalysis&
 
 CriticalPath compute_critical_path(const model::Profile& p, const StepAnalysis& steps,
                                    const std::vector<WhatIfChange>& what_if, WhatIfDefaults defaults) {
-  return critical_path_of_graph(p, steps, build_dependency_graph(p, steps), what_if, defaults);
+  return critical_path_of_graph(p, steps, build_dependency_graph(p, steps), [&what_if] { return what_if; }, defaults);
 }
 
 CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepAnalysis& steps,
                                             const std::vector<StepSpan>& spans, const std::vector<WhatIfChange>& what_if,
+                                            WhatIfDefaults defaults, PathDetail detail) {
+  return compute_critical_path_of_spans(p, steps, spans, [&what_if] { return what_if; }, defaults, detail);
+}
+
+CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepAnalysis& steps,
+                                            const std::vector<StepSpan>& spans, const WhatIfSource& what_if,
                                             WhatIfDefaults defaults, PathDetail detail) {
   return critical_path_of_graph(p, steps, build_dependency_graph(p, steps, spans), what_if, defaults, detail);
 }
@@ -285,7 +292,8 @@ CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepA
 CriticalPath compute_critical_path_of_annotation(const model::Profile& p, const StepAnalysis& steps,
                                                  std::string_view annotation,
                                                  const std::vector<WhatIfChange>& what_if) {
-  return critical_path_of_graph(p, steps, build_dependency_graph(p, steps, annotation_spans(p, annotation)), what_if, WhatIfDefaults::kAdd);
+  return critical_path_of_graph(p, steps, build_dependency_graph(p, steps, annotation_spans(p, annotation)),
+                                [&what_if] { return what_if; }, WhatIfDefaults::kAdd);
 }
 
 namespace {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <functional>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -102,6 +103,13 @@ CriticalPath compute_critical_path_of_spans(const model::Profile& profile, const
                                             const std::vector<WhatIfChange>& what_if = {},
                                             WhatIfDefaults defaults = WhatIfDefaults::kAdd,
                                             PathDetail detail = PathDetail::kSegments);
+
+// The what-ifs asked of a path, given when first needed (once its graph is built and its path
+// read), so that a caller can start the graph before it knows them.
+using WhatIfSource = std::function<std::vector<WhatIfChange>()>;
+CriticalPath compute_critical_path_of_spans(const model::Profile& profile, const StepAnalysis& steps,
+                                            const std::vector<StepSpan>& spans, const WhatIfSource& what_if,
+                                            WhatIfDefaults defaults, PathDetail detail);
 
 // The same over each instance of a host annotation (HTA's critical_path_analysis over an
 // annotation), each ending when the work launched inside it does.

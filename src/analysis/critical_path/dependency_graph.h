@@ -22,17 +22,18 @@ namespace mlprof::analysis {
 
 inline constexpr uint32_t kNoNode = UINT32_MAX;
 
+// An edge's own facts; its source and weight are DependencyGraph::edge_from and edge_weight_ps
+// (what a replay reads, side by side), so that an edge costs 28 bytes in all.
 struct PathEdge {
-  uint32_t from = 0, to = 0;
-  int64_t weight_ps = 0;
+  uint32_t to = 0;
   model::EventIndex event = model::kNone;  // whose time it is; kNone: time no event covers
   // The host event through which an op-name what-if reaches it: the event itself on a host
   // thread, the launching call for device work.
   model::EventIndex owner = model::kNone;
   uint16_t host = 0;  // index into Profile::hosts
   PathKind kind = PathKind::kIdle;
-  bool cut = false;   // went back in time (clock skew, a broken flow): left out of the graph
 };
+static_assert(sizeof(PathEdge) == 16, "an edge's facts pack into 16 bytes");
 
 // One measured span (a step) in the graph.
 struct GraphStep {
@@ -49,7 +50,7 @@ struct DependencyGraph {
   std::vector<int64_t> anchor_ps;  // per node: the measured time (where a node without dependencies is)
   std::vector<PathEdge> edges;     // by target
   std::vector<uint32_t> in_first;  // node v's in-edges: edges[in_first[v], in_first[v+1])
-  // The edges' sources and weights again, side by side: what a replay reads, and nothing else.
+  // Per edge (same index): its source and its weight, side by side: what a replay reads.
   std::vector<uint32_t> edge_from;
   std::vector<int64_t> edge_weight_ps;
   std::vector<GraphStep> steps;

@@ -49,7 +49,7 @@ std::vector<PathPiece> critical_path(const DependencyGraph& g, const Replay& r, 
       path.push_back({UINT32_MAX, r.time_ps[v] - begin});
       break;
     }
-    const uint32_t u = g.edges[ei].from;
+    const uint32_t u = g.edge_from[ei];
     path.push_back({ei, r.time_ps[v] - std::max(r.time_ps[u], begin)});
     v = u;
   }

@@ -10,13 +10,13 @@ std::vector<uint8_t> nodes_leading_to_steps(const DependencyGraph& g) {
   for (uint32_t v = uint32_t(g.num_nodes()); v-- > 0;)
     if (leading[v])
       for (uint32_t e = g.in_first[v]; e < g.in_first[v + 1]; ++e)
-        if (!g.edges[e].cut) leading[g.edges[e].from] = 1;
+        leading[g.edge_from[e]] = 1;
   return leading;
 }
 
 bool reaches_a_step(const DependencyGraph& g, const std::vector<uint8_t>& leading, const EdgeList& matched) {
   for (uint32_t e : matched)
-    if (!g.edges[e].cut && leading[g.edges[e].to]) return true;
+    if (leading[g.edges[e].to]) return true;
   return false;
 }
 
