@@ -49,6 +49,17 @@ InferredSteps module_runs(const Profile& p, uint32_t host) {
   return out;
 }
 
+// Calls `visit` with each host-thread line of the host, in order.
+template <typename Visit>
+void for_each_thread_line(const Profile& p, uint32_t host, Visit&& visit) {
+  const model::Host& h = p.hosts[host];
+  for (uint32_t pl = h.first_plane; pl < h.first_plane + h.num_planes; ++pl) {
+    const model::Plane& plane = p.planes[pl];
+    if (plane.kind != PlaneKind::kHostThreads) continue;
+    for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l) visit(p.lines[l]);
+  }
+}
+
 // Events whose name starts with `prefix` and that no such event encloses, on one host thread:
 // of each name (or all names alike, with `by_name` false) on each thread, the one that ran at
 // least twice with the most time. Each call begins a step, which lasts until the next call.
@@ -56,28 +67,22 @@ InferredSteps repeated_host_calls(const Profile& p, uint32_t host, std::string_v
                                   std::string_view kind) {
   InferredSteps out;
   int64_t best_ps = -1;
-  const model::Host& h = p.hosts[host];
-  for (uint32_t pl = h.first_plane; pl < h.first_plane + h.num_planes; ++pl) {
-    const model::Plane& plane = p.planes[pl];
-    if (plane.kind != PlaneKind::kHostThreads) continue;
-    for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l) {
-      const model::Line& line = p.lines[l];
-      std::unordered_map<model::StringId, std::vector<EventIndex>> calls;
-      std::vector<uint8_t> inside(line.num_events, 0);  // in a call: parents come before children
-      for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
-        const EventIndex parent = p.events.parent[e];
-        const bool nested = parent != model::kNone && inside[parent - line.first_event];
-        const bool call = p.name(e).starts_with(prefix);
-        inside[e - line.first_event] = nested || call;
-        if (call && !nested) calls[by_name ? p.name_id(e) : model::StringId(0)].push_back(e);
-      }
-      for (auto& [name, list] : calls) {
-        int64_t ps = 0;
-        for (EventIndex e : list) ps += p.duration_ps(e);
-        if (list.size() >= 2 && ps > best_ps) best_ps = ps, out.roots = std::move(list);
-      }
+  for_each_thread_line(p, host, [&](const model::Line& line) {
+    std::unordered_map<model::StringId, std::vector<EventIndex>> calls;
+    std::vector<uint8_t> inside(line.num_events, 0);  // in a call: parents come before children
+    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+      const EventIndex parent = p.events.parent[e];
+      const bool nested = parent != model::kNone && inside[parent - line.first_event];
+      const bool call = p.name(e).starts_with(prefix);
+      inside[e - line.first_event] = nested || call;
+      if (call && !nested) calls[by_name ? p.name_id(e) : model::StringId(0)].push_back(e);
     }
-  }
+    for (auto& [name, list] : calls) {
+      int64_t ps = 0;
+      for (EventIndex e : list) ps += p.duration_ps(e);
+      if (list.size() >= 2 && ps > best_ps) best_ps = ps, out.roots = std::move(list);
+    }
+  });
   if (out.roots.empty()) return out;
   for (size_t i = 0; i < out.roots.size(); ++i)
     out.end_ps.push_back(i + 1 < out.roots.size() ? p.start_ps(out.roots[i + 1]) : p.end_ps(out.roots[i]));
@@ -116,18 +121,12 @@ std::vector<SequenceItem> kernel_items(const Profile& p, uint32_t host) {
 // The top-level ops of the host's thread that has the most of them.
 std::vector<SequenceItem> host_op_items(const Profile& p, uint32_t host) {
   std::vector<SequenceItem> best;
-  const model::Host& h = p.hosts[host];
-  for (uint32_t pl = h.first_plane; pl < h.first_plane + h.num_planes; ++pl) {
-    const model::Plane& plane = p.planes[pl];
-    if (plane.kind != PlaneKind::kHostThreads) continue;
-    for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l) {
-      const model::Line& line = p.lines[l];
-      std::vector<SequenceItem> items;
-      for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e)
-        if (p.events.parent[e] == model::kNone) items.push_back({e, model::kNone, p.start_ps(e), p.end_ps(e), p.name_id(e)});
-      if (items.size() > best.size()) best = std::move(items);
-    }
-  }
+  for_each_thread_line(p, host, [&](const model::Line& line) {
+    std::vector<SequenceItem> items;
+    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e)
+      if (p.events.parent[e] == model::kNone) items.push_back({e, model::kNone, p.start_ps(e), p.end_ps(e), p.name_id(e)});
+    if (items.size() > best.size()) best = std::move(items);
+  });
   return best;
 }
 
