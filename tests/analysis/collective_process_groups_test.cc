@@ -22,22 +22,15 @@
 #include "analysis/step_grouping.h"
 #include "model/load_profile.h"
 #include "model/pytorch/importer.h"
+#include "testdata_files.h"
 
 namespace mlprof::analysis {
 namespace {
 
+using mlprof::testing::gunzip;
+
 const std::string kHta = std::string(MLPROF_TESTDATA) + "/wild/hta/trace_filter__sampled_rank-";
 const char kNcclKernel[] = "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)";
-
-std::string gunzip(const std::string& path) {
-  std::string out;
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (!f) return out;
-  char buf[1 << 16];
-  for (int n; (n = gzread(f, buf, sizeof buf)) > 0;) out.append(buf, size_t(n));
-  gzclose(f);
-  return out;
-}
 
 // The start of the ProfilerStep named `step` in a trace's events.
 double step_start(const nlohmann::json& trace, const std::string& step) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <filesystem>
 #include <string>
@@ -29,6 +30,18 @@ inline bool load_testdata_profile(const std::string& file, model::Profile* p) {
   model::LoadError error;
   EXPECT_TRUE(model::load_profile({path, "", ""}, p, &error)) << error.path << ": " << error.problem;
   return true;
+}
+
+// The whole text of a gzip file (XProf's golden answers, Kineto traces), read with zlib
+// independently of mlprof's readers; empty when it cannot be opened. Tests that call it link zlib.
+inline std::string gunzip(const std::string& path) {
+  std::string out;
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) return out;
+  char buf[1 << 16];
+  for (int n; (n = gzread(f, buf, sizeof buf)) > 0;) out.append(buf, size_t(n));
+  gzclose(f);
+  return out;
 }
 
 }  // namespace mlprof::testing

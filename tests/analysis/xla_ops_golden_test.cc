@@ -14,24 +14,17 @@
 #include <string>
 
 #include "analysis/hlo_ops.h"
+#include "testdata_files.h"
 
 namespace mlprof::analysis {
 namespace {
+
+using mlprof::testing::gunzip;
 
 const std::string kGolden = std::string(MLPROF_TESTDATA) +
                             "/wild/xprof/golden_tpu_training_no_input/"
                             "xprof__golden_data_tpu-training_roofline_model_tpu_training.json.gz";
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-std::string gunzip(const std::string& path) {
-  std::string out;
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (!f) return out;
-  char buf[1 << 16];
-  for (int n; (n = gzread(f, buf, sizeof buf)) > 0;) out.append(buf, size_t(n));
-  gzclose(f);
-  return out;
-}
 
 TEST(XlaOpsGolden, RidgePointRoofAndBoundByAreXProfs) {
   if (!std::filesystem::exists(kGolden)) GTEST_SKIP() << kGolden << " not found (it is in ../shared/testdata)";

@@ -36,25 +36,18 @@
 #include "model/xspace/importer.h"
 #include "model/xspace_builder.h"
 #include "xplane.pb.h"
+#include "testdata_files.h"
 
 namespace mlprof::analysis {
 namespace {
+
+using mlprof::testing::gunzip;
 
 namespace tp = tensorflow::profiler;
 
 const std::string kDir = std::string(MLPROF_TESTDATA) + "/wild/xprof/golden_tpu_training_no_input/";
 const std::string kHloStats = kDir + "xprof__golden_data_tpu-training_hlo_stats_tpu_training.json.gz";
 const std::string kOpProfile = kDir + "xprof__golden_data_tpu-training_op_profile_tpu_training.json.gz";
-
-std::string gunzip(const std::string& path) {
-  std::string out;
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (!f) return out;
-  char buf[1 << 16];
-  for (int n; (n = gzread(f, buf, sizeof buf)) > 0;) out.append(buf, size_t(n));
-  gzclose(f);
-  return out;
-}
 
 // One row of XProf's hlo_stats table.
 struct XprofRow {

@@ -221,8 +221,7 @@ function topOps(data: OverviewData): HTMLElement {
     { key: 'self_time_ms', title: 'Self time', numeric: true, value: (r) => r.self_time_ms, render: (r) => formatMs(r.self_time_ms) },
   ];
   // JAX's types are its primitives ("broadcast_in_dim") beside long scope paths: a type past
-  // TYPE_CHARS is cut, whole on hover, and the names shortened more, so that the half-width panel
-  // fits 1280 px.
+  // TYPE_CHARS is cut, whole on hover, so that the half-width panel fits 1280 px.
   const TYPE_CHARS = 14;
   if (typed)
     columns.push({
@@ -231,7 +230,9 @@ function topOps(data: OverviewData): HTMLElement {
       value: (r) => r.type,
       render: (r) => (r.type.length > TYPE_CHARS ? h('span', { title: r.type }, `${r.type.slice(0, TYPE_CHARS - 1)}…`) : r.type),
     });
-  columns.push({ key: 'name', title: 'Op', value: (r) => r.name, name: true, shorten: typed ? 28 : 44 });
+  // JAX's scope paths ("jit(f)/jit(main)/...") have no space to wrap at: shorter beside a type.
+  const jaxPaths = typed && rows.some((r) => r.name.startsWith('jit(') || r.name.startsWith('pjit('));
+  columns.push({ key: 'name', title: 'Op', value: (r) => r.name, name: true, shorten: jaxPaths ? 28 : 44 });
   return panel(
     `Top ${rows.length} ops ${data.top_ops_where}`,
     dataTable<TopOp>({ label: 'Top ops', rows, pageSize: 10, filterable: false, columns }),
