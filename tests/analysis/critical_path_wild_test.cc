@@ -49,6 +49,19 @@ TEST(CriticalPathWild, VllmOnB200IsHostBound) {
   EXPECT_TRUE(b == PathKind::kHost || b == PathKind::kKernelLaunch) << path_kind_key(b);
 }
 
+// Meta's MTIA training step (HTA's single-rank MTIA trace): runFunction returns after the work
+// it submitted ran, and the backward pass runs on the autograd engine's thread while the main
+// thread waits in "## backward ##". A reader finds the device busy for most of the step (the
+// step-time breakdown: 54.8 % device compute): the device bounds it, and the main thread's wait is
+// not host work. Read as host work, the path was 100 % host compute yet halving it saved 3 %.
+TEST(CriticalPathWild, MtiaTrainingIsBoundByTheDevice) {
+  CRITICAL_PATH_OR_SKIP(c, "hta", "mtia_trace_single_rank");
+  EXPECT_EQ(c.bottleneck(), PathKind::kDeviceCompute);
+  EXPECT_GT(c.kind_ms[size_t(PathKind::kDeviceCompute)], 0.5 * c.path_ms);
+  for (const PathTime& op : c.top_ops) EXPECT_NE(op.name, "## backward ##");
+  EXPECT_LT(c.saving_if_removed_ms(PathKind::kHost), c.saving_if_removed_ms(PathKind::kDeviceCompute));
+}
+
 TEST(CriticalPathWild, TpuHostOffloadIsBoundByCopies) {
   CRITICAL_PATH_OR_SKIP(c, "xprof", "tpu_inference_2.xplane.pb");
   EXPECT_EQ(c.bottleneck(), PathKind::kCopies);

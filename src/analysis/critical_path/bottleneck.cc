@@ -24,12 +24,12 @@ std::string_view kind_words(PathKind k, bool on_tpu) {
   }
 }
 
-std::string_view change_words(PathKind k, bool on_tpu) {
+std::string change_words(PathKind k, bool on_tpu, GpuVendor vendor) {
   switch (k) {
     case PathKind::kInput: return "If input took no time (prefetched, loaded in parallel)";
     case PathKind::kKernelLaunch:
       return on_tpu ? "If launches took no time (fewer, larger jitted programs)"
-                    : "If launches took no time (CUDA graphs, fused kernels)";
+                    : fmt::format("If launches took no time ({}, fused kernels)", gpu_terms(vendor).graphs);
     case PathKind::kCopies:
       return on_tpu ? "If copies took no time (overlapped with compute, fewer buffers offloaded to the host)"
                     : "If copies took no time (overlapped with compute, pinned memory)";
@@ -59,7 +59,7 @@ std::optional<Bottleneck> bottleneck_of(const CriticalPath& c) {
   b.share_pct = 100 * kind_ms / c.path_ms;
   b.step_ms = c.path_ms;
   b.predicted_step_ms = c.bottleneck_change.step_ms;
-  b.change = std::string(change_words(b.kind, on_tpu));
+  b.change = change_words(b.kind, on_tpu, c.gpu_vendor);
   b.input_path_pct = 100 * c.kind_ms[size_t(PathKind::kInput)] / c.path_ms;
   b.input_removed_step_ms = c.removed_step_ms[size_t(PathKind::kInput)];
   const bool device = b.kind == PathKind::kDeviceCompute || b.kind == PathKind::kCollectives || b.kind == PathKind::kCopies;

@@ -204,6 +204,7 @@ CriticalPath critical_path_of_graph(const model::Profile& p, const StepAnalysis&
                                     PathDetail detail = PathDetail::kSegments) {
   CriticalPath c;
   for (const model::Plane& plane : p.planes) c.on_tpu |= p.strings.view(plane.name).starts_with("/device:TPU:");
+  if (!p.hosts.empty()) c.gpu_vendor = host_gpu_vendor(p, 0);
   c.consumer_links = g.consumer_links;
   c.sync_links = g.sync_links;
   c.launch_links = g.launch_links;

@@ -17,6 +17,7 @@
 #include "analysis/critical_path/path_kind.h"
 #include "analysis/critical_path/path_segments.h"
 #include "analysis/critical_path/what_if.h"
+#include "analysis/run_environment.h"
 #include "analysis/step_breakdown.h"
 #include "model/profile.h"
 
@@ -54,6 +55,7 @@ struct CriticalPath {
   // Means over the steps.
   double step_ms = 0, path_ms = 0;
   bool on_tpu = false;  // the profile has TPU planes: said in a TPU's words (bottleneck.h)
+  GpuVendor gpu_vendor = GpuVendor::kNvidia;  // a GPU's advice in its vendor's words (run_environment.h)
   std::array<double, kNumPathKinds> kind_ms{};
   std::vector<PathTime> top_ops, top_kernels;  // per step, at most kTopOverall
   std::vector<WhatIfPrediction> what_if;

@@ -26,16 +26,29 @@ bool contains(std::string_view s, std::string_view part) { return s.find(part) !
 // when the copy has (cudaMemcpy without Async).
 bool is_blocking_call(std::string_view name) {
   if (contains(name, "Synchronize")) return name.starts_with("cu") || name.starts_with("hip");
+  if (name == "synchronize" || name == "synchronizeStream") return true;  // MTIA's runtime
   return (name.starts_with("cudaMemcpy") || name.starts_with("hipMemcpy") || name.starts_with("cuMemcpy")) &&
          !contains(name, "Async");
 }
+
+// A launch through MTIA's runtime (is_launch_name names CUDA's and HIP's).
+bool is_mtia_launch_name(std::string_view name) {
+  return name.starts_with("runFunction") || name.starts_with("enqueueCommand ");
+}
+
+// CUDA's and HIP's launches return once the work is queued (their blocking calls are named:
+// is_blocking_call); TensorFlow's host events that launch are its ops. MTIA's runtime may return
+// only after the work has run (runFunction holds most of its kernels): such a launch whose work
+// ended before it returned waited for it.
+bool launch_may_wait(std::string_view name) { return is_mtia_launch_name(name); }
 
 // The kind of a host event's own time, before its dependencies are known (a blocked call
 // weighs nothing only once what it waits for is found).
 PathKind host_kind(std::string_view name, bool is_producer) {
   if (is_producer || is_input_request_name(name) || is_iterator_name(name)) return PathKind::kInput;
   // Launches of kernels, copies and sets; other runtime calls (allocation, queries) are host time.
-  if (is_launch_name(name) || (is_runtime_api_name(name) && (contains(name, "Memcpy") || contains(name, "Memset"))))
+  if (is_launch_name(name) || is_mtia_launch_name(name) ||
+      (is_runtime_api_name(name) && (contains(name, "Memcpy") || contains(name, "Memset"))))
     return PathKind::kKernelLaunch;
   if (is_host_collective_name(name)) return PathKind::kCollectives;
   return PathKind::kHost;
@@ -273,6 +286,8 @@ class GraphBuilder {
       if (step_line == step_line_of_plane.end() || step_line->second == l) continue;
       const auto [step_first, step_last] = thread_nodes_[step_line->second];
       const model::Line& line = p_.lines[l];
+      const bool engine = is_autograd_engine_thread(line);
+      std::map<uint32_t, EventIndex> step_waits;  // a step-thread stretch: the engine work ending last in it
       for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
         // Loader work runs on its own: only work the step thread sets off (not input) is tied to it.
         if (p_.events.parent[e] != kNone || start_node_[e] == kNoNode || PathKind(kind_[e]) == PathKind::kInput) continue;
@@ -283,11 +298,44 @@ class GraphBuilder {
         if (after == first) continue;  // before the step thread's first instant
         const uint32_t from = uint32_t(after - g_.anchor_ps.data()) - 1;
         const uint32_t to = start_node_[e];
+        // backward() returns when the engine's thread is done: a stretch of the step thread that
+        // holds the engine's work whole is the step thread waiting for it. The engine's work after
+        // the first in that stretch follows its own thread's order, not the step thread's.
+        if (engine && from < step_last && g_.anchor_ps[from + 1] >= p_.end_ps(e) + offset_[host_of_line(l)]) {
+          auto [it, fresh] = step_waits.try_emplace(from, e);
+          if (!fresh) {
+            if (p_.end_ps(e) > p_.end_ps(it->second)) it->second = e;
+            continue;
+          }
+        }
         add_edge(from, to, t - g_.anchor_ps[from], kNone, kNone, host_of_line(l), PathKind::kIdle);
         if (to > nodes.first && chain_edge_[to - 1] != UINT32_MAX && g_.edges[chain_edge_[to - 1]].event == kNone)
           make_waiting_edge(chain_edge_[to - 1]);
       }
+      for (const auto& [from, e] : step_waits) link_step_wait(from, e, host_of_line(l));
     }
+  }
+
+  // PyTorch's autograd engine runs the backward pass of device tensors on a thread of its own
+  // while the thread that called backward() waits: a thread whose top-level work is the
+  // engine's functions.
+  bool is_autograd_engine_thread(const model::Line& line) const {
+    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e)
+      if (p_.events.parent[e] == kNone && p_.name(e).starts_with("autograd::engine::evaluate_function")) return true;
+    return false;
+  }
+
+  // The step thread's stretch leaving `from` waited for the engine's work `e`: it weighs
+  // nothing, and the step thread goes on when `e` ends (its measured wake-up after, at its kind).
+  void link_step_wait(uint32_t from, EventIndex e, uint16_t host) {
+    const uint32_t k = chain_edge_[from];
+    if (k == UINT32_MAX || g_.edges[k].to != from + 1 || end_node_[e] == kNoNode) return;
+    const PathEdge stretch = g_.edges[k];
+    if (stretch.kind == PathKind::kInput) return;
+    make_waiting_edge(k);
+    add_edge(end_node_[e], from + 1, g_.anchor_ps[from + 1] - g_.anchor_ps[end_node_[e]], stretch.event, stretch.owner,
+             host, stretch.kind == PathKind::kWaiting ? PathKind::kHost : stretch.kind);
+    ++g_.sync_links;
   }
 
   // Order on each device stream, launch to work, and work to the host calls that wait for it.
@@ -299,6 +347,7 @@ class GraphBuilder {
       std::unordered_map<uint32_t, uint32_t> first_edge_of;  // a stream wait's work: its first edge
       for (const EventWaits::StreamWait& w : waits.streams) first_edge_of.emplace(w.dest, 0);
       std::vector<std::tuple<int64_t, int64_t, uint32_t>> launched;  // launch start, work end, end node
+      std::vector<EventWaits::HostWait> launch_waits;  // launches that returned after their work
       for (size_t s = 0; s + 1 < h.stream_first.size(); ++s) {
         uint32_t prev_start = kNoNode, prev_end = kNoNode;
         for (uint32_t i = h.stream_first[s]; i < h.stream_first[s + 1]; ++i) {
@@ -309,6 +358,8 @@ class GraphBuilder {
           if (w.launch != kNone) {
             launched.emplace_back(p_.start_ps(w.launch), p_.end_ps(w.event), prev_end);
             launch_work_.emplace_back(w.launch, w.event);
+            if (p_.end_ps(w.event) <= p_.end_ps(w.launch) && launch_may_wait(p_.name(w.launch)))
+              launch_waits.push_back({i, w.launch});
           }
         }
         chain_last_.push_back({host, prev_end, true});
@@ -319,6 +370,7 @@ class GraphBuilder {
         link_host_wait(h.work[w.source].event, w.call, host);
         event_synced.push_back(w.call);
       }
+      for (const EventWaits::HostWait& w : launch_waits) link_host_wait(h.work[w.source].event, w.call, host);
       std::sort(event_synced.begin(), event_synced.end());
       link_blocking_calls(host, launched, event_synced);
     }
