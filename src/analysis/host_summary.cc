@@ -236,8 +236,9 @@ StepOpTimes RunSummary::step_op_times() const {
 
 bool load_run_summary(const model::LoadRequest& request, unsigned parts, RunSummary* summary, model::LoadError* error) {
   model::SummaryRequest summaries;
-  summaries.summarize = [parts](const model::Profile& part) -> std::unique_ptr<model::PartSummary> {
-    return summarize_profile(part, parts);
+  summaries.summarize = [parts](const model::Profile& part, size_t files) -> std::unique_ptr<model::PartSummary> {
+    const bool ranks = files > 1 || part.hosts.size() > 1;
+    return summarize_profile(part, (parts & kPodHostsOfRanks) && ranks ? parts | kPodHosts : parts);
   };
   summaries.take = [summary](std::unique_ptr<model::PartSummary> part, std::string* problem) {
     return summary->add(std::unique_ptr<ProfileSummary>(static_cast<ProfileSummary*>(part.release())), problem);

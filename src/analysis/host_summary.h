@@ -31,6 +31,9 @@ inline constexpr unsigned kOverview = 2;   // the overview's parts (with the tim
 inline constexpr unsigned kOpTotals = 4;   // the op stats' totals
 inline constexpr unsigned kKernelRows = 8; // the kernel table's rows
 inline constexpr unsigned kStepOpTimes = 16;  // the ops' self time in each analysed step (diff)
+// kPodHosts only for a run of several hosts: the overview compares ranks (its stragglers), which a
+// run of one host has not (load_run_summary).
+inline constexpr unsigned kPodHostsOfRanks = 32;
 inline constexpr unsigned kAllParts = kPodHosts | kOverview | kOpTotals | kKernelRows;
 
 // What is kept of one file's hosts.

@@ -68,8 +68,9 @@ ToolResult overview_of_summary(const RunSummary& s, const ToolOptionValues&) {
   add_chip_advice(page);
   return ToolResult::owned(std::move(page));
 }
-// The stragglers among its recommendations read the pod's per-rank steps; the top ops, the op totals.
-constexpr SummaryForm kOverviewSummary{kOverview | kPodHosts | kOpTotals, overview_of_summary};
+// The stragglers among its recommendations read the pod's per-rank steps (of a run of several
+// hosts); the top ops, the op totals.
+constexpr SummaryForm kOverviewSummary{kOverview | kPodHostsOfRanks | kOpTotals, overview_of_summary};
 
 // framework_op_stats
 ToolResult op_stats(const AnalyzedProfile& p, const ToolOptionValues& options) {

@@ -53,6 +53,7 @@ struct Failure {
 struct Destination {
   Profile* profile = nullptr;               // the full load
   const SummaryRequest* summaries = nullptr;  // else
+  size_t files = 0;                           // in the run
 };
 
 // A file read apart: its hosts, or (summaries) what is kept of them; neither when it failed.
@@ -73,7 +74,7 @@ Part read_part(const format::HostFile& file, const Destination& to, const LoadPr
       return part;
     }
     if (to.summaries) {
-      part.summary = to.summaries->summarize(*part.profile);
+      part.summary = to.summaries->summarize(*part.profile, to.files);
       part.profile.reset();
     }
   } catch (const std::bad_alloc&) {
@@ -214,7 +215,7 @@ bool load_summaries(const LoadRequest& request, const SummaryRequest& summaries,
   std::vector<const format::HostFile*> files;
   if (!select_files(request, &where, &run, &files, error)) return false;
   *run_name = run->name;
-  return load_files(request, files, {nullptr, &summaries}, error);
+  return load_files(request, files, {nullptr, &summaries, files.size()}, error);
 }
 
 }  // namespace mlprof::model

@@ -41,8 +41,9 @@ struct PartSummary {
   virtual ~PartSummary() = default;
 };
 struct SummaryRequest {
-  // On the reading thread. What it throws leaves the file out, its message the reason.
-  std::function<std::unique_ptr<PartSummary>(const Profile& part)> summarize;
+  // On the reading thread, with the number of files in the run. What it throws leaves the file
+  // out, its message the reason.
+  std::function<std::unique_ptr<PartSummary>(const Profile& part, size_t files_in_run)> summarize;
   // On the caller's thread, in the run's order; false with a one-line reason leaves the file out.
   std::function<bool(std::unique_ptr<PartSummary> summary, std::string* problem)> take;
 };
