@@ -96,6 +96,7 @@ async function pan(page) {
     const rect = canvas.getBoundingClientRect();
     const frames = [];
     const draws = [];
+    const flowDraws = [];
     let direction = 1;
     let lastStart = -1;
     const replies = []; // what taking each reply that landed cost the page, ms
@@ -105,6 +106,7 @@ async function pan(page) {
       const frame = (now) => {
         frames.push(now);
         draws.push(Number(viewer.dataset.drawMs ?? 0));
+        flowDraws.push(Number(viewer.dataset.flowsMs ?? 0));
         if (viewer.dataset.acceptMs !== lastReply) replies.push(Number((lastReply = viewer.dataset.acceptMs)));
         const start = Number(viewer.dataset.startPs);
         if (start === lastStart) direction = -direction; // at an end of the trace
@@ -113,7 +115,7 @@ async function pan(page) {
           new WheelEvent('wheel', { deltaX: 12 * direction, deltaY: 0, clientX: rect.left + 300, clientY: rect.top + 40, bubbles: true, cancelable: true }),
         );
         if (now - t0 < seconds * 1000) requestAnimationFrame(frame);
-        else resolve({ frames, draws, replies });
+        else resolve({ frames, draws, flowDraws, replies });
       };
       requestAnimationFrame(frame);
     });
@@ -122,14 +124,16 @@ async function pan(page) {
   return result;
 }
 
-function report(events, label, { frames, draws, replies, cpuSeconds }) {
+function report(events, label, { frames, draws, flowDraws, replies, cpuSeconds }) {
   const gaps = frames.slice(1).map((t, i) => t - frames[i]).sort((a, b) => a - b);
   const drawn = draws.slice(2).sort((a, b) => a - b);
+  const flowsDrawn = flowDraws.slice(2).sort((a, b) => a - b);
   const fps = (frames.length - 1) / ((frames[frames.length - 1] - frames[0]) / 1000);
   console.log(
     `${NAME}: ${events.toLocaleString('en')} events, ${label}: ${frames.length} frames, frame time p50 ${percentile(gaps, 0.5).toFixed(1)} ms, ` +
       `p95 ${percentile(gaps, 0.95).toFixed(1)} ms, ${fps.toFixed(1)} fps; draw p50 ${percentile(drawn, 0.5).toFixed(1)} ms, ` +
-      `p95 ${percentile(drawn, 0.95).toFixed(1)} ms; ${replies.length} replies taken (the slowest in ${Math.max(0, ...replies).toFixed(0)} ms); ` +
+      `p95 ${percentile(drawn, 0.95).toFixed(1)} ms (of which flow arrows p50 ${percentile(flowsDrawn, 0.5).toFixed(1)} ms, ` +
+      `p95 ${percentile(flowsDrawn, 0.95).toFixed(1)} ms); ${replies.length} replies taken (the slowest in ${Math.max(0, ...replies).toFixed(0)} ms); ` +
       `CPU ${((cpuSeconds * 1000) / frames.length).toFixed(1)} ms per frame`,
   );
 }
@@ -220,6 +224,10 @@ try {
   for (let i = 0; i < 24; ++i) await page.keyboard.press('w'); // 0.8^24: about 1/200 of the trace
   await idle();
   report(total, '1/200 of the trace', await pan(page));
+  // The same pan with only the selected event's arrows (none): what drawing every flow costs.
+  await page.locator('.trace-flows-toggle').click();
+  report(total, '1/200 of the trace, flows hidden', await pan(page));
+  await page.locator('.trace-flows-toggle').click();
   await lastReply(page, total, idle);
 } finally {
   await browser?.close();

@@ -5,7 +5,7 @@
 // a new one is asked when the view nears its edge or the zoom changes; the last reply stays
 // drawn, scaled, until the next arrives. A reply has events only on the tracks within a screen
 // of the scroller's view (tracks_in_sight.ts), and a scroll that nears others asks for them.
-// While panning, the rows are a bitmap shifted each frame (panned_rows.ts). It opens on the
+// While panning, the rows and the flow arrows are bitmaps shifted each frame (panned_layer.ts). It opens on the
 // steps (the first few when there are many), devices first, counter tracks (GPU queue length,
 // memory in use) at the top; tracks can be pinned there too. The selected event's flow arrows
 // (launch → kernel, producer → consumer) are drawn; every visible event's only when asked.
@@ -35,10 +35,10 @@ import { coversAhead, rangeToFetch, type FetchedRange } from '../trace/viewport_
 import { formatCollapsed, parseCollapsed, rememberOption, trackKey } from '../trace/collapsed_tracks';
 import { EMPTY_LAYOUT, foldsHiding, hitAt, layoutOf, linesInBand, rowYOfEvent, type Layout } from '../trace/trace_layout';
 import { drawAxis, formatCounter, sizeCanvas, TimelinePainter } from '../trace/trace_drawing';
-import { PannedRows } from '../trace/panned_rows';
+import { PannedLayer } from '../trace/panned_layer';
 import { coversTracks, lineListParam, linesToFetch } from '../trace/tracks_in_sight';
 import { rangeSummaryView } from '../trace/trace_range_summary';
-import { drawFlows } from '../trace/trace_flows_drawing';
+import { drawSelectedFlows, FlowArrows } from '../trace/trace_flows_drawing';
 import { drawCriticalPath, leftOutNote, loadCriticalPath, pathOfStep, type ViewerPath } from '../trace/critical_path_overlay';
 import { listenTraceInput } from '../trace/trace_input';
 import { showDetails, showDetailsMessage } from '../trace/trace_details';
@@ -83,7 +83,10 @@ class TraceViewer {
   private readonly details = h('div', { class: 'trace-details' });
   private readonly search: TraceSearch;
   private readonly painter = new TimelinePainter();
-  private readonly pannedRows = new PannedRows();
+  private readonly pannedRows = new PannedLayer(this.painter, true);
+  private readonly flowArrows = new FlowArrows();
+  private readonly pannedFlows = new PannedLayer(this.flowArrows, false);
+  private replies = 0; // replies taken: the flow arrows' layer starts anew with each
 
   private total = 1;
   private view: TimeRange = { start: 0, end: 1 };
@@ -492,6 +495,7 @@ class TraceViewer {
   private accept(reply: TraceViewport, range: FetchedRange, lines: number[] | null): void {
     const began = performance.now();
     this.reply = reply;
+    ++this.replies;
     this.fetched = range;
     this.fetchedLines = lines ? new Set(lines) : null;
     this.fetchedLinesKey = lines ? lineListParam(lines) : '';
@@ -585,7 +589,7 @@ class TraceViewer {
     // view the bitmap's pixels show.
     // A reply with other tracks' events redraws the bitmap (the same span keeps it otherwise).
     const look = { tracks: `${this.labelsShown}|${this.fetchedLinesKey}`, searchVersion: this.search.version, selectedEvent: this.selected?.event };
-    const rows = this.pannedRows.draw(g, frame, this.painter, look, this.fetched);
+    const rows = this.pannedRows.draw(g, frame, look, this.fetched);
     const drawn = { ...frame, view: rows.view };
     if (rows.fromBitmap) this.painter.drawEdgeLabels(g, drawn);
     this.painter.drawCounterScales(g, drawn);
@@ -593,9 +597,19 @@ class TraceViewer {
     this.element.setAttribute('data-rows-strips', String(this.pannedRows.strips));
     const psPerPx = (rows.view.end - rows.view.start) / width;
     const xOf = (ps: number) => (ps - rows.view.start) / psPerPx;
-    const flows = drawFlows(g, this.layout, xOf, width, this.showFlows ? (this.reply?.flows ?? []) : null, this.selected);
-    this.element.setAttribute('data-flows-drawn', String(flows.drawn));
-    this.element.setAttribute('data-selected-flows-drawn', String(flows.selectedDrawn));
+    const flowsBegan = performance.now();
+    let flowsDrawn = 0;
+    if (this.showFlows && this.reply) {
+      // A reply's arrows join its rows, which the last one's may not (an end it did not list
+      // is drawn at its track's first row): the layer starts anew with each reply.
+      this.flowArrows.use(this.layout, this.reply.flows, this.selected?.event);
+      this.pannedFlows.draw(g, drawn, { ...look, tracks: `${look.tracks}|${this.replies}` }, this.fetched);
+      flowsDrawn = this.flowArrows.countInView(rows.view);
+    }
+    const selectedDrawn = drawSelectedFlows(g, this.layout, xOf, width, this.selected);
+    this.element.setAttribute('data-flows-ms', (performance.now() - flowsBegan).toFixed(2));
+    this.element.setAttribute('data-flows-drawn', String(flowsDrawn));
+    this.element.setAttribute('data-selected-flows-drawn', String(selectedDrawn));
     if (this.showPath && this.paths) {
       const outlined = drawCriticalPath(g, this.layout, this.paths, rows.view, xOf, width);
       this.element.setAttribute('data-path-outlined', String(outlined.outlined));
