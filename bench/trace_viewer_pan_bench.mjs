@@ -9,7 +9,8 @@
 // count the time other processes had the cores, the CPU time does not. Then the last reply of
 // the zoomed pan, once landed: its size, the server's time, and the page's parsing and layout
 // of it (a reply lands as one long task, which a few seconds of panning may not meet), beside
-// the same view with every track's events (the viewer asks for the tracks in sight only).
+// the same view with every track's events (the viewer asks for the tracks in sight only). Last,
+// a vertical scroll: how often tracks in sight waited for their events, and for how long.
 //
 // Up to FILE_EVENTS events the capture is one PyTorch trace. Beyond, one file cannot hold it:
 // Kineto's JSON of 100 M events would be about 12 GB, and one XSpace message cannot pass
@@ -138,6 +139,57 @@ function report(events, label, { frames, draws, flowDraws, replies, cpuSeconds }
   );
 }
 
+// Vertical scrolling at 1/200 of the trace: a screen and a half down a step a frame (the tracks
+// ahead are asked for before they come into sight), then a jump to the bottom (its tracks are
+// hatched until their events come): the frames that showed tracks without events, and the time
+// from the jump to the first frame with every track in sight drawn.
+async function scroll(page, events, idle) {
+  await page.locator('.trace-scroller').evaluate((el) => (el.scrollTop = 0));
+  await idle();
+  const result = await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        const viewer = document.querySelector('.trace-viewer');
+        const scroller = document.querySelector('.trace-scroller');
+        const screen = scroller.clientHeight;
+        const awaited = () => Number(viewer.dataset.tracksAwaited ?? 0);
+        let steps = 0;
+        let waiting = 0;
+        let jumped = 0;
+        const frame = (now) => {
+          if (awaited() > 0 && !jumped) ++waiting;
+          if (steps < 18) {
+            ++steps;
+            scroller.scrollTop += screen / 12;
+          } else if (!jumped) {
+            jumped = now;
+            scroller.scrollTop = scroller.scrollHeight;
+          } else if (awaited() === 0 && !viewer.hasAttribute('data-loading')) {
+            const asked = performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/trace?'));
+            const last = asked[asked.length - 1];
+            resolve({
+              waiting,
+              jumpMs: now - jumped,
+              screen,
+              height: scroller.scrollHeight,
+              lastLines: new URL(last.name).searchParams.get('lines'),
+              lastMs: last.responseEnd - last.startTime,
+              lastBytes: last.decodedBodySize,
+            });
+            return;
+          }
+          requestAnimationFrame(frame);
+        };
+        requestAnimationFrame(frame);
+      }),
+  );
+  console.log(
+    `${NAME}: ${events.toLocaleString('en')} events, 1/200 of the trace, scrolled (${result.height} px of tracks, ${result.screen} px in sight): ` +
+      `${result.waiting} of 18 frames showed tracks still without events; after a jump to the bottom every track in sight was drawn in ${result.jumpMs.toFixed(0)} ms ` +
+      `(its reply: events on lines ${result.lastLines}, ${(result.lastBytes / 1e6).toFixed(1)} MB in ${result.lastMs.toFixed(0)} ms)`,
+  );
+}
+
 // The last viewport reply the pan asked for, once it has landed: its size, how long the server
 // took to answer it and what taking it cost the page (a large reply lands as one long task).
 // Then the same view with every track's events (no `lines`), as the viewer asked before it
@@ -229,6 +281,7 @@ try {
   report(total, '1/200 of the trace, flows hidden', await pan(page));
   await page.locator('.trace-flows-toggle').click();
   await lastReply(page, total, idle);
+  await scroll(page, total, idle);
 } finally {
   await browser?.close();
   await server?.stop();

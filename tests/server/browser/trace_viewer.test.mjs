@@ -293,8 +293,9 @@ test('trace viewer: a pan shifts the rows drawn once, and shows what drawing the
 });
 
 // At 1/200 of a 100 M-event run a reply of every row is 80 MB: the viewer asks for the events
-// of the tracks in sight (and a screen around them) only, and a scroll to the bottom asks for
-// those that come into sight.
+// of the tracks in sight (and a screen around them) only; a short scroll draws from the reply in
+// hand while the next is asked for ahead, and a jump to the bottom shows its tracks as loading
+// until theirs comes.
 test('trace viewer: a reply carries the events of the tracks in sight, and a scroll asks for more', async () => {
   writeKinetoCapture(path.join(fixture.logdir, 'plugins/profile/tall/worker0.pt.trace.json'), { threads: 80, steps: 2, opsPerStep: 3 });
   await onViewer('trace_viewer_tracks_in_sight', 'run=tall&host=worker0&tool=trace_viewer', async (page) => {
@@ -332,6 +333,32 @@ test('trace viewer: a reply carries the events of the tracks in sight, and a scr
     assert.ok(!topLines.has(bottomLine), 'the bottom track is out of sight');
     assert.ok(top.bytes < top.wholeBytes / 2, `${top.bytes} bytes, every track's ${top.wholeBytes}`);
 
+    // The most tracks in sight without events on any frame from now on (hatched as loading).
+    const watchAwaited = () =>
+      page.evaluate(() => {
+        const viewer = document.querySelector('.trace-viewer');
+        window.mostAwaited = 0;
+        new MutationObserver(() => {
+          window.mostAwaited = Math.max(window.mostAwaited, Number(viewer.dataset.tracksAwaited ?? 0));
+        }).observe(viewer, { attributes: true, attributeFilter: ['data-tracks-awaited'] });
+      });
+    const mostAwaited = () => page.evaluate(() => window.mostAwaited);
+    const scrollBy = (dy) => page.locator('.trace-scroller').evaluate((el, d) => (el.scrollTop += d), dy);
+    const screen = await page.locator('.trace-scroller').evaluate((el) => el.clientHeight);
+    // A screen and a half down, a step at a time as a wheel scrolls: drawn from the reply in
+    // hand, which carries a screen below the view, while the next is asked at the first step
+    // for two screens ahead (asked only once tracks in sight lacked events, some showed none
+    // for a reply's time).
+    await watchAwaited();
+    for (let i = 0; i < 18; ++i) {
+      await scrollBy(screen / 12);
+      await drawn(page);
+    }
+    await idle();
+    assert.equal(await mostAwaited(), 0, 'no track in sight waited for its events');
+    assert.equal(await viewerData(page, 'tracks-awaited'), '0');
+
+    // A jump to the bottom outruns the replies: its tracks are hatched until theirs lands.
     await page.locator('.trace-scroller').evaluate((el) => {
       el.scrollTop = el.scrollHeight;
     });
@@ -346,6 +373,9 @@ test('trace viewer: a reply carries the events of the tracks in sight, and a scr
       bottomLine,
     );
     await idle();
+    await drawn(page);
+    assert.ok((await mostAwaited()) > 0, 'the bottom tracks were drawn as loading');
+    assert.equal(await viewerData(page, 'tracks-awaited'), '0', 'and drawn once their events came');
     const bottom = await lastReply();
     const bottomLines = withEvents(bottom.reply);
     assert.ok(bottomLines.has(bottomLine), `the bottom track's events came: ${[...bottomLines]}`);

@@ -4,7 +4,8 @@
 // two spans either side (viewport_plan.ts), so panning redraws from it, at most once a frame, and
 // a new one is asked when the view nears its edge or the zoom changes; the last reply stays
 // drawn, scaled, until the next arrives. A reply has events only on the tracks within a screen
-// of the scroller's view (tracks_in_sight.ts), and a scroll that nears others asks for them.
+// of the scroller's view (tracks_in_sight.ts), and a scroll that nears others asks for them;
+// tracks in sight still without events show a loading hatch.
 // While panning, the rows and the flow arrows are bitmaps shifted each frame (panned_layer.ts). It opens on the
 // steps (the first few when there are many), devices first, counter tracks (GPU queue length,
 // memory in use) at the top; tracks can be pinned there too. The selected event's flow arrows
@@ -31,12 +32,13 @@ import {
   type TraceViewport,
 } from '../trace/trace_api';
 import { clampRange, formatPs, formatRange, zoomRange, type TimeRange } from '../trace/time_scale';
-import { coversAhead, rangeToFetch, type FetchedRange } from '../trace/viewport_plan';
+import { coversAhead, rangeToFetch, sameFetch, type FetchedRange } from '../trace/viewport_plan';
 import { formatCollapsed, parseCollapsed, rememberOption, trackKey } from '../trace/collapsed_tracks';
 import { EMPTY_LAYOUT, foldsHiding, hitAt, layoutOf, linesInBand, rowYOfEvent, type Layout } from '../trace/trace_layout';
 import { drawAxis, formatCounter, sizeCanvas, TimelinePainter } from '../trace/trace_drawing';
 import { PannedLayer } from '../trace/panned_layer';
-import { coversTracks, lineListParam, linesToFetch } from '../trace/tracks_in_sight';
+import { coversTracks, keepNearTracks, lineListParam, linesToFetch, linesToKeep, tracksAwaited } from '../trace/tracks_in_sight';
+import { drawAwaited } from '../trace/awaited_tracks_drawing';
 import { rangeSummaryView } from '../trace/trace_range_summary';
 import { drawSelectedFlows, FlowArrows } from '../trace/trace_flows_drawing';
 import { drawCriticalPath, leftOutNote, loadCriticalPath, pathOfStep, type ViewerPath } from '../trace/critical_path_overlay';
@@ -94,6 +96,8 @@ class TraceViewer {
   private fetched: FetchedRange | null = null; // what `reply` spans
   private fetchedLines: Set<number> | null = null; // the tracks it has events for (null: all)
   private fetchedLinesKey = '';
+  private lastScrollTop = 0;
+  private scrollDirection = 0; // the last vertical scroll's: > 0 down, < 0 up
   private shape: TraceViewport | null = null; // the first reply: every track and row, to plan the first real one
   private layout: Layout = EMPTY_LAYOUT;
   private collapsed: Set<string>;
@@ -362,6 +366,9 @@ class TraceViewer {
     );
     this.on(this.search.input, 'keydown', (e) => this.search.onKey(e));
     this.on(this.scroller, 'scroll', () => {
+      const top = this.scroller.scrollTop;
+      if (top !== this.lastScrollTop) this.scrollDirection = Math.sign(top - this.lastScrollTop);
+      this.lastScrollTop = top;
       this.scheduleDraw();
       this.checkTracksInSight();
     });
@@ -443,8 +450,17 @@ class TraceViewer {
     const abort = new AbortController();
     this.fetchAbort = abort;
     this.fetchAgain = false;
-    const range = rangeToFetch(this.view, this.plotWidth(), this.total);
-    const lines = this.linesToAsk();
+    // A reply that still spans the view and its margins keeps its time: only tracks are lacking.
+    const keepTime = this.fetched && coversAhead(this.fetched, this.view, this.plotWidth(), this.total);
+    const range = keepTime && this.fetched ? this.fetched : rangeToFetch(this.view, this.plotWidth(), this.total);
+    let lines = this.linesToAsk();
+    // A scroll within the same time asks only for the tracks the reply in hand lacks (accept
+    // keeps the others').
+    if (lines && this.fetchedLines && sameFetch(this.fetched, range)) {
+      const have = this.fetchedLines;
+      const lacking = lines.filter((l) => !have.has(l));
+      if (lacking.length) lines = lacking;
+    }
     try {
       const reply = await fetchViewport(this.ctx.run, this.ctx.host, { ...range, width: range.widthPx }, abort.signal, false, lineListParam(lines ?? []));
       if (!abort.signal.aborted && !this.disposed) this.accept(reply, range, lines);
@@ -465,7 +481,7 @@ class TraceViewer {
   // Whether the reply in hand lacks the view's time or the tracks in sight.
   private needsFetch(): boolean {
     if (!coversAhead(this.fetched, this.view, this.plotWidth(), this.total)) return true;
-    return !coversTracks(this.fetchedLines, this.layout, this.scroller.scrollTop, this.sightHeight());
+    return !coversTracks(this.fetchedLines, this.layout, this.scroller.scrollTop, this.sightHeight(), true);
   }
 
   // The scroller's height once fitted (before the first layout it has no content to show it).
@@ -480,20 +496,26 @@ class TraceViewer {
     const layout = this.layout.labels.length ? this.layout : this.shape ? layoutOf(this.shape, this.collapsed, this.pinned, this.counters) : null;
     if (!layout) return null;
     const extra = this.scrollTo ? [this.scrollTo.line] : [];
-    const lines = linesToFetch(layout, this.scroller.scrollTop, this.sightHeight(), extra);
+    const lines = linesToFetch(layout, this.scroller.scrollTop, this.sightHeight(), extra, this.scrollDirection);
     // None in sight (counters only): one still, since an empty list asks for every track.
     const first = layout.labels.find((l) => l.kind === 'track');
     if (!lines.length && first) lines.push(Number(first.key.slice(1)));
     return lines.length ? lines : null;
   }
 
-  // A scroll or a fold that brings tracks without events into sight asks for them.
+  // A scroll or a fold that brings tracks without events near the view asks for them.
   private checkTracksInSight(): void {
-    if (this.reply && !coversTracks(this.fetchedLines, this.layout, this.scroller.scrollTop, this.sightHeight())) this.scheduleFetch();
+    if (this.reply && !coversTracks(this.fetchedLines, this.layout, this.scroller.scrollTop, this.sightHeight(), true)) this.scheduleFetch();
   }
 
   private accept(reply: TraceViewport, range: FetchedRange, lines: number[] | null): void {
     const began = performance.now();
+    // Of the same time: the last reply's events of the tracks near the view that this one left out.
+    const last = this.reply;
+    if (last && lines && this.fetchedLines && sameFetch(this.fetched, range)) {
+      const kept = keepNearTracks(last, reply, linesToKeep(this.layout, this.scroller.scrollTop, this.sightHeight()));
+      lines = [...lines, ...kept].sort((a, b) => a - b);
+    }
     this.reply = reply;
     ++this.replies;
     this.fetched = range;
@@ -592,6 +614,9 @@ class TraceViewer {
     const rows = this.pannedRows.draw(g, frame, look, this.fetched);
     const drawn = { ...frame, view: rows.view };
     if (rows.fromBitmap) this.painter.drawEdgeLabels(g, drawn);
+    const awaited = tracksAwaited(this.reply ? this.fetchedLines : null, this.layout, this.canvasTop, shown);
+    drawAwaited(g, this.layout, awaited, width);
+    this.element.setAttribute('data-tracks-awaited', String(awaited.length));
     this.painter.drawCounterScales(g, drawn);
     this.element.setAttribute('data-rows-bitmaps', String(this.pannedRows.builds));
     this.element.setAttribute('data-rows-strips', String(this.pannedRows.strips));
