@@ -287,6 +287,11 @@ describe('where the trace viewer opens', () => {
         await page.waitForSelector('.trace-section-label[data-key="empty"][aria-expanded="true"]');
         const open = await page.locator('.trace-section-label').allTextContents();
         assert.equal(open.filter((l) => l.endsWith('(no events)')).length, 6);
+        // The click scrolled the host threads above into sight: drawn once their events come
+        // (hatched as loading until then).
+        await page.waitForFunction(() => !document.querySelector('.trace-viewer[data-loading]'));
+        await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+        assert.equal(await viewer(page, 'tracks-awaited'), 0);
       }, `wild_mi300x_trace_viewer_unfolded_${width}`, width);
   });
 

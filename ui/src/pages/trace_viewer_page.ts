@@ -115,6 +115,7 @@ class TraceViewer {
   private measureMode = false;
   private fetchTimer = 0;
   private fetchAbort: AbortController | null = null;
+  private fetchingLines: Set<number> | null = null; // the tracks the fetch in flight asks for (null: all)
   private fetchAgain = false; // the view changed while a fetch was in flight
   private drawFrame = 0;
   // An event to scroll to once a reply lists it (a link's target): its track, else nothing.
@@ -461,6 +462,7 @@ class TraceViewer {
       const lacking = lines.filter((l) => !have.has(l));
       if (lacking.length) lines = lacking;
     }
+    this.fetchingLines = lines ? new Set(lines) : null;
     try {
       const reply = await fetchViewport(this.ctx.run, this.ctx.host, { ...range, width: range.widthPx }, abort.signal, false, lineListParam(lines ?? []));
       if (!abort.signal.aborted && !this.disposed) this.accept(reply, range, lines);
@@ -503,9 +505,19 @@ class TraceViewer {
     return lines.length ? lines : null;
   }
 
-  // A scroll or a fold that brings tracks without events near the view asks for them.
+  // A scroll or a fold that brings tracks without events near the view asks for them; a jump
+  // past what the fetch in flight asks for drops that fetch (its reply would not draw the
+  // tracks in sight, and the next would wait for it: 0.6 s instead of 0.3 s at 100 M events).
   private checkTracksInSight(): void {
-    if (this.reply && !coversTracks(this.fetchedLines, this.layout, this.scroller.scrollTop, this.sightHeight(), true)) this.scheduleFetch();
+    if (!this.reply) return;
+    const top = this.scroller.scrollTop;
+    const height = this.sightHeight();
+    if (coversTracks(this.fetchedLines, this.layout, top, height, true)) return;
+    if (this.fetchAbort && this.fetchingLines && this.fetchedLines) {
+      const coming = new Set([...this.fetchedLines, ...this.fetchingLines]);
+      if (!coversTracks(coming, this.layout, top, height)) this.fetchAbort.abort();
+    }
+    this.scheduleFetch();
   }
 
   private accept(reply: TraceViewport, range: FetchedRange, lines: number[] | null): void {
