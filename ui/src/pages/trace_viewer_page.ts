@@ -117,6 +117,7 @@ class TraceViewer {
   private fetchAbort: AbortController | null = null;
   private fetchingLines: Set<number> | null = null; // the tracks the fetch in flight asks for (null: all)
   private fetchAgain = false; // the view changed while a fetch was in flight
+  private urgent = false; // tracks in sight wait for their events: the next fetch goes at once
   private drawFrame = 0;
   // An event to scroll to once a reply lists it (a link's target): its track, else nothing.
   private scrollTo: { event: number; line: number } | null = null;
@@ -433,24 +434,30 @@ class TraceViewer {
 
   // One fetch at a time, at most one per FETCH_DELAY_MS while the view keeps changing (a
   // long pan gets replies as it goes): a view change while one is in flight asks again when
-  // it lands, and its reply is drawn meanwhile.
+  // it lands, and its reply is drawn meanwhile. Tracks in sight without events (`urgent`)
+  // are asked for without the delay.
   private scheduleFetch(): void {
     this.element.setAttribute('data-loading', 'true');
     if (this.fetchAbort) {
       this.fetchAgain = true;
       return;
     }
-    if (this.fetchTimer) return;
-    this.fetchTimer = window.setTimeout(() => {
-      this.fetchTimer = 0;
-      void this.fetchNow();
-    }, FETCH_DELAY_MS);
+    if (this.fetchTimer && !this.urgent) return;
+    window.clearTimeout(this.fetchTimer);
+    this.fetchTimer = window.setTimeout(
+      () => {
+        this.fetchTimer = 0;
+        void this.fetchNow();
+      },
+      this.urgent ? 0 : FETCH_DELAY_MS,
+    );
   }
 
   private async fetchNow(): Promise<void> {
     const abort = new AbortController();
     this.fetchAbort = abort;
     this.fetchAgain = false;
+    this.urgent = false;
     // A reply that still spans the view and its margins keeps its time: only tracks are lacking.
     const keepTime = this.fetched && coversAhead(this.fetched, this.view, this.plotWidth(), this.total);
     const range = keepTime && this.fetched ? this.fetched : rangeToFetch(this.view, this.plotWidth(), this.total);
@@ -513,6 +520,7 @@ class TraceViewer {
     const top = this.scroller.scrollTop;
     const height = this.sightHeight();
     if (coversTracks(this.fetchedLines, this.layout, top, height, true)) return;
+    if (!coversTracks(this.fetchedLines, this.layout, top, height)) this.urgent = true;
     if (this.fetchAbort && this.fetchingLines && this.fetchedLines) {
       const coming = new Set([...this.fetchedLines, ...this.fetchingLines]);
       if (!coversTracks(coming, this.layout, top, height)) this.fetchAbort.abort();
