@@ -5,8 +5,8 @@
 // a new one is asked when the view nears its edge or the zoom changes; the last reply stays
 // drawn, scaled, until the next arrives. A reply has events only on the tracks within a screen
 // of the scroller's view (tracks_in_sight.ts), and a scroll that nears others asks for them;
-// tracks in sight still without events show a loading hatch.
-// While panning, the rows and the flow arrows are bitmaps shifted each frame (panned_layer.ts). It opens on the
+// tracks in sight still without events show a loading hatch. While panning, the rows and the
+// flow arrows are bitmaps shifted each frame (panned_layer.ts). It opens on the
 // steps (the first few when there are many), devices first, counter tracks (GPU queue length,
 // memory in use) at the top; tracks can be pinned there too. The selected event's flow arrows
 // (launch → kernel, producer → consumer) are drawn; every visible event's only when asked.
