@@ -9,7 +9,8 @@
 // count the time other processes had the cores, the CPU time does not. Then the last reply of
 // the zoomed pan, once landed: its size, the server's time, and the page's parsing and layout
 // of it (a reply lands as one long task, which a few seconds of panning may not meet), beside
-// the same view with every track's events (the viewer asks for the tracks in sight only).
+// the same view with every track's events (the viewer asks for the tracks in sight only). Last,
+// a vertical scroll: how often tracks in sight waited for their events, and for how long.
 //
 // Up to FILE_EVENTS events the capture is one PyTorch trace. Beyond, one file cannot hold it:
 // Kineto's JSON of 100 M events would be about 12 GB, and one XSpace message cannot pass
@@ -96,6 +97,7 @@ async function pan(page) {
     const rect = canvas.getBoundingClientRect();
     const frames = [];
     const draws = [];
+    const flowDraws = [];
     let direction = 1;
     let lastStart = -1;
     const replies = []; // what taking each reply that landed cost the page, ms
@@ -105,6 +107,7 @@ async function pan(page) {
       const frame = (now) => {
         frames.push(now);
         draws.push(Number(viewer.dataset.drawMs ?? 0));
+        flowDraws.push(Number(viewer.dataset.flowsMs ?? 0));
         if (viewer.dataset.acceptMs !== lastReply) replies.push(Number((lastReply = viewer.dataset.acceptMs)));
         const start = Number(viewer.dataset.startPs);
         if (start === lastStart) direction = -direction; // at an end of the trace
@@ -113,7 +116,7 @@ async function pan(page) {
           new WheelEvent('wheel', { deltaX: 12 * direction, deltaY: 0, clientX: rect.left + 300, clientY: rect.top + 40, bubbles: true, cancelable: true }),
         );
         if (now - t0 < seconds * 1000) requestAnimationFrame(frame);
-        else resolve({ frames, draws, replies });
+        else resolve({ frames, draws, flowDraws, replies });
       };
       requestAnimationFrame(frame);
     });
@@ -122,15 +125,68 @@ async function pan(page) {
   return result;
 }
 
-function report(events, label, { frames, draws, replies, cpuSeconds }) {
+function report(events, label, { frames, draws, flowDraws, replies, cpuSeconds }) {
   const gaps = frames.slice(1).map((t, i) => t - frames[i]).sort((a, b) => a - b);
   const drawn = draws.slice(2).sort((a, b) => a - b);
+  const flowsDrawn = flowDraws.slice(2).sort((a, b) => a - b);
   const fps = (frames.length - 1) / ((frames[frames.length - 1] - frames[0]) / 1000);
   console.log(
     `${NAME}: ${events.toLocaleString('en')} events, ${label}: ${frames.length} frames, frame time p50 ${percentile(gaps, 0.5).toFixed(1)} ms, ` +
       `p95 ${percentile(gaps, 0.95).toFixed(1)} ms, ${fps.toFixed(1)} fps; draw p50 ${percentile(drawn, 0.5).toFixed(1)} ms, ` +
-      `p95 ${percentile(drawn, 0.95).toFixed(1)} ms; ${replies.length} replies taken (the slowest in ${Math.max(0, ...replies).toFixed(0)} ms); ` +
+      `p95 ${percentile(drawn, 0.95).toFixed(1)} ms (of which flow arrows p50 ${percentile(flowsDrawn, 0.5).toFixed(1)} ms, ` +
+      `p95 ${percentile(flowsDrawn, 0.95).toFixed(1)} ms); ${replies.length} replies taken (the slowest in ${Math.max(0, ...replies).toFixed(0)} ms); ` +
       `CPU ${((cpuSeconds * 1000) / frames.length).toFixed(1)} ms per frame`,
+  );
+}
+
+// Vertical scrolling at 1/200 of the trace: a screen and a half down a step a frame (the tracks
+// ahead are asked for before they come into sight), then a jump to the bottom (its tracks are
+// hatched until their events come): the frames that showed tracks without events, and the time
+// from the jump to the first frame with every track in sight drawn.
+async function scroll(page, events, idle) {
+  await page.locator('.trace-scroller').evaluate((el) => (el.scrollTop = 0));
+  await idle();
+  const result = await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        const viewer = document.querySelector('.trace-viewer');
+        const scroller = document.querySelector('.trace-scroller');
+        const screen = scroller.clientHeight;
+        const awaited = () => Number(viewer.dataset.tracksAwaited ?? 0);
+        let steps = 0;
+        let waiting = 0;
+        let jumped = 0;
+        const frame = (now) => {
+          if (awaited() > 0 && !jumped) ++waiting;
+          if (steps < 18) {
+            ++steps;
+            scroller.scrollTop += screen / 12;
+          } else if (!jumped) {
+            jumped = now;
+            scroller.scrollTop = scroller.scrollHeight;
+          } else if (awaited() === 0 && !viewer.hasAttribute('data-loading')) {
+            const asked = performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/trace?'));
+            const last = asked[asked.length - 1];
+            resolve({
+              waiting,
+              jumpMs: now - jumped,
+              screen,
+              height: scroller.scrollHeight,
+              lastLines: new URL(last.name).searchParams.get('lines'),
+              lastMs: last.responseEnd - last.startTime,
+              lastBytes: last.decodedBodySize,
+            });
+            return;
+          }
+          requestAnimationFrame(frame);
+        };
+        requestAnimationFrame(frame);
+      }),
+  );
+  console.log(
+    `${NAME}: ${events.toLocaleString('en')} events, 1/200 of the trace, scrolled (${result.height} px of tracks, ${result.screen} px in sight): ` +
+      `${result.waiting} of 18 frames showed tracks still without events; after a jump to the bottom every track in sight was drawn in ${result.jumpMs.toFixed(0)} ms ` +
+      `(its reply: events on lines ${result.lastLines}, ${(result.lastBytes / 1e6).toFixed(1)} MB in ${result.lastMs.toFixed(0)} ms)`,
   );
 }
 
@@ -220,7 +276,12 @@ try {
   for (let i = 0; i < 24; ++i) await page.keyboard.press('w'); // 0.8^24: about 1/200 of the trace
   await idle();
   report(total, '1/200 of the trace', await pan(page));
+  // The same pan with only the selected event's arrows (none): what drawing every flow costs.
+  await page.locator('.trace-flows-toggle').click();
+  report(total, '1/200 of the trace, flows hidden', await pan(page));
+  await page.locator('.trace-flows-toggle').click();
   await lastReply(page, total, idle);
+  await scroll(page, total, idle);
 } finally {
   await browser?.close();
   await server?.stop();

@@ -58,7 +58,8 @@ const visit = (hash, check) =>
 
 const kernelCells = (page, column) =>
   page.locator('table[aria-label="Kernels"] tbody tr').evaluateAll(
-    (trs, c) => trs.map((tr) => tr.querySelectorAll('td')[c].textContent),
+    // The cell's content, without the launch shape a repeated kernel name says under it.
+    (trs, c) => trs.map((tr) => tr.querySelectorAll('td')[c].firstChild?.textContent ?? ''),
     column,
   );
 

@@ -74,7 +74,8 @@ const visit = (hash, check, name) =>
   );
 const ready = (page) => page.waitForSelector('.page[data-ready="true"]', { timeout: 60_000 });
 
-// Every cell of the table's column `title`, with its size and whether it keeps to one line.
+// Every cell of the table's column `title`, with its size (its name's height) and whether it
+// keeps to one line.
 async function column(page, label, title) {
   return page.locator(`table[aria-label="${label}"]`).evaluate((table, t) => {
     const ths = [...table.querySelectorAll('thead th')];
@@ -83,7 +84,9 @@ async function column(page, label, title) {
     return [...table.querySelectorAll('tbody tr')].slice(0, 20).map((tr) => {
       const td = tr.children[i];
       const style = getComputedStyle(td);
-      return { text: td.textContent, title: td.title, width: td.getBoundingClientRect().width, height: td.getBoundingClientRect().height, nowrap: style.whiteSpace === 'nowrap', sticky: style.position === 'sticky' };
+      // A repeated kernel name says its launch shape on a line under it: the name is above.
+      const name = td.querySelector('.cell-aside') ? td.firstElementChild : td;
+      return { text: name.textContent, title: td.title, width: td.getBoundingClientRect().width, height: name.getBoundingClientRect().height, nowrap: style.whiteSpace === 'nowrap', sticky: style.position === 'sticky' };
     });
   }, title);
 }

@@ -216,14 +216,18 @@ const canvasPixels = (page) =>
     for (let i = 3; i < data.length; i += 4) if (data[i] > 0) ++inked;
     return { data: Array.from(data), inked };
   });
-// The share of pixels whose colour differs by more than a blur would make it.
-const differingShare = (a, b) => {
+// The share of pixels whose colour differs by more than a blur would make it; with `columns`
+// (the canvas's width in device pixels, and a first column), of those right of that column.
+const differingShare = (a, b, columns = { width: 1, from: 0 }) => {
   let differing = 0;
+  let counted = 0;
   for (let i = 0; i < a.length; i += 4) {
+    if ((i / 4) % columns.width < columns.from) continue;
+    ++counted;
     const d = Math.max(...[0, 1, 2, 3].map((k) => Math.abs(a[i + k] - b[i + k])));
     if (d > 48) ++differing;
   }
-  return differing / (a.length / 4);
+  return differing / counted;
 };
 // Two animation frames: whatever the view change before asked for is drawn.
 const drawn = (page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
@@ -269,8 +273,9 @@ test('trace viewer: a pan shifts the rows drawn once, and shows what drawing the
     assert.ok(panned.inked > panned.data.length / 4 / 10, `boxes are drawn: ${panned.inked} pixels`);
 
     // A search draws every row anew (a search changes how rows look): with no match, the same
-    // picture, but for the names of boxes cut by the right edge (shortened there, not where the
-    // bitmap ended) and less than a pixel of shift.
+    // picture, but for less than a pixel of shift at the boxes' edges. The names of boxes cut
+    // by the right edge are shortened there as a fresh drawing does, not cut mid-letter where
+    // the view ends (which made 1.5 % of the last 30 columns' pixels differ).
     await page.locator('.trace-search').fill('no_such_event');
     await page.locator('.trace-search').press('Enter');
     await waitForViewer(page, 'matches', 0);
@@ -281,12 +286,16 @@ test('trace viewer: a pan shifts the rows drawn once, and shows what drawing the
     assert.equal(anew.data.length, panned.data.length);
     const share = differingShare(panned.data, anew.data);
     assert.ok(share < 0.005, `${(share * 100).toFixed(2)} % of the pixels differ between the panned and the fresh drawing`);
+    const width = await page.locator('.trace-canvas').evaluate((c) => c.width);
+    const edge = differingShare(panned.data, anew.data, { width, from: width - 30 });
+    assert.ok(edge < 0.005, `${(edge * 100).toFixed(2)} % of the pixels of the last 30 columns differ`);
   });
 });
 
 // At 1/200 of a 100 M-event run a reply of every row is 80 MB: the viewer asks for the events
-// of the tracks in sight (and a screen around them) only, and a scroll to the bottom asks for
-// those that come into sight.
+// of the tracks in sight (and a screen around them) only; a short scroll draws from the reply in
+// hand while the next is asked for ahead, and a jump to the bottom shows its tracks as loading
+// until theirs comes.
 test('trace viewer: a reply carries the events of the tracks in sight, and a scroll asks for more', async () => {
   writeKinetoCapture(path.join(fixture.logdir, 'plugins/profile/tall/worker0.pt.trace.json'), { threads: 80, steps: 2, opsPerStep: 3 });
   await onViewer('trace_viewer_tracks_in_sight', 'run=tall&host=worker0&tool=trace_viewer', async (page) => {
@@ -324,6 +333,32 @@ test('trace viewer: a reply carries the events of the tracks in sight, and a scr
     assert.ok(!topLines.has(bottomLine), 'the bottom track is out of sight');
     assert.ok(top.bytes < top.wholeBytes / 2, `${top.bytes} bytes, every track's ${top.wholeBytes}`);
 
+    // The most tracks in sight without events on any frame from now on (hatched as loading).
+    const watchAwaited = () =>
+      page.evaluate(() => {
+        const viewer = document.querySelector('.trace-viewer');
+        window.mostAwaited = 0;
+        new MutationObserver(() => {
+          window.mostAwaited = Math.max(window.mostAwaited, Number(viewer.dataset.tracksAwaited ?? 0));
+        }).observe(viewer, { attributes: true, attributeFilter: ['data-tracks-awaited'] });
+      });
+    const mostAwaited = () => page.evaluate(() => window.mostAwaited);
+    const scrollBy = (dy) => page.locator('.trace-scroller').evaluate((el, d) => (el.scrollTop += d), dy);
+    const screen = await page.locator('.trace-scroller').evaluate((el) => el.clientHeight);
+    // A screen and a half down, a step at a time as a wheel scrolls: drawn from the reply in
+    // hand, which carries a screen below the view, while the next is asked at the first step
+    // for two screens ahead (asked only once tracks in sight lacked events, some showed none
+    // for a reply's time).
+    await watchAwaited();
+    for (let i = 0; i < 18; ++i) {
+      await scrollBy(screen / 12);
+      await drawn(page);
+    }
+    await idle();
+    assert.equal(await mostAwaited(), 0, 'no track in sight waited for its events');
+    assert.equal(await viewerData(page, 'tracks-awaited'), '0');
+
+    // A jump to the bottom outruns the replies: its tracks are hatched until theirs lands.
     await page.locator('.trace-scroller').evaluate((el) => {
       el.scrollTop = el.scrollHeight;
     });
@@ -338,6 +373,9 @@ test('trace viewer: a reply carries the events of the tracks in sight, and a scr
       bottomLine,
     );
     await idle();
+    await drawn(page);
+    assert.ok((await mostAwaited()) > 0, 'the bottom tracks were drawn as loading');
+    assert.equal(await viewerData(page, 'tracks-awaited'), '0', 'and drawn once their events came');
     const bottom = await lastReply();
     const bottomLines = withEvents(bottom.reply);
     assert.ok(bottomLines.has(bottomLine), `the bottom track's events came: ${[...bottomLines]}`);

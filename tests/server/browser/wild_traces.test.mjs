@@ -73,7 +73,12 @@ describe('tables that fit', () => {
     await visit('#run=h100&tool=kernel_stats', async (page) => {
       await ready(page);
       const cells = await page.locator('table[aria-label="Kernels"] tbody td.name.short').evaluateAll((tds) =>
-        tds.map((td) => ({ text: td.textContent, title: td.title, clipped: td.scrollWidth > td.clientWidth + 1 })),
+        tds.map((td) => ({
+          text: td.querySelector('a.row-link').textContent,
+          title: td.title,
+          launch: td.querySelector('.cell-aside')?.textContent,
+          clipped: td.scrollWidth > td.clientWidth + 1,
+        })),
       );
       assert.ok(cells.length >= 20, `${cells.length} kernel cells`);
       const byText = new Map();
@@ -85,6 +90,11 @@ describe('tables that fit', () => {
         assert.ok(!other || other === c.title, `"${c.text}" stands for both\n${other}\nand\n${c.title}`);
         byText.set(c.text, c.title);
       }
+      // A kernel launched with two grids (cutlass's 128x128 bf16 GEMM: 200×4×96 and 25×1×96
+      // blocks, as the trace's kernel events say) has two rows, each saying its launch.
+      const gemm = cells.filter((c) => c.title.includes('cutlass_75_tensorop_bf16_s1688gemm_bf16_128x128_nn_align1'));
+      assert.deepEqual(gemm.map((c) => c.launch).sort(), ['grid 200×4×96 · block 128×1×1', 'grid 25×1×96 · block 128×1×1']);
+      assert.ok(cells.filter((c) => cells.filter((d) => d.title === c.title).length === 1).every((c) => c.launch === undefined), 'a kernel of one row says no launch');
       // The H100's softmax kernel (TraceLens's kernel summary of this trace names it whole).
       assert.ok(cells.some((c) => c.text.endsWith('cunn_SoftMaxForward') && c.title.startsWith('void at::native::')));
       const heads = () => page.locator('table[aria-label="Kernels"] thead th').allTextContents();
@@ -277,6 +287,11 @@ describe('where the trace viewer opens', () => {
         await page.waitForSelector('.trace-section-label[data-key="empty"][aria-expanded="true"]');
         const open = await page.locator('.trace-section-label').allTextContents();
         assert.equal(open.filter((l) => l.endsWith('(no events)')).length, 6);
+        // The click scrolled the host threads above into sight: drawn once their events come
+        // (hatched as loading until then).
+        await page.waitForFunction(() => !document.querySelector('.trace-viewer[data-loading]'));
+        await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+        assert.equal(await viewer(page, 'tracks-awaited'), 0);
       }, `wild_mi300x_trace_viewer_unfolded_${width}`, width);
   });
 

@@ -20,6 +20,7 @@ export interface Column<Row> {
   shorten?: number; // names shortened to this many characters (as the CLI does), whole on hover
   whole?: (row: Row) => string | undefined; // the whole name on hover, where the value is a short one (an HLO op's text)
   link?: (row: Row) => { href: string; title: string } | undefined; // the cell's content links there
+  aside?: (row: Row) => string | undefined; // a muted line under the cell's content (what tells rows of one name apart)
 }
 
 export interface DataTableOptions<Row> {
@@ -118,7 +119,8 @@ export function dataTable<Row>(opts: DataTableOptions<Row>): HTMLElement {
         const content = link ? h('a', { class: 'row-link', href: link.href, title: `${link.title}${column.name ? `: ${text}` : ''}` }, shown) : shown;
         const title = column.whole?.(row) ?? (column.name || short !== undefined ? text : undefined);
         const shortClass = short !== undefined ? ' short' : '';
-        tr.appendChild(h('td', { class: cellClass(column, i) + shortClass, title }, content));
+        const aside = column.aside?.(row);
+        tr.appendChild(h('td', { class: cellClass(column, i) + shortClass, title }, content, aside ? h('div', { class: 'cell-aside' }, aside) : ''));
       });
       body.appendChild(tr);
     }

@@ -91,6 +91,12 @@ const kShownNameLength = 38;
 const yesNo = (v: boolean) => (v ? 'Yes' : 'No');
 
 function kernelTable(rows: KernelRow[], ctx: PageContext): HTMLElement {
+  // One kernel launched with several shapes has a row per launch shape: those rows say theirs
+  // under the name (the launch column is hidden by default), so they do not read as repeats.
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const r of rows) (seen.has(r.kernel_name) ? repeated : seen).add(r.kernel_name);
+  const launchOf = (r: KernelRow) => (repeated.has(r.kernel_name) ? `grid ${dims(r.grid)} · block ${dims(r.block)}` : undefined);
   const duration = (key: 'total_duration_us' | 'avg_duration_us' | 'min_duration_us' | 'max_duration_us', title: string) => ({
     key,
     title,
@@ -106,7 +112,7 @@ function kernelTable(rows: KernelRow[], ctx: PageContext): HTMLElement {
     filterable: true,
     columns: [
       { key: 'rank', title: 'Rank', numeric: true, value: (r) => r.rank },
-      { key: 'kernel_name', title: 'Kernel', name: true, shorten: kShownNameLength, value: (r) => r.kernel_name, link: (r) => traceLinkTo(ctx, { name: r.kernel_name }) },
+      { key: 'kernel_name', title: 'Kernel', name: true, shorten: kShownNameLength, value: (r) => r.kernel_name, link: (r) => traceLinkTo(ctx, { name: r.kernel_name }), aside: launchOf },
       { key: 'op_name', title: 'Op', name: true, value: (r) => r.op_name, render: (r) => r.op_name || '–', link: (r) => (r.op_name ? traceLinkTo(ctx, { name: r.op_name }) : undefined) },
       { key: 'occurrences', title: 'Count', numeric: true, value: (r) => r.occurrences, render: (r) => formatCount(r.occurrences) },
       duration('total_duration_us', 'Total'),

@@ -4,6 +4,7 @@
 import { formatBytes } from '../format';
 import { axisLabels, formatPs, type TimeRange } from './time_scale';
 import type { TraceEventBox } from './trace_api';
+import type { LayerPainter } from './panned_layer';
 import { COUNTER_PX, nameColours, firstEndingAfter, lastAtOrBefore, ROW_PX, type CounterPlace, type Layout, type RowPlace } from './trace_layout';
 
 export const AXIS_PX = 24;
@@ -27,6 +28,7 @@ export interface Frame {
   selectedEvent: number | undefined;
   measure: TimeRange | null;
   noLabels?: boolean; // boxes only (a panned bitmap's strip, named by drawStripLabels)
+  viewWidth?: number; // a strip's: the width of the view it is part of
   maxLabels?: number;
 }
 
@@ -44,7 +46,21 @@ export function sizeCanvas(c: HTMLCanvasElement, width: number, height: number, 
   return g;
 }
 
-export class TimelinePainter {
+// The rows and counters are the first layer of a frame (panned_layer.ts).
+export class TimelinePainter implements LayerPainter {
+  drawFrame(g: CanvasRenderingContext2D, f: Frame): void {
+    this.drawRows(g, f);
+    this.drawCounters(g, f);
+  }
+
+  drawStrip(g: CanvasRenderingContext2D, f: Frame): void {
+    this.drawFrame(g, f);
+  }
+
+  drawStripOverflow(g: CanvasRenderingContext2D, f: Frame, from: number, to: number): void {
+    this.drawStripLabels(g, f, from, to);
+  }
+
   // Text widths are measured once per name (and per shortened name): measuring and clipping
   // every box each frame costs more than drawing it.
   private readonly textWidths = new Map<string, number>();
@@ -145,37 +161,46 @@ export class TimelinePainter {
         const right = Math.min((box[0] + box[1] - f.view.start) / psPerPx, to);
         if (x0 < from || right - x0 <= MIN_LABEL_PX) continue;
         ++labels;
-        paint(place, box, x0, x0, right);
+        paint(place, box, x0, right, x0, right);
       }
     }
   }
 
-  // The boxes that start left of the frame and reach into it, named at the frame's left edge
-  // (a panned bitmap named them at their starts, or not at all), each painted again under it.
+  // The boxes cut by either edge of the frame, painted again within it and named there as a
+  // fresh drawing names them: a panned bitmap named them where it had room, past the edges
+  // (the left edge would hide the name's start, the right one cut it mid-letter).
   drawEdgeLabels(g: CanvasRenderingContext2D, f: Frame): void {
     const top = f.top - ROW_PX;
     const bottom = f.top + f.height + ROW_PX;
     const psPerPx = (f.view.end - f.view.start) / f.width;
+    const xOf = (ps: number) => (ps - f.view.start) / psPerPx;
     const paint = this.boxPainter(g, f);
     for (const place of f.layout.rows) {
       if (place.y + ROW_PX < top || place.y > bottom) continue;
       const events = place.row.events;
       const i = firstEndingAfter(events, f.view.start);
-      if (i >= events.length || events[i][0] >= f.view.start) continue;
-      const box = events[i];
-      paint(place, box, (box[0] - f.view.start) / psPerPx, 0, Math.min(f.width, (box[0] + box[1] - f.view.start) / psPerPx));
+      if (i < events.length && events[i][0] < f.view.start) {
+        const box = events[i];
+        paint(place, box, xOf(box[0]), xOf(box[0] + box[1]), 0, Math.min(f.width, xOf(box[0] + box[1])));
+      }
+      // The last box that starts in the frame, when it ends past it.
+      const j = firstEndingAfter(events, f.view.end);
+      if (j < events.length && events[j][0] >= f.view.start && events[j][0] < f.view.end) {
+        const box = events[j];
+        paint(place, box, xOf(box[0]), xOf(box[0] + box[1]), xOf(box[0]), f.width);
+      }
     }
   }
 
-  // Paints a box again from `left` to `right` (x0: where it starts) and names it there when
-  // there is room: as drawRows would, but over what is there already.
+  // Paints a box (x0 to x1) again from `left` to `right` and names it there when there is
+  // room: as drawRows would, but over what is there already.
   private boxPainter(g: CanvasRenderingContext2D, f: Frame) {
     const searching = f.matchedNames.size > 0;
     const colourOf = nameColours(f.names);
     g.font = '11px system-ui, sans-serif';
     g.textBaseline = 'middle';
     const hgt = ROW_PX - 2;
-    return (place: RowPlace, box: TraceEventBox, x0: number, left: number, right: number) => {
+    return (place: RowPlace, box: TraceEventBox, x0: number, x1: number, left: number, right: number) => {
       const [, , nameId, event] = box;
       const y = place.y + 1;
       const matched = searching && (!f.matchedLines || f.matchedLines.has(place.line)) && f.matchedNames.has(nameId);
@@ -186,7 +211,7 @@ export class TimelinePainter {
       if (dim) g.globalAlpha = 0.35;
       g.fillRect(left, y, right - left, hgt);
       g.globalAlpha = 1;
-      if (matched || f.selectedEvent === event) this.outline(g, f.selectedEvent === event, x0, right, y, hgt);
+      if (matched || f.selectedEvent === event) this.outline(g, f.selectedEvent === event, x0, Math.max(x1, x0 + 1), y, hgt);
       if (right - left > MIN_LABEL_PX) this.label(g, f.names[String(nameId)] ?? '', left + 3, y + hgt / 2, right - left - 5, dim);
     };
   }
@@ -321,6 +346,11 @@ export function drawAxis(axis: HTMLCanvasElement, view: TimeRange, plotWidth: nu
   g.strokeStyle = '#dadce0';
   g.textBaseline = 'top';
   const labels = axisLabels(view, Math.max(2, Math.floor(plotWidth / 110)));
+  // The measured span's label, on a patch of its own over the ticks' labels: a tick's label it
+  // would half cover ("126.1 ms ms") gives way.
+  const measured = measure ? formatPs(Math.abs(measure.end - measure.start)) : '';
+  const measuredWidth = measured ? g.measureText(measured).width : 0;
+  const measuredX = measure ? (xOf(measure.start) + xOf(measure.end)) / 2 - measuredWidth / 2 : 0;
   // What the axis says, for screen readers and tests (a canvas's text cannot be read).
   const said = `Time axis: ${labels.map((l) => l.text).join(', ')}`;
   if (axis.getAttribute('aria-label') !== said) axis.setAttribute('aria-label', said);
@@ -332,16 +362,14 @@ export function drawAxis(axis: HTMLCanvasElement, view: TimeRange, plotWidth: nu
     g.stroke();
     // A label that would run past the right edge goes left of its tick instead.
     const w = g.measureText(text).width;
-    g.fillText(text, x + 3 + w > width ? x - 3 - w : x + 3, 4);
+    const left = x + 3 + w > width ? x - 3 - w : x + 3;
+    if (measured && left < measuredX + measuredWidth + 4 && left + w > measuredX - 4) continue;
+    g.fillText(text, left, 4);
   }
-  if (measure) {
-    // Over the ticks' labels, on a patch of its own.
-    const text = formatPs(Math.abs(measure.end - measure.start));
-    const w = g.measureText(text).width;
-    const x = (xOf(measure.start) + xOf(measure.end)) / 2 - w / 2;
+  if (measured) {
     g.fillStyle = '#e8f0fe';
-    g.fillRect(x - 4, 2, w + 8, 15);
+    g.fillRect(measuredX - 4, 2, measuredWidth + 8, 15);
     g.fillStyle = '#1a73e8';
-    g.fillText(text, x, 4);
+    g.fillText(measured, measuredX, 4);
   }
 }

@@ -44,3 +44,8 @@ export function coversAhead(fetched: FetchedRange | null, view: TimeRange, plotW
   const ahead = (view.end - view.start) * AHEAD_SPANS;
   return fetched.start <= Math.max(0, view.start - ahead) && fetched.end >= Math.min(total, view.end + ahead);
 }
+
+// Whether two replies span the same time at the same width (one's boxes fit the other's).
+export function sameFetch(a: FetchedRange | null, b: FetchedRange | null): boolean {
+  return !!a && !!b && a.start === b.start && a.end === b.end && a.widthPx === b.widthPx;
+}
