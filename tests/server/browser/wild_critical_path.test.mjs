@@ -61,6 +61,8 @@ async function openedOn(page, name) {
   await page.waitForFunction(() => document.querySelector('.trace-viewer')?.hasAttribute('data-found-event'), null, { timeout: 60_000 });
   await page.waitForSelector('.trace-details-name');
   assert.equal(await page.locator('.trace-details-name').getAttribute('title'), name, 'the event is selected');
+  // The tracks around it are drawn (the screenshot shows the moment, not a page still fetching).
+  await page.waitForFunction(() => !document.querySelector('.trace-viewer')?.hasAttribute('data-loading'), null, { timeout: 60_000 });
   return Object.fromEntries(new URLSearchParams(new URL(page.url()).hash.slice(1)));
 }
 
