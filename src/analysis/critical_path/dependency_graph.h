@@ -14,7 +14,11 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/critical_path/event_selection.h"
+#include "analysis/critical_path/event_waits.h"
 #include "analysis/critical_path/path_kind.h"
+#include "analysis/critical_path/rank_waits.h"
+#include "analysis/gpu_timeline/gpu_activity.h"
 #include "analysis/step_breakdown.h"
 #include "model/profile.h"
 
@@ -43,6 +47,9 @@ struct GraphStep {
   uint32_t begin_node = kNoNode;     // the start of the step's root, when it has one
   uint32_t sink = kNoNode;           // reached when all of the step's work is done
   int32_t previous = -1;             // the step before it on its host, if analysed
+  // False for a step a window's graph holds only as the context of the next (step_windows.h):
+  // its path and length are not read.
+  bool reported = true;
 };
 
 struct DependencyGraph {
@@ -54,11 +61,17 @@ struct DependencyGraph {
   std::vector<uint32_t> edge_from;
   std::vector<int64_t> edge_weight_ps;
   std::vector<GraphStep> steps;
+  EventSelection events;           // the events it was built from (a window's, or all)
   size_t cut_edges = 0;            // edges left out: they went back in time, or closed a cycle
   size_t consumer_links = 0, sync_links = 0, launch_links = 0;  // links found, for the notes
   size_t rank_links = 0;  // collective calls that waited for another rank's arrival
 
   size_t num_nodes() const { return anchor_ps.size(); }
+  size_t num_reported_steps() const {
+    size_t n = 0;
+    for (const GraphStep& s : steps) n += s.reported;
+    return n;
+  }
 };
 
 // A span the graph measures: a step, or an annotation's instance.
@@ -80,6 +93,21 @@ DependencyGraph build_dependency_graph(const model::Profile& profile, const Step
 // Given spans instead; `steps` gives the grouping (which lines hold device work).
 DependencyGraph build_dependency_graph(const model::Profile& profile, const StepAnalysis& steps,
                                        const std::vector<StepSpan>& spans);
+
+// What the graphs of one profile's windows share, found once: the ranks' waits and common
+// clock, the device work with its launches, and the waits on recorded CUDA events.
+struct GraphInputs {
+  RankWaits rank_waits;
+  GpuActivity activity;
+  std::vector<EventWaits> event_waits;  // per activity.hosts
+};
+GraphInputs graph_inputs(const model::Profile& profile, const StepAnalysis& steps);
+
+// The graph of `events` only (a window's: step_windows.h), with the steps of `spans`; the first
+// `context_spans` of them are there only as the steps before the others (GraphStep::reported).
+DependencyGraph build_dependency_graph(const model::Profile& profile, const StepAnalysis& steps,
+                                       const std::vector<StepSpan>& spans, size_t context_spans,
+                                       const GraphInputs& inputs, EventSelection events);
 // Each instance of the host-thread events named `name` as a span, ending when the last work
 // launched inside it does.
 std::vector<StepSpan> annotation_spans(const model::Profile& profile, std::string_view name);
