@@ -360,11 +360,11 @@ CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepA
   CriticalPath c;
   for (const model::Plane& plane : p.planes) c.on_tpu |= p.strings.view(plane.name).starts_with("/device:TPU:");
   if (!p.hosts.empty()) c.gpu_vendor = host_gpu_vendor(p, 0);
-  const GraphInputs graph = graph_inputs(p, steps);
-  const std::set<std::string, std::less<>> root_names = step_root_names(p, steps);
-  const PathInputs in{p, steps, spans, graph, root_names, detail};
   const std::vector<StepWindow> windows = step_windows(p, steps, spans, window_events);
   const bool whole = windows.size() == 1 && windows.front().whole;
+  const GraphInputs graph = graph_inputs(p, steps, whole);
+  const std::set<std::string, std::less<>> root_names = step_root_names(p, steps);
+  const PathInputs in{p, steps, spans, graph, root_names, detail};
 
   // Pass 1: each window's graph, its steps' paths and, among several, the changes asked most.
   std::vector<WindowPaths> paths(windows.size());
@@ -450,8 +450,10 @@ CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepA
           if (!paths[i].reaches.count(target)) asked.push_back({target, 1});
         predict_in_window(wg, asked, paths[i]);
       }
+      std::set<std::pair<std::string, double>> added;  // a change asked twice counts once
       for (const WhatIfChange& change : changes)
-        sum[{change.target, change.scale}] += *known_total(paths[i], p, in_graphs, change.target, change.scale);
+        if (added.insert({change.target, change.scale}).second)
+          sum[{change.target, change.scale}] += *known_total(paths[i], p, in_graphs, change.target, change.scale);
     }
     return sum;
   };

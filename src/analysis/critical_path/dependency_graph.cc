@@ -364,10 +364,14 @@ class GraphBuilder {
 
   // Order on each device stream, launch to work, and work to the host calls that wait for it.
   void add_device_work() {
-    for (size_t hi = 0; hi < inputs_.activity.hosts.size(); ++hi) {
-      const HostGpuActivity& h = inputs_.activity.hosts[hi];
+    // The whole profile's device work, found once; a window's, found for it.
+    WindowDeviceWork window;
+    if (!g_.events.is_whole()) window = window_device_work(p_, inputs_.windows, g_.events);
+    const std::vector<HostGpuActivity>& hosts = g_.events.is_whole() ? inputs_.activity.hosts : window.hosts;
+    for (size_t hi = 0; hi < hosts.size(); ++hi) {
+      const HostGpuActivity& h = hosts[hi];
       const uint16_t host = uint16_t(h.host);
-      const EventWaits& waits = inputs_.event_waits[hi];
+      const EventWaits& waits = g_.events.is_whole() ? inputs_.event_waits[hi] : window.waits[hi];
       std::unordered_map<uint32_t, uint32_t> first_edge_of;  // a stream wait's work: its first edge
       for (const EventWaits::StreamWait& w : waits.streams)
         if (slot(h.work[w.dest].event) != kNoSlot) first_edge_of.emplace(w.dest, 0);
@@ -841,9 +845,13 @@ class GraphBuilder {
 
 }  // namespace
 
-GraphInputs graph_inputs(const model::Profile& profile, const StepAnalysis& steps) {
+GraphInputs graph_inputs(const model::Profile& profile, const StepAnalysis& steps, bool whole) {
   GraphInputs in;
   in.rank_waits = find_rank_waits(profile, steps);
+  if (!whole) {
+    in.windows = window_device_inputs(profile);
+    return in;
+  }
   in.activity = collect_all_gpu_activity(profile);
   for (const HostGpuActivity& h : in.activity.hosts) in.event_waits.push_back(find_event_waits(profile, h));
   return in;
@@ -857,7 +865,8 @@ DependencyGraph build_dependency_graph(const model::Profile& profile, const Step
 
 DependencyGraph build_dependency_graph(const model::Profile& profile, const StepAnalysis& steps,
                                        const std::vector<StepSpan>& spans) {
-  return build_dependency_graph(profile, steps, spans, 0, graph_inputs(profile, steps), EventSelection::whole(profile));
+  return build_dependency_graph(profile, steps, spans, 0, graph_inputs(profile, steps, true),
+                                EventSelection::whole(profile));
 }
 
 std::vector<StepSpan> step_spans(const StepAnalysis& steps) {

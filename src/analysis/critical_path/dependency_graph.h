@@ -18,6 +18,7 @@
 #include "analysis/critical_path/event_waits.h"
 #include "analysis/critical_path/path_kind.h"
 #include "analysis/critical_path/rank_waits.h"
+#include "analysis/critical_path/window_gpu_work.h"
 #include "analysis/gpu_timeline/gpu_activity.h"
 #include "analysis/step_breakdown.h"
 #include "model/profile.h"
@@ -94,14 +95,16 @@ DependencyGraph build_dependency_graph(const model::Profile& profile, const Step
 DependencyGraph build_dependency_graph(const model::Profile& profile, const StepAnalysis& steps,
                                        const std::vector<StepSpan>& spans);
 
-// What the graphs of one profile's windows share, found once: the ranks' waits and common
-// clock, the device work with its launches, and the waits on recorded CUDA events.
+// What the graphs of one profile share, found once: the ranks' waits and common clock; for a
+// graph of the whole profile, its device work with its launches and the waits on recorded CUDA
+// events; for windows' graphs, what finding a window's device work needs (window_gpu_work.h).
 struct GraphInputs {
   RankWaits rank_waits;
-  GpuActivity activity;
-  std::vector<EventWaits> event_waits;  // per activity.hosts
+  GpuActivity activity;                 // whole
+  std::vector<EventWaits> event_waits;  // whole: per activity.hosts
+  WindowDeviceInputs windows;           // windows
 };
-GraphInputs graph_inputs(const model::Profile& profile, const StepAnalysis& steps);
+GraphInputs graph_inputs(const model::Profile& profile, const StepAnalysis& steps, bool whole);
 
 // The graph of `events` only (a window's: step_windows.h), with the steps of `spans`; the first
 // `context_spans` of them are there only as the steps before the others (GraphStep::reported).

@@ -314,6 +314,11 @@ std::vector<uint8_t> graph_event_names(const model::Profile& p, const StepAnalys
   }
   for (const HostGpuActivity& h : inputs.activity.hosts)
     for (const GpuWork& w : h.work) out[p.events.name[w.event]] = 1;
+  for (const WindowDeviceInputs::Host& h : inputs.windows.hosts)
+    for (const GpuStream& s : h.streams) {
+      const model::Line& line = p.lines[s.line];
+      for (model::EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) out[p.events.name[e]] = 1;
+    }
   return out;
 }
 
