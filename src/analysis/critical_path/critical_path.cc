@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -307,14 +309,22 @@ bool predicts_removal(size_t k, const std::array<double, kNumPathKinds>& kind_ms
          (detail == PathDetail::kSegments || PathKind(k) != PathKind::kIdle);
 }
 
-// Makes `changes` in the window's graph, recording their totals and whether they reach a step.
+// Makes `changes` in the window's graph, recording their totals and whether they reach a step
+// (a target its graph does not hold leaves its steps as they were).
 void predict_in_window(WindowGraph& wg, const std::vector<WhatIfChange>& changes, WindowPaths& out) {
-  wg.predict->make(changes);
+  WhatIfPredictor& predict = *wg.predict;
+  predict.match(changes);
+  std::vector<WhatIfChange> held;
+  for (const WhatIfChange& change : changes)
+    if (predict.matches(change.target)) held.push_back(change);
+  predict.make(held);
+  out.measured_total_ps = predict.measured_total_ps();
   for (const WhatIfChange& change : changes) {
-    out.total_ps[{change.target, change.scale}] = wg.predict->total_step_ps(change.target, change.scale);
-    out.reaches.try_emplace(change.target, wg.predict->reaches_steps(change.target));
+    const bool matched = predict.matches(change.target);
+    out.total_ps[{change.target, change.scale}] =
+        matched ? predict.total_step_ps(change.target, change.scale) : out.measured_total_ps;
+    out.reaches.try_emplace(change.target, matched && predict.reaches_steps(change.target));
   }
-  out.measured_total_ps = wg.predict->measured_total_ps();
 }
 
 // One window of several: the changes asked most, made before the means are known (the graph
@@ -366,14 +376,22 @@ CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepA
   const std::set<std::string, std::less<>> root_names = step_root_names(p, steps);
   const PathInputs in{p, steps, spans, graph, root_names, detail};
 
-  // Pass 1: each window's graph, its steps' paths and, among several, the changes asked most.
+  // Pass 1: each window's graph, its steps' paths and, among several, the changes asked most,
+  // and those asked as soon as the caller has them (the overview's wait for its op totals,
+  // fetched beside the windows: a window read after them needs no second pass).
   std::vector<WindowPaths> paths(windows.size());
   WindowGraph kept;  // the whole profile's graph, for the predictions
+  std::future<std::vector<WhatIfChange>> early;
+  std::optional<std::vector<WhatIfChange>> asked_early;
+  if (!whole) early = std::async(std::launch::async, what_if_source);
   for (size_t i = 0; i < windows.size(); ++i) {
     WindowGraph wg = build_window(in, windows[i]);
     read_paths(in, windows[i], wg, paths[i]);
     if (whole) kept = std::move(wg);
-    else if (!wg.g->steps.empty()) predict_ahead(in, wg, paths[i], defaults == WhatIfDefaults::kAdd);
+    if (whole || wg.g->steps.empty()) continue;
+    predict_ahead(in, wg, paths[i], defaults == WhatIfDefaults::kAdd);
+    if (!asked_early && early.wait_for(std::chrono::seconds(0)) == std::future_status::ready) asked_early = early.get();
+    if (asked_early && !asked_early->empty()) predict_in_window(wg, *asked_early, paths[i]);
   }
   size_t cut_edges = 0;
   for (const WindowPaths& w : paths) {
@@ -468,7 +486,8 @@ CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepA
   const PathKind b = c.bottleneck();
   const std::string key(path_kind_key(b));
   std::vector<WhatIfChange> asked;
-  if (const std::vector<WhatIfChange> what_if = what_if_source(); !what_if.empty() || defaults == WhatIfDefaults::kAdd)
+  if (!asked_early) asked_early = early.get();
+  if (const std::vector<WhatIfChange>& what_if = *asked_early; !what_if.empty() || defaults == WhatIfDefaults::kAdd)
     asked = what_if.empty() ? default_changes(c) : what_if;
   std::vector<WhatIfChange> changes;  // those that name something (the others refused, or left out)
   for (const WhatIfChange& change : asked) {
