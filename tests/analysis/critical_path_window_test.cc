@@ -117,13 +117,13 @@ TEST(CriticalPathWindows, GeneratedRunGivesTheWholeGraphsPaths) {
   EXPECT_NEAR(whole.bottleneck_change.step_ms, windowed.bottleneck_change.step_ms, 1e-6 * whole.path_ms);
 }
 
-TEST(CriticalPathWindows, RealTraceGivesTheWholeGraphsPaths) {
+// The file under ../shared/testdata read whole and in windows of about three steps.
+void expect_windows_give_whole_paths(const std::string& file) {
   model::Profile p;
-  if (!load_testdata_profile("pytorch/ns_resolution_trace__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", &p))
-    GTEST_SKIP() << "pytorch/ns_resolution_trace__rank-0*.json.gz not found (it is in ../shared/testdata)";
+  if (!load_testdata_profile(file, &p)) GTEST_SKIP() << file << " not found (it is in ../shared/testdata)";
   const StepAnalysis steps = analyze_steps(p);
-  ASSERT_GE(steps.steps.size(), 3u);
-  const size_t window = p.num_events() / (2 * steps.steps.size());
+  ASSERT_GE(steps.steps.size(), 9u);
+  const size_t window = 3 * p.num_events() / steps.steps.size();
   const std::vector<StepWindow> windows = step_windows(p, steps, step_spans(steps), window);
   ASSERT_GE(windows.size(), 3u);
   expect_windows_tile(windows, steps.steps.size());
@@ -137,9 +137,8 @@ TEST(CriticalPathWindows, RealTraceGivesTheWholeGraphsPaths) {
     EXPECT_NEAR(whole.top_ops[i].ms, windowed.top_ops[i].ms, 1e-9);
   }
   // The what-ifs may differ: a replayed change runs on from step to step through the whole graph
-  // (the device, behind the host here, catches up over two steps once its work is halved), while
-  // each window starts from its context step as measured. With one step a window, every step is
-  // a window's first; the paths above, as measured, are the same.
+  // (a device behind its host catches up over steps once its work is halved), while each window
+  // starts from its context step as measured. The paths above, as measured, are the same.
   ASSERT_EQ(whole.what_if.size(), windowed.what_if.size());
   for (size_t i = 0; i < whole.what_if.size(); ++i) {
     EXPECT_EQ(whole.what_if[i].target, windowed.what_if[i].target);
@@ -147,6 +146,14 @@ TEST(CriticalPathWindows, RealTraceGivesTheWholeGraphsPaths) {
   }
   // A target that names nothing is refused whether or not the profile is read in windows.
   EXPECT_THROW(compute_critical_path(p, steps, {{"no_such_op", 0}}, WhatIfDefaults::kAdd, window), ToolRequestError);
+}
+
+TEST(CriticalPathWindows, PyTorchTraceGivesTheWholeGraphsPaths) {
+  expect_windows_give_whole_paths("wild/param/param__et_replay_tests_inputs_resnet_kineto.json.gz");
+}
+
+TEST(CriticalPathWindows, TpuProfileGivesTheWholeGraphsPaths) {
+  expect_windows_give_whole_paths("wild/xprof/xprof__xprof_convert_test_xplanes_tpu_inference_2.xplane.pb");
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "analysis/critical_path/critical_path.h"
 
 #include <fmt/format.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -204,6 +207,15 @@ PathKind CriticalPath::bottleneck() const {
 
 namespace {
 
+// The windows' graphs, freed, stay in the allocator's arenas (a thread's own, where the
+// overview reads the path beside its other work) and count in the process's memory until
+// given back: the tools after would add to them.
+void give_back_freed_memory() {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
+
 // What the paths of one window's steps add to the means, and the predictions made in its graph
 // (step_windows.h).
 struct WindowPaths {
@@ -216,6 +228,7 @@ struct WindowPaths {
   double measured_total_ps = 0;
   std::map<std::pair<std::string, double>, double> total_ps;
   std::map<std::string, bool, std::less<>> reaches;  // per target: leads to a step's end
+  std::array<bool, kNumPathKinds> kind_in_graph{};   // some edge of its graph is of the kind
   // Sorted: the names of the events on its paths and around them (an op what-if that reaches
   // none of them leaves its steps as they were).
   std::vector<model::NameIndex> path_names;
@@ -332,9 +345,15 @@ void predict_in_window(WindowGraph& wg, const std::vector<WhatIfChange>& changes
 // recommendations and the default what-ifs ask them) and, for the defaults, its own largest
 // ops and kernels.
 void predict_ahead(const PathInputs& in, WindowGraph& wg, WindowPaths& out, bool defaults) {
+  for (const PathEdge& e : wg.g->edges)
+    if (size_t(e.kind) < kNumPathKinds) out.kind_in_graph[size_t(e.kind)] = true;
+  // Every kind its graph holds, on its paths or not: a change before a step (the gap before a
+  // device's first op) moves the step too.
+  std::array<double, kNumPathKinds> held{};
+  for (size_t k = 0; k < kNumPathKinds; ++k) held[k] = out.kind_in_graph[k] ? 1 : 0;
   std::vector<WhatIfChange> changes;
   for (size_t k = 0; k < kNumPathKinds; ++k)
-    if (predicts_removal(k, out.kind_ms, in.detail))
+    if (predicts_removal(k, held, in.detail))
       for (double scale : {0.0, 0.5}) changes.push_back({std::string(kPathKindKeys[k]), scale});
   if (defaults) {
     CriticalPath own;
@@ -346,15 +365,15 @@ void predict_ahead(const PathInputs& in, WindowGraph& wg, WindowPaths& out, bool
 }
 
 // The window's total after a change, where it is known without its graph: made already, or a
-// change that reaches nothing on its paths (a kind not on them, an op around none of their
-// events).
+// change that reaches nothing on its paths (a kind its graph does not hold, an op around none
+// of their events).
 std::optional<double> known_total(const WindowPaths& out, const model::Profile& p, const std::vector<uint8_t>& in_graphs,
                                   const std::string& target, double scale) {
   if (auto it = out.total_ps.find({target, scale}); it != out.total_ps.end()) return it->second;
   if (const auto kind = path_kind_of_target(target)) {
     if (auto it = out.total_ps.find({std::string(kPathKindKeys[size_t(*kind)]), scale}); it != out.total_ps.end())
       return it->second;
-    if (out.kind_ms[size_t(*kind)] <= 0) return out.measured_total_ps;
+    if (!out.kind_in_graph[size_t(*kind)]) return out.measured_total_ps;  // nothing to change
     return std::nullopt;
   }
   for (model::NameIndex n : target_names(p, in_graphs, target))
@@ -521,6 +540,7 @@ CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepA
   c.bottleneck_change = {key, recommended_scale(b),
                          b == PathKind::kWaitingForRank ? c.path_ms : mean_ms(sum.at({key, recommended_scale(b)}))};
   name_hlo_ops(c);
+  give_back_freed_memory();
   return c;
 }
 

@@ -27,6 +27,14 @@ size_t events_before(const model::Profile& p, int64_t t) {
   return n;
 }
 
+// The events a window's graph is built from, but for those open at its begin.
+size_t window_size(const model::Profile& p, const StepWindow& w) {
+  size_t n = 0;
+  for (const model::Line& line : p.lines)
+    n += first_at(p, line, is_host_thread(p, line) ? w.end_ps : w.device_end_ps) - first_at(p, line, w.begin_ps);
+  return n;
+}
+
 }  // namespace
 
 std::vector<StepWindow> step_windows(const model::Profile& p, const StepAnalysis& steps,
@@ -92,6 +100,9 @@ std::vector<StepWindow> step_windows(const model::Profile& p, const StepAnalysis
         w.begin_ps = std::min(w.begin_ps, spans[size_t(previous[i])].begin_ps);
       }
     std::sort(w.context.begin(), w.context.end());
+    // A window holding half the profile (a step spanning most of it, as where steps were not
+    // told apart) saves little memory for building its events twice: one graph then.
+    if (2 * window_size(p, w) > p.num_events()) return whole();
     out.push_back(std::move(w));
   }
   return out;
