@@ -6,8 +6,11 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <future>
+#include <mutex>
+#include <thread>
 #include <map>
 #include <memory>
 #include <optional>
@@ -248,6 +251,7 @@ struct PathInputs {
   const GraphInputs& graph;
   const std::set<std::string, std::less<>>& root_names;
   PathDetail detail;
+  const NamesByText* names;  // null for one graph
 };
 
 WindowGraph build_window(const PathInputs& in, const StepWindow& w) {
@@ -257,6 +261,7 @@ WindowGraph build_window(const PathInputs& in, const StepWindow& w) {
               : build_dependency_graph(in.p, in.steps, window_spans(in.spans, w), w.context.size(), in.graph,
                                        window_events(in.p, w)));
   out.predict = std::make_unique<WhatIfPredictor>(in.p, *out.g, in.root_names);
+  out.predict->set_names(in.names);
   return out;
 }
 
@@ -367,8 +372,9 @@ void predict_ahead(const PathInputs& in, WindowGraph& wg, WindowPaths& out, bool
 // The window's total after a change, where it is known without its graph: made already, or a
 // change that reaches nothing on its paths (a kind its graph does not hold, an op around none
 // of their events).
-std::optional<double> known_total(const WindowPaths& out, const model::Profile& p, const std::vector<uint8_t>& in_graphs,
-                                  const std::string& target, double scale) {
+// `names_of` gives the names an op target matches (target_names, what_if.h).
+template <typename NamesOf>
+std::optional<double> known_total(const WindowPaths& out, NamesOf&& names_of, const std::string& target, double scale) {
   if (auto it = out.total_ps.find({target, scale}); it != out.total_ps.end()) return it->second;
   if (const auto kind = path_kind_of_target(target)) {
     if (auto it = out.total_ps.find({std::string(kPathKindKeys[size_t(*kind)]), scale}); it != out.total_ps.end())
@@ -376,7 +382,7 @@ std::optional<double> known_total(const WindowPaths& out, const model::Profile& 
     if (!out.kind_in_graph[size_t(*kind)]) return out.measured_total_ps;  // nothing to change
     return std::nullopt;
   }
-  for (model::NameIndex n : target_names(p, in_graphs, target))
+  for (model::NameIndex n : names_of(target))
     if (std::binary_search(out.path_names.begin(), out.path_names.end(), n)) return std::nullopt;
   return out.measured_total_ps;
 }
@@ -393,7 +399,9 @@ CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepA
   const bool whole = windows.size() == 1 && windows.front().whole;
   const GraphInputs graph = graph_inputs(p, steps, whole);
   const std::set<std::string, std::less<>> root_names = step_root_names(p, steps);
-  const PathInputs in{p, steps, spans, graph, root_names, detail};
+  std::optional<NamesByText> names;  // among several windows, found once for their predictors
+  if (!whole) names.emplace(p);
+  const PathInputs in{p, steps, spans, graph, root_names, detail, names ? &*names : nullptr};
 
   // Pass 1: each window's graph, its steps' paths and, among several, the changes asked most,
   // and those asked as soon as the caller has them (the overview's wait for its op totals,
@@ -403,14 +411,36 @@ CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepA
   std::future<std::vector<WhatIfChange>> early;
   std::optional<std::vector<WhatIfChange>> asked_early;
   if (!whole) early = std::async(std::launch::async, what_if_source);
-  for (size_t i = 0; i < windows.size(); ++i) {
-    WindowGraph wg = build_window(in, windows[i]);
-    read_paths(in, windows[i], wg, paths[i]);
-    if (whole) kept = std::move(wg);
-    if (whole || wg.g->steps.empty()) continue;
-    predict_ahead(in, wg, paths[i], defaults == WhatIfDefaults::kAdd);
-    if (!asked_early && early.wait_for(std::chrono::seconds(0)) == std::future_status::ready) asked_early = early.get();
-    if (asked_early && !asked_early->empty()) predict_in_window(wg, *asked_early, paths[i]);
+  if (whole) {
+    kept = build_window(in, windows.front());
+    read_paths(in, windows.front(), kept, paths.front());
+  } else {
+    // Windows are independent: two at a time, one a core (two graphs alive at most), each
+    // replaying on its own core.
+    const size_t workers = std::min<size_t>(windows.size(), std::thread::hardware_concurrency() >= 2 ? 2 : 1);
+    std::atomic<size_t> next{0};
+    std::mutex asked_mutex;
+    auto read_windows = [&] {
+      for (size_t i; (i = next++) < windows.size();) {
+        WindowGraph wg = build_window(in, windows[i]);
+        if (workers > 1) wg.predict->set_max_threads(1);
+        read_paths(in, windows[i], wg, paths[i]);
+        if (wg.g->steps.empty()) continue;
+        predict_ahead(in, wg, paths[i], defaults == WhatIfDefaults::kAdd);
+        const std::vector<WhatIfChange>* asked = nullptr;  // set once, then only read
+        {
+          std::lock_guard<std::mutex> lock(asked_mutex);
+          if (!asked_early && early.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+            asked_early = early.get();
+          if (asked_early) asked = &*asked_early;
+        }
+        if (asked && !asked->empty()) predict_in_window(wg, *asked, paths[i]);
+      }
+    };
+    std::vector<std::future<void>> others;
+    for (size_t t = 1; t < workers; ++t) others.push_back(std::async(std::launch::async, read_windows));
+    read_windows();
+    for (std::future<void>& other : others) other.get();
   }
   size_t cut_edges = 0;
   for (const WindowPaths& w : paths) {
@@ -471,12 +501,18 @@ CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepA
   // Pass 2, among several windows: the predictions, summed over the windows; a window whose
   // total for a change is not known yet builds its graph again.
   const std::vector<uint8_t> in_graphs = graph_event_names(p, steps, graph);
+  std::map<std::string, std::vector<model::NameIndex>, std::less<>> names_found;  // per op target
+  auto names_of = [&](const std::string& target) -> const std::vector<model::NameIndex>& {
+    auto it = names_found.find(target);
+    if (it == names_found.end()) it = names_found.emplace(target, target_names(p, in_graphs, target)).first;
+    return it->second;
+  };
   auto totals = [&](const std::vector<WhatIfChange>& changes, const std::vector<std::string>& reach) {
     std::map<std::pair<std::string, double>, double> sum;
     for (size_t i = 0; i < windows.size(); ++i) {
       std::vector<WhatIfChange> missing;
       for (const WhatIfChange& change : changes)
-        if (!known_total(paths[i], p, in_graphs, change.target, change.scale)) missing.push_back(change);
+        if (!known_total(paths[i], names_of, change.target, change.scale)) missing.push_back(change);
       bool reach_missing = false;
       for (const std::string& target : reach) reach_missing |= !paths[i].reaches.count(target);
       if (!missing.empty() || reach_missing) {
@@ -490,7 +526,7 @@ CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepA
       std::set<std::pair<std::string, double>> added;  // a change asked twice counts once
       for (const WhatIfChange& change : changes)
         if (added.insert({change.target, change.scale}).second)
-          sum[{change.target, change.scale}] += *known_total(paths[i], p, in_graphs, change.target, change.scale);
+          sum[{change.target, change.scale}] += *known_total(paths[i], names_of, change.target, change.scale);
     }
     return sum;
   };
@@ -510,7 +546,7 @@ CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepA
     asked = what_if.empty() ? default_changes(c) : what_if;
   std::vector<WhatIfChange> changes;  // those that name something (the others refused, or left out)
   for (const WhatIfChange& change : asked) {
-    if (path_kind_of_target(change.target) || !target_names(p, in_graphs, change.target).empty())
+    if (path_kind_of_target(change.target) || !names_of(change.target).empty())
       changes.push_back(change);
     else if (defaults != WhatIfDefaults::kSkipUnmatched)
       throw unmatched_target(close_targets(p, in_graphs, change.target), root_names, change.target);

@@ -19,7 +19,7 @@
 namespace mlprof::analysis {
 
 // About this many events a window: its graph's building holds some 100 bytes an event.
-inline constexpr size_t kWindowEvents = 128 * 1024;
+inline constexpr size_t kWindowEvents = 64 * 1024;
 
 struct StepWindow {
   bool whole = false;             // the only window: the whole profile, every span its own

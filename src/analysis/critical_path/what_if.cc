@@ -77,8 +77,16 @@ std::optional<EdgeList> match_what_if(const model::Profile& p, const DependencyG
   return std::move(match_what_ifs(p, g, {std::string(target)}).front());
 }
 
+NamesByText::NamesByText(const model::Profile& p) {
+  for (model::NameIndex n = 0; n < p.names.size(); ++n) {
+    const std::string_view text = p.strings.view(p.names[n].name);
+    exact[text].push_back(n);
+    if (text.starts_with('%')) hlo_op[hlo_op_name_of_text(text)].push_back(n);
+  }
+}
+
 std::vector<std::optional<EdgeList>> match_what_ifs(const model::Profile& p, const DependencyGraph& g,
-                                                    const std::vector<std::string>& targets) {
+                                                    const std::vector<std::string>& targets, const NamesByText* names) {
   std::vector<std::optional<EdgeList>> out(targets.size());
   // Names: bit i of a name's mask is set when it is targets[i]; kinds and categories directly.
   std::vector<size_t> by_name;  // indices into targets
@@ -99,11 +107,17 @@ std::vector<std::optional<EdgeList>> match_what_ifs(const model::Profile& p, con
     const size_t count = std::min<size_t>(64, by_name.size() - first);
     std::vector<uint64_t> name_mask(p.names.size(), 0);
     uint64_t named = 0;
-    for (size_t n = 0; n < p.names.size(); ++n) {
-      const std::string_view name = p.strings.view(p.names[n].name);
+    if (names) {
       for (size_t b = 0; b < count; ++b)
-        if (name == targets[by_name[first + b]]) name_mask[n] |= uint64_t(1) << b;
-      named |= name_mask[n];
+        if (auto it = names->exact.find(targets[by_name[first + b]]); it != names->exact.end())
+          for (model::NameIndex n : it->second) name_mask[n] |= uint64_t(1) << b, named |= uint64_t(1) << b;
+    } else {
+      for (size_t n = 0; n < p.names.size(); ++n) {
+        const std::string_view name = p.strings.view(p.names[n].name);
+        for (size_t b = 0; b < count; ++b)
+          if (name == targets[by_name[first + b]]) name_mask[n] |= uint64_t(1) << b;
+        named |= name_mask[n];
+      }
     }
     if (named == 0) continue;
     // The graph's events named so, and every event inside one (parents come before their
@@ -261,7 +275,7 @@ void WhatIfPredictor::match_all(const std::vector<WhatIfChange>& changes) {
   // One pass over the edges finds every kind's: find them all the first time one is asked.
   if (any_kind)
     for (std::string_view key : kPathKindKeys) ask(key);
-  auto found = match_what_ifs(p_, g_, targets);
+  auto found = match_what_ifs(p_, g_, targets, names_);
   for (size_t i = 0; i < targets.size(); ++i)
     if (found[i]) matched_.emplace(targets[i], std::move(*found[i]));
 }
@@ -338,14 +352,20 @@ std::vector<model::NameIndex> target_names(const model::Profile& p, const std::v
 // text names it.
 std::optional<EdgeList> WhatIfPredictor::match_hlo_op_name(const std::string& target) const {
   std::vector<std::string> texts;
-  for (const model::EventName& n : p_.names) {
-    const std::string_view text = p_.strings.view(n.name);
-    if (text.starts_with('%') && hlo_op_name_of_text(text) == target &&
-        std::find(texts.begin(), texts.end(), text) == texts.end())
-      texts.emplace_back(text);
+  auto add = [&](std::string_view text) {
+    if (std::find(texts.begin(), texts.end(), text) == texts.end()) texts.emplace_back(text);
+  };
+  if (names_) {
+    if (auto it = names_->hlo_op.find(target); it != names_->hlo_op.end())
+      for (model::NameIndex n : it->second) add(p_.strings.view(p_.names[n].name));
+  } else {
+    for (const model::EventName& n : p_.names) {
+      const std::string_view text = p_.strings.view(n.name);
+      if (text.starts_with('%') && hlo_op_name_of_text(text) == target) add(text);
+    }
   }
   std::optional<EdgeList> out;
-  for (auto& found : match_what_ifs(p_, g_, texts)) {
+  for (auto& found : match_what_ifs(p_, g_, texts, names_)) {
     if (!found) continue;
     if (!out) {
       out = std::move(found);

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis/critical_path/dependency_graph.h"
@@ -32,6 +33,14 @@ struct WhatIfChange {
 // ToolRequestError for an entry that is not one, or a scale outside 0..1.
 std::vector<WhatIfChange> parse_what_ifs(std::string_view text);
 
+// The profile's event names by their text, and its XLA instructions by their HLO op name
+// ("copy-done.2"): found once for the predictors of all windows (step_windows.h), so that each
+// finds its targets' names without reading every name.
+struct NamesByText {
+  explicit NamesByText(const model::Profile& p);
+  std::unordered_map<std::string_view, std::vector<model::NameIndex>> exact, hlo_op;
+};
+
 // The edges a target reaches (indices into DependencyGraph::edges, ascending), or nothing when it
 // names nothing in the profile.
 using EdgeList = std::vector<uint32_t>;
@@ -39,7 +48,8 @@ std::optional<EdgeList> match_what_if(const model::Profile& p, const DependencyG
 
 // The same for several targets at once (one pass over the events for up to 64 names).
 std::vector<std::optional<EdgeList>> match_what_ifs(const model::Profile& p, const DependencyGraph& g,
-                                                    const std::vector<std::string>& targets);
+                                                    const std::vector<std::string>& targets,
+                                                    const NamesByText* names = nullptr);
 
 // Up to five targets spelt like `target`, for the usage error: kinds and categories, and the
 // names of the events in the graph.
@@ -95,6 +105,8 @@ class WhatIfPredictor {
   double measured_total_ps();
   // Replays on at most this many threads (windows replayed side by side ask for fewer).
   void set_max_threads(unsigned n) { max_threads_ = std::max(1u, n); }
+  // Finds names through `names` (which outlives the predictor) rather than reading every name.
+  void set_names(const NamesByText* names) { names_ = names; }
 
   // Whether the target's work leads to a step's end through the dependencies the trace shows
   // (step_reach.h): where it does not, no change to it can shorten a step.
@@ -112,6 +124,7 @@ class WhatIfPredictor {
   std::map<std::string, EdgeList, std::less<>> matched_;
   std::map<std::pair<std::string, double>, double> predicted_;  // the reported steps' total, ps
   unsigned max_threads_ = 8;
+  const NamesByText* names_ = nullptr;
   std::set<std::string, std::less<>> step_root_names_;
   std::vector<uint8_t> leading_to_steps_;  // per node, made on first use (step_reach.h)
   std::unique_ptr<Shared> shared_;  // measured times, out-edges, one replayer a thread: made on first use
