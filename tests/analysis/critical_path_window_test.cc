@@ -38,6 +38,23 @@ size_t steps_that_differ(const CriticalPath& whole, const CriticalPath& windowed
   return differ;
 }
 
+// The links found, each counted once though the windows' graphs overlap by their context;
+// with `outside_steps`, the whole graph's also count those of work before the first step and
+// after the last, which no window holds.
+void expect_same_links(const CriticalPath& whole, const CriticalPath& windowed, bool outside_steps = false) {
+  if (outside_steps) {
+    EXPECT_LE(windowed.launch_links, whole.launch_links);
+    EXPECT_GE(windowed.launch_links, whole.launch_links * 9 / 10);
+    EXPECT_LE(windowed.sync_links, whole.sync_links);
+    EXPECT_GE(windowed.sync_links, whole.sync_links * 9 / 10);
+    return;
+  }
+  EXPECT_EQ(whole.launch_links, windowed.launch_links);
+  EXPECT_EQ(whole.sync_links, windowed.sync_links);
+  EXPECT_EQ(whole.consumer_links, windowed.consumer_links);
+  EXPECT_EQ(whole.warnings, windowed.warnings);
+}
+
 // Every span in exactly one window, each window with a step, each context the step before.
 void expect_windows_tile(const std::vector<StepWindow>& windows, size_t spans) {
   std::vector<int> seen(spans, 0);
@@ -107,6 +124,7 @@ TEST(CriticalPathWindows, GeneratedRunGivesTheWholeGraphsPaths) {
   const CriticalPath windowed = compute_critical_path(p, steps, {}, WhatIfDefaults::kAdd, window);
   EXPECT_EQ(steps_that_differ(whole, windowed, 1e-9), 0u);
   EXPECT_NEAR(whole.path_ms, windowed.path_ms, 1e-9);
+  expect_same_links(whole, windowed);
   ASSERT_EQ(whole.what_if.size(), windowed.what_if.size());
   for (size_t i = 0; i < whole.what_if.size(); ++i) {
     EXPECT_EQ(whole.what_if[i].target, windowed.what_if[i].target);
@@ -131,6 +149,7 @@ void expect_windows_give_whole_paths(const std::string& file) {
   const CriticalPath windowed = compute_critical_path(p, steps, {}, WhatIfDefaults::kAdd, window);
   EXPECT_EQ(steps_that_differ(whole, windowed, 1e-9), 0u);
   EXPECT_NEAR(whole.path_ms, windowed.path_ms, 1e-9);
+  expect_same_links(whole, windowed, true);
   ASSERT_EQ(whole.top_ops.size(), windowed.top_ops.size());
   for (size_t i = 0; i < whole.top_ops.size(); ++i) {
     EXPECT_EQ(whole.top_ops[i].name, windowed.top_ops[i].name);

@@ -259,7 +259,7 @@ WindowGraph build_window(const PathInputs& in, const StepWindow& w) {
   out.g = std::make_unique<DependencyGraph>(
       w.whole ? build_dependency_graph(in.p, in.steps, in.spans, 0, in.graph, EventSelection::whole(in.p))
               : build_dependency_graph(in.p, in.steps, window_spans(in.spans, w), w.context.size(), in.graph,
-                                       window_events(in.p, w)));
+                                       window_events(in.p, w), {w.counted_begin_ps, w.counted_end_ps}));
   out.predict = std::make_unique<WhatIfPredictor>(in.p, *out.g, in.root_names);
   out.predict->set_names(in.names);
   return out;

@@ -77,11 +77,12 @@ PathKind device_kind(DeviceWork w) { return device_kind(gpu_work_kind(w)); }
 class GraphBuilder {
  public:
   GraphBuilder(const Profile& p, const StepAnalysis& steps, const std::vector<StepSpan>& spans, size_t context_spans,
-               const GraphInputs& inputs, EventSelection events)
+               const GraphInputs& inputs, EventSelection events, std::pair<int64_t, int64_t> counted)
       : p_(p),
         steps_(steps),
         spans_(spans),
         context_spans_(context_spans),
+        counted_(counted),
         inputs_(inputs),
         start_node_(events.size(), kNoNode),
         end_node_(events.size(), kNoNode),
@@ -118,6 +119,8 @@ class GraphBuilder {
     return line.kind == model::LineKind::kThread && p_.planes[line.plane].kind == model::PlaneKind::kHostThreads;
   }
   uint16_t host_of_line(uint32_t l) const { return uint16_t(p_.planes[p_.lines[l].plane].host); }
+  size_t counted_at(int64_t t) const { return t >= counted_.first && t < counted_.second; }
+  size_t counted(EventIndex e) const { return counted_at(p_.start_ps(e)); }
 
   // An event's nodes and kind (kNoNode where the graph does not hold it).
   uint32_t slot(EventIndex e) const { return g_.events.slot(e); }
@@ -281,7 +284,7 @@ class GraphBuilder {
       const PathKind after = kind_of(best) == PathKind::kInput ? PathKind::kInput : kind_of(consumer);
       add_edge(end_of(best), end_of(consumer), p_.end_ps(consumer) - p_.end_ps(best), consumer, consumer,
                std::get<0>(key), after);
-      ++g_.consumer_links;
+      g_.consumer_links += counted(consumer);
     }
   }
 
@@ -449,7 +452,7 @@ class GraphBuilder {
       weight = start - ready;
     }
     add_edge(source_end, s, weight, kNone, kNone, uint16_t(h.host), PathKind::kIdle);
-    ++g_.sync_links;
+    g_.sync_links += counted(dest.event);
   }
 
   // A rank's collective call ends, once the last rank has arrived, after the call's own time:
@@ -478,7 +481,7 @@ class GraphBuilder {
       }
       if (p_.plane_of(w.late).kind == model::PlaneKind::kHostThreads) host_calls.push_back(w.late);
       add_edge(from, to, own_time.at(w.early), w.early, w.early, uint16_t(w.early_host), PathKind::kCollectives);
-      ++g_.rank_links;
+      g_.rank_links += counted(w.early);
     }
     std::sort(host_calls.begin(), host_calls.end());
     host_calls.erase(std::unique(host_calls.begin(), host_calls.end()), host_calls.end());
@@ -529,7 +532,7 @@ class GraphBuilder {
     if (work_end <= p_.start_ps(call) || end_of(call) == kNoNode || end_of(work) == kNoNode) return;
     make_waiting(call);
     add_edge(end_of(work), end_of(call), p_.end_ps(call) - work_end, call, call, host, PathKind::kKernelLaunch);
-    ++g_.sync_links;
+    g_.sync_links += counted(call);
   }
 
   // One kernel, copy or op on a device line: start and end nodes; the start waits for the
@@ -547,7 +550,7 @@ class GraphBuilder {
     if (launch != kNoNode) {
       add_edge(launch, s, launch_t >= prev_t ? start - launch_t : 0, launch_event, launch_event, host,
                PathKind::kKernelLaunch);
-      ++g_.launch_links;
+      g_.launch_links += counted(ev);
     }
     if (prev_end != kNoNode) {
       if (prev_t <= start)
@@ -579,7 +582,7 @@ class GraphBuilder {
       make_waiting(call);
       // The call's return after the work is done is the runtime's time.
       add_edge(work_node, end_of(call), p_.end_ps(call) - work_end, call, call, host, PathKind::kKernelLaunch);
-      ++g_.sync_links;
+      g_.sync_links += counted(call);
     }
   }
 
@@ -676,8 +679,8 @@ class GraphBuilder {
     size_t cut = 0;
     for (uint32_t k = 0; k < target_.size(); ++k)
       if (g_.anchor_ps[target_[k]] < g_.anchor_ps[g_.edge_from[k]]) {
+        cut += counted_at(g_.anchor_ps[target_[k]]);
         cut_edge(k);
-        ++cut;
       }
     return cut;
   }
@@ -755,7 +758,7 @@ class GraphBuilder {
     for (uint32_t k = 0; k < target_.size(); ++k)
       if (target_[k] == v && !placed[g_.edge_from[k]]) {
         cut_edge(k);
-        ++g_.cut_edges;
+        g_.cut_edges += counted_at(g_.anchor_ps[v]);
       }
     pending[v] = 0;
     return v;
@@ -817,6 +820,9 @@ class GraphBuilder {
   const StepAnalysis& steps_;
   const std::vector<StepSpan>& spans_;
   const size_t context_spans_;  // the first spans are context: in the graph, not reported
+  // Links are counted for the events starting in [first, second) (a window's own time: the
+  // windows count each link once).
+  const std::pair<int64_t, int64_t> counted_;
   const GraphInputs& inputs_;
   DependencyGraph g_;
   std::vector<uint32_t> start_node_, end_node_;  // per event
@@ -859,8 +865,9 @@ GraphInputs graph_inputs(const model::Profile& profile, const StepAnalysis& step
 
 DependencyGraph build_dependency_graph(const model::Profile& profile, const StepAnalysis& steps,
                                        const std::vector<StepSpan>& spans, size_t context_spans,
-                                       const GraphInputs& inputs, EventSelection events) {
-  return GraphBuilder(profile, steps, spans, context_spans, inputs, std::move(events)).build();
+                                       const GraphInputs& inputs, EventSelection events,
+                                       std::pair<int64_t, int64_t> counted) {
+  return GraphBuilder(profile, steps, spans, context_spans, inputs, std::move(events), counted).build();
 }
 
 DependencyGraph build_dependency_graph(const model::Profile& profile, const StepAnalysis& steps,

@@ -108,9 +108,11 @@ GraphInputs graph_inputs(const model::Profile& profile, const StepAnalysis& step
 
 // The graph of `events` only (a window's: step_windows.h), with the steps of `spans`; the first
 // `context_spans` of them are there only as the steps before the others (GraphStep::reported).
+// Its links are counted for the events starting in [counted.first, counted.second).
 DependencyGraph build_dependency_graph(const model::Profile& profile, const StepAnalysis& steps,
                                        const std::vector<StepSpan>& spans, size_t context_spans,
-                                       const GraphInputs& inputs, EventSelection events);
+                                       const GraphInputs& inputs, EventSelection events,
+                                       std::pair<int64_t, int64_t> counted = {INT64_MIN, INT64_MAX});
 // Each instance of the host-thread events named `name` as a span, ending when the last work
 // launched inside it does.
 std::vector<StepSpan> annotation_spans(const model::Profile& profile, std::string_view name);

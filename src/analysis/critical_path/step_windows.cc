@@ -79,6 +79,8 @@ std::vector<StepWindow> step_windows(const model::Profile& p, const StepAnalysis
   std::vector<StepWindow> out;
   for (const auto& [first, end] : runs) {
     StepWindow w;
+    if (first > 0) w.counted_begin_ps = spans[order[first]].begin_ps;
+    if (end < order.size()) w.counted_end_ps = spans[order[end]].begin_ps;
     w.own.assign(order.begin() + long(first), order.begin() + long(end));
     std::sort(w.own.begin(), w.own.end());
     std::map<uint32_t, uint32_t> first_of_host;  // the earliest own span of each host

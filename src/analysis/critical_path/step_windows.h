@@ -27,6 +27,9 @@ struct StepWindow {
   std::vector<uint32_t> context;  // the span before the first own one of each host, if any; ascending
   int64_t begin_ps = 0, end_ps = 0;  // host events starting in [begin, end), and those open at begin
   int64_t device_end_ps = 0;         // device events starting in [begin, device_end)
+  // Its own time, where the links its graph finds are counted: from its first step's begin to
+  // the next window's (the windows' graphs overlap by their context).
+  int64_t counted_begin_ps = INT64_MIN, counted_end_ps = INT64_MAX;
 };
 
 // The spans (each host's in time order) cut into windows of about `events_per_window` events;
