@@ -362,7 +362,7 @@ class GraphBuilder {
     make_waiting_edge(k);
     add_edge(end_of(e), from + 1, g_.anchor_ps[from + 1] - g_.anchor_ps[end_of(e)], stretch.event, stretch.owner,
              host, stretch.kind == PathKind::kWaiting ? PathKind::kHost : stretch.kind);
-    ++g_.sync_links;
+    g_.sync_links += counted(e);
   }
 
   // Order on each device stream, launch to work, and work to the host calls that wait for it.
