@@ -95,9 +95,8 @@ enum class WhatIfDefaults : uint8_t {
 enum class PathDetail : uint8_t { kSegments, kSummary };
 
 // Throws ToolRequestError for a target that names nothing, listing close names (unless
-// kSkipUnmatched).
-// The graph is built a window of steps at a time (step_windows.h), of about `window_events`
-// events each (tests ask for small ones).
+// kSkipUnmatched). The graph is built a window of steps at a time (step_windows.h), of about
+// `window_events` events each (tests ask for small ones).
 CriticalPath compute_critical_path(const model::Profile& profile, const StepAnalysis& steps,
                                    const std::vector<WhatIfChange>& what_if = {},
                                    WhatIfDefaults defaults = WhatIfDefaults::kAdd, size_t window_events = kWindowEvents);

@@ -18,7 +18,9 @@
 
 namespace mlprof::analysis {
 
-// About this many events a window: its graph's building holds some 100 bytes an event.
+// About this many events a window (two are read at once, one a core): small beside a large
+// profile, so that their graphs weigh little beside its model, yet several steps, so that the
+// context a window builds twice is a small part of it.
 inline constexpr size_t kWindowEvents = 64 * 1024;
 
 struct StepWindow {
