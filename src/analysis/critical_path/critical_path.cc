@@ -1,15 +1,26 @@
 #include "analysis/critical_path/critical_path.h"
 
 #include <fmt/format.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <mutex>
+#include <thread>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 
 #include "analysis/category_labels.h"
 #include "analysis/critical_path/bottleneck.h"
 #include "analysis/critical_path/dependency_graph.h"
 #include "analysis/critical_path/longest_path.h"
+#include "analysis/critical_path/step_windows.h"
 #include "analysis/csv.h"
 #include "analysis/hlo_ops.h"
 #include "analysis/tool_registry.h"
@@ -199,32 +210,95 @@ PathKind CriticalPath::bottleneck() const {
 
 namespace {
 
-CriticalPath critical_path_of_graph(const model::Profile& p, const StepAnalysis& steps, const DependencyGraph& g,
-                                    const WhatIfSource& what_if_source, WhatIfDefaults defaults,
-                                    PathDetail detail = PathDetail::kSegments) {
-  CriticalPath c;
-  for (const model::Plane& plane : p.planes) c.on_tpu |= p.strings.view(plane.name).starts_with("/device:TPU:");
-  if (!p.hosts.empty()) c.gpu_vendor = host_gpu_vendor(p, 0);
-  c.consumer_links = g.consumer_links;
-  c.sync_links = g.sync_links;
-  c.launch_links = g.launch_links;
-  if (g.cut_edges > 0)
-    c.warnings.push_back(fmt::format("{} dependencies went back in time (clock skew or broken flows) and were cut",
-                                     g.cut_edges));
-  WhatIfPredictor predict(p, g, step_root_names(p, steps));
-  if (g.steps.empty()) {
-    if (const std::vector<WhatIfChange> what_if = what_if_source(); !what_if.empty()) add_predictions(predict, what_if, c);
-    return c;
-  }
-  Replay measured = replay(g, nullptr, 1, true);
+// The windows' graphs, freed, stay in the allocator's arenas (a thread's own, where the
+// overview reads the path beside its other work) and count in the process's memory until
+// given back: the tools after would add to them.
+void give_back_freed_memory() {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
+
+// What the paths of one window's steps add to the means, and the predictions made in its graph
+// (step_windows.h).
+struct WindowPaths {
+  std::vector<std::pair<uint32_t, CriticalPathStep>> steps;  // by index into the spans
+  double step_ms = 0, path_ms = 0;
+  std::array<double, kNumPathKinds> kind_ms{};
   std::map<std::string, double> ops, kernels;
+  size_t cut_edges = 0, consumer_links = 0, sync_links = 0, launch_links = 0;
+  // Its reported steps' lengths summed, in ps: as replayed unchanged, and per change made.
+  double measured_total_ps = 0;
+  std::map<std::pair<std::string, double>, double> total_ps;
+  std::map<std::string, bool, std::less<>> reaches;  // per target: leads to a step's end
+  std::array<bool, kNumPathKinds> kind_in_graph{};   // some edge of its graph is of the kind
+  // Sorted: the names of the events on its paths and around them (an op what-if that reaches
+  // none of them leaves its steps as they were).
+  std::vector<model::NameIndex> path_names;
+};
+
+// A window's graph and the predictor over it (which holds the graph by reference).
+struct WindowGraph {
+  std::unique_ptr<DependencyGraph> g;
+  std::unique_ptr<WhatIfPredictor> predict;
+};
+
+// What every window of one computation reads.
+struct PathInputs {
+  const model::Profile& p;
+  const StepAnalysis& steps;
+  const std::vector<StepSpan>& spans;
+  const GraphInputs& graph;
+  const std::set<std::string, std::less<>>& root_names;
+  PathDetail detail;
+  const NamesByText* names;  // null for one graph
+};
+
+WindowGraph build_window(const PathInputs& in, const StepWindow& w) {
+  WindowGraph out;
+  out.g = std::make_unique<DependencyGraph>(
+      w.whole ? build_dependency_graph(in.p, in.steps, in.spans, 0, in.graph, EventSelection::whole(in.p))
+              : build_dependency_graph(in.p, in.steps, window_spans(in.spans, w), w.context.size(), in.graph,
+                                       window_events(in.p, w), {w.counted_begin_ps, w.counted_end_ps}));
+  out.predict = std::make_unique<WhatIfPredictor>(in.p, *out.g, in.root_names);
+  out.predict->set_names(in.names);
+  return out;
+}
+
+// The names of a path's events and of the events around them, and of the calls that launched
+// its device work: what an op what-if must name to reach the path (what_if.h).
+void mark_path_names(const model::Profile& p, const DependencyGraph& g, const std::vector<PathPiece>& path,
+                     std::vector<uint8_t>& names) {
+  for (const PathPiece& piece : path) {
+    if (piece.edge == UINT32_MAX) continue;
+    for (model::EventIndex e : {g.edges[piece.edge].event, g.edges[piece.edge].owner})
+      for (; e != model::kNone; e = p.events.parent[e] < e ? p.events.parent[e] : model::kNone)
+        names[p.events.name[e]] = 1;
+  }
+}
+
+// Reads the paths of the window's reported steps.
+void read_paths(const PathInputs& in, const StepWindow& w, WindowGraph& wg, WindowPaths& out) {
+  const model::Profile& p = in.p;
+  const DependencyGraph& g = *wg.g;
+  out.cut_edges = g.cut_edges;
+  out.consumer_links = g.consumer_links;
+  out.sync_links = g.sync_links;
+  out.launch_links = g.launch_links;
+  if (g.steps.empty()) return;
+  Replay measured = replay(g, nullptr, 1, true);
   NameTotals step_ops, step_kernels;
+  std::vector<uint8_t> on_path;  // per name, for a window among several
+  if (!w.whole) on_path.assign(p.names.size(), 0);
+  size_t own = 0;
   for (const GraphStep& gs : g.steps) {
+    if (!gs.reported) continue;
+    const uint32_t index = w.own[own++];
     const std::vector<PathPiece> pieces = critical_path(g, measured, gs);
     const StepPath sp = read_path(p, g, pieces, gs, step_ops, step_kernels);
     CriticalPathStep s;
-    if (detail == PathDetail::kSegments)
-      s.path = path_segments(p, g, measured, pieces, gs, segments_cap(c.steps.size(), g.steps.size()));
+    if (in.detail == PathDetail::kSegments)
+      s.path = path_segments(p, g, measured, pieces, gs, segments_cap(index, in.spans.size()));
     s.host = std::string(p.strings.view(p.hosts[gs.host].name));
     s.step_num = gs.step_num;
     s.step_ms = double(gs.end_ps - gs.begin_ps) / kPsPerMs;
@@ -232,12 +306,168 @@ CriticalPath critical_path_of_graph(const model::Profile& p, const StepAnalysis&
     s.kind_ms = sp.kind_ms;
     s.top_ops = largest(sp.ops, kTopPerStep, 1);
     s.top_kernels = largest(sp.kernels, kTopPerStep, 1);
-    for (const auto& [name, ms] : sp.ops) ops[name] += ms;
-    for (const auto& [name, ms] : sp.kernels) kernels[name] += ms;
-    c.step_ms += s.step_ms;
-    c.path_ms += s.path_ms;
-    for (size_t k = 0; k < kNumPathKinds; ++k) c.kind_ms[k] += s.kind_ms[k];
-    c.steps.push_back(std::move(s));
+    for (const auto& [name, ms] : sp.ops) out.ops[name] += ms;
+    for (const auto& [name, ms] : sp.kernels) out.kernels[name] += ms;
+    out.step_ms += s.step_ms;
+    out.path_ms += s.path_ms;
+    for (size_t k = 0; k < kNumPathKinds; ++k) out.kind_ms[k] += s.kind_ms[k];
+    if (!on_path.empty()) mark_path_names(p, g, pieces, on_path);
+    out.steps.emplace_back(index, std::move(s));
+  }
+  for (model::NameIndex n = 0; n < on_path.size(); ++n)
+    if (on_path[n]) out.path_names.push_back(n);
+  wg.predict->set_measured(std::move(measured.time_ps));  // the replays start from it
+}
+
+// Whether the kind's removal is predicted, given the time of each kind on the path.
+bool predicts_removal(size_t k, const std::array<double, kNumPathKinds>& kind_ms, PathDetail detail) {
+  // The bottleneck is a kind of traced work (CriticalPath::bottleneck): the summary predicts
+  // no removal of the untraced gaps unless they are the bottleneck.
+  return PathKind(k) != PathKind::kWaitingForRank && kind_ms[k] > 0 &&
+         (detail == PathDetail::kSegments || PathKind(k) != PathKind::kIdle);
+}
+
+// Makes `changes` in the window's graph, recording their totals and whether they reach a step
+// (a target its graph does not hold leaves its steps as they were).
+void predict_in_window(WindowGraph& wg, const std::vector<WhatIfChange>& changes, WindowPaths& out) {
+  WhatIfPredictor& predict = *wg.predict;
+  predict.match(changes);
+  std::vector<WhatIfChange> held;
+  for (const WhatIfChange& change : changes)
+    if (predict.matches(change.target)) held.push_back(change);
+  predict.make(held);
+  out.measured_total_ps = predict.measured_total_ps();
+  for (const WhatIfChange& change : changes) {
+    const bool matched = predict.matches(change.target);
+    out.total_ps[{change.target, change.scale}] =
+        matched ? predict.total_step_ps(change.target, change.scale) : out.measured_total_ps;
+    out.reaches.try_emplace(change.target, matched && predict.reaches_steps(change.target));
+  }
+}
+
+// One window of several: the changes asked most, made before the means are known (the graph
+// is gone by then): each kind on its paths removed and halved (the bottleneck, the
+// recommendations and the default what-ifs ask them) and, for the defaults, its own largest
+// ops and kernels.
+void predict_ahead(const PathInputs& in, WindowGraph& wg, WindowPaths& out, bool defaults) {
+  for (const PathEdge& e : wg.g->edges)
+    if (size_t(e.kind) < kNumPathKinds) out.kind_in_graph[size_t(e.kind)] = true;
+  // Every kind its graph holds, on its paths or not: a change before a step (the gap before a
+  // device's first op) moves the step too.
+  std::array<double, kNumPathKinds> held{};
+  for (size_t k = 0; k < kNumPathKinds; ++k) held[k] = out.kind_in_graph[k] ? 1 : 0;
+  std::vector<WhatIfChange> changes;
+  for (size_t k = 0; k < kNumPathKinds; ++k)
+    if (predicts_removal(k, held, in.detail))
+      for (double scale : {0.0, 0.5}) changes.push_back({std::string(kPathKindKeys[k]), scale});
+  if (defaults) {
+    CriticalPath own;
+    own.top_ops = largest(out.ops, kTopOverall, 1);
+    own.top_kernels = largest(out.kernels, kTopOverall, 1);
+    for (WhatIfChange& change : default_changes(own)) changes.push_back(std::move(change));
+  }
+  predict_in_window(wg, changes, out);
+}
+
+// The window's total after a change, where it is known without its graph: made already, or a
+// change that reaches nothing on its paths (a kind its graph does not hold, an op around none
+// of their events).
+// `names_of` gives the names an op target matches (target_names, what_if.h).
+template <typename NamesOf>
+std::optional<double> known_total(const WindowPaths& out, NamesOf&& names_of, const std::string& target, double scale) {
+  if (auto it = out.total_ps.find({target, scale}); it != out.total_ps.end()) return it->second;
+  if (const auto kind = path_kind_of_target(target)) {
+    if (auto it = out.total_ps.find({std::string(kPathKindKeys[size_t(*kind)]), scale}); it != out.total_ps.end())
+      return it->second;
+    if (!out.kind_in_graph[size_t(*kind)]) return out.measured_total_ps;  // nothing to change
+    return std::nullopt;
+  }
+  for (model::NameIndex n : names_of(target))
+    if (std::binary_search(out.path_names.begin(), out.path_names.end(), n)) return std::nullopt;
+  return out.measured_total_ps;
+}
+
+}  // namespace
+
+CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepAnalysis& steps,
+                                            const std::vector<StepSpan>& spans, const WhatIfSource& what_if_source,
+                                            WhatIfDefaults defaults, PathDetail detail, size_t window_events) {
+  CriticalPath c;
+  for (const model::Plane& plane : p.planes) c.on_tpu |= p.strings.view(plane.name).starts_with("/device:TPU:");
+  if (!p.hosts.empty()) c.gpu_vendor = host_gpu_vendor(p, 0);
+  const std::vector<StepWindow> windows = step_windows(p, steps, spans, window_events);
+  const bool whole = windows.size() == 1 && windows.front().whole;
+  const GraphInputs graph = graph_inputs(p, steps, whole);
+  const std::set<std::string, std::less<>> root_names = step_root_names(p, steps);
+  std::optional<NamesByText> names;  // among several windows, found once for their predictors
+  if (!whole) names.emplace(p);
+  const PathInputs in{p, steps, spans, graph, root_names, detail, names ? &*names : nullptr};
+
+  // Pass 1: each window's graph, its steps' paths and, among several, the changes asked most,
+  // and those asked as soon as the caller has them (the overview's wait for its op totals,
+  // fetched beside the windows: a window read after them needs no second pass).
+  std::vector<WindowPaths> paths(windows.size());
+  WindowGraph kept;  // the whole profile's graph, for the predictions
+  std::future<std::vector<WhatIfChange>> early;
+  std::optional<std::vector<WhatIfChange>> asked_early;
+  if (!whole) early = std::async(std::launch::async, what_if_source);
+  if (whole) {
+    kept = build_window(in, windows.front());
+    read_paths(in, windows.front(), kept, paths.front());
+  } else {
+    // Windows are independent: two at a time, one a core (two graphs alive at most), each
+    // replaying on its own core.
+    const size_t workers = std::min<size_t>(windows.size(), std::thread::hardware_concurrency() >= 2 ? 2 : 1);
+    std::atomic<size_t> next{0};
+    std::mutex asked_mutex;
+    auto read_windows = [&] {
+      for (size_t i; (i = next++) < windows.size();) {
+        WindowGraph wg = build_window(in, windows[i]);
+        if (workers > 1) wg.predict->set_max_threads(1);
+        read_paths(in, windows[i], wg, paths[i]);
+        if (wg.g->steps.empty()) continue;
+        predict_ahead(in, wg, paths[i], defaults == WhatIfDefaults::kAdd);
+        const std::vector<WhatIfChange>* asked = nullptr;  // set once, then only read
+        {
+          std::lock_guard<std::mutex> lock(asked_mutex);
+          if (!asked_early && early.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+            asked_early = early.get();
+          if (asked_early) asked = &*asked_early;
+        }
+        if (asked && !asked->empty()) predict_in_window(wg, *asked, paths[i]);
+      }
+    };
+    std::vector<std::future<void>> others;
+    for (size_t t = 1; t < workers; ++t) others.push_back(std::async(std::launch::async, read_windows));
+    read_windows();
+    for (std::future<void>& other : others) other.get();
+  }
+  size_t cut_edges = 0;
+  for (const WindowPaths& w : paths) {
+    cut_edges += w.cut_edges;
+    c.consumer_links += w.consumer_links;
+    c.sync_links += w.sync_links;
+    c.launch_links += w.launch_links;
+  }
+  if (cut_edges > 0)
+    c.warnings.push_back(
+        fmt::format("{} dependencies went back in time (clock skew or broken flows) and were cut", cut_edges));
+  if (spans.empty()) {
+    if (const std::vector<WhatIfChange> what_if = what_if_source(); !what_if.empty())
+      add_predictions(*kept.predict, what_if, c);
+    return c;
+  }
+  // The means, over the steps in their order.
+  std::map<std::string, double> ops, kernels;
+  c.steps.resize(spans.size());
+  for (WindowPaths& w : paths) {
+    for (auto& [index, step] : w.steps) c.steps[index] = std::move(step);
+    w.steps = {};
+    for (const auto& [name, ms] : w.ops) ops[name] += ms;
+    for (const auto& [name, ms] : w.kernels) kernels[name] += ms;
+    c.step_ms += w.step_ms;
+    c.path_ms += w.path_ms;
+    for (size_t k = 0; k < kNumPathKinds; ++k) c.kind_ms[k] += w.kind_ms[k];
   }
   const double n = double(c.steps.size());
   c.step_ms /= n;
@@ -246,36 +476,115 @@ CriticalPath critical_path_of_graph(const model::Profile& p, const StepAnalysis&
   c.top_ops = largest(ops, kTopOverall, n);
   c.top_kernels = largest(kernels, kTopOverall, n);
   c.prediction_note = prediction_note(c);
-  predict.set_measured(std::move(measured.time_ps));  // the replays start from it
-  measured = {};
-  // The bottleneck is a kind of traced work (CriticalPath::bottleneck): the summary predicts
-  // no removal of the untraced gaps unless they are the bottleneck.
-  auto predicts_removal = [&](size_t k) {
-    return PathKind(k) != PathKind::kWaitingForRank && c.kind_ms[k] > 0 &&
-           (detail == PathDetail::kSegments || PathKind(k) != PathKind::kIdle);
-  };
+
   std::vector<WhatIfChange> removals;  // for the bottleneck
   for (size_t k = 0; k < kNumPathKinds; ++k)
-    if (predicts_removal(k)) removals.push_back({std::string(kPathKindKeys[k]), 0});
-  predict.make(removals);
-  const std::vector<WhatIfChange> what_if = what_if_source();
-  if (!what_if.empty() || defaults == WhatIfDefaults::kAdd)
-    add_predictions(predict, what_if.empty() ? default_changes(c) : what_if, c, defaults == WhatIfDefaults::kSkipUnmatched);
-  for (size_t k = 0; k < kNumPathKinds; ++k)
-    c.removed_step_ms[k] = predicts_removal(k) ? predict.step_ms(std::string(kPathKindKeys[k]), 0) : c.path_ms;
+    if (predicts_removal(k, c.kind_ms, detail)) removals.push_back({std::string(kPathKindKeys[k]), 0});
+  if (whole) {
+    WhatIfPredictor& predict = *kept.predict;
+    predict.make(removals);
+    const std::vector<WhatIfChange> what_if = what_if_source();
+    if (!what_if.empty() || defaults == WhatIfDefaults::kAdd)
+      add_predictions(predict, what_if.empty() ? default_changes(c) : what_if, c,
+                      defaults == WhatIfDefaults::kSkipUnmatched);
+    for (size_t k = 0; k < kNumPathKinds; ++k)
+      c.removed_step_ms[k] = predicts_removal(k, c.kind_ms, detail) ? predict.step_ms(std::string(kPathKindKeys[k]), 0)
+                                                                    : c.path_ms;
+    const PathKind b = c.bottleneck();
+    const std::string key(path_kind_key(b));
+    c.bottleneck_change = {key, recommended_scale(b),
+                           b == PathKind::kWaitingForRank ? c.path_ms : predict.step_ms(key, recommended_scale(b))};
+    name_hlo_ops(c);
+    return c;
+  }
+
+  // Pass 2, among several windows: the predictions, summed over the windows; a window whose
+  // total for a change is not known yet builds its graph again.
+  const std::vector<uint8_t> in_graphs = graph_event_names(p, steps, graph);
+  std::map<std::string, std::vector<model::NameIndex>, std::less<>> names_found;  // per op target
+  auto names_of = [&](const std::string& target) -> const std::vector<model::NameIndex>& {
+    auto it = names_found.find(target);
+    if (it == names_found.end()) it = names_found.emplace(target, target_names(p, in_graphs, target)).first;
+    return it->second;
+  };
+  auto totals = [&](const std::vector<WhatIfChange>& changes, const std::vector<std::string>& reach) {
+    std::map<std::pair<std::string, double>, double> sum;
+    for (size_t i = 0; i < windows.size(); ++i) {
+      std::vector<WhatIfChange> missing;
+      for (const WhatIfChange& change : changes)
+        if (!known_total(paths[i], names_of, change.target, change.scale)) missing.push_back(change);
+      bool reach_missing = false;
+      for (const std::string& target : reach) reach_missing |= !paths[i].reaches.count(target);
+      if (!missing.empty() || reach_missing) {
+        WindowGraph wg = build_window(in, windows[i]);
+        if (wg.g->steps.empty()) continue;
+        std::vector<WhatIfChange> asked = missing;
+        for (const std::string& target : reach)
+          if (!paths[i].reaches.count(target)) asked.push_back({target, 1});
+        predict_in_window(wg, asked, paths[i]);
+      }
+      std::set<std::pair<std::string, double>> added;  // a change asked twice counts once
+      for (const WhatIfChange& change : changes)
+        if (added.insert({change.target, change.scale}).second)
+          sum[{change.target, change.scale}] += *known_total(paths[i], names_of, change.target, change.scale);
+    }
+    return sum;
+  };
+  auto mean_ms = [&](double total_ps) { return total_ps / n / 1e9; };
+  {
+    const auto removed = totals(removals, {});
+    for (size_t k = 0; k < kNumPathKinds; ++k)
+      c.removed_step_ms[k] = predicts_removal(k, c.kind_ms, detail)
+                                 ? mean_ms(removed.at({std::string(kPathKindKeys[k]), 0}))
+                                 : c.path_ms;
+  }
   const PathKind b = c.bottleneck();
   const std::string key(path_kind_key(b));
+  std::vector<WhatIfChange> asked;
+  if (!asked_early) asked_early = early.get();
+  if (const std::vector<WhatIfChange>& what_if = *asked_early; !what_if.empty() || defaults == WhatIfDefaults::kAdd)
+    asked = what_if.empty() ? default_changes(c) : what_if;
+  std::vector<WhatIfChange> changes;  // those that name something (the others refused, or left out)
+  for (const WhatIfChange& change : asked) {
+    if (path_kind_of_target(change.target) || !names_of(change.target).empty())
+      changes.push_back(change);
+    else if (defaults != WhatIfDefaults::kSkipUnmatched)
+      throw unmatched_target(close_targets(p, in_graphs, change.target), root_names, change.target);
+  }
+  std::vector<WhatIfChange> wanted = changes;
+  if (b != PathKind::kWaitingForRank) wanted.push_back({key, recommended_scale(b)});
+  auto sum = totals(wanted, {});
+  // Whether a change that gains nothing reaches the steps at all: asked where no window said.
+  std::vector<std::string> reach;
+  for (const WhatIfChange& change : changes) {
+    if (c.path_ms - mean_ms(sum.at({change.target, change.scale})) >= kMinSavingShare * c.path_ms) continue;
+    bool any = false;
+    for (const WindowPaths& w : paths)
+      if (auto it = w.reaches.find(change.target); it != w.reaches.end()) any |= it->second;
+    if (!any) reach.push_back(change.target);
+  }
+  if (!reach.empty()) totals({}, reach);
+  for (const WhatIfChange& change : changes) {
+    WhatIfPrediction w{change.target, change.scale, mean_ms(sum.at({change.target, change.scale}))};
+    if (c.path_ms - w.step_ms < kMinSavingShare * c.path_ms) {
+      w.reaches_steps = false;
+      for (const WindowPaths& wp : paths)
+        if (auto it = wp.reaches.find(change.target); it != wp.reaches.end()) w.reaches_steps |= it->second;
+    }
+    c.what_if.push_back(std::move(w));
+  }
   c.bottleneck_change = {key, recommended_scale(b),
-                         b == PathKind::kWaitingForRank ? c.path_ms : predict.step_ms(key, recommended_scale(b))};
+                         b == PathKind::kWaitingForRank ? c.path_ms : mean_ms(sum.at({key, recommended_scale(b)}))};
   name_hlo_ops(c);
+  give_back_freed_memory();
   return c;
 }
 
-}  // namespace
-
 CriticalPath compute_critical_path(const model::Profile& p, const StepAnalysis& steps,
-                                   const std::vector<WhatIfChange>& what_if, WhatIfDefaults defaults) {
-  return critical_path_of_graph(p, steps, build_dependency_graph(p, steps), [&what_if] { return what_if; }, defaults);
+                                   const std::vector<WhatIfChange>& what_if, WhatIfDefaults defaults,
+                                   size_t window_events) {
+  return compute_critical_path_of_spans(p, steps, step_spans(steps), [&what_if] { return what_if; }, defaults,
+                                        PathDetail::kSegments, window_events);
 }
 
 CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepAnalysis& steps,
@@ -284,17 +593,12 @@ CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepA
   return compute_critical_path_of_spans(p, steps, spans, [&what_if] { return what_if; }, defaults, detail);
 }
 
-CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepAnalysis& steps,
-                                            const std::vector<StepSpan>& spans, const WhatIfSource& what_if,
-                                            WhatIfDefaults defaults, PathDetail detail) {
-  return critical_path_of_graph(p, steps, build_dependency_graph(p, steps, spans), what_if, defaults, detail);
-}
-
 CriticalPath compute_critical_path_of_annotation(const model::Profile& p, const StepAnalysis& steps,
                                                  std::string_view annotation,
                                                  const std::vector<WhatIfChange>& what_if) {
-  return critical_path_of_graph(p, steps, build_dependency_graph(p, steps, annotation_spans(p, annotation)),
-                                [&what_if] { return what_if; }, WhatIfDefaults::kAdd);
+  // An annotation's spans may overlap and end with work launched inside them: one graph.
+  return compute_critical_path_of_spans(p, steps, annotation_spans(p, annotation), [&what_if] { return what_if; },
+                                        WhatIfDefaults::kAdd, PathDetail::kSegments, SIZE_MAX);
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #include "analysis/critical_path/dependency_graph.h"
 #include "analysis/critical_path/path_kind.h"
 #include "analysis/critical_path/path_segments.h"
+#include "analysis/critical_path/step_windows.h"
 #include "analysis/critical_path/what_if.h"
 #include "analysis/run_environment.h"
 #include "analysis/step_breakdown.h"
@@ -94,10 +95,11 @@ enum class WhatIfDefaults : uint8_t {
 enum class PathDetail : uint8_t { kSegments, kSummary };
 
 // Throws ToolRequestError for a target that names nothing, listing close names (unless
-// kSkipUnmatched).
+// kSkipUnmatched). The graph is built a window of steps at a time (step_windows.h), of about
+// `window_events` events each (tests ask for small ones).
 CriticalPath compute_critical_path(const model::Profile& profile, const StepAnalysis& steps,
                                    const std::vector<WhatIfChange>& what_if = {},
-                                   WhatIfDefaults defaults = WhatIfDefaults::kAdd);
+                                   WhatIfDefaults defaults = WhatIfDefaults::kAdd, size_t window_events = kWindowEvents);
 
 // The same over the given spans (dependency_graph.h).
 CriticalPath compute_critical_path_of_spans(const model::Profile& profile, const StepAnalysis& steps,
@@ -111,7 +113,8 @@ CriticalPath compute_critical_path_of_spans(const model::Profile& profile, const
 using WhatIfSource = std::function<std::vector<WhatIfChange>()>;
 CriticalPath compute_critical_path_of_spans(const model::Profile& profile, const StepAnalysis& steps,
                                             const std::vector<StepSpan>& spans, const WhatIfSource& what_if,
-                                            WhatIfDefaults defaults, PathDetail detail);
+                                            WhatIfDefaults defaults, PathDetail detail,
+                                            size_t window_events = kWindowEvents);
 
 // The same over each instance of a host annotation (HTA's critical_path_analysis over an
 // annotation), each ending when the work launched inside it does.

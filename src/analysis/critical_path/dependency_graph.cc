@@ -76,20 +76,26 @@ PathKind device_kind(DeviceWork w) { return device_kind(gpu_work_kind(w)); }
 
 class GraphBuilder {
  public:
-  GraphBuilder(const Profile& p, const StepAnalysis& steps, const std::vector<StepSpan>& spans)
+  GraphBuilder(const Profile& p, const StepAnalysis& steps, const std::vector<StepSpan>& spans, size_t context_spans,
+               const GraphInputs& inputs, EventSelection events, std::pair<int64_t, int64_t> counted)
       : p_(p),
         steps_(steps),
         spans_(spans),
-        start_node_(p.num_events(), kNoNode),
-        end_node_(p.num_events(), kNoNode),
-        kind_(p.num_events(), uint8_t(PathKind::kHost)) {}
+        context_spans_(context_spans),
+        counted_(counted),
+        inputs_(inputs),
+        start_node_(events.size(), kNoNode),
+        end_node_(events.size(), kNoNode),
+        kind_(events.size(), uint8_t(PathKind::kHost)) {
+    g_.events = std::move(events);
+  }
 
   DependencyGraph build() {
-    rank_waits_ = find_rank_waits(p_, steps_);
-    offset_ = rank_waits_.clock_offset_ps;
-    g_.anchor_ps.reserve(2 * p_.num_events() + spans_.size());
-    chain_edge_.reserve(2 * p_.num_events() + spans_.size());
-    const size_t edges = 5 * p_.num_events() / 2 + spans_.size();
+    offset_ = inputs_.rank_waits.clock_offset_ps;
+    const size_t events = g_.events.size();
+    g_.anchor_ps.reserve(2 * events + spans_.size());
+    chain_edge_.reserve(2 * events + spans_.size());
+    const size_t edges = 5 * events / 2 + spans_.size();
     g_.edges.reserve(edges);
     g_.edge_from.reserve(edges);
     g_.edge_weight_ps.reserve(edges);
@@ -113,6 +119,23 @@ class GraphBuilder {
     return line.kind == model::LineKind::kThread && p_.planes[line.plane].kind == model::PlaneKind::kHostThreads;
   }
   uint16_t host_of_line(uint32_t l) const { return uint16_t(p_.planes[p_.lines[l].plane].host); }
+  size_t counted_at(int64_t t) const { return t >= counted_.first && t < counted_.second; }
+  size_t counted(EventIndex e) const { return counted_at(p_.start_ps(e)); }
+
+  // An event's nodes and kind (kNoNode where the graph does not hold it).
+  uint32_t slot(EventIndex e) const { return g_.events.slot(e); }
+  uint32_t start_of(EventIndex e) const {
+    const uint32_t s = slot(e);
+    return s == kNoSlot ? kNoNode : start_node_[s];
+  }
+  uint32_t end_of(EventIndex e) const {
+    const uint32_t s = slot(e);
+    return s == kNoSlot ? kNoNode : end_node_[s];
+  }
+  PathKind kind_of(EventIndex e) const {
+    const uint32_t s = slot(e);
+    return s == kNoSlot ? PathKind::kHost : PathKind(kind_[s]);
+  }
 
   uint32_t add_node(int64_t t) {
     g_.anchor_ps.push_back(t);
@@ -130,39 +153,40 @@ class GraphBuilder {
   // Program order on one thread: a node at every event's start and end, an edge for each
   // stretch between, weighing its length, charged to the innermost event open then.
   void add_thread(uint32_t l) {
-    const model::Line& line = p_.lines[l];
-    if (line.num_events == 0) return;
+    EventIndex first = kNone;
+    g_.events.for_each_in_line(l, [&](EventIndex e) { first = first == kNone ? e : first; });
+    if (first == kNone) return;
     const uint16_t host = host_of_line(l);
     std::vector<EventIndex> open;
     uint32_t node = kNoNode;
     const uint32_t first_node = uint32_t(g_.anchor_ps.size());
     if (thread_nodes_.empty()) thread_nodes_.assign(p_.lines.size(), {0, 0});
-    int64_t now = p_.start_ps(line.first_event);  // times may be negative (hosts after the first)
+    int64_t now = p_.start_ps(first);  // times may be negative (hosts after the first)
     const int64_t off = offset_[host];  // onto the ranks' common clock
     auto advance = [&](int64_t t) {
       const uint32_t next = add_node(std::max(t, now) + off);
       if (node != kNoNode) {
         const EventIndex ev = open.empty() ? kNone : open.back();
-        const PathKind k = ev == kNone ? PathKind::kIdle : PathKind(kind_[ev]);
+        const PathKind k = ev == kNone ? PathKind::kIdle : kind_of(ev);
         chain_edge_[node] = add_edge(node, next, std::max(t, now) - now, ev, ev, host, k);
       }
       node = next;
       now = std::max(t, now);
     };
-    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+    g_.events.for_each_in_line(l, [&](EventIndex e) {
       while (!open.empty() && p_.end_ps(open.back()) <= p_.start_ps(e)) {
         advance(p_.end_ps(open.back()));
-        end_node_[open.back()] = node;
+        end_node_[slot(open.back())] = node;
         open.pop_back();
       }
       classify(e, open.empty() ? kNone : open.back(), host);
       advance(p_.start_ps(e));
-      start_node_[e] = node;
+      start_node_[slot(e)] = node;
       open.push_back(e);
-    }
+    });
     while (!open.empty()) {
       advance(p_.end_ps(open.back()));
-      end_node_[open.back()] = node;
+      end_node_[slot(open.back())] = node;
       open.pop_back();
     }
     chain_last_.push_back({host, node, false});
@@ -182,8 +206,8 @@ class GraphBuilder {
     const bool produces_input = producer.has_value() && !p_.stat(e, model::kIsRoot).has_value() &&
                                 links_data(std::get<1>(link_key(e, host, *producer, model::kProducerType)));
     PathKind k = produces_input ? PathKind::kInput : of_name.kind;
-    if (parent != kNone && PathKind(kind_[parent]) == PathKind::kInput) k = PathKind::kInput;
-    kind_[e] = uint8_t(k);
+    if (parent != kNone && kind_of(parent) == PathKind::kInput) k = PathKind::kInput;
+    kind_[slot(e)] = uint8_t(k);
     if (producer) producers_[link_key(e, host, *producer, model::kProducerType)].push_back(e);
     if (consumer) consumers_.push_back({link_key(e, host, *consumer, model::kConsumerType), e});
     if (of_name.blocking) blocking_[host].push_back(e);
@@ -234,7 +258,7 @@ class GraphBuilder {
 
   // The stretches inside a blocked call weigh nothing once what it waits for is linked.
   void make_waiting(EventIndex e) {
-    for (uint32_t n = start_node_[e]; n < end_node_[e]; ++n)
+    for (uint32_t n = start_of(e); n < end_of(e); ++n)
       if (chain_edge_[n] != UINT32_MAX) make_waiting_edge(chain_edge_[n]);
   }
 
@@ -257,10 +281,10 @@ class GraphBuilder {
       make_waiting(consumer);
       // What the consumer does after the batch is there (hand-over, wake-up) is input time; after
       // the runtime's work is handed over, the consumer's own kind.
-      const PathKind after = PathKind(kind_[best]) == PathKind::kInput ? PathKind::kInput : PathKind(kind_[consumer]);
-      add_edge(end_node_[best], end_node_[consumer], p_.end_ps(consumer) - p_.end_ps(best), consumer, consumer,
+      const PathKind after = kind_of(best) == PathKind::kInput ? PathKind::kInput : kind_of(consumer);
+      add_edge(end_of(best), end_of(consumer), p_.end_ps(consumer) - p_.end_ps(best), consumer, consumer,
                std::get<0>(key), after);
-      ++g_.consumer_links;
+      g_.consumer_links += counted(consumer);
     }
   }
 
@@ -285,19 +309,18 @@ class GraphBuilder {
       auto step_line = step_line_of_plane.find(p_.lines[l].plane);
       if (step_line == step_line_of_plane.end() || step_line->second == l) continue;
       const auto [step_first, step_last] = thread_nodes_[step_line->second];
-      const model::Line& line = p_.lines[l];
-      const bool engine = is_autograd_engine_thread(line);
+      const bool engine = is_autograd_engine_thread(l);
       std::map<uint32_t, EventIndex> step_waits;  // a step-thread stretch: the engine work ending last in it
-      for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+      g_.events.for_each_in_line(l, [&](EventIndex e) {
         // Loader work runs on its own: only work the step thread sets off (not input) is tied to it.
-        if (p_.events.parent[e] != kNone || start_node_[e] == kNoNode || PathKind(kind_[e]) == PathKind::kInput) continue;
+        if (p_.events.parent[e] != kNone || start_of(e) == kNoNode || kind_of(e) == PathKind::kInput) return;
         const int64_t t = p_.start_ps(e) + offset_[host_of_line(l)];  // on the ranks' common clock
         // The step thread's last instant at or before t (a thread's instants never go back).
         const int64_t* first = g_.anchor_ps.data() + step_first;
         const int64_t* after = std::upper_bound(first, first + (step_last - step_first + 1), t);
-        if (after == first) continue;  // before the step thread's first instant
+        if (after == first) return;  // before the step thread's first instant
         const uint32_t from = uint32_t(after - g_.anchor_ps.data()) - 1;
-        const uint32_t to = start_node_[e];
+        const uint32_t to = start_of(e);
         // backward() returns when the engine's thread is done: a stretch of the step thread that
         // holds the engine's work whole is the step thread waiting for it. The engine's work after
         // the first in that stretch follows its own thread's order, not the step thread's.
@@ -305,13 +328,13 @@ class GraphBuilder {
           auto [it, fresh] = step_waits.try_emplace(from, e);
           if (!fresh) {
             if (p_.end_ps(e) > p_.end_ps(it->second)) it->second = e;
-            continue;
+            return;
           }
         }
         add_edge(from, to, t - g_.anchor_ps[from], kNone, kNone, host_of_line(l), PathKind::kIdle);
         if (to > nodes.first && chain_edge_[to - 1] != UINT32_MAX && g_.edges[chain_edge_[to - 1]].event == kNone)
           make_waiting_edge(chain_edge_[to - 1]);
-      }
+      });
       for (const auto& [from, e] : step_waits) link_step_wait(from, e, host_of_line(l));
     }
   }
@@ -319,40 +342,51 @@ class GraphBuilder {
   // PyTorch's autograd engine runs the backward pass of device tensors on a thread of its own
   // while the thread that called backward() waits: a thread whose top-level work is the
   // engine's functions.
-  bool is_autograd_engine_thread(const model::Line& line) const {
-    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e)
-      if (p_.events.parent[e] == kNone && p_.name(e).starts_with("autograd::engine::evaluate_function")) return true;
-    return false;
+  // (Among the graph's events of the line.)
+  bool is_autograd_engine_thread(uint32_t l) const {
+    bool engine = false;
+    g_.events.for_each_in_line(l, [&](EventIndex e) {
+      engine = engine ||
+               (p_.events.parent[e] == kNone && p_.name(e).starts_with("autograd::engine::evaluate_function"));
+    });
+    return engine;
   }
 
   // The step thread's stretch leaving `from` waited for the engine's work `e`: it weighs
   // nothing, and the step thread goes on when `e` ends (its measured wake-up after, at its kind).
   void link_step_wait(uint32_t from, EventIndex e, uint16_t host) {
     const uint32_t k = chain_edge_[from];
-    if (k == UINT32_MAX || g_.edges[k].to != from + 1 || end_node_[e] == kNoNode) return;
+    if (k == UINT32_MAX || g_.edges[k].to != from + 1 || end_of(e) == kNoNode) return;
     const PathEdge stretch = g_.edges[k];
     if (stretch.kind == PathKind::kInput) return;
     make_waiting_edge(k);
-    add_edge(end_node_[e], from + 1, g_.anchor_ps[from + 1] - g_.anchor_ps[end_node_[e]], stretch.event, stretch.owner,
+    add_edge(end_of(e), from + 1, g_.anchor_ps[from + 1] - g_.anchor_ps[end_of(e)], stretch.event, stretch.owner,
              host, stretch.kind == PathKind::kWaiting ? PathKind::kHost : stretch.kind);
-    ++g_.sync_links;
+    g_.sync_links += counted(e);
   }
 
   // Order on each device stream, launch to work, and work to the host calls that wait for it.
   void add_device_work() {
-    const GpuActivity activity = collect_all_gpu_activity(p_);
-    for (const HostGpuActivity& h : activity.hosts) {
+    // The whole profile's device work, found once; a window's, found for it.
+    WindowDeviceWork window;
+    if (!g_.events.is_whole()) window = window_device_work(p_, inputs_.windows, g_.events);
+    const std::vector<HostGpuActivity>& hosts = g_.events.is_whole() ? inputs_.activity.hosts : window.hosts;
+    for (size_t hi = 0; hi < hosts.size(); ++hi) {
+      const HostGpuActivity& h = hosts[hi];
       const uint16_t host = uint16_t(h.host);
-      const EventWaits waits = find_event_waits(p_, h);
+      const EventWaits& waits = g_.events.is_whole() ? inputs_.event_waits[hi] : window.waits[hi];
       std::unordered_map<uint32_t, uint32_t> first_edge_of;  // a stream wait's work: its first edge
-      for (const EventWaits::StreamWait& w : waits.streams) first_edge_of.emplace(w.dest, 0);
+      for (const EventWaits::StreamWait& w : waits.streams)
+        if (slot(h.work[w.dest].event) != kNoSlot) first_edge_of.emplace(w.dest, 0);
       std::vector<std::tuple<int64_t, int64_t, uint32_t>> launched;  // launch start, work end, end node
       std::vector<EventWaits::HostWait> launch_waits;  // launches that returned after their work
       for (size_t s = 0; s + 1 < h.stream_first.size(); ++s) {
         uint32_t prev_start = kNoNode, prev_end = kNoNode;
-        for (uint32_t i = h.stream_first[s]; i < h.stream_first[s + 1]; ++i) {
+        const auto [first, end] = selected_work(h, s);
+        for (uint32_t i = first; i < end; ++i) {
           const GpuWork& w = h.work[i];
-          const uint32_t launch = w.launch != kNone ? start_node_[w.launch] : kNoNode;
+          if (slot(w.event) == kNoSlot) continue;
+          const uint32_t launch = w.launch != kNone ? start_of(w.launch) : kNoNode;
           if (auto it = first_edge_of.find(i); it != first_edge_of.end()) it->second = uint32_t(g_.edges.size());
           add_device_item(w.event, device_kind(w.kind), w.launch, launch, host, prev_start, prev_end);
           if (w.launch != kNone) {
@@ -364,7 +398,8 @@ class GraphBuilder {
         }
         chain_last_.push_back({host, prev_end, true});
       }
-      for (const EventWaits::StreamWait& w : waits.streams) link_stream_wait(h, w, first_edge_of.at(w.dest));
+      for (const EventWaits::StreamWait& w : waits.streams)
+        if (const auto it = first_edge_of.find(w.dest); it != first_edge_of.end()) link_stream_wait(h, w, it->second);
       std::vector<EventIndex> event_synced;
       for (const EventWaits::HostWait& w : waits.hosts) {
         link_host_wait(h.work[w.source].event, w.call, host);
@@ -377,6 +412,26 @@ class GraphBuilder {
     add_streamless_device_lines();
   }
 
+  // The items of stream s whose events the graph holds lie in [first, end) (by start, as the
+  // stream's line): found by their starts, so that a window's graph reads only its own.
+  std::pair<uint32_t, uint32_t> selected_work(const HostGpuActivity& h, size_t s) const {
+    uint32_t first = h.stream_first[s], end = h.stream_first[s + 1];
+    if (g_.events.is_whole() || first == end) return {first, end};
+    EventIndex lo = kNone, hi = kNone;
+    g_.events.for_each_in_line(h.streams[s].line, [&](EventIndex e) {
+      if (lo == kNone) lo = e;
+      hi = e;
+    });
+    if (lo == kNone) return {first, first};
+    const int64_t from = p_.start_ps(lo), to = p_.start_ps(hi);
+    const auto by_start = [&](const GpuWork& w, int64_t t) { return p_.start_ps(w.event) < t; };
+    first = uint32_t(std::lower_bound(h.work.begin() + first, h.work.begin() + end, from, by_start) - h.work.begin());
+    end = uint32_t(std::upper_bound(h.work.begin() + first, h.work.begin() + end, to,
+                                    [&](int64_t t, const GpuWork& w) { return t < p_.start_ps(w.event); }) -
+                   h.work.begin());
+    return {first, end};
+  }
+
   // Stream B's work after a cudaStreamWaitEvent waits for the work stream A recorded. When that
   // work ended after the launch and B's previous work, it set the start: the measured gap is
   // charged to the wait (the launch and stream-order edges, weighed at item creation, then weigh
@@ -384,7 +439,7 @@ class GraphBuilder {
   void link_stream_wait(const HostGpuActivity& h, const EventWaits::StreamWait& w, uint32_t first_edge) {
     const GpuWork& source = h.work[w.source];
     const GpuWork& dest = h.work[w.dest];
-    const uint32_t s = start_node_[dest.event], source_end = end_node_[source.event];
+    const uint32_t s = start_of(dest.event), source_end = end_of(source.event);
     if (s == kNoNode || source_end == kNoNode) return;
     const int64_t ready = g_.anchor_ps[source_end], start = g_.anchor_ps[s];
     int64_t before = INT64_MIN;  // when the launch and the stream let it start
@@ -397,28 +452,28 @@ class GraphBuilder {
       weight = start - ready;
     }
     add_edge(source_end, s, weight, kNone, kNone, uint16_t(h.host), PathKind::kIdle);
-    ++g_.sync_links;
+    g_.sync_links += counted(dest.event);
   }
 
   // A rank's collective call ends, once the last rank has arrived, after the call's own time:
   // the time before is waiting for that rank, and the path runs on into that rank's work.
   void link_rank_waits() {
-    const std::vector<RankWait>& waits = rank_waits_.waits;
+    const std::vector<RankWait>& waits = inputs_.rank_waits.waits;
     if (waits.empty()) return;
     std::unordered_map<EventIndex, int64_t> own_time;  // a call's time after the last arrival (one clock)
     for (const RankWait& w : waits)
-      if (end_node_[w.early] != kNoNode && start_node_[w.late] != kNoNode)
-        own_time[w.early] = std::max<int64_t>(g_.anchor_ps[end_node_[w.early]] - g_.anchor_ps[start_node_[w.late]], 0);
+      if (end_of(w.early) != kNoNode && start_of(w.late) != kNoNode)
+        own_time[w.early] = std::max<int64_t>(g_.anchor_ps[end_of(w.early)] - g_.anchor_ps[start_of(w.late)], 0);
     for (uint32_t k = 0; k < g_.edges.size(); ++k) {  // a collective kernel's own edge
       const PathEdge& e = g_.edges[k];
-      if (e.event == kNone || g_.edge_from[k] != start_node_[e.event] || e.to != end_node_[e.event]) continue;
+      if (e.event == kNone || g_.edge_from[k] != start_of(e.event) || e.to != end_of(e.event)) continue;
       const auto it = own_time.find(e.event);
       if (it != own_time.end() && p_.plane_of(e.event).kind == model::PlaneKind::kDevice)
         g_.edge_weight_ps[k] = std::min(g_.edge_weight_ps[k], it->second);
     }
     std::vector<EventIndex> host_calls;
     for (const RankWait& w : waits) {
-      const uint32_t from = start_node_[w.late], to = end_node_[w.early];
+      const uint32_t from = start_of(w.late), to = end_of(w.early);
       if (from == kNoNode || to == kNoNode || !own_time.count(w.early)) continue;
       if (p_.plane_of(w.early).kind == model::PlaneKind::kHostThreads) {
         make_waiting(w.early);
@@ -426,7 +481,7 @@ class GraphBuilder {
       }
       if (p_.plane_of(w.late).kind == model::PlaneKind::kHostThreads) host_calls.push_back(w.late);
       add_edge(from, to, own_time.at(w.early), w.early, w.early, uint16_t(w.early_host), PathKind::kCollectives);
-      ++g_.rank_links;
+      g_.rank_links += counted(w.early);
     }
     std::sort(host_calls.begin(), host_calls.end());
     host_calls.erase(std::unique(host_calls.begin(), host_calls.end()), host_calls.end());
@@ -452,7 +507,7 @@ class GraphBuilder {
       return it == g_.anchor_ps.begin() + first ? kNoNode : uint32_t(it - g_.anchor_ps.begin() - 1);
     };
     // Issued: from what the step thread ran when the call began; the call's thread idled till then.
-    const uint32_t start = start_node_[call];
+    const uint32_t start = start_of(call);
     if (const uint32_t issuer = node_at(p_.start_ps(call) + off); issuer != kNoNode && start != kNoNode) {
       if (start > 0 && chain_edge_[start - 1] != UINT32_MAX && g_.edges[chain_edge_[start - 1]].to == start &&
           g_.edges[chain_edge_[start - 1]].event == kNone)
@@ -460,7 +515,7 @@ class GraphBuilder {
       add_edge(issuer, start, g_.anchor_ps[start] - g_.anchor_ps[issuer], call, call, uint16_t(host), PathKind::kCollectives);
     }
     // Waited for: the step thread's stretch in which the call ended, when no op of its own ran.
-    const uint32_t end = end_node_[call], n = node_at(p_.end_ps(call) + off);
+    const uint32_t end = end_of(call), n = node_at(p_.end_ps(call) + off);
     if (end == kNoNode || n == kNoNode || n >= last || chain_edge_[n] == UINT32_MAX) return;
     const PathEdge& stretch = g_.edges[chain_edge_[n]];
     if (stretch.event != kNone && stretch.event != root) return;
@@ -474,10 +529,10 @@ class GraphBuilder {
   // cudaEventSynchronize returns when the recorded work is done.
   void link_host_wait(EventIndex work, EventIndex call, uint16_t host) {
     const int64_t work_end = p_.end_ps(work);
-    if (work_end <= p_.start_ps(call) || end_node_[call] == kNoNode || end_node_[work] == kNoNode) return;
+    if (work_end <= p_.start_ps(call) || end_of(call) == kNoNode || end_of(work) == kNoNode) return;
     make_waiting(call);
-    add_edge(end_node_[work], end_node_[call], p_.end_ps(call) - work_end, call, call, host, PathKind::kKernelLaunch);
-    ++g_.sync_links;
+    add_edge(end_of(work), end_of(call), p_.end_ps(call) - work_end, call, call, host, PathKind::kKernelLaunch);
+    g_.sync_links += counted(call);
   }
 
   // One kernel, copy or op on a device line: start and end nodes; the start waits for the
@@ -487,15 +542,15 @@ class GraphBuilder {
                        uint32_t& prev_start, uint32_t& prev_end) {
     const int64_t start = p_.start_ps(ev) + offset_[host], end = p_.end_ps(ev) + offset_[host];
     const uint32_t s = add_node(start), e = add_node(end);
-    start_node_[ev] = s;
-    end_node_[ev] = e;
+    start_node_[slot(ev)] = s;
+    end_node_[slot(ev)] = e;
     add_edge(s, e, end - start, ev, launch_event != kNone ? launch_event : ev, host, kind);
     const int64_t launch_t = launch != kNoNode ? g_.anchor_ps[launch] : INT64_MIN;
     const int64_t prev_t = prev_end != kNoNode ? g_.anchor_ps[prev_end] : INT64_MIN;
     if (launch != kNoNode) {
       add_edge(launch, s, launch_t >= prev_t ? start - launch_t : 0, launch_event, launch_event, host,
                PathKind::kKernelLaunch);
-      ++g_.launch_links;
+      g_.launch_links += counted(ev);
     }
     if (prev_end != kNoNode) {
       if (prev_t <= start)
@@ -523,11 +578,11 @@ class GraphBuilder {
       auto up = std::upper_bound(launched.begin(), launched.end(), std::make_tuple(begin, INT64_MAX, UINT32_MAX));
       if (up == launched.begin()) continue;
       const auto& [launch_t, work_end, work_node] = launched[latest[size_t(up - launched.begin()) - 1]];
-      if (work_end <= begin || end_node_[call] == kNoNode) continue;  // nothing left to wait for
+      if (work_end <= begin || end_of(call) == kNoNode || work_node == kNoNode) continue;  // nothing left to wait for
       make_waiting(call);
       // The call's return after the work is done is the runtime's time.
-      add_edge(work_node, end_node_[call], p_.end_ps(call) - work_end, call, call, host, PathKind::kKernelLaunch);
-      ++g_.sync_links;
+      add_edge(work_node, end_of(call), p_.end_ps(call) - work_end, call, call, host, PathKind::kKernelLaunch);
+      g_.sync_links += counted(call);
     }
   }
 
@@ -544,9 +599,10 @@ class GraphBuilder {
       if (line.kind == model::LineKind::kStream || plane_has_streams[line.plane]) continue;
       if (p_.planes[line.plane].kind != model::PlaneKind::kDevice) continue;
       uint32_t prev_start = kNoNode, prev_end = kNoNode;
-      for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e)
+      g_.events.for_each_in_line(l, [&](EventIndex e) {
         if (p_.events.parent[e] == kNone)
           add_device_item(e, device_kind(classify.of(e)), kNone, kNoNode, host_of_line(l), prev_start, prev_end);
+      });
       if (prev_end != kNoNode) chain_last_.push_back({host_of_line(l), prev_end, true});
     }
   }
@@ -556,6 +612,7 @@ class GraphBuilder {
     std::map<uint32_t, int32_t> last_step_of_host;
     for (const StepSpan& span : spans_) {
       GraphStep gs;
+      gs.reported = g_.steps.size() >= context_spans_;
       gs.host = span.host;
       gs.step_num = span.step_num;
       gs.begin_ps = span.begin_ps + offset_[span.host];
@@ -565,9 +622,9 @@ class GraphBuilder {
       auto prev = last_step_of_host.find(span.host);
       if (prev != last_step_of_host.end()) gs.previous = prev->second;
       if (span.root != kNone) {
-        gs.begin_node = start_node_[span.root];
-        if (end_node_[span.root] != kNoNode)
-          add_edge(end_node_[span.root], gs.sink, 0, kNone, kNone, host, PathKind::kWaiting);
+        gs.begin_node = start_of(span.root);
+        if (end_of(span.root) != kNoNode)
+          add_edge(end_of(span.root), gs.sink, 0, kNone, kNone, host, PathKind::kWaiting);
         if (span.group == kLaunchedInside)
           add_launched_inside(span.root, gs.sink, host);
         else
@@ -590,7 +647,7 @@ class GraphBuilder {
     for (const auto& [launch, work] : launch_work_)
       if (p_.start_ps(launch) >= p_.start_ps(root) && p_.start_ps(launch) < p_.end_ps(root) &&
           p_.line_index(launch) == line)
-        add_edge(end_node_[work], sink, 0, kNone, kNone, host, PathKind::kWaiting);
+        if (end_of(work) != kNoNode) add_edge(end_of(work), sink, 0, kNone, kNone, host, PathKind::kWaiting);
   }
 
   // The step's device work: per device line, the item of the step that ends last.
@@ -598,7 +655,7 @@ class GraphBuilder {
     if (!last_of_group_made_) make_last_of_group();
     auto it = last_of_group_.find(group);
     if (it == last_of_group_.end()) return;
-    for (EventIndex last : it->second) add_edge(end_node_[last], sink, 0, kNone, kNone, host, PathKind::kWaiting);
+    for (EventIndex last : it->second) add_edge(end_of(last), sink, 0, kNone, kNone, host, PathKind::kWaiting);
   }
   // One pass over the device lines: per step group, the last-ending item of each line.
   void make_last_of_group() {
@@ -606,14 +663,13 @@ class GraphBuilder {
     const StepGrouping& grouping = steps_.grouping;
     for (uint32_t l = 0; l < p_.lines.size(); ++l) {
       if (l >= grouping.device_work_line.size() || !grouping.device_work_line[l]) continue;
-      const model::Line& line = p_.lines[l];
       std::map<int32_t, EventIndex> last;
-      for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+      g_.events.for_each_in_line(l, [&](EventIndex e) {
         const int32_t g = e < grouping.group_of.size() ? grouping.group_of[e] : kNoGroup;
-        if (g == kNoGroup || end_node_[e] == kNoNode) continue;
+        if (g == kNoGroup || end_of(e) == kNoNode) return;
         auto [it, fresh] = last.try_emplace(g, e);
         if (!fresh && p_.end_ps(e) > p_.end_ps(it->second)) it->second = e;
-      }
+      });
       for (const auto& [g, e] : last) last_of_group_[uint32_t(g)].push_back(e);
     }
   }
@@ -623,8 +679,8 @@ class GraphBuilder {
     size_t cut = 0;
     for (uint32_t k = 0; k < target_.size(); ++k)
       if (g_.anchor_ps[target_[k]] < g_.anchor_ps[g_.edge_from[k]]) {
+        cut += counted_at(g_.anchor_ps[target_[k]]);
         cut_edge(k);
-        ++cut;
       }
     return cut;
   }
@@ -642,7 +698,6 @@ class GraphBuilder {
     consumers_ = {};
     blocking_ = {};
     last_of_group_ = {};
-    rank_waits_ = {};
   }
 
   // An order in which every node comes after its dependencies, keeping the order the nodes were
@@ -703,7 +758,7 @@ class GraphBuilder {
     for (uint32_t k = 0; k < target_.size(); ++k)
       if (target_[k] == v && !placed[g_.edge_from[k]]) {
         cut_edge(k);
-        ++g_.cut_edges;
+        g_.cut_edges += counted_at(g_.anchor_ps[v]);
       }
     pending[v] = 0;
     return v;
@@ -764,6 +819,11 @@ class GraphBuilder {
   const Profile& p_;
   const StepAnalysis& steps_;
   const std::vector<StepSpan>& spans_;
+  const size_t context_spans_;  // the first spans are context: in the graph, not reported
+  // Links are counted for the events starting in [first, second) (a window's own time: the
+  // windows count each link once).
+  const std::pair<int64_t, int64_t> counted_;
+  const GraphInputs& inputs_;
   DependencyGraph g_;
   std::vector<uint32_t> start_node_, end_node_;  // per event
   std::vector<uint32_t> chain_edge_;             // per node: the program-order edge leaving it
@@ -771,7 +831,6 @@ class GraphBuilder {
   // reads; renumber() turns it into each kept edge's place.
   std::vector<uint32_t> target_;
   std::vector<std::pair<uint32_t, uint32_t>> thread_nodes_;  // per host thread line: its first and last node
-  RankWaits rank_waits_;
   std::vector<int64_t> offset_;  // per host: rank_waits_.clock_offset_ps
   std::vector<uint8_t> kind_;                    // per host event: PathKind of its own time
   std::vector<int8_t> name_links_;               // per name: carries _p/_c (1), not (0), not looked (-1)
@@ -792,9 +851,29 @@ class GraphBuilder {
 
 }  // namespace
 
+GraphInputs graph_inputs(const model::Profile& profile, const StepAnalysis& steps, bool whole) {
+  GraphInputs in;
+  in.rank_waits = find_rank_waits(profile, steps);
+  if (!whole) {
+    in.windows = window_device_inputs(profile);
+    return in;
+  }
+  in.activity = collect_all_gpu_activity(profile);
+  for (const HostGpuActivity& h : in.activity.hosts) in.event_waits.push_back(find_event_waits(profile, h));
+  return in;
+}
+
+DependencyGraph build_dependency_graph(const model::Profile& profile, const StepAnalysis& steps,
+                                       const std::vector<StepSpan>& spans, size_t context_spans,
+                                       const GraphInputs& inputs, EventSelection events,
+                                       std::pair<int64_t, int64_t> counted) {
+  return GraphBuilder(profile, steps, spans, context_spans, inputs, std::move(events), counted).build();
+}
+
 DependencyGraph build_dependency_graph(const model::Profile& profile, const StepAnalysis& steps,
                                        const std::vector<StepSpan>& spans) {
-  return GraphBuilder(profile, steps, spans).build();
+  return build_dependency_graph(profile, steps, spans, 0, graph_inputs(profile, steps, true),
+                                EventSelection::whole(profile));
 }
 
 std::vector<StepSpan> step_spans(const StepAnalysis& steps) {

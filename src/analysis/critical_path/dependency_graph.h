@@ -14,7 +14,12 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/critical_path/event_selection.h"
+#include "analysis/critical_path/event_waits.h"
 #include "analysis/critical_path/path_kind.h"
+#include "analysis/critical_path/rank_waits.h"
+#include "analysis/critical_path/window_gpu_work.h"
+#include "analysis/gpu_timeline/gpu_activity.h"
 #include "analysis/step_breakdown.h"
 #include "model/profile.h"
 
@@ -43,6 +48,9 @@ struct GraphStep {
   uint32_t begin_node = kNoNode;     // the start of the step's root, when it has one
   uint32_t sink = kNoNode;           // reached when all of the step's work is done
   int32_t previous = -1;             // the step before it on its host, if analysed
+  // False for a step a window's graph holds only as the context of the next (step_windows.h):
+  // its path and length are not read.
+  bool reported = true;
 };
 
 struct DependencyGraph {
@@ -54,11 +62,17 @@ struct DependencyGraph {
   std::vector<uint32_t> edge_from;
   std::vector<int64_t> edge_weight_ps;
   std::vector<GraphStep> steps;
+  EventSelection events;           // the events it was built from (a window's, or all)
   size_t cut_edges = 0;            // edges left out: they went back in time, or closed a cycle
   size_t consumer_links = 0, sync_links = 0, launch_links = 0;  // links found, for the notes
   size_t rank_links = 0;  // collective calls that waited for another rank's arrival
 
   size_t num_nodes() const { return anchor_ps.size(); }
+  size_t num_reported_steps() const {
+    size_t n = 0;
+    for (const GraphStep& s : steps) n += s.reported;
+    return n;
+  }
 };
 
 // A span the graph measures: a step, or an annotation's instance.
@@ -80,6 +94,25 @@ DependencyGraph build_dependency_graph(const model::Profile& profile, const Step
 // Given spans instead; `steps` gives the grouping (which lines hold device work).
 DependencyGraph build_dependency_graph(const model::Profile& profile, const StepAnalysis& steps,
                                        const std::vector<StepSpan>& spans);
+
+// What the graphs of one profile share, found once: the ranks' waits and common clock; for a
+// graph of the whole profile, its device work with its launches and the waits on recorded CUDA
+// events; for windows' graphs, what finding a window's device work needs (window_gpu_work.h).
+struct GraphInputs {
+  RankWaits rank_waits;
+  GpuActivity activity;                 // whole
+  std::vector<EventWaits> event_waits;  // whole: per activity.hosts
+  WindowDeviceInputs windows;           // windows
+};
+GraphInputs graph_inputs(const model::Profile& profile, const StepAnalysis& steps, bool whole);
+
+// The graph of `events` only (a window's: step_windows.h), with the steps of `spans`; the first
+// `context_spans` of them are there only as the steps before the others (GraphStep::reported).
+// Its links are counted for the events starting in [counted.first, counted.second).
+DependencyGraph build_dependency_graph(const model::Profile& profile, const StepAnalysis& steps,
+                                       const std::vector<StepSpan>& spans, size_t context_spans,
+                                       const GraphInputs& inputs, EventSelection events,
+                                       std::pair<int64_t, int64_t> counted = {INT64_MIN, INT64_MAX});
 // Each instance of the host-thread events named `name` as a span, ending when the last work
 // launched inside it does.
 std::vector<StepSpan> annotation_spans(const model::Profile& profile, std::string_view name);

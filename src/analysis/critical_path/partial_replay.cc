@@ -41,8 +41,13 @@ PartialReplay::PartialReplay(const DependencyGraph& g, const std::vector<int64_t
       scaled_(g.edges.size(), 0) {}
 
 double PartialReplay::mean_step_ms(const std::vector<uint32_t>& scaled, double scale) {
+  const size_t n = g_.num_reported_steps();
+  return n == 0 ? 0 : total_step_ps(scaled, scale) / double(n) / 1e9;
+}
+
+double PartialReplay::total_step_ps(const std::vector<uint32_t>& scaled, double scale) {
   if (g_.steps.empty()) return 0;
-  if (scaled.empty()) return mean_step_ms_now();
+  if (scaled.empty()) return total_step_ps_now();
   for (uint32_t k : scaled) scaled_[k] = 1;
   const uint32_t first = g_.edges[scaled.front()].to;  // edges are grouped by target, and listed in order
   // A change of many edges moves most instants: replaying all from the first is cheaper than
@@ -51,19 +56,20 @@ double PartialReplay::mean_step_ms(const std::vector<uint32_t>& scaled, double s
   // From here on every node was replayed (a marked replay whose change spread goes on so).
   const uint32_t all_from = dense ? first : replay_marked(scaled, scale);
   if (dense) replay_from(first, scale);
-  const double ms = mean_step_ms_now();
+  const double ps = total_step_ps_now();
   for (uint32_t v : changed_) time_[v] = measured_[v];
   if (all_from < g_.num_nodes()) std::copy(measured_.begin() + all_from, measured_.end(), time_.begin() + all_from);
   changed_.clear();
   for (uint32_t k : scaled) scaled_[k] = 0;
-  return ms;
+  return ps;
 }
 
-double PartialReplay::mean_step_ms_now() const {
+double PartialReplay::total_step_ps_now() const {
   double total = 0;
   const int64_t* time = time_.data();
-  for (const GraphStep& s : g_.steps) total += double(time[s.sink] - replayed_begin_ps(g_, time, s));
-  return total / double(g_.steps.size()) / 1e9;
+  for (const GraphStep& s : g_.steps)
+    if (s.reported) total += double(time[s.sink] - replayed_begin_ps(g_, time, s));
+  return total;
 }
 
 // Every node from `first` on, as replay() computes it.

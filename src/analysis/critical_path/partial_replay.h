@@ -28,11 +28,13 @@ class PartialReplay {
   // The steps' mean length in ms with the weights of `scaled` (edge indices, ascending) times
   // `scale`.
   double mean_step_ms(const std::vector<uint32_t>& scaled, double scale);
+  // The same summed over the reported steps (GraphStep::reported), in ps: windows' sums add up.
+  double total_step_ps(const std::vector<uint32_t>& scaled, double scale);
 
  private:
   // Above this share of the edges scaled (1 in kDenseShare), replay every node after the first.
   static constexpr size_t kDenseShare = 20;
-  double mean_step_ms_now() const;  // with the times in time_ as they are
+  double total_step_ps_now() const;  // with the times in time_ as they are
   void replay_from(uint32_t first, double scale);
   uint32_t replay_marked(const std::vector<uint32_t>& scaled, double scale);
   // A marked replay that has moved at least half of this many nodes, or more, since its first

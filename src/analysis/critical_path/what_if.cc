@@ -77,8 +77,16 @@ std::optional<EdgeList> match_what_if(const model::Profile& p, const DependencyG
   return std::move(match_what_ifs(p, g, {std::string(target)}).front());
 }
 
+NamesByText::NamesByText(const model::Profile& p) {
+  for (model::NameIndex n = 0; n < p.names.size(); ++n) {
+    const std::string_view text = p.strings.view(p.names[n].name);
+    exact[text].push_back(n);
+    if (text.starts_with('%')) hlo_op[hlo_op_name_of_text(text)].push_back(n);
+  }
+}
+
 std::vector<std::optional<EdgeList>> match_what_ifs(const model::Profile& p, const DependencyGraph& g,
-                                                    const std::vector<std::string>& targets) {
+                                                    const std::vector<std::string>& targets, const NamesByText* names) {
   std::vector<std::optional<EdgeList>> out(targets.size());
   // Names: bit i of a name's mask is set when it is targets[i]; kinds and categories directly.
   std::vector<size_t> by_name;  // indices into targets
@@ -99,24 +107,37 @@ std::vector<std::optional<EdgeList>> match_what_ifs(const model::Profile& p, con
     const size_t count = std::min<size_t>(64, by_name.size() - first);
     std::vector<uint64_t> name_mask(p.names.size(), 0);
     uint64_t named = 0;
-    for (size_t n = 0; n < p.names.size(); ++n) {
-      const std::string_view name = p.strings.view(p.names[n].name);
+    if (names) {
       for (size_t b = 0; b < count; ++b)
-        if (name == targets[by_name[first + b]]) name_mask[n] |= uint64_t(1) << b;
-      named |= name_mask[n];
+        if (auto it = names->exact.find(targets[by_name[first + b]]); it != names->exact.end())
+          for (model::NameIndex n : it->second) name_mask[n] |= uint64_t(1) << b, named |= uint64_t(1) << b;
+    } else {
+      for (size_t n = 0; n < p.names.size(); ++n) {
+        const std::string_view name = p.strings.view(p.names[n].name);
+        for (size_t b = 0; b < count; ++b)
+          if (name == targets[by_name[first + b]]) name_mask[n] |= uint64_t(1) << b;
+        named |= name_mask[n];
+      }
     }
     if (named == 0) continue;
-    // Events named so, and every event inside one (parents come before their children).
-    std::vector<uint64_t> inside(p.num_events(), 0);
-    for (model::EventIndex e = 0; e < p.num_events(); ++e) {
+    // The graph's events named so, and every event inside one (parents come before their
+    // children), by slot (event_selection.h).
+    const EventSelection& events = g.events;
+    std::vector<uint64_t> inside(events.size(), 0);
+    events.for_each([&](model::EventIndex e, uint32_t slot) {
       const model::EventIndex parent = p.events.parent[e];
-      inside[e] = name_mask[p.events.name[e]] | (parent != model::kNone && parent < e ? inside[parent] : 0);
-    }
+      const uint32_t parent_slot = parent != model::kNone && parent < e ? events.slot(parent) : kNoSlot;
+      inside[slot] = name_mask[p.events.name[e]] | (parent_slot != kNoSlot ? inside[parent_slot] : 0);
+    });
+    auto inside_of = [&](model::EventIndex e) -> uint64_t {
+      const uint32_t slot = e != model::kNone ? events.slot(e) : kNoSlot;
+      return slot != kNoSlot ? inside[slot] : 0;
+    };
     std::vector<EdgeList> matched(count);
     uint64_t reached = 0;
     for (uint32_t k = 0; k < g.edges.size(); ++k) {
       const PathEdge& e = g.edges[k];
-      uint64_t bits = (e.event != model::kNone ? inside[e.event] : 0) | (e.owner != model::kNone ? inside[e.owner] : 0);
+      uint64_t bits = inside_of(e.event) | inside_of(e.owner);
       reached |= bits;
       for (; bits != 0; bits &= bits - 1) matched[size_t(std::countr_zero(bits))].push_back(k);
     }
@@ -127,11 +148,18 @@ std::vector<std::optional<EdgeList>> match_what_ifs(const model::Profile& p, con
 }
 
 std::vector<std::string> close_targets(const model::Profile& p, const DependencyGraph& g, std::string_view target) {
+  std::vector<uint8_t> names(p.names.size(), 0);
+  for (const PathEdge& e : g.edges)
+    if (e.event != model::kNone) names[p.events.name[e.event]] = 1;
+  return close_targets(p, names, target);
+}
+
+std::vector<std::string> close_targets(const model::Profile& p, const std::vector<uint8_t>& names,
+                                       std::string_view target) {
   std::set<std::string> candidates(kPathKindKeys.begin(), kPathKindKeys.end());
   for (std::string_view c : kCategoryKeys) candidates.emplace(c);
-  std::set<uint32_t> seen;
-  for (const PathEdge& e : g.edges)
-    if (e.event != model::kNone && seen.insert(p.events.name[e.event]).second) candidates.emplace(p.name(e.event));
+  for (model::NameIndex n = 0; n < names.size(); ++n)
+    if (names[n]) candidates.emplace(p.strings.view(p.names[n].name));
   const std::string want = lower(target);
   std::vector<std::pair<size_t, std::string>> scored;
   for (const std::string& c : candidates) {
@@ -153,8 +181,9 @@ double predicted_step_ms(const DependencyGraph& g, const EdgeList& matched, doub
   for (uint32_t k : matched) scaled[k] = 1;
   const Replay r = replay(g, &scaled, scale, false);
   double total = 0;
-  for (const GraphStep& s : g.steps) total += double(replayed_duration_ps(g, r, s));
-  return total / double(g.steps.size()) / 1e9;
+  for (const GraphStep& s : g.steps)
+    if (s.reported) total += double(replayed_duration_ps(g, r, s));
+  return total / double(g.num_reported_steps()) / 1e9;
 }
 
 struct WhatIfPredictor::Shared {
@@ -192,32 +221,44 @@ void WhatIfPredictor::make(const std::vector<WhatIfChange>& changes) {
     keys.emplace_back(c.target, c.scale);
   }
   if (jobs.empty()) return;
-  std::vector<double> ms(jobs.size());
+  std::vector<double> total_ps(jobs.size());
   if (g_.steps.empty()) {
     for (size_t j = 0; j < jobs.size(); ++j) predicted_.emplace(keys[j], 0.0);
     return;
   }
   Shared& s = shared();
-  const size_t threads = std::min<size_t>(std::max(1u, std::min(std::thread::hardware_concurrency(), 8u)), jobs.size());
+  const size_t threads =
+      std::min<size_t>(std::max(1u, std::min({std::thread::hardware_concurrency(), 8u, max_threads_})), jobs.size());
   while (s.replayers.size() < threads)
     s.replayers.push_back(std::make_unique<PartialReplay>(g_, s.measured_ps, s.out));
   std::vector<std::future<void>> running;
   for (size_t t = 0; t < threads; ++t)
     running.push_back(std::async(std::launch::async | std::launch::deferred, [&, t] {
       for (size_t j = t; j < jobs.size(); j += threads)
-        ms[j] = s.replayers[t]->mean_step_ms(*jobs[j].first, jobs[j].second);
+        total_ps[j] = s.replayers[t]->total_step_ps(*jobs[j].first, jobs[j].second);
     }));
   for (auto& r : running) r.get();
-  for (size_t j = 0; j < jobs.size(); ++j) predicted_.emplace(keys[j], ms[j]);
+  for (size_t j = 0; j < jobs.size(); ++j) predicted_.emplace(keys[j], total_ps[j]);
 }
 
 double WhatIfPredictor::step_ms(const std::string& target, double scale) {
+  const size_t n = g_.num_reported_steps();
+  return n == 0 ? 0 : total_step_ps(target, scale) / double(n) / 1e9;
+}
+
+double WhatIfPredictor::total_step_ps(const std::string& target, double scale) {
   auto done = predicted_.find({target, scale});
   if (done == predicted_.end()) {
     make({{target, scale}});
     done = predicted_.find({target, scale});
   }
   return done->second;
+}
+
+double WhatIfPredictor::measured_total_ps() {
+  Shared& s = shared();
+  if (s.replayers.empty()) s.replayers.push_back(std::make_unique<PartialReplay>(g_, s.measured_ps, s.out));
+  return s.replayers.front()->total_step_ps({}, 1);
 }
 
 void WhatIfPredictor::match_all(const std::vector<WhatIfChange>& changes) {
@@ -234,7 +275,7 @@ void WhatIfPredictor::match_all(const std::vector<WhatIfChange>& changes) {
   // One pass over the edges finds every kind's: find them all the first time one is asked.
   if (any_kind)
     for (std::string_view key : kPathKindKeys) ask(key);
-  auto found = match_what_ifs(p_, g_, targets);
+  auto found = match_what_ifs(p_, g_, targets, names_);
   for (size_t i = 0; i < targets.size(); ++i)
     if (found[i]) matched_.emplace(targets[i], std::move(*found[i]));
 }
@@ -255,26 +296,76 @@ const EdgeList& WhatIfPredictor::matched(const std::string& target) {
   auto it = matched_.find(target);
   if (it != matched_.end()) return it->second;
   if (auto alias = match_hlo_op_name(target)) return matched_.emplace(target, std::move(*alias)).first->second;
+  throw unmatched_target(close_targets(p_, g_, target), step_root_names_, target);
+}
+
+ToolRequestError unmatched_target(const std::vector<std::string>& close_names,
+                                  const std::set<std::string, std::less<>>& step_root_names, std::string_view target) {
   std::vector<std::string> close;
-  for (std::string& name : close_targets(p_, g_, target))
-    if (!step_root_names_.count(name)) close.push_back(format::make_valid_utf8(name));
-  throw ToolRequestError("what_if", fmt::format("{{option}}: '{}' names no kind, category, op or kernel of "
-                                                "the steps; close names: {}",
-                                                format::make_valid_utf8(target), fmt::join(close, ", ")));
+  for (const std::string& name : close_names)
+    if (!step_root_names.count(name)) close.push_back(format::make_valid_utf8(name));
+  return ToolRequestError("what_if", fmt::format("{{option}}: '{}' names no kind, category, op or kernel of "
+                                                 "the steps; close names: {}",
+                                                 format::make_valid_utf8(target), fmt::join(close, ", ")));
+}
+
+std::vector<uint8_t> graph_event_names(const model::Profile& p, const StepAnalysis& steps, const GraphInputs& inputs) {
+  std::vector<uint8_t> out(p.names.size(), 0);
+  std::vector<uint8_t> plane_has_streams(p.planes.size(), 0);
+  for (const model::Line& line : p.lines)
+    if (line.kind == model::LineKind::kStream && line.num_events > 0) plane_has_streams[line.plane] = 1;
+  for (uint32_t l = 0; l < p.lines.size(); ++l) {
+    const model::Line& line = p.lines[l];
+    const model::PlaneKind plane = p.planes[line.plane].kind;
+    const bool host_thread = line.kind == model::LineKind::kThread && plane == model::PlaneKind::kHostThreads;
+    // Devices without streams: their work lines' outermost events (dependency_graph.cc).
+    const bool op_line = plane == model::PlaneKind::kDevice && line.kind != model::LineKind::kStream &&
+                         !plane_has_streams[line.plane] && l < steps.grouping.device_work_line.size() &&
+                         steps.grouping.device_work_line[l];
+    if (!host_thread && !op_line) continue;
+    for (model::EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e)
+      if (host_thread || p.events.parent[e] == model::kNone) out[p.events.name[e]] = 1;
+  }
+  for (const HostGpuActivity& h : inputs.activity.hosts)
+    for (const GpuWork& w : h.work) out[p.events.name[w.event]] = 1;
+  for (const WindowDeviceInputs::Host& h : inputs.windows.hosts)
+    for (const GpuStream& s : h.streams) {
+      const model::Line& line = p.lines[s.line];
+      for (model::EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) out[p.events.name[e]] = 1;
+    }
+  return out;
+}
+
+std::vector<model::NameIndex> target_names(const model::Profile& p, const std::vector<uint8_t>& in_graphs,
+                                           std::string_view target) {
+  std::vector<model::NameIndex> exact, alias;
+  for (model::NameIndex n = 0; n < p.names.size(); ++n) {
+    if (!in_graphs[n]) continue;
+    const std::string_view text = p.strings.view(p.names[n].name);
+    if (text == target) exact.push_back(n);
+    else if (text.starts_with('%') && hlo_op_name_of_text(text) == target) alias.push_back(n);
+  }
+  return exact.empty() ? alias : exact;
 }
 
 // An XLA op by its HLO op name ("copy-done.2", as the reports name it): every instruction whose
 // text names it.
 std::optional<EdgeList> WhatIfPredictor::match_hlo_op_name(const std::string& target) const {
   std::vector<std::string> texts;
-  for (const model::EventName& n : p_.names) {
-    const std::string_view text = p_.strings.view(n.name);
-    if (text.starts_with('%') && hlo_op_name_of_text(text) == target &&
-        std::find(texts.begin(), texts.end(), text) == texts.end())
-      texts.emplace_back(text);
+  auto add = [&](std::string_view text) {
+    if (std::find(texts.begin(), texts.end(), text) == texts.end()) texts.emplace_back(text);
+  };
+  if (names_) {
+    if (auto it = names_->hlo_op.find(target); it != names_->hlo_op.end())
+      for (model::NameIndex n : it->second) add(p_.strings.view(p_.names[n].name));
+  } else {
+    for (const model::EventName& n : p_.names) {
+      const std::string_view text = p_.strings.view(n.name);
+      if (text.starts_with('%') && hlo_op_name_of_text(text) == target) add(text);
+    }
   }
   std::optional<EdgeList> out;
-  for (auto& found : match_what_ifs(p_, g_, texts)) {
+  for (auto& found : match_what_ifs(p_, g_, texts, names_)) {
     if (!found) continue;
     if (!out) {
       out = std::move(found);

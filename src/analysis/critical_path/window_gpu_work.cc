@@ -1,0 +1,122 @@
+#include "analysis/critical_path/window_gpu_work.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "analysis/device_work.h"
+#include "model/op_arg_names.h"
+#include "model/well_known_strings.h"
+
+namespace mlprof::analysis {
+namespace {
+
+using model::EventIndex;
+using model::kNone;
+
+std::optional<uint64_t> correlation_of(const model::Profile& p, EventIndex e) {
+  if (p.events.first_stat[e] == p.events.first_stat[e + 1] && p.names[p.events.name[e]].stats.count == 0)
+    return std::nullopt;  // no stats at all: most events
+  if (auto c = p.stat(e, model::kCorrelationId)) return c->as_uint();
+  return std::nullopt;
+}
+
+// A line of DMA requests alone is a DMA engine's queue (MTIA's), not a stream (gpu_activity.cc).
+bool is_dma_queue(const model::Profile& p, const model::Line& line, DeviceWorkClassifier& classify) {
+  if (line.num_events == 0) return false;
+  for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e)
+    if (classify.of(e) != DeviceWork::kDma) return false;
+  return true;
+}
+
+}  // namespace
+
+WindowDeviceInputs window_device_inputs(const model::Profile& p) {
+  WindowDeviceInputs out;
+  DeviceWorkClassifier classify(p);
+  for (uint32_t h = 0; h < p.hosts.size(); ++h) {
+    const model::Host& host = p.hosts[h];
+    WindowDeviceInputs::Host wh;
+    wh.host = h;
+    for (uint32_t pl = host.first_plane; pl < host.first_plane + host.num_planes; ++pl) {
+      const model::Plane& plane = p.planes[pl];
+      if (plane.kind != model::PlaneKind::kDevice) continue;
+      for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l)
+        if (p.lines[l].kind == model::LineKind::kStream && p.lines[l].num_events > 0 &&
+            !is_dma_queue(p, p.lines[l], classify))
+          wh.streams.push_back({l, p.lines[l].id, plane.device_ordinal == kNone ? 0 : plane.device_ordinal});
+    }
+    if (wh.streams.empty()) continue;
+    if (wh.streams.size() > kMaxStreamsPerHost) wh.streams.resize(kMaxStreamsPerHost);
+    std::stable_sort(wh.streams.begin(), wh.streams.end(), [](const GpuStream& a, const GpuStream& b) {
+      return a.device_ordinal != b.device_ordinal ? a.device_ordinal < b.device_ordinal : a.id < b.id;
+    });
+    out.hosts.push_back(std::move(wh));
+  }
+  // The waits, where the trace records them: found once over the whole activity, kept by event.
+  if (p.strings.find(model::kArgWaitOnEventRecord) == model::kNoString) return out;
+  const GpuActivity activity = collect_all_gpu_activity(p);
+  for (const HostGpuActivity& h : activity.hosts) {
+    auto it = std::find_if(out.hosts.begin(), out.hosts.end(), [&](const auto& wh) { return wh.host == h.host; });
+    if (it == out.hosts.end()) continue;
+    const EventWaits waits = find_event_waits(p, h);
+    for (const EventWaits::StreamWait& w : waits.streams)
+      it->stream_waits.emplace_back(h.work[w.source].event, h.work[w.dest].event);
+    for (const EventWaits::HostWait& w : waits.hosts) it->host_waits.emplace_back(h.work[w.source].event, w.call);
+  }
+  return out;
+}
+
+WindowDeviceWork window_device_work(const model::Profile& p, const WindowDeviceInputs& in,
+                                    const EventSelection& events) {
+  WindowDeviceWork out;
+  DeviceWorkClassifier classify(p);
+  for (const WindowDeviceInputs::Host& wh : in.hosts) {
+    const model::Host& host = p.hosts[wh.host];
+    // The window's launches on the host's threads, by correlation id.
+    std::vector<std::pair<uint64_t, EventIndex>> launches;
+    for (uint32_t pl = host.first_plane; pl < host.first_plane + host.num_planes; ++pl) {
+      const model::Plane& plane = p.planes[pl];
+      if (plane.kind != model::PlaneKind::kHostThreads) continue;
+      for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l)
+        events.for_each_in_line(l, [&](EventIndex e) {
+          if (const auto c = correlation_of(p, e)) launches.emplace_back(*c, e);
+        });
+    }
+    std::sort(launches.begin(), launches.end());
+    HostGpuActivity h;
+    h.profile = &p;
+    h.host = wh.host;
+    h.streams = wh.streams;
+    for (uint32_t s = 0; s < h.streams.size(); ++s) {
+      h.stream_first.push_back(uint32_t(h.work.size()));
+      events.for_each_in_line(h.streams[s].line, [&](EventIndex e) {
+        GpuWork w;
+        w.event = e;
+        w.stream = uint16_t(s);
+        if (const auto c = correlation_of(p, e)) {
+          const auto it = std::lower_bound(launches.begin(), launches.end(), std::make_pair(*c, EventIndex(0)));
+          if (it != launches.end() && it->first == *c) w.launch = it->second;
+        }
+        w.kind = gpu_work_kind(classify.of(e));
+        h.work.push_back(w);
+      });
+    }
+    h.stream_first.push_back(uint32_t(h.work.size()));
+    EventWaits waits;
+    if (!wh.stream_waits.empty() || !wh.host_waits.empty()) {
+      std::unordered_map<EventIndex, uint32_t> index_of;
+      for (uint32_t i = 0; i < h.work.size(); ++i) index_of.emplace(h.work[i].event, i);
+      for (const auto& [source, dest] : wh.stream_waits) {
+        const auto s = index_of.find(source), d = index_of.find(dest);
+        if (s != index_of.end() && d != index_of.end()) waits.streams.push_back({s->second, d->second});
+      }
+      for (const auto& [source, call] : wh.host_waits)
+        if (const auto s = index_of.find(source); s != index_of.end()) waits.hosts.push_back({s->second, call});
+    }
+    out.hosts.push_back(std::move(h));
+    out.waits.push_back(std::move(waits));
+  }
+  return out;
+}
+
+}  // namespace mlprof::analysis
