@@ -281,7 +281,7 @@ int main(int argc, char** argv) {
   const std::string mlprof = MLPROF_CLI;
   const fs::path folder = fs::path(MLPROF_BENCH_DIR) / "parallel_ingest_data";
   fs::create_directories(folder);
-  const fs::path ten = folder / "df_index_x10.pt.trace.json", ten_gz = folder / "df_index_x10.pt.trace.json.gz";
+  const fs::path ten = folder / mlprof::bench::copies_file_name(10), ten_gz = ten.string() + ".gz";
   const bool single_file = wanted("gzip_report") || wanted("plain_json_report") || wanted("stages");
   const int64_t shift = single_file ? shift_ns(kLarge) : 0;
   if (shift < 0 ||

@@ -133,11 +133,11 @@ int main(int argc, char** argv) {
   const int64_t shift_ns = (span_ns / 1000000 + 1) * 1000000;  // whole milliseconds apart
   const fs::path folder = fs::path(MLPROF_BENCH_DIR) / "pytorch_ingest_data";
   fs::create_directories(folder);
-  const fs::path ten = folder / "df_index_x10.pt.trace.json";
+  const fs::path ten = folder / mlprof::bench::copies_file_name(10);
   if (!mlprof::bench::write_copies(kSource, ten, 10, shift_ns)) return 1;
   const int copies = int(std::max<uint64_t>(10, (uint64_t(target_mb) * 1000000 + fs::file_size(ten) / 10 - 1) /
                                                      (fs::file_size(ten) / 10)));
-  const fs::path large = folder / ("df_index_x" + std::to_string(copies) + ".pt.trace.json");
+  const fs::path large = folder / mlprof::bench::copies_file_name(copies);
   if (!mlprof::bench::write_copies(kSource, large, copies, shift_ns)) return 1;
   ingest("pytorch_ingest", large);
   ingest("pytorch_ingest_gzip (df_index_resolver.json.gz as it is)", kSource);
