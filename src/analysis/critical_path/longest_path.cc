@@ -36,7 +36,9 @@ int64_t replayed_begin_ps(const DependencyGraph& g, const int64_t* time_ps, cons
   int64_t begin = INT64_MIN;
   if (step.begin_node != kNoNode) begin = time_ps[step.begin_node];
   if (step.previous >= 0) begin = std::max(begin, time_ps[g.steps[size_t(step.previous)].sink]);
-  return begin == INT64_MIN ? step.begin_ps : std::min(begin, time_ps[step.sink]);
+  // A first step with no instant of its own at its start keeps its measured start, but never
+  // after its replayed end (a change that moves all work earlier leaves no step of negative length).
+  return std::min(begin == INT64_MIN ? step.begin_ps : begin, time_ps[step.sink]);
 }
 
 std::vector<PathPiece> critical_path(const DependencyGraph& g, const Replay& r, const GraphStep& step) {
