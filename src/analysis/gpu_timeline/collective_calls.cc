@@ -116,10 +116,14 @@ void add_device_time_before(const Profile& p, const GpuActivity& gpu, uint32_t h
     int64_t begin, end;
     model::StringId name;
   };
+  // Without a call on the GPUs there is nothing to measure: the host's kernels are not gathered
+  // (24 bytes each, millions in a long run).
+  if (std::none_of(calls.begin(), calls.end(), [](const Located& c) { return c.call.on_device; })) return;
   std::vector<Item> items;
   int64_t longest = 0;
   for (const HostGpuActivity& h : gpu.hosts) {
     if (h.host != host) continue;
+    items.reserve(items.size() + h.work.size());
     for (const GpuWork& w : h.work)
       if (w.kind == GpuWorkKind::kComputation) {
         items.push_back({p.start_ps(w.event), p.end_ps(w.event), p.name_id(w.event)});
