@@ -159,9 +159,14 @@ bool is_runtime_api_name(std::string_view name) {
          name[4] <= 'Z';
 }
 
+bool is_mtia_launch_name(std::string_view name) {
+  return name.starts_with("runFunction") || name.starts_with("enqueueCommand ");
+}
+
+bool is_mtia_sync_name(std::string_view name) { return name == "synchronize" || name == "synchronizeStream"; }
+
 bool is_mtia_runtime_name(std::string_view name) {
-  return name.starts_with("runFunction") || name.starts_with("enqueueCommand ") || name == "recordEvent" ||
-         name == "synchronize" || name == "synchronizeStream";
+  return is_mtia_launch_name(name) || is_mtia_sync_name(name) || name == "recordEvent";
 }
 
 bool is_memory_event_name(std::string_view name) {

@@ -55,6 +55,8 @@ bool is_runtime_api_name(std::string_view name);  // other CUDA/HIP runtime and 
 // MTIA's runtime calls that reach the device (Kineto's mtia_runtime): runFunction, recordEvent,
 // enqueueCommand <command>, synchronize(Stream).
 bool is_mtia_runtime_name(std::string_view name);
+bool is_mtia_launch_name(std::string_view name);  // runFunction, enqueueCommand: submit device work
+bool is_mtia_sync_name(std::string_view name);    // synchronize, synchronizeStream: wait for it
 bool is_memory_event_name(std::string_view name); // allocator records, not work
 
 }  // namespace mlprof::analysis

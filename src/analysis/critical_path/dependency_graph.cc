@@ -26,14 +26,9 @@ bool contains(std::string_view s, std::string_view part) { return s.find(part) !
 // when the copy has (cudaMemcpy without Async).
 bool is_blocking_call(std::string_view name) {
   if (contains(name, "Synchronize")) return name.starts_with("cu") || name.starts_with("hip");
-  if (name == "synchronize" || name == "synchronizeStream") return true;  // MTIA's runtime
+  if (is_mtia_sync_name(name)) return true;
   return (name.starts_with("cudaMemcpy") || name.starts_with("hipMemcpy") || name.starts_with("cuMemcpy")) &&
          !contains(name, "Async");
-}
-
-// A launch through MTIA's runtime (is_launch_name names CUDA's and HIP's).
-bool is_mtia_launch_name(std::string_view name) {
-  return name.starts_with("runFunction") || name.starts_with("enqueueCommand ");
 }
 
 // CUDA's and HIP's launches return once the work is queued (their blocking calls are named:
