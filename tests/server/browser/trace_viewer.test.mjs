@@ -260,6 +260,9 @@ test('trace viewer: a pan shifts the rows drawn once, and shows what drawing the
         await new Promise((resolve) => requestAnimationFrame(resolve));
       }
     });
+    // The viewer gathers a pan's view changes for a moment before it asks: wait for the ask,
+    // then for its reply (idle alone can come before the ask).
+    for (const deadline = Date.now() + 10_000; replies < 1 && Date.now() < deadline; ) await page.waitForTimeout(50);
     await idle();
     page.off('request', countReplies);
     assert.ok(replies >= 1, 'the pan asked for the next reply');
