@@ -697,8 +697,11 @@ class ParseAhead final : public TraceJsonVisitor {
     return true;
   }
 
-  bool event_batch(const PaddedJson& batch, std::string* error) override {
-    Piece* piece = take(batch, error);
+  bool event_batch(const PaddedJson& batch, std::string* error) override { return event_batch_in(batch, nullptr, error); }
+  // The walk's window becomes the piece's text, and the piece's spare text the walk's window:
+  // no copy of the batch.
+  bool event_batch_in(const PaddedJson& batch, std::vector<char>* window, std::string* error) override {
+    Piece* piece = take(batch, error, window);
     if (piece == nullptr) return false;
     piece->kind = Piece::kEvents;
     hand_over(piece, false);
@@ -778,8 +781,9 @@ class ParseAhead final : public TraceJsonVisitor {
     for_builder_.notify_one();
   }
 
-  // A spare piece holding a copy of `json`, or null when the reader stopped.
-  Piece* take(const PaddedJson& json, std::string* error) {
+  // A spare piece holding a copy of `json` (or, given the `window` that holds it, that window in
+  // exchange for the piece's text), or null when the reader stopped.
+  Piece* take(const PaddedJson& json, std::string* error, std::vector<char>* window = nullptr) {
     Piece* piece;
     {
       std::unique_lock lock(mutex_);
@@ -790,6 +794,11 @@ class ParseAhead final : public TraceJsonVisitor {
       }
       piece = spare_.back();
       spare_.pop_back();
+    }
+    if (window != nullptr) {
+      piece->text.swap(*window);  // `json` points into it, wherever the vector is
+      piece->json = json;
+      return piece;
     }
     piece->text.resize(json.size + simdjson::SIMDJSON_PADDING);
     std::memcpy(piece->text.data(), json.data, json.size);

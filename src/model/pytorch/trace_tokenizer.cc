@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
+#include <vector>
 
 #include "model/pytorch/json_structure_scanner.h"
 
@@ -48,7 +50,8 @@ class Walker {
   bool read_key(std::string* key);
   bool read_value(const std::string& key, bool wanted);
   bool read_events();
-  bool hand_over_batch(size_t begin, size_t end, bool after_comma);
+  bool hand_over_batch(size_t begin, size_t end, bool after_comma, bool may_give_window);
+  void go_on_in_new_window(const char* old, size_t end, char written_at_end);
 
   JsonSource& source_;
   TraceJsonVisitor& visitor_;
@@ -56,7 +59,7 @@ class Walker {
   std::string& error_;
   JsonStructureScanner scanner_;
 
-  std::unique_ptr<char, decltype(&std::free)> buffer_{nullptr, &std::free};
+  std::vector<char> buffer_;
   size_t window_ = 0;   // text capacity; the buffer holds kPadding + 1 more
   size_t end_ = 0;      // text is buffer[0, end_)
   bool eof_ = false;
@@ -70,7 +73,7 @@ class Walker {
 bool Walker::more(size_t keep_from) {
   const size_t keep = keep_from > 0 ? keep_from - 1 : 0;
   if (keep > 0) {
-    std::memmove(buffer_.get(), buffer_.get() + keep, end_ - keep);
+    std::memmove(buffer_.data(), buffer_.data() + keep, end_ - keep);
     end_ -= keep;
     offset_ += keep;
     pos_ -= std::min(pos_, keep);
@@ -82,17 +85,18 @@ bool Walker::more(size_t keep_from) {
       return fail("a value in the JSON (an event, or a top-level value) is larger than " + megabytes(kMaxValueBytes) +
                   " (at byte " + std::to_string(offset_ + keep_from - keep) + ")");
     const size_t grown = window_ == 0 ? kWindowBytes : window_ * 2;
-    void* bigger = std::realloc(buffer_.get(), grown + kPadding + 1);
-    if (bigger == nullptr) return fail("out of memory for a window of " + megabytes(grown) + " of JSON");
-    buffer_.release();
-    buffer_.reset(static_cast<char*>(bigger));
+    try {
+      buffer_.resize(grown + kPadding + 1);
+    } catch (const std::bad_alloc&) {
+      return fail("out of memory for a window of " + megabytes(grown) + " of JSON");
+    }
     window_ = grown;
   }
   size_t got = 0;
-  if (!source_.read(buffer_.get() + end_, window_ - end_, &got, &error_)) return false;
+  if (!source_.read(buffer_.data() + end_, window_ - end_, &got, &error_)) return false;
   end_ += got;
   eof_ = got == 0;
-  std::memset(buffer_.get() + end_, 0, kPadding + 1);
+  std::memset(buffer_.data() + end_, 0, kPadding + 1);
   if (progress_ && source_.input_size() > 0)
     progress_(std::min(1.0, double(source_.input_read()) / double(source_.input_size())));
   return true;
@@ -100,7 +104,7 @@ bool Walker::more(size_t keep_from) {
 
 bool Walker::skip_space() {
   for (;;) {
-    while (pos_ < end_ && is_space(buffer_.get()[pos_])) ++pos_;
+    while (pos_ < end_ && is_space(buffer_.data()[pos_])) ++pos_;
     if (pos_ < end_ || eof_) return true;
     if (!more(pos_)) return false;
   }
@@ -109,27 +113,27 @@ bool Walker::skip_space() {
 bool Walker::run() {
   if (!more(0) || !skip_space()) return false;
   if (at_end()) return fail("empty file");
-  if (buffer_.get()[pos_] == '[') return read_array_form();
-  if (buffer_.get()[pos_] != '{') return not_an_object();
+  if (buffer_.data()[pos_] == '[') return read_array_form();
+  if (buffer_.data()[pos_] != '{') return not_an_object();
   ++pos_;
   bool has_events = false;
   for (bool first = true;; first = false) {
     if (!skip_space()) return false;
     if (at_end()) return truncated("inside the top-level object");
-    if (first && buffer_.get()[pos_] == '}') {
+    if (first && buffer_.data()[pos_] == '}') {
       ++pos_;
       break;
     }
-    if (buffer_.get()[pos_] != '"') return invalid_at(pos_, "expected a key");
+    if (buffer_.data()[pos_] != '"') return invalid_at(pos_, "expected a key");
     std::string key;
     if (!read_key(&key) || !skip_space()) return false;
     if (at_end()) return truncated("inside the top-level object");
-    if (buffer_.get()[pos_] != ':') return invalid_at(pos_, "expected ':' after a key");
+    if (buffer_.data()[pos_] != ':') return invalid_at(pos_, "expected ':' after a key");
     ++pos_;
     if (!skip_space()) return false;
     if (at_end()) return truncated("inside the top-level object");
     if (key == "traceEvents") {
-      if (buffer_.get()[pos_] != '[') return fail("not a PyTorch trace: traceEvents is not an array");
+      if (buffer_.data()[pos_] != '[') return fail("not a PyTorch trace: traceEvents is not an array");
       ++pos_;
       if (!read_events()) return false;
       has_events = true;
@@ -138,7 +142,7 @@ bool Walker::run() {
     }
     if (!skip_space()) return false;
     if (at_end()) return truncated("inside the top-level object");
-    const char c = buffer_.get()[pos_++];
+    const char c = buffer_.data()[pos_++];
     if (c == '}') break;
     if (c != ',') return invalid_at(pos_ - 1, "expected ',' or '}' after a value");
   }
@@ -162,7 +166,7 @@ bool Walker::not_an_object() {
   while (!eof_ && end_ < window_)
     if (!more(pos_)) return false;
   const size_t size = end_ - pos_;
-  std::string padded(buffer_.get() + pos_, size);
+  std::string padded(buffer_.data() + pos_, size);
   padded.append(kPadding, '\0');
   od::parser parser;
   od::document doc;
@@ -187,14 +191,14 @@ bool Walker::not_an_object() {
 bool Walker::read_key(std::string* key) {
   size_t at = pos_ + 1;
   for (;;) {
-    while (at < end_ && buffer_.get()[at] != '"') at += buffer_.get()[at] == '\\' ? 2 : 1;
+    while (at < end_ && buffer_.data()[at] != '"') at += buffer_.data()[at] == '\\' ? 2 : 1;
     if (at < end_) break;
     if (eof_) return truncated("inside a key");
     const size_t consumed = at - pos_;
     if (!more(pos_)) return false;
     at = pos_ + consumed;
   }
-  key->assign(buffer_.get() + pos_ + 1, at - pos_ - 1);
+  key->assign(buffer_.data() + pos_ + 1, at - pos_ - 1);
   pos_ = at + 1;
   return true;
 }
@@ -206,20 +210,20 @@ bool Walker::read_value(const std::string& key, bool wanted) {
   mark_ = scan_pos_ = pos_;
   JsonStructureScanner::Result r;
   for (;;) {
-    r = scanner_.scan(buffer_.get(), scan_pos_, end_, true);
+    r = scanner_.scan(buffer_.data(), scan_pos_, end_, true);
     if (r.stop != JsonStructureScanner::Stop::kNone) break;
     scan_pos_ = end_;
     if (eof_) return truncated("inside a top-level value");
     if (!more(wanted ? mark_ : end_)) return false;
   }
-  if (r.stop == JsonStructureScanner::Stop::kClose && buffer_.get()[r.at] != '}')
+  if (r.stop == JsonStructureScanner::Stop::kClose && buffer_.data()[r.at] != '}')
     return invalid_at(r.at, "mismatched brackets");
   pos_ = r.at;
   if (!wanted) return true;
   size_t size = r.at - mark_;
-  while (size > 0 && is_space(buffer_.get()[mark_ + size - 1])) --size;
+  while (size > 0 && is_space(buffer_.data()[mark_ + size - 1])) --size;
   if (size == 0) return invalid_at(r.at, "a key without a value");
-  std::string padded(buffer_.get() + mark_, size);
+  std::string padded(buffer_.data() + mark_, size);
   padded.append(kPadding, '\0');
   return visitor_.top_level_value(key, {padded.data(), size, padded.size(), offset_ + mark_}, &error_);
 }
@@ -232,25 +236,26 @@ bool Walker::read_events() {
   bool need_separator = false, after_comma = false;
   for (;;) {
     if (need_separator) {
-      while (mark_ < end_ && is_space(buffer_.get()[mark_])) ++mark_;
+      while (mark_ < end_ && is_space(buffer_.data()[mark_])) ++mark_;
       if (mark_ < end_) {
-        const char c = buffer_.get()[mark_];
+        const char c = buffer_.data()[mark_];
         if (c == ',') ++mark_, after_comma = true;
         else if (c != ']') return invalid_at(mark_, "expected ',' between events");
         need_separator = false;
       }
     }
-    const JsonStructureScanner::Result r = scanner_.scan(buffer_.get(), scan_pos_, end_, false);
+    const JsonStructureScanner::Result r = scanner_.scan(buffer_.data(), scan_pos_, end_, false);
     scan_pos_ = end_;
     if (r.stop == JsonStructureScanner::Stop::kClose) {
-      if (buffer_.get()[r.at] != ']') return invalid_at(r.at, "mismatched brackets");
-      if (!hand_over_batch(mark_, r.at, after_comma)) return false;
+      if (buffer_.data()[r.at] != ']') return invalid_at(r.at, "mismatched brackets");
+      if (!hand_over_batch(mark_, r.at, after_comma, false)) return false;
       pos_ = r.at + 1;
       return true;
     }
     if (!need_separator && r.last_value_end > mark_) {
-      if (!hand_over_batch(mark_, r.last_value_end, after_comma)) return false;
-      mark_ = r.last_value_end;
+      const size_t begin = mark_;
+      mark_ = r.last_value_end;  // before the hand-over, which may move the window's positions
+      if (!hand_over_batch(begin, mark_, after_comma, true)) return false;
       need_separator = true;
       after_comma = false;
     }
@@ -261,19 +266,38 @@ bool Walker::read_events() {
 
 // Hands over buffer[begin, end) as "[...]": the character before it (a '[' or ',' already
 // read) becomes '[' and the one at `end` becomes ']' for the while.
-bool Walker::hand_over_batch(size_t begin, size_t end, bool after_comma) {
-  char* b = buffer_.get();
+bool Walker::hand_over_batch(size_t begin, size_t end, bool after_comma, bool may_give_window) {
+  char* b = buffer_.data();
   size_t first = begin;
   while (first < end && is_space(b[first])) ++first;
   if (first == end) return after_comma ? invalid_at(end, "a ',' before ']'") : true;
   const char saved = b[end];
   b[begin - 1] = '[';
   b[end] = ']';
-  const bool ok = visitor_.event_batch({b + begin - 1, end - begin + 2, window_ + kPadding + 1 - (begin - 1),
-                                        offset_ + begin - 1},
-                                       &error_);
-  b[end] = saved;
+  const PaddedJson batch{b + begin - 1, end - begin + 2, window_ + kPadding + 1 - (begin - 1), offset_ + begin - 1};
+  const bool ok = may_give_window ? visitor_.event_batch_in(batch, &buffer_, &error_) : visitor_.event_batch(batch, &error_);
+  if (buffer_.data() == b) {
+    b[end] = saved;
+    return ok;
+  }
+  if (ok) go_on_in_new_window(b, end, saved);
   return ok;
+}
+
+// The visitor took the window with the batch in it and gave another: the text after the batch
+// (and the character before it, as more() keeps) goes to the front of the new one. The old one
+// is only read here, as the parsers read it.
+void Walker::go_on_in_new_window(const char* old, size_t end, char written_at_end) {
+  const size_t from = end - 1;
+  if (buffer_.size() < window_ + kPadding + 1) buffer_.resize(window_ + kPadding + 1);
+  std::memcpy(buffer_.data(), old + from, end_ - from);
+  buffer_[end - from] = written_at_end;
+  end_ -= from;
+  offset_ += from;
+  pos_ -= std::min(pos_, from);
+  scan_pos_ -= std::min(scan_pos_, from);
+  mark_ -= std::min(mark_, from);
+  std::memset(buffer_.data() + end_, 0, kPadding + 1);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/pytorch/trace_file.h"
 #include "model/load_progress.h"
@@ -35,6 +36,13 @@ class TraceJsonVisitor {
   virtual bool top_level_value(std::string_view key, const PaddedJson& value, std::string* error) = 0;
   // Some consecutive elements of traceEvents, as the text "[element, element, ...]".
   virtual bool event_batch(const PaddedJson& batch, std::string* error) = 0;
+  // The same, from a window of text (`batch` is inside *window) that the visitor may keep rather
+  // than copy the batch: it then swaps *window with a buffer of its own (of any size), which the
+  // walk goes on in. By default the batch is handed to event_batch().
+  virtual bool event_batch_in(const PaddedJson& batch, std::vector<char>* window, std::string* error) {
+    (void)window;
+    return event_batch(batch, error);
+  }
 };
 
 // Returns false with a one-line reason (without the path) when the text is not a trace.
