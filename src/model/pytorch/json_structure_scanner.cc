@@ -156,6 +156,13 @@ template <typename Classify>
     }
     const uint64_t strings = prefix_xor(m.quote & ~escaped) ^ in_string_;
     in_string_ = uint64_t(int64_t(strings) >> 63);
+    // A block whose closings cannot bring the depth back to the start (most blocks of an event
+    // array: an event ends every few blocks) only moves the depth, by counts.
+    const int closes = __builtin_popcountll(m.close & ~strings);
+    if (!stop_at_comma && depth_ > closes) {
+      depth_ += __builtin_popcountll(m.open & ~strings) - closes;
+      continue;
+    }
     uint64_t structural = (m.open | m.close | (stop_at_comma ? m.comma : 0)) & ~strings;
     for (; structural != 0; structural &= structural - 1) {
       const int i = __builtin_ctzll(structural);
