@@ -14,8 +14,8 @@ namespace mlprof::model {
 
 struct IngestStages {
   enum Stage : uint8_t {
-    kInflate,   // gzip to text (the inflating thread)
-    kTokenise,  // the window slid and read, the text scanned and cut into batches, each copied
+    kInflate,   // gzip to text (on the tokenising thread, straight into its window)
+    kTokenise,  // the window slid and read, the text scanned and cut into batches
     kParse,     // simdjson on the batches: events to raw fields
     kIntern,    // names into the string table
     kBuild,     // raw fields into the trace's events, tracks and records (without interning)

@@ -1,6 +1,6 @@
 // Gzip traces inflate the same with both engines (ISA-L's igzip when the build has it, and
-// zlib), on the inflating thread ahead of the reader: real files, several members, a reader
-// that takes one byte at a time or stops early, and broken input.
+// zlib), straight into the reader's buffer: real files, several members, a reader that takes
+// one byte at a time or stops early, and broken input.
 #include <gtest/gtest.h>
 
 #include <zlib.h>
@@ -41,7 +41,7 @@ Text inflate_bytes(const std::string& gz, GzipEngine engine, size_t piece = 1 <<
   return inflate_all(source, piece);
 }
 
-// Text that compresses to several deflate blocks and fills several of the thread's buffers.
+// Text that compresses to several deflate blocks and fills several of the reader's buffers.
 std::string many_megabytes() {
   std::string text;
   for (uint64_t i = 0; text.size() < (size_t(9) << 20); ++i) text += "{\"name\": \"op" + std::to_string(i * 7919 % 100003) + "\"},\n";
@@ -109,8 +109,8 @@ TEST(GzipInflate, BrokenInputSaysWhatIsWrong) {
   }
 }
 
-// The reader may stop early (a JSON error in the first piece): the thread is stopped and
-// joined while it waits for room in the queue.
+// The reader may stop early (a JSON error in the first piece): the source goes with the rest
+// of the text never inflated.
 TEST(GzipInflate, ReaderThatStopsEarly) {
   const std::string gz = gzip(many_megabytes());
   for (GzipEngine engine : kEngines) {

@@ -790,7 +790,7 @@ bool import_source(kineto::JsonSource& source, std::string_view host, Profile* p
 bool import_pytorch_trace_file(const std::string& path, std::string_view host, Profile* profile, std::string* error,
                                const LoadProgress& progress, bool parse_ahead, IngestStages* stages) {
   kineto::JsonSource source;
-  return source.open_file(path, error, GzipEngine::kFastest, parse_ahead, stages) &&
+  return source.open_file(path, error, GzipEngine::kFastest, stages) &&
          import_source(source, host, profile, progress, error, parse_ahead, stages);
 }
 

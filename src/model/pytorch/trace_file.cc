@@ -8,8 +8,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "model/inflate_ahead.h"
-
 namespace mlprof::model::kineto {
 namespace {
 
@@ -42,12 +40,10 @@ uint64_t gzip_text_size(const unsigned char (&trailer)[4], uint64_t compressed) 
 JsonSource::JsonSource() = default;
 
 JsonSource::~JsonSource() {
-  inflating_.reset();  // its thread reads the file
   if (fd_ >= 0) ::close(fd_);
 }
 
-bool JsonSource::open_file(const std::string& path, std::string* error, GzipEngine engine, bool ahead,
-                           IngestStages* stages) {
+bool JsonSource::open_file(const std::string& path, std::string* error, GzipEngine engine, IngestStages* stages) {
   stages_ = stages;
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) {
@@ -78,7 +74,7 @@ bool JsonSource::open_file(const std::string& path, std::string* error, GzipEngi
   unsigned char trailer[4];
   if (gzip_ && input_size_ >= 18 && ::pread(fd_, trailer, 4, off_t(input_size_ - 4)) == 4)
     text_size_hint_ = gzip_text_size(trailer, input_size_);
-  if (gzip_) start_inflating(engine, ahead);
+  if (gzip_) start_inflating(engine);
   return true;
 }
 
@@ -95,19 +91,16 @@ void JsonSource::open_bytes(const void* bytes, size_t size, GzipEngine engine) {
   if (gzip_) start_inflating(engine);
 }
 
-void JsonSource::start_inflating(GzipEngine engine, bool ahead) {
-  std::unique_ptr<GzipInflater> inflater = GzipInflater::make(
+void JsonSource::start_inflating(GzipEngine engine) {
+  inflater_ = GzipInflater::make(
       engine, [this](const unsigned char** data, size_t* size, std::string* error) { return next_input(data, size, error); });
-  if (ahead) inflating_ = std::make_unique<InflateAhead>(std::move(inflater), stages_);
-  else inflater_ = std::move(inflater);
 }
 
 bool JsonSource::read(char* out, size_t room, size_t* got, std::string* error) {
   *got = 0;
   if (room == 0) return true;
   if (!gzip_) return read_plain(out, room, got, error);
-  if (inflating_) return inflating_->read(out, room, got, error);
-  // Inflated here, on the reading thread: its time moves from the reader's stage to inflate.
+  // Inflated straight into `out`: its time moves from the reader's stage to inflate.
   const int64_t begin = stages_ ? thread_cpu_ns() : 0;
   const bool ok = inflater_->read(reinterpret_cast<unsigned char*>(out), room, got, error);
   if (stages_ != nullptr) {

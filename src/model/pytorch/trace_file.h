@@ -1,7 +1,8 @@
 // The text of a PyTorch trace file (Kineto's Chrome-trace JSON, plain or gzip-compressed),
-// read piece by piece: a gzip file is inflated on a thread of its own a few pieces ahead of
-// the reader (inflate_ahead.h), so no more than those pieces of the text are ever held here
-// however large the file.
+// read piece by piece into the caller's buffer: a gzip file is inflated straight into it, on the
+// caller's thread (the walk that cuts the text into batches runs on a thread of its own, so the
+// inflating is already beside the parsing), so no more than one piece of the text is ever held
+// here however large the file.
 #pragma once
 
 #include <atomic>
@@ -14,10 +15,6 @@
 #include "model/gzip_inflater.h"
 #include "model/ingest_stages.h"
 
-namespace mlprof::model {
-class InflateAhead;
-}
-
 namespace mlprof::model::kineto {
 
 class JsonSource {
@@ -28,13 +25,10 @@ class JsonSource {
   JsonSource& operator=(const JsonSource&) = delete;
 
   // Opens `path`, inflating it when it starts with the gzip magic (whatever its name says).
-  // Returns false with a one-line reason (without the path) when it cannot.
-  // `ahead`: a gzip file is inflated on a thread of its own a few pieces ahead; false: on the
-  // reading thread, piece by piece (a file read while others are: their threads keep the cores
-  // busy, and each file in flight costs its pieces). `stages`, when given, hears the CPU time
-  // inflating takes.
+  // Returns false with a one-line reason (without the path) when it cannot. `stages`, when
+  // given, hears the CPU time inflating takes.
   bool open_file(const std::string& path, std::string* error, GzipEngine engine = GzipEngine::kFastest,
-                 bool ahead = true, IngestStages* stages = nullptr);
+                 IngestStages* stages = nullptr);
   // The same for bytes in memory, which must outlive the reads.
   void open_bytes(const void* bytes, size_t size, GzipEngine engine = GzipEngine::kFastest);
 
@@ -50,10 +44,10 @@ class JsonSource {
   uint64_t input_read() const { return input_read_.load(std::memory_order_relaxed); }
 
  private:
-  // The gzip input, pulled on the inflating thread.
+  // The gzip input, pulled as the inflater needs it.
   bool next_input(const unsigned char** data, size_t* size, std::string* error);
   bool read_plain(char* out, size_t room, size_t* got, std::string* error);
-  void start_inflating(GzipEngine engine, bool ahead = true);
+  void start_inflating(GzipEngine engine);
 
   int fd_ = -1;
   const unsigned char* bytes_ = nullptr;  // open_bytes: the input
@@ -64,8 +58,7 @@ class JsonSource {
   IngestStages* stages_ = nullptr;
   std::vector<unsigned char> sniffed_;     // bytes read from the file to recognise gzip
   std::vector<unsigned char> input_;       // gzip: compressed bytes from the file
-  std::unique_ptr<GzipInflater> inflater_;   // gzip read without inflating ahead
-  std::unique_ptr<InflateAhead> inflating_;  // declared last: stopped before the rest goes
+  std::unique_ptr<GzipInflater> inflater_;  // gzip
 };
 
 }  // namespace mlprof::model::kineto
