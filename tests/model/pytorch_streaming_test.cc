@@ -94,6 +94,36 @@ TEST(PyTorchStreaming, EventsAcrossManyWindowsAndValuesAfterTraceEvents) {
   }
 }
 
+// Each batch is parsed in the window it was read into, the walk going on in another: events
+// larger than the window (which then grows) between small ones, read ahead and read here, come
+// out whole, in order, with their own names and times.
+TEST(PyTorchStreaming, EventsLargerThanTheWindowBetweenSmallOnes) {
+  std::string json = R"({"traceEvents": [)";
+  const size_t kEvents = 3000;
+  for (size_t i = 0; i < kEvents; ++i) {
+    // Every 500th event carries a string of 300 KiB to 1.2 MiB.
+    const std::string filler(i % 500 == 7 ? (size_t(300) << 10) * (1 + i / 1000) : 0, 'x');
+    json += i == 0 ? "" : (i % 3 == 0 ? "," : ",\n  ");  // also "},{" with nothing between
+    json += R"({"ph": "X", "cat": "cpu_op", "name": "op)" + std::to_string(i) + R"(", "pid": 1, "tid": 1, "ts": )" +
+            std::to_string(1000 + 10 * i) + R"(, "dur": 5, "args": {"note": ")" + filler + R"("}})";
+  }
+  json += "]}";
+  ScratchDir dir;
+  const std::string file = dir / "large_events.json";
+  std::ofstream(file, std::ios::binary) << json;
+  for (bool ahead : {true, false}) {
+    SCOPED_TRACE(ahead ? "read ahead" : "read here");
+    Profile p;
+    std::string error;
+    ASSERT_TRUE(import_pytorch_trace_file(file, "h", &p, &error, {}, ahead)) << error;
+    ASSERT_EQ(p.num_events(), kEvents);
+    for (size_t i = 0; i < kEvents; ++i) {
+      ASSERT_EQ(p.name(EventIndex(i)), "op" + std::to_string(i));
+      ASSERT_EQ(p.start_ps(EventIndex(i)), int64_t(i) * 10 * 1000 * 1000);
+    }
+  }
+}
+
 // A progress bar hears how far the read has come, window by window, up to the whole file.
 // The events' room is sized from the text's size before reading: a gzip file's trailer says it,
 // and a trailer that claims more than deflate can make is not believed.
