@@ -220,9 +220,8 @@ bool args(Tokens& t, RawEvent* raw) {
   return t.take('}');
 }
 
-bool event(Tokens& t, RawEvent* raw) {
-  if (!t.take('{')) return false;  // not an object: the other parser says which element
-  if (t.take('}')) return true;
+// An object's fields after its '{', and its '}'.
+bool fields(Tokens& t, RawEvent* raw) {
   do {
     std::string_view key;
     if (!t.key(&key)) return false;
@@ -248,6 +247,14 @@ bool event(Tokens& t, RawEvent* raw) {
     if (!ok) return false;
   } while (t.take(','));
   return t.take('}');
+}
+
+// An event, settled (raw_event.h) while its text is in this core's cache.
+bool event(Tokens& t, RawEvent* raw) {
+  if (!t.take('{')) return false;  // not an object: the other parser says which element
+  if (!t.take('}') && !fields(t, raw)) return false;
+  settle(*raw);
+  return true;
 }
 
 }  // namespace

@@ -39,24 +39,6 @@ inline int leading_digits(const char* p, uint64_t* value) {
 // to 16 in two steps, a short fraction) without a loop a digit; anything else as parse_fixed.
 inline bool parse_fixed_padded(std::string_view token, int decimals, int64_t* out);
 
-// leading_digits over the bytes [p, p + most) only (most ≤ 8; the 8 bytes at p are readable):
-// the bytes after them count as the end of the digits.
-inline int leading_digits_within(const char* p, int most, uint64_t* value) {
-  uint64_t x;
-  std::memcpy(&x, p, 8);
-  x ^= 0x3030303030303030ull;
-  uint64_t bad = (x & 0xF0F0F0F0F0F0F0F0ull) | ((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull);
-  if (most < 8) bad |= ~uint64_t(0) << (8 * most);
-  const int n = bad == 0 ? 8 : __builtin_ctzll(bad) / 8;
-  *value = 0;
-  if (n == 0) return 0;
-  x <<= 8 * (8 - n);
-  x = (x * 10 + (x >> 8)) & 0x00FF00FF00FF00FFull;
-  x = (x * 100 + (x >> 16)) & 0x0000FFFF0000FFFFull;
-  *value = (x * 10000 + (x >> 32)) & 0xFFFFFFFFull;
-  return n;
-}
-
 inline bool parse_fixed(std::string_view token, int decimals, int64_t* out) {
   // The common shape first: an unquoted decimal of at most 19 digits (they fit in 64 bits
   // unsigned; microseconds since the epoch with a nanosecond fraction have 19), no exponent.
@@ -107,35 +89,41 @@ inline bool parse_fixed(std::string_view token, int decimals, int64_t* out) {
 
 inline bool parse_fixed_padded(std::string_view token, int decimals, int64_t* out) {
   if (token.empty()) return false;  // a field that is not there: its view points nowhere
+  // Digits are read eight bytes at a time from the start, without first trimming the token's
+  // end: the padding makes the bytes past it readable, and digits that run past the end (a
+  // view shorter than its number) send it the general way.
   const char *p = token.data(), *end = p + token.size();
-  while (end > p && (end[-1] == ' ' || end[-1] == '\n' || end[-1] == '\r' || end[-1] == '\t')) --end;
-  const bool negative = p < end && *p == '-';
+  const bool negative = *p == '-';
   p += negative;
   static constexpr uint64_t kPow10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
   uint64_t v = 0, eight = 0;
-  int n = leading_digits_within(p, int(std::min<ptrdiff_t>(end - p, 8)), &v);
+  int n = leading_digits(p, &v);
   if (n == 0) return parse_fixed(token, decimals, out);
-  int digits = n;
-  p += n;
-  if (n == 8 && p < end) {  // 9 to 16 digits: timestamps in microseconds
-    n = leading_digits_within(p, int(std::min<ptrdiff_t>(end - p, 8)), &eight);
-    if (n == 8 && p + n < end && unsigned(p[n] - '0') < 10) return parse_fixed(token, decimals, out);
+  const char* q = p + n;
+  if (n == 8) {  // 9 to 16 digits: timestamps in microseconds
+    if (q > end) return parse_fixed(token, decimals, out);
+    n = leading_digits(q, &eight);
+    if (n == 8 && (q + 8 > end || unsigned(q[8] - '0') < 10)) return parse_fixed(token, decimals, out);
     v = v * kPow10[n] + eight;
-    digits += n;
-    p += n;
+    q += n;
   }
-  int fraction = 0;
-  if (p < end && *p == '.') {
-    ++p;
-    const int written = leading_digits_within(p, int(std::min<ptrdiff_t>(end - p, 8)), &eight);
+  int digits = int(q - p), fraction = 0;
+  if (q < end && *q == '.') {
+    eight = 0;  // leading_digits leaves it when there is no digit
+    const int written = leading_digits(q + 1, &eight);
     // Digits to drop, or more than 18 in all: the general way.
     if (written == 8 || written > decimals || digits + written > 18) return parse_fixed(token, decimals, out);
     v = v * kPow10[written] + eight;
     fraction = written;
     digits += written;
-    p += written;
+    q += 1 + written;
   }
-  if (p != end || digits > 18 || decimals - fraction > 8) return parse_fixed(token, decimals, out);
+  if (q != end) {  // what follows the digits in the token is whitespace, or it is another shape
+    if (q > end) return parse_fixed(token, decimals, out);
+    while (q < end && (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t')) ++q;
+    if (q != end) return parse_fixed(token, decimals, out);
+  }
+  if (digits > 18 || decimals - fraction > 8) return parse_fixed(token, decimals, out);
   if (__builtin_mul_overflow(v, kPow10[decimals - fraction], &v) || v > uint64_t(INT64_MAX) + negative) return false;
   *out = negative ? int64_t(0 - v) : int64_t(v);
   return true;

@@ -214,4 +214,60 @@ inline ArgKey arg_key(std::string_view key, RawEvent* raw, int64_t** target, std
   return *target != nullptr ? ArgKey::kInteger : ArgKey::kOther;
 }
 
+// Whether `text` is `lower` in any case.
+inline bool equals_lower(std::string_view text, std::string_view lower) {
+  if (text.size() != lower.size()) return false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+    if (c != lower[i]) return false;
+  }
+  return true;
+}
+
+// What an event is, from its phase, category, name and arguments.
+inline Category category_of(const RawEvent& raw) {
+  if (raw.ph != 'X') return raw.name == "[memory]" ? Category::kMemory : Category::kInstant;
+  if (raw.has_cat) {
+    const std::string_view c = raw.cat;
+    if (equals_lower(c, "cpu_op") || equals_lower(c, "operator")) return Category::kCpuOp;
+    if (equals_lower(c, "user_annotation")) return Category::kUserAnnotation;
+    if (equals_lower(c, "kernel")) return Category::kKernel;
+    if (equals_lower(c, "cuda_runtime") || equals_lower(c, "runtime") || equals_lower(c, "xpu_runtime") ||
+        equals_lower(c, "mtia_runtime") || equals_lower(c, "privateuse1_runtime"))
+      return Category::kRuntime;
+    if (equals_lower(c, "cuda_driver") || equals_lower(c, "driver") || equals_lower(c, "xpu_driver") ||
+        equals_lower(c, "privateuse1_driver"))
+      return Category::kDriver;
+    if (equals_lower(c, "gpu_memcpy") || equals_lower(c, "memcpy")) return Category::kMemcpy;
+    if (equals_lower(c, "gpu_memset") || equals_lower(c, "memset")) return Category::kMemset;
+    if (equals_lower(c, "gpu_user_annotation")) return Category::kGpuUserAnnotation;
+    if (equals_lower(c, "python_function") || equals_lower(c, "python")) return Category::kPythonFunction;
+    if (equals_lower(c, "cuda_sync")) return Category::kSync;
+    if (equals_lower(c, "cpu_instant_event")) return raw.name == "[memory]" ? Category::kMemory : Category::kInstant;
+    // MTIA's device work; and work on a device stream in a category not known here: device work
+    // all the same (the importer warns about the latter).
+    if (equals_lower(c, "mtia_ccp_events") || (raw.device != kNoId && raw.stream != kNoId)) return Category::kKernel;
+    return Category::kOther;
+  }
+  // No category (some writers drop it): the name and arguments tell.
+  if (raw.name == "[memory]") return Category::kMemory;
+  if (raw.device != kNoId && raw.stream != kNoId) {
+    if (raw.name.starts_with("Memcpy")) return Category::kMemcpy;
+    if (raw.name.starts_with("Memset")) return Category::kMemset;
+    return Category::kKernel;
+  }
+  if (raw.has_cbid || raw.correlation != kNoId) return Category::kRuntime;
+  return Category::kCpuOp;
+}
+
+// The parts of a parsed event that need no state of the trace, worked out as soon as the
+// event is read, while its text is in this core's cache.
+inline void settle(RawEvent& raw) {
+  // Both point into the batch, which simdjson's padding follows.
+  raw.ts_ok = parse_fixed_padded(raw.ts, 3, &raw.ts_value);
+  raw.dur_ok = !raw.dur.empty() && parse_fixed_padded(raw.dur, 6, &raw.dur_value);
+  raw.category = category_of(raw);
+}
+
 }  // namespace mlprof::model::kineto

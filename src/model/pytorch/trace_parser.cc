@@ -33,16 +33,6 @@ using simdjson::error_code;
 // A field's key as written (our keys have no escapes, so a key with one simply matches none).
 std::string_view key_of(od::field& field) { return key_at(field.key().raw()); }
 
-bool equals_lower(std::string_view text, std::string_view lower) {
-  if (text.size() != lower.size()) return false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
-    if (c != lower[i]) return false;
-  }
-  return true;
-}
-
 bool is_launch_flow(std::string_view s) {
   return s == "ac2g" || s == "async_cpu_to_gpu" || s == "launch";
 }
@@ -55,50 +45,6 @@ std::string quotable(std::string_view token) {
   for (char& c : out)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
   return out;
-}
-
-// What an event is, from its phase, category, name and arguments.
-Category category_of(const RawEvent& raw) {
-  if (raw.ph != 'X') return raw.name == "[memory]" ? Category::kMemory : Category::kInstant;
-  if (raw.has_cat) {
-    const std::string_view c = raw.cat;
-    if (equals_lower(c, "cpu_op") || equals_lower(c, "operator")) return Category::kCpuOp;
-    if (equals_lower(c, "user_annotation")) return Category::kUserAnnotation;
-    if (equals_lower(c, "kernel")) return Category::kKernel;
-    if (equals_lower(c, "cuda_runtime") || equals_lower(c, "runtime") || equals_lower(c, "xpu_runtime") ||
-        equals_lower(c, "mtia_runtime") || equals_lower(c, "privateuse1_runtime"))
-      return Category::kRuntime;
-    if (equals_lower(c, "cuda_driver") || equals_lower(c, "driver") || equals_lower(c, "xpu_driver") ||
-        equals_lower(c, "privateuse1_driver"))
-      return Category::kDriver;
-    if (equals_lower(c, "gpu_memcpy") || equals_lower(c, "memcpy")) return Category::kMemcpy;
-    if (equals_lower(c, "gpu_memset") || equals_lower(c, "memset")) return Category::kMemset;
-    if (equals_lower(c, "gpu_user_annotation")) return Category::kGpuUserAnnotation;
-    if (equals_lower(c, "python_function") || equals_lower(c, "python")) return Category::kPythonFunction;
-    if (equals_lower(c, "cuda_sync")) return Category::kSync;
-    if (equals_lower(c, "cpu_instant_event")) return raw.name == "[memory]" ? Category::kMemory : Category::kInstant;
-    // MTIA's device work; and work on a device stream in a category not known here: device work
-    // all the same (the importer warns about the latter).
-    if (equals_lower(c, "mtia_ccp_events") || (raw.device != kNoId && raw.stream != kNoId)) return Category::kKernel;
-    return Category::kOther;
-  }
-  // No category (some writers drop it): the name and arguments tell.
-  if (raw.name == "[memory]") return Category::kMemory;
-  if (raw.device != kNoId && raw.stream != kNoId) {
-    if (raw.name.starts_with("Memcpy")) return Category::kMemcpy;
-    if (raw.name.starts_with("Memset")) return Category::kMemset;
-    return Category::kKernel;
-  }
-  if (raw.has_cbid || raw.correlation != kNoId) return Category::kRuntime;
-  return Category::kCpuOp;
-}
-
-// The parts of a parsed event that need no state of the trace.
-void settle(RawEvent& raw) {
-  // Both point into the batch, which simdjson's padding follows.
-  raw.ts_ok = parse_fixed_padded(raw.ts, 3, &raw.ts_value);
-  raw.dur_ok = !raw.dur.empty() && parse_fixed_padded(raw.dur, 6, &raw.dur_value);
-  raw.category = category_of(raw);
 }
 
 bool wanted_top_level(std::string_view key) {
@@ -134,7 +80,6 @@ class EventParser {
     return ok;
   }
 
-  bool parse_events(const PaddedJson& batch, std::vector<RawEvent>* raws, std::string* error);
   bool read_events(od::array& events, std::vector<RawEvent>* raws);
   bool read_event(od::object& object, RawEvent* raw);
   bool read_args(od::object& args, RawEvent* raw);
@@ -232,13 +177,6 @@ std::string not_an_object(uint64_t index) {
 }
 
 bool EventParser::parse_batch(const PaddedJson& batch, std::vector<RawEvent>* raws, std::string* error) {
-  const size_t before = raws->size();
-  const bool parsed = parse_events(batch, raws, error);
-  for (size_t i = before; i < raws->size(); ++i) settle((*raws)[i]);
-  return parsed;
-}
-
-bool EventParser::parse_events(const PaddedJson& batch, std::vector<RawEvent>* raws, std::string* error) {
   json_ = batch;
   error_.clear();
   if (scan_.read(batch, raws)) return finish(true, error);
@@ -291,6 +229,7 @@ bool EventParser::read_events(od::array& events, std::vector<RawEvent>* raws) {
       raws->pop_back();
       return false;
     }
+    settle(raws->back());
   }
   return true;
 }
