@@ -30,7 +30,8 @@ TEST(KinetoEventScan, ReadsTheFieldsOfKinetoEvents) {
   ])");
   EventScan scan;
   std::vector<RawEvent> raws;
-  ASSERT_TRUE(scan.read(batch.json(), &raws));
+  RawParts parts;
+  ASSERT_TRUE(scan.read(batch.json(), &raws, &parts));
   ASSERT_EQ(raws.size(), 3u);
 
   const RawEvent& k = raws[0];
@@ -47,37 +48,51 @@ TEST(KinetoEventScan, ReadsTheFieldsOfKinetoEvents) {
   EXPECT_EQ(k.correlation, 42);
   EXPECT_EQ(k.device, 0);
   EXPECT_EQ(k.stream, 7);
-  ASSERT_TRUE(k.kernel.has_value());
-  EXPECT_EQ(k.kernel->grid[0], 2);
-  EXPECT_EQ(k.kernel->block[0], 128);
-  EXPECT_EQ(k.kernel->registers, 32);
-  EXPECT_EQ(k.kernel->shared_memory, 0);
-  EXPECT_DOUBLE_EQ(k.kernel->occupancy_pct, 12.5);
+  ASSERT_NE(k.kernel_if(), nullptr);
+  EXPECT_EQ(k.kernel_if()->grid[0], 2);
+  EXPECT_EQ(k.kernel_if()->block[0], 128);
+  EXPECT_EQ(k.kernel_if()->registers, 32);
+  EXPECT_EQ(k.kernel_if()->shared_memory, 0);
+  EXPECT_DOUBLE_EQ(k.kernel_if()->occupancy_pct, 12.5);
   EXPECT_FALSE(k.has_cbid);
-  ASSERT_TRUE(k.op_args.has_value());
-  EXPECT_EQ(k.op_args->input_dims, "[[1, 2], []]");  // an array as its JSON text
+  ASSERT_NE(k.op_args_if(), nullptr);
+  EXPECT_EQ(k.op_args_if()->input_dims, "[[1, 2], []]");  // an array as its JSON text
 
   const RawEvent& m = raws[1];
   EXPECT_EQ(m.ph, 'i');
   EXPECT_FALSE(m.has_cat);
-  EXPECT_EQ(m.scope, "t");
+  EXPECT_FALSE(m.global_scope);  // "s": "t"
   EXPECT_EQ(m.pid.label, "Spans");
   EXPECT_TRUE(m.tid.present);
   EXPECT_EQ(m.tid.value, 1234);  // a quoted number is the number
   EXPECT_TRUE(m.tid.label.empty());
-  ASSERT_TRUE(m.memory.has_value());
-  EXPECT_EQ(m.memory->addr, 140000000000000);
-  EXPECT_EQ(m.memory->bytes, -512);
-  EXPECT_EQ(m.memory->total_allocated, 1024);
-  EXPECT_EQ(m.memory->total_reserved, 2048);
-  EXPECT_EQ(m.memory->device_type, 1);
-  EXPECT_EQ(m.memory->device_id, 0);
+  ASSERT_NE(m.memory_if(), nullptr);
+  EXPECT_EQ(m.memory_if()->addr, 140000000000000);
+  EXPECT_EQ(m.memory_if()->bytes, -512);
+  EXPECT_EQ(m.memory_if()->total_allocated, 1024);
+  EXPECT_EQ(m.memory_if()->total_reserved, 2048);
+  EXPECT_EQ(m.memory_if()->device_type, 1);
+  EXPECT_EQ(m.memory_if()->device_id, 0);
   EXPECT_TRUE(m.has_cbid);
 
   const RawEvent& t = raws[2];
   EXPECT_EQ(t.ph, 'M');
   EXPECT_FALSE(t.has_cat);  // a category that is no string is none
   EXPECT_EQ(t.arg_name, "main thread");
+  EXPECT_EQ(k.parts, &parts);
+}
+
+TEST(KinetoEventScan, TellsAGlobalInstant) {
+  const Batch batch = padded(R"([{"ph": "i", "s": "g", "name": "a"}, {"ph": "i", "s": "p", "name": "b"}])");
+  EventScan scan;
+  std::vector<RawEvent> raws;
+  RawParts parts;
+  ASSERT_TRUE(scan.read(batch.json(), &raws, &parts));
+  ASSERT_EQ(raws.size(), 2u);
+  EXPECT_TRUE(raws[0].global_scope);
+  EXPECT_FALSE(raws[1].global_scope);
+  EXPECT_EQ(raws[0].kernel_if(), nullptr);  // no arguments: no parts
+  EXPECT_TRUE(parts.kernels.empty() && parts.memory.empty() && parts.op_args.empty());
 }
 
 TEST(KinetoEventScan, LeavesOtherBatchesToOnDemand) {
@@ -95,11 +110,13 @@ TEST(KinetoEventScan, LeavesOtherBatchesToOnDemand) {
   EventScan scan;
   for (const char* json : others) {
     std::vector<RawEvent> raws(2);
-    EXPECT_FALSE(scan.read(padded(json).json(), &raws)) << json;
+    RawParts parts;
+    EXPECT_FALSE(scan.read(padded(json).json(), &raws, &parts)) << json;
     EXPECT_EQ(raws.size(), 2u) << json;  // as it was
   }
   std::vector<RawEvent> raws;
-  EXPECT_TRUE(scan.read(padded("[]").json(), &raws));
+  RawParts parts;
+  EXPECT_TRUE(scan.read(padded("[]").json(), &raws, &parts));
   EXPECT_TRUE(raws.empty());
 }
 

@@ -197,19 +197,19 @@ bool args(Tokens& t, RawEvent* raw) {
         ok = t.skip(1);
         break;
       case ArgKey::kOccupancy:
-        ok = double_value(t, &part(raw->kernel).occupancy_pct);
+        ok = double_value(t, &raw->kernel_part().occupancy_pct);
         break;
       case ArgKey::kTheoreticalOccupancy:  // 2021 traces
-        ok = part(raw->kernel).occupancy_pct < 0 ? double_value(t, &raw->kernel->occupancy_pct) : t.skip(1);
+        ok = raw->kernel_part().occupancy_pct < 0 ? double_value(t, &raw->kernel_part().occupancy_pct) : t.skip(1);
         break;
-      case ArgKey::kGrid: ok = int_array(t, part(raw->kernel).grid); break;
-      case ArgKey::kBlock: ok = int_array(t, part(raw->kernel).block); break;
+      case ArgKey::kGrid: ok = int_array(t, raw->kernel_part().grid); break;
+      case ArgKey::kBlock: ok = int_array(t, raw->kernel_part().block); break;
       case ArgKey::kName: ok = string_value(t, &raw->arg_name); break;
       case ArgKey::kText: ok = t.peek() == '"' ? t.string(text) : t.raw_value(text); break;
       case ArgKey::kInteger: {
         int64_t n;
         if (parse_fixed_padded(t.token(), 0, &n)) *target = n;  // the batch is padded
-        else if (raw->memory && target == &raw->memory->addr) return false;  // beyond int64: the other parser keeps its bits
+        else if (raw->memory != kNoPart && target == &raw->memory_part().addr) return false;  // beyond int64: the other parser keeps its bits
         ok = t.skip(1);
         break;
       }
@@ -241,7 +241,13 @@ bool fields(Tokens& t, RawEvent* raw) {
       case EventKey::kTid: ok = thread_id(t, &raw->tid); break;
       case EventKey::kName: ok = string_value(t, &raw->name); break;
       case EventKey::kArgs: ok = args(t, raw); break;
-      case EventKey::kScope: ok = string_value(t, &raw->scope); break;
+      case EventKey::kScope: {
+        std::string_view scope;
+        bool is_string = false;
+        ok = string_value(t, &scope, &is_string);
+        if (is_string) raw->global_scope = scope == "g";
+        break;
+      }
       case EventKey::kOther: ok = t.skip(1); break;
     }
     if (!ok) return false;
@@ -262,7 +268,7 @@ bool event(Tokens& t, RawEvent* raw) {
 EventScan::EventScan() = default;
 EventScan::~EventScan() = default;
 
-bool EventScan::read(const PaddedJson& batch, std::vector<RawEvent>* raws) {
+bool EventScan::read(const PaddedJson& batch, std::vector<RawEvent>* raws, RawParts* parts) {
   if (batch.size > capacity_ || stage1_ == nullptr) {
     const size_t capacity = std::max(batch.size, capacity_);
     std::unique_ptr<simdjson::internal::dom_parser_implementation> fresh;
@@ -282,7 +288,9 @@ bool EventScan::read(const PaddedJson& batch, std::vector<RawEvent>* raws) {
   bool ok = t.take('[');
   if (ok && !t.take(']')) {
     do {
-      ok = event(t, &raws->emplace_back());
+      RawEvent& raw = raws->emplace_back();
+      raw.parts = parts;
+      ok = event(t, &raw);
     } while (ok && t.take(','));
     ok = ok && t.take(']');
   }

@@ -27,9 +27,10 @@ class EventScan {
   EventScan(const EventScan&) = delete;
   EventScan& operator=(const EventScan&) = delete;
 
-  // Appends the batch's events ("[{...}, ...]") and returns true; or returns false, `raws` as it
-  // was, when the batch is not one this reads.
-  bool read(const PaddedJson& batch, std::vector<RawEvent>* raws);
+  // Appends the batch's events ("[{...}, ...]"), their parts to `parts`, and returns true; or
+  // returns false, `raws` as it was (and `parts` holding some that no event names), when the
+  // batch is not one this reads.
+  bool read(const PaddedJson& batch, std::vector<RawEvent>* raws, RawParts* parts);
 
  private:
   std::unique_ptr<simdjson::internal::dom_parser_implementation> stage1_;

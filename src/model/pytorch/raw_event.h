@@ -4,7 +4,7 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
+#include <vector>
 #include <string_view>
 
 #include "model/pytorch/number.h"
@@ -39,42 +39,69 @@ struct RawOpArgs {
   int64_t in_nelems = -1, out_nelems = -1, group_size = -1;
 };
 
+// The parts few events have (kernels', memory events', ops'), kept beside a batch's events
+// rather than in each: a RawEvent holds their index.
+struct RawParts {
+  std::vector<KernelLaunch> kernels;
+  std::vector<MemoryRecord> memory;
+  std::vector<RawOpArgs> op_args;
+  void clear() {
+    kernels.clear();
+    memory.clear();
+    op_args.clear();
+  }
+};
+
+inline constexpr uint32_t kNoPart = UINT32_MAX;
+
+// A part of a RawEvent, set up (as its defaults) when first written.
+template <typename Part>
+Part& part(std::vector<Part>& parts, uint32_t* index) {
+  if (*index == kNoPart) {
+    *index = uint32_t(parts.size());
+    parts.emplace_back();
+  }
+  return parts[*index];
+}
+
 // Everything an event may carry; which parts count depends on its phase and category.
 struct RawEvent {
   // Written, not zeroed: a parser appends one per event (emplace_back() would zero all of it
   // first without a constructor of its own), and only the fields below with an initializer
-  // are set then; the arguments few events have (kernels', memory events', ops') are set up
-  // when the first of them is read (part()). So an event costs the stores of its common
-  // fields, about 250 of its 560 bytes, not the whole record twice over.
+  // are set then. The arguments few events have are kept in the batch's RawParts, so that an
+  // event is a few cache lines, written by the thread that parses it and read by the one that
+  // builds the trace.
   RawEvent() {}
 
   char ph = 0;
   bool has_cat = false;
-  std::string_view cat, name, scope;
+  bool has_cbid = false;
+  bool global_scope = false;  // "s": "g", a global instant
+  bool ts_ok = false, dur_ok = false;
+  Category category = Category::kOther;  // what the event is, were it work (X, i or I)
+  std::string_view cat, name;
   ThreadId pid, tid;
   std::string_view ts, dur, flow_id;  // number tokens as written (ts and dur also parsed below)
   // args
   int64_t correlation = kNoId, external_id = kNoId, device = kNoId, stream = kNoId;
   int64_t wait_on_stream = kNoId, wait_on_record = kNoId;  // cuda_sync: the CUDA event waited for
-  bool has_cbid = false;
   int64_t bytes = -1;
-  std::optional<KernelLaunch> kernel;  // a kernel's launch arguments, when it has any
-  std::optional<MemoryRecord> memory;  // a "[memory]" event's
-  std::optional<RawOpArgs> op_args;    // an op's or a collective's (OpArgs), when it has any
   std::string_view arg_name;  // "M" events: the process or thread name
-
   // Worked out on the thread that parsed the event, while its text is in that core's cache:
   int64_t ts_value = 0;        // ts × 1000, when ts_ok
   int64_t dur_value = 0;       // dur × 10^6, when dur_ok
-  bool ts_ok = false, dur_ok = false;
-  Category category = Category::kOther;  // what the event is, were it work (X, i or I)
-};
+  RawParts* parts = nullptr;   // where its parts are, set by the parser that appends it
+  uint32_t kernel = kNoPart;   // a kernel's launch arguments, when it has any
+  uint32_t memory = kNoPart;   // a "[memory]" event's
+  uint32_t op_args = kNoPart;  // an op's or a collective's (OpArgs), when it has any
 
-// An optional part of a RawEvent, set up (as its defaults) when first written.
-template <typename Part>
-Part& part(std::optional<Part>& p) {
-  return p ? *p : p.emplace();
-}
+  KernelLaunch& kernel_part() { return part(parts->kernels, &kernel); }
+  MemoryRecord& memory_part() { return part(parts->memory, &memory); }
+  RawOpArgs& op_args_part() { return part(parts->op_args, &op_args); }
+  const KernelLaunch* kernel_if() const { return kernel == kNoPart ? nullptr : &parts->kernels[kernel]; }
+  const MemoryRecord* memory_if() const { return memory == kNoPart ? nullptr : &parts->memory[memory]; }
+  const RawOpArgs* op_args_if() const { return op_args == kNoPart ? nullptr : &parts->op_args[op_args]; }
+};
 
 // A key as written from just after its opening quote (our keys have no escapes, so a key with
 // one simply matches none); the text always holds the closing quote.
@@ -129,11 +156,11 @@ inline ArgKey arg_key(std::string_view key, RawEvent* raw, int64_t** target, std
   *text = nullptr;
   if (key.empty()) return ArgKey::kOther;
   auto op_text = [&](std::string_view RawOpArgs::*field) {
-    *text = &(part(raw->op_args).*field);
+    *text = &(raw->op_args_part().*field);
     return ArgKey::kText;
   };
   auto op_integer = [&](int64_t RawOpArgs::*field) {
-    *target = &(part(raw->op_args).*field);
+    *target = &(raw->op_args_part().*field);
     return ArgKey::kInteger;
   };
   switch (key[0]) {
@@ -175,10 +202,10 @@ inline ArgKey arg_key(std::string_view key, RawEvent* raw, int64_t** target, std
       break;
     case 's':
       if (key == "stream") *target = &raw->stream;
-      else if (key == "shared memory") *target = &part(raw->kernel).shared_memory;
+      else if (key == "shared memory") *target = &raw->kernel_part().shared_memory;
       break;
     case 'r':
-      if (key == "registers per thread") *target = &part(raw->kernel).registers;
+      if (key == "registers per thread") *target = &raw->kernel_part().registers;
       break;
     case 'g':
       if (key == "grid") return ArgKey::kGrid;
@@ -188,18 +215,18 @@ inline ArgKey arg_key(std::string_view key, RawEvent* raw, int64_t** target, std
       if (key == "bytes") *target = &raw->bytes;
       break;
     case 'A':
-      if (key == "Addr") *target = &part(raw->memory).addr;
+      if (key == "Addr") *target = &raw->memory_part().addr;
       break;
     case 'B':
-      if (key == "Bytes") *target = &part(raw->memory).bytes;
+      if (key == "Bytes") *target = &raw->memory_part().bytes;
       break;
     case 'T':
-      if (key == "Total Allocated") *target = &part(raw->memory).total_allocated;
-      else if (key == "Total Reserved") *target = &part(raw->memory).total_reserved;
+      if (key == "Total Allocated") *target = &raw->memory_part().total_allocated;
+      else if (key == "Total Reserved") *target = &raw->memory_part().total_reserved;
       break;
     case 'D':
-      if (key == "Device Type") *target = &part(raw->memory).device_type;
-      else if (key == "Device Id") *target = &part(raw->memory).device_id;
+      if (key == "Device Type") *target = &raw->memory_part().device_type;
+      else if (key == "Device Id") *target = &raw->memory_part().device_id;
       break;
     case 'n':
       if (key == "name") return ArgKey::kName;

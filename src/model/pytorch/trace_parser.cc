@@ -88,6 +88,7 @@ class EventParser {
   bool read_text(od::value& value, std::string_view* text);
 
   EventScan scan_;               // what reads most batches; On-Demand reads the others
+  RawParts parts_;               // of the events of the batch last parsed
   od::parser parser_;            // reused by every batch: its buffers are allocated once
   PaddedJson json_;              // the text being parsed
   od::document* doc_ = nullptr;
@@ -179,7 +180,10 @@ std::string not_an_object(uint64_t index) {
 bool EventParser::parse_batch(const PaddedJson& batch, std::vector<RawEvent>* raws, std::string* error) {
   json_ = batch;
   error_.clear();
-  if (scan_.read(batch, raws)) return finish(true, error);
+  // The parts of the batch before this one are no longer read: its events have been built.
+  parts_.clear();
+  if (scan_.read(batch, raws, &parts_)) return finish(true, error);
+  parts_.clear();
   od::document doc;
   if (auto code = parser_.iterate(batch.data, batch.size, batch.capacity).get(doc)) return finish(json_error(code), error);
   doc_ = &doc;
@@ -225,7 +229,9 @@ bool EventParser::read_events(od::array& events, std::vector<RawEvent>* raws) {
       error_.clear();
       return false;
     }
-    if (!read_event(object, &raws->emplace_back())) {
+    RawEvent& raw = raws->emplace_back();
+    raw.parts = &parts_;
+    if (!read_event(object, &raw)) {
       raws->pop_back();
       return false;
     }
@@ -276,7 +282,11 @@ bool EventParser::read_event(od::object& object, RawEvent* raw) {
         if (value.get_object().get(args) == simdjson::SUCCESS && !read_args(args, raw)) return false;
         break;
       }
-      case EventKey::kScope: code = value.get_string().get(raw->scope); break;
+      case EventKey::kScope: {
+        std::string_view scope;
+        if ((code = value.get_string().get(scope)) == simdjson::SUCCESS) raw->global_scope = scope == "g";
+        break;
+      }
       case EventKey::kOther: break;
     }
     // A field of an unexpected type is ignored; a broken document is not.
@@ -351,16 +361,16 @@ bool EventParser::read_args(od::object& args, RawEvent* raw) {
     switch (arg_key(key, raw, &target, &text)) {
       case ArgKey::kCbid: raw->has_cbid = true; break;
       case ArgKey::kOccupancy:
-        if (value.get_double().get(v) == simdjson::SUCCESS) part(raw->kernel).occupancy_pct = v;
+        if (value.get_double().get(v) == simdjson::SUCCESS) raw->kernel_part().occupancy_pct = v;
         break;
       case ArgKey::kTheoreticalOccupancy:  // 2021 traces
-        if (part(raw->kernel).occupancy_pct < 0 && value.get_double().get(v) == simdjson::SUCCESS) raw->kernel->occupancy_pct = v;
+        if (raw->kernel_part().occupancy_pct < 0 && value.get_double().get(v) == simdjson::SUCCESS) raw->kernel_part().occupancy_pct = v;
         break;
       case ArgKey::kGrid:
-        if (!read_int_array(value, part(raw->kernel).grid)) return false;
+        if (!read_int_array(value, raw->kernel_part().grid)) return false;
         break;
       case ArgKey::kBlock:
-        if (!read_int_array(value, part(raw->kernel).block)) return false;
+        if (!read_int_array(value, raw->kernel_part().block)) return false;
         break;
       case ArgKey::kName:
         if (auto code = value.get_string().get(raw->arg_name); code && code != simdjson::INCORRECT_TYPE)
@@ -374,7 +384,7 @@ bool EventParser::read_args(od::object& args, RawEvent* raw) {
         // Addresses are unsigned and may pass INT64_MAX; keep their bits.
         if (parse_fixed_padded(value.raw_json_token(), 0, &n)) {
           *target = n;
-        } else if (raw->memory && target == &raw->memory->addr) {
+        } else if (raw->memory != kNoPart && target == &raw->memory_part().addr) {
           uint64_t u;
           if (value.get_uint64().get(u) == simdjson::SUCCESS) *target = int64_t(u);
         }
@@ -427,7 +437,7 @@ bool TraceReader::add_event(RawEvent& raw) {
   }
   // The profiler's own span and its global markers are not work.
   if (raw.has_cat && equals_lower(raw.cat, "trace")) return true;
-  if (raw.ph != 'X' && raw.scope == "g") return true;
+  if (raw.ph != 'X' && raw.global_scope) return true;
 
   Event e;
   e.category = raw.category;
@@ -456,19 +466,21 @@ bool TraceReader::add_event(RawEvent& raw) {
   }
   e.track = track_of(pid, tid, device);
   if (device && raw.has_cat && equals_lower(raw.cat, "mtia_ccp_events")) t_.tracks[e.track].mtia = true;
-  const uint32_t op_args = raw.op_args ? add_op_args(*raw.op_args) : UINT32_MAX;
+  const uint32_t op_args = raw.op_args != kNoPart ? add_op_args(*raw.op_args_if()) : UINT32_MAX;
   switch (e.category) {
-    case Category::kKernel:
-      if (op_args != UINT32_MAX) part(raw.kernel).op_args = op_args;
-      e.detail = distinct(kernel_index_, t_.kernels, part(raw.kernel));
+    case Category::kKernel: {
+      KernelLaunch k = raw.kernel != kNoPart ? *raw.kernel_if() : KernelLaunch{};
+      if (op_args != UINT32_MAX) k.op_args = op_args;
+      e.detail = distinct(kernel_index_, t_.kernels, k);
       break;
+    }
     case Category::kMemcpy:
     case Category::kMemset:
       e.detail = uint32_t(t_.copies.size());
       t_.copies.push_back({raw.bytes});
       break;
     case Category::kMemory:
-      e.detail = distinct(memory_index_, t_.memory, part(raw.memory));
+      e.detail = distinct(memory_index_, t_.memory, raw.memory != kNoPart ? *raw.memory_if() : MemoryRecord{});
       break;
     case Category::kSync:  // -1 where the wait is on no recorded event
       if (raw.wait_on_record >= 0 && raw.wait_on_stream >= 0) {
