@@ -18,9 +18,23 @@ class InternCache {
  public:
   explicit InternCache(StringTable* strings) : strings_(*strings), slots_(kSlots) {}
 
-  StringId intern(std::string_view s) {
+  StringId intern(std::string_view s) { return intern(s, slot_of(s)); }
+
+  // The slot a name goes to: its length and its first and last eight bytes, mixed.
+  static uint32_t slot_of(std::string_view s) {
+    if (s.empty()) return 0;
+    uint64_t head = 0, tail = 0;
+    const size_t n = std::min<size_t>(s.size(), 8);
+    std::memcpy(&head, s.data(), n);
+    std::memcpy(&tail, s.data() + s.size() - n, n);
+    const uint64_t h = (head * 0x9E3779B97F4A7C15ull) ^ (tail * 0xC2B2AE3D27D4EB4Full) ^ (s.size() * 0x165667B19E3779F9ull);
+    return uint32_t(h >> 52) & (kSlots - 1);
+  }
+
+  // With the slot worked out beforehand (slot_of), on a thread that does not intern.
+  StringId intern(std::string_view s, uint32_t slot_index) {
     if (s.empty()) return strings_.intern(s);
-    Slot& slot = slots_[slot_of(s)];
+    Slot& slot = slots_[slot_index];
     if (slot.size == s.size() && std::memcmp(slot.data, s.data(), s.size()) == 0) return slot.id;
     const StringId id = strings_.intern(s);
     const std::string_view stored = strings_.view(id);  // stays where it is while the table lives
@@ -35,15 +49,6 @@ class InternCache {
     uint32_t size = 0;  // 0: empty (the empty string is not cached)
     StringId id = kNoString;
   };
-
-  static size_t slot_of(std::string_view s) {
-    uint64_t head = 0, tail = 0;
-    const size_t n = std::min<size_t>(s.size(), 8);
-    std::memcpy(&head, s.data(), n);
-    std::memcpy(&tail, s.data() + s.size() - n, n);
-    const uint64_t h = (head * 0x9E3779B97F4A7C15ull) ^ (tail * 0xC2B2AE3D27D4EB4Full) ^ (s.size() * 0x165667B19E3779F9ull);
-    return size_t(h >> 52) & (kSlots - 1);
-  }
 
   StringTable& strings_;
   std::vector<Slot> slots_;

@@ -7,6 +7,7 @@
 #include <vector>
 #include <string_view>
 
+#include "model/intern_cache.h"
 #include "model/pytorch/number.h"
 #include "model/pytorch/trace_parser.h"
 #include "model/op_arg_names.h"
@@ -77,19 +78,28 @@ struct RawEvent {
   bool has_cat = false;
   bool has_cbid = false;
   bool global_scope = false;  // "s": "g", a global instant
-  bool ts_ok = false, dur_ok = false;
+  // Worked out on the thread that parsed the event (settle()), while its text is in that
+  // core's cache, so that the thread that builds the trace reads no more of the text than
+  // the names it interns:
+  bool ts_ok = false, dur_ok = false, flow_ok = false;
   Category category = Category::kOther;  // what the event is, were it work (X, i or I)
+  bool launch_flow = false;     // an arrow from a launch to its GPU work (s and f)
+  bool profiler_span = false;   // in the category "trace": the profiler's own span
+  bool mtia = false;            // in MTIA's category of device work
+  bool unknown_device = false;  // device work in a category not known here
+  uint16_t name_slot = 0;       // the name's slot in the InternCache
   std::string_view cat, name;
   ThreadId pid, tid;
-  std::string_view ts, dur, flow_id;  // number tokens as written (ts and dur also parsed below)
+  std::string_view ts, dur, flow_id;  // number tokens as written (settle() parses them below)
   // args
   int64_t correlation = kNoId, external_id = kNoId, device = kNoId, stream = kNoId;
   int64_t wait_on_stream = kNoId, wait_on_record = kNoId;  // cuda_sync: the CUDA event waited for
   int64_t bytes = -1;
   std::string_view arg_name;  // "M" events: the process or thread name
-  // Worked out on the thread that parsed the event, while its text is in that core's cache:
+  // settle()'s too:
   int64_t ts_value = 0;        // ts × 1000, when ts_ok
   int64_t dur_value = 0;       // dur × 10^6, when dur_ok
+  int64_t flow_value = 0;      // the flow's id, when flow_ok
   RawParts* parts = nullptr;   // where its parts are, set by the parser that appends it
   uint32_t kernel = kNoPart;   // a kernel's launch arguments, when it has any
   uint32_t memory = kNoPart;   // a "[memory]" event's
@@ -252,6 +262,9 @@ inline bool equals_lower(std::string_view text, std::string_view lower) {
   return true;
 }
 
+// The categories and names of the arrows from a launch to its GPU work.
+inline bool is_launch_flow(std::string_view s) { return s == "ac2g" || s == "async_cpu_to_gpu" || s == "launch"; }
+
 // What an event is, from its phase, category, name and arguments.
 inline Category category_of(const RawEvent& raw) {
   if (raw.ph != 'X') return raw.name == "[memory]" ? Category::kMemory : Category::kInstant;
@@ -291,10 +304,20 @@ inline Category category_of(const RawEvent& raw) {
 // The parts of a parsed event that need no state of the trace, worked out as soon as the
 // event is read, while its text is in this core's cache.
 inline void settle(RawEvent& raw) {
-  // Both point into the batch, which simdjson's padding follows.
+  // All point into the batch, which simdjson's padding follows.
   raw.ts_ok = parse_fixed_padded(raw.ts, 3, &raw.ts_value);
   raw.dur_ok = !raw.dur.empty() && parse_fixed_padded(raw.dur, 6, &raw.dur_value);
   raw.category = category_of(raw);
+  if (raw.ph == 's' || raw.ph == 'f') {
+    raw.launch_flow = is_launch_flow(raw.cat) || is_launch_flow(raw.name);
+    raw.flow_ok = raw.launch_flow && parse_fixed_padded(raw.flow_id, 0, &raw.flow_value);
+  }
+  if (raw.has_cat) {
+    raw.profiler_span = equals_lower(raw.cat, "trace");
+    raw.mtia = equals_lower(raw.cat, "mtia_ccp_events");
+    raw.unknown_device = raw.category == Category::kKernel && !raw.mtia && !equals_lower(raw.cat, "kernel");
+  }
+  raw.name_slot = uint16_t(InternCache::slot_of(raw.name));
 }
 
 }  // namespace mlprof::model::kineto

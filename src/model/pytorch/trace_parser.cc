@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "model/intern_cache.h"
+#include "model/pytorch/distinct_records.h"
 #include "model/pytorch/event_scan.h"
 #include "model/pytorch/number.h"
 #include "model/pytorch/raw_event.h"
@@ -32,10 +33,6 @@ using simdjson::error_code;
 
 // A field's key as written (our keys have no escapes, so a key with one simply matches none).
 std::string_view key_of(od::field& field) { return key_at(field.key().raw()); }
-
-bool is_launch_flow(std::string_view s) {
-  return s == "ac2g" || s == "async_cpu_to_gpu" || s == "launch";
-}
 
 // A raw token as an error message quotes it: its first 40 bytes, without the whitespace that
 // follows it in the file, control characters as '?', so that the message stays one line.
@@ -122,10 +119,11 @@ class TraceReader final : public EventParser {
   }
 
   // An event's name, label or thread name into the string table.
-  StringId intern(std::string_view s) {
-    if (stages_ == nullptr) return names_.intern(s);
+  StringId intern(std::string_view s) { return intern(s, InternCache::slot_of(s)); }
+  StringId intern(std::string_view s, uint32_t slot) {
+    if (stages_ == nullptr) return names_.intern(s, slot);
     const int64_t begin = monotonic_ns();
-    const StringId id = names_.intern(s);
+    const StringId id = names_.intern(s, slot);
     intern_ns_ += monotonic_ns() - begin;
     return id;
   }
@@ -149,26 +147,9 @@ class TraceReader final : public EventParser {
   std::unordered_map<TrackKey, uint32_t, TrackHash> tracks_;
   // Training repeats launch configurations and memory blocks (at the same totals) step after
   // step: each distinct one is kept once.
-  struct RecordHash {
-    template <typename Record>
-    size_t operator()(const Record& r) const {
-      static_assert(sizeof(Record) % 8 == 0, "a record is 64-bit words with no padding");
-      uint64_t words[sizeof(Record) / 8], h = 0;
-      std::memcpy(words, &r, sizeof words);
-      for (uint64_t w : words) h = (h ^ w) * 0x100000001B3ull + (h >> 29);
-      return size_t(h);
-    }
-  };
-  template <typename Record>
-  static uint32_t distinct(std::unordered_map<Record, uint32_t, RecordHash>& index, std::vector<Record>& records,
-                           const Record& r) {
-    auto [it, added] = index.try_emplace(r, uint32_t(records.size()));
-    if (added) records.push_back(r);
-    return it->second;
-  }
-  std::unordered_map<KernelLaunch, uint32_t, RecordHash> kernel_index_;
-  std::unordered_map<MemoryRecord, uint32_t, RecordHash> memory_index_;
-  std::unordered_map<OpArgs, uint32_t, RecordHash> op_args_index_;
+  DistinctRecords<KernelLaunch> kernel_index_;
+  DistinctRecords<MemoryRecord> memory_index_;
+  DistinctRecords<OpArgs> op_args_index_;
   TrackKey last_key_{INT64_MIN, INT64_MIN, false};
   uint32_t last_track_ = 0;
 };
@@ -421,10 +402,11 @@ bool TraceReader::add_event(RawEvent& raw) {
       return add_metadata(raw);
     case 's':
     case 'f': {
-      if (!is_launch_flow(raw.cat) && !is_launch_flow(raw.name)) return true;
+      if (!raw.launch_flow) return true;
       FlowPoint point;
-      if (!raw.pid.present || !raw.tid.present || !parse_fixed(raw.flow_id, 0, &point.id) || !raw.ts_ok)
+      if (!raw.pid.present || !raw.tid.present || !raw.flow_ok || !raw.ts_ok)
         return true;  // an arrow we cannot place is only an arrow
+      point.id = raw.flow_value;
       point.ts_ns = raw.ts_value;
       point.pid = raw.pid.value;
       point.tid = raw.tid.value;
@@ -436,13 +418,12 @@ bool TraceReader::add_event(RawEvent& raw) {
       return true;
   }
   // The profiler's own span and its global markers are not work.
-  if (raw.has_cat && equals_lower(raw.cat, "trace")) return true;
+  if (raw.profiler_span) return true;
   if (raw.ph != 'X' && raw.global_scope) return true;
 
   Event e;
   e.category = raw.category;
-  if (e.category == Category::kKernel && raw.has_cat && !equals_lower(raw.cat, "kernel") &&
-      !equals_lower(raw.cat, "mtia_ccp_events")) {
+  if (raw.unknown_device) {
     if (t_.unknown_device_events++ == 0) {
       t_.unknown_device_category = std::string(raw.cat.substr(0, 40));
       for (char& ch : t_.unknown_device_category)
@@ -457,7 +438,7 @@ bool TraceReader::add_event(RawEvent& raw) {
   }
   e.correlation = raw.correlation;
   e.external_id = raw.external_id;
-  e.name = intern(raw.name);
+  e.name = intern(raw.name, raw.name_slot);
   const bool device = is_device_category(e.category);
   int64_t pid = raw.pid.present ? raw.pid.value : 0, tid = raw.tid.present ? raw.tid.value : 0;
   if (device) {
@@ -465,13 +446,13 @@ bool TraceReader::add_event(RawEvent& raw) {
     if (raw.stream != kNoId) tid = raw.stream;
   }
   e.track = track_of(pid, tid, device);
-  if (device && raw.has_cat && equals_lower(raw.cat, "mtia_ccp_events")) t_.tracks[e.track].mtia = true;
+  if (device && raw.mtia) t_.tracks[e.track].mtia = true;
   const uint32_t op_args = raw.op_args != kNoPart ? add_op_args(*raw.op_args_if()) : UINT32_MAX;
   switch (e.category) {
     case Category::kKernel: {
       KernelLaunch k = raw.kernel != kNoPart ? *raw.kernel_if() : KernelLaunch{};
       if (op_args != UINT32_MAX) k.op_args = op_args;
-      e.detail = distinct(kernel_index_, t_.kernels, k);
+      e.detail = kernel_index_.index_of(k, &t_.kernels);
       break;
     }
     case Category::kMemcpy:
@@ -480,7 +461,7 @@ bool TraceReader::add_event(RawEvent& raw) {
       t_.copies.push_back({raw.bytes});
       break;
     case Category::kMemory:
-      e.detail = distinct(memory_index_, t_.memory, raw.memory != kNoPart ? *raw.memory_if() : MemoryRecord{});
+      e.detail = memory_index_.index_of(raw.memory != kNoPart ? *raw.memory_if() : MemoryRecord{}, &t_.memory);
       break;
     case Category::kSync:  // -1 where the wait is on no recorded event
       if (raw.wait_on_record >= 0 && raw.wait_on_stream >= 0) {
@@ -511,7 +492,7 @@ uint32_t TraceReader::add_op_args(const RawOpArgs& raw) {
   a.in_nelems = raw.in_nelems;
   a.out_nelems = raw.out_nelems;
   a.group_size = raw.group_size;
-  return distinct(op_args_index_, t_.op_args, a);
+  return op_args_index_.index_of(a, &t_.op_args);
 }
 
 bool TraceReader::add_metadata(const RawEvent& raw) {
