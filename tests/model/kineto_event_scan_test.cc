@@ -120,5 +120,28 @@ TEST(KinetoEventScan, LeavesOtherBatchesToOnDemand) {
   EXPECT_TRUE(raws.empty());
 }
 
+// Each event's pid and tid as written, however often the one before repeats them.
+TEST(KinetoEventScan, ReadsRepeatedThreadIds) {
+  const Batch batch = padded(R"([
+    {"ph": "X", "pid": 7, "tid": 7},
+    {"ph": "X", "pid": 7, "tid": 12345678},
+    {"ph": "X", "pid": 70, "tid": 12345678 },
+    {"ph": "X", "pid": -7, "tid": 123456789},
+    {"ph": "X", "pid": 7, "tid": 123456789},
+    {"ph": "X", "pid": 1e3, "tid": 12345679}
+  ])");
+  EventScan scan;
+  std::vector<RawEvent> raws;
+  RawParts parts;
+  ASSERT_TRUE(scan.read(batch.json(), &raws, &parts));
+  const int64_t pids[] = {7, 7, 70, -7, 7, 1000}, tids[] = {7, 12345678, 12345678, 123456789, 123456789, 12345679};
+  ASSERT_EQ(raws.size(), 6u);
+  for (size_t i = 0; i < raws.size(); ++i) {
+    EXPECT_TRUE(raws[i].pid.present && raws[i].tid.present) << i;
+    EXPECT_EQ(raws[i].pid.value, pids[i]) << i;
+    EXPECT_EQ(raws[i].tid.value, tids[i]) << i;
+  }
+}
+
 }  // namespace
 }  // namespace mlprof::model::kineto

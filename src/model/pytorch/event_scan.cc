@@ -142,7 +142,15 @@ bool string_value(Tokens& t, std::string_view* out, bool* is_string = nullptr) {
   return t.string(out);
 }
 
-bool thread_id(Tokens& t, ThreadId* id) {
+// A number token of at most eight bytes and its value: the events of a batch mostly repeat
+// their thread's pid and tid, so that the last one read spares parsing most.
+struct LastNumber {
+  uint64_t text = 0;  // its bytes, zeros past its end
+  size_t size = 0;    // 0: none yet
+  int64_t value = 0;
+};
+
+bool thread_id(Tokens& t, ThreadId* id, LastNumber* last) {
   const char c = t.peek();
   if (c == '"') {
     std::string_view label;
@@ -153,7 +161,20 @@ bool thread_id(Tokens& t, ThreadId* id) {
   if (c == '-' || is_digit(c)) {
     std::string_view token;
     if (!t.number(&token)) return false;
+    if (token.size() > 8) {
+      id->set_number(token);
+      return true;
+    }
+    uint64_t text;
+    std::memcpy(&text, token.data(), 8);  // the batch is padded
+    text &= ~uint64_t(0) >> (64 - 8 * token.size());
+    if (token.size() == last->size && text == last->text) {
+      id->value = last->value;
+      id->present = true;
+      return true;
+    }
     id->set_number(token);
+    if (id->present) *last = {text, token.size(), id->value};
     return true;
   }
   return t.skip();
@@ -221,7 +242,7 @@ bool args(Tokens& t, RawEvent* raw) {
 }
 
 // An object's fields after its '{', and its '}'.
-bool fields(Tokens& t, RawEvent* raw) {
+bool fields(Tokens& t, RawEvent* raw, LastNumber (&last)[2]) {
   do {
     std::string_view key;
     if (!t.key(&key)) return false;
@@ -237,8 +258,8 @@ bool fields(Tokens& t, RawEvent* raw) {
       case EventKey::kId: raw->flow_id = t.token(), ok = t.skip(1); break;
       case EventKey::kDur: raw->dur = t.token(), ok = t.skip(1); break;
       case EventKey::kCat: ok = string_value(t, &raw->cat, &raw->has_cat); break;
-      case EventKey::kPid: ok = thread_id(t, &raw->pid); break;
-      case EventKey::kTid: ok = thread_id(t, &raw->tid); break;
+      case EventKey::kPid: ok = thread_id(t, &raw->pid, &last[0]); break;
+      case EventKey::kTid: ok = thread_id(t, &raw->tid, &last[1]); break;
       case EventKey::kName: ok = string_value(t, &raw->name); break;
       case EventKey::kArgs: ok = args(t, raw); break;
       case EventKey::kScope: {
@@ -256,9 +277,10 @@ bool fields(Tokens& t, RawEvent* raw) {
 }
 
 // An event, settled (raw_event.h) while its text is in this core's cache.
-bool event(Tokens& t, RawEvent* raw) {
+// `last`: the last pid and tid read.
+bool event(Tokens& t, RawEvent* raw, LastNumber (&last)[2]) {
   if (!t.take('{')) return false;  // not an object: the other parser says which element
-  if (!t.take('}') && !fields(t, raw)) return false;
+  if (!t.take('}') && !fields(t, raw, last)) return false;
   settle(*raw);
   return true;
 }
@@ -285,12 +307,13 @@ bool EventScan::read(const PaddedJson& batch, std::vector<RawEvent>* raws, RawPa
   Tokens t(batch.data, stage1_->structural_indexes.get(), stage1_->n_structural_indexes,
            std::memchr(batch.data, '\\', batch.size) != nullptr);
   const size_t before = raws->size();
+  LastNumber last[2];
   bool ok = t.take('[');
   if (ok && !t.take(']')) {
     do {
       RawEvent& raw = raws->emplace_back();
       raw.parts = parts;
-      ok = event(t, &raw);
+      ok = event(t, &raw, last);
     } while (ok && t.take(','));
     ok = ok && t.take(']');
   }
