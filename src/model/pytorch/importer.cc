@@ -162,6 +162,7 @@ class PyTorchImport {
   NameIndex consumer_name(StringId name, int64_t pid, uint32_t op_args);
   void add_op_args_stats(const kineto::OpArgs& a);
   StringId op_of(const kineto::Event& e) const;
+  int64_t step_of(StringId name);
   std::string thread_line_name(const kineto::Track& track) const;
 
   Profile& p_;
@@ -176,6 +177,9 @@ class PyTorchImport {
   std::vector<uint32_t> order_;            // trace events grouped by line, each line sorted
   std::vector<int64_t> devices_;           // device ordinals, by first appearance
   std::unordered_map<int64_t, StringId> op_by_external_id_;
+  std::vector<int64_t> step_by_name_;      // by StringId: step_of(), once worked out
+  static constexpr int64_t kOutOfRange = INT64_MIN;
+  int64_t earliest_ns_ = 0;                // as written, with the base time; kOutOfRange when one overflows
   std::vector<uint8_t> consumer_track_;    // host threads whose work joins the process's step
 
   std::vector<NameIndex> plain_names_;     // by StringId
@@ -200,9 +204,6 @@ bool PyTorchImport::run(std::string* error) {
   {
     StageTimer timer(stages_, IngestStages::kLines);
     kernel_details_.assign(t_.kernels.size(), kNoString);
-    memory_records_.resize(t_.memory.size());
-    for (const kineto::Event& e : t_.events)
-      if (e.category == Category::kMemory) ++memory_records_[e.detail].count;
     assign_lines();
     group_by_line();
   }
@@ -223,13 +224,8 @@ bool PyTorchImport::run(std::string* error) {
 // epoch); the model measures from the earliest event of the first host.
 bool PyTorchImport::place_in_time() {
   const int64_t base = t_.base_time_ns.value_or(0);
-  int64_t earliest = INT64_MAX;
-  for (const kineto::Event& e : t_.events) {
-    int64_t ns;
-    if (__builtin_add_overflow(e.ts_ns, base, &ns)) return fail("a timestamp is out of range");
-    earliest = std::min(earliest, ns);
-  }
-  origin_ns_ = p_.hosts.empty() ? earliest : p_.origin_ns;
+  if (earliest_ns_ == kOutOfRange) return fail("a timestamp is out of range");
+  origin_ns_ = p_.hosts.empty() ? earliest_ns_ : p_.origin_ns;
   for (size_t i = 0; i < t_.events.size(); ++i) {
     kineto::Event& e = t_.events[i];
     if (e.dur_ps > kMaxEventDurationPs)
@@ -247,29 +243,45 @@ bool PyTorchImport::place_in_time() {
 }
 
 // External ids of ops (to name the op behind GPU work), the steps, the threads that run
-// beside them, and correlation ids that only flow arrows give.
+// beside them, and correlation ids that only flow arrows give; and the earliest time, in
+// the same pass over the events.
 void PyTorchImport::index_ops_and_steps() {
   std::unordered_set<int64_t> step_pids;
   std::vector<uint8_t> step_track(t_.tracks.size(), 0);
+  op_by_external_id_.reserve(t_.count_by_category[size_t(Category::kCpuOp)] +
+                             t_.count_by_category[size_t(Category::kUserAnnotation)]);
+  const int64_t base = t_.base_time_ns.value_or(0);
+  int64_t earliest = INT64_MAX;
+  bool missing = false, out_of_range = false;
   for (const kineto::Event& e : t_.events) {
-    if (e.category != Category::kCpuOp && e.category != Category::kUserAnnotation) continue;
-    if (e.external_id != kineto::kNoId) op_by_external_id_.emplace(e.external_id, e.name);
-    int64_t n;
-    if (xs::profiler_step_number(p_.strings.view(e.name), &n)) {
-      step_track[e.track] = 1;
-      step_pids.insert(t_.tracks[e.track].pid);
+    int64_t ns;
+    out_of_range |= __builtin_add_overflow(e.ts_ns, base, &ns);
+    earliest = std::min(earliest, ns);
+    switch (e.category) {
+      case Category::kCpuOp:
+      case Category::kUserAnnotation:
+        if (e.external_id != kineto::kNoId) op_by_external_id_.emplace(e.external_id, e.name);
+        if (step_of(e.name) >= 0) {
+          step_track[e.track] = 1;
+          step_pids.insert(t_.tracks[e.track].pid);
+        }
+        break;
+      case Category::kRuntime:
+      case Category::kDriver:
+      case Category::kKernel:
+      case Category::kMemcpy:
+      case Category::kMemset:
+        missing |= e.correlation == kineto::kNoId;
+        break;
+      default:
+        break;
     }
   }
+  earliest_ns_ = out_of_range ? kOutOfRange : earliest;
   consumer_track_.assign(t_.tracks.size(), 0);
   for (size_t k = 0; k < t_.tracks.size(); ++k)
     consumer_track_[k] = !t_.tracks[k].device && !step_track[k] && step_pids.count(t_.tracks[k].pid) > 0;
 
-  bool missing = false;
-  for (const kineto::Event& e : t_.events) {
-    missing |= e.correlation == kineto::kNoId &&
-               (e.category == Category::kRuntime || e.category == Category::kDriver || e.category == Category::kKernel ||
-                e.category == Category::kMemcpy || e.category == Category::kMemset);
-  }
   // The flows are read once, here: their memory goes before the model grows.
   std::deque<kineto::FlowPoint> starts = std::move(t_.flow_starts), ends = std::move(t_.flow_ends);
   if (!missing || (starts.empty() && ends.empty())) return;
@@ -299,6 +311,7 @@ void PyTorchImport::index_ops_and_steps() {
   }
 }
 
+// Each event's line (and how often each memory record is named, in the same pass).
 void PyTorchImport::assign_lines() {
   std::vector<uint32_t> thread_line(t_.tracks.size(), UINT32_MAX), python_line(t_.tracks.size(), UINT32_MAX);
   std::unordered_map<int64_t, uint32_t> device_slot;
@@ -321,10 +334,12 @@ void PyTorchImport::assign_lines() {
     return uint32_t(lines_.size() - 1);
   };
   line_of_.resize(t_.events.size());
+  memory_records_.resize(t_.memory.size());
   for (size_t i = 0; i < t_.events.size(); ++i) {
     const kineto::Event& e = t_.events[i];
     const kineto::Track& track = t_.tracks[e.track];
     uint32_t line;
+    if (e.category == Category::kMemory) ++memory_records_[e.detail].count;
     switch (e.category) {
       case Category::kKernel:
       case Category::kMemcpy:
@@ -422,6 +437,9 @@ void PyTorchImport::group_by_line() {
 // Sorts each line by start, an enclosing event (the longer) before what it encloses.
 void PyTorchImport::sort_lines() {
   std::vector<LinePlace> places;
+  uint32_t longest = 0;
+  for (const StagedLine& line : lines_) longest = std::max(longest, line.count);
+  places.reserve(longest);  // once: growing it line by line would copy it and fault in fresh pages
   for (const StagedLine& line : lines_) {
     places.clear();
     for (uint32_t k = line.first; k < line.first + line.count; ++k) {
@@ -574,6 +592,15 @@ void PyTorchImport::add_line(const StagedLine& staged) {
   }
 }
 
+// The step number of a ProfilerStep#N name, or -1: read once per name.
+int64_t PyTorchImport::step_of(StringId name) {
+  constexpr int64_t kNotRead = -2;
+  if (name >= step_by_name_.size()) step_by_name_.resize(std::max<size_t>(name + 1, p_.strings.size()), kNotRead);
+  int64_t& step = step_by_name_[name];
+  if (step == kNotRead && !xs::profiler_step_number(p_.strings.view(name), &step)) step = -1;
+  return step;
+}
+
 StringId PyTorchImport::op_of(const kineto::Event& e) const {
   // Older traces copy the correlation id into "External id": then it names no op.
   if (e.external_id == kineto::kNoId || e.external_id == e.correlation) return kEmptyString;
@@ -642,7 +669,7 @@ void PyTorchImport::add_event(uint32_t i, const StagedLine& staged, EventIndex p
       // 2021 traces file ProfilerStep#N as an op, later ones as a user annotation.
       if (staged.role == LineRole::kThread &&
           (e.category == Category::kUserAnnotation || e.category == Category::kCpuOp) &&
-          xs::profiler_step_number(p_.strings.view(e.name), &step)) {
+          (step = step_of(e.name)) >= 0) {
         name = step_name(e.name, step, track.pid);
       } else if (parent == kNone && staged.role == LineRole::kThread && consumer_track_[e.track]) {
         name = consumer_name(e.name, track.pid, e.detail);
