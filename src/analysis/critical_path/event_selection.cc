@@ -27,14 +27,23 @@ void EventSelection::add(uint32_t line, model::EventIndex first, uint32_t count)
 
 void EventSelection::finish() {
   for (; next_line_ < line_first_run_.size(); ++next_line_) line_first_run_[next_line_] = uint32_t(runs_.size());
+  index_blocks();
 }
 
-uint32_t EventSelection::slot_of_run(model::EventIndex e) const {
-  auto it = std::upper_bound(runs_.begin(), runs_.end(), e,
-                             [](model::EventIndex v, const Run& r) { return v < r.first; });
-  if (it == runs_.begin()) return kNoSlot;
-  --it;
-  return e - it->first < it->count ? it->slot + (e - it->first) : kNoSlot;
+void EventSelection::index_blocks() {
+  block_run_.clear();
+  if (runs_.empty()) return;
+  // Runs are ascending and do not overlap: the runs ending past a block's start begin at or
+  // after those ending past an earlier block's.
+  first_block_ = runs_.front().first >> kBlockBits;
+  const size_t last_block = (size_t(runs_.back().first) + runs_.back().count - 1) >> kBlockBits;
+  block_run_.resize(last_block - first_block_ + 1);
+  uint32_t r = 0;
+  for (size_t b = first_block_; b <= last_block; ++b) {
+    const size_t start = b << kBlockBits;
+    while (r < runs_.size() && size_t(runs_[r].first) + runs_[r].count <= start) ++r;
+    block_run_[b - first_block_] = r;
+  }
 }
 
 }  // namespace mlprof::analysis

@@ -25,7 +25,7 @@ class EventSelection {
 
   // Adds events [first, first + count) of `line`; lines and runs come in ascending order.
   void add(uint32_t line, model::EventIndex first, uint32_t count);
-  // After the last add.
+  // After the last add (before any look-up).
   void finish();
 
   bool is_whole() const { return whole_; }
@@ -63,7 +63,18 @@ class EventSelection {
     uint32_t count = 0;
     uint32_t slot = 0;  // the slot of `first`
   };
-  uint32_t slot_of_run(model::EventIndex e) const;
+  uint32_t slot_of_run(model::EventIndex e) const {
+    const size_t b = size_t(e) >> kBlockBits;
+    if (b < first_block_ || b - first_block_ >= block_run_.size()) return kNoSlot;
+    for (uint32_t r = block_run_[b - first_block_]; r < runs_.size() && runs_[r].first <= e; ++r)
+      if (e - runs_[r].first < runs_[r].count) return runs_[r].slot + (e - runs_[r].first);
+    return kNoSlot;
+  }
+  // Events by blocks of 2^kBlockBits indices: block b's first run that ends past the block's
+  // start, from which a look-up scans (a window's runs are few a block), rather than a binary
+  // search over all its runs for each of the graph's millions of look-ups.
+  static constexpr unsigned kBlockBits = 10;
+  void index_blocks();
 
   const std::vector<model::Line>* lines_ = nullptr;
   bool whole_ = false;
@@ -71,6 +82,8 @@ class EventSelection {
   std::vector<Run> runs_;                  // ascending
   std::vector<uint32_t> line_first_run_;  // line l's runs: [line_first_run_[l], line_first_run_[l + 1])
   uint32_t next_line_ = 0;                 // the first line whose runs have not begun
+  std::vector<uint32_t> block_run_;        // per block from the first run's: index_blocks
+  size_t first_block_ = 0;
 };
 
 }  // namespace mlprof::analysis
