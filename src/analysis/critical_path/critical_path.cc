@@ -348,7 +348,8 @@ void predict_in_window(WindowGraph& wg, const std::vector<WhatIfChange>& changes
 // One window of several: the changes asked most, made before the means are known (the graph
 // is gone by then): each kind on its paths removed and halved (the bottleneck, the
 // recommendations and the default what-ifs ask them) and, for the defaults, its own largest
-// ops and kernels.
+// ops and kernels. The summary's bottleneck asks each kind removed and changed at its
+// recommended scale only; its callers' other changes come with theirs (asked_early).
 void predict_ahead(const PathInputs& in, WindowGraph& wg, WindowPaths& out, bool defaults) {
   for (const PathEdge& e : wg.g->edges)
     if (size_t(e.kind) < kNumPathKinds) out.kind_in_graph[size_t(e.kind)] = true;
@@ -359,7 +360,9 @@ void predict_ahead(const PathInputs& in, WindowGraph& wg, WindowPaths& out, bool
   std::vector<WhatIfChange> changes;
   for (size_t k = 0; k < kNumPathKinds; ++k)
     if (predicts_removal(k, held, in.detail))
-      for (double scale : {0.0, 0.5}) changes.push_back({std::string(kPathKindKeys[k]), scale});
+      for (double scale : {0.0, 0.5})
+        if (in.detail != PathDetail::kSummary || scale == 0 || scale == recommended_scale(PathKind(k)))
+          changes.push_back({std::string(kPathKindKeys[k]), scale});
   if (defaults) {
     CriticalPath own;
     own.top_ops = largest(out.ops, kTopOverall, 1);

@@ -137,7 +137,8 @@ std::vector<std::optional<EdgeList>> match_what_ifs(const model::Profile& p, con
     uint64_t reached = 0;
     for (uint32_t k = 0; k < g.edges.size(); ++k) {
       const PathEdge& e = g.edges[k];
-      uint64_t bits = inside_of(e.event) | inside_of(e.owner);
+      uint64_t bits = inside_of(e.event);
+      if (e.owner != e.event) bits |= inside_of(e.owner);  // a host event owns its own edges
       reached |= bits;
       for (; bits != 0; bits &= bits - 1) matched[size_t(std::countr_zero(bits))].push_back(k);
     }
