@@ -37,6 +37,7 @@ PartialReplay::PartialReplay(const DependencyGraph& g, const std::vector<int64_t
       measured_(measured_ps),
       out_(out),
       time_(measured_ps),
+      stale_from_(uint32_t(g.num_nodes())),
       dirty_((g.num_nodes() + 63) / 64, 0),
       scaled_(g.edges.size(), 0) {}
 
@@ -47,21 +48,33 @@ double PartialReplay::mean_step_ms(const std::vector<uint32_t>& scaled, double s
 
 double PartialReplay::total_step_ps(const std::vector<uint32_t>& scaled, double scale) {
   if (g_.steps.empty()) return 0;
-  if (scaled.empty()) return total_step_ps_now();
+  const uint32_t n = uint32_t(g_.num_nodes());
+  if (scaled.empty()) {
+    measured_below(n);
+    return total_step_ps_now();
+  }
   for (uint32_t k : scaled) scaled_[k] = 1;
   const uint32_t first = g_.edges[scaled.front()].to;  // edges are grouped by target, and listed in order
   // A change of many edges moves most instants: replaying all from the first is cheaper than
-  // following the marks.
+  // following the marks. That replay writes every node it passes, so only those before it need
+  // their measured times back.
   const bool dense = scaled.size() * kDenseShare >= g_.edges.size();
+  measured_below(dense ? first : n);
   // From here on every node was replayed (a marked replay whose change spread goes on so).
   const uint32_t all_from = dense ? first : replay_marked(scaled, scale);
   if (dense) replay_from(first, scale);
   const double ps = total_step_ps_now();
   for (uint32_t v : changed_) time_[v] = measured_[v];
-  if (all_from < g_.num_nodes()) std::copy(measured_.begin() + all_from, measured_.end(), time_.begin() + all_from);
+  stale_from_ = all_from;
   changed_.clear();
   for (uint32_t k : scaled) scaled_[k] = 0;
   return ps;
+}
+
+void PartialReplay::measured_below(uint32_t end) {
+  if (stale_from_ >= end) return;
+  std::copy(measured_.begin() + stale_from_, measured_.begin() + end, time_.begin() + stale_from_);
+  stale_from_ = end;
 }
 
 double PartialReplay::total_step_ps_now() const {

@@ -45,7 +45,13 @@ class PartialReplay {
   const DependencyGraph& g_;
   const std::vector<int64_t>& measured_;
   const OutEdges& out_;
+  // Gives the nodes below `end` their measured times again (a replay left later ones stale).
+  void measured_below(uint32_t end);
+
   std::vector<int64_t> time_;     // the measured times, but for the nodes in changed_ while replaying
+  // and those from stale_from_ on after a replay that ran on to the end (nodes nothing leads to
+  // keep their measured times throughout)
+  uint32_t stale_from_;
   std::vector<uint64_t> dirty_;   // one bit a node: a dependency moved or was scaled
   std::vector<uint8_t> scaled_;   // per edge, while replaying
   std::vector<uint32_t> changed_;
