@@ -58,7 +58,7 @@ double PartialReplay::total_step_ps(const std::vector<uint32_t>& scaled, double 
   // A change of many edges moves most instants: replaying all from the first is cheaper than
   // following the marks. That replay writes every node it passes, so only those before it need
   // their measured times back.
-  const bool dense = scaled.size() * kDenseShare >= g_.edges.size();
+  const bool dense = replays_to_end(scaled);
   measured_below(dense ? first : n);
   // From here on every node was replayed (a marked replay whose change spread goes on so).
   const uint32_t all_from = dense ? first : replay_marked(scaled, scale);

@@ -30,10 +30,20 @@ class PartialReplay {
   double mean_step_ms(const std::vector<uint32_t>& scaled, double scale);
   // The same summed over the reported steps (GraphStep::reported), in ps: windows' sums add up.
   double total_step_ps(const std::vector<uint32_t>& scaled, double scale);
+  // Changes made in ascending order of this key cost least: those that follow their marks
+  // first, then those that replay every node from their first by descending first node (each
+  // then finds the nodes below its start measured still).
+  uint64_t order_key(const std::vector<uint32_t>& scaled) const {
+    if (scaled.empty() || !replays_to_end(scaled)) return 0;
+    return 1 + g_.num_nodes() - g_.edges[scaled.front()].to;
+  }
 
  private:
   // Above this share of the edges scaled (1 in kDenseShare), replay every node after the first.
   static constexpr size_t kDenseShare = 20;
+  bool replays_to_end(const std::vector<uint32_t>& scaled) const {
+    return scaled.size() * kDenseShare >= g_.edges.size();
+  }
   double total_step_ps_now() const;  // with the times in time_ as they are
   void replay_from(uint32_t first, double scale);
   uint32_t replay_marked(const std::vector<uint32_t>& scaled, double scale);

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <future>
 #include <iterator>
+#include <numeric>
 #include <set>
 #include <thread>
 
@@ -232,11 +233,16 @@ void WhatIfPredictor::make(const std::vector<WhatIfChange>& changes) {
       std::min<size_t>(std::max(1u, std::min({std::thread::hardware_concurrency(), 8u, max_threads_})), jobs.size());
   while (s.replayers.size() < threads)
     s.replayers.push_back(std::make_unique<PartialReplay>(g_, s.measured_ps, s.out));
+  std::vector<size_t> order(jobs.size());
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::vector<uint64_t> key(jobs.size());
+  for (size_t j = 0; j < jobs.size(); ++j) key[j] = s.replayers.front()->order_key(*jobs[j].first);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key[a] < key[b]; });
   std::vector<std::future<void>> running;
   for (size_t t = 0; t < threads; ++t)
     running.push_back(std::async(std::launch::async | std::launch::deferred, [&, t] {
-      for (size_t j = t; j < jobs.size(); j += threads)
-        total_ps[j] = s.replayers[t]->total_step_ps(*jobs[j].first, jobs[j].second);
+      for (size_t i = t; i < jobs.size(); i += threads)
+        total_ps[order[i]] = s.replayers[t]->total_step_ps(*jobs[order[i]].first, jobs[order[i]].second);
     }));
   for (auto& r : running) r.get();
   for (size_t j = 0; j < jobs.size(); ++j) predicted_.emplace(keys[j], total_ps[j]);
