@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "analysis/device_work.h"
+#include "analysis/sort_runs.h"
 #include "model/op_arg_names.h"
 #include "model/well_known_strings.h"
 
@@ -72,17 +73,22 @@ WindowDeviceWork window_device_work(const model::Profile& p, const WindowDeviceI
   DeviceWorkClassifier classify(p);
   for (const WindowDeviceInputs::Host& wh : in.hosts) {
     const model::Host& host = p.hosts[wh.host];
-    // The window's launches on the host's threads, by correlation id.
+    // The window's launches on the host's threads, by correlation id (a thread's in time order
+    // already: merged, not sorted).
     std::vector<std::pair<uint64_t, EventIndex>> launches;
+    std::vector<size_t> runs;  // one a thread
     for (uint32_t pl = host.first_plane; pl < host.first_plane + host.num_planes; ++pl) {
       const model::Plane& plane = p.planes[pl];
       if (plane.kind != model::PlaneKind::kHostThreads) continue;
-      for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l)
+      for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l) {
+        runs.push_back(launches.size());
         events.for_each_in_line(l, [&](EventIndex e) {
           if (const auto c = correlation_of(p, e)) launches.emplace_back(*c, e);
         });
+      }
     }
-    std::sort(launches.begin(), launches.end());
+    if (runs.empty() || runs.front() != 0) runs.insert(runs.begin(), 0);
+    sort_runs(launches, std::move(runs), std::less<>());
     HostGpuActivity h;
     h.profile = &p;
     h.host = wh.host;
