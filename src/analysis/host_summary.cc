@@ -53,20 +53,20 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p, unsig
       o.memory = memory_pressure(p, &out->memories);
     }
   });
+  // The critical path (the overview's largest part) on a core of its own: its graph needs only
+  // the steps' grouping and windows; its what-ifs, asked once the graph is built, the op totals.
+  // It runs beside the rest only when the work apart runs on a thread, which will give it the
+  // totals. Where the steps are marked it starts once they are grouped, beside their breakdowns
+  // (with a copy of their grouping); a profile without steps has its pseudo step's window only
+  // after them.
   std::optional<StepAnalysis> steps;
-  if (parts & (kPodHosts | kOverview | kStepOpTimes)) {
-    steps = analyze_steps(p);
-    out->whole_profile = steps->whole_profile;
-  }
-  // The critical path (the overview's largest part) on a core of its own from here: its graph
-  // needs only the steps; its what-ifs, asked once the graph is built, the op totals. It runs
-  // here only when the work apart runs on a thread, which will give it the totals.
+  std::optional<StepAnalysis> grouped;  // the steps as the critical path reads them, before they are analysed
   std::future<std::optional<Bottleneck>> bottleneck;
-  if (parts & kOverview) {
-    o.environment = compute_run_environment(p);
+  auto start_bottleneck = [&](const StepAnalysis& path_steps) {
     const bool apart_on_thread = apart.wait_for(std::chrono::seconds(0)) != std::future_status::deferred;
-    bottleneck = std::async(apart_on_thread ? std::launch::async | std::launch::deferred : std::launch::deferred, [&] {
-      return find_bottleneck(p, *steps, [&] {
+    bottleneck = std::async(apart_on_thread ? std::launch::async | std::launch::deferred : std::launch::deferred,
+                            [&, path_steps = &path_steps] {
+      return find_bottleneck(p, *path_steps, [&] {
         totals_done.get();
         // The recommendations' changes, this host's top op among them (the page names the run's,
         // which is this one's when the run is one host).
@@ -79,7 +79,20 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p, unsig
         return recommendation_what_ifs(top_op, o.environment.is_tpu());
       });
     });
+  };
+  if (parts & kOverview) o.environment = compute_run_environment(p);
+  if (parts & (kPodHosts | kOverview | kStepOpTimes)) {
+    StepGrouping grouping = group_steps(p);
+    if ((parts & kOverview) && !grouping.selected.empty()) {
+      grouped.emplace();
+      grouped->grouping = grouping;
+      grouped->steps = selected_steps(grouped->grouping);
+      start_bottleneck(*grouped);
+    }
+    steps = analyze_steps(p, std::move(grouping));
+    out->whole_profile = steps->whole_profile;
   }
+  if ((parts & kOverview) && !grouped) start_bottleneck(*steps);
   if (parts & kPodHosts) out->pod = pod_hosts(p, *steps, true);
   if (parts & kStepOpTimes) out->step_op_times = op_time_by_step(p, *steps);
   if (parts & kOverview) {

@@ -175,13 +175,8 @@ std::array<int64_t, kNumCategories> StepBreakdown::category_ps() const {
 
 StepAnalysis analyze_steps(const Profile& p) { return analyze_steps(p, group_steps(p)); }
 
-StepAnalysis analyze_steps(const Profile& p, StepGrouping grouping) {
-  StepAnalysis out;
-  out.grouping = std::move(grouping);
-  const StepGrouping& g = out.grouping;
-  Classifier classifier(p, g);
-
-  // One breakdown per selected step window; the pseudo step takes every event.
+std::vector<StepBreakdown> selected_steps(const StepGrouping& g) {
+  std::vector<StepBreakdown> out;
   for (uint32_t group : g.selected) {
     const Step& s = g.steps[group];
     StepBreakdown b;
@@ -190,8 +185,19 @@ StepAnalysis analyze_steps(const Profile& p, StepGrouping grouping) {
     b.step_num = s.step_num;
     b.begin_ps = s.begin_ps;
     b.duration_ps = s.duration_ps();
-    out.steps.push_back(b);
+    out.push_back(b);
   }
+  return out;
+}
+
+StepAnalysis analyze_steps(const Profile& p, StepGrouping grouping) {
+  StepAnalysis out;
+  out.grouping = std::move(grouping);
+  const StepGrouping& g = out.grouping;
+  Classifier classifier(p, g);
+
+  // One breakdown per selected step window; the pseudo step takes every event.
+  out.steps = selected_steps(g);
   out.whole_profile = out.steps.empty();
   out.profiler_control_ps = classifier.profiler_control().control_ps;
   // A step marker spans time, not work: it is no activity, of its step or of the pseudo step.

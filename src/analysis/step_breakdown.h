@@ -73,6 +73,9 @@ struct StepAnalysis {
 StepAnalysis analyze_steps(const model::Profile& profile);
 // The same from the profile's grouping, made before (group_steps).
 StepAnalysis analyze_steps(const model::Profile& profile, StepGrouping grouping);
+// The selected steps of a grouping with their windows only, not yet broken down: StepAnalysis::
+// steps where the steps are marked (the critical path reads no more of them).
+std::vector<StepBreakdown> selected_steps(const StepGrouping& grouping);
 
 // avg, stddev (population), min, max of a series.
 struct SeriesStats {
