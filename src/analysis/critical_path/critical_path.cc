@@ -266,14 +266,20 @@ WindowGraph build_window(const PathInputs& in, const StepWindow& w) {
 }
 
 // The names of a path's events and of the events around them, and of the calls that launched
-// its device work: what an op what-if must name to reach the path (what_if.h).
+// its device work: what an op what-if must name to reach the path (what_if.h). An event walked
+// already (per slot of the graph's events, `walked`) had its enclosing events' names marked too.
 void mark_path_names(const model::Profile& p, const DependencyGraph& g, const std::vector<PathPiece>& path,
-                     std::vector<uint8_t>& names) {
+                     std::vector<uint8_t>& names, std::vector<uint8_t>& walked) {
   for (const PathPiece& piece : path) {
     if (piece.edge == UINT32_MAX) continue;
     for (model::EventIndex e : {g.edges[piece.edge].event, g.edges[piece.edge].owner})
-      for (; e != model::kNone; e = p.events.parent[e] < e ? p.events.parent[e] : model::kNone)
+      for (; e != model::kNone; e = p.events.parent[e] < e ? p.events.parent[e] : model::kNone) {
+        if (const uint32_t slot = g.events.slot(e); slot != kNoSlot) {
+          if (walked[slot]) break;
+          walked[slot] = 1;
+        }
         names[p.events.name[e]] = 1;
+      }
   }
 }
 
@@ -288,8 +294,8 @@ void read_paths(const PathInputs& in, const StepWindow& w, WindowGraph& wg, Wind
   if (g.steps.empty()) return;
   Replay measured = replay(g, nullptr, 1, true);
   NameTotals step_ops, step_kernels;
-  std::vector<uint8_t> on_path;  // per name, for a window among several
-  if (!w.whole) on_path.assign(p.names.size(), 0);
+  std::vector<uint8_t> on_path, walked;  // per name and per event of the graph, for a window among several
+  if (!w.whole) on_path.assign(p.names.size(), 0), walked.assign(g.events.size(), 0);
   size_t own = 0;
   for (const GraphStep& gs : g.steps) {
     if (!gs.reported) continue;
@@ -311,7 +317,7 @@ void read_paths(const PathInputs& in, const StepWindow& w, WindowGraph& wg, Wind
     out.step_ms += s.step_ms;
     out.path_ms += s.path_ms;
     for (size_t k = 0; k < kNumPathKinds; ++k) out.kind_ms[k] += s.kind_ms[k];
-    if (!on_path.empty()) mark_path_names(p, g, pieces, on_path);
+    if (!on_path.empty()) mark_path_names(p, g, pieces, on_path, walked);
     out.steps.emplace_back(index, std::move(s));
   }
   for (model::NameIndex n = 0; n < on_path.size(); ++n)
