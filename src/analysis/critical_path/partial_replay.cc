@@ -77,12 +77,49 @@ void PartialReplay::measured_below(uint32_t end) {
   stale_from_ = end;
 }
 
-double PartialReplay::total_step_ps_now() const {
+double PartialReplay::total_step_ps_of(const int64_t* time) const {
   double total = 0;
-  const int64_t* time = time_.data();
   for (const GraphStep& s : g_.steps)
     if (s.reported) total += double(time[s.sink] - replayed_begin_ps(g_, time, s));
   return total;
+}
+
+std::pair<double, double> PartialReplay::total_step_ps_pair(const std::vector<uint32_t>& a, double scale_a,
+                                                            const std::vector<uint32_t>& b, double scale_b) {
+  if (g_.steps.empty()) return {0, 0};
+  const uint32_t n = uint32_t(g_.num_nodes());
+  if (second_.empty()) second_ = measured_, second_stale_from_ = n;
+  // Both replayed from the earlier first node: before its own first, a change's replay gives
+  // the measured times back (they replay to themselves).
+  const uint32_t first = std::min(g_.edges[a.front()].to, g_.edges[b.front()].to);
+  measured_below(first);
+  if (second_stale_from_ < first)
+    std::copy(measured_.begin() + second_stale_from_, measured_.begin() + first, second_.begin() + second_stale_from_);
+  for (uint32_t k : a) scaled_[k] |= 1;
+  for (uint32_t k : b) scaled_[k] |= 2;
+  const uint32_t* from = g_.edge_from.data();
+  const int64_t* weight = g_.edge_weight_ps.data();
+  const uint8_t* is_scaled = scaled_.data();
+  const uint32_t* in_first = g_.in_first.data();
+  int64_t* time_a = time_.data();
+  int64_t* time_b = second_.data();
+  for (uint32_t v = first; v < n; ++v) {
+    if (in_first[v] == in_first[v + 1]) continue;  // a node nothing leads to keeps its time
+    int64_t ta = INT64_MIN, tb = INT64_MIN;
+    for (uint32_t k = in_first[v]; k < in_first[v + 1]; ++k) {
+      const int64_t w = weight[k];
+      const int64_t wa = is_scaled[k] & 1 ? scaled_weight(w, scale_a) : w;
+      const int64_t wb = is_scaled[k] & 2 ? scaled_weight(w, scale_b) : w;
+      ta = std::max(ta, time_a[from[k]] + wa);
+      tb = std::max(tb, time_b[from[k]] + wb);
+    }
+    time_a[v] = ta;
+    time_b[v] = tb;
+  }
+  stale_from_ = second_stale_from_ = first;
+  for (uint32_t k : a) scaled_[k] = 0;
+  for (uint32_t k : b) scaled_[k] = 0;
+  return {total_step_ps_of(time_a), total_step_ps_of(time_b)};
 }
 
 // Every node from `first` on, as replay() computes it.

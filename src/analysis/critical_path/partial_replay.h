@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "analysis/critical_path/dependency_graph.h"
@@ -37,6 +38,12 @@ class PartialReplay {
     if (scaled.empty() || !replays_to_end(scaled)) return 0;
     return 1 + g_.num_nodes() - g_.edges[scaled.front()].to;
   }
+  // Whether total_step_ps_pair takes the change (it replays every node from its first).
+  bool pairs(const std::vector<uint32_t>& scaled) const { return !scaled.empty() && replays_to_end(scaled); }
+  // total_step_ps of two such changes, made in one pass: each node's time waits for the one
+  // before it on its thread, and the two replays' chains of waits overlap.
+  std::pair<double, double> total_step_ps_pair(const std::vector<uint32_t>& a, double scale_a,
+                                               const std::vector<uint32_t>& b, double scale_b);
 
  private:
   // Above this share of the edges scaled (1 in kDenseShare), replay every node after the first.
@@ -44,7 +51,8 @@ class PartialReplay {
   bool replays_to_end(const std::vector<uint32_t>& scaled) const {
     return scaled.size() * kDenseShare >= g_.edges.size();
   }
-  double total_step_ps_now() const;  // with the times in time_ as they are
+  double total_step_ps_now() const { return total_step_ps_of(time_.data()); }  // with time_ as it is
+  double total_step_ps_of(const int64_t* time) const;
   void replay_from(uint32_t first, double scale);
   uint32_t replay_marked(const std::vector<uint32_t>& scaled, double scale);
   // A marked replay that has moved at least half of this many nodes, or more, since its first
@@ -62,6 +70,8 @@ class PartialReplay {
   // and those from stale_from_ on after a replay that ran on to the end (nodes nothing leads to
   // keep their measured times throughout)
   uint32_t stale_from_;
+  std::vector<int64_t> second_;  // the second change's times in a pair, as time_ (made on first use)
+  uint32_t second_stale_from_ = 0;
   std::vector<uint64_t> dirty_;   // one bit a node: a dependency moved or was scaled
   std::vector<uint8_t> scaled_;   // per edge, while replaying
   std::vector<uint32_t> changed_;
