@@ -211,6 +211,34 @@ struct Launch {
 
 uint64_t launch_key(uint32_t host, uint64_t correlation_id) { return uint64_t(host) << 48 ^ correlation_id; }
 
+// Calls found(e, launch) for each event e of the device work lines that `take(e)` takes and
+// whose (host, correlation id) key a launch has: the first of `launches` (sorted by key) with it.
+// The events are joined in key order (each line's ids grow with time: merged, not sorted), one
+// pass over both rather than a search of all the launches for each.
+template <typename Take, typename Found>
+void join_launches(const Profile& p, const std::vector<uint8_t>& name_has_keys, const std::vector<uint8_t>& device_work_line,
+                   const std::vector<Launch>& launches, Take&& take, Found&& found) {
+  std::vector<std::pair<uint64_t, EventIndex>> work;  // key, event
+  std::vector<size_t> runs;                           // one a line
+  for (uint32_t l = 0; l < p.lines.size(); ++l) {
+    if (!device_work_line[l]) continue;
+    const auto& line = p.lines[l];
+    const uint32_t host = p.planes[line.plane].host;
+    runs.push_back(work.size());
+    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+      if (!take(e) || !may_have_links(p, name_has_keys, e)) continue;
+      if (auto c = p.stat(e, model::kCorrelationId)) work.emplace_back(launch_key(host, c->as_uint()), e);
+    }
+  }
+  if (work.empty()) return;
+  sort_runs(work, std::move(runs), std::less<>());
+  auto it = launches.begin();
+  for (const auto& [key, e] : work) {
+    while (it != launches.end() && it->key < key) ++it;
+    if (it != launches.end() && it->key == key) found(e, *it);
+  }
+}
+
 // Device work joins the group of the host event that launched it.
 bool link_correlations(const Profile& p, const std::vector<uint8_t>& name_has_keys,
                        const std::vector<uint8_t>& device_work_line, std::vector<int32_t>& group) {
@@ -237,22 +265,12 @@ bool link_correlations(const Profile& p, const std::vector<uint8_t>& name_has_ke
   }
   sort_runs(launches, std::move(runs), [](const Launch& a, const Launch& b) { return a.key < b.key; });
   bool changed = false;
-  for (uint32_t l = 0; l < p.lines.size(); ++l) {
-    if (!device_work_line[l]) continue;
-    const auto& line = p.lines[l];
-    const uint32_t host = p.planes[line.plane].host;
-    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
-      if (group[e] != kNoGroup || !may_have_links(p, name_has_keys, e)) continue;
-      auto c = p.stat(e, model::kCorrelationId);
-      if (!c) continue;
-      const uint64_t key = launch_key(host, c->as_uint());
-      auto it = std::lower_bound(launches.begin(), launches.end(), key,
-                                 [](const Launch& a, uint64_t k) { return a.key < k; });
-      if (it == launches.end() || it->key != key) continue;
-      group[e] = it->group;
-      changed = true;
-    }
-  }
+  join_launches(
+      p, name_has_keys, device_work_line, launches, [&](EventIndex e) { return group[e] == kNoGroup; },
+      [&](EventIndex e, const Launch& launch) {
+        group[e] = launch.group;
+        changed = true;
+      });
   return changed;
 }
 
@@ -290,21 +308,11 @@ std::vector<int64_t> launched_device_end(const Profile& p, const std::vector<uin
   }
   if (launches.empty()) return end;
   sort_runs(launches, std::move(runs), [](const Launch& a, const Launch& b) { return a.key < b.key; });
-  for (uint32_t l = 0; l < p.lines.size(); ++l) {
-    if (!g.device_work_line[l]) continue;
-    const auto& line = p.lines[l];
-    const uint32_t host = p.planes[line.plane].host;
-    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
-      if (!may_have_links(p, name_has_keys, e)) continue;
-      auto c = p.stat(e, model::kCorrelationId);
-      if (!c) continue;
-      const uint64_t key = launch_key(host, c->as_uint());
-      auto it = std::lower_bound(launches.begin(), launches.end(), key,
-                                 [](const Launch& a, uint64_t k) { return a.key < k; });
-      if (it == launches.end() || it->key != key) continue;
-      end[size_t(it->group)] = std::max(end[size_t(it->group)], p.end_ps(e));
-    }
-  }
+  join_launches(
+      p, name_has_keys, g.device_work_line, launches, [](EventIndex) { return true; },
+      [&](EventIndex e, const Launch& launch) {
+        end[size_t(launch.group)] = std::max(end[size_t(launch.group)], p.end_ps(e));
+      });
   return end;
 }
 
