@@ -10,6 +10,7 @@
 #include "analysis/hlo_ops.h"
 #include "analysis/interval_union.h"
 #include "analysis/self_time.h"
+#include "analysis/lower_bound_near.h"
 #include "analysis/sort_runs.h"
 #include "analysis/units.h"
 #include "analysis/whole_profile_window.h"
@@ -130,8 +131,10 @@ class DeviceOpFinder {
     if (!c) return kNone;
     build_launches();
     const uint64_t key = launch_key(p_.plane_of(e).host, c->as_uint());
-    auto it = std::lower_bound(launches_.begin(), launches_.end(), key,
+    // A line's ids mostly ascend: the search starts where the last one ended.
+    auto it = lower_bound_near(launches_.begin(), launches_.end(), launches_.begin() + ptrdiff_t(last_found_), key,
                                [](const Launch& a, uint64_t k) { return a.key < k; });
+    last_found_ = size_t(it - launches_.begin());
     return it != launches_.end() && it->key == key ? it->op : kNone;
   }
 
@@ -182,6 +185,7 @@ class DeviceOpFinder {
   bool built_ = false;
   size_t expected_launches_ = 0;
   std::vector<Launch> launches_;
+  size_t last_found_ = 0;  // where the last search of launches_ ended
 };
 
 // Device time by the host op calls that launched it: self for the launching op, total for it

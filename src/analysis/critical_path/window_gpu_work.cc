@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "analysis/device_work.h"
+#include "analysis/lower_bound_near.h"
 #include "analysis/sort_runs.h"
 #include "model/op_arg_names.h"
 #include "model/well_known_strings.h"
@@ -93,6 +94,7 @@ WindowDeviceWork window_device_work(const model::Profile& p, const WindowDeviceI
     h.profile = &p;
     h.host = wh.host;
     h.streams = wh.streams;
+    auto found = launches.begin();  // where the last search ended: a stream's ids mostly ascend
     for (uint32_t s = 0; s < h.streams.size(); ++s) {
       h.stream_first.push_back(uint32_t(h.work.size()));
       events.for_each_in_line(h.streams[s].line, [&](EventIndex e) {
@@ -100,8 +102,9 @@ WindowDeviceWork window_device_work(const model::Profile& p, const WindowDeviceI
         w.event = e;
         w.stream = uint16_t(s);
         if (const auto c = correlation_of(p, e)) {
-          const auto it = std::lower_bound(launches.begin(), launches.end(), std::make_pair(*c, EventIndex(0)));
-          if (it != launches.end() && it->first == *c) w.launch = it->second;
+          found = lower_bound_near(launches.begin(), launches.end(), found, std::make_pair(*c, EventIndex(0)),
+                                   std::less<>());
+          if (found != launches.end() && found->first == *c) w.launch = found->second;
         }
         w.kind = gpu_work_kind(classify.of(e));
         h.work.push_back(w);
