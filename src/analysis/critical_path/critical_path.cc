@@ -355,8 +355,10 @@ void predict_in_window(WindowGraph& wg, const std::vector<WhatIfChange>& changes
 // is gone by then): each kind on its paths removed and halved (the bottleneck, the
 // recommendations and the default what-ifs ask them) and, for the defaults, its own largest
 // ops and kernels. The summary's bottleneck asks each kind removed and changed at its
-// recommended scale only; its callers' other changes come with theirs (asked_early).
-void predict_ahead(const PathInputs& in, WindowGraph& wg, WindowPaths& out, bool defaults) {
+// recommended scale only; its callers' other changes come with theirs (`asked`, when known),
+// made together with these (the replays that run on to the end go in pairs).
+void predict_ahead(const PathInputs& in, WindowGraph& wg, WindowPaths& out, bool defaults,
+                   const std::vector<WhatIfChange>* asked) {
   for (const PathEdge& e : wg.g->edges)
     if (size_t(e.kind) < kNumPathKinds) out.kind_in_graph[size_t(e.kind)] = true;
   // Every kind its graph holds, on its paths or not: a change before a step (the gap before a
@@ -375,6 +377,7 @@ void predict_ahead(const PathInputs& in, WindowGraph& wg, WindowPaths& out, bool
     own.top_kernels = largest(out.kernels, kTopOverall, 1);
     for (WhatIfChange& change : default_changes(own)) changes.push_back(std::move(change));
   }
+  if (asked) changes.insert(changes.end(), asked->begin(), asked->end());
   predict_in_window(wg, changes, out);
 }
 
@@ -435,7 +438,6 @@ CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepA
         if (workers > 1) wg.predict->set_max_threads(1);
         read_paths(in, windows[i], wg, paths[i]);
         if (wg.g->steps.empty()) continue;
-        predict_ahead(in, wg, paths[i], defaults == WhatIfDefaults::kAdd);
         const std::vector<WhatIfChange>* asked = nullptr;  // set once, then only read
         {
           std::lock_guard<std::mutex> lock(asked_mutex);
@@ -443,7 +445,7 @@ CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepA
             asked_early = early.get();
           if (asked_early) asked = &*asked_early;
         }
-        if (asked && !asked->empty()) predict_in_window(wg, *asked, paths[i]);
+        predict_ahead(in, wg, paths[i], defaults == WhatIfDefaults::kAdd, asked);
       }
     };
     std::vector<std::future<void>> others;
