@@ -8,6 +8,7 @@
 #include <cstring>
 #include <cstdio>
 #include <deque>
+#include <atomic>
 #include <future>
 #include <numeric>
 #include <unordered_map>
@@ -15,6 +16,7 @@
 
 #include "format/xspace_schema.h"
 #include "model/event_time_limits.h"
+#include "model/pytorch/ops_by_external_id.h"
 #include "model/pytorch/trace_file.h"
 #include "model/pytorch/trace_parser.h"
 #include "model/op_arg_names.h"
@@ -133,8 +135,10 @@ bool is_rocm_trace(const kineto::Trace& t, const StringTable& strings) {
 
 class PyTorchImport {
  public:
-  PyTorchImport(Profile* profile, kineto::Trace& trace, std::string_view host, IngestStages* stages)
-      : p_(*profile), t_(trace), host_(host), stages_(stages) {}
+  // `parallel`: the work is shared with a second thread (else all on the caller's); the
+  // model is the same either way.
+  PyTorchImport(Profile* profile, kineto::Trace& trace, std::string_view host, IngestStages* stages, bool parallel)
+      : p_(*profile), t_(trace), host_(host), stages_(stages), parallel_(parallel) {}
 
   bool run(std::string* error);
 
@@ -144,14 +148,17 @@ class PyTorchImport {
     return false;
   }
   bool place_in_time();
+  bool times_fit() const;
+  int64_t start_ps(const kineto::Event& e) const { return (e.ts_ns + base_ns_ - origin_ns_) * 1000; }
   void index_ops_and_steps();
   void assign_lines();
   void group_by_line();
-  void sort_lines();
+  void sort_lines(std::atomic<size_t>& next);
   void add_host();
-  void add_plane(std::string name, std::vector<uint32_t> lines, int64_t device);
+  void write_times_and_parents(const std::vector<uint32_t>& lines, EventIndex first);
+  void add_plane(const std::string& name, const std::vector<uint32_t>& lines, int64_t device);
   void add_line(const StagedLine& line);
-  void add_event(uint32_t i, const StagedLine& staged, EventIndex parent);
+  void add_event(uint32_t i, const StagedLine& staged, bool top_level);
   NameIndex memory_event(uint32_t record, StatTable& stats);
   void add_memory_stats(const kineto::MemoryRecord& m, StatTable& stats);
 
@@ -169,17 +176,24 @@ class PyTorchImport {
   kineto::Trace& t_;  // its events' times and correlations are rewritten in place
   std::string host_;
   IngestStages* stages_;
+  bool parallel_;
   std::string error_;
 
+  // An event's start in ps since the profile's origin is (ts_ns + base_ns_ - origin_ns_) × 1000:
+  // worked out where it is written, once place_in_time() has found that every one fits.
+  int64_t base_ns_ = 0;
   int64_t origin_ns_ = 0;
   std::vector<uint32_t> line_of_;          // per trace event: index into lines_
   std::vector<StagedLine> lines_;
   std::vector<uint32_t> order_;            // trace events grouped by line, each line sorted
+  std::vector<uint32_t> sort_queue_;       // lines to sort, the longest first
   std::vector<int64_t> devices_;           // device ordinals, by first appearance
-  std::unordered_map<int64_t, StringId> op_by_external_id_;
+  kineto::OpsByExternalId op_by_external_id_;
   std::vector<int64_t> step_by_name_;      // by StringId: step_of(), once worked out
   static constexpr int64_t kOutOfRange = INT64_MIN;
   int64_t earliest_ns_ = 0;                // as written, with the base time; kOutOfRange when one overflows
+  int64_t latest_ns_ = 0;                  // the same for the latest start
+  int64_t shortest_ps_ = 0, longest_ps_ = 0;
   std::vector<uint8_t> consumer_track_;    // host threads whose work joins the process's step
 
   std::vector<NameIndex> plain_names_;     // by StringId
@@ -187,6 +201,7 @@ class PyTorchImport {
   std::vector<StringId> kernel_details_;                // by Trace::kernels index, once made
   std::vector<RepeatedMemoryRecord> memory_records_;   // by Trace::memory index
   uint32_t host_index_ = 0;
+  EventIndex next_event_ = 0;              // where add_event writes
 };
 
 bool PyTorchImport::run(std::string* error) {
@@ -195,25 +210,42 @@ bool PyTorchImport::run(std::string* error) {
     return false;
   }
   // The op index and the times read and write no part of an event that placing it on a line
-  // reads: they are made on a second core while the events are grouped by line here.
-  auto placed = std::async(std::launch::async | std::launch::deferred, [this] {
-    StageTimer timer(stages_, IngestStages::kIndex);
-    index_ops_and_steps();  // reads ts as written, to match flow arrows
-    return place_in_time();
-  });
-  {
+  // and sorting the lines read: they are made on a second core while the events are grouped
+  // by line here; then both cores sort lines, each taking the longest left.
+  std::promise<void> grouped;
+  std::shared_future<void> lines_ready = grouped.get_future().share();
+  std::atomic<size_t> next_line{0};
+  auto placed = std::async(parallel_ ? std::launch::async | std::launch::deferred : std::launch::deferred,
+                           [this, lines_ready, &next_line] {
+                             bool ok;
+                             {
+                               StageTimer timer(stages_, IngestStages::kIndex);
+                               index_ops_and_steps();  // reads ts as written, to match flow arrows
+                               ok = place_in_time();
+                             }
+                             lines_ready.get();
+                             StageTimer timer(stages_, IngestStages::kSort);
+                             sort_lines(next_line);
+                             return ok;
+                           });
+  try {
     StageTimer timer(stages_, IngestStages::kLines);
     kernel_details_.assign(t_.kernels.size(), kNoString);
     assign_lines();
     group_by_line();
+  } catch (...) {
+    sort_queue_.clear();  // the other thread then sorts nothing and ends
+    grouped.set_value();
+    throw;
+  }
+  grouped.set_value();
+  if (parallel_) {
+    StageTimer timer(stages_, IngestStages::kSort);
+    sort_lines(next_line);
   }
   if (!placed.get()) {
     *error = error_;
     return false;
-  }
-  {
-    StageTimer timer(stages_, IngestStages::kSort);
-    sort_lines();
   }
   StageTimer timer(stages_, IngestStages::kModel);
   add_host();
@@ -223,23 +255,34 @@ bool PyTorchImport::run(std::string* error) {
 // Absolute time is ts × 1000 + baseTimeNanoseconds (0 when absent: ts is then since the
 // epoch); the model measures from the earliest event of the first host.
 bool PyTorchImport::place_in_time() {
-  const int64_t base = t_.base_time_ns.value_or(0);
+  base_ns_ = t_.base_time_ns.value_or(0);
   if (earliest_ns_ == kOutOfRange) return fail("a timestamp is out of range");
   origin_ns_ = p_.hosts.empty() ? earliest_ns_ : p_.origin_ns;
+  if (times_fit()) return true;
+  // Some event may not fit: the first that does not, in the file's order, is the one named.
   for (size_t i = 0; i < t_.events.size(); ++i) {
-    kineto::Event& e = t_.events[i];
+    const kineto::Event& e = t_.events[i];
     if (e.dur_ps > kMaxEventDurationPs)
       return fail("an event at ts " + std::to_string(e.ts_ns / 1000) + " us lasts " +
                   std::to_string(e.dur_ps / 1'000'000'000'000) + " s, longer than the " + kMaxEventDurationText +
                   " an event may last");
     int64_t ps, end;
-    if (__builtin_sub_overflow(e.ts_ns + base, origin_ns_, &ps) || __builtin_mul_overflow(ps, int64_t(1000), &ps) ||
+    if (__builtin_sub_overflow(e.ts_ns + base_ns_, origin_ns_, &ps) || __builtin_mul_overflow(ps, int64_t(1000), &ps) ||
         __builtin_add_overflow(ps, e.dur_ps, &end))
       return fail("timestamps span more than the model can hold (about 106 days): an event at ts " +
                   std::to_string(e.ts_ns / 1000) + " us is out of range");
-    e.ts_ns = ps;  // from here on: the start in ps since the profile's origin
   }
   return true;
+}
+
+// Whether every event's start and end in ps fit, from the extremes alone: the start grows
+// with ts, so the earliest and latest bound them all.
+bool PyTorchImport::times_fit() const {
+  if (longest_ps_ > kMaxEventDurationPs) return false;
+  int64_t first, last, end;
+  return !__builtin_sub_overflow(earliest_ns_, origin_ns_, &first) && !__builtin_mul_overflow(first, int64_t(1000), &first) &&
+         !__builtin_sub_overflow(latest_ns_, origin_ns_, &last) && !__builtin_mul_overflow(last, int64_t(1000), &last) &&
+         !__builtin_add_overflow(first, shortest_ps_, &end) && !__builtin_add_overflow(last, longest_ps_, &end);
 }
 
 // External ids of ops (to name the op behind GPU work), the steps, the threads that run
@@ -251,12 +294,15 @@ void PyTorchImport::index_ops_and_steps() {
   op_by_external_id_.reserve(t_.count_by_category[size_t(Category::kCpuOp)] +
                              t_.count_by_category[size_t(Category::kUserAnnotation)]);
   const int64_t base = t_.base_time_ns.value_or(0);
-  int64_t earliest = INT64_MAX;
+  int64_t earliest = INT64_MAX, latest = INT64_MIN, shortest = INT64_MAX, longest = INT64_MIN;
   bool missing = false, out_of_range = false;
   for (const kineto::Event& e : t_.events) {
     int64_t ns;
     out_of_range |= __builtin_add_overflow(e.ts_ns, base, &ns);
     earliest = std::min(earliest, ns);
+    latest = std::max(latest, ns);
+    shortest = std::min(shortest, e.dur_ps);
+    longest = std::max(longest, e.dur_ps);
     switch (e.category) {
       case Category::kCpuOp:
       case Category::kUserAnnotation:
@@ -278,6 +324,9 @@ void PyTorchImport::index_ops_and_steps() {
     }
   }
   earliest_ns_ = out_of_range ? kOutOfRange : earliest;
+  latest_ns_ = latest;
+  shortest_ps_ = shortest;
+  longest_ps_ = longest;
   consumer_track_.assign(t_.tracks.size(), 0);
   for (size_t k = 0; k < t_.tracks.size(); ++k)
     consumer_track_[k] = !t_.tracks[k].device && !step_track[k] && step_pids.count(t_.tracks[k].pid) > 0;
@@ -432,15 +481,22 @@ void PyTorchImport::group_by_line() {
   order_.resize(t_.events.size());
   for (uint32_t i = 0; i < t_.events.size(); ++i) order_[fill[line_of_[i]]++] = i;
   std::vector<uint32_t>().swap(line_of_);
+  sort_queue_.resize(lines_.size());
+  std::iota(sort_queue_.begin(), sort_queue_.end(), 0u);
+  std::stable_sort(sort_queue_.begin(), sort_queue_.end(),
+                   [&](uint32_t a, uint32_t b) { return lines_[a].count > lines_[b].count; });
 }
 
-// Sorts each line by start, an enclosing event (the longer) before what it encloses.
-void PyTorchImport::sort_lines() {
+// Sorts lines by start, an enclosing event (the longer) before what it encloses, taking the
+// next line of sort_queue_ until none is left: each line's part of order_ is its own, so two
+// threads may sort at once. The start as written orders as the start in ps does.
+void PyTorchImport::sort_lines(std::atomic<size_t>& next) {
   std::vector<LinePlace> places;
-  uint32_t longest = 0;
-  for (const StagedLine& line : lines_) longest = std::max(longest, line.count);
-  places.reserve(longest);  // once: growing it line by line would copy it and fault in fresh pages
-  for (const StagedLine& line : lines_) {
+  for (size_t q; (q = next.fetch_add(1, std::memory_order_relaxed)) < sort_queue_.size();) {
+    const StagedLine& line = lines_[sort_queue_[q]];
+    // The first line taken is the longest this thread sorts: room for it once, as growing
+    // line by line would copy and fault in fresh pages.
+    if (places.capacity() < line.count) places.reserve(line.count);
     places.clear();
     for (uint32_t k = line.first; k < line.first + line.count; ++k) {
       const kineto::Event& e = t_.events[order_[k]];
@@ -470,6 +526,13 @@ void PyTorchImport::add_host() {
   p_.origin_ns = origin_ns_;
   p_.events.reserve(p_.num_events() + t_.events.size());
 
+  // The planes in order, each with its lines in order.
+  struct PlaneLines {
+    std::string name;
+    std::vector<uint32_t> lines;
+    int64_t device;
+  };
+  std::vector<PlaneLines> planes;
   auto by_thread = [&](LineRole role) {
     std::vector<uint32_t> lines;
     for (uint32_t l = 0; l < lines_.size(); ++l)
@@ -480,7 +543,8 @@ void PyTorchImport::add_host() {
     });
     return lines;
   };
-  if (auto threads = by_thread(LineRole::kThread); !threads.empty()) add_plane(std::string(xs::kHostPlaneName), std::move(threads), -1);
+  if (auto threads = by_thread(LineRole::kThread); !threads.empty())
+    planes.push_back({std::string(xs::kHostPlaneName), std::move(threads), -1});
 
   std::vector<uint32_t> device_order(devices_.size());
   std::iota(device_order.begin(), device_order.end(), 0u);
@@ -498,9 +562,26 @@ void PyTorchImport::add_host() {
     // Kineto writes every accelerator's work alike; MTIA's comes in a category of its own.
     bool mtia = false;
     for (uint32_t l : lines) mtia |= t_.tracks[lines_[l].track].mtia;
-    add_plane(xs::device_plane_name(mtia ? "MTIA" : "GPU", devices_[d]), std::move(lines), devices_[d]);
+    planes.push_back({xs::device_plane_name(mtia ? "MTIA" : "GPU", devices_[d]), std::move(lines), devices_[d]});
   }
-  if (auto python = by_thread(LineRole::kPython); !python.empty()) add_plane("/host:python", std::move(python), -1);
+  if (auto python = by_thread(LineRole::kPython); !python.empty())
+    planes.push_back({"/host:python", std::move(python), -1});
+
+  // Each event's place in the columns is known now: the times and the nesting are written on
+  // a second core while the names and stats (whose ids must come in this order) are made here.
+  std::vector<uint32_t> all_lines;
+  for (const PlaneLines& plane : planes) all_lines.insert(all_lines.end(), plane.lines.begin(), plane.lines.end());
+  next_event_ = EventIndex(p_.num_events());
+  const size_t end = p_.num_events() + t_.events.size();
+  auto timed = std::async(parallel_ ? std::launch::async | std::launch::deferred : std::launch::deferred,
+                          [this, &all_lines, first = next_event_] {
+                            StageTimer timer(stages_, IngestStages::kModel);
+                            write_times_and_parents(all_lines, first);
+                          });
+  p_.events.name.resize(end);
+  p_.events.first_stat.resize(end + 1);
+  for (const PlaneLines& plane : planes) add_plane(plane.name, plane.lines, plane.device);
+  timed.get();
 
   Host& h = p_.hosts[host_index_];
   h.num_planes = uint32_t(p_.planes.size()) - h.first_plane;
@@ -513,7 +594,36 @@ void PyTorchImport::add_host() {
                           " events of phases other than X, i, s, f and M were skipped");
 }
 
-void PyTorchImport::add_plane(std::string name, std::vector<uint32_t> lines, int64_t device) {
+// Each event's start, duration and enclosing event, line after line from event `first` on:
+// the enclosing event is the innermost earlier one on its line still open (as for XSpace).
+void PyTorchImport::write_times_and_parents(const std::vector<uint32_t>& lines, EventIndex first) {
+  EventColumns& ev = p_.events;
+  const size_t end = first + t_.events.size();
+  ev.start_ps.resize(end);
+  ev.duration_ps.resize(end);
+  ev.parent.resize(end);
+  struct Open {
+    EventIndex event;
+    int64_t end_ps;
+  };
+  std::vector<Open> open;
+  EventIndex at = first;
+  for (uint32_t l : lines) {
+    const StagedLine& line = lines_[l];
+    open.clear();
+    for (uint32_t k = line.first; k < line.first + line.count; ++k, ++at) {
+      const kineto::Event& e = t_.events[order_[k]];
+      const int64_t start = start_ps(e), stop = start + e.dur_ps;
+      while (!open.empty() && !(open.back().end_ps > start && open.back().end_ps >= stop)) open.pop_back();
+      ev.start_ps[at] = start;
+      ev.duration_ps[at] = e.dur_ps;
+      ev.parent[at] = open.empty() ? kNone : open.back().event;
+      open.push_back({at, stop});
+    }
+  }
+}
+
+void PyTorchImport::add_plane(const std::string& name, const std::vector<uint32_t>& lines, int64_t device) {
   Plane plane;
   plane.name = p_.strings.intern(name);
   plane.id = int64_t(p_.planes.size() - p_.hosts[host_index_].first_plane);
@@ -571,24 +681,24 @@ void PyTorchImport::add_line(const StagedLine& staged) {
       break;
   }
   line.kind = identify_line(p_.planes[line.plane].kind, p_.strings.view(line.name), line.id);
-  line.first_event = uint32_t(p_.num_events());
+  line.first_event = next_event_;
   line.num_events = staged.count;
   p_.lines.push_back(line);
 
-  // Nesting: the enclosing event is the innermost earlier one still open (as for XSpace).
-  std::vector<EventIndex> open;
+  // Whether an event is top-level names a consumer's work: the nesting is worked out here
+  // too for the lines where it does (write_times_and_parents writes it for all).
+  const bool consumer = staged.role == LineRole::kThread && consumer_track_[staged.track];
+  std::vector<int64_t> open_ends;
   for (uint32_t k = staged.first; k < staged.first + staged.count; ++k) {
     const uint32_t i = order_[k];
-    const int64_t start = t_.events[i].ts_ns, stop = start + t_.events[i].dur_ps;
-    while (!open.empty()) {
-      const EventIndex top = open.back();
-      const int64_t top_end = p_.end_ps(top);
-      if (top_end > start && top_end >= stop) break;
-      open.pop_back();
+    bool top_level = false;
+    if (consumer) {
+      const int64_t start = start_ps(t_.events[i]), stop = start + t_.events[i].dur_ps;
+      while (!open_ends.empty() && !(open_ends.back() > start && open_ends.back() >= stop)) open_ends.pop_back();
+      top_level = open_ends.empty();
+      open_ends.push_back(stop);
     }
-    const EventIndex e = EventIndex(p_.num_events());
-    add_event(i, staged, open.empty() ? kNone : open.back());
-    open.push_back(e);
+    add_event(i, staged, top_level);
   }
 }
 
@@ -604,11 +714,10 @@ int64_t PyTorchImport::step_of(StringId name) {
 StringId PyTorchImport::op_of(const kineto::Event& e) const {
   // Older traces copy the correlation id into "External id": then it names no op.
   if (e.external_id == kineto::kNoId || e.external_id == e.correlation) return kEmptyString;
-  auto it = op_by_external_id_.find(e.external_id);
-  return it == op_by_external_id_.end() ? kEmptyString : it->second;
+  return op_by_external_id_.find(e.external_id);
 }
 
-void PyTorchImport::add_event(uint32_t i, const StagedLine& staged, EventIndex parent) {
+void PyTorchImport::add_event(uint32_t i, const StagedLine& staged, bool top_level) {
   const kineto::Event& e = t_.events[i];
   const kineto::Track& track = t_.tracks[e.track];
   const int64_t correlation = e.correlation;
@@ -671,7 +780,7 @@ void PyTorchImport::add_event(uint32_t i, const StagedLine& staged, EventIndex p
           (e.category == Category::kUserAnnotation || e.category == Category::kCpuOp) &&
           (step = step_of(e.name)) >= 0) {
         name = step_name(e.name, step, track.pid);
-      } else if (parent == kNone && staged.role == LineRole::kThread && consumer_track_[e.track]) {
+      } else if (top_level && staged.role == LineRole::kThread && consumer_track_[e.track]) {
         name = consumer_name(e.name, track.pid, e.detail);
       } else if (e.detail != UINT32_MAX) {
         name = variant_name({e.name, kOpArgsName, e.detail, 0}, [&] { add_op_args_stats(t_.op_args[e.detail]); });
@@ -683,12 +792,8 @@ void PyTorchImport::add_event(uint32_t i, const StagedLine& staged, EventIndex p
       break;
     }
   }
-  EventColumns& ev = p_.events;
-  ev.start_ps.push_back(e.ts_ns);
-  ev.duration_ps.push_back(e.dur_ps);
-  ev.name.push_back(name);
-  ev.parent.push_back(parent);
-  ev.first_stat.push_back(uint32_t(stats.size()));
+  p_.events.name[next_event_] = name;
+  p_.events.first_stat[++next_event_] = uint32_t(stats.size());
 }
 
 // A record the trace repeats shares a name that carries all its stats (as an XEventMetadata
@@ -808,7 +913,7 @@ bool import_source(kineto::JsonSource& source, std::string_view host, Profile* p
   LoadProgress reading;
   if (progress) reading = [&progress](double f) { progress(0.9 * f); };
   if (!kineto::read_trace(source, &profile->strings, &trace, reading, error, parse_ahead, stages)) return false;
-  PyTorchImport import(profile, trace, host, stages);
+  PyTorchImport import(profile, trace, host, stages, parse_ahead);
   return import.run(error);
 }
 
