@@ -49,9 +49,10 @@ class OpsByExternalId {
   // The slot holding `id`, or the empty one where it would go (linear probing).
   Slot& find_slot(int64_t id) {
     const size_t mask = slots_.size() - 1;
-    // Ids mostly count up: nearby ids in nearby slots, and strides of a power of two spread.
-    const uint64_t x = uint64_t(id);
-    size_t at = size_t(x ^ (x >> 10) ^ (x >> 20) ^ (x >> 40)) & mask;
+    // Ids mostly count up: 64 ids in a row share a run of slots (one page of the table for
+    // many ids), and the runs are scattered so that no pattern of ids makes long chains.
+    const uint64_t x = uint64_t(id), run = ((x >> 6) * 0x9E3779B97F4A7C15ull) >> 20;
+    size_t at = size_t(run << 6 | (x & 63)) & mask;
     while (slots_[at].id != kEmptySlot && slots_[at].id != id) at = (at + 1) & mask;
     return slots_[at];
   }
