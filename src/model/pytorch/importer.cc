@@ -443,30 +443,51 @@ struct LinePlace {
 };
 
 // Sorts by merging the runs already in order: a trace writes each kind of event in order, so
-// a thread's line is a few sorted runs (ops, runtime calls, instants), and runs that do not
-// overlap in time (a later profiling window) need no merging at all. The order is total: the
-// result is the one any sort gives.
-void sort_by_merging_runs(std::vector<LinePlace>& places) {
-  std::vector<size_t> bounds{0};
-  for (size_t i = 1; i < places.size(); ++i)
-    if (places[i] < places[i - 1]) bounds.push_back(i);
-  bounds.push_back(places.size());
-  while (bounds.size() > 2) {
-    std::vector<size_t> merged{0};
-    for (size_t r = 0; r + 1 < bounds.size(); r += 2) {
-      if (r + 2 == bounds.size()) {  // an odd run out
-        merged.push_back(bounds[r + 1]);
-        continue;
-      }
-      const auto a = places.begin() + ptrdiff_t(bounds[r]), b = places.begin() + ptrdiff_t(bounds[r + 1]),
-                 end = places.begin() + ptrdiff_t(bounds[r + 2]);
-      if (*b < *(b - 1)) {  // only the parts that overlap move
-        std::inplace_merge(std::upper_bound(a, b, *b), b, std::lower_bound(b, end, *(b - 1)));
-      }
-      merged.push_back(bounds[r + 2]);
+// a thread's line is a few sorted runs (ops, runtime calls, instants). The runs are merged in
+// one pass (a heap of their heads), straight into `out` as event indices: no second copy of
+// the line. The order is total: the result is the one any sort gives.
+void merge_runs(const std::vector<LinePlace>& places, uint32_t* out) {
+  struct Head {
+    LinePlace place;
+    uint32_t next, end;  // the rest of its run in `places`
+  };
+  std::vector<Head> heap;
+  for (uint32_t begin = 0, i = 1; i <= places.size(); ++i) {
+    if (i == places.size() || places[i] < places[i - 1]) {
+      heap.push_back({places[begin], begin + 1, i});
+      begin = i;
     }
-    bounds.swap(merged);
   }
+  if (heap.size() <= 1) {
+    for (const LinePlace& p : places) *out++ = p.event;
+    return;
+  }
+  // A min-heap of the runs' heads: the children of k are 2k + 1 and 2k + 2.
+  auto sift_down = [&heap](size_t k) {
+    const size_t n = heap.size();
+    const Head moving = heap[k];
+    for (size_t child; (child = 2 * k + 1) < n; k = child) {
+      if (child + 1 < n && heap[child + 1].place < heap[child].place) ++child;
+      if (!(heap[child].place < moving.place)) break;
+      heap[k] = heap[child];
+    }
+    heap[k] = moving;
+  };
+  for (size_t k = heap.size() / 2; k-- > 0;) sift_down(k);
+  while (heap.size() > 1) {
+    Head& top = heap.front();
+    *out++ = top.place.event;
+    if (top.next < top.end) {
+      top.place = places[top.next++];
+    } else {
+      top = heap.back();
+      heap.pop_back();
+    }
+    sift_down(0);
+  }
+  const Head& last = heap.front();
+  *out++ = last.place.event;
+  for (uint32_t i = last.next; i < last.end; ++i) *out++ = places[i].event;
 }
 
 // Groups the events by line (a counting sort), in the file's order.
@@ -502,8 +523,7 @@ void PyTorchImport::sort_lines(std::atomic<size_t>& next) {
       const kineto::Event& e = t_.events[order_[k]];
       places.push_back({e.ts_ns, -e.dur_ps, order_[k]});
     }
-    sort_by_merging_runs(places);
-    for (uint32_t k = 0; k < line.count; ++k) order_[line.first + k] = places[k].event;
+    merge_runs(places, order_.data() + line.first);
   }
 }
 

@@ -16,13 +16,13 @@ class OpsByExternalId {
   // Room for `count` ids without growing.
   void reserve(size_t count) {
     size_t capacity = 16;
-    while (capacity < 2 * count) capacity *= 2;
+    while (3 * capacity < 4 * count) capacity *= 2;
     if (capacity > slots_.size()) rehash(capacity);
   }
 
   // Adds `op` under `id` unless the id already names one. `id` is never kEmptySlot.
   void emplace(int64_t id, StringId op) {
-    if (2 * (size_ + 1) > slots_.size()) rehash(slots_.empty() ? 16 : 2 * slots_.size());
+    if (4 * (size_ + 1) > 3 * slots_.size()) rehash(slots_.empty() ? 16 : 2 * slots_.size());
     Slot& slot = find_slot(id);
     if (slot.id != kEmptySlot) return;
     slot = {id, op};
@@ -64,7 +64,7 @@ class OpsByExternalId {
       if (s.id != kEmptySlot) find_slot(s.id) = s;
   }
 
-  std::vector<Slot> slots_;  // a power of two in size, at most half full
+  std::vector<Slot> slots_;  // a power of two in size, at most three quarters full
   size_t size_ = 0;
 };
 
