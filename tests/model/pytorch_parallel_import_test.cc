@@ -152,7 +152,9 @@ TEST(PyTorchParallelImport, LinesSortedAndParentsEncloseTheirChildren) {
     for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
       if (e > line.first_event) {
         EXPECT_LE(p.start_ps(e - 1), p.start_ps(e));
-        if (p.start_ps(e - 1) == p.start_ps(e)) EXPECT_GE(p.duration_ps(e - 1), p.duration_ps(e));
+        if (p.start_ps(e - 1) == p.start_ps(e)) {
+          EXPECT_GE(p.duration_ps(e - 1), p.duration_ps(e));
+        }
       }
       const EventIndex parent = p.events.parent[e];
       if (parent == kNone) continue;
@@ -165,6 +167,33 @@ TEST(PyTorchParallelImport, LinesSortedAndParentsEncloseTheirChildren) {
   }
   // Each op holds a child that holds a leaf: two nested events an op at least.
   EXPECT_GE(nested, 2u * 2 * 4 * 4 * 12);
+}
+
+// A file whose times do not fit, read after a good one, leaves the profile's events as they
+// were, whether the work is shared or not; and names the first event that does not fit.
+TEST(PyTorchParallelImport, TimesThatDoNotFitLeaveTheEventsAsTheyWere) {
+  ScratchDir dir;
+  const std::string good = dir / "good.pt.trace.json", bad = dir / "bad.pt.trace.json";
+  std::ofstream(good) << generated_trace(3, 1, 2, 1, 1'700'000'000'000'000'000);
+  std::ofstream(bad) << R"({"traceEvents": [
+    {"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1700000000000000, "dur": 1},
+    {"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": 1700000000000001, "dur": 99999999999},
+    {"ph": "X", "name": "c", "pid": 1, "tid": 1, "ts": 1, "dur": 1}]})";
+  for (bool shared : {false, true}) {
+    SCOPED_TRACE(shared ? "shared" : "one thread");
+    Profile p = read_all({good}, shared);
+    const size_t events = p.num_events();
+    ASSERT_GT(events, 100u);
+    std::string error;
+    EXPECT_FALSE(import_pytorch_trace_file(bad, "bad", &p, &error, {}, shared));
+    EXPECT_NE(error.find("an event at ts 1700000000000001 us lasts"), std::string::npos) << error;
+    EXPECT_EQ(p.hosts.size(), 1u);
+    EXPECT_EQ(p.events.start_ps.size(), events);
+    EXPECT_EQ(p.events.duration_ps.size(), events);
+    EXPECT_EQ(p.events.parent.size(), events);
+    EXPECT_EQ(p.events.name.size(), events);
+    EXPECT_EQ(p.events.first_stat.size(), events + 1);
+  }
 }
 
 TEST(OpsByExternalId, FirstOpUnderAnIdKeepsIt) {

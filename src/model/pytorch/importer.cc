@@ -149,13 +149,12 @@ class PyTorchImport {
   }
   bool place_in_time();
   bool times_fit() const;
-  int64_t start_ps(const kineto::Event& e) const { return (e.ts_ns + base_ns_ - origin_ns_) * 1000; }
   void index_ops_and_steps();
   void assign_lines();
   void group_by_line();
+  void plan_planes(EventIndex first_event);
   void sort_lines(std::atomic<size_t>& next);
   void add_host();
-  void write_times_and_parents(const std::vector<uint32_t>& lines, EventIndex first);
   void add_plane(const std::string& name, const std::vector<uint32_t>& lines, int64_t device);
   void add_line(const StagedLine& line);
   void add_event(uint32_t i, const StagedLine& staged, bool top_level);
@@ -180,13 +179,22 @@ class PyTorchImport {
   std::string error_;
 
   // An event's start in ps since the profile's origin is (ts_ns + base_ns_ - origin_ns_) × 1000:
-  // worked out where it is written, once place_in_time() has found that every one fits.
+  // worked out where it is written (sort_lines), once place_in_time() has found that all fit.
   int64_t base_ns_ = 0;
   int64_t origin_ns_ = 0;
   std::vector<uint32_t> line_of_;          // per trace event: index into lines_
   std::vector<StagedLine> lines_;
   std::vector<uint32_t> order_;            // trace events grouped by line, each line sorted
   std::vector<uint32_t> sort_queue_;       // lines to sort, the longest first
+  // The planes in order, each with its lines in order; and where each line's events go in the
+  // event columns, known before they are sorted.
+  struct PlaneLines {
+    std::string name;
+    std::vector<uint32_t> lines;
+    int64_t device;
+  };
+  std::vector<PlaneLines> planes_;
+  std::vector<EventIndex> line_first_event_;  // by index into lines_
   std::vector<int64_t> devices_;           // device ordinals, by first appearance
   kineto::OpsByExternalId op_by_external_id_;
   std::vector<int64_t> step_by_name_;      // by StringId: step_of(), once worked out
@@ -210,40 +218,74 @@ bool PyTorchImport::run(std::string* error) {
     return false;
   }
   // The op index and the times read and write no part of an event that placing it on a line
-  // and sorting the lines read: they are made on a second core while the events are grouped
-  // by line here; then both cores sort lines, each taking the longest left.
+  // reads: they are made on a second core while the events are grouped by line here. Then both
+  // cores sort lines, each taking the longest left, and write each sorted line's times and
+  // nesting into the event columns; last, the names and stats, whose ids come in order.
+  const size_t first_event = p_.num_events();
+  std::promise<bool> placed;
+  std::shared_future<bool> times_known = placed.get_future().share();
   std::promise<void> grouped;
   std::shared_future<void> lines_ready = grouped.get_future().share();
   std::atomic<size_t> next_line{0};
-  auto placed = std::async(parallel_ ? std::launch::async | std::launch::deferred : std::launch::deferred,
-                           [this, lines_ready, &next_line] {
-                             bool ok;
-                             {
-                               StageTimer timer(stages_, IngestStages::kIndex);
-                               index_ops_and_steps();  // reads ts as written, to match flow arrows
-                               ok = place_in_time();
-                             }
-                             lines_ready.get();
-                             StageTimer timer(stages_, IngestStages::kSort);
-                             sort_lines(next_line);
-                             return ok;
-                           });
+  const size_t end = first_event + t_.events.size();
+  EventColumns& ev = p_.events;
+  auto index_then_sort = [this, &placed, lines_ready, &next_line, &ev, end] {
+    bool ok;
+    try {
+      StageTimer timer(stages_, IngestStages::kIndex);
+      index_ops_and_steps();  // reads ts as written, to match flow arrows
+      ok = place_in_time();
+      if (ok) {  // the columns sorting writes: these two here, the third on the other thread
+        ev.start_ps.reserve(end);
+        ev.start_ps.resize(end);
+        ev.parent.reserve(end);
+        ev.parent.resize(end);
+      }
+    } catch (...) {
+      placed.set_exception(std::current_exception());
+      throw;
+    }
+    placed.set_value(ok);
+    lines_ready.get();
+    if (ok) {
+      StageTimer timer(stages_, IngestStages::kSort);
+      sort_lines(next_line);
+    }
+    return ok;
+  };
+  std::future<bool> helper;
+  if (parallel_) {
+    try {
+      helper = std::async(std::launch::async, index_then_sort);
+    } catch (const std::system_error&) {
+      parallel_ = false;  // no thread to be had: all on this one
+    }
+  }
+  if (!parallel_) helper = std::async(std::launch::deferred, index_then_sort);
   try {
     StageTimer timer(stages_, IngestStages::kLines);
     kernel_details_.assign(t_.kernels.size(), kNoString);
     assign_lines();
     group_by_line();
+    plan_planes(first_event);
+    ev.duration_ps.reserve(end);
+    ev.duration_ps.resize(end);
+    ev.name.reserve(end);
+    ev.first_stat.reserve(end + 1);
   } catch (...) {
     sort_queue_.clear();  // the other thread then sorts nothing and ends
     grouped.set_value();
     throw;
   }
   grouped.set_value();
-  if (parallel_) {
+  if (parallel_ && times_known.get()) {
     StageTimer timer(stages_, IngestStages::kSort);
     sort_lines(next_line);
   }
-  if (!placed.get()) {
+  if (!helper.get()) {
+    ev.start_ps.resize(first_event);  // the profile as it was
+    ev.duration_ps.resize(first_event);
+    ev.parent.resize(first_event);
     *error = error_;
     return false;
   }
@@ -444,9 +486,9 @@ struct LinePlace {
 
 // Sorts by merging the runs already in order: a trace writes each kind of event in order, so
 // a thread's line is a few sorted runs (ops, runtime calls, instants). The runs are merged in
-// one pass (a heap of their heads), straight into `out` as event indices: no second copy of
-// the line. The order is total: the result is the one any sort gives.
-void merge_runs(const std::vector<LinePlace>& places, uint32_t* out) {
+// one pass (a heap of their heads), each handed to `out` in order: no second copy of the line. The order is total: the result is the one any sort gives.
+template <typename Sink>
+void merge_runs(const std::vector<LinePlace>& places, Sink&& out) {
   struct Head {
     LinePlace place;
     uint32_t next, end;  // the rest of its run in `places`
@@ -459,7 +501,7 @@ void merge_runs(const std::vector<LinePlace>& places, uint32_t* out) {
     }
   }
   if (heap.size() <= 1) {
-    for (const LinePlace& p : places) *out++ = p.event;
+    for (const LinePlace& p : places) out(p);
     return;
   }
   // A min-heap of the runs' heads: the children of k are 2k + 1 and 2k + 2.
@@ -476,7 +518,7 @@ void merge_runs(const std::vector<LinePlace>& places, uint32_t* out) {
   for (size_t k = heap.size() / 2; k-- > 0;) sift_down(k);
   while (heap.size() > 1) {
     Head& top = heap.front();
-    *out++ = top.place.event;
+    out(top.place);
     if (top.next < top.end) {
       top.place = places[top.next++];
     } else {
@@ -486,8 +528,8 @@ void merge_runs(const std::vector<LinePlace>& places, uint32_t* out) {
     sift_down(0);
   }
   const Head& last = heap.front();
-  *out++ = last.place.event;
-  for (uint32_t i = last.next; i < last.end; ++i) *out++ = places[i].event;
+  out(last.place);
+  for (uint32_t i = last.next; i < last.end; ++i) out(places[i]);
 }
 
 // Groups the events by line (a counting sort), in the file's order.
@@ -509,10 +551,18 @@ void PyTorchImport::group_by_line() {
 }
 
 // Sorts lines by start, an enclosing event (the longer) before what it encloses, taking the
-// next line of sort_queue_ until none is left: each line's part of order_ is its own, so two
-// threads may sort at once. The start as written orders as the start in ps does.
+// next line of sort_queue_ until none is left, and writes each event's start, duration and
+// enclosing event (the innermost earlier one on its line still open, as for XSpace) in the
+// columns as it comes out sorted. Each line's part of order_ and of the columns is its own,
+// so two threads may sort at once. The start as written orders as the start in ps does.
 void PyTorchImport::sort_lines(std::atomic<size_t>& next) {
+  EventColumns& ev = p_.events;
   std::vector<LinePlace> places;
+  struct Open {
+    EventIndex event;
+    int64_t end_ps;
+  };
+  std::vector<Open> open;
   for (size_t q; (q = next.fetch_add(1, std::memory_order_relaxed)) < sort_queue_.size();) {
     const StagedLine& line = lines_[sort_queue_[q]];
     // The first line taken is the longest this thread sorts: room for it once, as growing
@@ -523,7 +573,18 @@ void PyTorchImport::sort_lines(std::atomic<size_t>& next) {
       const kineto::Event& e = t_.events[order_[k]];
       places.push_back({e.ts_ns, -e.dur_ps, order_[k]});
     }
-    merge_runs(places, order_.data() + line.first);
+    open.clear();
+    uint32_t k = line.first;
+    EventIndex at = line_first_event_[sort_queue_[q]];
+    merge_runs(places, [&](const LinePlace& place) {
+      order_[k++] = place.event;
+      const int64_t start = (place.start_ps + base_ns_ - origin_ns_) * 1000, stop = start - place.minus_duration_ps;
+      while (!open.empty() && !(open.back().end_ps > start && open.back().end_ps >= stop)) open.pop_back();
+      ev.start_ps[at] = start;
+      ev.duration_ps[at] = -place.minus_duration_ps;
+      ev.parent[at] = open.empty() ? kNone : open.back().event;
+      open.push_back({at++, stop});
+    });
   }
 }
 
@@ -533,26 +594,9 @@ std::string PyTorchImport::thread_line_name(const kineto::Track& track) const {
   return "thread " + std::to_string(track.tid);
 }
 
-void PyTorchImport::add_host() {
-  host_index_ = uint32_t(p_.hosts.size());
-  Host host;
-  host.name = p_.strings.intern(host_);
-  if (t_.rank) host.rank = *t_.rank;
-  if (t_.rank) host.hostname = p_.strings.intern("rank" + std::to_string(*t_.rank));
-  else host.hostname = t_.host_name;
-  host.trace_clock_base_ns = t_.base_time_ns.value_or(0);
-  host.first_plane = uint32_t(p_.planes.size());
-  p_.hosts.push_back(host);
-  p_.origin_ns = origin_ns_;
-  p_.events.reserve(p_.num_events() + t_.events.size());
-
-  // The planes in order, each with its lines in order.
-  struct PlaneLines {
-    std::string name;
-    std::vector<uint32_t> lines;
-    int64_t device;
-  };
-  std::vector<PlaneLines> planes;
+// The order of the planes and of their lines, and so where each line's events go in the
+// columns (from `first_event` on, after the events already there).
+void PyTorchImport::plan_planes(EventIndex first_event) {
   auto by_thread = [&](LineRole role) {
     std::vector<uint32_t> lines;
     for (uint32_t l = 0; l < lines_.size(); ++l)
@@ -564,7 +608,7 @@ void PyTorchImport::add_host() {
     return lines;
   };
   if (auto threads = by_thread(LineRole::kThread); !threads.empty())
-    planes.push_back({std::string(xs::kHostPlaneName), std::move(threads), -1});
+    planes_.push_back({std::string(xs::kHostPlaneName), std::move(threads), -1});
 
   std::vector<uint32_t> device_order(devices_.size());
   std::iota(device_order.begin(), device_order.end(), 0u);
@@ -582,26 +626,39 @@ void PyTorchImport::add_host() {
     // Kineto writes every accelerator's work alike; MTIA's comes in a category of its own.
     bool mtia = false;
     for (uint32_t l : lines) mtia |= t_.tracks[lines_[l].track].mtia;
-    planes.push_back({xs::device_plane_name(mtia ? "MTIA" : "GPU", devices_[d]), std::move(lines), devices_[d]});
+    planes_.push_back({xs::device_plane_name(mtia ? "MTIA" : "GPU", devices_[d]), std::move(lines), devices_[d]});
   }
   if (auto python = by_thread(LineRole::kPython); !python.empty())
-    planes.push_back({"/host:python", std::move(python), -1});
+    planes_.push_back({"/host:python", std::move(python), -1});
 
-  // Each event's place in the columns is known now: the times and the nesting are written on
-  // a second core while the names and stats (whose ids must come in this order) are made here.
-  std::vector<uint32_t> all_lines;
-  for (const PlaneLines& plane : planes) all_lines.insert(all_lines.end(), plane.lines.begin(), plane.lines.end());
-  next_event_ = EventIndex(p_.num_events());
-  const size_t end = p_.num_events() + t_.events.size();
-  auto timed = std::async(parallel_ ? std::launch::async | std::launch::deferred : std::launch::deferred,
-                          [this, &all_lines, first = next_event_] {
-                            StageTimer timer(stages_, IngestStages::kModel);
-                            write_times_and_parents(all_lines, first);
-                          });
-  p_.events.name.resize(end);
-  p_.events.first_stat.resize(end + 1);
-  for (const PlaneLines& plane : planes) add_plane(plane.name, plane.lines, plane.device);
-  timed.get();
+  line_first_event_.assign(lines_.size(), 0);
+  EventIndex at = first_event;
+  for (const PlaneLines& plane : planes_) {
+    for (uint32_t l : plane.lines) {
+      line_first_event_[l] = at;
+      at += lines_[l].count;
+    }
+  }
+}
+
+// The host, its planes and lines, and each event's name and stats (the times and nesting are
+// in the columns already, from sort_lines).
+void PyTorchImport::add_host() {
+  host_index_ = uint32_t(p_.hosts.size());
+  Host host;
+  host.name = p_.strings.intern(host_);
+  if (t_.rank) host.rank = *t_.rank;
+  if (t_.rank) host.hostname = p_.strings.intern("rank" + std::to_string(*t_.rank));
+  else host.hostname = t_.host_name;
+  host.trace_clock_base_ns = t_.base_time_ns.value_or(0);
+  host.first_plane = uint32_t(p_.planes.size());
+  p_.hosts.push_back(host);
+  p_.origin_ns = origin_ns_;
+
+  next_event_ = EventIndex(p_.events.name.size());
+  p_.events.name.resize(p_.num_events());
+  p_.events.first_stat.resize(p_.num_events() + 1);
+  for (const PlaneLines& plane : planes_) add_plane(plane.name, plane.lines, plane.device);
 
   Host& h = p_.hosts[host_index_];
   h.num_planes = uint32_t(p_.planes.size()) - h.first_plane;
@@ -612,35 +669,6 @@ void PyTorchImport::add_host() {
   if (t_.skipped_events > 0)
     p_.warnings.push_back(host_ + ": " + std::to_string(t_.skipped_events) +
                           " events of phases other than X, i, s, f and M were skipped");
-}
-
-// Each event's start, duration and enclosing event, line after line from event `first` on:
-// the enclosing event is the innermost earlier one on its line still open (as for XSpace).
-void PyTorchImport::write_times_and_parents(const std::vector<uint32_t>& lines, EventIndex first) {
-  EventColumns& ev = p_.events;
-  const size_t end = first + t_.events.size();
-  ev.start_ps.resize(end);
-  ev.duration_ps.resize(end);
-  ev.parent.resize(end);
-  struct Open {
-    EventIndex event;
-    int64_t end_ps;
-  };
-  std::vector<Open> open;
-  EventIndex at = first;
-  for (uint32_t l : lines) {
-    const StagedLine& line = lines_[l];
-    open.clear();
-    for (uint32_t k = line.first; k < line.first + line.count; ++k, ++at) {
-      const kineto::Event& e = t_.events[order_[k]];
-      const int64_t start = start_ps(e), stop = start + e.dur_ps;
-      while (!open.empty() && !(open.back().end_ps > start && open.back().end_ps >= stop)) open.pop_back();
-      ev.start_ps[at] = start;
-      ev.duration_ps[at] = e.dur_ps;
-      ev.parent[at] = open.empty() ? kNone : open.back().event;
-      open.push_back({at, stop});
-    }
-  }
 }
 
 void PyTorchImport::add_plane(const std::string& name, const std::vector<uint32_t>& lines, int64_t device) {
@@ -705,21 +733,10 @@ void PyTorchImport::add_line(const StagedLine& staged) {
   line.num_events = staged.count;
   p_.lines.push_back(line);
 
-  // Whether an event is top-level names a consumer's work: the nesting is worked out here
-  // too for the lines where it does (write_times_and_parents writes it for all).
-  const bool consumer = staged.role == LineRole::kThread && consumer_track_[staged.track];
-  std::vector<int64_t> open_ends;
-  for (uint32_t k = staged.first; k < staged.first + staged.count; ++k) {
-    const uint32_t i = order_[k];
-    bool top_level = false;
-    if (consumer) {
-      const int64_t start = start_ps(t_.events[i]), stop = start + t_.events[i].dur_ps;
-      while (!open_ends.empty() && !(open_ends.back() > start && open_ends.back() >= stop)) open_ends.pop_back();
-      top_level = open_ends.empty();
-      open_ends.push_back(stop);
-    }
-    add_event(i, staged, top_level);
-  }
+  // The nesting is in the columns already (sort_lines): whether an event is top-level
+  // names a consumer's work.
+  for (uint32_t k = staged.first; k < staged.first + staged.count; ++k)
+    add_event(order_[k], staged, p_.events.parent[next_event_] == kNone);
 }
 
 // The step number of a ProfilerStep#N name, or -1: read once per name.
