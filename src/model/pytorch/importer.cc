@@ -189,7 +189,9 @@ class PyTorchImport {
   std::vector<uint32_t> line_of_;          // per trace event: index into lines_
   std::vector<StagedLine> lines_;
   std::vector<uint32_t> order_;            // trace events grouped by line, each line sorted
-  std::vector<uint32_t> sort_queue_;       // lines to sort, the longest first
+  // The lines to sort: on two threads the longest first; on one in the columns' order, each
+  // line's columns grown as it is sorted, so that no line's are held before they are needed.
+  std::vector<uint32_t> sort_queue_;
   // The planes in order, each with its lines in order; and where each line's events go in the
   // event columns, known before they are sorted.
   struct PlaneLines {
@@ -241,9 +243,11 @@ bool PyTorchImport::run(std::string* error) {
       ok = place_in_time();
       if (ok) {  // the columns sorting writes: these two here, the third on the other thread
         ev.start_ps.reserve(end);
-        ev.start_ps.resize(end);
         ev.parent.reserve(end);
-        ev.parent.resize(end);
+        if (parallel_) {
+          ev.start_ps.resize(end);
+          ev.parent.resize(end);
+        }
       }
     } catch (...) {
       placed.set_exception(std::current_exception());
@@ -273,7 +277,7 @@ bool PyTorchImport::run(std::string* error) {
     group_by_line();
     plan_planes(first_event);
     ev.duration_ps.reserve(end);
-    ev.duration_ps.resize(end);
+    if (parallel_) ev.duration_ps.resize(end);
     ev.name.reserve(end);
     ev.first_stat.reserve(end + 1);
   } catch (...) {
@@ -548,10 +552,6 @@ void PyTorchImport::group_by_line() {
   order_.resize(t_.events.size());
   for (uint32_t i = 0; i < t_.events.size(); ++i) order_[fill[line_of_[i]]++] = i;
   std::vector<uint32_t>().swap(line_of_);
-  sort_queue_.resize(lines_.size());
-  std::iota(sort_queue_.begin(), sort_queue_.end(), 0u);
-  std::stable_sort(sort_queue_.begin(), sort_queue_.end(),
-                   [&](uint32_t a, uint32_t b) { return lines_[a].count > lines_[b].count; });
 }
 
 // Sorts lines by start, an enclosing event (the longer) before what it encloses, taking the
@@ -583,6 +583,11 @@ void PyTorchImport::sort_lines(std::atomic<size_t>& next) {
     open.clear();
     uint32_t k = line.first;
     EventIndex at = line_first_event_[sort_queue_[q]];
+    if (!parallel_) {  // this line's part of the columns, after the lines sorted before it
+      ev.start_ps.resize(at + line.count);
+      ev.duration_ps.resize(at + line.count);
+      ev.parent.resize(at + line.count);
+    }
     merge_runs(places, [&](const LinePlace& place) {
       order_[k++] = place.event;
       const int64_t start = (place.start_ps + base_ns_ - origin_ns_) * 1000, stop = start - place.minus_duration_ps;
@@ -644,7 +649,12 @@ void PyTorchImport::plan_planes(EventIndex first_event) {
     for (uint32_t l : plane.lines) {
       line_first_event_[l] = at;
       at += lines_[l].count;
+      sort_queue_.push_back(l);
     }
+  }
+  if (parallel_) {
+    std::stable_sort(sort_queue_.begin(), sort_queue_.end(),
+                     [&](uint32_t a, uint32_t b) { return lines_[a].count > lines_[b].count; });
   }
 }
 
