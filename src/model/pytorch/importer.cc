@@ -158,7 +158,7 @@ class PyTorchImport {
   void group_by_line();
   void plan_planes(EventIndex first_event);
   void sort_lines(std::atomic<size_t>& next);
-  void add_host();
+  void add_host(EventIndex first_event);
   void add_plane(const std::string& name, const std::vector<uint32_t>& lines, int64_t device);
   void add_line(const StagedLine& line);
   void add_event(uint32_t i, const StagedLine& staged, bool top_level);
@@ -188,7 +188,7 @@ class PyTorchImport {
   int64_t origin_ns_ = 0;
   std::vector<uint32_t> line_of_;          // per trace event: index into lines_
   std::vector<StagedLine> lines_;
-  std::vector<uint32_t> order_;            // trace events grouped by line, each line sorted
+  std::vector<uint32_t> order_;            // trace events grouped by line, in the file's order
   // The lines to sort: on two threads the longest first; on one in the columns' order, each
   // line's columns grown as it is sorted, so that no line's are held before they are needed.
   std::vector<uint32_t> sort_queue_;
@@ -277,8 +277,11 @@ bool PyTorchImport::run(std::string* error) {
     group_by_line();
     plan_planes(first_event);
     ev.duration_ps.reserve(end);
-    if (parallel_) ev.duration_ps.resize(end);
     ev.name.reserve(end);
+    if (parallel_) {
+      ev.duration_ps.resize(end);
+      ev.name.resize(end);
+    }
     ev.first_stat.reserve(end + 1);
   } catch (...) {
     sort_queue_.clear();  // the other thread then sorts nothing and ends
@@ -290,15 +293,18 @@ bool PyTorchImport::run(std::string* error) {
     StageTimer timer(stages_, IngestStages::kSort);
     sort_lines(next_line);
   }
-  if (!helper.get()) {
+  const bool ok = helper.get();
+  std::vector<uint32_t>().swap(order_);  // the sorted order is in the name column now
+  if (!ok) {
     ev.start_ps.resize(first_event);  // the profile as it was
     ev.duration_ps.resize(first_event);
     ev.parent.resize(first_event);
+    ev.name.resize(first_event);
     *error = error_;
     return false;
   }
   StageTimer timer(stages_, IngestStages::kModel);
-  add_host();
+  add_host(EventIndex(first_event));
   return true;
 }
 
@@ -494,22 +500,32 @@ struct LinePlace {
 
 // Sorts by merging the runs already in order: a trace writes each kind of event in order, so
 // a thread's line is a few sorted runs (ops, runtime calls, instants). The runs are merged in
-// one pass (a heap of their heads), each handed to `out` in order: no second copy of the line. The order is total: the result is the one any sort gives.
-template <typename Sink>
-void merge_runs(const std::vector<LinePlace>& places, Sink&& out) {
+// one pass (a heap of their heads), each place handed to `out` in order, read from the events
+// where they are (`line.at(j)`, the line's j-th event in the file's order): no copy of the
+// line is made. The order is total: the result is the one any sort gives.
+template <typename Line, typename Sink>
+void merge_runs(const Line& line, uint32_t count, Sink&& out) {
   struct Head {
     LinePlace place;
-    uint32_t next, end;  // the rest of its run in `places`
+    uint32_t next, end;  // the rest of its run
   };
   std::vector<Head> heap;
-  for (uint32_t begin = 0, i = 1; i <= places.size(); ++i) {
-    if (i == places.size() || places[i] < places[i - 1]) {
-      heap.push_back({places[begin], begin + 1, i});
-      begin = i;
+  if (count == 0) return;
+  LinePlace previous = line.at(0);
+  for (uint32_t begin = 0, j = 1; j <= count; ++j) {
+    line.prefetch(j + kPrefetchAhead);
+    const LinePlace place = j < count ? line.at(j) : previous;
+    if (j == count || place < previous) {
+      heap.push_back({line.at(begin), begin + 1, j});
+      begin = j;
     }
+    previous = place;
   }
-  if (heap.size() <= 1) {
-    for (const LinePlace& p : places) out(p);
+  if (heap.size() == 1) {
+    for (uint32_t j = 0; j < count; ++j) {
+      line.prefetch(j + kPrefetchAhead);
+      out(line.at(j));
+    }
     return;
   }
   // A min-heap of the runs' heads: the children of k are 2k + 1 and 2k + 2.
@@ -528,7 +544,8 @@ void merge_runs(const std::vector<LinePlace>& places, Sink&& out) {
     Head& top = heap.front();
     out(top.place);
     if (top.next < top.end) {
-      top.place = places[top.next++];
+      line.prefetch(top.next + kPrefetchAhead / 2);  // each run is read in order
+      top.place = line.at(top.next++);
     } else {
       top = heap.back();
       heap.pop_back();
@@ -537,7 +554,7 @@ void merge_runs(const std::vector<LinePlace>& places, Sink&& out) {
   }
   const Head& last = heap.front();
   out(last.place);
-  for (uint32_t i = last.next; i < last.end; ++i) out(places[i]);
+  for (uint32_t j = last.next; j < last.end; ++j) out(line.at(j));
 }
 
 // Groups the events by line (a counting sort), in the file's order.
@@ -557,11 +574,23 @@ void PyTorchImport::group_by_line() {
 // Sorts lines by start, an enclosing event (the longer) before what it encloses, taking the
 // next line of sort_queue_ until none is left, and writes each event's start, duration and
 // enclosing event (the innermost earlier one on its line still open, as for XSpace) in the
-// columns as it comes out sorted. Each line's part of order_ and of the columns is its own,
-// so two threads may sort at once. The start as written orders as the start in ps does.
+// columns as it comes out sorted. Each line's part of the columns is its own, so two threads
+// may sort at once. The start as written orders as the start in ps does.
 void PyTorchImport::sort_lines(std::atomic<size_t>& next) {
   EventColumns& ev = p_.events;
-  std::vector<LinePlace> places;
+  // The j-th event of a line in the file's order, as sorting reads it.
+  struct FileOrder {
+    const kineto::Event* events;
+    const uint32_t* order;
+    uint32_t count;
+    LinePlace at(uint32_t j) const {
+      const kineto::Event& e = events[order[j]];
+      return {e.ts_ns, -e.dur_ps, order[j]};
+    }
+    void prefetch(uint32_t j) const {
+      if (j < count) __builtin_prefetch(&events[order[j]]);
+    }
+  };
   struct Open {
     EventIndex event;
     int64_t end_ps;
@@ -569,34 +598,26 @@ void PyTorchImport::sort_lines(std::atomic<size_t>& next) {
   std::vector<Open> open;
   for (size_t q; (q = next.fetch_add(1, std::memory_order_relaxed)) < sort_queue_.size();) {
     const StagedLine& line = lines_[sort_queue_[q]];
-    // The first line taken is the longest this thread sorts: room for it once, as growing
-    // line by line would copy and fault in fresh pages.
-    if (places.capacity() < line.count) places.reserve(line.count);
-    places.clear();
-    const uint32_t end = line.first + line.count;
-    for (uint32_t k = line.first; k < end; ++k) {
-      // The line's events are spread over the file, among other lines': asked for ahead.
-      if (k + kPrefetchAhead < end) __builtin_prefetch(&t_.events[order_[k + kPrefetchAhead]]);
-      const kineto::Event& e = t_.events[order_[k]];
-      places.push_back({e.ts_ns, -e.dur_ps, order_[k]});
-    }
-    open.clear();
-    uint32_t k = line.first;
     EventIndex at = line_first_event_[sort_queue_[q]];
     if (!parallel_) {  // this line's part of the columns, after the lines sorted before it
       ev.start_ps.resize(at + line.count);
       ev.duration_ps.resize(at + line.count);
       ev.parent.resize(at + line.count);
+      ev.name.resize(at + line.count);
     }
-    merge_runs(places, [&](const LinePlace& place) {
-      order_[k++] = place.event;
-      const int64_t start = (place.start_ps + base_ns_ - origin_ns_) * 1000, stop = start - place.minus_duration_ps;
-      while (!open.empty() && !(open.back().end_ps > start && open.back().end_ps >= stop)) open.pop_back();
-      ev.start_ps[at] = start;
-      ev.duration_ps[at] = -place.minus_duration_ps;
-      ev.parent[at] = open.empty() ? kNone : open.back().event;
-      open.push_back({at++, stop});
-    });
+    open.clear();
+    merge_runs(FileOrder{t_.events.data(), order_.data() + line.first, line.count}, line.count,
+               [&](const LinePlace& place) {
+                 // The name column holds the event's index in the trace until its name is made.
+                 ev.name[at] = place.event;
+                 const int64_t start = (place.start_ps + base_ns_ - origin_ns_) * 1000,
+                               stop = start - place.minus_duration_ps;
+                 while (!open.empty() && !(open.back().end_ps > start && open.back().end_ps >= stop)) open.pop_back();
+                 ev.start_ps[at] = start;
+                 ev.duration_ps[at] = -place.minus_duration_ps;
+                 ev.parent[at] = open.empty() ? kNone : open.back().event;
+                 open.push_back({at++, stop});
+               });
   }
 }
 
@@ -659,8 +680,9 @@ void PyTorchImport::plan_planes(EventIndex first_event) {
 }
 
 // The host, its planes and lines, and each event's name and stats (the times and nesting are
-// in the columns already, from sort_lines).
-void PyTorchImport::add_host() {
+// in the columns already, from sort_lines, and the name column holds each event's index in the
+// trace), from event `first_event` on.
+void PyTorchImport::add_host(EventIndex first_event) {
   host_index_ = uint32_t(p_.hosts.size());
   Host host;
   host.name = p_.strings.intern(host_);
@@ -672,8 +694,7 @@ void PyTorchImport::add_host() {
   p_.hosts.push_back(host);
   p_.origin_ns = origin_ns_;
 
-  next_event_ = EventIndex(p_.events.name.size());
-  p_.events.name.resize(p_.num_events());
+  next_event_ = first_event;
   p_.events.first_stat.resize(p_.num_events() + 1);
   for (const PlaneLines& plane : planes_) add_plane(plane.name, plane.lines, plane.device);
 
@@ -750,13 +771,14 @@ void PyTorchImport::add_line(const StagedLine& staged) {
   line.num_events = staged.count;
   p_.lines.push_back(line);
 
-  // The nesting is in the columns already (sort_lines): whether an event is top-level
-  // names a consumer's work.
-  const uint32_t end = staged.first + staged.count;
-  for (uint32_t k = staged.first; k < end; ++k) {
+  // The columns hold the line sorted (sort_lines), each event's index in the trace where its
+  // name goes, and the nesting: whether an event is top-level names a consumer's work.
+  const EventColumns& ev = p_.events;
+  const EventIndex end = next_event_ + staged.count;
+  while (next_event_ < end) {
     // A line in time order visits the file's events out of order: each is asked for ahead.
-    if (k + kPrefetchAhead < end) __builtin_prefetch(&t_.events[order_[k + kPrefetchAhead]]);
-    add_event(order_[k], staged, p_.events.parent[next_event_] == kNone);
+    if (next_event_ + kPrefetchAhead < end) __builtin_prefetch(&t_.events[ev.name[next_event_ + kPrefetchAhead]]);
+    add_event(ev.name[next_event_], staged, ev.parent[next_event_] == kNone);
   }
 }
 
