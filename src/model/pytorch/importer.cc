@@ -1,6 +1,7 @@
 // Kineto trace → Profile. The reader (pytorch/trace_parser.h) keeps the file's order; here events
-// are placed on lines, each line is sorted and nested, and every event is written once into
-// the columns with the stats that the analysis reads for XSpace files too.
+// are placed on lines, each line is sorted and nested straight into the columns (two lines at
+// once on two cores), and then each event's name is written with the stats that the analysis
+// reads for XSpace files too.
 #include "model/pytorch/importer.h"
 
 #include <algorithm>
