@@ -6,10 +6,10 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <cstdio>
 #include <deque>
-#include <atomic>
 #include <future>
 #include <numeric>
 #include <unordered_map>
@@ -177,7 +177,7 @@ class PyTorchImport {
   std::string thread_line_name(const kineto::Track& track) const;
 
   Profile& p_;
-  kineto::Trace& t_;  // its events' times and correlations are rewritten in place
+  kineto::Trace& t_;  // its events' correlations are rewritten in place (from flow arrows)
   std::string host_;
   IngestStages* stages_;
   bool parallel_;
