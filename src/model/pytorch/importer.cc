@@ -1,10 +1,12 @@
 // Kineto trace → Profile. The reader (pytorch/trace_parser.h) keeps the file's order; here events
-// are placed on lines, each line is sorted and nested, and every event is written once into
-// the columns with the stats that the analysis reads for XSpace files too.
+// are placed on lines, each line is sorted and nested straight into the columns (two lines at
+// once on two cores), and then each event's name is written with the stats that the analysis
+// reads for XSpace files too.
 #include "model/pytorch/importer.h"
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <cstdio>
 #include <deque>
@@ -15,6 +17,7 @@
 
 #include "format/xspace_schema.h"
 #include "model/event_time_limits.h"
+#include "model/pytorch/ops_by_external_id.h"
 #include "model/pytorch/trace_file.h"
 #include "model/pytorch/trace_parser.h"
 #include "model/op_arg_names.h"
@@ -31,6 +34,10 @@ namespace xs = format::xspace;
 constexpr uint64_t kStepContextType = 0x5079546f72636800;  // "PyTorch"
 
 enum class LineRole : uint8_t { kThread, kPython, kStream, kNameScope, kSync };
+
+// How many events ahead a walk over a line's events asks for the one it will read: enough to
+// cover a miss to memory at a few ns an event.
+constexpr uint32_t kPrefetchAhead = 16;
 
 
 // The torch device of a memory record: "cuda:0", "cpu", ... (c10::DeviceType numbering).
@@ -133,8 +140,10 @@ bool is_rocm_trace(const kineto::Trace& t, const StringTable& strings) {
 
 class PyTorchImport {
  public:
-  PyTorchImport(Profile* profile, kineto::Trace& trace, std::string_view host, IngestStages* stages)
-      : p_(*profile), t_(trace), host_(host), stages_(stages) {}
+  // `parallel`: the work is shared with a second thread (else all on the caller's); the
+  // model is the same either way.
+  PyTorchImport(Profile* profile, kineto::Trace& trace, std::string_view host, IngestStages* stages, bool parallel)
+      : p_(*profile), t_(trace), host_(host), stages_(stages), parallel_(parallel) {}
 
   bool run(std::string* error);
 
@@ -144,14 +153,16 @@ class PyTorchImport {
     return false;
   }
   bool place_in_time();
+  bool times_fit() const;
   void index_ops_and_steps();
   void assign_lines();
   void group_by_line();
-  void sort_lines();
-  void add_host();
-  void add_plane(std::string name, std::vector<uint32_t> lines, int64_t device);
+  void plan_planes(EventIndex first_event);
+  void sort_lines(std::atomic<size_t>& next);
+  void add_host(EventIndex first_event);
+  void add_plane(const std::string& name, const std::vector<uint32_t>& lines, int64_t device);
   void add_line(const StagedLine& line);
-  void add_event(uint32_t i, const StagedLine& staged, EventIndex parent);
+  void add_event(uint32_t i, const StagedLine& staged, bool top_level);
   NameIndex memory_event(uint32_t record, StatTable& stats);
   void add_memory_stats(const kineto::MemoryRecord& m, StatTable& stats);
 
@@ -166,20 +177,38 @@ class PyTorchImport {
   std::string thread_line_name(const kineto::Track& track) const;
 
   Profile& p_;
-  kineto::Trace& t_;  // its events' times and correlations are rewritten in place
+  kineto::Trace& t_;  // its events' correlations are rewritten in place (from flow arrows)
   std::string host_;
   IngestStages* stages_;
+  bool parallel_;
   std::string error_;
 
+  // An event's start in ps since the profile's origin is (ts_ns + base_ns_ - origin_ns_) × 1000:
+  // worked out where it is written (sort_lines), once place_in_time() has found that all fit.
+  int64_t base_ns_ = 0;
   int64_t origin_ns_ = 0;
   std::vector<uint32_t> line_of_;          // per trace event: index into lines_
   std::vector<StagedLine> lines_;
-  std::vector<uint32_t> order_;            // trace events grouped by line, each line sorted
+  std::vector<uint32_t> order_;            // trace events grouped by line, in the file's order
+  // The lines to sort: on two threads the longest first; on one in the columns' order, each
+  // line's columns grown as it is sorted, so that no line's are held before they are needed.
+  std::vector<uint32_t> sort_queue_;
+  // The planes in order, each with its lines in order; and where each line's events go in the
+  // event columns, known before they are sorted.
+  struct PlaneLines {
+    std::string name;
+    std::vector<uint32_t> lines;
+    int64_t device;
+  };
+  std::vector<PlaneLines> planes_;
+  std::vector<EventIndex> line_first_event_;  // by index into lines_
   std::vector<int64_t> devices_;           // device ordinals, by first appearance
-  std::unordered_map<int64_t, StringId> op_by_external_id_;
+  kineto::OpsByExternalId op_by_external_id_;
   std::vector<int64_t> step_by_name_;      // by StringId: step_of(), once worked out
   static constexpr int64_t kOutOfRange = INT64_MIN;
   int64_t earliest_ns_ = 0;                // as written, with the base time; kOutOfRange when one overflows
+  int64_t latest_ns_ = 0;                  // the same for the latest start
+  int64_t shortest_ps_ = 0, longest_ps_ = 0;
   std::vector<uint8_t> consumer_track_;    // host threads whose work joins the process's step
 
   std::vector<NameIndex> plain_names_;     // by StringId
@@ -187,6 +216,7 @@ class PyTorchImport {
   std::vector<StringId> kernel_details_;                // by Trace::kernels index, once made
   std::vector<RepeatedMemoryRecord> memory_records_;   // by Trace::memory index
   uint32_t host_index_ = 0;
+  EventIndex next_event_ = 0;              // where add_event writes
 };
 
 bool PyTorchImport::run(std::string* error) {
@@ -195,51 +225,121 @@ bool PyTorchImport::run(std::string* error) {
     return false;
   }
   // The op index and the times read and write no part of an event that placing it on a line
-  // reads: they are made on a second core while the events are grouped by line here.
-  auto placed = std::async(std::launch::async | std::launch::deferred, [this] {
-    StageTimer timer(stages_, IngestStages::kIndex);
-    index_ops_and_steps();  // reads ts as written, to match flow arrows
-    return place_in_time();
-  });
-  {
+  // reads: they are made on a second core while the events are grouped by line here. Then both
+  // cores sort lines, each taking the longest left, and write each sorted line's times and
+  // nesting into the event columns; last, the names and stats, whose ids come in order.
+  const size_t first_event = p_.num_events();
+  std::promise<bool> placed;
+  std::shared_future<bool> times_known = placed.get_future().share();
+  std::promise<void> grouped;
+  std::shared_future<void> lines_ready = grouped.get_future().share();
+  std::atomic<size_t> next_line{0};
+  const size_t end = first_event + t_.events.size();
+  EventColumns& ev = p_.events;
+  auto index_then_sort = [this, &placed, lines_ready, &next_line, &ev, end] {
+    bool ok;
+    try {
+      StageTimer timer(stages_, IngestStages::kIndex);
+      index_ops_and_steps();  // reads ts as written, to match flow arrows
+      ok = place_in_time();
+      if (ok) {  // the columns sorting writes: these two here, the third on the other thread
+        ev.start_ps.reserve(end);
+        ev.parent.reserve(end);
+        if (parallel_) {
+          ev.start_ps.resize(end);
+          ev.parent.resize(end);
+        }
+      }
+    } catch (...) {
+      placed.set_exception(std::current_exception());
+      throw;
+    }
+    placed.set_value(ok);
+    lines_ready.get();
+    if (ok) {
+      StageTimer timer(stages_, IngestStages::kSort);
+      sort_lines(next_line);
+    }
+    return ok;
+  };
+  std::future<bool> helper;
+  if (parallel_) {
+    try {
+      helper = std::async(std::launch::async, index_then_sort);
+    } catch (const std::system_error&) {
+      parallel_ = false;  // no thread to be had: all on this one
+    }
+  }
+  if (!parallel_) helper = std::async(std::launch::deferred, index_then_sort);
+  try {
     StageTimer timer(stages_, IngestStages::kLines);
     kernel_details_.assign(t_.kernels.size(), kNoString);
     assign_lines();
     group_by_line();
+    plan_planes(first_event);
+    ev.duration_ps.reserve(end);
+    ev.name.reserve(end);
+    if (parallel_) {
+      ev.duration_ps.resize(end);
+      ev.name.resize(end);
+    }
+    ev.first_stat.reserve(end + 1);
+  } catch (...) {
+    sort_queue_.clear();  // the other thread then sorts nothing and ends
+    grouped.set_value();
+    throw;
   }
-  if (!placed.get()) {
+  grouped.set_value();
+  if (parallel_ && times_known.get()) {
+    StageTimer timer(stages_, IngestStages::kSort);
+    sort_lines(next_line);
+  }
+  const bool ok = helper.get();
+  std::vector<uint32_t>().swap(order_);  // the sorted order is in the name column now
+  if (!ok) {
+    ev.start_ps.resize(first_event);  // the profile as it was
+    ev.duration_ps.resize(first_event);
+    ev.parent.resize(first_event);
+    ev.name.resize(first_event);
     *error = error_;
     return false;
   }
-  {
-    StageTimer timer(stages_, IngestStages::kSort);
-    sort_lines();
-  }
   StageTimer timer(stages_, IngestStages::kModel);
-  add_host();
+  add_host(EventIndex(first_event));
   return true;
 }
 
 // Absolute time is ts × 1000 + baseTimeNanoseconds (0 when absent: ts is then since the
 // epoch); the model measures from the earliest event of the first host.
 bool PyTorchImport::place_in_time() {
-  const int64_t base = t_.base_time_ns.value_or(0);
+  base_ns_ = t_.base_time_ns.value_or(0);
   if (earliest_ns_ == kOutOfRange) return fail("a timestamp is out of range");
   origin_ns_ = p_.hosts.empty() ? earliest_ns_ : p_.origin_ns;
+  if (times_fit()) return true;
+  // Some event may not fit: the first that does not, in the file's order, is the one named.
   for (size_t i = 0; i < t_.events.size(); ++i) {
-    kineto::Event& e = t_.events[i];
+    const kineto::Event& e = t_.events[i];
     if (e.dur_ps > kMaxEventDurationPs)
       return fail("an event at ts " + std::to_string(e.ts_ns / 1000) + " us lasts " +
                   std::to_string(e.dur_ps / 1'000'000'000'000) + " s, longer than the " + kMaxEventDurationText +
                   " an event may last");
     int64_t ps, end;
-    if (__builtin_sub_overflow(e.ts_ns + base, origin_ns_, &ps) || __builtin_mul_overflow(ps, int64_t(1000), &ps) ||
+    if (__builtin_sub_overflow(e.ts_ns + base_ns_, origin_ns_, &ps) || __builtin_mul_overflow(ps, int64_t(1000), &ps) ||
         __builtin_add_overflow(ps, e.dur_ps, &end))
       return fail("timestamps span more than the model can hold (about 106 days): an event at ts " +
                   std::to_string(e.ts_ns / 1000) + " us is out of range");
-    e.ts_ns = ps;  // from here on: the start in ps since the profile's origin
   }
   return true;
+}
+
+// Whether every event's start and end in ps fit, from the extremes alone: the start grows
+// with ts, so the earliest and latest bound them all.
+bool PyTorchImport::times_fit() const {
+  if (longest_ps_ > kMaxEventDurationPs) return false;
+  int64_t first, last, end;
+  return !__builtin_sub_overflow(earliest_ns_, origin_ns_, &first) && !__builtin_mul_overflow(first, int64_t(1000), &first) &&
+         !__builtin_sub_overflow(latest_ns_, origin_ns_, &last) && !__builtin_mul_overflow(last, int64_t(1000), &last) &&
+         !__builtin_add_overflow(first, shortest_ps_, &end) && !__builtin_add_overflow(last, longest_ps_, &end);
 }
 
 // External ids of ops (to name the op behind GPU work), the steps, the threads that run
@@ -251,12 +351,15 @@ void PyTorchImport::index_ops_and_steps() {
   op_by_external_id_.reserve(t_.count_by_category[size_t(Category::kCpuOp)] +
                              t_.count_by_category[size_t(Category::kUserAnnotation)]);
   const int64_t base = t_.base_time_ns.value_or(0);
-  int64_t earliest = INT64_MAX;
+  int64_t earliest = INT64_MAX, latest = INT64_MIN, shortest = INT64_MAX, longest = INT64_MIN;
   bool missing = false, out_of_range = false;
   for (const kineto::Event& e : t_.events) {
     int64_t ns;
     out_of_range |= __builtin_add_overflow(e.ts_ns, base, &ns);
     earliest = std::min(earliest, ns);
+    latest = std::max(latest, ns);
+    shortest = std::min(shortest, e.dur_ps);
+    longest = std::max(longest, e.dur_ps);
     switch (e.category) {
       case Category::kCpuOp:
       case Category::kUserAnnotation:
@@ -278,6 +381,9 @@ void PyTorchImport::index_ops_and_steps() {
     }
   }
   earliest_ns_ = out_of_range ? kOutOfRange : earliest;
+  latest_ns_ = latest;
+  shortest_ps_ = shortest;
+  longest_ps_ = longest;
   consumer_track_.assign(t_.tracks.size(), 0);
   for (size_t k = 0; k < t_.tracks.size(); ++k)
     consumer_track_[k] = !t_.tracks[k].device && !step_track[k] && step_pids.count(t_.tracks[k].pid) > 0;
@@ -394,30 +500,62 @@ struct LinePlace {
 };
 
 // Sorts by merging the runs already in order: a trace writes each kind of event in order, so
-// a thread's line is a few sorted runs (ops, runtime calls, instants), and runs that do not
-// overlap in time (a later profiling window) need no merging at all. The order is total: the
-// result is the one any sort gives.
-void sort_by_merging_runs(std::vector<LinePlace>& places) {
-  std::vector<size_t> bounds{0};
-  for (size_t i = 1; i < places.size(); ++i)
-    if (places[i] < places[i - 1]) bounds.push_back(i);
-  bounds.push_back(places.size());
-  while (bounds.size() > 2) {
-    std::vector<size_t> merged{0};
-    for (size_t r = 0; r + 1 < bounds.size(); r += 2) {
-      if (r + 2 == bounds.size()) {  // an odd run out
-        merged.push_back(bounds[r + 1]);
-        continue;
-      }
-      const auto a = places.begin() + ptrdiff_t(bounds[r]), b = places.begin() + ptrdiff_t(bounds[r + 1]),
-                 end = places.begin() + ptrdiff_t(bounds[r + 2]);
-      if (*b < *(b - 1)) {  // only the parts that overlap move
-        std::inplace_merge(std::upper_bound(a, b, *b), b, std::lower_bound(b, end, *(b - 1)));
-      }
-      merged.push_back(bounds[r + 2]);
+// a thread's line is a few sorted runs (ops, runtime calls, instants). The runs are merged in
+// one pass (a heap of their heads), each place handed to `out` in order, read from the events
+// where they are (`line.at(j)`, the line's j-th event in the file's order): no copy of the
+// line is made. The order is total: the result is the one any sort gives.
+template <typename Line, typename Sink>
+void merge_runs(const Line& line, uint32_t count, Sink&& out) {
+  struct Head {
+    LinePlace place;
+    uint32_t next, end;  // the rest of its run
+  };
+  std::vector<Head> heap;
+  if (count == 0) return;
+  LinePlace previous = line.at(0);
+  for (uint32_t begin = 0, j = 1; j <= count; ++j) {
+    line.prefetch(j + kPrefetchAhead);
+    const LinePlace place = j < count ? line.at(j) : previous;
+    if (j == count || place < previous) {
+      heap.push_back({line.at(begin), begin + 1, j});
+      begin = j;
     }
-    bounds.swap(merged);
+    previous = place;
   }
+  if (heap.size() == 1) {
+    for (uint32_t j = 0; j < count; ++j) {
+      line.prefetch(j + kPrefetchAhead);
+      out(line.at(j));
+    }
+    return;
+  }
+  // A min-heap of the runs' heads: the children of k are 2k + 1 and 2k + 2.
+  auto sift_down = [&heap](size_t k) {
+    const size_t n = heap.size();
+    const Head moving = heap[k];
+    for (size_t child; (child = 2 * k + 1) < n; k = child) {
+      if (child + 1 < n && heap[child + 1].place < heap[child].place) ++child;
+      if (!(heap[child].place < moving.place)) break;
+      heap[k] = heap[child];
+    }
+    heap[k] = moving;
+  };
+  for (size_t k = heap.size() / 2; k-- > 0;) sift_down(k);
+  while (heap.size() > 1) {
+    Head& top = heap.front();
+    out(top.place);
+    if (top.next < top.end) {
+      line.prefetch(top.next + kPrefetchAhead / 2);  // each run is read in order
+      top.place = line.at(top.next++);
+    } else {
+      top = heap.back();
+      heap.pop_back();
+    }
+    sift_down(0);
+  }
+  const Head& last = heap.front();
+  out(last.place);
+  for (uint32_t j = last.next; j < last.end; ++j) out(line.at(j));
 }
 
 // Groups the events by line (a counting sort), in the file's order.
@@ -434,20 +572,53 @@ void PyTorchImport::group_by_line() {
   std::vector<uint32_t>().swap(line_of_);
 }
 
-// Sorts each line by start, an enclosing event (the longer) before what it encloses.
-void PyTorchImport::sort_lines() {
-  std::vector<LinePlace> places;
-  uint32_t longest = 0;
-  for (const StagedLine& line : lines_) longest = std::max(longest, line.count);
-  places.reserve(longest);  // once: growing it line by line would copy it and fault in fresh pages
-  for (const StagedLine& line : lines_) {
-    places.clear();
-    for (uint32_t k = line.first; k < line.first + line.count; ++k) {
-      const kineto::Event& e = t_.events[order_[k]];
-      places.push_back({e.ts_ns, -e.dur_ps, order_[k]});
+// Sorts lines by start, an enclosing event (the longer) before what it encloses, taking the
+// next line of sort_queue_ until none is left, and writes each event's start, duration and
+// enclosing event (the innermost earlier one on its line still open, as for XSpace) in the
+// columns as it comes out sorted. Each line's part of the columns is its own, so two threads
+// may sort at once. The start as written orders as the start in ps does.
+void PyTorchImport::sort_lines(std::atomic<size_t>& next) {
+  EventColumns& ev = p_.events;
+  // The j-th event of a line in the file's order, as sorting reads it.
+  struct FileOrder {
+    const kineto::Event* events;
+    const uint32_t* order;
+    uint32_t count;
+    LinePlace at(uint32_t j) const {
+      const kineto::Event& e = events[order[j]];
+      return {e.ts_ns, -e.dur_ps, order[j]};
     }
-    sort_by_merging_runs(places);
-    for (uint32_t k = 0; k < line.count; ++k) order_[line.first + k] = places[k].event;
+    void prefetch(uint32_t j) const {
+      if (j < count) __builtin_prefetch(&events[order[j]]);
+    }
+  };
+  struct Open {
+    EventIndex event;
+    int64_t end_ps;
+  };
+  std::vector<Open> open;
+  for (size_t q; (q = next.fetch_add(1, std::memory_order_relaxed)) < sort_queue_.size();) {
+    const StagedLine& line = lines_[sort_queue_[q]];
+    EventIndex at = line_first_event_[sort_queue_[q]];
+    if (!parallel_) {  // this line's part of the columns, after the lines sorted before it
+      ev.start_ps.resize(at + line.count);
+      ev.duration_ps.resize(at + line.count);
+      ev.parent.resize(at + line.count);
+      ev.name.resize(at + line.count);
+    }
+    open.clear();
+    merge_runs(FileOrder{t_.events.data(), order_.data() + line.first, line.count}, line.count,
+               [&](const LinePlace& place) {
+                 // The name column holds the event's index in the trace until its name is made.
+                 ev.name[at] = place.event;
+                 const int64_t start = (place.start_ps + base_ns_ - origin_ns_) * 1000,
+                               stop = start - place.minus_duration_ps;
+                 while (!open.empty() && !(open.back().end_ps > start && open.back().end_ps >= stop)) open.pop_back();
+                 ev.start_ps[at] = start;
+                 ev.duration_ps[at] = -place.minus_duration_ps;
+                 ev.parent[at] = open.empty() ? kNone : open.back().event;
+                 open.push_back({at++, stop});
+               });
   }
 }
 
@@ -457,19 +628,9 @@ std::string PyTorchImport::thread_line_name(const kineto::Track& track) const {
   return "thread " + std::to_string(track.tid);
 }
 
-void PyTorchImport::add_host() {
-  host_index_ = uint32_t(p_.hosts.size());
-  Host host;
-  host.name = p_.strings.intern(host_);
-  if (t_.rank) host.rank = *t_.rank;
-  if (t_.rank) host.hostname = p_.strings.intern("rank" + std::to_string(*t_.rank));
-  else host.hostname = t_.host_name;
-  host.trace_clock_base_ns = t_.base_time_ns.value_or(0);
-  host.first_plane = uint32_t(p_.planes.size());
-  p_.hosts.push_back(host);
-  p_.origin_ns = origin_ns_;
-  p_.events.reserve(p_.num_events() + t_.events.size());
-
+// The order of the planes and of their lines, and so where each line's events go in the
+// columns (from `first_event` on, after the events already there).
+void PyTorchImport::plan_planes(EventIndex first_event) {
   auto by_thread = [&](LineRole role) {
     std::vector<uint32_t> lines;
     for (uint32_t l = 0; l < lines_.size(); ++l)
@@ -480,7 +641,8 @@ void PyTorchImport::add_host() {
     });
     return lines;
   };
-  if (auto threads = by_thread(LineRole::kThread); !threads.empty()) add_plane(std::string(xs::kHostPlaneName), std::move(threads), -1);
+  if (auto threads = by_thread(LineRole::kThread); !threads.empty())
+    planes_.push_back({std::string(xs::kHostPlaneName), std::move(threads), -1});
 
   std::vector<uint32_t> device_order(devices_.size());
   std::iota(device_order.begin(), device_order.end(), 0u);
@@ -498,9 +660,44 @@ void PyTorchImport::add_host() {
     // Kineto writes every accelerator's work alike; MTIA's comes in a category of its own.
     bool mtia = false;
     for (uint32_t l : lines) mtia |= t_.tracks[lines_[l].track].mtia;
-    add_plane(xs::device_plane_name(mtia ? "MTIA" : "GPU", devices_[d]), std::move(lines), devices_[d]);
+    planes_.push_back({xs::device_plane_name(mtia ? "MTIA" : "GPU", devices_[d]), std::move(lines), devices_[d]});
   }
-  if (auto python = by_thread(LineRole::kPython); !python.empty()) add_plane("/host:python", std::move(python), -1);
+  if (auto python = by_thread(LineRole::kPython); !python.empty())
+    planes_.push_back({"/host:python", std::move(python), -1});
+
+  line_first_event_.assign(lines_.size(), 0);
+  EventIndex at = first_event;
+  for (const PlaneLines& plane : planes_) {
+    for (uint32_t l : plane.lines) {
+      line_first_event_[l] = at;
+      at += lines_[l].count;
+      sort_queue_.push_back(l);
+    }
+  }
+  if (parallel_) {
+    std::stable_sort(sort_queue_.begin(), sort_queue_.end(),
+                     [&](uint32_t a, uint32_t b) { return lines_[a].count > lines_[b].count; });
+  }
+}
+
+// The host, its planes and lines, and each event's name and stats (the times and nesting are
+// in the columns already, from sort_lines, and the name column holds each event's index in the
+// trace), from event `first_event` on.
+void PyTorchImport::add_host(EventIndex first_event) {
+  host_index_ = uint32_t(p_.hosts.size());
+  Host host;
+  host.name = p_.strings.intern(host_);
+  if (t_.rank) host.rank = *t_.rank;
+  if (t_.rank) host.hostname = p_.strings.intern("rank" + std::to_string(*t_.rank));
+  else host.hostname = t_.host_name;
+  host.trace_clock_base_ns = t_.base_time_ns.value_or(0);
+  host.first_plane = uint32_t(p_.planes.size());
+  p_.hosts.push_back(host);
+  p_.origin_ns = origin_ns_;
+
+  next_event_ = first_event;
+  p_.events.first_stat.resize(p_.num_events() + 1);
+  for (const PlaneLines& plane : planes_) add_plane(plane.name, plane.lines, plane.device);
 
   Host& h = p_.hosts[host_index_];
   h.num_planes = uint32_t(p_.planes.size()) - h.first_plane;
@@ -513,7 +710,7 @@ void PyTorchImport::add_host() {
                           " events of phases other than X, i, s, f and M were skipped");
 }
 
-void PyTorchImport::add_plane(std::string name, std::vector<uint32_t> lines, int64_t device) {
+void PyTorchImport::add_plane(const std::string& name, const std::vector<uint32_t>& lines, int64_t device) {
   Plane plane;
   plane.name = p_.strings.intern(name);
   plane.id = int64_t(p_.planes.size() - p_.hosts[host_index_].first_plane);
@@ -571,24 +768,18 @@ void PyTorchImport::add_line(const StagedLine& staged) {
       break;
   }
   line.kind = identify_line(p_.planes[line.plane].kind, p_.strings.view(line.name), line.id);
-  line.first_event = uint32_t(p_.num_events());
+  line.first_event = next_event_;
   line.num_events = staged.count;
   p_.lines.push_back(line);
 
-  // Nesting: the enclosing event is the innermost earlier one still open (as for XSpace).
-  std::vector<EventIndex> open;
-  for (uint32_t k = staged.first; k < staged.first + staged.count; ++k) {
-    const uint32_t i = order_[k];
-    const int64_t start = t_.events[i].ts_ns, stop = start + t_.events[i].dur_ps;
-    while (!open.empty()) {
-      const EventIndex top = open.back();
-      const int64_t top_end = p_.end_ps(top);
-      if (top_end > start && top_end >= stop) break;
-      open.pop_back();
-    }
-    const EventIndex e = EventIndex(p_.num_events());
-    add_event(i, staged, open.empty() ? kNone : open.back());
-    open.push_back(e);
+  // The columns hold the line sorted (sort_lines), each event's index in the trace where its
+  // name goes, and the nesting: whether an event is top-level names a consumer's work.
+  const EventColumns& ev = p_.events;
+  const EventIndex end = next_event_ + staged.count;
+  while (next_event_ < end) {
+    // A line in time order visits the file's events out of order: each is asked for ahead.
+    if (next_event_ + kPrefetchAhead < end) __builtin_prefetch(&t_.events[ev.name[next_event_ + kPrefetchAhead]]);
+    add_event(ev.name[next_event_], staged, ev.parent[next_event_] == kNone);
   }
 }
 
@@ -604,11 +795,10 @@ int64_t PyTorchImport::step_of(StringId name) {
 StringId PyTorchImport::op_of(const kineto::Event& e) const {
   // Older traces copy the correlation id into "External id": then it names no op.
   if (e.external_id == kineto::kNoId || e.external_id == e.correlation) return kEmptyString;
-  auto it = op_by_external_id_.find(e.external_id);
-  return it == op_by_external_id_.end() ? kEmptyString : it->second;
+  return op_by_external_id_.find(e.external_id);
 }
 
-void PyTorchImport::add_event(uint32_t i, const StagedLine& staged, EventIndex parent) {
+void PyTorchImport::add_event(uint32_t i, const StagedLine& staged, bool top_level) {
   const kineto::Event& e = t_.events[i];
   const kineto::Track& track = t_.tracks[e.track];
   const int64_t correlation = e.correlation;
@@ -671,7 +861,7 @@ void PyTorchImport::add_event(uint32_t i, const StagedLine& staged, EventIndex p
           (e.category == Category::kUserAnnotation || e.category == Category::kCpuOp) &&
           (step = step_of(e.name)) >= 0) {
         name = step_name(e.name, step, track.pid);
-      } else if (parent == kNone && staged.role == LineRole::kThread && consumer_track_[e.track]) {
+      } else if (top_level && staged.role == LineRole::kThread && consumer_track_[e.track]) {
         name = consumer_name(e.name, track.pid, e.detail);
       } else if (e.detail != UINT32_MAX) {
         name = variant_name({e.name, kOpArgsName, e.detail, 0}, [&] { add_op_args_stats(t_.op_args[e.detail]); });
@@ -683,12 +873,8 @@ void PyTorchImport::add_event(uint32_t i, const StagedLine& staged, EventIndex p
       break;
     }
   }
-  EventColumns& ev = p_.events;
-  ev.start_ps.push_back(e.ts_ns);
-  ev.duration_ps.push_back(e.dur_ps);
-  ev.name.push_back(name);
-  ev.parent.push_back(parent);
-  ev.first_stat.push_back(uint32_t(stats.size()));
+  p_.events.name[next_event_] = name;
+  p_.events.first_stat[++next_event_] = uint32_t(stats.size());
 }
 
 // A record the trace repeats shares a name that carries all its stats (as an XEventMetadata
@@ -808,7 +994,7 @@ bool import_source(kineto::JsonSource& source, std::string_view host, Profile* p
   LoadProgress reading;
   if (progress) reading = [&progress](double f) { progress(0.9 * f); };
   if (!kineto::read_trace(source, &profile->strings, &trace, reading, error, parse_ahead, stages)) return false;
-  PyTorchImport import(profile, trace, host, stages);
+  PyTorchImport import(profile, trace, host, stages, parse_ahead);
   return import.run(error);
 }
 

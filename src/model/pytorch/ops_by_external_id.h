@@ -1,0 +1,71 @@
+// The op that each external id names, for GPU work to name the op that launched it. A trace
+// has an op per few events, so this is one flat table probed in place (no node per op to
+// allocate and free, as a std::unordered_map has); the first op written under an id keeps it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/string_table.h"
+#include "model/well_known_strings.h"
+
+namespace mlprof::model::kineto {
+
+class OpsByExternalId {
+ public:
+  // Room for `count` ids without growing.
+  void reserve(size_t count) {
+    size_t capacity = 16;
+    while (3 * capacity < 4 * count) capacity *= 2;
+    if (capacity > slots_.size()) rehash(capacity);
+  }
+
+  // Adds `op` under `id` unless the id already names one. `id` is never kEmptySlot.
+  void emplace(int64_t id, StringId op) {
+    if (4 * (size_ + 1) > 3 * slots_.size()) rehash(slots_.empty() ? 16 : 2 * slots_.size());
+    Slot& slot = find_slot(id);
+    if (slot.id != kEmptySlot) return;
+    slot = {id, op};
+    ++size_;
+  }
+
+  // The op under `id`, or kEmptyString.
+  StringId find(int64_t id) const {
+    if (slots_.empty() || id == kEmptySlot) return kEmptyString;
+    const Slot& slot = const_cast<OpsByExternalId*>(this)->find_slot(id);
+    return slot.id == id ? slot.op : kEmptyString;
+  }
+
+  size_t size() const { return size_; }
+
+  static constexpr int64_t kEmptySlot = INT64_MIN;  // kineto::kNoId: never an op's id
+
+ private:
+  struct Slot {
+    int64_t id = kEmptySlot;
+    StringId op = kEmptyString;
+  };
+
+  // The slot holding `id`, or the empty one where it would go (linear probing).
+  Slot& find_slot(int64_t id) {
+    const size_t mask = slots_.size() - 1;
+    // Ids mostly count up: 64 ids in a row share a run of slots (one page of the table for
+    // many ids), and the runs are scattered so that no pattern of ids makes long chains.
+    const uint64_t x = uint64_t(id), run = ((x >> 6) * 0x9E3779B97F4A7C15ull) >> 20;
+    size_t at = size_t(run << 6 | (x & 63)) & mask;
+    while (slots_[at].id != kEmptySlot && slots_[at].id != id) at = (at + 1) & mask;
+    return slots_[at];
+  }
+
+  void rehash(size_t capacity) {
+    std::vector<Slot> old(capacity);
+    old.swap(slots_);
+    for (const Slot& s : old)
+      if (s.id != kEmptySlot) find_slot(s.id) = s;
+  }
+
+  std::vector<Slot> slots_;  // a power of two in size, at most three quarters full
+  size_t size_ = 0;
+};
+
+}  // namespace mlprof::model::kineto
