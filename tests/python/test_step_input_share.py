@@ -15,8 +15,8 @@ from torch.utils.data import DataLoader, Dataset
 import mlprof
 from support import ScratchTest, report
 
-SLEEP_S = 0.008    # the dataset's wait per batch
-COMPUTE_S = 0.008  # the step's own work after the fetch: about half of each step is input
+SLEEP_S = 0.02     # the dataset's wait per batch (long beside scheduling delays on a busy machine)
+COMPUTE_S = 0.02   # the step's own work after the fetch: about half of each step is input
 STEPS = 16
 
 
