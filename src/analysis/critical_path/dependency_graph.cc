@@ -148,11 +148,14 @@ class GraphBuilder {
   // Program order on one thread: a node at every event's start and end, an edge for each
   // stretch between, weighing its length, charged to the innermost event open then.
   void add_thread(uint32_t l) {
-    EventIndex first = kNone;
-    g_.events.for_each_in_line(l, [&](EventIndex e) { first = first == kNone ? e : first; });
+    const EventIndex first = g_.events.first_in_line(l);
     if (first == kNone) return;
     const uint16_t host = host_of_line(l);
-    std::vector<EventIndex> open;
+    struct Open {
+      EventIndex event;
+      uint32_t slot;
+    };
+    std::vector<Open> open;  // the events open now, innermost last, with their slots
     uint32_t node = kNoNode;
     const uint32_t first_node = uint32_t(g_.anchor_ps.size());
     if (thread_nodes_.empty()) thread_nodes_.assign(p_.lines.size(), {0, 0});
@@ -161,35 +164,36 @@ class GraphBuilder {
     auto advance = [&](int64_t t) {
       const uint32_t next = add_node(std::max(t, now) + off);
       if (node != kNoNode) {
-        const EventIndex ev = open.empty() ? kNone : open.back();
-        const PathKind k = ev == kNone ? PathKind::kIdle : kind_of(ev);
+        const EventIndex ev = open.empty() ? kNone : open.back().event;
+        const PathKind k = ev == kNone ? PathKind::kIdle : PathKind(kind_[open.back().slot]);
         chain_edge_[node] = add_edge(node, next, std::max(t, now) - now, ev, ev, host, k);
       }
       node = next;
       now = std::max(t, now);
     };
-    g_.events.for_each_in_line(l, [&](EventIndex e) {
-      while (!open.empty() && p_.end_ps(open.back()) <= p_.start_ps(e)) {
-        advance(p_.end_ps(open.back()));
-        end_node_[slot(open.back())] = node;
+    g_.events.for_each_slot_in_line(l, [&](EventIndex e, uint32_t s) {
+      while (!open.empty() && p_.end_ps(open.back().event) <= p_.start_ps(e)) {
+        advance(p_.end_ps(open.back().event));
+        end_node_[open.back().slot] = node;
         open.pop_back();
       }
-      classify(e, open.empty() ? kNone : open.back(), host);
+      classify(e, s, open.empty() ? kNoSlot : open.back().slot, host);
       advance(p_.start_ps(e));
-      start_node_[slot(e)] = node;
-      open.push_back(e);
+      start_node_[s] = node;
+      open.push_back({e, s});
     });
     while (!open.empty()) {
-      advance(p_.end_ps(open.back()));
-      end_node_[slot(open.back())] = node;
+      advance(p_.end_ps(open.back().event));
+      end_node_[open.back().slot] = node;
       open.pop_back();
     }
     chain_last_.push_back({host, node, false});
     thread_nodes_[l] = {first_node, node};
   }
 
-  // An event's kind (inheriting input from its parent), and the links it takes part in.
-  void classify(EventIndex e, EventIndex parent, uint16_t host) {
+  // An event's kind (inheriting input from its parent, at `parent_slot`), and the links it
+  // takes part in.
+  void classify(EventIndex e, uint32_t e_slot, uint32_t parent_slot, uint16_t host) {
     std::optional<model::StatValue> producer, consumer;
     if (may_link(e)) {
       producer = p_.stat(e, model::kProducerId);
@@ -201,8 +205,8 @@ class GraphBuilder {
     const bool produces_input = producer.has_value() && !p_.stat(e, model::kIsRoot).has_value() &&
                                 links_data(std::get<1>(link_key(e, host, *producer, model::kProducerType)));
     PathKind k = produces_input ? PathKind::kInput : of_name.kind;
-    if (parent != kNone && kind_of(parent) == PathKind::kInput) k = PathKind::kInput;
-    kind_[slot(e)] = uint8_t(k);
+    if (parent_slot != kNoSlot && PathKind(kind_[parent_slot]) == PathKind::kInput) k = PathKind::kInput;
+    kind_[e_slot] = uint8_t(k);
     if (producer) producers_[link_key(e, host, *producer, model::kProducerType)].push_back(e);
     if (consumer) consumers_.push_back({link_key(e, host, *consumer, model::kConsumerType), e});
     if (of_name.blocking) blocking_[host].push_back(e);
@@ -306,16 +310,16 @@ class GraphBuilder {
       const auto [step_first, step_last] = thread_nodes_[step_line->second];
       const bool engine = is_autograd_engine_thread(l);
       std::map<uint32_t, EventIndex> step_waits;  // a step-thread stretch: the engine work ending last in it
-      g_.events.for_each_in_line(l, [&](EventIndex e) {
+      g_.events.for_each_slot_in_line(l, [&](EventIndex e, uint32_t s) {
         // Loader work runs on its own: only work the step thread sets off (not input) is tied to it.
-        if (p_.events.parent[e] != kNone || start_of(e) == kNoNode || kind_of(e) == PathKind::kInput) return;
+        if (p_.events.parent[e] != kNone || start_node_[s] == kNoNode || PathKind(kind_[s]) == PathKind::kInput) return;
         const int64_t t = p_.start_ps(e) + offset_[host_of_line(l)];  // on the ranks' common clock
         // The step thread's last instant at or before t (a thread's instants never go back).
         const int64_t* first = g_.anchor_ps.data() + step_first;
         const int64_t* after = std::upper_bound(first, first + (step_last - step_first + 1), t);
         if (after == first) return;  // before the step thread's first instant
         const uint32_t from = uint32_t(after - g_.anchor_ps.data()) - 1;
-        const uint32_t to = start_of(e);
+        const uint32_t to = start_node_[s];
         // backward() returns when the engine's thread is done: a stretch of the step thread that
         // holds the engine's work whole is the step thread waiting for it. The engine's work after
         // the first in that stretch follows its own thread's order, not the step thread's.
@@ -380,10 +384,11 @@ class GraphBuilder {
         const auto [first, end] = selected_work(h, s);
         for (uint32_t i = first; i < end; ++i) {
           const GpuWork& w = h.work[i];
-          if (slot(w.event) == kNoSlot) continue;
+          const uint32_t w_slot = slot(w.event);
+          if (w_slot == kNoSlot) continue;
           const uint32_t launch = w.launch != kNone ? start_of(w.launch) : kNoNode;
           if (auto it = first_edge_of.find(i); it != first_edge_of.end()) it->second = uint32_t(g_.edges.size());
-          add_device_item(w.event, device_kind(w.kind), w.launch, launch, host, prev_start, prev_end);
+          add_device_item(w.event, w_slot, device_kind(w.kind), w.launch, launch, host, prev_start, prev_end);
           if (w.launch != kNone) {
             launched.emplace_back(p_.start_ps(w.launch), p_.end_ps(w.event), prev_end);
             launch_work_.emplace_back(w.launch, w.event);
@@ -533,12 +538,12 @@ class GraphBuilder {
   // One kernel, copy or op on a device line: start and end nodes; the start waits for the
   // previous item on the line and for its launch. The measured gap before it is charged to
   // whichever of the two came last: launch latency, or the line idle.
-  void add_device_item(EventIndex ev, PathKind kind, EventIndex launch_event, uint32_t launch, uint16_t host,
-                       uint32_t& prev_start, uint32_t& prev_end) {
+  void add_device_item(EventIndex ev, uint32_t ev_slot, PathKind kind, EventIndex launch_event, uint32_t launch,
+                       uint16_t host, uint32_t& prev_start, uint32_t& prev_end) {
     const int64_t start = p_.start_ps(ev) + offset_[host], end = p_.end_ps(ev) + offset_[host];
     const uint32_t s = add_node(start), e = add_node(end);
-    start_node_[slot(ev)] = s;
-    end_node_[slot(ev)] = e;
+    start_node_[ev_slot] = s;
+    end_node_[ev_slot] = e;
     add_edge(s, e, end - start, ev, launch_event != kNone ? launch_event : ev, host, kind);
     const int64_t launch_t = launch != kNoNode ? g_.anchor_ps[launch] : INT64_MIN;
     const int64_t prev_t = prev_end != kNoNode ? g_.anchor_ps[prev_end] : INT64_MIN;
@@ -594,9 +599,9 @@ class GraphBuilder {
       if (line.kind == model::LineKind::kStream || plane_has_streams[line.plane]) continue;
       if (p_.planes[line.plane].kind != model::PlaneKind::kDevice) continue;
       uint32_t prev_start = kNoNode, prev_end = kNoNode;
-      g_.events.for_each_in_line(l, [&](EventIndex e) {
+      g_.events.for_each_slot_in_line(l, [&](EventIndex e, uint32_t s) {
         if (p_.events.parent[e] == kNone)
-          add_device_item(e, device_kind(classify.of(e)), kNone, kNoNode, host_of_line(l), prev_start, prev_end);
+          add_device_item(e, s, device_kind(classify.of(e)), kNone, kNoNode, host_of_line(l), prev_start, prev_end);
       });
       if (prev_end != kNoNode) chain_last_.push_back({host_of_line(l), prev_end, true});
     }
@@ -659,9 +664,9 @@ class GraphBuilder {
     for (uint32_t l = 0; l < p_.lines.size(); ++l) {
       if (l >= grouping.device_work_line.size() || !grouping.device_work_line[l]) continue;
       std::map<int32_t, EventIndex> last;
-      g_.events.for_each_in_line(l, [&](EventIndex e) {
+      g_.events.for_each_slot_in_line(l, [&](EventIndex e, uint32_t s) {
         const int32_t g = e < grouping.group_of.size() ? grouping.group_of[e] : kNoGroup;
-        if (g == kNoGroup || end_of(e) == kNoNode) return;
+        if (g == kNoGroup || end_node_[s] == kNoNode) return;
         auto [it, fresh] = last.try_emplace(g, e);
         if (!fresh && p_.end_ps(e) > p_.end_ps(it->second)) it->second = e;
       });

@@ -46,15 +46,42 @@ class EventSelection {
     for (uint32_t r = line_first_run_[line]; r < line_first_run_[line + 1]; ++r)
       for (model::EventIndex e = runs_[r].first; e < runs_[r].first + runs_[r].count; ++e) f(e);
   }
+  // The same with each event's slot, f(e, slot): its slot known without a look-up.
+  template <typename F>
+  void for_each_slot_in_line(uint32_t line, F&& f) const {
+    if (whole_) {
+      const model::Line& l = (*lines_)[line];
+      for (model::EventIndex e = l.first_event; e < l.first_event + l.num_events; ++e) f(e, uint32_t(e));
+      return;
+    }
+    for (uint32_t r = line_first_run_[line]; r < line_first_run_[line + 1]; ++r)
+      for (uint32_t i = 0; i < runs_[r].count; ++i) f(runs_[r].first + i, runs_[r].slot + i);
+  }
+  // The first selected event of `line`, or kNone.
+  model::EventIndex first_in_line(uint32_t line) const {
+    if (whole_) {
+      const model::Line& l = (*lines_)[line];
+      return l.num_events > 0 ? l.first_event : model::kNone;
+    }
+    return line_first_run_[line] < line_first_run_[line + 1] ? runs_[line_first_run_[line]].first : model::kNone;
+  }
   // Calls f(e, slot) for every selected event, in slot order (a line's parents before their children).
   template <typename F>
   void for_each(F&& f) const {
+    for_each_with_run(
+        [&](model::EventIndex e, uint32_t slot, model::EventIndex) { f(e, slot); });
+  }
+  // The same, f(e, slot, run_first), with the first event of the run of consecutive selected
+  // events that holds e: an event from run_first to e has the slot slot - (e - event), found
+  // without a look-up.
+  template <typename F>
+  void for_each_with_run(F&& f) const {
     if (whole_) {
-      for (model::EventIndex e = 0; e < size_; ++e) f(e, uint32_t(e));
+      for (model::EventIndex e = 0; e < size_; ++e) f(e, uint32_t(e), model::EventIndex(0));
       return;
     }
     for (const Run& r : runs_)
-      for (uint32_t i = 0; i < r.count; ++i) f(r.first + i, r.slot + i);
+      for (uint32_t i = 0; i < r.count; ++i) f(r.first + i, r.slot + i, r.first);
   }
 
  private:

@@ -126,9 +126,12 @@ std::vector<std::optional<EdgeList>> match_what_ifs(const model::Profile& p, con
     // children), by slot (event_selection.h).
     const EventSelection& events = g.events;
     std::vector<uint64_t> inside(events.size(), 0);
-    events.for_each([&](model::EventIndex e, uint32_t slot) {
+    events.for_each_with_run([&](model::EventIndex e, uint32_t slot, model::EventIndex run_first) {
       const model::EventIndex parent = p.events.parent[e];
-      const uint32_t parent_slot = parent != model::kNone && parent < e ? events.slot(parent) : kNoSlot;
+      // Mostly in the same run: its slot then follows from e's.
+      const uint32_t parent_slot = parent == model::kNone || parent >= e ? kNoSlot
+                                   : parent >= run_first             ? slot - (e - parent)
+                                                                     : events.slot(parent);
       inside[slot] = name_mask[p.events.name[e]] | (parent_slot != kNoSlot ? inside[parent_slot] : 0);
     });
     auto inside_of = [&](model::EventIndex e) -> uint64_t {
