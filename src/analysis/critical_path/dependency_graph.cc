@@ -714,6 +714,7 @@ class GraphBuilder {
       ++out_first[g_.edge_from[k] + 1];
       ++pending[target_[k]];
     }
+    in_degree_ = pending;
     for (size_t v = 0; v < n; ++v) out_first[v + 1] += out_first[v];
     // Each source's targets in edge order: filled from the back, each out_first[v + 1] moving
     // down to v's first, then shifted back (no copy of out_first).
@@ -760,6 +761,7 @@ class GraphBuilder {
     for (uint32_t k = 0; k < target_.size(); ++k)
       if (target_[k] == v && !placed[g_.edge_from[k]]) {
         cut_edge(k);
+        --in_degree_[v];
         g_.cut_edges += counted_at(g_.anchor_ps[v]);
       }
     pending[v] = 0;
@@ -779,13 +781,14 @@ class GraphBuilder {
       for (uint32_t i = 0; i < n; ++i) anchor[i] = g_.anchor_ps[order[i]];
       g_.anchor_ps = std::move(anchor);
     }
+    // in_first counts each new target's edges (its in-degree, counted when ordering), then
+    // gives each kept edge its place (edge_at: the edge at each place), then is shifted back
+    // to the firsts.
+    g_.in_first.resize(n + 1);
+    g_.in_first[0] = 0;
+    for (uint32_t i = 0; i < n; ++i) g_.in_first[i + 1] = g_.in_first[i] + in_degree_[order[i]];
+    in_degree_ = {};
     order = {};
-    // in_first counts each new target's edges, then gives each kept edge its place (edge_at:
-    // the edge at each place), then is shifted back to the firsts.
-    g_.in_first.assign(n + 1, 0);
-    for (uint32_t to : target_)
-      if (to != kNoNode) ++g_.in_first[new_id[to] + 1];
-    for (size_t v = 0; v < n; ++v) g_.in_first[v + 1] += g_.in_first[v];
     const uint32_t kept = g_.in_first[n];
     std::vector<uint32_t> edge_at(kept);
     {
@@ -840,6 +843,7 @@ class GraphBuilder {
   // reads, made once the edges are (cut_backward_edges); renumber() turns it into each kept
   // edge's place.
   std::vector<uint32_t> target_;
+  std::vector<uint32_t> in_degree_;  // per node: its kept in-edges, from ordering to renumbering
   std::vector<std::pair<uint32_t, uint32_t>> thread_nodes_;  // per host thread line: its first and last node
   std::vector<int64_t> offset_;  // per host: rank_waits_.clock_offset_ps
   std::vector<uint8_t> kind_;                    // per host event: PathKind of its own time

@@ -57,6 +57,13 @@ class EventSelection {
     for (uint32_t r = line_first_run_[line]; r < line_first_run_[line + 1]; ++r)
       for (uint32_t i = 0; i < runs_[r].count; ++i) f(runs_[r].first + i, runs_[r].slot + i);
   }
+  // How many events of `line` are selected.
+  size_t count_in_line(uint32_t line) const {
+    if (whole_) return (*lines_)[line].num_events;
+    size_t n = 0;
+    for (uint32_t r = line_first_run_[line]; r < line_first_run_[line + 1]; ++r) n += runs_[r].count;
+    return n;
+  }
   // The first selected event of `line`, or kNone.
   model::EventIndex first_in_line(uint32_t line) const {
     if (whole_) {

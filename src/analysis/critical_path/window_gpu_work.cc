@@ -94,6 +94,9 @@ WindowDeviceWork window_device_work(const model::Profile& p, const WindowDeviceI
     h.profile = &p;
     h.host = wh.host;
     h.streams = wh.streams;
+    size_t items = 0;
+    for (const GpuStream& stream : h.streams) items += events.count_in_line(stream.line);
+    h.work.reserve(items);
     auto found = launches.begin();  // where the last search ended: a stream's ids mostly ascend
     for (uint32_t s = 0; s < h.streams.size(); ++s) {
       h.stream_first.push_back(uint32_t(h.work.size()));
