@@ -89,7 +89,8 @@ class GraphBuilder {
     offset_ = inputs_.rank_waits.clock_offset_ps;
     const size_t events = g_.events.size();
     g_.anchor_ps.reserve(2 * events + spans_.size());
-    chain_edge_.reserve(2 * events + spans_.size());
+    // Two nodes an event at most, and a step's sink: made at once, not grown node by node.
+    chain_edge_.assign(2 * events + spans_.size(), UINT32_MAX);
     const size_t edges = 5 * events / 2 + spans_.size();
     g_.edges.reserve(edges);
     g_.edge_from.reserve(edges);
@@ -132,9 +133,10 @@ class GraphBuilder {
   }
 
   uint32_t add_node(int64_t t) {
+    const uint32_t v = uint32_t(g_.anchor_ps.size());
     g_.anchor_ps.push_back(t);
-    chain_edge_.push_back(UINT32_MAX);
-    return uint32_t(g_.anchor_ps.size() - 1);
+    if (v >= chain_edge_.size()) chain_edge_.resize(size_t(v) + 1, UINT32_MAX);
+    return v;
   }
   uint32_t add_edge(uint32_t from, uint32_t to, int64_t w, EventIndex ev, EventIndex owner, uint16_t host, PathKind k) {
     g_.edges.push_back({to, ev, owner, host, k});
@@ -838,7 +840,8 @@ class GraphBuilder {
   const GraphInputs& inputs_;
   DependencyGraph g_;
   std::vector<uint32_t> start_node_, end_node_;  // per event
-  std::vector<uint32_t> chain_edge_;             // per node: the program-order edge leaving it
+  // Per node: the program-order edge leaving it (sized for the most nodes the graph can have).
+  std::vector<uint32_t> chain_edge_;
   // Per edge, its target again (kNoNode: cut), beside g_.edge_from: what ordering the nodes
   // reads, made once the edges are (cut_backward_edges); renumber() turns it into each kept
   // edge's place.
