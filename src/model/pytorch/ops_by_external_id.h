@@ -3,6 +3,7 @@
 // allocate and free, as a std::unordered_map has); the first op written under an id keeps it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -23,7 +24,7 @@ class OpsByExternalId {
   // Adds `op` under `id` unless the id already names one. `id` is never kEmptySlot.
   void emplace(int64_t id, StringId op) {
     if (4 * (size_ + 1) > 3 * slots_.size()) rehash(slots_.empty() ? 16 : 2 * slots_.size());
-    Slot& slot = find_slot(id);
+    Slot& slot = slots_[find_slot(id)];
     if (slot.id != kEmptySlot) return;
     slot = {id, op};
     ++size_;
@@ -32,7 +33,7 @@ class OpsByExternalId {
   // The op under `id`, or kEmptyString.
   StringId find(int64_t id) const {
     if (slots_.empty() || id == kEmptySlot) return kEmptyString;
-    const Slot& slot = const_cast<OpsByExternalId*>(this)->find_slot(id);
+    const Slot& slot = slots_[find_slot(id)];
     return slot.id == id ? slot.op : kEmptyString;
   }
 
@@ -46,22 +47,22 @@ class OpsByExternalId {
     StringId op = kEmptyString;
   };
 
-  // The slot holding `id`, or the empty one where it would go (linear probing).
-  Slot& find_slot(int64_t id) {
+  // The index of the slot holding `id`, or of the empty one where it would go (linear probing).
+  size_t find_slot(int64_t id) const {
     const size_t mask = slots_.size() - 1;
     // Ids mostly count up: 64 ids in a row share a run of slots (one page of the table for
     // many ids), and the runs are scattered so that no pattern of ids makes long chains.
     const uint64_t x = uint64_t(id), run = ((x >> 6) * 0x9E3779B97F4A7C15ull) >> 20;
     size_t at = size_t(run << 6 | (x & 63)) & mask;
     while (slots_[at].id != kEmptySlot && slots_[at].id != id) at = (at + 1) & mask;
-    return slots_[at];
+    return at;
   }
 
   void rehash(size_t capacity) {
     std::vector<Slot> old(capacity);
     old.swap(slots_);
     for (const Slot& s : old)
-      if (s.id != kEmptySlot) find_slot(s.id) = s;
+      if (s.id != kEmptySlot) slots_[find_slot(s.id)] = s;
   }
 
   std::vector<Slot> slots_;  // a power of two in size, at most three quarters full

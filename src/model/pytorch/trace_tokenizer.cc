@@ -3,9 +3,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <new>
 #include <vector>
 
@@ -43,6 +41,14 @@ class Walker {
   bool truncated(const char* where) { return fail(std::string("not valid JSON (the text ends ") + where + ")"); }
 
   bool more(size_t keep_from);  // reads more text, keeping [keep_from, end_)
+  // The window's text now starts `count` bytes later: every position moves back by that much.
+  void drop_front(size_t count) {
+    end_ -= count;
+    offset_ += count;
+    pos_ -= std::min(pos_, count);
+    scan_pos_ -= std::min(scan_pos_, count);
+    mark_ -= std::min(mark_, count);
+  }
   bool skip_space();            // moves pos_ to the next character that is not a space (or the end)
   bool at_end() const { return pos_ == end_; }
   bool not_an_object();
@@ -74,11 +80,7 @@ bool Walker::more(size_t keep_from) {
   const size_t keep = keep_from > 0 ? keep_from - 1 : 0;
   if (keep > 0) {
     std::memmove(buffer_.data(), buffer_.data() + keep, end_ - keep);
-    end_ -= keep;
-    offset_ += keep;
-    pos_ -= std::min(pos_, keep);
-    scan_pos_ -= std::min(scan_pos_, keep);
-    mark_ -= std::min(mark_, keep);
+    drop_front(keep);
   }
   if (end_ == window_) {
     if (window_ >= kMaxValueBytes)
@@ -104,7 +106,7 @@ bool Walker::more(size_t keep_from) {
 
 bool Walker::skip_space() {
   for (;;) {
-    while (pos_ < end_ && is_space(buffer_.data()[pos_])) ++pos_;
+    while (pos_ < end_ && is_space(buffer_[pos_])) ++pos_;
     if (pos_ < end_ || eof_) return true;
     if (!more(pos_)) return false;
   }
@@ -113,27 +115,27 @@ bool Walker::skip_space() {
 bool Walker::run() {
   if (!more(0) || !skip_space()) return false;
   if (at_end()) return fail("empty file");
-  if (buffer_.data()[pos_] == '[') return read_array_form();
-  if (buffer_.data()[pos_] != '{') return not_an_object();
+  if (buffer_[pos_] == '[') return read_array_form();
+  if (buffer_[pos_] != '{') return not_an_object();
   ++pos_;
   bool has_events = false;
   for (bool first = true;; first = false) {
     if (!skip_space()) return false;
     if (at_end()) return truncated("inside the top-level object");
-    if (first && buffer_.data()[pos_] == '}') {
+    if (first && buffer_[pos_] == '}') {
       ++pos_;
       break;
     }
-    if (buffer_.data()[pos_] != '"') return invalid_at(pos_, "expected a key");
+    if (buffer_[pos_] != '"') return invalid_at(pos_, "expected a key");
     std::string key;
     if (!read_key(&key) || !skip_space()) return false;
     if (at_end()) return truncated("inside the top-level object");
-    if (buffer_.data()[pos_] != ':') return invalid_at(pos_, "expected ':' after a key");
+    if (buffer_[pos_] != ':') return invalid_at(pos_, "expected ':' after a key");
     ++pos_;
     if (!skip_space()) return false;
     if (at_end()) return truncated("inside the top-level object");
     if (key == "traceEvents") {
-      if (buffer_.data()[pos_] != '[') return fail("not a PyTorch trace: traceEvents is not an array");
+      if (buffer_[pos_] != '[') return fail("not a PyTorch trace: traceEvents is not an array");
       ++pos_;
       if (!read_events()) return false;
       has_events = true;
@@ -142,7 +144,7 @@ bool Walker::run() {
     }
     if (!skip_space()) return false;
     if (at_end()) return truncated("inside the top-level object");
-    const char c = buffer_.data()[pos_++];
+    const char c = buffer_[pos_++];
     if (c == '}') break;
     if (c != ',') return invalid_at(pos_ - 1, "expected ',' or '}' after a value");
   }
@@ -191,7 +193,7 @@ bool Walker::not_an_object() {
 bool Walker::read_key(std::string* key) {
   size_t at = pos_ + 1;
   for (;;) {
-    while (at < end_ && buffer_.data()[at] != '"') at += buffer_.data()[at] == '\\' ? 2 : 1;
+    while (at < end_ && buffer_[at] != '"') at += buffer_[at] == '\\' ? 2 : 1;
     if (at < end_) break;
     if (eof_) return truncated("inside a key");
     const size_t consumed = at - pos_;
@@ -216,12 +218,12 @@ bool Walker::read_value(const std::string& key, bool wanted) {
     if (eof_) return truncated("inside a top-level value");
     if (!more(wanted ? mark_ : end_)) return false;
   }
-  if (r.stop == JsonStructureScanner::Stop::kClose && buffer_.data()[r.at] != '}')
+  if (r.stop == JsonStructureScanner::Stop::kClose && buffer_[r.at] != '}')
     return invalid_at(r.at, "mismatched brackets");
   pos_ = r.at;
   if (!wanted) return true;
   size_t size = r.at - mark_;
-  while (size > 0 && is_space(buffer_.data()[mark_ + size - 1])) --size;
+  while (size > 0 && is_space(buffer_[mark_ + size - 1])) --size;
   if (size == 0) return invalid_at(r.at, "a key without a value");
   std::string padded(buffer_.data() + mark_, size);
   padded.append(kPadding, '\0');
@@ -236,9 +238,9 @@ bool Walker::read_events() {
   bool need_separator = false, after_comma = false;
   for (;;) {
     if (need_separator) {
-      while (mark_ < end_ && is_space(buffer_.data()[mark_])) ++mark_;
+      while (mark_ < end_ && is_space(buffer_[mark_])) ++mark_;
       if (mark_ < end_) {
-        const char c = buffer_.data()[mark_];
+        const char c = buffer_[mark_];
         if (c == ',') ++mark_, after_comma = true;
         else if (c != ']') return invalid_at(mark_, "expected ',' between events");
         need_separator = false;
@@ -247,7 +249,7 @@ bool Walker::read_events() {
     const JsonStructureScanner::Result r = scanner_.scan(buffer_.data(), scan_pos_, end_, false);
     scan_pos_ = end_;
     if (r.stop == JsonStructureScanner::Stop::kClose) {
-      if (buffer_.data()[r.at] != ']') return invalid_at(r.at, "mismatched brackets");
+      if (buffer_[r.at] != ']') return invalid_at(r.at, "mismatched brackets");
       if (!hand_over_batch(mark_, r.at, after_comma, false)) return false;
       pos_ = r.at + 1;
       return true;
@@ -292,11 +294,7 @@ void Walker::go_on_in_new_window(const char* old, size_t end, char written_at_en
   if (buffer_.size() < window_ + kPadding + 1) buffer_.resize(window_ + kPadding + 1);
   std::memcpy(buffer_.data(), old + from, end_ - from);
   buffer_[end - from] = written_at_end;
-  end_ -= from;
-  offset_ += from;
-  pos_ -= std::min(pos_, from);
-  scan_pos_ -= std::min(scan_pos_, from);
-  mark_ -= std::min(mark_, from);
+  drop_front(from);
   std::memset(buffer_.data() + end_, 0, kPadding + 1);
 }
 
