@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analysis/event_kinds.h"
+#include "analysis/lower_bound_near.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -34,18 +35,8 @@ class SortedCalls {
   // `hint` carries the last position between calls: a stream asks for ids in increasing order.
   EventIndex find(Id correlation, size_t& hint) const {
     auto less = [](const std::pair<Id, EventIndex>& a, Id c) { return a.first < c; };
-    auto first = calls_.begin(), last = calls_.end();
-    if (hint < calls_.size() && calls_[hint].first <= correlation) {  // gallop forward from the hint
-      first += ptrdiff_t(hint);
-      size_t step = 1;
-      while (size_t(last - first) > step && (first + ptrdiff_t(step))->first < correlation) {
-        first += ptrdiff_t(step);
-        step *= 2;
-      }
-      last = first + ptrdiff_t(std::min(step + 1, size_t(last - first)));
-    }
-    auto it = std::lower_bound(first, last, correlation, less);
-    if (it == last && last != calls_.end()) it = std::lower_bound(last, calls_.end(), correlation, less);
+    const auto it = lower_bound_near(calls_.begin(), calls_.end(), calls_.begin() + ptrdiff_t(std::min(hint, calls_.size())),
+                                     correlation, less);
     hint = size_t(it - calls_.begin());
     return it != calls_.end() && it->first == correlation ? it->second : kNone;
   }
