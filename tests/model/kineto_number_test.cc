@@ -76,7 +76,7 @@ TEST(KinetoNumber, PaddedAgreesWithTheGeneralPath) {
     if (plain && rng() % 4 == 0) token = "-" + token;
     if (plain && rng() % 4 == 0) token += std::string(rng() % 3 + 1, ' ');
     std::string buffer = token;
-    for (int i = 0; i < 16; ++i) buffer += after[rng() % after.size()];
+    for (int i = 0; i < 32; ++i) buffer += after[rng() % after.size()];
     const int decimals = int(rng() % 10);
     int64_t padded = -1, general = -1;
     const std::string_view view(buffer.data(), token.size());
@@ -86,7 +86,7 @@ TEST(KinetoNumber, PaddedAgreesWithTheGeneralPath) {
   }
   int64_t v = 0;
   EXPECT_FALSE(parse_fixed_padded(std::string_view(), 3, &v));  // a missing field: no text to read at all
-  const std::string ts = std::string("1669783687493592, \"dur\": 19}]") + std::string(8, '\0');  // padded, as a batch is
+  const std::string ts = std::string("1669783687493592, \"dur\": 19}]") + std::string(32, '\0');  // padded, as a batch is
   ASSERT_TRUE(parse_fixed_padded(std::string_view(ts.data(), 16), 3, &v));
   EXPECT_EQ(v, 1669783687493592000);
   ASSERT_TRUE(parse_fixed_padded(std::string_view(ts.data() + 25, 2), 6, &v));

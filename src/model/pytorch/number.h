@@ -34,10 +34,31 @@ inline int leading_digits(const char* p, uint64_t* value) {
   return n;
 }
 
-// parse_fixed for a token with at least 8 readable bytes after its end, as every token inside
-// a batch of text with simdjson's padding has (an empty one may point nowhere): the usual shapes (integers of up to 8 digits, 9
-// to 16 in two steps, a short fraction) without a loop a digit; anything else as parse_fixed.
-inline bool parse_fixed_padded(std::string_view token, int decimals, int64_t* out);
+// parse_fixed for a token with at least 32 readable bytes after its end, as every token inside
+// a batch of text with simdjson's padding (64 bytes) has (an empty one may point nowhere): the
+// usual shapes (integers of up to 16 digits, a short fraction) read 16 bytes at once, without a
+// branch on how many digits there are (ids, durations and timestamps come mixed, so such a
+// branch would be mispredicted); anything else as parse_fixed. Inlined where it is called, so
+// that each caller's kind of number has its own branch history.
+[[gnu::always_inline]] inline bool parse_fixed_padded(std::string_view token, int decimals, int64_t* out);
+
+// parse_fixed, out of line (pytorch/number.cc): the shapes parse_fixed_padded leaves.
+[[gnu::cold]] bool parse_fixed_rarely(std::string_view token, int decimals, int64_t* out);
+
+// For each byte of x (the text's bytes, each xor 0x30, so that a digit's byte is its value): a
+// nonzero high nibble unless it is a digit. A byte past the first such one may read wrong, from
+// the addition's carry; only the first counts.
+[[gnu::always_inline]] inline uint64_t non_digits(uint64_t x) {
+  return (x & 0xF0F0F0F0F0F0F0F0ull) | ((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull);
+}
+
+// The value of the first n (0 to 8) digits of x (as non_digits takes it).
+[[gnu::always_inline]] inline uint64_t digits_value(uint64_t x, int n) {
+  x = n == 0 ? 0 : x << (8 * (8 - n));  // the n digits at the top, zeros (leading zero digits) below
+  x = (x * 10 + (x >> 8)) & 0x00FF00FF00FF00FFull;
+  x = (x * 100 + (x >> 16)) & 0x0000FFFF0000FFFFull;
+  return (x * 10000 + (x >> 32)) & 0xFFFFFFFFull;
+}
 
 inline bool parse_fixed(std::string_view token, int decimals, int64_t* out) {
   // The common shape first: an unquoted decimal of at most 19 digits (they fit in 64 bits
@@ -89,41 +110,46 @@ inline bool parse_fixed(std::string_view token, int decimals, int64_t* out) {
 
 inline bool parse_fixed_padded(std::string_view token, int decimals, int64_t* out) {
   if (token.empty()) return false;  // a field that is not there: its view points nowhere
-  // Digits are read eight bytes at a time from the start, without first trimming the token's
-  // end: the padding makes the bytes past it readable, and digits that run past the end (a
-  // view shorter than its number) send it the general way.
+  // Digits are read from the start, without first trimming the token's end: the padding makes
+  // the bytes past it readable, and digits that run past the end (a view shorter than its
+  // number) send it the general way.
   const char *p = token.data(), *end = p + token.size();
   const bool negative = *p == '-';
   p += negative;
   static constexpr uint64_t kPow10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
-  uint64_t v = 0, eight = 0;
-  int n = leading_digits(p, &v);
-  if (n == 0) return parse_fixed(token, decimals, out);
+  uint64_t lo, hi;
+  std::memcpy(&lo, p, 8);
+  std::memcpy(&hi, p + 8, 8);
+  lo ^= 0x3030303030303030ull;
+  hi ^= 0x3030303030303030ull;
+  const uint64_t bad_lo = non_digits(lo), bad_hi = non_digits(hi);
+  const int n_lo = bad_lo == 0 ? 8 : __builtin_ctzll(bad_lo) / 8;
+  const int n_hi = n_lo < 8 ? 0 : bad_hi == 0 ? 8 : __builtin_ctzll(bad_hi) / 8;
+  const int n = n_lo + n_hi;
+  // None, or 16 that may go on: the general way.
+  if (n == 0 || (n == 16 && unsigned(p[16] - '0') < 10)) return parse_fixed_rarely(token, decimals, out);
+  uint64_t v = digits_value(lo, n_lo) * kPow10[n_hi] + digits_value(hi, n_hi);
   const char* q = p + n;
-  if (n == 8) {  // 9 to 16 digits: timestamps in microseconds
-    if (q > end) return parse_fixed(token, decimals, out);
-    n = leading_digits(q, &eight);
-    if (n == 8 && (q + 8 > end || unsigned(q[8] - '0') < 10)) return parse_fixed(token, decimals, out);
-    v = v * kPow10[n] + eight;
-    q += n;
-  }
-  int digits = int(q - p), fraction = 0;
-  if (q < end && *q == '.') {
-    eight = 0;  // leading_digits leaves it when there is no digit
-    const int written = leading_digits(q + 1, &eight);
+  int digits = n, fraction = 0;
+  if (*q == '.') {
+    uint64_t eight;
+    std::memcpy(&eight, q + 1, 8);
+    eight ^= 0x3030303030303030ull;
+    const uint64_t bad = non_digits(eight);
+    const int written = bad == 0 ? 8 : __builtin_ctzll(bad) / 8;
     // Digits to drop, or more than 18 in all: the general way.
-    if (written == 8 || written > decimals || digits + written > 18) return parse_fixed(token, decimals, out);
-    v = v * kPow10[written] + eight;
+    if (written == 8 || written > decimals || digits + written > 18) return parse_fixed_rarely(token, decimals, out);
+    v = v * kPow10[written] + digits_value(eight, written);
     fraction = written;
     digits += written;
     q += 1 + written;
   }
   if (q != end) {  // what follows the digits in the token is whitespace, or it is another shape
-    if (q > end) return parse_fixed(token, decimals, out);
+    if (q > end) return parse_fixed_rarely(token, decimals, out);
     while (q < end && (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t')) ++q;
-    if (q != end) return parse_fixed(token, decimals, out);
+    if (q != end) return parse_fixed_rarely(token, decimals, out);
   }
-  if (digits > 18 || decimals - fraction > 8) return parse_fixed(token, decimals, out);
+  if (digits > 18 || decimals - fraction > 8) return parse_fixed_rarely(token, decimals, out);
   if (__builtin_mul_overflow(v, kPow10[decimals - fraction], &v) || v > uint64_t(INT64_MAX) + negative) return false;
   *out = negative ? int64_t(0 - v) : int64_t(v);
   return true;
