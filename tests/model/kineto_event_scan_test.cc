@@ -143,5 +143,38 @@ TEST(KinetoEventScan, ReadsRepeatedThreadIds) {
   }
 }
 
+// What settle() works out for each phase: a launch's flow arrow its time and id, other arrows
+// nothing; work its times, category and name's slot.
+TEST(KinetoEventScan, SettlesWhatEachPhaseReads) {
+  const Batch batch = padded(R"([
+    {"ph": "s", "id": 42, "pid": 1, "tid": 2, "ts": 1669783697141476, "cat": "ac2g", "name": "ac2g"},
+    {"ph": "f", "id": 43, "pid": 1, "tid": 7, "ts": 1669783697141484.5, "cat": "fwdbwd", "name": "fwdbwd", "bp": "e"},
+    {"ph": "X", "cat": "Kernel", "name": "k", "pid": 1, "tid": 7, "ts": 12.5, "dur": 2.25, "args": {"device": 1, "stream": 7}},
+    {"ph": "i", "name": "mark", "pid": 1, "tid": 2, "ts": 7, "dur": 3},
+    {"ph": "M", "name": "thread_name", "pid": 1, "tid": 2, "ts": 0, "args": {"name": "main"}}
+  ])");
+  EventScan scan;
+  std::vector<RawEvent> raws;
+  RawParts parts;
+  ASSERT_TRUE(scan.read(batch.json(), &raws, &parts));
+  ASSERT_EQ(raws.size(), 5u);
+  EXPECT_TRUE(raws[0].launch_flow && raws[0].ts_ok && raws[0].flow_ok);
+  EXPECT_EQ(raws[0].ts_value, 1669783697141476000);
+  EXPECT_EQ(raws[0].flow_value, 42);
+  EXPECT_FALSE(raws[1].launch_flow || raws[1].flow_ok);  // not a launch's arrow: dropped as it is
+  const RawEvent& k = raws[2];
+  EXPECT_TRUE(k.ts_ok && k.dur_ok);
+  EXPECT_EQ(k.ts_value, 12500);
+  EXPECT_EQ(k.dur_value, 2250000);
+  EXPECT_EQ(k.category, Category::kKernel);  // any case
+  EXPECT_FALSE(k.unknown_device);
+  EXPECT_EQ(k.name_slot, InternCache::slot_of("k"));
+  EXPECT_TRUE(raws[3].ts_ok);
+  EXPECT_EQ(raws[3].ts_value, 7000);
+  EXPECT_EQ(raws[3].category, Category::kInstant);
+  EXPECT_FALSE(raws[3].dur_ok);  // an instant has no duration, whatever it says
+  EXPECT_EQ(raws[4].arg_name, "main");
+}
+
 }  // namespace
 }  // namespace mlprof::model::kineto
