@@ -53,35 +53,34 @@ class Tokens {
     return true;
   }
 
-  // Passes over a value, checking its structure.
-  bool skip(int depth = 0) {
-    switch (peek()) {
-      case '{': {
-        ++at_;
-        if (take('}')) return true;
-        if (depth >= kMostDepth) return false;
-        do {
-          std::string_view k;
-          if (!key(&k) || !skip(depth + 1)) return false;
-        } while (take(','));
-        return take('}');
-      }
-      case '[': {
-        ++at_;
-        if (take(']')) return true;
-        if (depth >= kMostDepth) return false;
-        do {
-          if (!skip(depth + 1)) return false;
-        } while (take(','));
-        return take(']');
-      }
-      case '"': {
-        std::string_view quoted;
-        return quoted_string(&quoted);
-      }
-      default:
-        return scalar();
+  // Passes over a value, checking its structure: a string or a scalar here, in the walk of
+  // the event (most values passed over are one of those), a container in skip_nested.
+  [[gnu::always_inline]] bool skip(int depth = 0) {
+    const char c = peek();
+    if (c == '"') {
+      std::string_view quoted;
+      return quoted_string(&quoted);
     }
+    if (c == '{' || c == '[') return skip_nested(depth);
+    return scalar();
+  }
+  bool skip_nested(int depth) {
+    if (take('{')) {
+      if (take('}')) return true;
+      if (depth >= kMostDepth) return false;
+      do {
+        std::string_view k;
+        if (!key(&k) || !skip(depth + 1)) return false;
+      } while (take(','));
+      return take('}');
+    }
+    if (!take('[')) return false;
+    if (take(']')) return true;
+    if (depth >= kMostDepth) return false;
+    do {
+      if (!skip(depth + 1)) return false;
+    } while (take(','));
+    return take(']');
   }
 
   // A value's JSON text, checking its structure: it runs to the next token (the ',' or '}'
