@@ -185,7 +185,7 @@ bool int_array(Tokens& t, int64_t (&out)[3]) {
   size_t i = 0;
   do {
     int64_t v = 0;
-    if (i < 3 && parse_fixed(t.token(), 0, &v)) out[i] = v;
+    if (i < 3 && parse_fixed_padded(t.token(), 0, &v)) out[i] = v;  // the batch is padded
     if (!t.skip(1)) return false;
     ++i;
   } while (t.take(','));
