@@ -3,6 +3,7 @@
 // way (found by the pytorch_importer fuzz target; UndefinedBehaviorSanitizer saw the overflow).
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
 #include <string>
 
@@ -91,6 +92,36 @@ TEST(KinetoNumber, PaddedAgreesWithTheGeneralPath) {
   EXPECT_EQ(v, 1669783687493592000);
   ASSERT_TRUE(parse_fixed_padded(std::string_view(ts.data() + 25, 2), 6, &v));
   EXPECT_EQ(v, 19000000);
+}
+
+// Shapes at the edges of the padded parse's fast path, each followed by digits (past the token's
+// end, so they must not count) and by other text: the same as the general path gives.
+TEST(KinetoNumber, PaddedAgreesAtTheEdgesOfItsFastPath) {
+  const char* tokens[] = {"0", "-0", "-", "7", "12345678", "123456789", "1234567812345678", "12345678123456781",
+                          "123456781234567812", "9223372036854775807", "9223372036854775808", "-9223372036854775808",
+                          "1669783697141484", "1669783697141484.5", "1669783697141484.123", "1712195495406752.8",
+                          "0.5", "1.", ".5", "1e3", "1.5e2", "-1.25E-1", "12 ", "12\n    ", "1 2", "\"12\"", "+1",
+                          "00000000000000001", "99999999", "-99999999.99999999", "1.123456789", "45", "3.2"};
+  const char* afters[] = {"", "9", ",", "99999999999999999999999999999999", ".5"};
+  for (const char* token : tokens) {
+    for (const char* after : afters) {
+      for (int decimals = 0; decimals <= 9; ++decimals) {
+        const std::string buffer = std::string(token) + after + std::string(32, '\0');
+        const std::string_view view(buffer.data(), std::strlen(token));
+        int64_t padded = -1, general = -1;
+        const bool padded_ok = parse_fixed_padded(view, decimals, &padded), general_ok = parse_fixed(view, decimals, &general);
+        ASSERT_EQ(padded_ok, general_ok) << "'" << token << "' then '" << after << "', " << decimals;
+        if (padded_ok) ASSERT_EQ(padded, general) << "'" << token << "' then '" << after << "', " << decimals;
+      }
+    }
+  }
+  int64_t v = 0;
+  const std::string ts = "1669783697141484" + std::string(32, '\0');
+  ASSERT_TRUE(parse_fixed_padded(std::string_view(ts.data(), 16), 3, &v));
+  EXPECT_EQ(v, 1669783697141484000);
+  const std::string negative = "-12345678.25," + std::string(32, '\0');
+  ASSERT_TRUE(parse_fixed_padded(std::string_view(negative.data(), 12), 6, &v));
+  EXPECT_EQ(v, -12345678250000);
 }
 
 }  // namespace
