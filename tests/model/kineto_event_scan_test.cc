@@ -176,5 +176,27 @@ TEST(KinetoEventScan, SettlesWhatEachPhaseReads) {
   EXPECT_EQ(raws[4].arg_name, "main");
 }
 
+// Keys as traces write them (the colon right after the quote) and as they may be written: with
+// whitespace before the colon, or with an escape (which makes a key match none).
+TEST(KinetoEventScan, ReadsKeysHoweverTheirColonsAreSpaced) {
+  const Batch batch = padded(R"([
+    {"ph" : "X", "name"  :"n", "ts":5, "args" :{"External id"
+      : 31, "correlation":42}},
+    {"ph": "X", "na\u006De": "m", "cat": "kernel"}
+  ])");
+  EventScan scan;
+  std::vector<RawEvent> raws;
+  RawParts parts;
+  ASSERT_TRUE(scan.read(batch.json(), &raws, &parts));
+  ASSERT_EQ(raws.size(), 2u);
+  EXPECT_EQ(raws[0].ph, 'X');
+  EXPECT_EQ(raws[0].name, "n");
+  EXPECT_EQ(raws[0].ts, "5");
+  EXPECT_EQ(raws[0].external_id, 31);
+  EXPECT_EQ(raws[0].correlation, 42);
+  EXPECT_TRUE(raws[1].name.empty());  // a key with an escape is not "name" as written
+  EXPECT_EQ(raws[1].cat, "kernel");
+}
+
 }  // namespace
 }  // namespace mlprof::model::kineto

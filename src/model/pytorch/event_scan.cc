@@ -47,6 +47,15 @@ class Tokens {
 
   // A key (with its ':'), as key_at reads it.
   bool key(std::string_view* key) {
+    // As traces write keys: the colon right after the closing quote.
+    if (at_ + 1 < count_ && text_[index_[at_]] == '"' && text_[index_[at_ + 1]] == ':') {
+      const uint32_t begin = index_[at_], colon = index_[at_ + 1];
+      if (colon - begin >= 2 && text_[colon - 1] == '"') {
+        *key = escapes_ ? key_at(text_ + begin + 1) : std::string_view(text_ + begin + 1, colon - begin - 2);
+        at_ += 2;
+        return true;
+      }
+    }
     std::string_view quoted;
     if (!quoted_string(&quoted) || !take(':')) return false;
     *key = escapes_ ? key_at(quoted.data() + 1) : quoted.substr(1, quoted.size() - 2);
