@@ -198,5 +198,33 @@ TEST(KinetoEventScan, ReadsKeysHoweverTheirColonsAreSpaced) {
   EXPECT_EQ(raws[1].cat, "kernel");
 }
 
+// A launch's events alternate between the host thread and the device's stream: each pid and tid
+// as written, whichever of the last two it repeats.
+TEST(KinetoEventScan, ReadsAlternatingThreadIds) {
+  const Batch batch = padded(R"([
+    {"ph": "X", "pid": 783658, "tid": 783658},
+    {"ph": "s", "pid": 783658, "tid": 783658},
+    {"ph": "X", "pid": 1, "tid": 7},
+    {"ph": "f", "pid": 1, "tid": 7},
+    {"ph": "X", "pid": 783658, "tid": 785244},
+    {"ph": "X", "pid": 1, "tid": 7},
+    {"ph": "X", "pid": 2, "tid": 70},
+    {"ph": "X", "pid": 783658, "tid": 7},
+    {"ph": "X", "pid": 1, "tid": 785244}
+  ])");
+  EventScan scan;
+  std::vector<RawEvent> raws;
+  RawParts parts;
+  ASSERT_TRUE(scan.read(batch.json(), &raws, &parts));
+  const int64_t pids[] = {783658, 783658, 1, 1, 783658, 1, 2, 783658, 1};
+  const int64_t tids[] = {783658, 783658, 7, 7, 785244, 7, 70, 7, 785244};
+  ASSERT_EQ(raws.size(), 9u);
+  for (size_t i = 0; i < raws.size(); ++i) {
+    EXPECT_TRUE(raws[i].pid.present && raws[i].tid.present) << i;
+    EXPECT_EQ(raws[i].pid.value, pids[i]) << i;
+    EXPECT_EQ(raws[i].tid.value, tids[i]) << i;
+  }
+}
+
 }  // namespace
 }  // namespace mlprof::model::kineto

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 namespace mlprof::model::kineto {
 namespace {
@@ -150,15 +151,20 @@ bool string_value(Tokens& t, std::string_view* out, bool* is_string = nullptr) {
   return t.string(out);
 }
 
-// A number token of at most eight bytes and its value: the events of a batch mostly repeat
-// their thread's pid and tid, so that the last one read spares parsing most.
+// A number token of at most eight bytes and its value.
 struct LastNumber {
   uint64_t text = 0;  // its bytes, zeros past its end
   size_t size = 0;    // 0: none yet
   int64_t value = 0;
 };
+// The last two pids (or tids) read: the events of a batch mostly repeat their thread's, and a
+// launch's events alternate between the host thread and the device's stream, so that these
+// spare parsing most.
+struct RecentNumbers {
+  LastNumber newer, older;
+};
 
-bool thread_id(Tokens& t, ThreadId* id, LastNumber* last) {
+bool thread_id(Tokens& t, ThreadId* id, RecentNumbers* recent) {
   const char c = t.peek();
   if (c == '"') {
     std::string_view label;
@@ -176,13 +182,19 @@ bool thread_id(Tokens& t, ThreadId* id, LastNumber* last) {
     uint64_t text;
     std::memcpy(&text, token.data(), 8);  // the batch is padded
     text &= ~uint64_t(0) >> (64 - 8 * token.size());
-    if (token.size() == last->size && text == last->text) {
-      id->value = last->value;
+    if (token.size() == recent->newer.size && text == recent->newer.text) {
+      id->value = recent->newer.value;
       id->present = true;
       return true;
     }
+    if (token.size() == recent->older.size && text == recent->older.text) {
+      id->value = recent->older.value;
+      id->present = true;
+      std::swap(recent->newer, recent->older);
+      return true;
+    }
     id->set_number(token);
-    if (id->present) *last = {text, token.size(), id->value};
+    if (id->present) recent->older = std::exchange(recent->newer, {text, token.size(), id->value});
     return true;
   }
   return t.skip();
@@ -250,7 +262,7 @@ bool args(Tokens& t, RawEvent* raw) {
 }
 
 // An object's fields after its '{', and its '}'.
-bool fields(Tokens& t, RawEvent* raw, LastNumber (&last)[2]) {
+bool fields(Tokens& t, RawEvent* raw, RecentNumbers (&recent)[2]) {
   do {
     std::string_view key;
     if (!t.key(&key)) return false;
@@ -266,8 +278,8 @@ bool fields(Tokens& t, RawEvent* raw, LastNumber (&last)[2]) {
       case EventKey::kId: raw->flow_id = t.token(), ok = t.skip(1); break;
       case EventKey::kDur: raw->dur = t.token(), ok = t.skip(1); break;
       case EventKey::kCat: ok = string_value(t, &raw->cat, &raw->has_cat); break;
-      case EventKey::kPid: ok = thread_id(t, &raw->pid, &last[0]); break;
-      case EventKey::kTid: ok = thread_id(t, &raw->tid, &last[1]); break;
+      case EventKey::kPid: ok = thread_id(t, &raw->pid, &recent[0]); break;
+      case EventKey::kTid: ok = thread_id(t, &raw->tid, &recent[1]); break;
       case EventKey::kName: ok = string_value(t, &raw->name); break;
       case EventKey::kArgs: ok = args(t, raw); break;
       case EventKey::kScope: {
@@ -285,10 +297,10 @@ bool fields(Tokens& t, RawEvent* raw, LastNumber (&last)[2]) {
 }
 
 // An event, settled (raw_event.h) while its text is in this core's cache.
-// `last`: the last pid and tid read.
-bool event(Tokens& t, RawEvent* raw, LastNumber (&last)[2]) {
+// `recent`: the last pids and tids read.
+bool event(Tokens& t, RawEvent* raw, RecentNumbers (&recent)[2]) {
   if (!t.take('{')) return false;  // not an object: the other parser says which element
-  if (!t.take('}') && !fields(t, raw, last)) return false;
+  if (!t.take('}') && !fields(t, raw, recent)) return false;
   settle(*raw);
   return true;
 }
@@ -315,13 +327,13 @@ bool EventScan::read(const PaddedJson& batch, std::vector<RawEvent>* raws, RawPa
   Tokens t(batch.data, stage1_->structural_indexes.get(), stage1_->n_structural_indexes,
            std::memchr(batch.data, '\\', batch.size) != nullptr);
   const size_t before = raws->size();
-  LastNumber last[2];
+  RecentNumbers recent[2];
   bool ok = t.take('[');
   if (ok && !t.take(']')) {
     do {
       RawEvent& raw = raws->emplace_back();
       raw.parts = parts;
-      ok = event(t, &raw, last);
+      ok = event(t, &raw, recent);
     } while (ok && t.take(','));
     ok = ok && t.take(']');
   }
