@@ -99,11 +99,23 @@ std::vector<std::optional<EdgeList>> match_what_ifs(const model::Profile& p, con
     if (!kind_of[i]) by_name.push_back(i);
     any_kind |= kind_of[i].has_value();
   }
-  if (any_kind) {  // every kind's edges in one pass
-    std::array<EdgeList, size_t(PathKind::kWaiting) + 1> of_kind;
-    for (uint32_t k = 0; k < g.edges.size(); ++k) of_kind[size_t(g.edges[k].kind)].push_back(k);
+  if (any_kind) {  // every kind's edges in one pass, each list sized first (no growing)
+    constexpr size_t kKinds = size_t(PathKind::kWaiting) + 1;
+    std::array<uint32_t, kKinds> count{};
+    for (const PathEdge& e : g.edges) ++count[size_t(e.kind)];
+    std::array<EdgeList, kKinds> of_kind;
+    for (size_t k = 0; k < kKinds; ++k) of_kind[k].resize(count[k]);
+    std::array<uint32_t*, kKinds> fill;
+    for (size_t k = 0; k < kKinds; ++k) fill[k] = of_kind[k].data();
+    for (uint32_t k = 0; k < g.edges.size(); ++k) *fill[size_t(g.edges[k].kind)]++ = k;
+    std::array<size_t, kKinds> asked{};  // targets per kind: the last one asked takes the list
     for (size_t i = 0; i < targets.size(); ++i)
-      if (kind_of[i]) out[i] = of_kind[size_t(*kind_of[i])];
+      if (kind_of[i]) ++asked[size_t(*kind_of[i])];
+    for (size_t i = 0; i < targets.size(); ++i)
+      if (kind_of[i]) {
+        const size_t k = size_t(*kind_of[i]);
+        out[i] = --asked[k] == 0 ? std::move(of_kind[k]) : of_kind[k];
+      }
   }
   for (size_t first = 0; first < by_name.size(); first += 64) {
     const size_t count = std::min<size_t>(64, by_name.size() - first);
@@ -134,9 +146,17 @@ std::vector<std::optional<EdgeList>> match_what_ifs(const model::Profile& p, con
                                                                      : events.slot(parent);
       inside[slot] = name_mask[p.events.name[e]] | (parent_slot != kNoSlot ? inside[parent_slot] : 0);
     });
+    // An event's edges lie side by side (a kernel's, its launch's): the last event looked up is
+    // asked again most.
+    model::EventIndex last = model::kNone;
+    uint64_t last_bits = 0;
     auto inside_of = [&](model::EventIndex e) -> uint64_t {
-      const uint32_t slot = e != model::kNone ? events.slot(e) : kNoSlot;
-      return slot != kNoSlot ? inside[slot] : 0;
+      if (e == model::kNone) return 0;
+      if (e == last) return last_bits;
+      const uint32_t slot = events.slot(e);
+      last = e;
+      last_bits = slot != kNoSlot ? inside[slot] : 0;
+      return last_bits;
     };
     std::vector<EdgeList> matched(count);
     uint64_t reached = 0;
