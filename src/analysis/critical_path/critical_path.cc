@@ -49,8 +49,8 @@ std::vector<PathTime> largest(const std::map<std::string, double>& by_name, size
   return out;
 }
 
-// Time by name, summed by the name's string id (interned: one id a string) and turned into
-// strings once a step, not once a piece of the path.
+// Time by name, summed by the name's string id (interned: one id a string): a step's, then
+// added to its window's, and turned into strings once a window, not once a step.
 class NameTotals {
  public:
   void add(model::StringId name, double ms) {
@@ -61,14 +61,31 @@ class NameTotals {
     }
     ms_[name] += ms;
   }
-  // The totals by name, emptied for the next step.
-  std::map<std::string, double> take(const model::Profile& p) {
-    std::map<std::string, double> out;
+  // The n largest, most time first, then by name (as largest() orders them).
+  std::vector<PathTime> largest(const model::Profile& p, size_t n) const {
+    std::vector<std::pair<std::string_view, double>> all;
+    all.reserve(touched_.size());
+    for (model::StringId name : touched_) all.emplace_back(p.strings.view(name), ms_[name]);
+    n = std::min(n, all.size());
+    std::partial_sort(all.begin(), all.begin() + long(n), all.end(), [](const auto& a, const auto& b) {
+      return a.second != b.second ? a.second > b.second : a.first < b.first;
+    });
+    std::vector<PathTime> out;
+    for (size_t i = 0; i < n; ++i) out.push_back({std::string(all[i].first), all[i].second, ""});
+    return out;
+  }
+  // Adds each total to `into`, emptied for the next step.
+  void move_into(NameTotals& into) {
     for (model::StringId name : touched_) {
-      out[std::string(p.strings.view(name))] += ms_[name];
+      into.add(name, ms_[name]);
       ms_[name] = -1;
     }
     touched_.clear();
+  }
+  // The totals by name.
+  std::map<std::string, double> by_text(const model::Profile& p) const {
+    std::map<std::string, double> out;
+    for (model::StringId name : touched_) out[std::string(p.strings.view(name))] += ms_[name];
     return out;
   }
 
@@ -77,40 +94,34 @@ class NameTotals {
   std::vector<model::StringId> touched_;
 };
 
-// What one step's path holds, by kind and by op or kernel name.
-struct StepPath {
-  std::array<double, kNumPathKinds> kind_ms{};
-  std::map<std::string, double> ops, kernels;
-};
-
 // An event lasting this share of its step or more spans the step (the step's marker, an
 // annotation around the whole iteration): its time on the path is the gaps between the ops
 // inside it, and removing it would remove the step, so it is neither a top op nor a what-if.
 constexpr double kSpansStepShare = 0.9;
 
-StepPath read_path(const model::Profile& p, const DependencyGraph& g, const std::vector<PathPiece>& path,
-                   const GraphStep& step, NameTotals& ops, NameTotals& kernels) {
+// The path's time by kind; its ops' and kernels' by name added to `ops` and `kernels`.
+std::array<double, kNumPathKinds> read_path(const model::Profile& p, const DependencyGraph& g,
+                                            const std::vector<PathPiece>& path, const GraphStep& step,
+                                            NameTotals& ops, NameTotals& kernels) {
   const uint32_t host = step.host;
   const double spanning_ps = kSpansStepShare * double(step.end_ps - step.begin_ps);
-  StepPath out;
+  std::array<double, kNumPathKinds> kind_ms{};
   for (const PathPiece& piece : path) {
     const double ms = double(piece.ps) / kPsPerMs;
     if (piece.edge == UINT32_MAX) {
-      out.kind_ms[size_t(PathKind::kIdle)] += ms;
+      kind_ms[size_t(PathKind::kIdle)] += ms;
       continue;
     }
     const PathEdge& e = g.edges[piece.edge];
     PathKind kind = e.kind == PathKind::kWaiting ? PathKind::kIdle : e.kind;
     if (e.host != host) kind = PathKind::kWaitingForRank;  // another rank's work held this one
-    out.kind_ms[size_t(kind)] += ms;
+    kind_ms[size_t(kind)] += ms;
     if (e.event == model::kNone || ms <= 0) continue;
     const bool on_device = is_device_kind(e.kind) && p.plane_of(e.event).kind == model::PlaneKind::kDevice;
     if (!on_device && double(p.duration_ps(e.event)) >= spanning_ps) continue;
     (on_device ? kernels : ops).add(p.names[p.events.name[e.event]].name, ms);
   }
-  out.ops = ops.take(p);
-  out.kernels = kernels.take(p);
-  return out;
+  return kind_ms;
 }
 
 // With `skip_unmatched`, a target that names nothing in the steps is left out instead of refused.
@@ -270,9 +281,12 @@ WindowGraph build_window(const PathInputs& in, const StepWindow& w) {
 // already (per slot of the graph's events, `walked`) had its enclosing events' names marked too.
 void mark_path_names(const model::Profile& p, const DependencyGraph& g, const std::vector<PathPiece>& path,
                      std::vector<uint8_t>& names, std::vector<uint8_t>& walked) {
+  model::EventIndex last = model::kNone;  // walked just before: a host event owns its own edges
   for (const PathPiece& piece : path) {
     if (piece.edge == UINT32_MAX) continue;
-    for (model::EventIndex e : {g.edges[piece.edge].event, g.edges[piece.edge].owner})
+    for (model::EventIndex e : {g.edges[piece.edge].event, g.edges[piece.edge].owner}) {
+      if (e == last) continue;
+      last = e;
       for (; e != model::kNone; e = p.events.parent[e] < e ? p.events.parent[e] : model::kNone) {
         if (const uint32_t slot = g.events.slot(e); slot != kNoSlot) {
           if (walked[slot]) break;
@@ -280,6 +294,7 @@ void mark_path_names(const model::Profile& p, const DependencyGraph& g, const st
         }
         names[p.events.name[e]] = 1;
       }
+    }
   }
 }
 
@@ -293,7 +308,7 @@ void read_paths(const PathInputs& in, const StepWindow& w, WindowGraph& wg, Wind
   out.launch_links = g.launch_links;
   if (g.steps.empty()) return;
   Replay measured = replay(g, nullptr, 1, true);
-  NameTotals step_ops, step_kernels;
+  NameTotals step_ops, step_kernels, window_ops, window_kernels;
   std::vector<uint8_t> on_path, walked;  // per name and per event of the graph, for a window among several
   if (!w.whole) on_path.assign(p.names.size(), 0), walked.assign(g.events.size(), 0);
   size_t own = 0;
@@ -301,7 +316,7 @@ void read_paths(const PathInputs& in, const StepWindow& w, WindowGraph& wg, Wind
     if (!gs.reported) continue;
     const uint32_t index = w.own[own++];
     const std::vector<PathPiece> pieces = critical_path(g, measured, gs);
-    const StepPath sp = read_path(p, g, pieces, gs, step_ops, step_kernels);
+    const std::array<double, kNumPathKinds> kind_ms = read_path(p, g, pieces, gs, step_ops, step_kernels);
     CriticalPathStep s;
     if (in.detail == PathDetail::kSegments)
       s.path = path_segments(p, g, measured, pieces, gs, segments_cap(index, in.spans.size()));
@@ -309,17 +324,19 @@ void read_paths(const PathInputs& in, const StepWindow& w, WindowGraph& wg, Wind
     s.step_num = gs.step_num;
     s.step_ms = double(gs.end_ps - gs.begin_ps) / kPsPerMs;
     s.path_ms = double(replayed_duration_ps(g, measured, gs)) / kPsPerMs;
-    s.kind_ms = sp.kind_ms;
-    s.top_ops = largest(sp.ops, kTopPerStep, 1);
-    s.top_kernels = largest(sp.kernels, kTopPerStep, 1);
-    for (const auto& [name, ms] : sp.ops) out.ops[name] += ms;
-    for (const auto& [name, ms] : sp.kernels) out.kernels[name] += ms;
+    s.kind_ms = kind_ms;
+    s.top_ops = step_ops.largest(p, kTopPerStep);
+    s.top_kernels = step_kernels.largest(p, kTopPerStep);
+    step_ops.move_into(window_ops);
+    step_kernels.move_into(window_kernels);
     out.step_ms += s.step_ms;
     out.path_ms += s.path_ms;
     for (size_t k = 0; k < kNumPathKinds; ++k) out.kind_ms[k] += s.kind_ms[k];
     if (!on_path.empty()) mark_path_names(p, g, pieces, on_path, walked);
     out.steps.emplace_back(index, std::move(s));
   }
+  out.ops = window_ops.by_text(p);
+  out.kernels = window_kernels.by_text(p);
   for (model::NameIndex n = 0; n < on_path.size(); ++n)
     if (on_path[n]) out.path_names.push_back(n);
   wg.predict->set_measured(std::move(measured.time_ps));  // the replays start from it
