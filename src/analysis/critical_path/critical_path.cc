@@ -376,8 +376,9 @@ void predict_in_window(WindowGraph& wg, const std::vector<WhatIfChange>& changes
 // made together with these (the replays that run on to the end go in pairs).
 void predict_ahead(const PathInputs& in, WindowGraph& wg, WindowPaths& out, bool defaults,
                    const std::vector<WhatIfChange>* asked) {
-  for (const PathEdge& e : wg.g->edges)
-    if (size_t(e.kind) < kNumPathKinds) out.kind_in_graph[size_t(e.kind)] = true;
+  // The kinds' edges, all found in one pass (what_if.h), tell which kinds the graph holds.
+  for (size_t k = 0; k < kNumPathKinds; ++k)
+    out.kind_in_graph[k] = wg.predict->num_edges(std::string(kPathKindKeys[k])) > 0;
   // Every kind its graph holds, on its paths or not: a change before a step (the gap before a
   // device's first op) moves the step too.
   std::array<double, kNumPathKinds> held{};

@@ -95,6 +95,8 @@ class WhatIfPredictor {
   // Whether the target names a kind, a category, or an op or kernel of the steps (an XLA op by
   // its HLO op name too).
   bool matches(const std::string& target);
+  // How many of the graph's edges the target reaches (0 where it names nothing).
+  size_t num_edges(const std::string& target) { return matches(target) ? matched(target).size() : 0; }
 
   // The steps' mean length in ms after the change. Throws ToolRequestError when the target names
   // nothing, listing close names.
