@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <future>
 #include <mutex>
 #include <thread>
@@ -433,9 +432,10 @@ CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepA
   if (!whole) names.emplace(p);
   const PathInputs in{p, steps, spans, graph, root_names, detail, names ? &*names : nullptr};
 
-  // Pass 1: each window's graph, its steps' paths and, among several, the changes asked most,
-  // and those asked as soon as the caller has them (the overview's wait for its op totals,
-  // fetched beside the windows: a window read after them needs no second pass).
+  // Pass 1: each window's graph, its steps' paths and, among several, the changes asked most
+  // and those the caller asks (the overview's wait for its op totals, fetched beside the
+  // windows). A window waits for the asked changes rather than be built again for them in pass
+  // 2: the totals come first on another thread, while a graph costs tens of milliseconds.
   std::vector<WindowPaths> paths(windows.size());
   WindowGraph kept;  // the whole profile's graph, for the predictions
   std::future<std::vector<WhatIfChange>> early;
@@ -459,9 +459,8 @@ CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepA
         const std::vector<WhatIfChange>* asked = nullptr;  // set once, then only read
         {
           std::lock_guard<std::mutex> lock(asked_mutex);
-          if (!asked_early && early.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
-            asked_early = early.get();
-          if (asked_early) asked = &*asked_early;
+          if (!asked_early) asked_early = early.get();
+          asked = &*asked_early;
         }
         predict_ahead(in, wg, paths[i], defaults == WhatIfDefaults::kAdd, asked);
       }
