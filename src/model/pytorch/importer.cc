@@ -94,6 +94,13 @@ std::string memcpy_details(std::string_view name, int64_t bytes) {
   return out;
 }
 
+// Hands `from`'s buffer, emptied, to `to` (whose own goes): for a column that needs no more room
+// than a temporary already written, whose pages are then touched already.
+void reuse_for(std::vector<uint32_t>* from, std::vector<uint32_t>* to) {
+  from->clear();
+  to->swap(*from);
+}
+
 struct StagedLine {
   LineRole role = LineRole::kThread;
   uint32_t track = 0;       // kThread, kPython, kStream
@@ -277,13 +284,16 @@ bool PyTorchImport::run(std::string* error) {
     assign_lines();
     group_by_line();
     plan_planes(first_event);
+    // The first host's name column takes the pages of each event's line, read no more and
+    // already touched: a fresh page costs a fault, a reused one nothing.
+    if (first_event == 0 && ev.name.empty()) reuse_for(&line_of_, &ev.name);
+    std::vector<uint32_t>().swap(line_of_);
     ev.duration_ps.reserve(end);
     ev.name.reserve(end);
     if (parallel_) {
       ev.duration_ps.resize(end);
       ev.name.resize(end);
     }
-    ev.first_stat.reserve(end + 1);
   } catch (...) {
     sort_queue_.clear();  // the other thread then sorts nothing and ends
     grouped.set_value();
@@ -295,7 +305,10 @@ bool PyTorchImport::run(std::string* error) {
     sort_lines(next_line);
   }
   const bool ok = helper.get();
-  std::vector<uint32_t>().swap(order_);  // the sorted order is in the name column now
+  // The sorted order is in the name column now; the first host's first_stat takes its pages.
+  if (first_event == 0 && ev.first_stat.empty()) reuse_for(&order_, &ev.first_stat);
+  std::vector<uint32_t>().swap(order_);
+  ev.first_stat.reserve(end + 1);
   if (!ok) {
     ev.start_ps.resize(first_event);  // the profile as it was
     ev.duration_ps.resize(first_event);
@@ -567,9 +580,9 @@ void PyTorchImport::group_by_line() {
   }
   std::vector<uint32_t> fill(lines_.size());
   for (size_t l = 0; l < lines_.size(); ++l) fill[l] = lines_[l].first;
+  order_.reserve(t_.events.size() + 1);  // one more: first_stat's room, once sorted (run())
   order_.resize(t_.events.size());
   for (uint32_t i = 0; i < t_.events.size(); ++i) order_[fill[line_of_[i]]++] = i;
-  std::vector<uint32_t>().swap(line_of_);
 }
 
 // Sorts lines by start, an enclosing event (the longer) before what it encloses, taking the
