@@ -9,7 +9,9 @@
 #include "analysis/device_work.h"
 #include "analysis/event_kinds.h"
 #include "analysis/input_bound.h"
+#include "analysis/lower_bound_near.h"
 #include "analysis/profiler_control.h"
+#include "analysis/sort_runs.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -123,13 +125,35 @@ void sweep(const std::vector<Interval>& intervals, StepBreakdown* step) {
     int32_t delta;
     uint32_t activity;
   };
-  std::vector<Point> points;
+  // The points in time order. The intervals come in runs by begin (a line's events in start
+  // order): a run's ends are put among its begins from a heap of those still open (as deep as
+  // the line's nesting), and the sorted runs merged, rather than sorting every point. Points of
+  // one instant may come in any order: the sweep reads the time between instants.
+  auto later = [](const Point& a, const Point& b) { return a.t > b.t; };
+  std::vector<Point> points, open;
   points.reserve(intervals.size() * 2);
+  std::vector<size_t> runs{0};
+  auto close_until = [&](int64_t t) {
+    while (!open.empty() && open.front().t <= t) {
+      std::pop_heap(open.begin(), open.end(), later);
+      points.push_back(open.back());
+      open.pop_back();
+    }
+  };
+  int64_t last_begin = std::numeric_limits<int64_t>::min();
   for (const Interval& i : intervals) {
+    if (i.begin < last_begin) {  // a new run
+      close_until(std::numeric_limits<int64_t>::max());
+      runs.push_back(points.size());
+    }
+    last_begin = i.begin;
+    close_until(i.begin);
     points.push_back({i.begin, +1, i.activity});
-    points.push_back({i.end, -1, i.activity});
+    open.push_back({i.end, -1, i.activity});
+    std::push_heap(open.begin(), open.end(), later);
   }
-  std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.t < b.t; });
+  close_until(std::numeric_limits<int64_t>::max());
+  sort_runs(points, std::move(runs), [](const Point& a, const Point& b) { return a.t < b.t; });
   std::array<int, kNumActivities> active{};
   int64_t covered = 0;
   for (size_t i = 0; i < points.size(); ++i) {
@@ -236,16 +260,23 @@ StepAnalysis analyze_steps(const Profile& p, StepGrouping grouping) {
   std::vector<std::vector<uint32_t>> slots_of_host(p.hosts.size());
   if (!out.whole_profile)
     for (uint32_t i = 0; i < out.steps.size(); ++i) slots_of_host[out.steps[i].host].push_back(i);
-  // Calls f(slot) for each window event e overlaps.
+  // Calls f(slot) for each window event e overlaps. The search starts from the last one's
+  // window: events come by line, in start order.
+  const std::vector<uint32_t>* last_slots = nullptr;
+  size_t last_slot = 0;
   auto for_each_slot = [&](EventIndex e, auto&& f) {
     if (out.whole_profile) return f(uint32_t(0));
     const int32_t group = g.group_of[e];
     if (group == kNoGroup) return;
     const auto& slots = slots_of_host[g.steps[size_t(group)].host];
+    if (&slots != last_slots) last_slots = &slots, last_slot = 0;
     const int64_t begin = p.start_ps(e), end = p.end_ps(e);
-    auto it = std::upper_bound(slots.begin(), slots.end(), begin, [&](int64_t t, uint32_t slot) {
-      return t < out.steps[slot].begin_ps + out.steps[slot].duration_ps;
-    });
+    // The first window that ends after the event begins.
+    auto it = lower_bound_near(slots.begin(), slots.end(), slots.begin() + ptrdiff_t(last_slot), begin,
+                               [&](uint32_t slot, int64_t t) {
+                                 return out.steps[slot].begin_ps + out.steps[slot].duration_ps <= t;
+                               });
+    last_slot = size_t(it - slots.begin());
     for (; it != slots.end() && out.steps[*it].begin_ps < end; ++it) f(*it);
   };
   auto kept = [&](EventIndex e) {
