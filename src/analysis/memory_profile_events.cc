@@ -6,6 +6,7 @@
 #include <set>
 #include <utility>
 
+#include "analysis/sort_runs.h"
 #include "format/xspace_schema.h"
 
 namespace mlprof::analysis {
@@ -202,9 +203,14 @@ std::vector<MemorySeries> MemoryEventReader::series(bool keep_columns) const {
     MemorySeries m;
     if (building.in_order) {
       m = std::move(building.series);
-    } else {  // events from several threads: sort them, then a second pass
+    } else {  // events from several threads: ordered by start, then a second pass
       std::vector<model::EventIndex>& events = building.series.events;
-      std::stable_sort(events.begin(), events.end(), earlier);
+      // They come line by line, each line's in start order: those runs merged, which keeps
+      // events of one start in index order, as a stable sort would.
+      std::vector<size_t> runs{0};
+      for (size_t i = 1; i < events.size(); ++i)
+        if (earlier(events[i], events[i - 1])) runs.push_back(i);
+      sort_runs(events, std::move(runs), earlier);
       reserve(m, events.size(), keep_columns);
       AllocatorState state;
       for (model::EventIndex e : events) {
