@@ -1,11 +1,15 @@
 #include "analysis/step_grouping.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
+#include <optional>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 
 #include "analysis/event_kinds.h"
+#include "analysis/lower_bound_near.h"
 #include "analysis/sort_runs.h"
 #include "analysis/step_inference.h"
 #include "format/xspace_schema.h"
@@ -34,6 +38,21 @@ struct Links {
   std::vector<EventIndex> explicit_roots;
 };
 
+// An event that carries a correlation id, with the id.
+struct Correlated {
+  EventIndex event;
+  uint64_t id;
+};
+
+// The events of the host threads and the device work lines that carry a correlation id, per
+// line in event order: read once, as the launches' joins ask for them three times.
+struct CorrelatedEvents {
+  std::vector<Correlated> events;
+  std::vector<uint32_t> first;  // line l's: events [first[l], first[l + 1])
+
+  std::span<const Correlated> of_line(uint32_t l) const { return {events.data() + first[l], events.data() + first[l + 1]}; }
+};
+
 // Names whose own stats hold link keys (e.g. "train#step_num=1,_r=1#" kept unsplit by a writer).
 std::vector<uint8_t> names_with_link_keys(const Profile& p) {
   std::vector<uint8_t> has(p.names.size(), 0);
@@ -52,25 +71,68 @@ bool may_have_links(const Profile& p, const std::vector<uint8_t>& name_has_keys,
   return p.events.first_stat[e] != p.events.first_stat[e + 1] || name_has_keys[p.events.name[e]];
 }
 
-// Reads the host events' roots and producer/consumer contexts.
-Links collect_links(const Profile& p, const std::vector<uint8_t>& name_has_keys) {
+// The link stats an event carries: each the first of its key among the event's stats, else
+// among its name's (as Profile::stat finds them), read in one pass over them.
+enum LinkStat { kRootStat, kProducerIdStat, kProducerTypeStat, kConsumerIdStat, kConsumerTypeStat, kCorrelationStat, kNumLinkStats };
+struct LinkStats {
+  std::array<std::optional<model::StatValue>, kNumLinkStats> of;
+};
+
+LinkStats link_stats(const Profile& p, EventIndex e) {
+  LinkStats s;
+  auto take = [&](const model::StatTable& table, uint32_t first, uint32_t end) {
+    for (uint32_t i = first; i < end; ++i) {
+      int k;
+      switch (table.key(i)) {
+        case model::kIsRoot: k = kRootStat; break;
+        case model::kProducerId: k = kProducerIdStat; break;
+        case model::kProducerType: k = kProducerTypeStat; break;
+        case model::kConsumerId: k = kConsumerIdStat; break;
+        case model::kConsumerType: k = kConsumerTypeStat; break;
+        case model::kCorrelationId: k = kCorrelationStat; break;
+        default: continue;
+      }
+      if (!s.of[size_t(k)]) s.of[size_t(k)] = table.value(i);
+    }
+  };
+  take(p.event_stats, p.events.first_stat[e], p.events.first_stat[e + 1]);
+  const model::StatRange named = p.names[p.events.name[e]].stats;
+  take(p.metadata_stats, named.first, named.first + named.count);
+  return s;
+}
+
+// Reads the host events' roots and producer/consumer contexts, and the correlation ids of the
+// host threads' events and (`device_work_line`) the devices' work.
+Links collect_links(const Profile& p, const std::vector<uint8_t>& name_has_keys, const std::vector<uint8_t>& device_work_line,
+                    CorrelatedEvents* correlated) {
   Links links;
-  for (const auto& line : p.lines) {
-    if (p.planes[line.plane].kind != PlaneKind::kHostThreads) continue;
+  correlated->first.assign(p.lines.size() + 1, 0);
+  for (uint32_t l = 0; l < p.lines.size(); ++l) {
+    const model::Line& line = p.lines[l];
+    correlated->first[l] = uint32_t(correlated->events.size());
+    const bool host = p.planes[line.plane].kind == PlaneKind::kHostThreads;
+    if (!host && !device_work_line[l]) continue;
     for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
       if (!may_have_links(p, name_has_keys, e)) continue;
-      auto get = [&](StringId key) { return p.stat(e, key); };
-      if (auto r = get(model::kIsRoot); r && r->as_int() != 0) links.explicit_roots.push_back(e);
-      if (auto id = get(model::kProducerId)) {
-        auto type = get(model::kProducerType);
+      if (!host) {
+        if (auto c = p.stat(e, model::kCorrelationId)) correlated->events.push_back({e, c->as_uint()});
+        continue;
+      }
+      const LinkStats s = link_stats(p, e);
+      const auto& get = s.of;
+      if (const auto& r = get[kRootStat]; r && r->as_int() != 0) links.explicit_roots.push_back(e);
+      if (const auto& id = get[kProducerIdStat]) {
+        const auto& type = get[kProducerTypeStat];
         links.producers.push_back({e, p.planes[line.plane].host, type ? type->as_uint() : 0, id->as_uint()});
       }
-      if (auto id = get(model::kConsumerId)) {
-        auto type = get(model::kConsumerType);
+      if (const auto& id = get[kConsumerIdStat]) {
+        const auto& type = get[kConsumerTypeStat];
         links.consumers.push_back({e, p.planes[line.plane].host, type ? type->as_uint() : 0, id->as_uint()});
       }
+      if (const auto& c = get[kCorrelationStat]) correlated->events.push_back({e, c->as_uint()});
     }
   }
+  correlated->first[p.lines.size()] = uint32_t(correlated->events.size());
   std::sort(links.explicit_roots.begin(), links.explicit_roots.end());
   return links;
 }
@@ -164,10 +226,12 @@ int64_t step_number(const Profile& p, EventIndex root, int64_t fallback) {
   return fallback;
 }
 
-// Children take their parent's group; parents come before children in event order.
-void inherit_from_parents(const Profile& p, std::vector<int32_t>& group) {
+// Children take their parent's group; parents come before children in event order. Events
+// [first, end) only, where given: a parent is on its child's line.
+void inherit_from_parents(const Profile& p, std::vector<int32_t>& group, EventIndex first = 0,
+                          EventIndex end = model::kNone) {
   const auto& parent = p.events.parent;
-  for (EventIndex e = 0, n = EventIndex(group.size()); e < n; ++e)
+  for (EventIndex e = first, n = std::min(end, EventIndex(group.size())); e < n; ++e)
     if (group[e] == kNoGroup && parent[e] != kNone) group[e] = group[parent[e]];
 }
 
@@ -216,19 +280,16 @@ uint64_t launch_key(uint32_t host, uint64_t correlation_id) { return uint64_t(ho
 // The events are joined in key order (each line's ids grow with time: merged, not sorted), one
 // pass over both rather than a search of all the launches for each.
 template <typename Take, typename Found>
-void join_launches(const Profile& p, const std::vector<uint8_t>& name_has_keys, const std::vector<uint8_t>& device_work_line,
+void join_launches(const Profile& p, const CorrelatedEvents& correlated, const std::vector<uint8_t>& device_work_line,
                    const std::vector<Launch>& launches, Take&& take, Found&& found) {
   std::vector<std::pair<uint64_t, EventIndex>> work;  // key, event
   std::vector<size_t> runs;                           // one a line
   for (uint32_t l = 0; l < p.lines.size(); ++l) {
     if (!device_work_line[l]) continue;
-    const auto& line = p.lines[l];
-    const uint32_t host = p.planes[line.plane].host;
+    const uint32_t host = p.planes[p.lines[l].plane].host;
     runs.push_back(work.size());
-    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
-      if (!take(e) || !may_have_links(p, name_has_keys, e)) continue;
-      if (auto c = p.stat(e, model::kCorrelationId)) work.emplace_back(launch_key(host, c->as_uint()), e);
-    }
+    for (const auto& [e, id] : correlated.of_line(l))
+      if (take(e)) work.emplace_back(launch_key(host, id), e);
   }
   if (work.empty()) return;
   sort_runs(work, std::move(runs), std::less<>());
@@ -240,22 +301,20 @@ void join_launches(const Profile& p, const std::vector<uint8_t>& name_has_keys, 
 }
 
 // Device work joins the group of the host event that launched it.
-bool link_correlations(const Profile& p, const std::vector<uint8_t>& name_has_keys,
+bool link_correlations(const Profile& p, const CorrelatedEvents& correlated,
                        const std::vector<uint8_t>& device_work_line, std::vector<int32_t>& group) {
   std::vector<Launch> launches;
   std::vector<size_t> runs;  // one per thread
   for (int pass = 0; pass < 2; ++pass) {  // count, then fill: allocated once at its size
     size_t count = 0;
-    for (const auto& line : p.lines) {
-      const auto& plane = p.planes[line.plane];
+    for (uint32_t l = 0; l < p.lines.size(); ++l) {
+      const auto& plane = p.planes[p.lines[l].plane];
       if (plane.kind != PlaneKind::kHostThreads) continue;
       if (pass == 1) runs.push_back(launches.size());
-      for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
-        if (group[e] == kNoGroup || !may_have_links(p, name_has_keys, e)) continue;
-        auto c = p.stat(e, model::kCorrelationId);
-        if (!c) continue;
+      for (const auto& [e, id] : correlated.of_line(l)) {
+        if (group[e] == kNoGroup) continue;
         if (pass == 0) ++count;
-        else launches.push_back({launch_key(plane.host, c->as_uint()), group[e]});
+        else launches.push_back({launch_key(plane.host, id), group[e]});
       }
     }
     if (pass == 0) {
@@ -266,7 +325,7 @@ bool link_correlations(const Profile& p, const std::vector<uint8_t>& name_has_ke
   sort_runs(launches, std::move(runs), [](const Launch& a, const Launch& b) { return a.key < b.key; });
   bool changed = false;
   join_launches(
-      p, name_has_keys, device_work_line, launches, [&](EventIndex e) { return group[e] == kNoGroup; },
+      p, correlated, device_work_line, launches, [&](EventIndex e) { return group[e] == kNoGroup; },
       [&](EventIndex e, const Launch& launch) {
         group[e] = launch.group;
         changed = true;
@@ -277,15 +336,14 @@ bool link_correlations(const Profile& p, const std::vector<uint8_t>& name_has_ke
 
 // The end of the device work launched by runtime calls that lie inside each step's host span
 // (torch-tb-profiler's rule), per step; INT64_MIN for a step whose span launched nothing.
-std::vector<int64_t> launched_device_end(const Profile& p, const std::vector<uint8_t>& name_has_keys,
-                                         const StepGrouping& g) {
+std::vector<int64_t> launched_device_end(const Profile& p, const CorrelatedEvents& correlated, const StepGrouping& g) {
   std::vector<int64_t> end(g.steps.size(), INT64_MIN);
   if (g.steps.empty()) return end;
   // Launches: (host, correlation id) and the step whose host span holds the call.
   std::vector<Launch> launches;
   std::vector<size_t> runs;  // one per thread
-  for (const auto& line : p.lines) {
-    const auto& plane = p.planes[line.plane];
+  for (uint32_t l = 0; l < p.lines.size(); ++l) {
+    const auto& plane = p.planes[p.lines[l].plane];
     if (plane.kind != PlaneKind::kHostThreads) continue;
     runs.push_back(launches.size());
     // Steps of this host, by host start (steps are sorted by host, then start).
@@ -294,22 +352,21 @@ std::vector<int64_t> launched_device_end(const Profile& p, const std::vector<uin
     const auto last = std::upper_bound(first, g.steps.end(), plane.host,
                                        [](uint32_t h, const Step& s) { return h < s.host; });
     if (first == last) continue;
-    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
-      if (!may_have_links(p, name_has_keys, e)) continue;
-      auto c = p.stat(e, model::kCorrelationId);
-      if (!c) continue;
-      auto step = std::upper_bound(first, last, p.start_ps(e),
-                                   [](int64_t t, const Step& s) { return t < s.host_begin_ps; });
-      if (step == first) continue;
-      --step;
-      if (p.end_ps(e) > step->host_end_ps) continue;
-      launches.push_back({launch_key(plane.host, c->as_uint()), int32_t(step->group)});
+    // The step after the call's start, searched from the last call's: a line's calls come in start order.
+    auto after = first;
+    for (const auto& [e, id] : correlated.of_line(l)) {
+      after = lower_bound_near(first, last, after, p.start_ps(e),
+                               [](const Step& s, int64_t t) { return s.host_begin_ps <= t; });
+      if (after == first) continue;
+      const Step& step = *(after - 1);
+      if (p.end_ps(e) > step.host_end_ps) continue;
+      launches.push_back({launch_key(plane.host, id), int32_t(step.group)});
     }
   }
   if (launches.empty()) return end;
   sort_runs(launches, std::move(runs), [](const Launch& a, const Launch& b) { return a.key < b.key; });
   join_launches(
-      p, name_has_keys, g.device_work_line, launches, [](EventIndex) { return true; },
+      p, correlated, g.device_work_line, launches, [](EventIndex) { return true; },
       [&](EventIndex e, const Launch& launch) {
         end[size_t(launch.group)] = std::max(end[size_t(launch.group)], p.end_ps(e));
       });
@@ -321,8 +378,8 @@ std::vector<int64_t> launched_device_end(const Profile& p, const std::vector<uin
 // by runtime calls inside its host span; so steps never overlap. A step that launched nothing
 // inside its host span but has device work through its links (TensorFlow dispatches the
 // step's ops after the marker closes) is its device span, as TensorFlow's own Steps line says.
-void set_step_windows(const Profile& p, const std::vector<uint8_t>& name_has_keys, StepGrouping& g) {
-  const std::vector<int64_t> launched_end = launched_device_end(p, name_has_keys, g);
+void set_step_windows(const Profile& p, const CorrelatedEvents& correlated, StepGrouping& g) {
+  const std::vector<int64_t> launched_end = launched_device_end(p, correlated, g);
   int64_t previous_end = INT64_MIN;
   for (size_t i = 0; i < g.steps.size(); ++i) {
     Step& s = g.steps[i];
@@ -417,7 +474,8 @@ StepGrouping group_steps(const Profile& p) {
     host_has_device_work[p.planes[p.lines[l].plane].host] = 1;
   }
   const std::vector<uint8_t> name_has_keys = names_with_link_keys(p);
-  const Links links = collect_links(p, name_has_keys);
+  CorrelatedEvents correlated;
+  const Links links = collect_links(p, name_has_keys, g.device_work_line, &correlated);
   InferredEnds inferred;
   std::vector<EventIndex> roots = find_roots(p, links, &g.root_kind, &inferred);
   std::sort(roots.begin(), roots.end(), [&](EventIndex a, EventIndex b) {
@@ -452,7 +510,11 @@ StepGrouping group_steps(const Profile& p) {
   if (!inferred.empty()) join_inferred_by_time(p, g.device_work_line, g);
   inherit_from_parents(p, g.group_of);
   for (int round = 0; round < 8 && link_consumers(p, links, g.group_of); ++round) inherit_from_parents(p, g.group_of);
-  if (link_correlations(p, name_has_keys, g.device_work_line, g.group_of)) inherit_from_parents(p, g.group_of);
+  // The correlations give groups to the devices' work only: their children follow them.
+  if (link_correlations(p, correlated, g.device_work_line, g.group_of))
+    for (uint32_t l = 0; l < p.lines.size(); ++l)
+      if (g.device_work_line[l])
+        inherit_from_parents(p, g.group_of, p.lines[l].first_event, p.lines[l].first_event + p.lines[l].num_events);
 
   // Device spans, then each step's span.
   const std::vector<MemcpyKind> kind_of_name = memcpy_kinds_by_name(p);
@@ -468,7 +530,7 @@ StepGrouping group_steps(const Profile& p) {
       s.device_kernels += kind_of_name[p.events.name[e]] == MemcpyKind::kNone;
     }
   }
-  set_step_windows(p, name_has_keys, g);
+  set_step_windows(p, correlated, g);
 
   select_steps(p, host_has_device_work, inferred, g);
   return g;
