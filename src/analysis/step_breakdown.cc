@@ -1,6 +1,7 @@
 #include "analysis/step_breakdown.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -155,18 +156,17 @@ void sweep(const std::vector<Interval>& intervals, StepBreakdown* step) {
   close_until(std::numeric_limits<int64_t>::max());
   sort_runs(points, std::move(runs), [](const Point& a, const Point& b) { return a.t < b.t; });
   std::array<int, kNumActivities> active{};
+  static_assert(kNumActivities <= 32);
+  uint32_t running = 0;  // bit a: active[a] > 0, so that the highest is its top bit
   int64_t covered = 0;
   for (size_t i = 0; i < points.size(); ++i) {
     const Point& pt = points[i];
-    active[pt.activity] += pt.delta;
-    if (i + 1 == points.size() || points[i + 1].t == pt.t) continue;
+    if ((active[pt.activity] += pt.delta) > 0) running |= 1u << pt.activity;
+    else running &= ~(1u << pt.activity);
+    if (i + 1 == points.size() || points[i + 1].t == pt.t || running == 0) continue;
     const int64_t dt = points[i + 1].t - pt.t;
-    for (int a = int(kNumActivities) - 1; a >= 0; --a)
-      if (active[size_t(a)] > 0) {
-        step->activity_ps[size_t(a)] += dt;
-        covered += dt;
-        break;
-      }
+    step->activity_ps[size_t(31 - std::countl_zero(running))] += dt;
+    covered += dt;
   }
   step->other_ps = std::max<int64_t>(0, step->duration_ps - covered);
 }
