@@ -275,34 +275,39 @@ struct Launch {
 
 uint64_t launch_key(uint32_t host, uint64_t correlation_id) { return uint64_t(host) << 48 ^ correlation_id; }
 
-// Calls found(e, launch) for each event e of the device work lines that `take(e)` takes and
+// Calls found(e, launch) for each event e of the device work (by key) that `take(e)` takes and
 // whose (host, correlation id) key a launch has: the first of `launches` (sorted by key) with it.
-// The events are joined in key order (each line's ids grow with time: merged, not sorted), one
-// pass over both rather than a search of all the launches for each.
-template <typename Take, typename Found>
-void join_launches(const Profile& p, const CorrelatedEvents& correlated, const std::vector<uint8_t>& device_work_line,
-                   const std::vector<Launch>& launches, Take&& take, Found&& found) {
-  std::vector<std::pair<uint64_t, EventIndex>> work;  // key, event
-  std::vector<size_t> runs;                           // one a line
+// The events are joined in key order, one pass over both rather than a search of all the
+// launches for each.
+using WorkKeys = std::vector<std::pair<uint64_t, EventIndex>>;  // (host, correlation id) key, event
+
+// The device work lines' events that carry a correlation id, by key (each line's ids grow
+// with time: merged, not sorted). Made once for the joins below.
+WorkKeys device_work_keys(const Profile& p, const CorrelatedEvents& correlated, const std::vector<uint8_t>& device_work_line) {
+  WorkKeys work;
+  std::vector<size_t> runs;  // one a line
   for (uint32_t l = 0; l < p.lines.size(); ++l) {
     if (!device_work_line[l]) continue;
     const uint32_t host = p.planes[p.lines[l].plane].host;
     runs.push_back(work.size());
-    for (const auto& [e, id] : correlated.of_line(l))
-      if (take(e)) work.emplace_back(launch_key(host, id), e);
+    for (const auto& [e, id] : correlated.of_line(l)) work.emplace_back(launch_key(host, id), e);
   }
-  if (work.empty()) return;
-  sort_runs(work, std::move(runs), std::less<>());
+  if (!work.empty()) sort_runs(work, std::move(runs), std::less<>());
+  return work;
+}
+
+template <typename Take, typename Found>
+void join_launches(const WorkKeys& work, const std::vector<Launch>& launches, Take&& take, Found&& found) {
   auto it = launches.begin();
   for (const auto& [key, e] : work) {
     while (it != launches.end() && it->key < key) ++it;
-    if (it != launches.end() && it->key == key) found(e, *it);
+    if (it != launches.end() && it->key == key && take(e)) found(e, *it);
   }
 }
 
 // Device work joins the group of the host event that launched it.
-bool link_correlations(const Profile& p, const CorrelatedEvents& correlated,
-                       const std::vector<uint8_t>& device_work_line, std::vector<int32_t>& group) {
+bool link_correlations(const Profile& p, const CorrelatedEvents& correlated, const WorkKeys& device_work,
+                       std::vector<int32_t>& group) {
   std::vector<Launch> launches;
   std::vector<size_t> runs;  // one per thread
   for (int pass = 0; pass < 2; ++pass) {  // count, then fill: allocated once at its size
@@ -325,7 +330,7 @@ bool link_correlations(const Profile& p, const CorrelatedEvents& correlated,
   sort_runs(launches, std::move(runs), [](const Launch& a, const Launch& b) { return a.key < b.key; });
   bool changed = false;
   join_launches(
-      p, correlated, device_work_line, launches, [&](EventIndex e) { return group[e] == kNoGroup; },
+      device_work, launches, [&](EventIndex e) { return group[e] == kNoGroup; },
       [&](EventIndex e, const Launch& launch) {
         group[e] = launch.group;
         changed = true;
@@ -336,7 +341,8 @@ bool link_correlations(const Profile& p, const CorrelatedEvents& correlated,
 
 // The end of the device work launched by runtime calls that lie inside each step's host span
 // (torch-tb-profiler's rule), per step; INT64_MIN for a step whose span launched nothing.
-std::vector<int64_t> launched_device_end(const Profile& p, const CorrelatedEvents& correlated, const StepGrouping& g) {
+std::vector<int64_t> launched_device_end(const Profile& p, const CorrelatedEvents& correlated, const WorkKeys& device_work,
+                                         const StepGrouping& g) {
   std::vector<int64_t> end(g.steps.size(), INT64_MIN);
   if (g.steps.empty()) return end;
   // Launches: (host, correlation id) and the step whose host span holds the call.
@@ -366,7 +372,7 @@ std::vector<int64_t> launched_device_end(const Profile& p, const CorrelatedEvent
   if (launches.empty()) return end;
   sort_runs(launches, std::move(runs), [](const Launch& a, const Launch& b) { return a.key < b.key; });
   join_launches(
-      p, correlated, g.device_work_line, launches, [](EventIndex) { return true; },
+      device_work, launches, [](EventIndex) { return true; },
       [&](EventIndex e, const Launch& launch) {
         end[size_t(launch.group)] = std::max(end[size_t(launch.group)], p.end_ps(e));
       });
@@ -378,8 +384,8 @@ std::vector<int64_t> launched_device_end(const Profile& p, const CorrelatedEvent
 // by runtime calls inside its host span; so steps never overlap. A step that launched nothing
 // inside its host span but has device work through its links (TensorFlow dispatches the
 // step's ops after the marker closes) is its device span, as TensorFlow's own Steps line says.
-void set_step_windows(const Profile& p, const CorrelatedEvents& correlated, StepGrouping& g) {
-  const std::vector<int64_t> launched_end = launched_device_end(p, correlated, g);
+void set_step_windows(const Profile& p, const CorrelatedEvents& correlated, const WorkKeys& device_work, StepGrouping& g) {
+  const std::vector<int64_t> launched_end = launched_device_end(p, correlated, device_work, g);
   int64_t previous_end = INT64_MIN;
   for (size_t i = 0; i < g.steps.size(); ++i) {
     Step& s = g.steps[i];
@@ -511,7 +517,8 @@ StepGrouping group_steps(const Profile& p) {
   inherit_from_parents(p, g.group_of);
   for (int round = 0; round < 8 && link_consumers(p, links, g.group_of); ++round) inherit_from_parents(p, g.group_of);
   // The correlations give groups to the devices' work only: their children follow them.
-  if (link_correlations(p, correlated, g.device_work_line, g.group_of))
+  const WorkKeys device_work = device_work_keys(p, correlated, g.device_work_line);
+  if (link_correlations(p, correlated, device_work, g.group_of))
     for (uint32_t l = 0; l < p.lines.size(); ++l)
       if (g.device_work_line[l])
         inherit_from_parents(p, g.group_of, p.lines[l].first_event, p.lines[l].first_event + p.lines[l].num_events);
@@ -530,7 +537,7 @@ StepGrouping group_steps(const Profile& p) {
       s.device_kernels += kind_of_name[p.events.name[e]] == MemcpyKind::kNone;
     }
   }
-  set_step_windows(p, correlated, g);
+  set_step_windows(p, correlated, device_work, g);
 
   select_steps(p, host_has_device_work, inferred, g);
   return g;
