@@ -289,18 +289,21 @@ StepAnalysis analyze_steps(const Profile& p, StepGrouping grouping) {
   std::vector<uint32_t> root_line(g.steps.size(), kNone);
   for (size_t i = 0; i < g.steps.size(); ++i)
     if (g.steps[i].root != kNone) root_line[i] = p.line_index(g.steps[i].root);
+  std::vector<bool> is_kept(n, false);  // kept(e), once: the bucketing asks again
   for (EventIndex e = 0; e < n; ++e) {
     if (!out.whole_profile && g.group_of[e] == kNoGroup) continue;
     if (is_step_marker(e)) continue;  // a marker spans a step; it is not an activity
     activity[e] = classifier.classify(e, out.whole_profile ? kNone : root_line[size_t(g.group_of[e])]);
-    if (kept(e)) for_each_slot(e, [&](uint32_t slot) { ++count[size_t(slot) + 1]; });
+    if (!kept(e)) continue;
+    is_kept[e] = true;
+    for_each_slot(e, [&](uint32_t slot) { ++count[size_t(slot) + 1]; });
   }
   for (size_t i = 1; i < count.size(); ++i) count[i] += count[i - 1];
   std::vector<EventIndex> by_step(count.back());
   {
     std::vector<uint32_t> next(count.begin(), count.end() - 1);
     for (EventIndex e = 0; e < n; ++e)
-      if (kept(e)) for_each_slot(e, [&](uint32_t slot) { by_step[next[slot]++] = e; });
+      if (is_kept[e]) for_each_slot(e, [&](uint32_t slot) { by_step[next[slot]++] = e; });
   }
   // Devices idle until the host sends input (device_input_wait.h): steps only, not the pseudo step.
   std::optional<DeviceInputWait> input_wait;
