@@ -1,6 +1,7 @@
 #include "analysis/gpu_timeline/comm_compute_overlap.h"
 
 #include "analysis/gpu_timeline/gpu_work_order.h"
+#include "analysis/interval_union.h"
 #include "analysis/units.h"
 
 namespace mlprof::analysis {
@@ -13,10 +14,14 @@ std::optional<double> CommComputeOverlap::overlap_pct() const {
 CommComputeOverlap compute_comm_compute_overlap(const HostGpuActivity& host) {
   // Communication first (its union is short); then computation's union interval by interval,
   // each met against it as it closes, so that computation's many intervals are never kept.
+  // Communication is a few items among many: picked out stream by stream, then put in start
+  // order, rather than visiting all the work in start order.
+  std::vector<std::pair<int64_t, int64_t>> communication;
+  for (const GpuWork& w : host.work)
+    if (w.kind == GpuWorkKind::kCommunication) communication.emplace_back(host.begin_ps(w), host.end_ps(w));
+  sort_by_begin(communication);
   SortedUnion comm(true);
-  visit_by_start(host, [&](const GpuWork& w) {
-    if (w.kind == GpuWorkKind::kCommunication) comm.add(host.begin_ps(w), host.end_ps(w));
-  });
+  for (const auto& [b, e] : communication) comm.add(b, e);
   CommComputeOverlap o;
   const auto& comm_union = comm.intervals();
   o.communication_ps = comm.length();

@@ -38,6 +38,7 @@ KernelLaunchStats compute_kernel_launch_stats(const model::Profile& p, const Hos
   std::vector<int8_t> counted(p.names.size(), -1);
   int64_t delay_sum = 0, delay_max = 0;
   std::unordered_map<model::StringId, size_t> short_by_name;
+  std::vector<uint32_t> short_slot_of_name(p.names.size(), UINT32_MAX);
   auto shorter_delay = [](const DelayedLaunch& a, const DelayedLaunch& b) { return a.delay_ps > b.delay_ps; };
   for (const GpuWork& w : host.work) {
     if (w.launch == model::kNone) continue;
@@ -55,9 +56,14 @@ KernelLaunchStats compute_kernel_launch_stats(const model::Profile& p, const Hos
       ++s.short_kernels;
       s.short_kernels_gpu_ps += gpu_ps;
       s.short_kernels_cpu_ps += cpu_ps;
-      auto [it, added] = short_by_name.try_emplace(p.name_id(w.event), s.short_kernel_names.size());
-      if (added) s.short_kernel_names.push_back({std::string(p.name(w.event)), std::string(launching_op(p, w.launch))});
-      LaunchedKernelGroup& g = s.short_kernel_names[it->second];
+      // Looked up by name index (an array), the name's string (a hash) only the first time.
+      uint32_t& slot = short_slot_of_name[p.events.name[w.event]];
+      if (slot == UINT32_MAX) {
+        auto [it, added] = short_by_name.try_emplace(p.name_id(w.event), s.short_kernel_names.size());
+        if (added) s.short_kernel_names.push_back({std::string(p.name(w.event)), std::string(launching_op(p, w.launch))});
+        slot = uint32_t(it->second);
+      }
+      LaunchedKernelGroup& g = s.short_kernel_names[slot];
       ++g.count;
       g.gpu_ps += gpu_ps;
       g.cpu_ps += cpu_ps;
