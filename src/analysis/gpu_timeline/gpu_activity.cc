@@ -4,6 +4,7 @@
 
 #include "analysis/event_kinds.h"
 #include "analysis/lower_bound_near.h"
+#include "analysis/sort_runs.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -24,10 +25,21 @@ template <typename Id>
 class SortedCalls {
  public:
   void add(Id correlation, EventIndex call) { calls_.push_back({correlation, call}); }
-  // Ends the calls of one thread: they usually come in correlation order already.
+  // Ends the calls of one thread: they usually come in correlation order already, or in a
+  // few stretches that are (merged then, not sorted: the order is total either way).
   void end_run() {
     const auto begin = calls_.begin() + ptrdiff_t(run_begin_);
-    if (!std::is_sorted(begin, calls_.end())) std::sort(begin, calls_.end());
+    std::vector<size_t> stretches{0};
+    const size_t n = size_t(calls_.end() - begin), few = std::max<size_t>(n / 16, 1);
+    for (size_t i = 1; i < n && stretches.size() <= few; ++i)
+      if (begin[ptrdiff_t(i)] < begin[ptrdiff_t(i - 1)]) stretches.push_back(i);
+    if (stretches.size() > 1 && stretches.size() <= few) {
+      std::vector<std::pair<Id, EventIndex>> run(begin, calls_.end());
+      sort_runs(run, std::move(stretches), std::less<>());
+      std::copy(run.begin(), run.end(), begin);
+    } else if (stretches.size() > 1) {
+      std::sort(begin, calls_.end());
+    }
     if (run_begin_ > 0) std::inplace_merge(calls_.begin(), begin, calls_.end());
     run_begin_ = calls_.size();
   }
@@ -189,7 +201,7 @@ void collect_host(const Profile& p, const StepGrouping& g, const GpuActivityOpti
   for (uint32_t s = 0; s < out->streams.size(); ++s) {
     out->stream_first.push_back(uint32_t(out->work.size()));
     const model::Line& line = p.lines[out->streams[s].line];
-    size_t hint = 0, dma = 0;
+    size_t hint = 0, dma = 0, window_hint = 0;
     for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
       GpuWork w;
       w.event = e;
@@ -198,7 +210,12 @@ void collect_host(const Profile& p, const StepGrouping& g, const GpuActivityOpti
       if (launched_before != INT64_MAX && (w.launch == kNone || p.start_ps(w.launch) >= launched_before)) continue;
       if (scope == GpuScope::kAnalysedSteps) {
         const int64_t begin = out->gpu_begin(p, w), end = out->gpu_end(p, w);
-        auto it = std::upper_bound(step_windows.begin(), step_windows.end(), std::pair{begin, INT64_MAX});
+        // The first window starting after the work does, searched from the last one's: a
+        // stream's work comes in start order.
+        auto it = lower_bound_near(step_windows.begin(), step_windows.end(),
+                                   step_windows.begin() + ptrdiff_t(std::min(window_hint, step_windows.size())),
+                                   std::pair{begin, INT64_MAX}, std::less_equal<>());
+        window_hint = size_t(it - step_windows.begin());
         if (it != step_windows.begin() && std::prev(it)->second > begin) --it;  // starts inside a step
         if (it == step_windows.end() || it->first >= end) continue;              // outside every step
         w.window = uint32_t(it - step_windows.begin());
