@@ -15,10 +15,8 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p, unsig
   auto out = std::make_unique<ProfileSummary>();
   out->empty = model::is_empty_profile(p);
   out->origin_ns = p.origin_ns;
-  out->bounds = model::time_bounds(p);
   out->hosts = p.hosts.size();
   out->events = p.num_events();
-  out->tensorflow_op_names = has_tensorflow_op_names(p);
   out->parts = parts;
   // The op totals, the kernel stats, the input pipelines and the memory pressure do not need the
   // steps: they are made on a second core while the steps are grouped (or after them, when no
@@ -53,6 +51,9 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p, unsig
       o.memory = memory_pressure(p, &out->memories);
     }
   });
+  // What scans every event while the work apart starts on the other core.
+  out->bounds = model::time_bounds(p);
+  out->tensorflow_op_names = has_tensorflow_op_names(p);
   // The critical path (the overview's largest part) on a core of its own: its graph needs only
   // the steps' grouping and windows; its what-ifs, asked once the graph is built, the op totals.
   // It runs beside the rest only when the work apart runs on a thread, which will give it the
