@@ -310,23 +310,19 @@ bool link_correlations(const Profile& p, const CorrelatedEvents& correlated, con
                        std::vector<int32_t>& group) {
   std::vector<Launch> launches;
   std::vector<size_t> runs;  // one per thread
-  for (int pass = 0; pass < 2; ++pass) {  // count, then fill: allocated once at its size
-    size_t count = 0;
-    for (uint32_t l = 0; l < p.lines.size(); ++l) {
-      const auto& plane = p.planes[p.lines[l].plane];
-      if (plane.kind != PlaneKind::kHostThreads) continue;
-      if (pass == 1) runs.push_back(launches.size());
-      for (const auto& [e, id] : correlated.of_line(l)) {
-        if (group[e] == kNoGroup) continue;
-        if (pass == 0) ++count;
-        else launches.push_back({launch_key(plane.host, id), group[e]});
-      }
-    }
-    if (pass == 0) {
-      if (count == 0) return false;
-      launches.reserve(count);
-    }
+  // Allocated once, for every call that carries an id (those of a group are most).
+  size_t calls = 0;
+  for (uint32_t l = 0; l < p.lines.size(); ++l)
+    if (p.planes[p.lines[l].plane].kind == PlaneKind::kHostThreads) calls += correlated.of_line(l).size();
+  launches.reserve(calls);
+  for (uint32_t l = 0; l < p.lines.size(); ++l) {
+    const auto& plane = p.planes[p.lines[l].plane];
+    if (plane.kind != PlaneKind::kHostThreads) continue;
+    runs.push_back(launches.size());
+    for (const auto& [e, id] : correlated.of_line(l))
+      if (const int32_t grp = group[e]; grp != kNoGroup) launches.push_back({launch_key(plane.host, id), grp});
   }
+  if (launches.empty()) return false;
   sort_runs(launches, std::move(runs), [](const Launch& a, const Launch& b) { return a.key < b.key; });
   bool changed = false;
   join_launches(
