@@ -50,7 +50,9 @@ struct CorrelatedEvents {
   std::vector<Correlated> events;
   std::vector<uint32_t> first;  // line l's: events [first[l], first[l + 1])
 
-  std::span<const Correlated> of_line(uint32_t l) const { return {events.data() + first[l], events.data() + first[l + 1]}; }
+  std::span<const Correlated> of_line(uint32_t l) const {
+    return {events.data() + first[l], events.data() + first[l + 1]};
+  }
 };
 
 // Names whose own stats hold link keys (e.g. "train#step_num=1,_r=1#" kept unsplit by a writer).
@@ -73,7 +75,9 @@ bool may_have_links(const Profile& p, const std::vector<uint8_t>& name_has_keys,
 
 // The link stats an event carries: each the first of its key among the event's stats, else
 // among its name's (as Profile::stat finds them), read in one pass over them.
-enum LinkStat { kRootStat, kProducerIdStat, kProducerTypeStat, kConsumerIdStat, kConsumerTypeStat, kCorrelationStat, kNumLinkStats };
+enum LinkStat {
+  kRootStat, kProducerIdStat, kProducerTypeStat, kConsumerIdStat, kConsumerTypeStat, kCorrelationStat, kNumLinkStats
+};
 struct LinkStats {
   std::array<std::optional<model::StatValue>, kNumLinkStats> of;
 };
@@ -103,8 +107,8 @@ LinkStats link_stats(const Profile& p, EventIndex e) {
 
 // Reads the host events' roots and producer/consumer contexts, and the correlation ids of the
 // host threads' events and (`device_work_line`) the devices' work.
-Links collect_links(const Profile& p, const std::vector<uint8_t>& name_has_keys, const std::vector<uint8_t>& device_work_line,
-                    CorrelatedEvents* correlated) {
+Links collect_links(const Profile& p, const std::vector<uint8_t>& name_has_keys,
+                    const std::vector<uint8_t>& device_work_line, CorrelatedEvents* correlated) {
   Links links;
   correlated->first.assign(p.lines.size() + 1, 0);
   for (uint32_t l = 0; l < p.lines.size(); ++l) {
@@ -275,15 +279,12 @@ struct Launch {
 
 uint64_t launch_key(uint32_t host, uint64_t correlation_id) { return uint64_t(host) << 48 ^ correlation_id; }
 
-// Calls found(e, launch) for each event e of the device work (by key) that `take(e)` takes and
-// whose (host, correlation id) key a launch has: the first of `launches` (sorted by key) with it.
-// The events are joined in key order, one pass over both rather than a search of all the
-// launches for each.
 using WorkKeys = std::vector<std::pair<uint64_t, EventIndex>>;  // (host, correlation id) key, event
 
 // The device work lines' events that carry a correlation id, by key (each line's ids grow
 // with time: merged, not sorted). Made once for the joins below.
-WorkKeys device_work_keys(const Profile& p, const CorrelatedEvents& correlated, const std::vector<uint8_t>& device_work_line) {
+WorkKeys device_work_keys(const Profile& p, const CorrelatedEvents& correlated,
+                          const std::vector<uint8_t>& device_work_line) {
   WorkKeys work;
   std::vector<size_t> runs;  // one a line
   for (uint32_t l = 0; l < p.lines.size(); ++l) {
@@ -296,6 +297,10 @@ WorkKeys device_work_keys(const Profile& p, const CorrelatedEvents& correlated, 
   return work;
 }
 
+// Calls found(e, launch) for each event e of the device work (by key) that `take(e)` takes and
+// whose (host, correlation id) key a launch has: the first of `launches` (sorted by key) with it.
+// The events are joined in key order, one pass over both rather than a search of all the
+// launches for each.
 template <typename Take, typename Found>
 void join_launches(const WorkKeys& work, const std::vector<Launch>& launches, Take&& take, Found&& found) {
   auto it = launches.begin();
@@ -337,8 +342,8 @@ bool link_correlations(const Profile& p, const CorrelatedEvents& correlated, con
 
 // The end of the device work launched by runtime calls that lie inside each step's host span
 // (torch-tb-profiler's rule), per step; INT64_MIN for a step whose span launched nothing.
-std::vector<int64_t> launched_device_end(const Profile& p, const CorrelatedEvents& correlated, const WorkKeys& device_work,
-                                         const StepGrouping& g) {
+std::vector<int64_t> launched_device_end(const Profile& p, const CorrelatedEvents& correlated,
+                                         const WorkKeys& device_work, const StepGrouping& g) {
   std::vector<int64_t> end(g.steps.size(), INT64_MIN);
   if (g.steps.empty()) return end;
   // Launches: (host, correlation id) and the step whose host span holds the call.
@@ -380,7 +385,8 @@ std::vector<int64_t> launched_device_end(const Profile& p, const CorrelatedEvent
 // by runtime calls inside its host span; so steps never overlap. A step that launched nothing
 // inside its host span but has device work through its links (TensorFlow dispatches the
 // step's ops after the marker closes) is its device span, as TensorFlow's own Steps line says.
-void set_step_windows(const Profile& p, const CorrelatedEvents& correlated, const WorkKeys& device_work, StepGrouping& g) {
+void set_step_windows(const Profile& p, const CorrelatedEvents& correlated, const WorkKeys& device_work,
+                      StepGrouping& g) {
   const std::vector<int64_t> launched_end = launched_device_end(p, correlated, device_work, g);
   int64_t previous_end = INT64_MIN;
   for (size_t i = 0; i < g.steps.size(); ++i) {

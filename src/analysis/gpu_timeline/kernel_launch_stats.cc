@@ -60,7 +60,8 @@ KernelLaunchStats compute_kernel_launch_stats(const model::Profile& p, const Hos
       uint32_t& slot = short_slot_of_name[p.events.name[w.event]];
       if (slot == UINT32_MAX) {
         auto [it, added] = short_by_name.try_emplace(p.name_id(w.event), s.short_kernel_names.size());
-        if (added) s.short_kernel_names.push_back({std::string(p.name(w.event)), std::string(launching_op(p, w.launch))});
+        if (added)
+          s.short_kernel_names.push_back({std::string(p.name(w.event)), std::string(launching_op(p, w.launch))});
         slot = uint32_t(it->second);
       }
       LaunchedKernelGroup& g = s.short_kernel_names[slot];
