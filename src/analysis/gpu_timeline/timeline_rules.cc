@@ -105,6 +105,7 @@ std::vector<HostFindings> findings_of(const Profile& p, const StepGrouping& g, c
     }
   }
   std::vector<int8_t> call_of_name(p.names.size(), int8_t(HostCall::kUnknown));
+  std::vector<int8_t> pageable_of_name(p.names.size(), -1);
   for (uint32_t h = 0; h < p.hosts.size(); ++h) {
     HostFindings& f = hosts[h];
     f.host = std::string(p.strings.view(p.hosts[h].name));
@@ -122,8 +123,9 @@ std::vector<HostFindings> findings_of(const Profile& p, const StepGrouping& g, c
     SortedUnion busy;
     visit_by_start(host, [&](const GpuWork& w) { busy.add(host.begin_ps(w), host.end_ps(w)); });
     for (const GpuWork& w : host.work) {
-      if (p.name(w.event).find("Pageable") != std::string_view::npos)
-        f.pageable_copies.add(launching_op(p, w.launch), host.end_ps(w) - host.begin_ps(w));
+      int8_t& pageable = pageable_of_name[p.events.name[w.event]];  // the name searched once
+      if (pageable < 0) pageable = p.name(w.event).find("Pageable") != std::string_view::npos;
+      if (pageable) f.pageable_copies.add(launching_op(p, w.launch), host.end_ps(w) - host.begin_ps(w));
     }
     f.gpu_busy_ps = busy.length();
   }
