@@ -35,8 +35,8 @@ TimeBounds time_bounds(const Profile& p) {
   TimeBounds b;
   const EventColumns& e = p.events;
   if (e.size() == 0) return b;
-  // In 64 bits first, a loop without branches the compiler vectorises; only where some end
-  // falls outside int64 (never in a real file) in 128 bits, event by event.
+  // In 64 bits first, without a branch an event; in 128 bits, event by event, only where some
+  // end falls outside int64 (never in a real file).
   int64_t min_start = INT64_MAX, max_start = INT64_MIN, min_end = INT64_MAX, max_end = INT64_MIN;
   bool outside = false;
   for (size_t i = 0; i < e.size(); ++i) {
