@@ -44,8 +44,14 @@ struct Correlated {
   uint64_t id;
 };
 
-// The events of the host threads and the device work lines that carry a correlation id, per
-// line in event order: read once, as the launches' joins ask for them three times.
+// The key of a launch: its correlation id joined with its host (ids are per process).
+uint64_t launch_key(uint32_t host, uint64_t correlation_id) { return uint64_t(host) << 48 ^ correlation_id; }
+
+// The device work lines' events that carry a correlation id, by (host, correlation id) key.
+using WorkKeys = std::vector<std::pair<uint64_t, EventIndex>>;
+
+// The events of the host threads that carry a correlation id, per line in event order: read
+// once, as the launches' joins ask for them twice.
 struct CorrelatedEvents {
   std::vector<Correlated> events;
   std::vector<uint32_t> first;  // line l's: events [first[l], first[l + 1])
@@ -105,21 +111,26 @@ LinkStats link_stats(const Profile& p, EventIndex e) {
   return s;
 }
 
-// Reads the host events' roots and producer/consumer contexts, and the correlation ids of the
-// host threads' events and (`device_work_line`) the devices' work.
+// Reads the host events' roots and producer/consumer contexts, the correlation ids of the
+// host threads' events, and the keys of (`device_work_line`) the devices' work: these in key
+// order (each line's ids grow with time: merged, not sorted).
 Links collect_links(const Profile& p, const std::vector<uint8_t>& name_has_keys,
-                    const std::vector<uint8_t>& device_work_line, CorrelatedEvents* correlated) {
+                    const std::vector<uint8_t>& device_work_line, CorrelatedEvents* correlated,
+                    WorkKeys* device_work) {
   Links links;
   correlated->first.assign(p.lines.size() + 1, 0);
+  std::vector<size_t> device_runs;  // one a line
   for (uint32_t l = 0; l < p.lines.size(); ++l) {
     const model::Line& line = p.lines[l];
     correlated->first[l] = uint32_t(correlated->events.size());
     const bool host = p.planes[line.plane].kind == PlaneKind::kHostThreads;
     if (!host && !device_work_line[l]) continue;
+    if (!host) device_runs.push_back(device_work->size());
     for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
       if (!may_have_links(p, name_has_keys, e)) continue;
       if (!host) {
-        if (auto c = p.stat(e, model::kCorrelationId)) correlated->events.push_back({e, c->as_uint()});
+        if (auto c = p.stat(e, model::kCorrelationId))
+          device_work->emplace_back(launch_key(p.planes[line.plane].host, c->as_uint()), e);
         continue;
       }
       const LinkStats s = link_stats(p, e);
@@ -137,6 +148,7 @@ Links collect_links(const Profile& p, const std::vector<uint8_t>& name_has_keys,
     }
   }
   correlated->first[p.lines.size()] = uint32_t(correlated->events.size());
+  if (!device_work->empty()) sort_runs(*device_work, std::move(device_runs), std::less<>());
   std::sort(links.explicit_roots.begin(), links.explicit_roots.end());
   return links;
 }
@@ -276,26 +288,6 @@ struct Launch {
   int32_t group;
 };
 #pragma pack(pop)
-
-uint64_t launch_key(uint32_t host, uint64_t correlation_id) { return uint64_t(host) << 48 ^ correlation_id; }
-
-using WorkKeys = std::vector<std::pair<uint64_t, EventIndex>>;  // (host, correlation id) key, event
-
-// The device work lines' events that carry a correlation id, by key (each line's ids grow
-// with time: merged, not sorted). Made once for the joins below.
-WorkKeys device_work_keys(const Profile& p, const CorrelatedEvents& correlated,
-                          const std::vector<uint8_t>& device_work_line) {
-  WorkKeys work;
-  std::vector<size_t> runs;  // one a line
-  for (uint32_t l = 0; l < p.lines.size(); ++l) {
-    if (!device_work_line[l]) continue;
-    const uint32_t host = p.planes[p.lines[l].plane].host;
-    runs.push_back(work.size());
-    for (const auto& [e, id] : correlated.of_line(l)) work.emplace_back(launch_key(host, id), e);
-  }
-  if (!work.empty()) sort_runs(work, std::move(runs), std::less<>());
-  return work;
-}
 
 // Calls found(e, launch) for each event e of the device work (by key) that `take(e)` takes and
 // whose (host, correlation id) key a launch has: the first of `launches` (sorted by key) with it.
@@ -483,7 +475,8 @@ StepGrouping group_steps(const Profile& p) {
   }
   const std::vector<uint8_t> name_has_keys = names_with_link_keys(p);
   CorrelatedEvents correlated;
-  const Links links = collect_links(p, name_has_keys, g.device_work_line, &correlated);
+  WorkKeys device_work;
+  const Links links = collect_links(p, name_has_keys, g.device_work_line, &correlated, &device_work);
   InferredEnds inferred;
   std::vector<EventIndex> roots = find_roots(p, links, &g.root_kind, &inferred);
   std::sort(roots.begin(), roots.end(), [&](EventIndex a, EventIndex b) {
@@ -519,7 +512,6 @@ StepGrouping group_steps(const Profile& p) {
   inherit_from_parents(p, g.group_of);
   for (int round = 0; round < 8 && link_consumers(p, links, g.group_of); ++round) inherit_from_parents(p, g.group_of);
   // The correlations give groups to the devices' work only: their children follow them.
-  const WorkKeys device_work = device_work_keys(p, correlated, g.device_work_line);
   if (link_correlations(p, correlated, device_work, g.group_of))
     for (uint32_t l = 0; l < p.lines.size(); ++l)
       if (g.device_work_line[l])
