@@ -6,36 +6,48 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/sort_runs.h"
-
 namespace mlprof::analysis {
 
 using TimeInterval = std::pair<int64_t, int64_t>;  // [begin, end) in ps
 
-// Orders intervals by begin. They mostly come in runs already in that order (a line's events):
-// merged where there are few, sorted where there are many.
-inline void sort_by_begin(std::vector<TimeInterval>& intervals) {
-  std::vector<size_t> runs{0};
-  for (size_t i = 1; i < intervals.size() && runs.size() <= intervals.size() / 16; ++i)
-    if (intervals[i].first < intervals[i - 1].first) runs.push_back(i);
-  auto earlier = [](const TimeInterval& a, const TimeInterval& b) { return a.first < b.first; };
-  if (runs.size() > intervals.size() / 16) std::sort(intervals.begin(), intervals.end(), earlier);
-  else sort_runs(intervals, std::move(runs), earlier);
+// Calls visit(interval) for the intervals by begin. They mostly come in a few runs already in
+// that order (a line's events): those are walked side by side, nothing moved or allocated for
+// them; else the intervals are sorted in place.
+template <typename Visit>
+void visit_by_begin(std::vector<TimeInterval>& intervals, Visit&& visit) {
+  constexpr size_t kFewRuns = 8;
+  std::vector<size_t> next{0};  // each run's next interval
+  for (size_t i = 1; i < intervals.size() && next.size() <= kFewRuns; ++i)
+    if (intervals[i].first < intervals[i - 1].first) next.push_back(i);
+  if (next.size() > kFewRuns) {
+    std::sort(intervals.begin(), intervals.end(),
+              [](const TimeInterval& a, const TimeInterval& b) { return a.first < b.first; });
+    for (const TimeInterval& i : intervals) visit(i);
+    return;
+  }
+  std::vector<size_t> end(next.begin() + 1, next.end());
+  end.push_back(intervals.size());
+  for (;;) {
+    size_t least = next.size();
+    for (size_t r = 0; r < next.size(); ++r)
+      if (next[r] < end[r] && (least == next.size() || intervals[next[r]].first < intervals[next[least]].first))
+        least = r;
+    if (least == next.size()) return;
+    visit(intervals[next[least]++]);
+  }
 }
 
-// Leaves the intervals ordered by begin.
 inline int64_t union_length(std::vector<TimeInterval>& intervals) {
-  sort_by_begin(intervals);
   int64_t total = 0, begin = 0, end = INT64_MIN;
-  for (const auto& [b, e] : intervals) {
-    if (b > end) {
+  visit_by_begin(intervals, [&](const TimeInterval& i) {
+    if (i.first > end) {
       if (end > begin) total += end - begin;
-      begin = b;
-      end = e;
+      begin = i.first;
+      end = i.second;
     } else {
-      end = std::max(end, e);
+      end = std::max(end, i.second);
     }
-  }
+  });
   if (end > begin) total += end - begin;
   return total;
 }
@@ -52,12 +64,11 @@ inline int64_t covered_length(const std::vector<TimeInterval>& sorted_union, Tim
 
 // Merges intervals into a sorted list of disjoint ones.
 inline std::vector<TimeInterval> merged(std::vector<TimeInterval> intervals) {
-  sort_by_begin(intervals);
   std::vector<TimeInterval> out;
-  for (const auto& i : intervals) {
+  visit_by_begin(intervals, [&](const TimeInterval& i) {
     if (!out.empty() && i.first <= out.back().second) out.back().second = std::max(out.back().second, i.second);
     else out.push_back(i);
-  }
+  });
   return out;
 }
 

@@ -19,9 +19,8 @@ CommComputeOverlap compute_comm_compute_overlap(const HostGpuActivity& host) {
   std::vector<std::pair<int64_t, int64_t>> communication;
   for (const GpuWork& w : host.work)
     if (w.kind == GpuWorkKind::kCommunication) communication.emplace_back(host.begin_ps(w), host.end_ps(w));
-  sort_by_begin(communication);
   SortedUnion comm(true);
-  for (const auto& [b, e] : communication) comm.add(b, e);
+  visit_by_begin(communication, [&](const TimeInterval& i) { comm.add(i.first, i.second); });
   CommComputeOverlap o;
   const auto& comm_union = comm.intervals();
   o.communication_ps = comm.length();
