@@ -12,7 +12,6 @@
 #include "analysis/input_bound.h"
 #include "analysis/lower_bound_near.h"
 #include "analysis/profiler_control.h"
-#include "analysis/sort_runs.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -128,9 +127,10 @@ void sweep(const std::vector<Interval>& intervals, StepBreakdown* step) {
   };
   // The points in time order. The intervals come in runs by begin (a line's events in start
   // order): a run's ends are put among its begins from a heap of those still open (as deep as
-  // the line's nesting), and the sorted runs merged, rather than sorting every point. Points of
-  // one instant may come in any order: the sweep reads the time between instants.
+  // the line's nesting), and the few sorted runs walked side by side, rather than sorting every
+  // point. Points of one instant may come in any order: the sweep reads the time between instants.
   auto later = [](const Point& a, const Point& b) { return a.t > b.t; };
+  auto earlier = [](const Point& a, const Point& b) { return a.t < b.t; };
   std::vector<Point> points, open;
   points.reserve(intervals.size() * 2);
   std::vector<size_t> runs{0};
@@ -154,19 +154,37 @@ void sweep(const std::vector<Interval>& intervals, StepBreakdown* step) {
     std::push_heap(open.begin(), open.end(), later);
   }
   close_until(std::numeric_limits<int64_t>::max());
-  sort_runs(points, std::move(runs), [](const Point& a, const Point& b) { return a.t < b.t; });
+  runs.push_back(points.size());
+  constexpr size_t kFewRuns = 8;
+  bool runs_in_order = runs.size() <= kFewRuns + 1;
+  for (size_t r = 0; runs_in_order && r + 1 < runs.size(); ++r)
+    runs_in_order = std::is_sorted(points.begin() + ptrdiff_t(runs[r]), points.begin() + ptrdiff_t(runs[r + 1]), earlier);
+  if (!runs_in_order) {  // many runs, or an end before its begin: sorted in place
+    std::sort(points.begin(), points.end(), earlier);
+    runs = {0, points.size()};
+  }
+  std::vector<size_t> next(runs.begin(), runs.end() - 1), end(runs.begin() + 1, runs.end());
   std::array<int, kNumActivities> active{};
   static_assert(kNumActivities <= 32);
   uint32_t running = 0;  // bit a: active[a] > 0, so that the highest is its top bit
-  int64_t covered = 0;
-  for (size_t i = 0; i < points.size(); ++i) {
-    const Point& pt = points[i];
+  int64_t covered = 0, last_t = 0;
+  bool any = false;
+  for (;;) {
+    size_t least = next.size();
+    for (size_t r = 0; r < next.size(); ++r)
+      if (next[r] < end[r] && (least == next.size() || points[next[r]].t < points[next[least]].t)) least = r;
+    if (least == next.size()) break;
+    const Point& pt = points[next[least]++];
+    // The time since the last instant goes to the highest activity running through it.
+    if (any && pt.t != last_t && running != 0) {
+      const int64_t dt = pt.t - last_t;
+      step->activity_ps[size_t(31 - std::countl_zero(running))] += dt;
+      covered += dt;
+    }
+    any = true;
+    last_t = pt.t;
     if ((active[pt.activity] += pt.delta) > 0) running |= 1u << pt.activity;
     else running &= ~(1u << pt.activity);
-    if (i + 1 == points.size() || points[i + 1].t == pt.t || running == 0) continue;
-    const int64_t dt = points[i + 1].t - pt.t;
-    step->activity_ps[size_t(31 - std::countl_zero(running))] += dt;
-    covered += dt;
   }
   step->other_ps = std::max<int64_t>(0, step->duration_ps - covered);
 }
