@@ -4,7 +4,6 @@
 #include <array>
 #include <cstdlib>
 #include <optional>
-#include <span>
 #include <tuple>
 #include <unordered_map>
 
@@ -38,29 +37,6 @@ struct Links {
   std::vector<EventIndex> explicit_roots;
 };
 
-// An event that carries a correlation id, with the id.
-struct Correlated {
-  EventIndex event;
-  uint64_t id;
-};
-
-// The key of a launch: its correlation id joined with its host (ids are per process).
-uint64_t launch_key(uint32_t host, uint64_t correlation_id) { return uint64_t(host) << 48 ^ correlation_id; }
-
-// The device work lines' events that carry a correlation id, by (host, correlation id) key.
-using WorkKeys = std::vector<std::pair<uint64_t, EventIndex>>;
-
-// The events of the host threads that carry a correlation id, per line in event order: read
-// once, as the launches' joins ask for them twice.
-struct CorrelatedEvents {
-  std::vector<Correlated> events;
-  std::vector<uint32_t> first;  // line l's: events [first[l], first[l + 1])
-
-  std::span<const Correlated> of_line(uint32_t l) const {
-    return {events.data() + first[l], events.data() + first[l + 1]};
-  }
-};
-
 // Names whose own stats hold link keys (e.g. "train#step_num=1,_r=1#" kept unsplit by a writer).
 std::vector<uint8_t> names_with_link_keys(const Profile& p) {
   std::vector<uint8_t> has(p.names.size(), 0);
@@ -82,7 +58,7 @@ bool may_have_links(const Profile& p, const std::vector<uint8_t>& name_has_keys,
 // The link stats an event carries: each the first of its key among the event's stats, else
 // among its name's (as Profile::stat finds them), read in one pass over them.
 enum LinkStat {
-  kRootStat, kProducerIdStat, kProducerTypeStat, kConsumerIdStat, kConsumerTypeStat, kCorrelationStat, kNumLinkStats
+  kRootStat, kProducerIdStat, kProducerTypeStat, kConsumerIdStat, kConsumerTypeStat, kNumLinkStats
 };
 struct LinkStats {
   std::array<std::optional<model::StatValue>, kNumLinkStats> of;
@@ -99,7 +75,6 @@ LinkStats link_stats(const Profile& p, EventIndex e) {
         case model::kProducerType: k = kProducerTypeStat; break;
         case model::kConsumerId: k = kConsumerIdStat; break;
         case model::kConsumerType: k = kConsumerTypeStat; break;
-        case model::kCorrelationId: k = kCorrelationStat; break;
         default: continue;
       }
       if (!s.of[size_t(k)]) s.of[size_t(k)] = table.value(i);
@@ -111,28 +86,13 @@ LinkStats link_stats(const Profile& p, EventIndex e) {
   return s;
 }
 
-// Reads the host events' roots and producer/consumer contexts, the correlation ids of the
-// host threads' events, and the keys of (`device_work_line`) the devices' work: these in key
-// order (each line's ids grow with time: merged, not sorted).
-Links collect_links(const Profile& p, const std::vector<uint8_t>& name_has_keys,
-                    const std::vector<uint8_t>& device_work_line, CorrelatedEvents* correlated,
-                    WorkKeys* device_work) {
+// Reads the host events' roots and producer/consumer contexts.
+Links collect_links(const Profile& p, const std::vector<uint8_t>& name_has_keys) {
   Links links;
-  correlated->first.assign(p.lines.size() + 1, 0);
-  std::vector<size_t> device_runs;  // one a line
-  for (uint32_t l = 0; l < p.lines.size(); ++l) {
-    const model::Line& line = p.lines[l];
-    correlated->first[l] = uint32_t(correlated->events.size());
-    const bool host = p.planes[line.plane].kind == PlaneKind::kHostThreads;
-    if (!host && !device_work_line[l]) continue;
-    if (!host) device_runs.push_back(device_work->size());
+  for (const auto& line : p.lines) {
+    if (p.planes[line.plane].kind != PlaneKind::kHostThreads) continue;
     for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
       if (!may_have_links(p, name_has_keys, e)) continue;
-      if (!host) {
-        if (auto c = p.stat(e, model::kCorrelationId))
-          device_work->emplace_back(launch_key(p.planes[line.plane].host, c->as_uint()), e);
-        continue;
-      }
       const LinkStats s = link_stats(p, e);
       const auto& get = s.of;
       if (const auto& r = get[kRootStat]; r && r->as_int() != 0) links.explicit_roots.push_back(e);
@@ -144,11 +104,8 @@ Links collect_links(const Profile& p, const std::vector<uint8_t>& name_has_keys,
         const auto& type = get[kConsumerTypeStat];
         links.consumers.push_back({e, p.planes[line.plane].host, type ? type->as_uint() : 0, id->as_uint()});
       }
-      if (const auto& c = get[kCorrelationStat]) correlated->events.push_back({e, c->as_uint()});
     }
   }
-  correlated->first[p.lines.size()] = uint32_t(correlated->events.size());
-  if (!device_work->empty()) sort_runs(*device_work, std::move(device_runs), std::less<>());
   std::sort(links.explicit_roots.begin(), links.explicit_roots.end());
   return links;
 }
@@ -289,41 +246,64 @@ struct Launch {
 };
 #pragma pack(pop)
 
-// Calls found(e, launch) for each event e of the device work (by key) that `take(e)` takes and
+uint64_t launch_key(uint32_t host, uint64_t correlation_id) { return uint64_t(host) << 48 ^ correlation_id; }
+
+// Calls found(e, launch) for each event e of the device work lines that `take(e)` takes and
 // whose (host, correlation id) key a launch has: the first of `launches` (sorted by key) with it.
-// The events are joined in key order, one pass over both rather than a search of all the
-// launches for each.
+// The events are joined in key order (each line's ids grow with time: merged, not sorted), one
+// pass over both rather than a search of all the launches for each.
 template <typename Take, typename Found>
-void join_launches(const WorkKeys& work, const std::vector<Launch>& launches, Take&& take, Found&& found) {
+void join_launches(const Profile& p, const std::vector<uint8_t>& name_has_keys, const std::vector<uint8_t>& device_work_line,
+                   const std::vector<Launch>& launches, Take&& take, Found&& found) {
+  std::vector<std::pair<uint64_t, EventIndex>> work;  // key, event
+  std::vector<size_t> runs;                           // one a line
+  for (uint32_t l = 0; l < p.lines.size(); ++l) {
+    if (!device_work_line[l]) continue;
+    const auto& line = p.lines[l];
+    const uint32_t host = p.planes[line.plane].host;
+    runs.push_back(work.size());
+    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+      if (!take(e) || !may_have_links(p, name_has_keys, e)) continue;
+      if (auto c = p.stat(e, model::kCorrelationId)) work.emplace_back(launch_key(host, c->as_uint()), e);
+    }
+  }
+  if (work.empty()) return;
+  sort_runs(work, std::move(runs), std::less<>());
   auto it = launches.begin();
   for (const auto& [key, e] : work) {
     while (it != launches.end() && it->key < key) ++it;
-    if (it != launches.end() && it->key == key && take(e)) found(e, *it);
+    if (it != launches.end() && it->key == key) found(e, *it);
   }
 }
 
 // Device work joins the group of the host event that launched it.
-bool link_correlations(const Profile& p, const CorrelatedEvents& correlated, const WorkKeys& device_work,
-                       std::vector<int32_t>& group) {
+bool link_correlations(const Profile& p, const std::vector<uint8_t>& name_has_keys,
+                       const std::vector<uint8_t>& device_work_line, std::vector<int32_t>& group) {
   std::vector<Launch> launches;
   std::vector<size_t> runs;  // one per thread
-  // Allocated once, for every call that carries an id (those of a group are most).
-  size_t calls = 0;
-  for (uint32_t l = 0; l < p.lines.size(); ++l)
-    if (p.planes[p.lines[l].plane].kind == PlaneKind::kHostThreads) calls += correlated.of_line(l).size();
-  launches.reserve(calls);
-  for (uint32_t l = 0; l < p.lines.size(); ++l) {
-    const auto& plane = p.planes[p.lines[l].plane];
-    if (plane.kind != PlaneKind::kHostThreads) continue;
-    runs.push_back(launches.size());
-    for (const auto& [e, id] : correlated.of_line(l))
-      if (const int32_t grp = group[e]; grp != kNoGroup) launches.push_back({launch_key(plane.host, id), grp});
+  for (int pass = 0; pass < 2; ++pass) {  // count, then fill: allocated once at its size
+    size_t count = 0;
+    for (const auto& line : p.lines) {
+      const auto& plane = p.planes[line.plane];
+      if (plane.kind != PlaneKind::kHostThreads) continue;
+      if (pass == 1) runs.push_back(launches.size());
+      for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+        if (group[e] == kNoGroup || !may_have_links(p, name_has_keys, e)) continue;
+        auto c = p.stat(e, model::kCorrelationId);
+        if (!c) continue;
+        if (pass == 0) ++count;
+        else launches.push_back({launch_key(plane.host, c->as_uint()), group[e]});
+      }
+    }
+    if (pass == 0) {
+      if (count == 0) return false;
+      launches.reserve(count);
+    }
   }
-  if (launches.empty()) return false;
   sort_runs(launches, std::move(runs), [](const Launch& a, const Launch& b) { return a.key < b.key; });
   bool changed = false;
   join_launches(
-      device_work, launches, [&](EventIndex e) { return group[e] == kNoGroup; },
+      p, name_has_keys, device_work_line, launches, [&](EventIndex e) { return group[e] == kNoGroup; },
       [&](EventIndex e, const Launch& launch) {
         group[e] = launch.group;
         changed = true;
@@ -334,15 +314,15 @@ bool link_correlations(const Profile& p, const CorrelatedEvents& correlated, con
 
 // The end of the device work launched by runtime calls that lie inside each step's host span
 // (torch-tb-profiler's rule), per step; INT64_MIN for a step whose span launched nothing.
-std::vector<int64_t> launched_device_end(const Profile& p, const CorrelatedEvents& correlated,
-                                         const WorkKeys& device_work, const StepGrouping& g) {
+std::vector<int64_t> launched_device_end(const Profile& p, const std::vector<uint8_t>& name_has_keys,
+                                         const StepGrouping& g) {
   std::vector<int64_t> end(g.steps.size(), INT64_MIN);
   if (g.steps.empty()) return end;
   // Launches: (host, correlation id) and the step whose host span holds the call.
   std::vector<Launch> launches;
   std::vector<size_t> runs;  // one per thread
-  for (uint32_t l = 0; l < p.lines.size(); ++l) {
-    const auto& plane = p.planes[p.lines[l].plane];
+  for (const auto& line : p.lines) {
+    const auto& plane = p.planes[line.plane];
     if (plane.kind != PlaneKind::kHostThreads) continue;
     runs.push_back(launches.size());
     // Steps of this host, by host start (steps are sorted by host, then start).
@@ -351,21 +331,25 @@ std::vector<int64_t> launched_device_end(const Profile& p, const CorrelatedEvent
     const auto last = std::upper_bound(first, g.steps.end(), plane.host,
                                        [](uint32_t h, const Step& s) { return h < s.host; });
     if (first == last) continue;
-    // The step after the call's start, searched from the last call's: a line's calls come in start order.
+    // The step after the call's start, searched from the last call's: a line's calls come in
+    // start order.
     auto after = first;
-    for (const auto& [e, id] : correlated.of_line(l)) {
+    for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
+      if (!may_have_links(p, name_has_keys, e)) continue;
+      auto c = p.stat(e, model::kCorrelationId);
+      if (!c) continue;
       after = lower_bound_near(first, last, after, p.start_ps(e),
                                [](const Step& s, int64_t t) { return s.host_begin_ps <= t; });
       if (after == first) continue;
       const Step& step = *(after - 1);
       if (p.end_ps(e) > step.host_end_ps) continue;
-      launches.push_back({launch_key(plane.host, id), int32_t(step.group)});
+      launches.push_back({launch_key(plane.host, c->as_uint()), int32_t(step.group)});
     }
   }
   if (launches.empty()) return end;
   sort_runs(launches, std::move(runs), [](const Launch& a, const Launch& b) { return a.key < b.key; });
   join_launches(
-      device_work, launches, [](EventIndex) { return true; },
+      p, name_has_keys, g.device_work_line, launches, [](EventIndex) { return true; },
       [&](EventIndex e, const Launch& launch) {
         end[size_t(launch.group)] = std::max(end[size_t(launch.group)], p.end_ps(e));
       });
@@ -377,9 +361,8 @@ std::vector<int64_t> launched_device_end(const Profile& p, const CorrelatedEvent
 // by runtime calls inside its host span; so steps never overlap. A step that launched nothing
 // inside its host span but has device work through its links (TensorFlow dispatches the
 // step's ops after the marker closes) is its device span, as TensorFlow's own Steps line says.
-void set_step_windows(const Profile& p, const CorrelatedEvents& correlated, const WorkKeys& device_work,
-                      StepGrouping& g) {
-  const std::vector<int64_t> launched_end = launched_device_end(p, correlated, device_work, g);
+void set_step_windows(const Profile& p, const std::vector<uint8_t>& name_has_keys, StepGrouping& g) {
+  const std::vector<int64_t> launched_end = launched_device_end(p, name_has_keys, g);
   int64_t previous_end = INT64_MIN;
   for (size_t i = 0; i < g.steps.size(); ++i) {
     Step& s = g.steps[i];
@@ -474,9 +457,7 @@ StepGrouping group_steps(const Profile& p) {
     host_has_device_work[p.planes[p.lines[l].plane].host] = 1;
   }
   const std::vector<uint8_t> name_has_keys = names_with_link_keys(p);
-  CorrelatedEvents correlated;
-  WorkKeys device_work;
-  const Links links = collect_links(p, name_has_keys, g.device_work_line, &correlated, &device_work);
+  const Links links = collect_links(p, name_has_keys);
   InferredEnds inferred;
   std::vector<EventIndex> roots = find_roots(p, links, &g.root_kind, &inferred);
   std::sort(roots.begin(), roots.end(), [&](EventIndex a, EventIndex b) {
@@ -512,7 +493,7 @@ StepGrouping group_steps(const Profile& p) {
   inherit_from_parents(p, g.group_of);
   for (int round = 0; round < 8 && link_consumers(p, links, g.group_of); ++round) inherit_from_parents(p, g.group_of);
   // The correlations give groups to the devices' work only: their children follow them.
-  if (link_correlations(p, correlated, device_work, g.group_of))
+  if (link_correlations(p, name_has_keys, g.device_work_line, g.group_of))
     for (uint32_t l = 0; l < p.lines.size(); ++l)
       if (g.device_work_line[l])
         inherit_from_parents(p, g.group_of, p.lines[l].first_event, p.lines[l].first_event + p.lines[l].num_events);
@@ -531,7 +512,7 @@ StepGrouping group_steps(const Profile& p) {
       s.device_kernels += kind_of_name[p.events.name[e]] == MemcpyKind::kNone;
     }
   }
-  set_step_windows(p, correlated, device_work, g);
+  set_step_windows(p, name_has_keys, g);
 
   select_steps(p, host_has_device_work, inferred, g);
   return g;
