@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/sort_runs.h"
+
 namespace mlprof::analysis {
 
 using TimeInterval = std::pair<int64_t, int64_t>;  // [begin, end) in ps
@@ -15,26 +17,17 @@ using TimeInterval = std::pair<int64_t, int64_t>;  // [begin, end) in ps
 // them; else the intervals are sorted in place.
 template <typename Visit>
 void visit_by_begin(std::vector<TimeInterval>& intervals, Visit&& visit) {
-  constexpr size_t kFewRuns = 8;
-  std::vector<size_t> next{0};  // each run's next interval
-  for (size_t i = 1; i < intervals.size() && next.size() <= kFewRuns; ++i)
-    if (intervals[i].first < intervals[i - 1].first) next.push_back(i);
-  if (next.size() > kFewRuns) {
-    std::sort(intervals.begin(), intervals.end(),
-              [](const TimeInterval& a, const TimeInterval& b) { return a.first < b.first; });
+  auto by_begin = [](const TimeInterval& a, const TimeInterval& b) { return a.first < b.first; };
+  std::vector<size_t> bounds{0};  // each run's first interval
+  for (size_t i = 1; i < intervals.size() && bounds.size() <= kFewSortedRuns; ++i)
+    if (by_begin(intervals[i], intervals[i - 1])) bounds.push_back(i);
+  if (bounds.size() > kFewSortedRuns) {
+    std::sort(intervals.begin(), intervals.end(), by_begin);
     for (const TimeInterval& i : intervals) visit(i);
     return;
   }
-  std::vector<size_t> end(next.begin() + 1, next.end());
-  end.push_back(intervals.size());
-  for (;;) {
-    size_t least = next.size();
-    for (size_t r = 0; r < next.size(); ++r)
-      if (next[r] < end[r] && (least == next.size() || intervals[next[r]].first < intervals[next[least]].first))
-        least = r;
-    if (least == next.size()) return;
-    visit(intervals[next[least]++]);
-  }
+  bounds.push_back(intervals.size());
+  visit_sorted_runs(intervals, bounds, by_begin, visit);
 }
 
 inline int64_t union_length(std::vector<TimeInterval>& intervals) {

@@ -1,5 +1,6 @@
-// Sorts a vector made of runs that are usually sorted already (one run per thread, in time
-// order: correlation ids grow with time), by merging the runs instead of sorting everything.
+// Vectors made of runs that are usually sorted already (one run per thread, in time order:
+// correlation ids grow with time): sorted by merging the runs instead of sorting everything,
+// or walked in order without moving anything.
 #pragma once
 
 #include <algorithm>
@@ -28,6 +29,25 @@ void sort_runs(std::vector<T>& v, std::vector<size_t> run_starts, Less less) {
     }
     next.push_back(v.size());
     run_starts = std::move(next);
+  }
+}
+
+// Up to this many sorted runs are walked side by side (visit_sorted_runs); more are sorted.
+inline constexpr size_t kFewSortedRuns = 8;
+
+// Calls visit(item) for the items of `v` in order, where `v` is a few runs each sorted already
+// (`bounds`: each run's first index, then v.size()): the runs are walked side by side, nothing
+// moved or copied; of equal items, the earlier run's come first.
+template <typename T, typename Less, typename Visit>
+void visit_sorted_runs(const std::vector<T>& v, const std::vector<size_t>& bounds, Less less, Visit&& visit) {
+  if (bounds.size() < 2) return;
+  std::vector<size_t> next(bounds.begin(), bounds.end() - 1);  // each run's next item
+  for (;;) {
+    size_t least = next.size();
+    for (size_t r = 0; r < next.size(); ++r)
+      if (next[r] < bounds[r + 1] && (least == next.size() || less(v[next[r]], v[next[least]]))) least = r;
+    if (least == next.size()) return;
+    visit(v[next[least]++]);
   }
 }
 

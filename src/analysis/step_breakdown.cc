@@ -11,6 +11,7 @@
 #include "analysis/event_kinds.h"
 #include "analysis/input_bound.h"
 #include "analysis/lower_bound_near.h"
+#include "analysis/sort_runs.h"
 #include "analysis/profiler_control.h"
 
 namespace mlprof::analysis {
@@ -155,26 +156,19 @@ void sweep(const std::vector<Interval>& intervals, StepBreakdown* step) {
   }
   close_until(std::numeric_limits<int64_t>::max());
   runs.push_back(points.size());
-  constexpr size_t kFewRuns = 8;
-  bool runs_in_order = runs.size() <= kFewRuns + 1;
+  bool runs_in_order = runs.size() <= kFewSortedRuns + 1;
   for (size_t r = 0; runs_in_order && r + 1 < runs.size(); ++r)
     runs_in_order = std::is_sorted(points.begin() + ptrdiff_t(runs[r]), points.begin() + ptrdiff_t(runs[r + 1]), earlier);
   if (!runs_in_order) {  // many runs, or an end before its begin: sorted in place
     std::sort(points.begin(), points.end(), earlier);
     runs = {0, points.size()};
   }
-  std::vector<size_t> next(runs.begin(), runs.end() - 1), end(runs.begin() + 1, runs.end());
   std::array<int, kNumActivities> active{};
   static_assert(kNumActivities <= 32);
   uint32_t running = 0;  // bit a: active[a] > 0, so that the highest is its top bit
   int64_t covered = 0, last_t = 0;
   bool any = false;
-  for (;;) {
-    size_t least = next.size();
-    for (size_t r = 0; r < next.size(); ++r)
-      if (next[r] < end[r] && (least == next.size() || points[next[r]].t < points[next[least]].t)) least = r;
-    if (least == next.size()) break;
-    const Point& pt = points[next[least]++];
+  visit_sorted_runs(points, runs, earlier, [&](const Point& pt) {
     // The time since the last instant goes to the highest activity running through it.
     if (any && pt.t != last_t && running != 0) {
       const int64_t dt = pt.t - last_t;
@@ -185,7 +179,7 @@ void sweep(const std::vector<Interval>& intervals, StepBreakdown* step) {
     last_t = pt.t;
     if ((active[pt.activity] += pt.delta) > 0) running |= 1u << pt.activity;
     else running &= ~(1u << pt.activity);
-  }
+  });
   step->other_ps = std::max<int64_t>(0, step->duration_ps - covered);
 }
 

@@ -38,12 +38,16 @@ bool is_device_kind(PathKind k) {
   return k == PathKind::kDeviceCompute || k == PathKind::kCollectives || k == PathKind::kCopies;
 }
 
+// The order of the top ops and kernels: most time first, then by name.
+bool more_time_first(double a_ms, std::string_view a_name, double b_ms, std::string_view b_name) {
+  return a_ms != b_ms ? a_ms > b_ms : a_name < b_name;
+}
+
 std::vector<PathTime> largest(const std::map<std::string, double>& by_name, size_t n, double divide) {
   std::vector<PathTime> out;
   for (const auto& [name, ms] : by_name) out.push_back({name, ms / divide, ""});
-  std::sort(out.begin(), out.end(), [](const PathTime& a, const PathTime& b) {
-    return a.ms != b.ms ? a.ms > b.ms : a.name < b.name;
-  });
+  std::sort(out.begin(), out.end(),
+            [](const PathTime& a, const PathTime& b) { return more_time_first(a.ms, a.name, b.ms, b.name); });
   if (out.size() > n) out.resize(n);
   return out;
 }
@@ -60,14 +64,14 @@ class NameTotals {
     }
     ms_[name] += ms;
   }
-  // The n largest, most time first, then by name (as largest() orders them).
+  // The n largest, in largest()'s order.
   std::vector<PathTime> largest(const model::Profile& p, size_t n) const {
     std::vector<std::pair<std::string_view, double>> all;
     all.reserve(touched_.size());
     for (model::StringId name : touched_) all.emplace_back(p.strings.view(name), ms_[name]);
     n = std::min(n, all.size());
     std::partial_sort(all.begin(), all.begin() + long(n), all.end(), [](const auto& a, const auto& b) {
-      return a.second != b.second ? a.second > b.second : a.first < b.first;
+      return more_time_first(a.second, a.first, b.second, b.first);
     });
     std::vector<PathTime> out;
     for (size_t i = 0; i < n; ++i) out.push_back({std::string(all[i].first), all[i].second, ""});
