@@ -600,7 +600,9 @@ class ParseAhead final : public TraceJsonVisitor {
     std::unique_lock lock(mutex_);
     for (;;) {
       if (!ready_.empty() && ready_.front()->ready) break;
-      if (to_parse_.empty()) {
+      // A batch a waiting parser is woken for is left to it: taking it here would wake that
+      // parser for nothing, and keep the walker off this core.
+      if (to_parse_.size() <= idle_parsers_) {
         for_builder_.wait(lock);
         continue;
       }
@@ -688,7 +690,9 @@ class ParseAhead final : public TraceJsonVisitor {
       Piece* piece;
       {
         std::unique_lock lock(mutex_);
+        ++idle_parsers_;
         for_parsers_.wait(lock, [&] { return stop_ || !to_parse_.empty(); });
+        --idle_parsers_;
         if (stop_) return;
         piece = to_parse_.front();
         to_parse_.pop_front();
@@ -743,14 +747,17 @@ class ParseAhead final : public TraceJsonVisitor {
     return piece;
   }
   void hand_over(Piece* piece, bool ready) {
+    bool parser_waits;
     {
       std::lock_guard lock(mutex_);
       piece->ready = ready;
       ready_.push_back(piece);
       if (!ready) to_parse_.push_back(piece);
+      parser_waits = to_parse_.size() <= idle_parsers_;
     }
     if (!ready) for_parsers_.notify_one();
-    for_builder_.notify_one();  // it takes what is ready, or parses what no parser has taken
+    // The builder takes what is ready, or parses what no waiting parser will.
+    if (ready || !parser_waits) for_builder_.notify_one();
   }
 
   JsonSource& source_;
@@ -765,6 +772,7 @@ class ParseAhead final : public TraceJsonVisitor {
   std::vector<Piece*> spare_;
   std::deque<Piece*> ready_;     // in the file's order, parsed or not yet
   std::deque<Piece*> to_parse_;  // batches no parser has taken yet
+  size_t idle_parsers_ = 0;      // parsers waiting for a batch
   bool stop_ = false;
   std::vector<std::thread> threads_;
 };
