@@ -60,6 +60,7 @@ bool JsonSource::open_file(const std::string& path, std::string* error, GzipEngi
     return false;
   }
   input_size_ = uint64_t(std::max<off_t>(st.st_size, 0));
+  regular_file_ = S_ISREG(st.st_mode);
   ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
   sniffed_.resize(2);
   const ssize_t got = read_fully(fd_, sniffed_.data(), sniffed_.size());
@@ -91,7 +92,23 @@ void JsonSource::open_bytes(const void* bytes, size_t size, GzipEngine engine) {
   if (gzip_) start_inflating(engine);
 }
 
+bool JsonSource::rewind(std::string* error) {
+  if (!can_rewind()) {
+    *error = "the input cannot be read again from its start";
+    return false;
+  }
+  if (fd_ >= 0 && ::lseek(fd_, 0, SEEK_SET) != 0) {
+    *error = std::strerror(errno);
+    return false;
+  }
+  sniffed_.clear();
+  input_read_ = 0;
+  if (gzip_) start_inflating(engine_);
+  return true;
+}
+
 void JsonSource::start_inflating(GzipEngine engine) {
+  engine_ = engine;
   inflater_ = GzipInflater::make(
       engine, [this](const unsigned char** data, size_t* size, std::string* error) { return next_input(data, size, error); });
 }

@@ -39,6 +39,11 @@ class JsonSource {
   // or for gzip the size its trailer gives (modulo 4 GiB; 0 when it cannot be read).
   uint64_t text_size_hint() const { return text_size_hint_; }
 
+  // Whether rewind() can start the text again: a regular file or bytes in memory (not a pipe).
+  bool can_rewind() const { return bytes_ != nullptr || regular_file_; }
+  // Starts the text again from its first byte. Returns false with a one-line reason when it cannot.
+  bool rewind(std::string* error);
+
   // How much of the input (compressed bytes for gzip) has been read, for a progress bar.
   uint64_t input_size() const { return input_size_; }
   uint64_t input_read() const { return input_read_.load(std::memory_order_relaxed); }
@@ -55,6 +60,8 @@ class JsonSource {
   uint64_t text_size_hint_ = 0;
   std::atomic<uint64_t> input_read_{0};
   bool gzip_ = false;
+  bool regular_file_ = false;
+  GzipEngine engine_ = GzipEngine::kFastest;
   IngestStages* stages_ = nullptr;
   std::vector<unsigned char> sniffed_;     // bytes read from the file to recognise gzip
   std::vector<unsigned char> input_;       // gzip: compressed bytes from the file

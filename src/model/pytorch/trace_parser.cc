@@ -169,6 +169,9 @@ bool EventParser::parse_batch(const PaddedJson& batch, std::vector<RawEvent>* ra
   parts_.clear();
   if (scan_.read(batch, raws, &parts_)) return finish(true, error);
   parts_.clear();
+  // On-Demand checks less than the scan of every byte that makes sure of a guessed end.
+  if (batch.end_guessed && !batch_ends_between_elements(batch))
+    return finish(fail("not valid JSON (an event batch cut inside an element)"), error);
   od::document doc;
   if (auto code = parser_.iterate(batch.data, batch.size, batch.capacity).get(doc)) return finish(json_error(code), error);
   doc_ = &doc;
@@ -577,8 +580,9 @@ class ParseAhead final : public TraceJsonVisitor {
     EventParser parser;
   };
 
-  ParseAhead(JsonSource& source, const LoadProgress& progress, IngestStages* stages)
-      : source_(source), progress_(progress), stages_(stages) {
+  // `guess_cuts`: as walk_trace_json's.
+  ParseAhead(JsonSource& source, const LoadProgress& progress, IngestStages* stages, bool guess_cuts)
+      : source_(source), progress_(progress), stages_(stages), guess_cuts_(guess_cuts) {
     const unsigned parsers = std::clamp(std::thread::hardware_concurrency(), 1u, kMostParsers);
     pieces_.resize(2 * parsers + 2);  // being parsed and waiting, taken here, and the end
     for (auto& piece : pieces_) spare_.push_back(&piece);
@@ -666,7 +670,7 @@ class ParseAhead final : public TraceJsonVisitor {
     bool ok;
     StageTimer timer(stages_, IngestStages::kTokenise);
     try {
-      ok = walk_trace_json(source_, *this, progress_, &error);
+      ok = walk_trace_json(source_, *this, progress_, &error, guess_cuts_);
     } catch (const std::bad_alloc&) {
       ok = false;
       error = "out of memory while reading the JSON";
@@ -763,6 +767,7 @@ class ParseAhead final : public TraceJsonVisitor {
   JsonSource& source_;
   const LoadProgress& progress_;
   IngestStages* stages_;
+  const bool guess_cuts_;
   std::deque<Piece> pieces_;
   std::mutex mutex_;
   // Each side waits on its own: a change wakes only the thread that can act on it.
@@ -831,40 +836,12 @@ void reserve_events(const JsonSource& source, Trace* trace) {
   }
 }
 
-}  // namespace
-
-bool is_device_category(Category c) {
-  switch (c) {
-    case Category::kKernel:
-    case Category::kMemcpy:
-    case Category::kMemset:
-    case Category::kGpuUserAnnotation:
-    case Category::kSync:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool read_trace(JsonSource& source, StringTable* strings, Trace* trace, const LoadProgress& progress,
-                std::string* error, bool parse_ahead, IngestStages* stages) {
-  if (std::string problem = simdjson_choice_problem(); !problem.empty()) {
-    *error = std::move(problem);
-    return false;
-  }
+// Reads the trace with the walk and the parsing on threads of their own (ParseAhead).
+bool read_ahead(JsonSource& source, StringTable* strings, Trace* trace, const LoadProgress& progress, std::string* error,
+                IngestStages* stages, bool guess_cuts) {
   TraceReader reader(strings, trace, stages);
   reserve_events(source, trace);
-  if (!parse_ahead) {
-    ParseHere here(reader, stages);
-    try {
-      StageTimer timer(stages, IngestStages::kTokenise);
-      return walk_trace_json(source, here, progress, error);
-    } catch (const std::bad_alloc&) {
-      *error = "out of memory while reading the JSON";
-      return false;
-    }
-  }
-  ParseAhead ahead(source, progress, stages);
+  ParseAhead ahead(source, progress, stages, guess_cuts);
   for (;;) {
     ParseAhead::Piece* piece = ahead.next();
     switch (piece->kind) {
@@ -895,6 +872,50 @@ bool read_trace(JsonSource& source, StringTable* strings, Trace* trace, const Lo
     }
     ahead.done_with(piece);
   }
+}
+
+}  // namespace
+
+bool is_device_category(Category c) {
+  switch (c) {
+    case Category::kKernel:
+    case Category::kMemcpy:
+    case Category::kMemset:
+    case Category::kGpuUserAnnotation:
+    case Category::kSync:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool read_trace(JsonSource& source, StringTable* strings, Trace* trace, const LoadProgress& progress,
+                std::string* error, bool parse_ahead, IngestStages* stages) {
+  if (std::string problem = simdjson_choice_problem(); !problem.empty()) {
+    *error = std::move(problem);
+    return false;
+  }
+  if (!parse_ahead) {
+    TraceReader reader(strings, trace, stages);
+    reserve_events(source, trace);
+    ParseHere here(reader, stages);
+    try {
+      StageTimer timer(stages, IngestStages::kTokenise);
+      return walk_trace_json(source, here, progress, error);
+    } catch (const std::bad_alloc&) {
+      *error = "out of memory while reading the JSON";
+      return false;
+    }
+  }
+  // A failure with guessed cuts may be a wrong guess: the text is read again without guessing,
+  // which gives the trace (the strings interned the first time are the first it interns, in the
+  // same order) or the reason it is not one, as a read that never guessed does.
+  if (!source.can_rewind()) return read_ahead(source, strings, trace, progress, error, stages, false);
+  if (read_ahead(source, strings, trace, progress, error, stages, true)) return true;
+  if (!source.rewind(error)) return false;
+  error->clear();
+  *trace = Trace{};
+  return read_ahead(source, strings, trace, progress, error, stages, false);
 }
 
 }  // namespace mlprof::model::kineto

@@ -18,6 +18,10 @@ namespace od = simdjson::ondemand;
 // simdjson walks it (and the batches in flight take little memory).
 constexpr size_t kWindowBytes = size_t(256) << 10;
 constexpr size_t kPadding = 64;                   // simdjson::SIMDJSON_PADDING
+// How far back from a window's end a guessed cut is looked for (events are a few hundred bytes),
+// and the longest separator learnt.
+constexpr size_t kGuessReach = size_t(64) << 10;
+constexpr size_t kLongestSeparator = 64;
 
 bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
@@ -25,8 +29,9 @@ std::string megabytes(size_t bytes) { return std::to_string(bytes >> 20) + " MiB
 
 class Walker {
  public:
-  Walker(JsonSource& source, TraceJsonVisitor& visitor, const LoadProgress& progress, std::string* error)
-      : source_(source), visitor_(visitor), progress_(progress), error_(*error) {}
+  Walker(JsonSource& source, TraceJsonVisitor& visitor, const LoadProgress& progress, std::string* error,
+         bool guess_cuts)
+      : source_(source), visitor_(visitor), progress_(progress), error_(*error), guess_cuts_(guess_cuts) {}
 
   bool run();
 
@@ -55,8 +60,12 @@ class Walker {
   bool read_array_form();
   bool read_key(std::string* key);
   bool read_value(const std::string& key, bool wanted);
-  bool read_events();
-  bool hand_over_batch(size_t begin, size_t end, bool after_comma, bool may_give_window);
+  bool read_events() { return guess_cuts_ ? read_events_guessing() : read_events_scanning(); }
+  bool read_events_scanning();
+  bool read_events_guessing();
+  void learn_separator(size_t value_end);
+  size_t guess_cut(size_t from, size_t to) const;
+  bool hand_over_batch(size_t begin, size_t end, bool after_comma, bool may_give_window, bool end_guessed = false);
   void go_on_in_new_window(const char* old, size_t end, char written_at_end);
 
   JsonSource& source_;
@@ -64,6 +73,10 @@ class Walker {
   const LoadProgress& progress_;
   std::string& error_;
   JsonStructureScanner scanner_;
+  const bool guess_cuts_;
+  // What the text has between two events, from the first '}' (with its line's indentation when
+  // it starts a line) to the next '{'; empty until learnt, or when it has no line break.
+  std::string separator_;
 
   std::vector<char> buffer_;
   size_t window_ = 0;   // text capacity; the buffer holds kPadding + 1 more
@@ -232,7 +245,7 @@ bool Walker::read_value(const std::string& key, bool wanted) {
 
 // The elements of traceEvents, in batches: each batch ends where a window's last whole
 // element ends, and simdjson checks everything between.
-bool Walker::read_events() {
+bool Walker::read_events_scanning() {
   scanner_.reset();
   mark_ = scan_pos_ = pos_;  // mark_: where the next batch begins
   bool need_separator = false, after_comma = false;
@@ -266,9 +279,91 @@ bool Walker::read_events() {
   }
 }
 
+// As read_events_scanning, but a batch ends at the last separator like the one learnt that the
+// window's end holds, found without scanning the text before it. Where there is none (or none
+// learnt yet, and at the end of the text) the scanner finds the last whole element from the
+// batch's start instead, as the other does; the first such batch teaches the separator.
+bool Walker::read_events_guessing() {
+  mark_ = pos_;  // where the next batch begins
+  bool need_separator = false, after_comma = false;
+  for (;;) {
+    if (need_separator) {
+      while (mark_ < end_ && is_space(buffer_[mark_])) ++mark_;
+      if (mark_ < end_) {
+        const char c = buffer_[mark_];
+        if (c == ',') ++mark_, after_comma = true;
+        else if (c != ']') return invalid_at(mark_, "expected ',' between events");
+        need_separator = false;
+      }
+    }
+    if (!need_separator) {
+      const size_t cut = eof_ ? 0 : guess_cut(mark_, end_);
+      size_t begin = mark_;
+      if (cut > mark_) {
+        mark_ = cut;  // before the hand-over, which may move the window's positions
+        if (!hand_over_batch(begin, mark_, after_comma, true, true)) return false;
+        need_separator = true;
+        after_comma = false;
+      } else {
+        scanner_.reset();
+        const JsonStructureScanner::Result r = scanner_.scan(buffer_.data(), mark_, end_, false);
+        if (r.stop == JsonStructureScanner::Stop::kClose) {
+          if (buffer_[r.at] != ']') return invalid_at(r.at, "mismatched brackets");
+          if (!hand_over_batch(mark_, r.at, after_comma, false)) return false;
+          pos_ = r.at + 1;
+          return true;
+        }
+        if (r.last_value_end > mark_) {
+          mark_ = r.last_value_end;
+          if (separator_.empty()) learn_separator(mark_);
+          if (!hand_over_batch(begin, mark_, after_comma, true)) return false;
+          need_separator = true;
+          after_comma = false;
+        }
+      }
+    }
+    if (eof_) return truncated("inside traceEvents");
+    if (!more(mark_)) return false;
+  }
+}
+
+// Learns the separator from the text around the end of an element that a scan found.
+void Walker::learn_separator(size_t value_end) {
+  const char* b = buffer_.data();
+  if (value_end == 0 || b[value_end - 1] != '}') return;
+  size_t first = value_end - 1;  // the '}', or the line break before it
+  while (first > 0 && (b[first - 1] == ' ' || b[first - 1] == '\t')) --first;
+  first = first > 0 && b[first - 1] == '\n' ? first - 1 : value_end - 1;
+  size_t at = value_end;
+  while (at < end_ && is_space(b[at])) ++at;
+  if (at == end_ || b[at] != ',') return;
+  ++at;
+  while (at < end_ && is_space(b[at])) ++at;
+  if (at == end_ || b[at] != '{' || at + 1 - first > kLongestSeparator) return;
+  const std::string_view separator(b + first, at + 1 - first);
+  if (separator.find('\n') != std::string_view::npos) separator_ = separator;
+}
+
+// Just past the '}' of the last separator in text[from, to) near its end, or 0 when there is none.
+size_t Walker::guess_cut(size_t from, size_t to) const {
+  const size_t n = separator_.size();
+  if (n == 0 || to - from < n) return 0;
+  const size_t close = separator_.find('}');
+  const char* b = buffer_.data();
+  const size_t lowest = std::max(from, to > kGuessReach ? to - kGuessReach : 0) + n - 1;  // of a separator's '{'
+  for (size_t end = to; end > lowest;) {
+    const void* found = memrchr(b + lowest, '{', end - lowest);
+    if (found == nullptr) return 0;
+    const size_t open = size_t(static_cast<const char*>(found) - b);
+    if (std::memcmp(b + open + 1 - n, separator_.data(), n) == 0) return open + 1 - n + close + 1;
+    end = open;
+  }
+  return 0;
+}
+
 // Hands over buffer[begin, end) as "[...]": the character before it (a '[' or ',' already
 // read) becomes '[' and the one at `end` becomes ']' for the while.
-bool Walker::hand_over_batch(size_t begin, size_t end, bool after_comma, bool may_give_window) {
+bool Walker::hand_over_batch(size_t begin, size_t end, bool after_comma, bool may_give_window, bool end_guessed) {
   char* b = buffer_.data();
   size_t first = begin;
   while (first < end && is_space(b[first])) ++first;
@@ -276,7 +371,8 @@ bool Walker::hand_over_batch(size_t begin, size_t end, bool after_comma, bool ma
   const char saved = b[end];
   b[begin - 1] = '[';
   b[end] = ']';
-  const PaddedJson batch{b + begin - 1, end - begin + 2, window_ + kPadding + 1 - (begin - 1), offset_ + begin - 1};
+  const PaddedJson batch{b + begin - 1, end - begin + 2, window_ + kPadding + 1 - (begin - 1), offset_ + begin - 1,
+                         end_guessed};
   const bool ok = may_give_window ? visitor_.event_batch_in(batch, &buffer_, &error_) : visitor_.event_batch(batch, &error_);
   if (buffer_.data() == b) {
     b[end] = saved;
@@ -300,9 +396,17 @@ void Walker::go_on_in_new_window(const char* old, size_t end, char written_at_en
 
 }  // namespace
 
-bool walk_trace_json(JsonSource& source, TraceJsonVisitor& visitor, const LoadProgress& progress, std::string* error) {
-  Walker walker(source, visitor, progress, error);
+bool walk_trace_json(JsonSource& source, TraceJsonVisitor& visitor, const LoadProgress& progress, std::string* error,
+                     bool guess_cuts) {
+  Walker walker(source, visitor, progress, error, guess_cuts);
   return walker.run();
+}
+
+bool batch_ends_between_elements(const PaddedJson& batch) {
+  if (batch.size < 2) return false;
+  JsonStructureScanner scanner;
+  const JsonStructureScanner::Result r = scanner.scan(batch.data, 1, batch.size - 1, false);
+  return r.stop == JsonStructureScanner::Stop::kNone && scanner.depth() == 0 && !scanner.in_string();
 }
 
 }  // namespace mlprof::model::kineto

@@ -25,6 +25,10 @@ struct PaddedJson {
   size_t size = 0;
   size_t capacity = 0;  // ≥ size + simdjson's padding
   uint64_t offset = 0;  // where data[0] is in the (uncompressed) text, for error messages
+  // An event batch whose end was guessed from the layout of the text (see walk_trace_json) rather
+  // than found by a scan: it may end inside a string or a nested value, which its parse must rule
+  // out (a parse that takes the batch whole does; see batch_ends_between_elements).
+  bool end_guessed = false;
 };
 
 class TraceJsonVisitor {
@@ -46,6 +50,17 @@ class TraceJsonVisitor {
 };
 
 // Returns false with a one-line reason (without the path) when the text is not a trace.
-bool walk_trace_json(JsonSource& source, TraceJsonVisitor& visitor, const LoadProgress& progress, std::string* error);
+// `guess_cuts`: the event array is cut into batches where the text has the separator it had
+// between two events already found (such as "\n  },\n  {", with its line breaks), without
+// scanning every byte; a batch so cut has end_guessed set. A guess that is wrong (the separator
+// inside a string or a nested value) leaves a batch that is not whole JSON: its parse fails, and
+// the caller reads the text again without guessing, which says what the text holds exactly as
+// that read does. Without line breaks in the separator nothing is guessed.
+bool walk_trace_json(JsonSource& source, TraceJsonVisitor& visitor, const LoadProgress& progress, std::string* error,
+                     bool guess_cuts = false);
+
+// Whether an event batch ("[...]", starting where an element starts) ends outside any string at
+// the depth it started at, with no container closed that it did not open: a scan of every byte.
+bool batch_ends_between_elements(const PaddedJson& batch);
 
 }  // namespace mlprof::model::kineto
