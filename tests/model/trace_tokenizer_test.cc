@@ -29,6 +29,10 @@ class Collect : public TraceJsonVisitor {
       return false;
     }
     ++batches;
+    if (batch.end_guessed) {
+      ++guessed;
+      if (!batch_ends_between_elements(batch)) ++guessed_wrong;
+    }
     if (!events.empty()) events += ", ";
     std::string inside = text.substr(1, text.size() - 2);  // a batch after a ',' may begin with space
     inside.erase(0, inside.find_first_not_of(" \n"));
@@ -38,6 +42,8 @@ class Collect : public TraceJsonVisitor {
   std::map<std::string, std::string> values;
   std::string events;
   int batches = 0;
+  int guessed = 0;        // batches whose end was guessed
+  int guessed_wrong = 0;  // of those, how many do not end between two elements
 };
 
 // n events whose names hold what a cut must not be fooled by.
@@ -51,10 +57,23 @@ std::string event_list(int n) {
   return out;
 }
 
-bool walk(const std::string& text, Collect* out, std::string* error) {
+bool walk(const std::string& text, Collect* out, std::string* error, bool guess_cuts = false) {
   JsonSource source;
   source.open_bytes(text.data(), text.size());
-  return walk_trace_json(source, *out, {}, error);
+  return walk_trace_json(source, *out, {}, error, guess_cuts);
+}
+
+// Events laid out as Kineto writes them: "  {" and "  }" on lines of their own, fields between.
+// `inner(i)` is written into the i-th event's args.
+template <typename Inner>
+std::string kineto_layout(int n, Inner inner) {
+  std::string out;
+  for (int i = 0; i < n; ++i) {
+    out += i == 0 ? "\n  {\n" : ",\n  {\n";
+    out += R"(    "ph": "X", "name": "op)" + std::to_string(i) + R"(", "ts": )" + std::to_string(i) +
+           ",\n    \"args\": {" + inner(i) + "}\n  }";
+  }
+  return out;
 }
 
 TEST(TraceTokenizer, EveryEventOnceInOrderAcrossWindows) {
@@ -85,6 +104,77 @@ TEST(TraceTokenizer, WantedValuesBeforeOrAfterTheEvents) {
   EXPECT_EQ(got.values["deviceProperties"], R"([{"name": "a}]"}])");
   EXPECT_EQ(got.values["schemaVersion"], R"("1.0.2")");
   EXPECT_EQ(got.values.count("other"), 0u);
+}
+
+// Cut where the separator learnt from the first batch stands, the batches still hold every
+// event once, in order; the text in strings that looks like structure is no separator.
+TEST(TraceTokenizer, GuessedCutsGiveEveryEventOnceInOrder) {
+  const std::string events = kineto_layout(10000, [](int i) { return R"("note": "}, {], \"q\" #)" + std::to_string(i) + "\""; });
+  const std::string text = R"({"schemaVersion": 1, "traceEvents": [)" + events + R"(], "deviceProperties": [{"id": 0}]})";
+  ASSERT_GT(text.size(), size_t(3) << 18);  // several windows
+  Collect got;
+  std::string error;
+  ASSERT_TRUE(walk(text, &got, &error, true)) << error;
+  // The batches come together with ", " between them, where the text has a line break.
+  auto joined = [](std::string s) {
+    s.erase(0, s.find_first_not_of(" \n"));
+    for (size_t at = 0; (at = s.find(",\n  {", at)) != std::string::npos;) s.replace(at, 5, ", {");
+    return s;
+  };
+  const std::string expected = joined(events);
+  got.events = joined(got.events);
+  EXPECT_TRUE(got.events == expected) << "first difference at byte "
+      << std::mismatch(expected.begin(), expected.end(), got.events.begin(), got.events.end()).first - expected.begin();
+  EXPECT_GE(got.guessed, 2);
+  EXPECT_EQ(got.guessed_wrong, 0);
+  EXPECT_EQ(got.values["deviceProperties"], R"([{"id": 0}])");
+}
+
+// Without a line break between two events there is nothing to learn: every batch is scanned.
+TEST(TraceTokenizer, NoGuessWithoutLineBreaks) {
+  const std::string events = event_list(4000);
+  const std::string text = R"({"traceEvents": [)" + events + "]}";
+  Collect got;
+  std::string error;
+  ASSERT_TRUE(walk(text, &got, &error, true)) << error;
+  EXPECT_EQ(got.events, events);
+  EXPECT_GT(got.batches, 1);
+  EXPECT_EQ(got.guessed, 0);
+}
+
+// The separator inside a string or in a nested array of objects laid out like the events: a
+// guess there ends a batch that is not whole, which batch_ends_between_elements tells.
+TEST(TraceTokenizer, AGuessInsideAStringOrANestedValueIsToldFromARightOne) {
+  const std::string separator = "\n  },\n  {";
+  for (const std::string& inner : {R"("text": "a)" + separator + R"(b")", R"("list": [{"k": 1)" + separator + R"("k": 2}])"}) {
+    SCOPED_TRACE(inner);
+    // Every event holds the separator, so that some window's last one is inside an event.
+    const std::string events = kineto_layout(6000, [&](int) { return inner; });
+    const std::string text = R"({"traceEvents": [)" + events + "]}";
+    Collect got;
+    std::string error;
+    walk(text, &got, &error, true);  // it may go on past a wrong cut: the parse is what refuses it
+    EXPECT_GT(got.guessed_wrong, 0);
+  }
+}
+
+TEST(TraceTokenizer, BatchEndsBetweenElements) {
+  const std::vector<std::pair<std::string, bool>> cases = {
+      {R"([{}])", true},
+      {R"([{"a": "}, {"}, {"b": [1, {}]}])", true},
+      {R"([{"a": "\"}, {"}])", true},
+      {R"([{"a": "}, {])", false},          // ends inside a string
+      {R"([{"a": "\"}, {])", false},       // the same, after an escaped quote
+      {R"([{"a": [{"b": 1}])", false},      // ends inside the object
+      {R"([{"a": 1}}, {"b": 2}])", false},  // closes what it did not open
+      {"[]", true},
+      {"[", false},
+  };
+  for (const auto& [text, between] : cases) {
+    std::string padded = text;
+    padded.append(64, '\0');
+    EXPECT_EQ(batch_ends_between_elements({padded.data(), text.size(), padded.size(), 0, true}), between) << text;
+  }
 }
 
 TEST(TraceTokenizer, RefusesWhatIsNotATrace) {
