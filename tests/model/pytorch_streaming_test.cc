@@ -245,5 +245,102 @@ TEST(PyTorchStreaming, ErrorsInFileOrderWhileParsingAhead) {
   }
 }
 
+// Events as Kineto lays them out ("  {" and "  }" on lines of their own), each with `inner` in
+// its args: the read ahead cuts the event array where that layout's separator stands.
+std::string kineto_layout_trace(size_t events, const std::string& inner) {
+  std::string json = "{\n  \"schemaVersion\": 1,\n  \"traceEvents\": [";
+  for (size_t i = 0; i < events; ++i) {
+    json += i == 0 ? "\n  {\n" : ",\n  {\n";
+    json += R"(    "ph": "X", "cat": "cpu_op", "name": "op)" + std::to_string(i) + R"(", "pid": 1, "tid": 1, "ts": )" +
+            std::to_string(1000 + 10 * i) + ",\n    \"dur\": 5, \"args\": {\"External id\": " + std::to_string(i) + inner +
+            "}\n  }";
+  }
+  json += "\n  ],\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 3, \"world_size\": 8}\n}";
+  return json;
+}
+
+// What a read gives, to compare reads: the error, or the events' names and times.
+std::string outcome(const std::string& path, bool ahead) {
+  Profile p;
+  std::string error;
+  if (!import_pytorch_trace_file(path, "h", &p, &error, {}, ahead)) return "error: " + error;
+  std::string out = std::to_string(p.num_events()) + " events";
+  for (size_t i = 0; i < p.num_events(); ++i)
+    out += "\n" + std::string(p.name(EventIndex(i))) + " " + std::to_string(p.start_ps(EventIndex(i)));
+  return out + "\nrank " + std::string(p.strings.view(p.hosts[0].hostname));
+}
+
+// The read ahead guesses where events end from the text's layout; the read here scans every
+// byte and never guesses. With the separator inside strings (whose line breaks simdjson refuses,
+// as JSON does) and inside nested arrays of objects (so that some guesses are wrong), and with
+// text that is no trace, both give the same, plain or gzip.
+TEST(PyTorchStreaming, GuessedCutsReadAsScannedOnes) {
+  const std::string separator = "\n  },\n  {";
+  const std::string good = kineto_layout_trace(30000, "");
+  const std::string in_strings = kineto_layout_trace(30000, R"(, "note": "a)" + separator + R"(b")");
+  const std::string in_arrays = kineto_layout_trace(30000, R"(, "list": [{"k": 1)" + separator + R"("k": 2}])");
+  // Arguments nested deeper than the fast scan reads, and an element nested deeper than simdjson reads.
+  std::string deep = good, too_deep = good, deep_element = good;
+  deep.insert(deep.find("\"External id\": 20000"), "\"deep\": " + std::string(100, '[') + std::string(100, ']') + ", ");
+  too_deep.insert(too_deep.find("\"External id\": 20000"), "\"deep\": " + std::string(5000, '[') + std::string(5000, ']') + ", ");
+  deep_element.insert(deep_element.find("{\n    \"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op20000\""),
+                      std::string(100000, '[') + std::string(100000, ']') + ",\n  ");
+  std::string missing_comma = good, unclosed = good, mismatched = good;
+  missing_comma.erase(missing_comma.find(separator, good.size() / 2) + 4, 1);
+  unclosed.erase(unclosed.find("\"op25000\"") + 8, 1);
+  mismatched.replace(mismatched.find("\n  ],"), 4, "\n  }");
+  struct Case {
+    const char* what;
+    const std::string& json;
+    bool readable;
+  };
+  const std::string cut_short = good.substr(0, good.size() / 2), not_json = "not json", empty;
+  ScratchDir dir;
+  for (const Case& c : {Case{"laid out as Kineto does", good, true}, Case{"separator in strings", in_strings, false},
+                        Case{"separator in nested arrays", in_arrays, true}, Case{"deep nesting", deep, true},
+                        Case{"nesting 5000 deep", too_deep, true}, Case{"an element 100000 deep", deep_element, false},
+                        Case{"a missing comma", missing_comma, false}, Case{"an unclosed string", unclosed, false},
+                        Case{"a mismatched bracket", mismatched, false}, Case{"cut short", cut_short, false},
+                        Case{"not JSON", not_json, false}, Case{"empty", empty, false}}) {
+    for (bool gz : {false, true}) {
+      SCOPED_TRACE(std::string(c.what) + (gz ? " (gzip)" : ""));
+      const std::string path = dir / (gz ? "trace.json.gz" : "trace.json");
+      std::ofstream(path, std::ios::binary | std::ios::trunc) << (gz ? gzip(c.json) : c.json);
+      const std::string ahead = outcome(path, true), here = outcome(path, false);
+      EXPECT_EQ(ahead.rfind("error: ", 0) != 0, c.readable) << ahead.substr(0, 200);
+      EXPECT_TRUE(ahead == here) << ahead.substr(0, 200) << "\nversus\n" << here.substr(0, 200);
+    }
+  }
+}
+
+// A file or bytes in memory, plain or gzip, read again from the start after a part was read.
+TEST(PyTorchStreaming, ASourceReadsAgainFromItsStart) {
+  const std::string json = large_trace(3000);
+  ScratchDir dir;
+  for (bool gz : {false, true}) {
+    const std::string bytes = gz ? gzip(json) : json;
+    const std::string path = dir / "again.json";
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+    for (bool file : {false, true}) {
+      SCOPED_TRACE(std::string(gz ? "gzip " : "plain ") + (file ? "file" : "bytes"));
+      kineto::JsonSource source;
+      std::string error;
+      if (file) ASSERT_TRUE(source.open_file(path, &error)) << error;
+      else source.open_bytes(bytes.data(), bytes.size());
+      ASSERT_TRUE(source.can_rewind());
+      std::vector<char> buffer(json.size() + 1);
+      size_t got = 0;
+      ASSERT_TRUE(source.read(buffer.data(), 1000, &got, &error)) << error;
+      ASSERT_TRUE(source.rewind(&error)) << error;
+      std::string text;
+      do {
+        ASSERT_TRUE(source.read(buffer.data(), buffer.size(), &got, &error)) << error;
+        text.append(buffer.data(), got);
+      } while (got > 0);
+      EXPECT_TRUE(text == json) << text.size() << " bytes read of " << json.size();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mlprof::model
