@@ -10,9 +10,11 @@
 
 #include "format/scratch_dir.h"
 #include "model/load_profile.h"
+#include "model/string_table.h"
 
 #include "model/pytorch/json_structure_scanner.h"
 #include "model/pytorch/trace_file.h"
+#include "model/pytorch/trace_parser.h"
 #include "model/pytorch/trace_tokenizer.h"
 #include "model/pytorch/importer.h"
 #include "model/pytorch_test_support.h"
@@ -259,21 +261,24 @@ std::string kineto_layout_trace(size_t events, const std::string& inner) {
   return json;
 }
 
-// What a read gives, to compare reads: the error, or the events' names and times.
-std::string outcome(const std::string& path, bool ahead) {
-  Profile p;
+// What a read gives, to compare reads: the error, or the events' names, times and ids.
+std::string outcome(const std::string& path, bool ahead, bool guess) {
+  kineto::JsonSource source;
+  StringTable strings;
+  kineto::Trace trace;
   std::string error;
-  if (!import_pytorch_trace_file(path, "h", &p, &error, {}, ahead)) return "error: " + error;
-  std::string out = std::to_string(p.num_events()) + " events";
-  for (size_t i = 0; i < p.num_events(); ++i)
-    out += "\n" + std::string(p.name(EventIndex(i))) + " " + std::to_string(p.start_ps(EventIndex(i)));
-  return out + "\nrank " + std::string(p.strings.view(p.hosts[0].hostname));
+  if (!source.open_file(path, &error)) return "cannot open: " + error;
+  if (!kineto::read_trace(source, &strings, &trace, {}, &error, ahead, nullptr, guess)) return "error: " + error;
+  std::string out = std::to_string(trace.events.size()) + " events";
+  for (const kineto::Event& e : trace.events)
+    out += "\n" + std::string(strings.view(e.name)) + " " + std::to_string(e.ts_ns) + " " + std::to_string(e.external_id);
+  return out + "\nrank " + std::to_string(trace.rank.value_or(-1));
 }
 
-// The read ahead guesses where events end from the text's layout; the read here scans every
-// byte and never guesses. With the separator inside strings (whose line breaks simdjson refuses,
-// as JSON does) and inside nested arrays of objects (so that some guesses are wrong), and with
-// text that is no trace, both give the same, plain or gzip.
+// Reads that guess where events end from the text's layout give what reads that scan every byte
+// give, read ahead or here, plain or gzip: with the separator inside strings (whose line breaks
+// simdjson refuses, as JSON does) and inside nested arrays of objects (so that some guesses are
+// wrong), and with text that is no trace.
 TEST(PyTorchStreaming, GuessedCutsReadAsScannedOnes) {
   const std::string separator = "\n  },\n  {";
   const std::string good = kineto_layout_trace(30000, "");
@@ -306,9 +311,14 @@ TEST(PyTorchStreaming, GuessedCutsReadAsScannedOnes) {
       SCOPED_TRACE(std::string(c.what) + (gz ? " (gzip)" : ""));
       const std::string path = dir / (gz ? "trace.json.gz" : "trace.json");
       std::ofstream(path, std::ios::binary | std::ios::trunc) << (gz ? gzip(c.json) : c.json);
-      const std::string ahead = outcome(path, true), here = outcome(path, false);
-      EXPECT_EQ(ahead.rfind("error: ", 0) != 0, c.readable) << ahead.substr(0, 200);
-      EXPECT_TRUE(ahead == here) << ahead.substr(0, 200) << "\nversus\n" << here.substr(0, 200);
+      const std::string scanned = outcome(path, false, false);
+      EXPECT_EQ(scanned.rfind("error: ", 0) != 0, c.readable) << scanned.substr(0, 200);
+      if (c.readable) EXPECT_EQ(scanned.substr(0, scanned.find('\n')), "30000 events");
+      for (bool ahead : {true, false}) {
+        const std::string guessed = outcome(path, ahead, true);
+        EXPECT_TRUE(guessed == scanned) << (ahead ? "ahead: " : "here: ") << guessed.substr(0, 200) << "\nversus\n"
+                                        << scanned.substr(0, 200);
+      }
     }
   }
 }

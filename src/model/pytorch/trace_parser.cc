@@ -836,6 +836,21 @@ void reserve_events(const JsonSource& source, Trace* trace) {
   }
 }
 
+// Reads the trace on the caller's thread (ParseHere).
+bool read_here(JsonSource& source, StringTable* strings, Trace* trace, const LoadProgress& progress, std::string* error,
+               IngestStages* stages, bool guess_cuts) {
+  TraceReader reader(strings, trace, stages);
+  reserve_events(source, trace);
+  ParseHere here(reader, stages);
+  try {
+    StageTimer timer(stages, IngestStages::kTokenise);
+    return walk_trace_json(source, here, progress, error, guess_cuts);
+  } catch (const std::bad_alloc&) {
+    *error = "out of memory while reading the JSON";
+    return false;
+  }
+}
+
 // Reads the trace with the walk and the parsing on threads of their own (ParseAhead).
 bool read_ahead(JsonSource& source, StringTable* strings, Trace* trace, const LoadProgress& progress, std::string* error,
                 IngestStages* stages, bool guess_cuts) {
@@ -890,32 +905,24 @@ bool is_device_category(Category c) {
 }
 
 bool read_trace(JsonSource& source, StringTable* strings, Trace* trace, const LoadProgress& progress,
-                std::string* error, bool parse_ahead, IngestStages* stages) {
+                std::string* error, bool parse_ahead, IngestStages* stages, bool guess_cuts) {
   if (std::string problem = simdjson_choice_problem(); !problem.empty()) {
     *error = std::move(problem);
     return false;
   }
-  if (!parse_ahead) {
-    TraceReader reader(strings, trace, stages);
-    reserve_events(source, trace);
-    ParseHere here(reader, stages);
-    try {
-      StageTimer timer(stages, IngestStages::kTokenise);
-      return walk_trace_json(source, here, progress, error);
-    } catch (const std::bad_alloc&) {
-      *error = "out of memory while reading the JSON";
-      return false;
-    }
-  }
+  auto read = [&](bool guess) {
+    return parse_ahead ? read_ahead(source, strings, trace, progress, error, stages, guess)
+                       : read_here(source, strings, trace, progress, error, stages, guess);
+  };
   // A failure with guessed cuts may be a wrong guess: the text is read again without guessing,
   // which gives the trace (the strings interned the first time are the first it interns, in the
   // same order) or the reason it is not one, as a read that never guessed does.
-  if (!source.can_rewind()) return read_ahead(source, strings, trace, progress, error, stages, false);
-  if (read_ahead(source, strings, trace, progress, error, stages, true)) return true;
+  if (!guess_cuts || !source.can_rewind()) return read(false);
+  if (read(true)) return true;
   if (!source.rewind(error)) return false;
   error->clear();
   *trace = Trace{};
-  return read_ahead(source, strings, trace, progress, error, stages, false);
+  return read(false);
 }
 
 }  // namespace mlprof::model::kineto

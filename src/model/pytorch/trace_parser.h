@@ -163,8 +163,10 @@ struct Trace {
 // `parse_ahead`: the text is scanned and parsed on threads of their own, a few batches ahead;
 // false: all on the caller's thread with one batch's buffers, for a file read while others are
 // (their threads keep the cores busy, and each file in flight costs its buffers). `stages`, when
-// given, hears the CPU time of each stage.
+// given, hears the CPU time of each stage. `guess_cuts`: the event array is cut where its layout
+// suggests (walk_trace_json's), when the source can be read again from its start (false: tests
+// compare with a read that scans every byte).
 bool read_trace(JsonSource& source, StringTable* strings, Trace* trace, const LoadProgress& progress,
-                std::string* error, bool parse_ahead = true, IngestStages* stages = nullptr);
+                std::string* error, bool parse_ahead = true, IngestStages* stages = nullptr, bool guess_cuts = true);
 
 }  // namespace mlprof::model::kineto
