@@ -323,6 +323,24 @@ TEST(PyTorchStreaming, GuessedCutsReadAsScannedOnes) {
   }
 }
 
+// A guess inside a nested array of objects has the file read again: the progress bar, told
+// of both reads, still only moves forward, up to the whole file.
+TEST(PyTorchStreaming, ProgressOnlyMovesForwardWhenTheTextIsReadAgain) {
+  ScratchDir dir;
+  const std::string path = dir / "nested.pt.trace.json";
+  // Most of each event after the separator inside it: most windows end past that one.
+  std::ofstream(path, std::ios::binary)
+      << kineto_layout_trace(40000, R"(, "list": [{"k": 1)" "\n  },\n  {" R"("k": 2, "pad": ")" + std::string(300, 'x') + "\"}]");
+  std::vector<double> fractions;
+  Profile p;
+  LoadError error;
+  ASSERT_TRUE(load_profile({path, "", "", [&](double f) { fractions.push_back(f); }}, &p, &error)) << error.problem;
+  EXPECT_EQ(p.num_events(), 40000u);
+  ASSERT_GE(fractions.size(), 4u);
+  EXPECT_TRUE(std::is_sorted(fractions.begin(), fractions.end()));
+  EXPECT_EQ(fractions.back(), 1.0);
+}
+
 // A file or bytes in memory, plain or gzip, read again from the start after a part was read.
 TEST(PyTorchStreaming, ASourceReadsAgainFromItsStart) {
   const std::string json = large_trace(3000);

@@ -910,9 +910,17 @@ bool read_trace(JsonSource& source, StringTable* strings, Trace* trace, const Lo
     *error = std::move(problem);
     return false;
   }
+  // A progress bar never goes back, also when the text is read again: it waits for the second
+  // read to pass the first (the reads run one after the other, each on one walking thread).
+  double reported = 0;
+  LoadProgress forward;
+  if (progress)
+    forward = [&](double fraction) {
+      if (fraction >= reported) reported = fraction, progress(fraction);
+    };
   auto read = [&](bool guess) {
-    return parse_ahead ? read_ahead(source, strings, trace, progress, error, stages, guess)
-                       : read_here(source, strings, trace, progress, error, stages, guess);
+    return parse_ahead ? read_ahead(source, strings, trace, forward, error, stages, guess)
+                       : read_here(source, strings, trace, forward, error, stages, guess);
   };
   // A failure with guessed cuts may be a wrong guess: the text is read again without guessing,
   // which gives the trace (the strings interned the first time are the first it interns, in the
