@@ -580,9 +580,9 @@ class ParseAhead final : public TraceJsonVisitor {
     EventParser parser;
   };
 
-  // `guess_cuts`: as walk_trace_json's.
-  ParseAhead(JsonSource& source, const LoadProgress& progress, IngestStages* stages, bool guess_cuts)
-      : source_(source), progress_(progress), stages_(stages), guess_cuts_(guess_cuts) {
+  // `guess_cuts`, `guessed`: as walk_trace_json's (`guessed` is written by the walking thread).
+  ParseAhead(JsonSource& source, const LoadProgress& progress, IngestStages* stages, bool guess_cuts, bool* guessed)
+      : source_(source), progress_(progress), stages_(stages), guess_cuts_(guess_cuts), guessed_(guessed) {
     const unsigned parsers = std::clamp(std::thread::hardware_concurrency(), 1u, kMostParsers);
     pieces_.resize(2 * parsers + 2);  // being parsed and waiting, taken here, and the end
     for (auto& piece : pieces_) spare_.push_back(&piece);
@@ -670,7 +670,7 @@ class ParseAhead final : public TraceJsonVisitor {
     bool ok;
     StageTimer timer(stages_, IngestStages::kTokenise);
     try {
-      ok = walk_trace_json(source_, *this, progress_, &error, guess_cuts_);
+      ok = walk_trace_json(source_, *this, progress_, &error, guess_cuts_, guessed_);
     } catch (const std::bad_alloc&) {
       ok = false;
       error = "out of memory while reading the JSON";
@@ -768,6 +768,7 @@ class ParseAhead final : public TraceJsonVisitor {
   const LoadProgress& progress_;
   IngestStages* stages_;
   const bool guess_cuts_;
+  bool* guessed_;
   std::deque<Piece> pieces_;
   std::mutex mutex_;
   // Each side waits on its own: a change wakes only the thread that can act on it.
@@ -838,13 +839,13 @@ void reserve_events(const JsonSource& source, Trace* trace) {
 
 // Reads the trace on the caller's thread (ParseHere).
 bool read_here(JsonSource& source, StringTable* strings, Trace* trace, const LoadProgress& progress, std::string* error,
-               IngestStages* stages, bool guess_cuts) {
+               IngestStages* stages, bool guess_cuts, bool* guessed) {
   TraceReader reader(strings, trace, stages);
   reserve_events(source, trace);
   ParseHere here(reader, stages);
   try {
     StageTimer timer(stages, IngestStages::kTokenise);
-    return walk_trace_json(source, here, progress, error, guess_cuts);
+    return walk_trace_json(source, here, progress, error, guess_cuts, guessed);
   } catch (const std::bad_alloc&) {
     *error = "out of memory while reading the JSON";
     return false;
@@ -853,10 +854,10 @@ bool read_here(JsonSource& source, StringTable* strings, Trace* trace, const Loa
 
 // Reads the trace with the walk and the parsing on threads of their own (ParseAhead).
 bool read_ahead(JsonSource& source, StringTable* strings, Trace* trace, const LoadProgress& progress, std::string* error,
-                IngestStages* stages, bool guess_cuts) {
+                IngestStages* stages, bool guess_cuts, bool* guessed) {
   TraceReader reader(strings, trace, stages);
   reserve_events(source, trace);
-  ParseAhead ahead(source, progress, stages, guess_cuts);
+  ParseAhead ahead(source, progress, stages, guess_cuts, guessed);
   for (;;) {
     ParseAhead::Piece* piece = ahead.next();
     switch (piece->kind) {
@@ -918,15 +919,18 @@ bool read_trace(JsonSource& source, StringTable* strings, Trace* trace, const Lo
     forward = [&](double fraction) {
       if (fraction >= reported) reported = fraction, progress(fraction);
     };
+  bool guessed = false;
   auto read = [&](bool guess) {
-    return parse_ahead ? read_ahead(source, strings, trace, forward, error, stages, guess)
-                       : read_here(source, strings, trace, forward, error, stages, guess);
+    return parse_ahead ? read_ahead(source, strings, trace, forward, error, stages, guess, &guessed)
+                       : read_here(source, strings, trace, forward, error, stages, guess, &guessed);
   };
-  // A failure with guessed cuts may be a wrong guess: the text is read again without guessing,
+  // A failure after a guessed cut may be a wrong guess: the text is read again without guessing,
   // which gives the trace (the strings interned the first time are the first it interns, in the
-  // same order) or the reason it is not one, as a read that never guessed does.
+  // same order) or the reason it is not one, as a read that never guessed does. A failure before
+  // any guess is that read's own.
   if (!guess_cuts || !source.can_rewind()) return read(false);
   if (read(true)) return true;
+  if (!guessed) return false;
   if (!source.rewind(error)) return false;
   error->clear();
   *trace = Trace{};

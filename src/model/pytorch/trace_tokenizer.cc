@@ -30,8 +30,9 @@ std::string megabytes(size_t bytes) { return std::to_string(bytes >> 20) + " MiB
 class Walker {
  public:
   Walker(JsonSource& source, TraceJsonVisitor& visitor, const LoadProgress& progress, std::string* error,
-         bool guess_cuts)
-      : source_(source), visitor_(visitor), progress_(progress), error_(*error), guess_cuts_(guess_cuts) {}
+         bool guess_cuts, bool* guessed)
+      : source_(source), visitor_(visitor), progress_(progress), error_(*error), guess_cuts_(guess_cuts),
+        guessed_(guessed) {}
 
   bool run();
 
@@ -74,6 +75,7 @@ class Walker {
   std::string& error_;
   JsonStructureScanner scanner_;
   const bool guess_cuts_;
+  bool* guessed_;  // set at the first batch handed over with a guessed end (may be null)
   // What the text has between two events, from the first '}' (with its line's indentation when
   // it starts a line) to the next '{'; empty until learnt, or when it has no line break.
   std::string separator_;
@@ -298,9 +300,10 @@ bool Walker::read_events_guessing() {
     }
     if (!need_separator) {
       const size_t cut = eof_ ? 0 : guess_cut(mark_, end_);
-      size_t begin = mark_;
+      const size_t begin = mark_;
       if (cut > mark_) {
         mark_ = cut;  // before the hand-over, which may move the window's positions
+        if (guessed_ != nullptr) *guessed_ = true;
         if (!hand_over_batch(begin, mark_, after_comma, true, true)) return false;
         need_separator = true;
         after_comma = false;
@@ -397,8 +400,8 @@ void Walker::go_on_in_new_window(const char* old, size_t end, char written_at_en
 }  // namespace
 
 bool walk_trace_json(JsonSource& source, TraceJsonVisitor& visitor, const LoadProgress& progress, std::string* error,
-                     bool guess_cuts) {
-  Walker walker(source, visitor, progress, error, guess_cuts);
+                     bool guess_cuts, bool* guessed) {
+  Walker walker(source, visitor, progress, error, guess_cuts, guessed);
   return walker.run();
 }
 

@@ -55,9 +55,11 @@ class TraceJsonVisitor {
 // scanning every byte; a batch so cut has end_guessed set. A guess that is wrong (the separator
 // inside a string or a nested value) leaves a batch that is not whole JSON: its parse fails, and
 // the caller reads the text again without guessing, which says what the text holds exactly as
-// that read does. Without line breaks in the separator nothing is guessed.
+// that read does. Without line breaks in the separator nothing is guessed. `guessed`, when given,
+// is set once a batch with a guessed end has been handed over: until then the walk is the one
+// without guessing, to its errors.
 bool walk_trace_json(JsonSource& source, TraceJsonVisitor& visitor, const LoadProgress& progress, std::string* error,
-                     bool guess_cuts = false);
+                     bool guess_cuts = false, bool* guessed = nullptr);
 
 // Whether an event batch ("[...]", starting where an element starts) ends outside any string at
 // the depth it started at, with no container closed that it did not open: a scan of every byte.
