@@ -31,6 +31,7 @@ class Collect : public TraceJsonVisitor {
     ++batches;
     if (batch.end_guessed) {
       ++guessed;
+      if (batch.offset >= guessed_from) ++guessed_after;
       if (!batch_ends_between_elements(batch)) ++guessed_wrong;
     }
     if (!events.empty()) events += ", ";
@@ -44,6 +45,8 @@ class Collect : public TraceJsonVisitor {
   int batches = 0;
   int guessed = 0;        // batches whose end was guessed
   int guessed_wrong = 0;  // of those, how many do not end between two elements
+  uint64_t guessed_from = UINT64_MAX;
+  int guessed_after = 0;  // of those, how many start at guessed_from or later in the text
 };
 
 // n events whose names hold what a cut must not be fooled by.
@@ -128,6 +131,25 @@ TEST(TraceTokenizer, GuessedCutsGiveEveryEventOnceInOrder) {
   EXPECT_GE(got.guessed, 2);
   EXPECT_EQ(got.guessed_wrong, 0);
   EXPECT_EQ(got.values["deviceProperties"], R"([{"id": 0}])");
+}
+
+// Where the text changes its layout, the separator is learnt again.
+TEST(TraceTokenizer, GuessesGoOnWhereTheLayoutChanges) {
+  const std::string indented = kineto_layout(4000, [](int) { return std::string(R"("k": 1)"); });
+  std::string flat;
+  for (int i = 0; i < 20000; ++i) flat += R"(,
+{"ph": "X", "name": "flat)" + std::to_string(i) + R"(", "ts": 1, "args": {"k": 1}})";
+  const std::string head = R"({"traceEvents": [)" + indented;
+  const std::string text = head + flat + "]}";
+  Collect got;
+  got.guessed_from = head.size();
+  std::string error;
+  ASSERT_TRUE(walk(text, &got, &error, true)) << error;
+  const std::string last = flat.substr(flat.rfind("{\"ph\""));
+  EXPECT_EQ(got.events.substr(got.events.size() - last.size()), last);
+  EXPECT_EQ(std::count(got.events.begin(), got.events.end(), 'X'), 24000);
+  EXPECT_GE(got.guessed_after, 2);  // the flat part is several windows
+  EXPECT_EQ(got.guessed_wrong, 0);
 }
 
 // Without a line break between two events there is nothing to learn: every batch is scanned.

@@ -284,7 +284,8 @@ bool Walker::read_events_scanning() {
 // As read_events_scanning, but a batch ends at the last separator like the one learnt that the
 // window's end holds, found without scanning the text before it. Where there is none (or none
 // learnt yet, and at the end of the text) the scanner finds the last whole element from the
-// batch's start instead, as the other does; the first such batch teaches the separator.
+// batch's start instead, as the other does, and the text around that element's end teaches the
+// separator.
 bool Walker::read_events_guessing() {
   mark_ = pos_;  // where the next batch begins
   bool need_separator = false, after_comma = false;
@@ -318,7 +319,7 @@ bool Walker::read_events_guessing() {
         }
         if (r.last_value_end > mark_) {
           mark_ = r.last_value_end;
-          if (separator_.empty()) learn_separator(mark_);
+          learn_separator(mark_);  // also where the text changed its layout
           if (!hand_over_batch(begin, mark_, after_comma, true)) return false;
           need_separator = true;
           after_comma = false;
