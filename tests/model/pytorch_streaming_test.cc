@@ -313,7 +313,9 @@ TEST(PyTorchStreaming, GuessedCutsReadAsScannedOnes) {
       std::ofstream(path, std::ios::binary | std::ios::trunc) << (gz ? gzip(c.json) : c.json);
       const std::string scanned = outcome(path, false, false);
       EXPECT_EQ(scanned.rfind("error: ", 0) != 0, c.readable) << scanned.substr(0, 200);
-      if (c.readable) EXPECT_EQ(scanned.substr(0, scanned.find('\n')), "30000 events");
+      if (c.readable) {
+        EXPECT_EQ(scanned.substr(0, scanned.find('\n')), "30000 events");
+      }
       for (bool ahead : {true, false}) {
         const std::string guessed = outcome(path, ahead, true);
         EXPECT_TRUE(guessed == scanned) << (ahead ? "ahead: " : "here: ") << guessed.substr(0, 200) << "\nversus\n"
