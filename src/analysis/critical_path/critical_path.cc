@@ -18,6 +18,7 @@
 #include "analysis/category_labels.h"
 #include "analysis/critical_path/bottleneck.h"
 #include "analysis/critical_path/dependency_graph.h"
+#include "analysis/critical_path/event_bits.h"
 #include "analysis/critical_path/longest_path.h"
 #include "analysis/critical_path/step_windows.h"
 #include "analysis/csv.h"
@@ -281,20 +282,17 @@ WindowGraph build_window(const PathInputs& in, const StepWindow& w) {
 
 // The names of a path's events and of the events around them, and of the calls that launched
 // its device work: what an op what-if must name to reach the path (what_if.h). An event walked
-// already (per slot of the graph's events, `walked`) had its enclosing events' names marked too.
+// already (`walked`) had its enclosing events' names marked too.
 void mark_path_names(const model::Profile& p, const DependencyGraph& g, const std::vector<PathPiece>& path,
-                     std::vector<uint8_t>& names, std::vector<uint8_t>& walked) {
+                     std::vector<uint8_t>& names, EventBits& walked) {
   model::EventIndex last = model::kNone;  // walked just before: a host event owns its own edges
   for (const PathPiece& piece : path) {
     if (piece.edge == UINT32_MAX) continue;
     for (model::EventIndex e : {g.edges[piece.edge].event, g.edges[piece.edge].owner}) {
       if (e == last) continue;
       last = e;
-      for (; e != model::kNone; e = p.events.parent[e] < e ? p.events.parent[e] : model::kNone) {
-        if (const uint32_t slot = g.events.slot(e); slot != kNoSlot) {
-          if (walked[slot]) break;
-          walked[slot] = 1;
-        }
+      for (; e != model::kNone && !walked.test(e); e = p.events.parent[e] < e ? p.events.parent[e] : model::kNone) {
+        walked.set(e);
         names[p.events.name[e]] = 1;
       }
     }
@@ -312,8 +310,9 @@ void read_paths(const PathInputs& in, const StepWindow& w, WindowGraph& wg, Wind
   if (g.steps.empty()) return;
   Replay measured = replay(g, nullptr, 1, true);
   NameTotals step_ops, step_kernels, window_ops, window_kernels;
-  std::vector<uint8_t> on_path, walked;  // per name and per event of the graph, for a window among several
-  if (!w.whole) on_path.assign(p.names.size(), 0), walked.assign(g.events.size(), 0);
+  std::vector<uint8_t> on_path;  // per name, for a window among several
+  std::optional<EventBits> walked;
+  if (!w.whole) on_path.assign(p.names.size(), 0), walked.emplace(p.events.size());
   size_t own = 0;
   for (const GraphStep& gs : g.steps) {
     if (!gs.reported) continue;
@@ -335,7 +334,7 @@ void read_paths(const PathInputs& in, const StepWindow& w, WindowGraph& wg, Wind
     out.step_ms += s.step_ms;
     out.path_ms += s.path_ms;
     for (size_t k = 0; k < kNumPathKinds; ++k) out.kind_ms[k] += s.kind_ms[k];
-    if (!on_path.empty()) mark_path_names(p, g, pieces, on_path, walked);
+    if (!on_path.empty()) mark_path_names(p, g, pieces, on_path, *walked);
     out.steps.emplace_back(index, std::move(s));
   }
   out.ops = window_ops.by_text(p);
@@ -379,7 +378,19 @@ void predict_in_window(WindowGraph& wg, const std::vector<WhatIfChange>& changes
 // made together with these (the replays that run on to the end go in pairs).
 void predict_ahead(const PathInputs& in, WindowGraph& wg, WindowPaths& out, bool defaults,
                    const std::vector<WhatIfChange>* asked) {
-  // The kinds' edges, all found in one pass (what_if.h), tell which kinds the graph holds.
+  std::vector<WhatIfChange> others;  // the ops' and the caller's
+  if (defaults) {
+    CriticalPath own;
+    own.top_ops = largest(out.ops, kTopOverall, 1);
+    own.top_kernels = largest(out.kernels, kTopOverall, 1);
+    others = default_changes(own);
+  }
+  if (asked) others.insert(others.end(), asked->begin(), asked->end());
+  // The kinds' edges and the others' found in one pass over the edges (what_if.h); the kinds'
+  // tell which kinds the graph holds.
+  others.push_back({std::string(kPathKindKeys[0]), 0});
+  wg.predict->match(others);
+  others.pop_back();
   for (size_t k = 0; k < kNumPathKinds; ++k)
     out.kind_in_graph[k] = wg.predict->num_edges(std::string(kPathKindKeys[k])) > 0;
   // Every kind its graph holds, on its paths or not: a change before a step (the gap before a
@@ -392,13 +403,7 @@ void predict_ahead(const PathInputs& in, WindowGraph& wg, WindowPaths& out, bool
       for (double scale : {0.0, 0.5})
         if (in.detail != PathDetail::kSummary || scale == 0 || scale == recommended_scale(PathKind(k)))
           changes.push_back({std::string(kPathKindKeys[k]), scale});
-  if (defaults) {
-    CriticalPath own;
-    own.top_ops = largest(out.ops, kTopOverall, 1);
-    own.top_kernels = largest(out.kernels, kTopOverall, 1);
-    for (WhatIfChange& change : default_changes(own)) changes.push_back(std::move(change));
-  }
-  if (asked) changes.insert(changes.end(), asked->begin(), asked->end());
+  changes.insert(changes.end(), others.begin(), others.end());
   predict_in_window(wg, changes, out);
 }
 
