@@ -335,30 +335,16 @@ void WhatIfPredictor::make(const std::vector<WhatIfChange>& changes) {
   std::vector<uint64_t> key(jobs.size());
   for (size_t j = 0; j < jobs.size(); ++j) key[j] = s.replayers.front()->order_key(*jobs[j].first);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key[a] < key[b]; });
-  // Those that replay every node from their first, two at a time (one pass for both).
-  std::vector<std::pair<size_t, size_t>> tasks;  // second SIZE_MAX: alone
-  for (size_t i = 0; i < order.size(); ++i) {
-    const size_t j = order[i];
-    if (i + 1 < order.size() && s.replayers.front()->pairs(*jobs[j].first) &&
-        s.replayers.front()->pairs(*jobs[order[i + 1]].first)) {
-      tasks.emplace_back(j, order[++i]);
-    } else {
-      tasks.emplace_back(j, SIZE_MAX);
-    }
-  }
+  // Each thread makes a run of them in that order (those that replay to the end two at a time):
+  // runs of an even length, so that two made together start near each other.
+  const size_t run = ((order.size() + threads - 1) / threads + 1) & ~size_t(1);
   std::vector<std::future<void>> running;
-  for (size_t t = 0; t < threads; ++t)
+  for (size_t t = 0; t * run < order.size(); ++t)
     running.push_back(std::async(std::launch::async | std::launch::deferred, [&, t] {
-      PartialReplay& replayer = *s.replayers[t];
-      for (size_t i = t; i < tasks.size(); i += threads) {
-        const auto [a, b] = tasks[i];
-        if (b == SIZE_MAX) {
-          total_ps[a] = replayer.total_step_ps(*jobs[a].first, jobs[a].second);
-        } else {
-          std::tie(total_ps[a], total_ps[b]) =
-              replayer.total_step_ps_pair(*jobs[a].first, jobs[a].second, *jobs[b].first, jobs[b].second);
-        }
-      }
+      std::vector<PartialReplay::Change> changes;
+      for (size_t i = t * run; i < std::min(order.size(), (t + 1) * run); ++i) changes.push_back(jobs[order[i]]);
+      const std::vector<double> total = s.replayers[t]->total_step_ps(changes);
+      for (size_t i = 0; i < changes.size(); ++i) total_ps[order[t * run + i]] = total[i];
     }));
   for (auto& r : running) r.get();
   for (size_t j = 0; j < jobs.size(); ++j) predicted_.emplace(keys[j], total_ps[j]);
