@@ -78,7 +78,13 @@ std::vector<double> PartialReplay::total_step_ps(const std::vector<Change>& chan
     replay_both_from(start, changes[in_lane[0]].second, changes[in_lane[1]].second);
     for (size_t k = 0; k < 2; ++k) {
       total[in_lane[k]] = total_step_ps_of(lanes_[k].time.data());
-      finish(k, *changes[in_lane[k]].first, start);
+      finish(k, start);
+    }
+    // No lane holds a change now: many marks are cleared faster all at once.
+    if ((changes[in_lane[0]].first->size() + changes[in_lane[1]].first->size()) * 8 >= scaled_.size()) {
+      std::fill(scaled_.begin(), scaled_.end(), 0);
+    } else {
+      for (size_t k = 0; k < 2; ++k) unmark(k, *changes[in_lane[k]].first);
     }
     waiting.reset();
   }
@@ -86,7 +92,8 @@ std::vector<double> PartialReplay::total_step_ps(const std::vector<Change>& chan
     const Change& change = changes[waiting->change];
     replay_from(waiting_lane, waiting->start, change.second);
     total[waiting->change] = total_step_ps_of(lanes_[waiting_lane].time.data());
-    finish(waiting_lane, *change.first, waiting->start);
+    finish(waiting_lane, waiting->start);
+    unmark(waiting_lane, *change.first);
   }
   return total;
 }
@@ -115,15 +122,19 @@ std::optional<PartialReplay::Started> PartialReplay::begin(size_t index, const C
   const uint32_t spread = replay_marked(l, scaled, change.second);
   if (spread < n) return Started{index, spread};
   *total = total_step_ps_of(ln.time.data());
-  finish(l, scaled, n);
+  finish(l, n);
+  unmark(l, scaled);
   return std::nullopt;
 }
 
-void PartialReplay::finish(size_t l, const std::vector<uint32_t>& scaled, uint32_t all_from) {
+void PartialReplay::finish(size_t l, uint32_t all_from) {
   Lane& ln = lanes_[l];
   for (uint32_t v : ln.changed) ln.time[v] = measured_[v];
   ln.changed.clear();
   ln.stale_from = std::min(ln.stale_from, all_from);
+}
+
+void PartialReplay::unmark(size_t l, const std::vector<uint32_t>& scaled) {
   const uint8_t keep = uint8_t(~(1u << l));
   for (uint32_t k : scaled) scaled_[k] &= keep;
 }

@@ -76,7 +76,9 @@ class PartialReplay {
   // change that is absorbed, or the start of its pass (nothing when it is done).
   std::optional<Started> begin(size_t index, const Change& change, size_t l, double* total);
   // Gives lane l the measured times back after its replay, which ran on to the end from `all_from`.
-  void finish(size_t l, const std::vector<uint32_t>& scaled, uint32_t all_from);
+  void finish(size_t l, uint32_t all_from);
+  // Clears lane l's marks of its scaled edges.
+  void unmark(size_t l, const std::vector<uint32_t>& scaled);
   // Gives the nodes of lane l below `end` their measured times again (a replay left later ones stale).
   void measured_below(size_t l, uint32_t end);
   double total_step_ps_of(const int64_t* time) const;
