@@ -153,26 +153,63 @@ double PartialReplay::total_step_ps_of(const int64_t* time) const {
   return total;
 }
 
-void PartialReplay::replay_both_from(uint32_t first, double scale0, double scale1) {
-  const uint32_t n = uint32_t(g_.num_nodes());
-  const uint32_t* from = g_.edge_from.data();
-  const int64_t* weight = g_.edge_weight_ps.data();
-  const uint8_t* is_scaled = scaled_.data();
-  const uint32_t* in_first = g_.in_first.data();
-  int64_t* time0 = lanes_[0].time.data();
-  int64_t* time1 = lanes_[1].time.data();
+namespace {
+
+// The scales asked most, for which a scaled weight is a select rather than a branch (the
+// scaled edges are mixed with the others, so a branch on each would be mispredicted often).
+enum class ScaleForm { kZero, kHalf, kOther };
+ScaleForm form_of(double scale) {
+  return scale == 0 ? ScaleForm::kZero : scale == 0.5 ? ScaleForm::kHalf : ScaleForm::kOther;
+}
+template <ScaleForm F>
+inline int64_t scaled_as(int64_t w, double scale) {
+  if constexpr (F == ScaleForm::kZero) return 0;
+  else if constexpr (F == ScaleForm::kHalf) return (w + 1) >> 1;
+  else return scaled_weight(w, scale);
+}
+
+template <ScaleForm F0, ScaleForm F1>
+void replay_both(const DependencyGraph& g, const uint8_t* is_scaled, uint32_t first, double scale0, double scale1,
+                 int64_t* time0, int64_t* time1) {
+  const uint32_t n = uint32_t(g.num_nodes());
+  const uint32_t* from = g.edge_from.data();
+  const int64_t* weight = g.edge_weight_ps.data();
+  const uint32_t* in_first = g.in_first.data();
   for (uint32_t v = first; v < n; ++v) {
     if (in_first[v] == in_first[v + 1]) continue;  // a node nothing leads to keeps its time
     int64_t t0 = INT64_MIN, t1 = INT64_MIN;
     for (uint32_t k = in_first[v]; k < in_first[v + 1]; ++k) {
       const int64_t w = weight[k];
-      const int64_t w0 = is_scaled[k] & 1 ? scaled_weight(w, scale0) : w;
-      const int64_t w1 = is_scaled[k] & 2 ? scaled_weight(w, scale1) : w;
+      const int64_t s0 = scaled_as<F0>(w, scale0), s1 = scaled_as<F1>(w, scale1);
+      const int64_t w0 = is_scaled[k] & 1 ? s0 : w;
+      const int64_t w1 = is_scaled[k] & 2 ? s1 : w;
       t0 = std::max(t0, time0[from[k]] + w0);
       t1 = std::max(t1, time1[from[k]] + w1);
     }
     time0[v] = t0;
     time1[v] = t1;
+  }
+}
+
+}  // namespace
+
+void PartialReplay::replay_both_from(uint32_t first, double scale0, double scale1) {
+  int64_t* time0 = lanes_[0].time.data();
+  int64_t* time1 = lanes_[1].time.data();
+  const uint8_t* is_scaled = scaled_.data();
+  auto with_second = [&]<ScaleForm F0>() {
+    switch (form_of(scale1)) {
+      case ScaleForm::kZero:
+        return replay_both<F0, ScaleForm::kZero>(g_, is_scaled, first, scale0, scale1, time0, time1);
+      case ScaleForm::kHalf:
+        return replay_both<F0, ScaleForm::kHalf>(g_, is_scaled, first, scale0, scale1, time0, time1);
+      default: return replay_both<F0, ScaleForm::kOther>(g_, is_scaled, first, scale0, scale1, time0, time1);
+    }
+  };
+  switch (form_of(scale0)) {
+    case ScaleForm::kZero: return with_second.template operator()<ScaleForm::kZero>();
+    case ScaleForm::kHalf: return with_second.template operator()<ScaleForm::kHalf>();
+    default: return with_second.template operator()<ScaleForm::kOther>();
   }
 }
 
