@@ -103,9 +103,8 @@ std::optional<PartialReplay::Started> PartialReplay::begin(size_t index, const C
   const std::vector<uint32_t>& scaled = *change.first;
   Lane& ln = lane(l);
   const uint32_t n = uint32_t(g_.num_nodes());
-  if (scaled.empty()) {
-    measured_below(l, n);
-    *total = total_step_ps_of(ln.time.data());
+  if (scaled.empty()) {  // the measured times, as a lane holds them once restored
+    *total = total_step_ps_of(measured_.data());
     return std::nullopt;
   }
   const uint8_t bit = uint8_t(1u << l);

@@ -338,14 +338,17 @@ void WhatIfPredictor::make(const std::vector<WhatIfChange>& changes) {
   // Each thread makes a run of them in that order (those that replay to the end two at a time):
   // runs of an even length, so that two made together start near each other.
   const size_t run = ((order.size() + threads - 1) / threads + 1) & ~size_t(1);
+  auto make_run = [&](size_t t) {
+    std::vector<PartialReplay::Change> changes;
+    for (size_t i = t * run; i < std::min(order.size(), (t + 1) * run); ++i) changes.push_back(jobs[order[i]]);
+    const std::vector<double> total = s.replayers[t]->total_step_ps(changes);
+    for (size_t i = 0; i < changes.size(); ++i) total_ps[order[t * run + i]] = total[i];
+  };
+  // The first run on this thread, the others on their own.
   std::vector<std::future<void>> running;
-  for (size_t t = 0; t * run < order.size(); ++t)
-    running.push_back(std::async(std::launch::async | std::launch::deferred, [&, t] {
-      std::vector<PartialReplay::Change> changes;
-      for (size_t i = t * run; i < std::min(order.size(), (t + 1) * run); ++i) changes.push_back(jobs[order[i]]);
-      const std::vector<double> total = s.replayers[t]->total_step_ps(changes);
-      for (size_t i = 0; i < changes.size(); ++i) total_ps[order[t * run + i]] = total[i];
-    }));
+  for (size_t t = 1; t * run < order.size(); ++t)
+    running.push_back(std::async(std::launch::async, make_run, t));
+  make_run(0);
   for (auto& r : running) r.get();
   for (size_t j = 0; j < jobs.size(); ++j) predicted_.emplace(keys[j], total_ps[j]);
 }
