@@ -72,8 +72,9 @@ class PartialReplay {
     size_t change = 0;
     uint32_t start = 0;
   };
-  // Replays the change in lane `l` as far as it goes without a pass to the end: the times of a
-  // change that is absorbed, or the start of its pass (nothing when it is done).
+  // Replays the change in lane `l` as far as it goes without a pass to the end: a change that
+  // names no edge, or whose moves are absorbed, is done (its total in `total`, nothing
+  // returned); any other is left ready for its pass, which starts where returned.
   std::optional<Started> begin(size_t index, const Change& change, size_t l, double* total);
   // Gives lane l the measured times back after its replay, which ran on to the end from `all_from`.
   void finish(size_t l, uint32_t all_from);

@@ -12,7 +12,6 @@
 #include <numeric>
 #include <set>
 #include <thread>
-#include <tuple>
 
 #include "analysis/critical_path/event_bits.h"
 #include "analysis/critical_path/longest_path.h"
@@ -189,7 +188,6 @@ NamesByText::NamesByText(const model::Profile& p) {
     exact[text].push_back(n);
     if (text.starts_with('%')) hlo_op[hlo_op_name_of_text(text)].push_back(n);
   }
-
 }
 
 std::vector<std::optional<EdgeList>> match_what_ifs(const model::Profile& p, const DependencyGraph& g,
