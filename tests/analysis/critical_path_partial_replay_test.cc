@@ -87,6 +87,42 @@ TEST(PartialReplay, AChangeThatSpreadsDownAThreadMovesEveryInstantAfterIt) {
   EXPECT_DOUBLE_EQ(partial.mean_step_ms({}, 0), double(end) / 1e9);
 }
 
+// Changes made together (those that replay to the end two in one pass) give what each gives
+// alone, worked out by hand on the thread above: halving its first stretch or its 101st moves
+// the end 5 ps earlier (both spread down the thread), removing its last stretch 10 ps (absorbed
+// at once), halving every stretch halves the step, and no change leaves it.
+TEST(PartialReplay, ChangesMadeTogetherGiveWhatEachGivesAlone) {
+  constexpr uint32_t kNodes = 10000;
+  std::vector<int64_t> anchors;
+  std::vector<std::tuple<uint32_t, uint32_t, int64_t>> edges;
+  for (uint32_t v = 0; v < kNodes; ++v) {
+    anchors.push_back(10 * int64_t(v));
+    if (v > 0) edges.emplace_back(v - 1, v, 10);
+  }
+  DependencyGraph g = graph_of(anchors, edges);
+  const int64_t end = 10 * int64_t(kNodes - 1);
+  g.steps.push_back({0, 1, 0, end, 0, kNodes - 1, -1});
+  const std::vector<int64_t> measured = replay(g, nullptr, 1, false).time_ps;
+  const OutEdges out = out_edges(g);
+  PartialReplay partial(g, measured, out);
+  const std::vector<uint32_t> first = {0}, later = {100}, last = {kNodes - 2}, none;
+  std::vector<uint32_t> all(kNodes - 1);
+  for (uint32_t k = 0; k < all.size(); ++k) all[k] = k;
+  const std::vector<double> total =
+      partial.total_step_ps({{&first, 0.5}, {&last, 0}, {&all, 0.5}, {&later, 0.5}, {&none, 0}, {&first, 0.5}});
+  ASSERT_EQ(total.size(), 6u);
+  EXPECT_EQ(total[0], double(end - 5));
+  EXPECT_EQ(total[1], double(end - 10));
+  EXPECT_EQ(total[2], double(end / 2));
+  EXPECT_EQ(total[3], double(end - 5));
+  EXPECT_EQ(total[4], double(end));
+  EXPECT_EQ(total[5], double(end - 5));
+  // The buffers are restored after: each alone gives the same again.
+  EXPECT_EQ(partial.total_step_ps(later, 0.5), double(end - 5));
+  EXPECT_EQ(partial.total_step_ps(all, 0.5), double(end / 2));
+  EXPECT_EQ(partial.total_step_ps(none, 0), double(end));
+}
+
 class PartialReplayOnTraces : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(PartialReplayOnTraces, EqualsTheWholeReplayForEveryDefaultTarget) {
@@ -103,13 +139,24 @@ TEST_P(PartialReplayOnTraces, EqualsTheWholeReplayForEveryDefaultTarget) {
   const std::vector<int64_t> measured = replay(g, nullptr, 1, false).time_ps;
   const OutEdges out = out_edges(g);
   PartialReplay partial(g, measured, out);
+  std::vector<EdgeList> lists;
+  std::vector<double> wholes;
   for (const WhatIfPrediction& w : c.what_if) {
     const auto matched = match_what_if(p, g, w.target);
     ASSERT_TRUE(matched.has_value()) << w.target;
     const double whole = predicted_step_ms(g, *matched, w.scale);
     EXPECT_EQ(partial.mean_step_ms(*matched, w.scale), whole) << w.target << " x" << w.scale;
     EXPECT_EQ(w.step_ms, whole) << w.target << " x" << w.scale;
+    lists.push_back(*matched);
+    wholes.push_back(whole);
   }
+  // All made together, in the order given.
+  std::vector<PartialReplay::Change> changes;
+  for (size_t i = 0; i < lists.size(); ++i) changes.emplace_back(&lists[i], c.what_if[i].scale);
+  const std::vector<double> together = partial.total_step_ps(changes);
+  const double reported = double(g.num_reported_steps());
+  for (size_t i = 0; i < lists.size(); ++i)
+    EXPECT_EQ(together[i] / reported / 1e9, wholes[i]) << c.what_if[i].target << " x" << c.what_if[i].scale;
 }
 
 INSTANTIATE_TEST_SUITE_P(Traces, PartialReplayOnTraces,

@@ -18,6 +18,7 @@
 #include "analysis/category_labels.h"
 #include "analysis/critical_path/bottleneck.h"
 #include "analysis/critical_path/dependency_graph.h"
+#include "analysis/critical_path/event_bits.h"
 #include "analysis/critical_path/longest_path.h"
 #include "analysis/critical_path/step_windows.h"
 #include "analysis/csv.h"
@@ -102,10 +103,31 @@ class NameTotals {
 // inside it, and removing it would remove the step, so it is neither a top op nor a what-if.
 constexpr double kSpansStepShare = 0.9;
 
-// The path's time by kind; its ops' and kernels' by name added to `ops` and `kernels`.
+// The names of a path's events and of the events around them, and of the calls that launched
+// its device work: what an op what-if must name to reach the path (what_if.h). An event walked
+// already (`walked`) had its enclosing events' names marked too.
+struct PathNames {
+  std::vector<uint8_t> names;  // per NameIndex
+  EventBits walked;
+  model::EventIndex last = model::kNone;  // walked just before: a host event owns its own edges
+  explicit PathNames(const model::Profile& p) : names(p.names.size(), 0), walked(p.events.size()) {}
+  void mark(const model::Profile& p, const PathEdge& edge) {
+    for (model::EventIndex e : {edge.event, edge.owner}) {
+      if (e == last) continue;
+      last = e;
+      for (; e != model::kNone && !walked.test(e); e = p.events.parent[e] < e ? p.events.parent[e] : model::kNone) {
+        walked.set(e);
+        names[p.events.name[e]] = 1;
+      }
+    }
+  }
+};
+
+// The path's time by kind; its ops' and kernels' by name added to `ops` and `kernels`, and
+// its events' names to `names` (if any).
 std::array<double, kNumPathKinds> read_path(const model::Profile& p, const DependencyGraph& g,
                                             const std::vector<PathPiece>& path, const GraphStep& step,
-                                            NameTotals& ops, NameTotals& kernels) {
+                                            NameTotals& ops, NameTotals& kernels, PathNames* names) {
   const uint32_t host = step.host;
   const double spanning_ps = kSpansStepShare * double(step.end_ps - step.begin_ps);
   std::array<double, kNumPathKinds> kind_ms{};
@@ -116,6 +138,7 @@ std::array<double, kNumPathKinds> read_path(const model::Profile& p, const Depen
       continue;
     }
     const PathEdge& e = g.edges[piece.edge];
+    if (names) names->mark(p, e);
     PathKind kind = e.kind == PathKind::kWaiting ? PathKind::kIdle : e.kind;
     if (e.host != host) kind = PathKind::kWaitingForRank;  // another rank's work held this one
     kind_ms[size_t(kind)] += ms;
@@ -279,28 +302,6 @@ WindowGraph build_window(const PathInputs& in, const StepWindow& w) {
   return out;
 }
 
-// The names of a path's events and of the events around them, and of the calls that launched
-// its device work: what an op what-if must name to reach the path (what_if.h). An event walked
-// already (per slot of the graph's events, `walked`) had its enclosing events' names marked too.
-void mark_path_names(const model::Profile& p, const DependencyGraph& g, const std::vector<PathPiece>& path,
-                     std::vector<uint8_t>& names, std::vector<uint8_t>& walked) {
-  model::EventIndex last = model::kNone;  // walked just before: a host event owns its own edges
-  for (const PathPiece& piece : path) {
-    if (piece.edge == UINT32_MAX) continue;
-    for (model::EventIndex e : {g.edges[piece.edge].event, g.edges[piece.edge].owner}) {
-      if (e == last) continue;
-      last = e;
-      for (; e != model::kNone; e = p.events.parent[e] < e ? p.events.parent[e] : model::kNone) {
-        if (const uint32_t slot = g.events.slot(e); slot != kNoSlot) {
-          if (walked[slot]) break;
-          walked[slot] = 1;
-        }
-        names[p.events.name[e]] = 1;
-      }
-    }
-  }
-}
-
 // Reads the paths of the window's reported steps.
 void read_paths(const PathInputs& in, const StepWindow& w, WindowGraph& wg, WindowPaths& out) {
   const model::Profile& p = in.p;
@@ -312,14 +313,15 @@ void read_paths(const PathInputs& in, const StepWindow& w, WindowGraph& wg, Wind
   if (g.steps.empty()) return;
   Replay measured = replay(g, nullptr, 1, true);
   NameTotals step_ops, step_kernels, window_ops, window_kernels;
-  std::vector<uint8_t> on_path, walked;  // per name and per event of the graph, for a window among several
-  if (!w.whole) on_path.assign(p.names.size(), 0), walked.assign(g.events.size(), 0);
+  std::optional<PathNames> on_path;  // for a window among several
+  if (!w.whole) on_path.emplace(p);
   size_t own = 0;
   for (const GraphStep& gs : g.steps) {
     if (!gs.reported) continue;
     const uint32_t index = w.own[own++];
     const std::vector<PathPiece> pieces = critical_path(g, measured, gs);
-    const std::array<double, kNumPathKinds> kind_ms = read_path(p, g, pieces, gs, step_ops, step_kernels);
+    const std::array<double, kNumPathKinds> kind_ms =
+        read_path(p, g, pieces, gs, step_ops, step_kernels, on_path ? &*on_path : nullptr);
     CriticalPathStep s;
     if (in.detail == PathDetail::kSegments)
       s.path = path_segments(p, g, measured, pieces, gs, segments_cap(index, in.spans.size()));
@@ -335,13 +337,13 @@ void read_paths(const PathInputs& in, const StepWindow& w, WindowGraph& wg, Wind
     out.step_ms += s.step_ms;
     out.path_ms += s.path_ms;
     for (size_t k = 0; k < kNumPathKinds; ++k) out.kind_ms[k] += s.kind_ms[k];
-    if (!on_path.empty()) mark_path_names(p, g, pieces, on_path, walked);
     out.steps.emplace_back(index, std::move(s));
   }
   out.ops = window_ops.by_text(p);
   out.kernels = window_kernels.by_text(p);
-  for (model::NameIndex n = 0; n < on_path.size(); ++n)
-    if (on_path[n]) out.path_names.push_back(n);
+  if (on_path)
+    for (model::NameIndex n = 0; n < on_path->names.size(); ++n)
+      if (on_path->names[n]) out.path_names.push_back(n);
   wg.predict->set_measured(std::move(measured.time_ps));  // the replays start from it
 }
 
@@ -379,7 +381,19 @@ void predict_in_window(WindowGraph& wg, const std::vector<WhatIfChange>& changes
 // made together with these (the replays that run on to the end go in pairs).
 void predict_ahead(const PathInputs& in, WindowGraph& wg, WindowPaths& out, bool defaults,
                    const std::vector<WhatIfChange>* asked) {
-  // The kinds' edges, all found in one pass (what_if.h), tell which kinds the graph holds.
+  std::vector<WhatIfChange> others;  // the ops' and the caller's
+  if (defaults) {
+    CriticalPath own;
+    own.top_ops = largest(out.ops, kTopOverall, 1);
+    own.top_kernels = largest(out.kernels, kTopOverall, 1);
+    others = default_changes(own);
+  }
+  if (asked) others.insert(others.end(), asked->begin(), asked->end());
+  // The kinds' edges and the others' found in one pass over the edges (what_if.h); the kinds'
+  // tell which kinds the graph holds.
+  others.push_back({std::string(kPathKindKeys[0]), 0});
+  wg.predict->match(others);
+  others.pop_back();
   for (size_t k = 0; k < kNumPathKinds; ++k)
     out.kind_in_graph[k] = wg.predict->num_edges(std::string(kPathKindKeys[k])) > 0;
   // Every kind its graph holds, on its paths or not: a change before a step (the gap before a
@@ -392,13 +406,7 @@ void predict_ahead(const PathInputs& in, WindowGraph& wg, WindowPaths& out, bool
       for (double scale : {0.0, 0.5})
         if (in.detail != PathDetail::kSummary || scale == 0 || scale == recommended_scale(PathKind(k)))
           changes.push_back({std::string(kPathKindKeys[k]), scale});
-  if (defaults) {
-    CriticalPath own;
-    own.top_ops = largest(out.ops, kTopOverall, 1);
-    own.top_kernels = largest(out.kernels, kTopOverall, 1);
-    for (WhatIfChange& change : default_changes(own)) changes.push_back(std::move(change));
-  }
-  if (asked) changes.insert(changes.end(), asked->begin(), asked->end());
+  changes.insert(changes.end(), others.begin(), others.end());
   predict_in_window(wg, changes, out);
 }
 

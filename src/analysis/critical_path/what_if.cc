@@ -12,8 +12,8 @@
 #include <numeric>
 #include <set>
 #include <thread>
-#include <tuple>
 
+#include "analysis/critical_path/event_bits.h"
 #include "analysis/critical_path/longest_path.h"
 #include "analysis/critical_path/partial_replay.h"
 #include "analysis/critical_path/step_reach.h"
@@ -79,6 +79,109 @@ std::optional<EdgeList> match_what_if(const model::Profile& p, const DependencyG
   return std::move(match_what_ifs(p, g, {std::string(target)}).front());
 }
 
+namespace {
+
+constexpr size_t kEdgeKinds = size_t(PathKind::kWaiting) + 1;
+
+// A buffer the thread keeps from one call to the next (a window's graph after another's).
+template <typename T>
+std::vector<T>& thread_buffer(size_t size) {
+  static thread_local std::vector<T> buffer;
+  if (buffer.size() < size) buffer.resize(size);
+  return buffer;
+}
+
+// Up to 64 name targets, bit b for the b-th: the graph's events inside one (named so, or
+// nested in one so named), by slot.
+struct NamedEvents {
+  NamedEvents(const model::Profile& p, const DependencyGraph& g, const std::vector<uint64_t>& name_mask)
+      : inside(g.events.size(), 0), any(p.events.size()) {
+    // Parents come before their children (event_selection.h).
+    const EventSelection& events = g.events;
+    events.for_each_with_run([&](model::EventIndex e, uint32_t slot, model::EventIndex run_first) {
+      const model::EventIndex parent = p.events.parent[e];
+      // Mostly in the same run: its slot then follows from e's.
+      const uint32_t parent_slot = parent == model::kNone || parent >= e ? kNoSlot
+                                   : parent >= run_first             ? slot - (e - parent)
+                                                                     : events.slot(parent);
+      inside[slot] = name_mask[p.events.name[e]] | (parent_slot != kNoSlot ? inside[parent_slot] : 0);
+      if (inside[slot] != 0) any.set(e);
+    });
+  }
+  std::vector<uint64_t> inside;
+  EventBits any;
+};
+
+// The edges of each target of `named` (a host event owns its own edges; device work is reached
+// through the call that launched it too), and with `kinds` each edge's kind and the count of
+// each kind: one pass over the edges serves both.
+struct EdgeScan {
+  std::vector<EdgeList> matched;  // per bit of the names
+  uint64_t reached = 0;           // the bits some edge has
+  std::array<uint32_t, kEdgeKinds> count{};
+};
+EdgeScan scan_edges(const DependencyGraph& g, const NamedEvents* named, size_t num_names, uint8_t* kinds) {
+  EdgeScan out;
+  out.matched.resize(num_names);
+  const PathEdge* edges = g.edges.data();
+  const uint32_t n = uint32_t(g.edges.size());
+  // An event's edges lie side by side (a kernel's, its launch's): the last event looked up is
+  // asked again most.
+  model::EventIndex last = model::kNone;
+  uint64_t last_bits = 0;
+  auto inside_of = [&](model::EventIndex e) -> uint64_t {
+    if (e == model::kNone) return 0;
+    if (e == last) return last_bits;
+    const uint32_t slot = g.events.slot(e);
+    last = e;
+    last_bits = slot != kNoSlot ? named->inside[slot] : 0;
+    return last_bits;
+  };
+  // Counts kept in four tables in turn: no edge waits for the count of the one before it.
+  std::array<std::array<uint32_t, kEdgeKinds>, 4> counts{};
+  for (uint32_t k = 0; k < n; ++k) {
+    const PathEdge& e = edges[k];
+    if (kinds) {
+      kinds[k] = uint8_t(e.kind);
+      ++counts[k & 3][size_t(e.kind)];
+    }
+    if (!named || (!named->any.test(e.event) && !named->any.test(e.owner))) continue;
+    uint64_t bits = inside_of(e.event);
+    if (e.owner != e.event) bits |= inside_of(e.owner);
+    out.reached |= bits;
+    for (; bits != 0; bits &= bits - 1) out.matched[size_t(std::countr_zero(bits))].push_back(k);
+  }
+  for (size_t kind = 0; kind < kEdgeKinds; ++kind)
+    out.count[kind] = counts[0][kind] + counts[1][kind] + counts[2][kind] + counts[3][kind];
+  return out;
+}
+
+// Every kind's edges, ascending, from their kinds and counts. Edges of one kind come in runs
+// (a thread's program order, a stream's kernels): the run's list end stays in a register.
+std::array<EdgeList, kEdgeKinds> edges_by_kind(const uint8_t* kinds, uint32_t n,
+                                               const std::array<uint32_t, kEdgeKinds>& count) {
+  std::array<EdgeList, kEdgeKinds> out;
+  std::array<uint32_t*, kEdgeKinds> fill;
+  for (size_t kind = 0; kind < kEdgeKinds; ++kind) {
+    out[kind].resize(count[kind]);
+    fill[kind] = out[kind].data();
+  }
+  if (n == 0) return out;
+  size_t run_kind = kinds[0];
+  uint32_t* end = fill[run_kind];
+  for (uint32_t k = 0; k < n; ++k) {
+    if (kinds[k] != run_kind) {
+      fill[run_kind] = end;
+      run_kind = kinds[k];
+      end = fill[run_kind];
+    }
+    *end++ = k;
+  }
+  return out;
+}
+
+}  // namespace
+
 NamesByText::NamesByText(const model::Profile& p) {
   for (model::NameIndex n = 0; n < p.names.size(); ++n) {
     const std::string_view text = p.strings.view(p.names[n].name);
@@ -99,33 +202,18 @@ std::vector<std::optional<EdgeList>> match_what_ifs(const model::Profile& p, con
     if (!kind_of[i]) by_name.push_back(i);
     any_kind |= kind_of[i].has_value();
   }
-  if (any_kind) {  // every kind's edges in one pass, each list sized first (no growing)
-    constexpr size_t kKinds = size_t(PathKind::kWaiting) + 1;
-    std::array<uint32_t, kKinds> count{};
-    for (const PathEdge& e : g.edges) ++count[size_t(e.kind)];
-    std::array<EdgeList, kKinds> of_kind;
-    for (size_t k = 0; k < kKinds; ++k) of_kind[k].resize(count[k]);
-    std::array<uint32_t*, kKinds> fill;
-    for (size_t k = 0; k < kKinds; ++k) fill[k] = of_kind[k].data();
-    for (uint32_t k = 0; k < g.edges.size(); ++k) *fill[size_t(g.edges[k].kind)]++ = k;
-    std::array<size_t, kKinds> asked{};  // targets per kind: the last one asked takes the list
-    for (size_t i = 0; i < targets.size(); ++i)
-      if (kind_of[i]) ++asked[size_t(*kind_of[i])];
-    for (size_t i = 0; i < targets.size(); ++i)
-      if (kind_of[i]) {
-        const size_t k = size_t(*kind_of[i]);
-        out[i] = --asked[k] == 0 ? std::move(of_kind[k]) : of_kind[k];
-      }
-  }
-  for (size_t first = 0; first < by_name.size(); first += 64) {
+  // The kinds' edges come from the pass over the edges that the first 64 names make.
+  uint8_t* kinds = any_kind ? thread_buffer<uint8_t>(g.edges.size()).data() : nullptr;
+  std::optional<EdgeScan> kinds_scan;
+  for (size_t first = 0; first < by_name.size() || (first == 0 && any_kind); first += 64) {
     const size_t count = std::min<size_t>(64, by_name.size() - first);
-    std::vector<uint64_t> name_mask(p.names.size(), 0);
+    std::vector<uint64_t> name_mask(count > 0 ? p.names.size() : 0, 0);
     uint64_t named = 0;
     if (names) {
       for (size_t b = 0; b < count; ++b)
         if (auto it = names->exact.find(targets[by_name[first + b]]); it != names->exact.end())
           for (model::NameIndex n : it->second) name_mask[n] |= uint64_t(1) << b, named |= uint64_t(1) << b;
-    } else {
+    } else if (count > 0) {
       for (size_t n = 0; n < p.names.size(); ++n) {
         const std::string_view name = p.strings.view(p.names[n].name);
         for (size_t b = 0; b < count; ++b)
@@ -133,42 +221,25 @@ std::vector<std::optional<EdgeList>> match_what_ifs(const model::Profile& p, con
         named |= name_mask[n];
       }
     }
-    if (named == 0) continue;
-    // The graph's events named so, and every event inside one (parents come before their
-    // children), by slot (event_selection.h).
-    const EventSelection& events = g.events;
-    std::vector<uint64_t> inside(events.size(), 0);
-    events.for_each_with_run([&](model::EventIndex e, uint32_t slot, model::EventIndex run_first) {
-      const model::EventIndex parent = p.events.parent[e];
-      // Mostly in the same run: its slot then follows from e's.
-      const uint32_t parent_slot = parent == model::kNone || parent >= e ? kNoSlot
-                                   : parent >= run_first             ? slot - (e - parent)
-                                                                     : events.slot(parent);
-      inside[slot] = name_mask[p.events.name[e]] | (parent_slot != kNoSlot ? inside[parent_slot] : 0);
-    });
-    // An event's edges lie side by side (a kernel's, its launch's): the last event looked up is
-    // asked again most.
-    model::EventIndex last = model::kNone;
-    uint64_t last_bits = 0;
-    auto inside_of = [&](model::EventIndex e) -> uint64_t {
-      if (e == model::kNone) return 0;
-      if (e == last) return last_bits;
-      const uint32_t slot = events.slot(e);
-      last = e;
-      last_bits = slot != kNoSlot ? inside[slot] : 0;
-      return last_bits;
-    };
-    std::vector<EdgeList> matched(count);
-    uint64_t reached = 0;
-    for (uint32_t k = 0; k < g.edges.size(); ++k) {
-      const PathEdge& e = g.edges[k];
-      uint64_t bits = inside_of(e.event);
-      if (e.owner != e.event) bits |= inside_of(e.owner);  // a host event owns its own edges
-      reached |= bits;
-      for (; bits != 0; bits &= bits - 1) matched[size_t(std::countr_zero(bits))].push_back(k);
-    }
+    uint8_t* kinds_now = first == 0 ? kinds : nullptr;
+    if (named == 0 && !kinds_now) continue;
+    std::optional<NamedEvents> events;
+    if (named != 0) events.emplace(p, g, name_mask);
+    EdgeScan scan = scan_edges(g, events ? &*events : nullptr, count, kinds_now);
     for (size_t b = 0; b < count; ++b)  // a name no step's graph holds matches nothing
-      if (reached >> b & 1) out[by_name[first + b]] = std::move(matched[b]);
+      if (scan.reached >> b & 1) out[by_name[first + b]] = std::move(scan.matched[b]);
+    if (kinds_now) kinds_scan = std::move(scan);
+  }
+  if (any_kind) {  // every kind's edges, each list sized first (no growing)
+    std::array<EdgeList, kEdgeKinds> of_kind = edges_by_kind(kinds, uint32_t(g.edges.size()), kinds_scan->count);
+    std::array<size_t, kEdgeKinds> asked{};  // targets per kind: the last one asked takes the list
+    for (size_t i = 0; i < targets.size(); ++i)
+      if (kind_of[i]) ++asked[size_t(*kind_of[i])];
+    for (size_t i = 0; i < targets.size(); ++i)
+      if (kind_of[i]) {
+        const size_t k = size_t(*kind_of[i]);
+        out[i] = --asked[k] == 0 ? std::move(of_kind[k]) : of_kind[k];
+      }
   }
   return out;
 }
@@ -262,31 +333,20 @@ void WhatIfPredictor::make(const std::vector<WhatIfChange>& changes) {
   std::vector<uint64_t> key(jobs.size());
   for (size_t j = 0; j < jobs.size(); ++j) key[j] = s.replayers.front()->order_key(*jobs[j].first);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key[a] < key[b]; });
-  // Those that replay every node from their first, two at a time (one pass for both).
-  std::vector<std::pair<size_t, size_t>> tasks;  // second SIZE_MAX: alone
-  for (size_t i = 0; i < order.size(); ++i) {
-    const size_t j = order[i];
-    if (i + 1 < order.size() && s.replayers.front()->pairs(*jobs[j].first) &&
-        s.replayers.front()->pairs(*jobs[order[i + 1]].first)) {
-      tasks.emplace_back(j, order[++i]);
-    } else {
-      tasks.emplace_back(j, SIZE_MAX);
-    }
-  }
+  // Each thread makes a run of them in that order (those that replay to the end two at a time):
+  // runs of an even length, so that two made together start near each other.
+  const size_t run = ((order.size() + threads - 1) / threads + 1) & ~size_t(1);
+  auto make_run = [&](size_t t) {
+    std::vector<PartialReplay::Change> changes;
+    for (size_t i = t * run; i < std::min(order.size(), (t + 1) * run); ++i) changes.push_back(jobs[order[i]]);
+    const std::vector<double> total = s.replayers[t]->total_step_ps(changes);
+    for (size_t i = 0; i < changes.size(); ++i) total_ps[order[t * run + i]] = total[i];
+  };
+  // The first run on this thread, the others on their own.
   std::vector<std::future<void>> running;
-  for (size_t t = 0; t < threads; ++t)
-    running.push_back(std::async(std::launch::async | std::launch::deferred, [&, t] {
-      PartialReplay& replayer = *s.replayers[t];
-      for (size_t i = t; i < tasks.size(); i += threads) {
-        const auto [a, b] = tasks[i];
-        if (b == SIZE_MAX) {
-          total_ps[a] = replayer.total_step_ps(*jobs[a].first, jobs[a].second);
-        } else {
-          std::tie(total_ps[a], total_ps[b]) =
-              replayer.total_step_ps_pair(*jobs[a].first, jobs[a].second, *jobs[b].first, jobs[b].second);
-        }
-      }
-    }));
+  for (size_t t = 1; t * run < order.size(); ++t)
+    running.push_back(std::async(std::launch::async, make_run, t));
+  make_run(0);
   for (auto& r : running) r.get();
   for (size_t j = 0; j < jobs.size(); ++j) predicted_.emplace(keys[j], total_ps[j]);
 }
@@ -314,7 +374,8 @@ double WhatIfPredictor::measured_total_ps() {
 void WhatIfPredictor::match_all(const std::vector<WhatIfChange>& changes) {
   std::vector<std::string> targets;
   auto ask = [&](std::string_view target) {
-    if (!matched_.count(target) && std::find(targets.begin(), targets.end(), target) == targets.end())
+    if (!matched_.count(target) && !unmatched_.count(target) &&
+        std::find(targets.begin(), targets.end(), target) == targets.end())
       targets.emplace_back(target);
   };
   bool any_kind = false;
@@ -331,9 +392,12 @@ void WhatIfPredictor::match_all(const std::vector<WhatIfChange>& changes) {
 }
 
 bool WhatIfPredictor::matches(const std::string& target) {
+  if (unmatched_.count(target)) return false;
   if (!matched_.count(target)) match_all({{target, 0}});
-  if (!matched_.count(target))
+  if (!matched_.count(target)) {
     if (auto alias = match_hlo_op_name(target)) matched_.emplace(target, std::move(*alias));
+    else unmatched_.insert(target);
+  }
   return matched_.count(target) > 0;
 }
 

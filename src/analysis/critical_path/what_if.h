@@ -124,6 +124,7 @@ class WhatIfPredictor {
   const model::Profile& p_;
   const DependencyGraph& g_;
   std::map<std::string, EdgeList, std::less<>> matched_;
+  std::set<std::string, std::less<>> unmatched_;  // targets found to name nothing: not looked for again
   std::map<std::pair<std::string, double>, double> predicted_;  // the reported steps' total, ps
   unsigned max_threads_ = 8;
   const NamesByText* names_ = nullptr;
