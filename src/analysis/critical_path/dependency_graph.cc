@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 #include "analysis/critical_path/event_waits.h"
 #include "analysis/critical_path/rank_waits.h"
@@ -104,7 +105,7 @@ class GraphBuilder {
     add_steps();
     g_.cut_edges += cut_backward_edges();
     release_building_state();
-    renumber(order_nodes());
+    if (!number_by_time()) renumber(order_nodes());
     return std::move(g_);
   }
 
@@ -703,6 +704,63 @@ class GraphBuilder {
     last_of_group_ = {};
   }
 
+  // Numbers the nodes by time, those of one time in the order they were made in, and groups the
+  // edges by target (as renumber()), where every kept edge then goes to a higher number; where
+  // one does not (it joins two instants of one time against the order they were made in, or
+  // closes a cycle), changes nothing and returns false. Every order of the dependencies gives
+  // the same paths and replays: this one is found by sorting, without walking the edges.
+  bool number_by_time() {
+    const size_t n = g_.num_nodes();
+    // The nodes were made a thread or a stream at a time, each in time order: a few runs,
+    // walked side by side.
+    std::vector<uint32_t> bounds{0};
+    for (uint32_t v = 1; v < n; ++v)
+      if (g_.anchor_ps[v] < g_.anchor_ps[v - 1]) {
+        if (bounds.size() == kMaxTimeRuns) return false;
+        bounds.push_back(v);
+      }
+    bounds.push_back(uint32_t(n));
+    std::vector<uint32_t> new_id(n);
+    std::vector<int64_t> anchor(n);
+    std::vector<uint32_t> next(bounds.begin(), bounds.end() - 1);  // each run's next node
+    const size_t runs = next.size();
+    for (uint32_t i = 0; i < n;) {
+      // The run whose next node is earliest (the first such: of one time, the node made first),
+      // and how far it goes before another's next node comes first.
+      size_t least = runs;
+      for (size_t r = 0; r < runs; ++r)
+        if (next[r] < bounds[r + 1] && (least == runs || g_.anchor_ps[next[r]] < g_.anchor_ps[next[least]])) least = r;
+      int64_t before = INT64_MAX, upto = INT64_MAX;  // runs before `least` win ties; runs after lose them
+      for (size_t r = 0; r < runs; ++r)
+        if (r != least && next[r] < bounds[r + 1]) {
+          if (r < least) before = std::min(before, g_.anchor_ps[next[r]]);
+          else upto = std::min(upto, g_.anchor_ps[next[r]]);
+        }
+      uint32_t v = next[least];
+      do {
+        new_id[v] = i;
+        anchor[i++] = g_.anchor_ps[v];
+        ++v;
+      } while (v < bounds[least + 1] && g_.anchor_ps[v] < before && g_.anchor_ps[v] <= upto);
+      next[least] = v;
+    }
+    // in_first[to + 1] counts each new target's kept edges, then becomes the firsts.
+    g_.in_first.assign(n + 1, 0);
+    for (uint32_t k = 0; k < target_.size(); ++k) {
+      if (target_[k] == kNoNode) continue;
+      const uint32_t to = new_id[target_[k]];
+      if (new_id[g_.edge_from[k]] >= to) {
+        g_.in_first = {};
+        return false;
+      }
+      ++g_.in_first[to + 1];
+    }
+    for (size_t v = 0; v < n; ++v) g_.in_first[v + 1] += g_.in_first[v];
+    g_.anchor_ps = std::move(anchor);
+    place_edges(new_id);
+    return true;
+  }
+
   // An order in which every node comes after its dependencies, keeping the order the nodes were
   // made in where it allows (a thread's or a stream's instants one after the other, so that a
   // replay reads its times nearly in sequence): a node is placed when it is reached with its
@@ -783,14 +841,20 @@ class GraphBuilder {
       for (uint32_t i = 0; i < n; ++i) anchor[i] = g_.anchor_ps[order[i]];
       g_.anchor_ps = std::move(anchor);
     }
-    // in_first counts each new target's edges (its in-degree, counted when ordering), then
-    // gives each kept edge its place (edge_at: the edge at each place), then is shifted back
-    // to the firsts.
+    // in_first: each new target's first edge (its in-degree, counted when ordering).
     g_.in_first.resize(n + 1);
     g_.in_first[0] = 0;
     for (uint32_t i = 0; i < n; ++i) g_.in_first[i + 1] = g_.in_first[i] + in_degree_[order[i]];
     in_degree_ = {};
     order = {};
+    place_edges(new_id);
+  }
+
+  // Given the nodes' new numbers and in_first, the edges grouped by their new target, in the
+  // order they were made. in_first gives each kept edge its place (edge_at: the edge at each
+  // place), then is shifted back to the firsts.
+  void place_edges(const std::vector<uint32_t>& new_id) {
+    const size_t n = new_id.size();
     const uint32_t kept = g_.in_first[n];
     std::vector<uint32_t> edge_at(kept);
     {
@@ -830,6 +894,8 @@ class GraphBuilder {
     items = std::move(placed);
   }
 
+  // More runs of nodes in time order than this, and numbering them by time does not pay.
+  static constexpr size_t kMaxTimeRuns = 64;
   const Profile& p_;
   const StepAnalysis& steps_;
   const std::vector<StepSpan>& spans_;
