@@ -103,9 +103,11 @@ class GraphBuilder {
     add_device_work();
     link_rank_waits();
     add_steps();
-    g_.cut_edges += cut_backward_edges();
     release_building_state();
-    if (!number_by_time()) renumber(order_nodes());
+    if (!number_by_time()) {
+      g_.cut_edges += cut_backward_edges();
+      renumber(order_nodes());
+    }
     return std::move(g_);
   }
 
@@ -704,11 +706,13 @@ class GraphBuilder {
     last_of_group_ = {};
   }
 
-  // Numbers the nodes by time, those of one time in the order they were made in, and groups the
-  // edges by target (as renumber()), where every kept edge then goes to a higher number; where
-  // one does not (it joins two instants of one time against the order they were made in, or
-  // closes a cycle), changes nothing and returns false. Every order of the dependencies gives
-  // the same paths and replays: this one is found by sorting, without walking the edges.
+  // Cuts the edges into earlier instants (as cut_backward_edges), numbers the nodes by time,
+  // those of one time in the order they were made in, and groups the edges by target (as
+  // renumber()), where every kept edge then goes to a higher number; where one does not (it
+  // joins two instants of one time against the order they were made in, or closes a cycle),
+  // changes nothing and returns false. Every order of the dependencies gives the same paths and
+  // replays: this one is found by merging the runs the nodes were made in, without walking the
+  // edges.
   bool number_by_time() {
     const size_t n = g_.num_nodes();
     // The nodes were made a thread or a stream at a time, each in time order: a few runs,
@@ -744,17 +748,32 @@ class GraphBuilder {
       } while (v < bounds[least + 1] && g_.anchor_ps[v] < before && g_.anchor_ps[v] <= upto);
       next[least] = v;
     }
-    // in_first[to + 1] counts each new target's kept edges, then becomes the firsts.
+    // One pass over the edges: those into an earlier instant cut (as cut_backward_edges), the
+    // others' ends renumbered in place, and counted into their targets' in_first[to + 1].
+    size_t cut = 0;
+    target_.resize(g_.edges.size());
     g_.in_first.assign(n + 1, 0);
     for (uint32_t k = 0; k < target_.size(); ++k) {
-      if (target_[k] == kNoNode) continue;
-      const uint32_t to = new_id[target_[k]];
-      if (new_id[g_.edge_from[k]] >= to) {
+      const uint32_t from = g_.edge_from[k], to = g_.edges[k].to;
+      const int64_t t = g_.anchor_ps[to];
+      if (t < g_.anchor_ps[from]) {
+        cut += counted_at(t);
+        target_[k] = kNoNode;
+        continue;
+      }
+      if (new_id[from] >= new_id[to]) {  // back to the numbers made, for the walk
+        std::vector<uint32_t> old_id(n);
+        for (uint32_t v = 0; v < n; ++v) old_id[new_id[v]] = v;
+        for (uint32_t j = 0; j < k; ++j)
+          if (target_[j] != kNoNode) g_.edge_from[j] = old_id[g_.edge_from[j]];
         g_.in_first = {};
         return false;
       }
-      ++g_.in_first[to + 1];
+      target_[k] = new_id[to];
+      g_.edge_from[k] = new_id[from];
+      ++g_.in_first[new_id[to] + 1];
     }
+    g_.cut_edges += cut;
     for (size_t v = 0; v < n; ++v) g_.in_first[v + 1] += g_.in_first[v];
     g_.anchor_ps = std::move(anchor);
     place_edges(new_id);
@@ -847,12 +866,17 @@ class GraphBuilder {
     for (uint32_t i = 0; i < n; ++i) g_.in_first[i + 1] = g_.in_first[i] + in_degree_[order[i]];
     in_degree_ = {};
     order = {};
+    for (uint32_t k = 0; k < target_.size(); ++k)
+      if (target_[k] != kNoNode) {
+        target_[k] = new_id[target_[k]];
+        g_.edge_from[k] = new_id[g_.edge_from[k]];
+      }
     place_edges(new_id);
   }
 
-  // Given the nodes' new numbers and in_first, the edges grouped by their new target, in the
-  // order they were made. in_first gives each kept edge its place (edge_at: the edge at each
-  // place), then is shifted back to the firsts.
+  // Given the kept edges' ends renumbered (target_, edge_from) and in_first, the edges grouped
+  // by their new target, in the order they were made. in_first gives each kept edge its place
+  // (edge_at: the edge at each place), then is shifted back to the firsts. new_id: for the steps.
   void place_edges(const std::vector<uint32_t>& new_id) {
     const size_t n = new_id.size();
     const uint32_t kept = g_.in_first[n];
@@ -862,12 +886,12 @@ class GraphBuilder {
       // the edges' gather below).
       std::vector<uint32_t> from(kept);
       for (uint32_t k = 0; k < target_.size(); ++k) {
-        if (target_[k] == kNoNode) continue;
-        const uint32_t to = new_id[target_[k]];
+        const uint32_t to = target_[k];
+        if (to == kNoNode) continue;
         const uint32_t place = g_.in_first[to]++;
         edge_at[place] = k;
         g_.edges[k].to = to;
-        from[place] = new_id[g_.edge_from[k]];
+        from[place] = g_.edge_from[k];
       }
       g_.edge_from = std::move(from);
     }
