@@ -12,6 +12,7 @@
 #include "analysis/event_kinds.h"
 #include "analysis/gpu_timeline/collective_calls.h"
 #include "analysis/gpu_timeline/gpu_activity.h"
+#include "analysis/sort_runs.h"
 #include "model/well_known_strings.h"
 
 namespace mlprof::analysis {
@@ -381,10 +382,12 @@ class GraphBuilder {
       for (const EventWaits::StreamWait& w : waits.streams)
         if (slot(h.work[w.dest].event) != kNoSlot) first_edge_of.emplace(w.dest, 0);
       std::vector<std::tuple<int64_t, int64_t, uint32_t>> launched;  // launch start, work end, end node
+      std::vector<size_t> launched_runs;  // where each stream's begin: a stream's launches come in order
       std::vector<EventWaits::HostWait> launch_waits;  // launches that returned after their work
       for (size_t s = 0; s + 1 < h.stream_first.size(); ++s) {
         uint32_t prev_start = kNoNode, prev_end = kNoNode;
         const auto [first, end] = selected_work(h, s);
+        if (launched_runs.empty() || launched_runs.back() != launched.size()) launched_runs.push_back(launched.size());
         for (uint32_t i = first; i < end; ++i) {
           const GpuWork& w = h.work[i];
           const uint32_t w_slot = slot(w.event);
@@ -410,7 +413,7 @@ class GraphBuilder {
       }
       for (const EventWaits::HostWait& w : launch_waits) link_host_wait(h.work[w.source].event, w.call, host);
       std::sort(event_synced.begin(), event_synced.end());
-      link_blocking_calls(host, launched, event_synced);
+      link_blocking_calls(host, launched, std::move(launched_runs), event_synced);
     }
     add_streamless_device_lines();
   }
@@ -568,10 +571,11 @@ class GraphBuilder {
   // A blocking call waits for the work launched before it began that ends last (but for an
   // event's synchronisation whose record is known: `event_synced`, sorted).
   void link_blocking_calls(uint16_t host, std::vector<std::tuple<int64_t, int64_t, uint32_t>>& launched,
+                           std::vector<size_t> launched_runs,
                            const std::vector<EventIndex>& event_synced) {
     auto it = blocking_.find(host);
     if (it == blocking_.end() || launched.empty()) return;
-    std::sort(launched.begin(), launched.end());
+    sort_runs(launched, std::move(launched_runs), std::less<>());
     std::vector<size_t> latest(launched.size());  // index of the latest-ending work among the first i+1
     for (size_t i = 0; i < launched.size(); ++i)
       latest[i] = i == 0 || std::get<1>(launched[i]) > std::get<1>(launched[latest[i - 1]]) ? i : latest[i - 1];
@@ -726,27 +730,31 @@ class GraphBuilder {
     bounds.push_back(uint32_t(n));
     std::vector<uint32_t> new_id(n);
     std::vector<int64_t> anchor(n);
+    const size_t runs = bounds.size() - 1;
     std::vector<uint32_t> next(bounds.begin(), bounds.end() - 1);  // each run's next node
-    const size_t runs = next.size();
+    std::vector<int64_t> head(runs);  // its time; INT64_MAX once the run is done
+    for (size_t r = 0; r < runs; ++r) head[r] = g_.anchor_ps[next[r]];
     for (uint32_t i = 0; i < n;) {
       // The run whose next node is earliest (the first such: of one time, the node made first),
-      // and how far it goes before another's next node comes first.
-      size_t least = runs;
-      for (size_t r = 0; r < runs; ++r)
-        if (next[r] < bounds[r + 1] && (least == runs || g_.anchor_ps[next[r]] < g_.anchor_ps[next[least]])) least = r;
-      int64_t before = INT64_MAX, upto = INT64_MAX;  // runs before `least` win ties; runs after lose them
-      for (size_t r = 0; r < runs; ++r)
-        if (r != least && next[r] < bounds[r + 1]) {
-          if (r < least) before = std::min(before, g_.anchor_ps[next[r]]);
-          else upto = std::min(upto, g_.anchor_ps[next[r]]);
-        }
+      // and how far it goes before another's next node comes first: runs before it win ties,
+      // runs after it lose them.
+      size_t least = 0;
+      for (size_t r = 1; r < runs; ++r)
+        if (head[r] < head[least]) least = r;
+      int64_t before = INT64_MAX, upto = INT64_MAX;
+      for (size_t r = 0; r < least; ++r) before = std::min(before, head[r]);
+      for (size_t r = least + 1; r < runs; ++r) upto = std::min(upto, head[r]);
       uint32_t v = next[least];
+      const uint32_t end = bounds[least + 1];
+      int64_t t = head[least];
       do {
         new_id[v] = i;
-        anchor[i++] = g_.anchor_ps[v];
-        ++v;
-      } while (v < bounds[least + 1] && g_.anchor_ps[v] < before && g_.anchor_ps[v] <= upto);
+        anchor[i++] = t;
+        if (++v == end) break;
+        t = g_.anchor_ps[v];
+      } while (t < before && t <= upto);
       next[least] = v;
+      head[least] = v == end ? INT64_MAX : t;
     }
     // One pass over the edges: those into an earlier instant cut (as cut_backward_edges), the
     // others' ends renumbered in place, and counted into their targets' in_first[to + 1].
