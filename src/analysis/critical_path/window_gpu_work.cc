@@ -52,6 +52,11 @@ WindowDeviceInputs window_device_inputs(const model::Profile& p) {
     std::stable_sort(wh.streams.begin(), wh.streams.end(), [](const GpuStream& a, const GpuStream& b) {
       return a.device_ordinal != b.device_ordinal ? a.device_ordinal < b.device_ordinal : a.id < b.id;
     });
+    for (const GpuStream& stream : wh.streams) {
+      const model::Line& line = p.lines[stream.line];
+      std::vector<GpuWorkKind>& kinds = wh.kinds.emplace_back(line.num_events);
+      for (uint32_t i = 0; i < line.num_events; ++i) kinds[i] = gpu_work_kind(classify.of(line.first_event + i));
+    }
     out.hosts.push_back(std::move(wh));
   }
   // The waits, where the trace records them: found once over the whole activity, kept by event.
@@ -71,7 +76,6 @@ WindowDeviceInputs window_device_inputs(const model::Profile& p) {
 WindowDeviceWork window_device_work(const model::Profile& p, const WindowDeviceInputs& in,
                                     const EventSelection& events) {
   WindowDeviceWork out;
-  DeviceWorkClassifier classify(p);
   for (const WindowDeviceInputs::Host& wh : in.hosts) {
     const model::Host& host = p.hosts[wh.host];
     // The window's launches on the host's threads, by correlation id (a thread's in time order
@@ -100,6 +104,7 @@ WindowDeviceWork window_device_work(const model::Profile& p, const WindowDeviceI
     auto found = launches.begin();  // where the last search ended: a stream's ids mostly ascend
     for (uint32_t s = 0; s < h.streams.size(); ++s) {
       h.stream_first.push_back(uint32_t(h.work.size()));
+      const EventIndex line_first = p.lines[h.streams[s].line].first_event;
       events.for_each_in_line(h.streams[s].line, [&](EventIndex e) {
         GpuWork w;
         w.event = e;
@@ -109,7 +114,7 @@ WindowDeviceWork window_device_work(const model::Profile& p, const WindowDeviceI
                                    std::less<>());
           if (found != launches.end() && found->first == *c) w.launch = found->second;
         }
-        w.kind = gpu_work_kind(classify.of(e));
+        w.kind = wh.kinds[s][e - line_first];
         h.work.push_back(w);
       });
     }

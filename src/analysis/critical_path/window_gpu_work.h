@@ -21,6 +21,9 @@ struct WindowDeviceInputs {
   struct Host {
     uint32_t host = 0;
     std::vector<GpuStream> streams;  // by device, then stream number; DMA engines' queues left out
+    // Per stream, each of its line's events' kind, by place on the line: classified once, not
+    // again (by name) in each window that holds them.
+    std::vector<std::vector<GpuWorkKind>> kinds;
     // The waits on recorded events (event_waits.h), by event.
     std::vector<std::pair<model::EventIndex, model::EventIndex>> stream_waits;  // source work, dest work
     std::vector<std::pair<model::EventIndex, model::EventIndex>> host_waits;    // source work, call
