@@ -27,8 +27,9 @@ using namespace mlprof::testing;
 int64_t at_ms(double ms) { return int64_t(ms * 1e9); }
 
 // Seven such steps; with `skewed`, the kernel of
-// step 3 is recorded 0.4 ms before its launch (a device clock ahead of the host's).
-model::Profile program(bool skewed, bool root_produces = false) {
+// step 3 is recorded 0.4 ms before its launch (a device clock ahead of the host's); with
+// `sync_returns_at_end`, each synchronisation returns at the very instant its kernel ends (8 ms).
+model::Profile program(bool skewed, bool root_produces = false, bool sync_returns_at_end = false) {
   tensorflow::profiler::XSpace space;
   auto host = add_plane(&space, 1, "/host:CPU");
   auto gpu = add_plane(&space, 2, "/device:GPU:0");
@@ -44,7 +45,7 @@ model::Profile program(bool skewed, bool root_produces = false) {
     else
       host.event(main, "train", at(0), at_ms(10), {{"step_num", int64_t(s)}, {"_r", int64_t(1)}});
     host.event(main, "cudaLaunchKernel", at(0.5), at_ms(0.2), {{"correlation_id", id}});
-    host.event(main, "cudaStreamSynchronize", at(1.0), at_ms(8.0));
+    host.event(main, "cudaStreamSynchronize", at(1.0), at_ms(sync_returns_at_end ? 7.0 : 8.0));
     host.event(main, "optimizer", at(9.0), at_ms(1.0));
     const double start = skewed && s == 3 ? 0.1 : 1.0;
     gpu.event(stream, "volta_sgemm_128x64_nn", at(start), at_ms(8.0 - start), {{"correlation_id", id}});
@@ -189,6 +190,32 @@ TEST(CriticalPath, TheGraphKeepsEachEdgeWholeGroupedByTargetAndDropsTheCutOne) {
     if (graph == &cut) expected.back() = at_ms(7.9);
     EXPECT_EQ(kernels_ps, expected);
   }
+}
+
+// A synchronisation that returns the instant its kernel ends: the kernel's end (made after the
+// host's instants) and the call's end are of one time, the call's after the kernel's; the
+// numbering still puts every edge forward. By hand: the launch 0.5 ms after the step's start
+// (host), 0.5 ms to the kernel (kernel_launch), the kernel 7 ms, the return at once, then the
+// step's own 1 ms before the optimizer and the optimizer's 1 ms (host).
+TEST(CriticalPath, ASyncReturningAsItsKernelEndsIsOrderedAfterIt) {
+  const model::Profile p = program(false, false, true);
+  const StepAnalysis steps = analyze_steps(p);
+  const DependencyGraph g = build_dependency_graph(p, steps);
+  EXPECT_EQ(g.cut_edges, 0u);
+  ASSERT_EQ(g.in_first.size(), g.num_nodes() + 1);
+  for (uint32_t v = 0; v < g.num_nodes(); ++v)
+    for (uint32_t k = g.in_first[v]; k < g.in_first[v + 1]; ++k) {
+      EXPECT_EQ(g.edges[k].to, v);
+      EXPECT_LT(g.edge_from[k], v);
+      EXPECT_LE(g.anchor_ps[g.edge_from[k]], g.anchor_ps[v]);
+    }
+  const CriticalPath c = compute_critical_path(p, steps);
+  ASSERT_EQ(c.steps.size(), 7u);
+  EXPECT_NEAR(c.path_ms, 10, 1e-9);
+  EXPECT_NEAR(kind_ms(c, PathKind::kHost), 2.5, 1e-9);
+  EXPECT_NEAR(kind_ms(c, PathKind::kKernelLaunch), 0.5, 1e-9);
+  EXPECT_NEAR(kind_ms(c, PathKind::kDeviceCompute), 7, 1e-9);
+  EXPECT_EQ(c.sync_links, 7u);
 }
 
 TEST(CriticalPath, AWhatIfTargetThatNamesNothingListsCloseNames) {
