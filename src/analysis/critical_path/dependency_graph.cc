@@ -762,14 +762,14 @@ class GraphBuilder {
     target_.resize(g_.edges.size());
     g_.in_first.assign(n + 1, 0);
     for (uint32_t k = 0; k < target_.size(); ++k) {
-      const uint32_t from = g_.edge_from[k], to = g_.edges[k].to;
-      const int64_t t = g_.anchor_ps[to];
-      if (t < g_.anchor_ps[from]) {
-        cut += counted_at(t);
+      const uint32_t from = new_id[g_.edge_from[k]], to = new_id[g_.edges[k].to];
+      // Numbered by time: only an edge to a lower number may go back in time.
+      if (from > to && anchor[to] < anchor[from]) {
+        cut += counted_at(anchor[to]);
         target_[k] = kNoNode;
         continue;
       }
-      if (new_id[from] >= new_id[to]) {  // back to the numbers made, for the walk
+      if (from >= to) {  // back to the numbers made, for the walk
         std::vector<uint32_t> old_id(n);
         for (uint32_t v = 0; v < n; ++v) old_id[new_id[v]] = v;
         for (uint32_t j = 0; j < k; ++j)
@@ -777,9 +777,9 @@ class GraphBuilder {
         g_.in_first = {};
         return false;
       }
-      target_[k] = new_id[to];
-      g_.edge_from[k] = new_id[from];
-      ++g_.in_first[new_id[to] + 1];
+      target_[k] = to;
+      g_.edge_from[k] = from;
+      ++g_.in_first[to + 1];
     }
     g_.cut_edges += cut;
     for (size_t v = 0; v < n; ++v) g_.in_first[v + 1] += g_.in_first[v];
