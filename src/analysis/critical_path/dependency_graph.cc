@@ -175,13 +175,23 @@ class GraphBuilder {
       node = next;
       now = std::max(t, now);
     };
+    // A window's launches, for its device work (the whole profile's is found beforehand).
+    std::vector<std::pair<uint64_t, EventIndex>>* launches = nullptr;
+    if (!g_.events.is_whole()) {
+      if (launches_.read.empty()) {
+        launches_.read.assign(p_.lines.size(), 0);
+        launches_.of_line.resize(p_.lines.size());
+      }
+      launches_.read[l] = 1;
+      launches = &launches_.of_line[l];
+    }
     g_.events.for_each_slot_in_line(l, [&](EventIndex e, uint32_t s) {
       while (!open.empty() && p_.end_ps(open.back().event) <= p_.start_ps(e)) {
         advance(p_.end_ps(open.back().event));
         end_node_[open.back().slot] = node;
         open.pop_back();
       }
-      classify(e, s, open.empty() ? kNoSlot : open.back().slot, host);
+      classify(e, s, open.empty() ? kNoSlot : open.back().slot, host, launches);
       advance(p_.start_ps(e));
       start_node_[s] = node;
       open.push_back({e, s});
@@ -197,9 +207,10 @@ class GraphBuilder {
 
   // An event's kind (inheriting input from its parent, at `parent_slot`), and the links it
   // takes part in.
-  void classify(EventIndex e, uint32_t e_slot, uint32_t parent_slot, uint16_t host) {
+  void classify(EventIndex e, uint32_t e_slot, uint32_t parent_slot, uint16_t host,
+                std::vector<std::pair<uint64_t, EventIndex>>* launches) {
     std::optional<model::StatValue> producer, consumer;
-    if (may_link(e)) {
+    if (may_link(e, launches)) {
       producer = p_.stat(e, model::kProducerId);
       consumer = p_.stat(e, model::kConsumerId);
     }
@@ -234,23 +245,46 @@ class GraphBuilder {
   }
 
   // Whether the event or its name carries a producer or consumer id: one look at its stats
-  // (most events have several and no link), each name's once.
-  bool may_link(EventIndex e) {
+  // (most events have several and no link), each name's once. The same look finds its
+  // correlation id (Profile::stat's), the launch a window's device work is joined to: added to
+  // `launches`, where given.
+  bool may_link(EventIndex e, std::vector<std::pair<uint64_t, EventIndex>>* launches) {
+    bool links = false, correlated = false;
     for (uint32_t i = p_.events.first_stat[e], end = p_.events.first_stat[e + 1]; i < end; ++i) {
       const model::StringId k = p_.event_stats.key(i);
-      if (k == model::kProducerId || k == model::kConsumerId) return true;
-    }
-    const model::NameIndex n = p_.events.name[e];
-    if (name_links_.empty()) name_links_.assign(p_.names.size(), -1);
-    if (name_links_[n] < 0) {
-      const model::StatRange r = p_.names[n].stats;
-      name_links_[n] = 0;
-      for (uint32_t i = r.first; i < r.first + r.count; ++i) {
-        const model::StringId k = p_.metadata_stats.key(i);
-        if (k == model::kProducerId || k == model::kConsumerId) name_links_[n] = 1;
+      if (k == model::kProducerId || k == model::kConsumerId) links = true;
+      if (k == model::kCorrelationId && !correlated && launches) {
+        correlated = true;
+        launches->emplace_back(p_.event_stats.value(i).as_uint(), e);
       }
     }
-    return name_links_[n] == 1;
+    const NameStats& named = name_stats(p_.events.name[e]);
+    if (launches && !correlated && named.correlated) launches->emplace_back(named.correlation, e);
+    return links || named.links;
+  }
+
+  // What a name's own stats say of its events: whether they carry _p/_c, and their correlation
+  // id, if any (read once a name).
+  struct NameStats {
+    bool known = false, links = false, correlated = false;
+    uint64_t correlation = 0;
+  };
+  const NameStats& name_stats(model::NameIndex n) {
+    if (name_stats_.empty()) name_stats_.resize(p_.names.size());
+    NameStats& named = name_stats_[n];
+    if (!named.known) {
+      named.known = true;
+      const model::StatRange r = p_.names[n].stats;
+      for (uint32_t i = r.first; i < r.first + r.count; ++i) {
+        const model::StringId k = p_.metadata_stats.key(i);
+        if (k == model::kProducerId || k == model::kConsumerId) named.links = true;
+        if (k == model::kCorrelationId && !named.correlated) {
+          named.correlated = true;
+          named.correlation = p_.metadata_stats.value(i).as_uint();
+        }
+      }
+    }
+    return named;
   }
 
   using LinkKey = std::tuple<uint16_t, int64_t, int64_t>;  // host, type, id
@@ -372,7 +406,7 @@ class GraphBuilder {
   void add_device_work() {
     // The whole profile's device work, found once; a window's, found for it.
     WindowDeviceWork window;
-    if (!g_.events.is_whole()) window = window_device_work(p_, inputs_.windows, g_.events);
+    if (!g_.events.is_whole()) window = window_device_work(p_, inputs_.windows, g_.events, &launches_);
     const std::vector<HostGpuActivity>& hosts = g_.events.is_whole() ? inputs_.activity.hosts : window.hosts;
     for (size_t hi = 0; hi < hosts.size(); ++hi) {
       const HostGpuActivity& h = hosts[hi];
@@ -704,6 +738,7 @@ class GraphBuilder {
     kind_ = {};
     thread_nodes_ = {};
     launch_work_ = {};
+    launches_ = {};
     producers_ = {};
     consumers_ = {};
     blocking_ = {};
@@ -948,7 +983,7 @@ class GraphBuilder {
   std::vector<std::pair<uint32_t, uint32_t>> thread_nodes_;  // per host thread line: its first and last node
   std::vector<int64_t> offset_;  // per host: rank_waits_.clock_offset_ps
   std::vector<uint8_t> kind_;                    // per host event: PathKind of its own time
-  std::vector<int8_t> name_links_;               // per name: carries _p/_c (1), not (0), not looked (-1)
+  std::vector<NameStats> name_stats_;            // per name
   std::vector<NameKind> name_kinds_;             // per name
   struct ChainEnd {
     uint16_t host;
@@ -957,6 +992,7 @@ class GraphBuilder {
   };
   std::vector<ChainEnd> chain_last_;
   std::vector<std::pair<EventIndex, EventIndex>> launch_work_;  // a launch call and its work
+  KnownLaunches launches_;  // per host thread line: its calls with a correlation id, as read
   std::map<LinkKey, std::vector<EventIndex>> producers_;
   std::vector<std::pair<LinkKey, EventIndex>> consumers_;
   std::map<uint16_t, std::vector<EventIndex>> blocking_;  // per host, in line order

@@ -74,7 +74,7 @@ WindowDeviceInputs window_device_inputs(const model::Profile& p) {
 }
 
 WindowDeviceWork window_device_work(const model::Profile& p, const WindowDeviceInputs& in,
-                                    const EventSelection& events) {
+                                    const EventSelection& events, const KnownLaunches* known) {
   WindowDeviceWork out;
   for (const WindowDeviceInputs::Host& wh : in.hosts) {
     const model::Host& host = p.hosts[wh.host];
@@ -87,6 +87,10 @@ WindowDeviceWork window_device_work(const model::Profile& p, const WindowDeviceI
       if (plane.kind != model::PlaneKind::kHostThreads) continue;
       for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l) {
         runs.push_back(launches.size());
+        if (known && l < known->read.size() && known->read[l]) {
+          launches.insert(launches.end(), known->of_line[l].begin(), known->of_line[l].end());
+          continue;
+        }
         events.for_each_in_line(l, [&](EventIndex e) {
           if (const auto c = correlation_of(p, e)) launches.emplace_back(*c, e);
         });

@@ -37,7 +37,13 @@ struct WindowDeviceWork {
   std::vector<HostGpuActivity> hosts;
   std::vector<EventWaits> waits;
 };
+// The launches of some host lines of the window, (correlation id, call) in line order, found
+// by a caller that read their events' stats already; the other lines are read here.
+struct KnownLaunches {
+  std::vector<uint8_t> read;  // per line: its launches are given
+  std::vector<std::vector<std::pair<uint64_t, model::EventIndex>>> of_line;
+};
 WindowDeviceWork window_device_work(const model::Profile& p, const WindowDeviceInputs& in,
-                                    const EventSelection& events);
+                                    const EventSelection& events, const KnownLaunches* known = nullptr);
 
 }  // namespace mlprof::analysis
