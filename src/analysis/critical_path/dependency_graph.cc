@@ -774,11 +774,15 @@ class GraphBuilder {
       // and how far it goes before another's next node comes first: runs before it win ties,
       // runs after it lose them.
       size_t least = 0;
-      for (size_t r = 1; r < runs; ++r)
-        if (head[r] < head[least]) least = r;
       int64_t before = INT64_MAX, upto = INT64_MAX;
-      for (size_t r = 0; r < least; ++r) before = std::min(before, head[r]);
-      for (size_t r = least + 1; r < runs; ++r) upto = std::min(upto, head[r]);
+      for (size_t r = 1; r < runs; ++r)
+        if (head[r] < head[least]) {  // the earlier ones' least is the new one's bound
+          before = head[least];
+          upto = INT64_MAX;
+          least = r;
+        } else {
+          upto = std::min(upto, head[r]);
+        }
       uint32_t v = next[least];
       const uint32_t end = bounds[least + 1];
       int64_t t = head[least];
