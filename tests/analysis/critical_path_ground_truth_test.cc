@@ -224,6 +224,12 @@ class Near {
     if (last_) EXPECT_NEAR(actual, expected, expected * 0.1) << what;
     ok_ = ok_ && std::abs(actual - expected) <= expected * 0.1;
   }
+  // A count that timing can move (a wait that a late thread finds already over): tried again
+  // like the times.
+  void same(size_t actual, size_t expected, const char* what) {
+    if (last_) EXPECT_EQ(actual, expected) << what;
+    ok_ = ok_ && actual == expected;
+  }
   bool ok() const { return ok_; }
 
  private:
@@ -248,7 +254,7 @@ TEST(CriticalPathGroundTruth, ALoaderThreadBoundsThePipelinedStep) {
     const CriticalPath c =
         profiled([] { return run_pipelined(60, 40); }, {{"input", 0}, {"compute", 0.5}}, &measured);
     ASSERT_EQ(c.steps.size(), size_t(kSteps));
-    EXPECT_EQ(c.consumer_links, size_t(kSteps));
+    near.same(c.consumer_links, size_t(kSteps), "every step waited for its batch");
     EXPECT_EQ(c.bottleneck(), PathKind::kInput);
     near(c.step_ms, measured, "the step, about 60 ms");
     near(c.path_ms, c.step_ms, "the graph gives the steps back");
