@@ -42,12 +42,23 @@ template <typename T, typename Less, typename Visit>
 void visit_sorted_runs(const std::vector<T>& v, const std::vector<size_t>& bounds, Less less, Visit&& visit) {
   if (bounds.size() < 2) return;
   std::vector<size_t> next(bounds.begin(), bounds.end() - 1);  // each run's next item
+  const size_t none = next.size();
   for (;;) {
-    size_t least = next.size();
-    for (size_t r = 0; r < next.size(); ++r)
-      if (next[r] < bounds[r + 1] && (least == next.size() || less(v[next[r]], v[next[least]]))) least = r;
-    if (least == next.size()) return;
-    visit(v[next[least]++]);
+    // The run whose next item comes first, and the runner-up (the first of equals in each).
+    size_t least = none, second = none;
+    for (size_t r = 0; r < next.size(); ++r) {
+      if (next[r] == bounds[r + 1]) continue;
+      if (least == none || less(v[next[r]], v[next[least]])) second = least, least = r;
+      else if (second == none || less(v[next[r]], v[next[second]])) second = r;
+    }
+    if (least == none) return;
+    // The least run's items go on while they come before the runner-up's next one: the other
+    // runs' next items do not change meanwhile, so they are not compared again.
+    const size_t end = bounds[least + 1];
+    do visit(v[next[least]++]);
+    while (next[least] < end &&
+           (second == none || less(v[next[least]], v[next[second]]) ||
+            (least < second && !less(v[next[second]], v[next[least]]))));
   }
 }
 
