@@ -221,13 +221,17 @@ class Near {
  public:
   explicit Near(bool last) : last_(last) {}
   void operator()(double actual, double expected, const char* what) {
-    if (last_) EXPECT_NEAR(actual, expected, expected * 0.1) << what;
+    if (last_) {
+      EXPECT_NEAR(actual, expected, expected * 0.1) << what;
+    }
     ok_ = ok_ && std::abs(actual - expected) <= expected * 0.1;
   }
   // A count that timing can move (a wait that a late thread finds already over): tried again
   // like the times.
   void same(size_t actual, size_t expected, const char* what) {
-    if (last_) EXPECT_EQ(actual, expected) << what;
+    if (last_) {
+      EXPECT_EQ(actual, expected) << what;
+    }
     ok_ = ok_ && actual == expected;
   }
   bool ok() const { return ok_; }

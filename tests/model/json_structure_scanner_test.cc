@@ -55,7 +55,9 @@ JsonStructureScanner::Result scan_in_two(const std::string& text, size_t cut, bo
 void expect_same(const JsonStructureScanner::Result& got, const JsonStructureScanner::Result& want,
                  const std::string& what) {
   EXPECT_EQ(int(got.stop), int(want.stop)) << what;
-  if (want.stop != Stop::kNone) EXPECT_EQ(got.at, want.at) << what;
+  if (want.stop != Stop::kNone) {
+    EXPECT_EQ(got.at, want.at) << what;
+  }
   EXPECT_EQ(got.last_value_end, want.last_value_end) << what;
 }
 

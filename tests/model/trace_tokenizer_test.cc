@@ -89,7 +89,9 @@ TEST(TraceTokenizer, EveryEventOnceInOrderAcrossWindows) {
     EXPECT_EQ(got.events.size(), events.size()) << n << " events";
     EXPECT_TRUE(got.events == events) << n << " events: first difference at byte "
                                       << std::mismatch(events.begin(), events.end(), got.events.begin(), got.events.end()).first - events.begin();
-    if (n == 4000) EXPECT_GT(got.batches, 1);
+    if (n == 4000) {
+      EXPECT_GT(got.batches, 1);
+    }
     EXPECT_EQ(got.values["schemaVersion"], "1");
     EXPECT_EQ(got.values["deviceProperties"], R"([{"id": 0}])");
     EXPECT_EQ(got.values.count("traceEvents"), 0u);
