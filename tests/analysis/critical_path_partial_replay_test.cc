@@ -64,11 +64,10 @@ TEST(PartialReplay, GivesTheWholeReplaysTimesOnAGraphWorkedByHand) {
   EXPECT_DOUBLE_EQ(partial.mean_step_ms({edge_index(3, 4)}, 0.5), 35 / 1e9);
 }
 
-// One thread of 10000 instants 10 ps apart: halving its first stretch moves every instant after
-// it (the replay goes on over all of them once the change has spread), the step ends 5 ps
-// earlier; removing its last stretch, 10 ps earlier; and the buffers are restored between.
-TEST(PartialReplay, AChangeThatSpreadsDownAThreadMovesEveryInstantAfterIt) {
-  constexpr uint32_t kNodes = 10000;
+constexpr uint32_t kNodes = 10000;
+
+// One thread of kNodes instants 10 ps apart, edge k from instant k to k + 1, and one step over all.
+DependencyGraph one_thread_graph() {
   std::vector<int64_t> anchors;
   std::vector<std::tuple<uint32_t, uint32_t, int64_t>> edges;
   for (uint32_t v = 0; v < kNodes; ++v) {
@@ -76,8 +75,16 @@ TEST(PartialReplay, AChangeThatSpreadsDownAThreadMovesEveryInstantAfterIt) {
     if (v > 0) edges.emplace_back(v - 1, v, 10);
   }
   DependencyGraph g = graph_of(anchors, edges);
+  g.steps.push_back({0, 1, 0, 10 * int64_t(kNodes - 1), 0, kNodes - 1, -1});
+  return g;
+}
+
+// One thread of 10000 instants 10 ps apart: halving its first stretch moves every instant after
+// it (the replay goes on over all of them once the change has spread), the step ends 5 ps
+// earlier; removing its last stretch, 10 ps earlier; and the buffers are restored between.
+TEST(PartialReplay, AChangeThatSpreadsDownAThreadMovesEveryInstantAfterIt) {
+  const DependencyGraph g = one_thread_graph();
   const int64_t end = 10 * int64_t(kNodes - 1);
-  g.steps.push_back({0, 1, 0, end, 0, kNodes - 1, -1});
   const std::vector<int64_t> measured = replay(g, nullptr, 1, false).time_ps;
   const OutEdges out = out_edges(g);
   PartialReplay partial(g, measured, out);
@@ -92,16 +99,8 @@ TEST(PartialReplay, AChangeThatSpreadsDownAThreadMovesEveryInstantAfterIt) {
 // the end 5 ps earlier (both spread down the thread), removing its last stretch 10 ps (absorbed
 // at once), halving every stretch halves the step, and no change leaves it.
 TEST(PartialReplay, ChangesMadeTogetherGiveWhatEachGivesAlone) {
-  constexpr uint32_t kNodes = 10000;
-  std::vector<int64_t> anchors;
-  std::vector<std::tuple<uint32_t, uint32_t, int64_t>> edges;
-  for (uint32_t v = 0; v < kNodes; ++v) {
-    anchors.push_back(10 * int64_t(v));
-    if (v > 0) edges.emplace_back(v - 1, v, 10);
-  }
-  DependencyGraph g = graph_of(anchors, edges);
+  const DependencyGraph g = one_thread_graph();
   const int64_t end = 10 * int64_t(kNodes - 1);
-  g.steps.push_back({0, 1, 0, end, 0, kNodes - 1, -1});
   const std::vector<int64_t> measured = replay(g, nullptr, 1, false).time_ps;
   const OutEdges out = out_edges(g);
   PartialReplay partial(g, measured, out);

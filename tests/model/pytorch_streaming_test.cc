@@ -142,15 +142,20 @@ TEST(PyTorchStreaming, TextSizeFromTheFileOrItsGzipTrailer) {
   EXPECT_EQ(forged.text_size_hint(), gz.size() * 1032);
 }
 
+// Loads `path`, which holds `events` events, keeping each fraction of progress it reports.
+void load_with_progress(const std::string& path, size_t events, std::vector<double>* fractions) {
+  Profile p;
+  LoadError error;
+  ASSERT_TRUE(load_profile({path, "", "", [&](double f) { fractions->push_back(f); }}, &p, &error)) << error.problem;
+  EXPECT_EQ(p.num_events(), events);
+}
+
 TEST(PyTorchStreaming, LoadingReportsProgressByBytesRead) {
   ScratchDir dir;
   const std::string path = dir / "large.pt.trace.json";
   std::ofstream(path, std::ios::binary) << large_trace(40000);
   std::vector<double> fractions;
-  Profile p;
-  LoadError error;
-  ASSERT_TRUE(load_profile({path, "", "", [&](double f) { fractions.push_back(f); }}, &p, &error)) << error.problem;
-  EXPECT_EQ(p.num_events(), 40000u);
+  ASSERT_NO_FATAL_FAILURE(load_with_progress(path, 40000, &fractions));
   ASSERT_GE(fractions.size(), 4u);
   EXPECT_TRUE(std::is_sorted(fractions.begin(), fractions.end()));
   // Reading the 8 MB in 1 MiB windows is told on the way (up to 0.9: the model is built after).
@@ -334,10 +339,7 @@ TEST(PyTorchStreaming, ProgressOnlyMovesForwardWhenTheTextIsReadAgain) {
   std::ofstream(path, std::ios::binary)
       << kineto_layout_trace(40000, R"(, "list": [{"k": 1)" "\n  },\n  {" R"("k": 2, "pad": ")" + std::string(300, 'x') + "\"}]");
   std::vector<double> fractions;
-  Profile p;
-  LoadError error;
-  ASSERT_TRUE(load_profile({path, "", "", [&](double f) { fractions.push_back(f); }}, &p, &error)) << error.problem;
-  EXPECT_EQ(p.num_events(), 40000u);
+  ASSERT_NO_FATAL_FAILURE(load_with_progress(path, 40000, &fractions));
   ASSERT_GE(fractions.size(), 4u);
   EXPECT_TRUE(std::is_sorted(fractions.begin(), fractions.end()));
   EXPECT_EQ(fractions.back(), 1.0);

@@ -64,6 +64,9 @@ class Walker {
   bool read_events() { return guess_cuts_ ? read_events_guessing() : read_events_scanning(); }
   bool read_events_scanning();
   bool read_events_guessing();
+  // After a batch, the ',' before the next element (or the array's ']', left for the caller),
+  // once the window holds it: clears *need_separator then, setting *after_comma for a ','.
+  bool take_separator(bool* need_separator, bool* after_comma);
   void learn_separator(size_t value_end);
   size_t guess_cut(size_t from, size_t to) const;
   bool hand_over_batch(size_t begin, size_t end, bool after_comma, bool may_give_window, bool end_guessed = false);
@@ -245,6 +248,16 @@ bool Walker::read_value(const std::string& key, bool wanted) {
   return visitor_.top_level_value(key, {padded.data(), size, padded.size(), offset_ + mark_}, &error_);
 }
 
+bool Walker::take_separator(bool* need_separator, bool* after_comma) {
+  while (mark_ < end_ && is_space(buffer_[mark_])) ++mark_;
+  if (mark_ == end_) return true;
+  const char c = buffer_[mark_];
+  if (c == ',') ++mark_, *after_comma = true;
+  else if (c != ']') return invalid_at(mark_, "expected ',' between events");
+  *need_separator = false;
+  return true;
+}
+
 // The elements of traceEvents, in batches: each batch ends where a window's last whole
 // element ends, and simdjson checks everything between.
 bool Walker::read_events_scanning() {
@@ -252,15 +265,7 @@ bool Walker::read_events_scanning() {
   mark_ = scan_pos_ = pos_;  // mark_: where the next batch begins
   bool need_separator = false, after_comma = false;
   for (;;) {
-    if (need_separator) {
-      while (mark_ < end_ && is_space(buffer_[mark_])) ++mark_;
-      if (mark_ < end_) {
-        const char c = buffer_[mark_];
-        if (c == ',') ++mark_, after_comma = true;
-        else if (c != ']') return invalid_at(mark_, "expected ',' between events");
-        need_separator = false;
-      }
-    }
+    if (need_separator && !take_separator(&need_separator, &after_comma)) return false;
     const JsonStructureScanner::Result r = scanner_.scan(buffer_.data(), scan_pos_, end_, false);
     scan_pos_ = end_;
     if (r.stop == JsonStructureScanner::Stop::kClose) {
@@ -290,15 +295,7 @@ bool Walker::read_events_guessing() {
   mark_ = pos_;  // where the next batch begins
   bool need_separator = false, after_comma = false;
   for (;;) {
-    if (need_separator) {
-      while (mark_ < end_ && is_space(buffer_[mark_])) ++mark_;
-      if (mark_ < end_) {
-        const char c = buffer_[mark_];
-        if (c == ',') ++mark_, after_comma = true;
-        else if (c != ']') return invalid_at(mark_, "expected ',' between events");
-        need_separator = false;
-      }
-    }
+    if (need_separator && !take_separator(&need_separator, &after_comma)) return false;
     if (!need_separator) {
       const size_t cut = eof_ ? 0 : guess_cut(mark_, end_);
       const size_t begin = mark_;
