@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "analysis/csv.h"
@@ -10,7 +11,6 @@
 #include "analysis/hlo_ops.h"
 #include "analysis/interval_union.h"
 #include "analysis/self_time.h"
-#include "analysis/lower_bound_near.h"
 #include "analysis/sort_runs.h"
 #include "analysis/units.h"
 #include "analysis/whole_profile_window.h"
@@ -108,7 +108,9 @@ struct SideTotals {
 // runtime call with its correlation id), else its tf_op stat (a name alone: no calls to count).
 class DeviceOpFinder {
  public:
-  DeviceOpFinder(const Profile& p, const HostOpFilter& host_ops) : p_(p), host_ops_(host_ops) {}
+  // `launches`: the profile's join of launches (launch_join.h), or null to make one on first need.
+  DeviceOpFinder(const Profile& p, const HostOpFilter& host_ops, const LaunchJoin* launches)
+      : p_(p), host_ops_(host_ops), launches_(launches) {}
 
   StringId tf_op(EventIndex e) const {
     // XLA ops on TPUs carry tf_op in their metadata (their name's stats), not on each event.
@@ -121,26 +123,23 @@ class DeviceOpFinder {
     return model::kNoString;
   }
 
-  // About one launch call per item of device work: reserving for those spares the copies and
-  // the slack of growing by doubling, millions of launches being common.
-  void expect_launches(size_t items_of_device_work) { expected_launches_ = items_of_device_work; }
-
-  EventIndex launcher(EventIndex e) {
+  // The op around the first call with device event e's id (on device line `line`) that has one.
+  // Only the events' own stats count here: a correlation id on a name alone joins nothing.
+  EventIndex launcher(uint32_t line, EventIndex e) {
     if (p_.events.first_stat[e] == p_.events.first_stat[e + 1]) return kNone;
-    auto c = p_.stat(e, model::kCorrelationId);
-    if (!c) return kNone;
-    build_launches();
-    const uint64_t key = launch_key(p_.plane_of(e).host, c->as_uint());
-    // A line's ids mostly ascend: the search starts where the last one ended.
-    auto it = lower_bound_near(launches_.begin(), launches_.end(), launches_.begin() + ptrdiff_t(last_found_), key,
-                               [](const Launch& a, uint64_t k) { return a.key < k; });
-    last_found_ = size_t(it - launches_.begin());
-    return it != launches_.end() && it->key == key ? it->op : kNone;
+    if (launches_ == nullptr) launches_ = &own_launches_.emplace(p_);
+    EventIndex op = kNone;
+    launches_->launch_of(line, e, [&](EventIndex call) {
+      if (p_.events.first_stat[call] == p_.events.first_stat[call + 1]) return false;
+      op = enclosing_op(call);
+      return op != kNone;
+    });
+    return op;
   }
 
   // The name of the op a device item's self time is charged to, in op_stats_totals' order.
-  StringId charged_op_name(EventIndex e) {
-    if (const EventIndex op = launcher(e); op != kNone) return p_.name_id(op);
+  StringId charged_op_name(uint32_t line, EventIndex e) {
+    if (const EventIndex op = launcher(line, e); op != kNone) return p_.name_id(op);
     if (const StringId op = tf_op(e); op != model::kNoString) return op;
     return p_.name_id(e);
   }
@@ -153,39 +152,10 @@ class DeviceOpFinder {
   }
 
  private:
-#pragma pack(push, 4)
-  struct Launch {  // 12 bytes: there can be millions
-    uint64_t key;
-    EventIndex op;
-  };
-#pragma pack(pop)
-  static uint64_t launch_key(uint32_t host, uint64_t id) { return uint64_t(host) << 48 ^ id; }
-
-  void build_launches() {
-    if (built_) return;
-    built_ = true;
-    launches_.reserve(expected_launches_);
-    std::vector<size_t> runs;  // one per thread
-    for (const auto& line : p_.lines) {
-      if (p_.planes[line.plane].kind != PlaneKind::kHostThreads) continue;
-      runs.push_back(launches_.size());
-      for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
-        if (p_.events.first_stat[e] == p_.events.first_stat[e + 1]) continue;
-        auto c = p_.stat(e, model::kCorrelationId);
-        if (!c) continue;
-        const EventIndex op = enclosing_op(e);
-        if (op != kNone) launches_.push_back({launch_key(p_.planes[line.plane].host, c->as_uint()), op});
-      }
-    }
-    sort_runs(launches_, std::move(runs), [](const Launch& a, const Launch& b) { return a.key < b.key; });
-  }
-
   const Profile& p_;
   const HostOpFilter& host_ops_;
-  bool built_ = false;
-  size_t expected_launches_ = 0;
-  std::vector<Launch> launches_;
-  size_t last_found_ = 0;  // where the last search of launches_ ended
+  const LaunchJoin* launches_;
+  std::optional<LaunchJoin> own_launches_;
 };
 
 // Device time by the host op calls that launched it: self for the launching op, total for it
@@ -320,13 +290,14 @@ void emit_side(std::vector<OpStatsRow> rows, bool on_device, int64_t idle_ps, Fr
 
 }  // namespace
 
-OpStatsTotals op_stats_totals(const Profile& p, bool count_idle, std::optional<uint32_t> only_host) {
+OpStatsTotals op_stats_totals(const Profile& p, bool count_idle, std::optional<uint32_t> only_host,
+                              const LaunchJoin* launches) {
   auto skipped = [&](const model::Plane& plane) { return only_host && plane.host != *only_host; };
   const FrameworkOpStatsOptions options{count_idle};
   OpStatsTotals out;
   out.hosts = only_host ? 1 : p.hosts.size();
   const HostOpFilter host_ops(p);
-  DeviceOpFinder device_ops(p, host_ops);
+  DeviceOpFinder device_ops(p, host_ops, launches);
   DeviceTimeByCall device_calls;
   SideTotals host, device;
   auto all_events = [](EventIndex) { return true; };
@@ -349,14 +320,13 @@ OpStatsTotals op_stats_totals(const Profile& p, bool count_idle, std::optional<u
 
   // Devices: the framework-op line where the file has one, else the device's own work.
   auto has_op_line = [&](const model::Plane& plane) { return has_framework_op_line(p, plane); };
-  // Items of work looked up by their launch: at most one launching call each, reserved at
-  // once, as there can be millions.
+  // Items of work by their launching call: at most one call each, reserved at once, as there
+  // can be millions.
   size_t device_work = 0;
   for (const auto& plane : p.planes)
     if (plane.kind == PlaneKind::kDevice && !has_op_line(plane) && !skipped(plane))
       for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l)
         if (counts_device_ops(p.lines[l], false)) device_work += p.lines[l].num_events;
-  device_ops.expect_launches(device_work);
   device_calls.reserve(device_work);
   // Where the op line gives the ops' times, its events say nothing of their kernels: each item
   // of the device's own work is charged to its op (launcher, else tf_op), as kernel_stats does.
@@ -368,7 +338,7 @@ OpStatsTotals op_stats_totals(const Profile& p, bool count_idle, std::optional<u
       for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l)
         if (counts_device_ops(p.lines[l], false))
           for (EventIndex e = p.lines[l].first_event; e < p.lines[l].first_event + p.lines[l].num_events; ++e)
-            ++kernels_of_op_line_ops[device_ops.charged_op_name(e)];
+            ++kernels_of_op_line_ops[device_ops.charged_op_name(l, e)];
     std::vector<TimeInterval> busy;
     int64_t begin = INT64_MAX, end = INT64_MIN;
     for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l) {
@@ -385,7 +355,7 @@ OpStatsTotals op_stats_totals(const Profile& p, bool count_idle, std::optional<u
         for_each_op_self_time(
             p, line, all_events,
             [&](EventIndex e, int64_t self) {
-              if (const EventIndex op = device_ops.launcher(e); op != kNone) return device_calls.add(op, self);
+              if (const EventIndex op = device_ops.launcher(l, e); op != kNone) return device_calls.add(op, self);
               if (const StringId op = device_ops.tf_op(e); op != model::kNoString) return device.add_kernel(op, self);
               // An XLA op without a framework op: its HLO op's name ("copy-done.2"), which the
               // file gives as the display name, not the instruction's whole text.
@@ -482,7 +452,7 @@ StepOpTimes op_time_by_step(const Profile& p, const StepAnalysis& sa) {
   for (const auto& line : p.lines)
     if (p.planes[line.plane].kind == PlaneKind::kHostThreads)
       for_each_op_self_time(p, line, host_ops, [&](EventIndex e, int64_t self) { add(host, e, p.name_id(e), self); });
-  DeviceOpFinder device_ops(p, host_ops);
+  DeviceOpFinder device_ops(p, host_ops, sa.grouping.launches.get());
   auto all_events = [](EventIndex) { return true; };
   for (const auto& plane : p.planes) {
     if (plane.kind != PlaneKind::kDevice) continue;
@@ -490,7 +460,7 @@ StepOpTimes op_time_by_step(const Profile& p, const StepAnalysis& sa) {
     for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l) {
       if (!counts_device_ops(p.lines[l], op_line)) continue;
       for_each_op_self_time(p, p.lines[l], all_events, [&](EventIndex e, int64_t self) {
-        add(device, e, op_line ? p.name_id(e) : device_ops.charged_op_name(e), self);
+        add(device, e, op_line ? p.name_id(e) : device_ops.charged_op_name(l, e), self);
       });
     }
   }

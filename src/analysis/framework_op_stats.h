@@ -79,9 +79,9 @@ struct OpStatsTotals {
   void add(const OpStatsTotals& other);
 };
 // `count_idle`: also the idle time (FrameworkOpStatsOptions::include_idle); `only_host`: of
-// that host alone.
+// that host alone; `launches`: the profile's join of launches, where one is made already.
 OpStatsTotals op_stats_totals(const model::Profile& profile, bool count_idle,
-                              std::optional<uint32_t> only_host = std::nullopt);
+                              std::optional<uint32_t> only_host = std::nullopt, const LaunchJoin* launches = nullptr);
 FrameworkOpStats finish_op_stats(const OpStatsTotals& totals, const FrameworkOpStatsOptions& options = {});
 
 // Each op's self time inside the analysed steps (§5.1), by step number: what `diff` compares

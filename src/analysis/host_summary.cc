@@ -22,14 +22,18 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p, unsig
   // steps: they are made on a second core while the steps are grouped (or after them, when no
   // thread starts). The op totals come first: the critical path's what-ifs name the top op.
   OverviewParts& o = out->overview;
+  // The devices' work joined to its launches once, for the op totals and the steps alike.
+  const auto launches =
+      parts & (kOpTotals | kPodHosts | kOverview | kStepOpTimes) ? std::make_shared<const LaunchJoin>(p) : nullptr;
   std::promise<void> totals_ready;
   const std::shared_future<void> totals_done = totals_ready.get_future().share();
-  auto apart = std::async(std::launch::async | std::launch::deferred, [&p, &o, &out, parts, &totals_ready] {
+  auto apart = std::async(std::launch::async | std::launch::deferred, [&p, &o, &out, parts, &totals_ready, &launches] {
     try {
       if (parts & kOpTotals) {
-        out->op_totals = op_stats_totals(p, true);
+        out->op_totals = op_stats_totals(p, true, std::nullopt, launches.get());
         for (uint32_t h = 0; h < p.hosts.size(); ++h) {
-          out->op_ranks.push_back(op_stats_rank_row(p.hosts.size() == 1 ? out->op_totals : op_stats_totals(p, true, h)));
+          out->op_ranks.push_back(op_stats_rank_row(
+              p.hosts.size() == 1 ? out->op_totals : op_stats_totals(p, true, h, launches.get())));
           out->op_ranks.back().file = p.strings.view(p.hosts[h].name);
           out->op_rank_recorded.push_back(p.hosts[h].rank);
         }
@@ -83,7 +87,7 @@ std::unique_ptr<ProfileSummary> summarize_profile(const model::Profile& p, unsig
   };
   if (parts & kOverview) o.environment = compute_run_environment(p);
   if (parts & (kPodHosts | kOverview | kStepOpTimes)) {
-    StepGrouping grouping = group_steps(p);
+    StepGrouping grouping = group_steps(p, launches);
     if ((parts & kOverview) && !grouping.selected.empty()) {
       grouped.emplace();
       grouped->grouping = grouping;

@@ -8,8 +8,6 @@
 #include <unordered_map>
 
 #include "analysis/event_kinds.h"
-#include "analysis/lower_bound_near.h"
-#include "analysis/sort_runs.h"
 #include "analysis/step_inference.h"
 #include "format/xspace_schema.h"
 
@@ -237,122 +235,54 @@ bool link_consumers(const Profile& p, const Links& links, std::vector<int32_t>& 
   return changed;
 }
 
-// A launch's correlation id joined with its host: ids are per process. 12 bytes a launch, so
-// that millions of launches stay cheap next to the model.
-#pragma pack(push, 4)
-struct Launch {
-  uint64_t key;
-  int32_t group;
-};
-#pragma pack(pop)
-
-uint64_t launch_key(uint32_t host, uint64_t correlation_id) { return uint64_t(host) << 48 ^ correlation_id; }
-
-// Calls found(e, launch) for each event e of the device work lines that `take(e)` takes and
-// whose (host, correlation id) key a launch has: the first of `launches` (sorted by key) with it.
-// The events are joined in key order (each line's ids grow with time: merged, not sorted), one
-// pass over both rather than a search of all the launches for each.
-template <typename Take, typename Found>
-void join_launches(const Profile& p, const std::vector<uint8_t>& name_has_keys, const std::vector<uint8_t>& device_work_line,
-                   const std::vector<Launch>& launches, Take&& take, Found&& found) {
-  std::vector<std::pair<uint64_t, EventIndex>> work;  // key, event
-  std::vector<size_t> runs;                           // one a line
+// Device work joins the group of the host event that launched it: the first of its launches
+// (launch_join.h) that has a group.
+bool link_correlations(const Profile& p, const LaunchJoin& launches, const std::vector<uint8_t>& device_work_line,
+                       std::vector<int32_t>& group) {
+  bool changed = false;
   for (uint32_t l = 0; l < p.lines.size(); ++l) {
     if (!device_work_line[l]) continue;
-    const auto& line = p.lines[l];
-    const uint32_t host = p.planes[line.plane].host;
-    runs.push_back(work.size());
+    const model::Line& line = p.lines[l];
     for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
-      if (!take(e) || !may_have_links(p, name_has_keys, e)) continue;
-      if (auto c = p.stat(e, model::kCorrelationId)) work.emplace_back(launch_key(host, c->as_uint()), e);
+      if (group[e] != kNoGroup) continue;
+      const EventIndex call = launches.launch_of(l, e, [&](EventIndex c) { return group[c] != kNoGroup; });
+      if (call == kNone) continue;
+      group[e] = group[call];
+      changed = true;
     }
   }
-  if (work.empty()) return;
-  sort_runs(work, std::move(runs), std::less<>());
-  auto it = launches.begin();
-  for (const auto& [key, e] : work) {
-    while (it != launches.end() && it->key < key) ++it;
-    if (it != launches.end() && it->key == key) found(e, *it);
-  }
-}
-
-// Device work joins the group of the host event that launched it.
-bool link_correlations(const Profile& p, const std::vector<uint8_t>& name_has_keys,
-                       const std::vector<uint8_t>& device_work_line, std::vector<int32_t>& group) {
-  std::vector<Launch> launches;
-  std::vector<size_t> runs;  // one per thread
-  for (int pass = 0; pass < 2; ++pass) {  // count, then fill: allocated once at its size
-    size_t count = 0;
-    for (const auto& line : p.lines) {
-      const auto& plane = p.planes[line.plane];
-      if (plane.kind != PlaneKind::kHostThreads) continue;
-      if (pass == 1) runs.push_back(launches.size());
-      for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
-        if (group[e] == kNoGroup || !may_have_links(p, name_has_keys, e)) continue;
-        auto c = p.stat(e, model::kCorrelationId);
-        if (!c) continue;
-        if (pass == 0) ++count;
-        else launches.push_back({launch_key(plane.host, c->as_uint()), group[e]});
-      }
-    }
-    if (pass == 0) {
-      if (count == 0) return false;
-      launches.reserve(count);
-    }
-  }
-  sort_runs(launches, std::move(runs), [](const Launch& a, const Launch& b) { return a.key < b.key; });
-  bool changed = false;
-  join_launches(
-      p, name_has_keys, device_work_line, launches, [&](EventIndex e) { return group[e] == kNoGroup; },
-      [&](EventIndex e, const Launch& launch) {
-        group[e] = launch.group;
-        changed = true;
-      });
   return changed;
 }
 
-
 // The end of the device work launched by runtime calls that lie inside each step's host span
 // (torch-tb-profiler's rule), per step; INT64_MIN for a step whose span launched nothing.
-std::vector<int64_t> launched_device_end(const Profile& p, const std::vector<uint8_t>& name_has_keys,
-                                         const StepGrouping& g) {
+std::vector<int64_t> launched_device_end(const Profile& p, const LaunchJoin& launches, const StepGrouping& g) {
   std::vector<int64_t> end(g.steps.size(), INT64_MIN);
   if (g.steps.empty()) return end;
-  // Launches: (host, correlation id) and the step whose host span holds the call.
-  std::vector<Launch> launches;
-  std::vector<size_t> runs;  // one per thread
-  for (const auto& line : p.lines) {
-    const auto& plane = p.planes[line.plane];
-    if (plane.kind != PlaneKind::kHostThreads) continue;
-    runs.push_back(launches.size());
-    // Steps of this host, by host start (steps are sorted by host, then start).
-    const auto first = std::lower_bound(g.steps.begin(), g.steps.end(), plane.host,
+  for (uint32_t l = 0; l < p.lines.size(); ++l) {
+    if (!g.device_work_line[l]) continue;
+    const model::Line& line = p.lines[l];
+    // Steps of the line's host, by host start (steps are sorted by host, then start): a call
+    // and its work are on one host.
+    const uint32_t host = p.planes[line.plane].host;
+    const auto first = std::lower_bound(g.steps.begin(), g.steps.end(), host,
                                         [](const Step& s, uint32_t h) { return s.host < h; });
-    const auto last = std::upper_bound(first, g.steps.end(), plane.host,
-                                       [](uint32_t h, const Step& s) { return h < s.host; });
+    const auto last = std::upper_bound(first, g.steps.end(), host, [](uint32_t h, const Step& s) { return h < s.host; });
     if (first == last) continue;
-    // The step after the call's start, searched from the last call's: a line's calls come in
-    // start order.
-    auto after = first;
     for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
-      if (!may_have_links(p, name_has_keys, e)) continue;
-      auto c = p.stat(e, model::kCorrelationId);
-      if (!c) continue;
-      after = lower_bound_near(first, last, after, p.start_ps(e),
-                               [](const Step& s, int64_t t) { return s.host_begin_ps <= t; });
-      if (after == first) continue;
-      const Step& step = *(after - 1);
-      if (p.end_ps(e) > step.host_end_ps) continue;
-      launches.push_back({launch_key(plane.host, c->as_uint()), int32_t(step.group)});
+      const Step* step = nullptr;
+      // The first launch whose call lies inside a step's host span: the step that starts last
+      // at or before the call's start, if the call ends inside it.
+      launches.launch_of(l, e, [&](EventIndex call) {
+        const auto after = std::upper_bound(first, last, p.start_ps(call),
+                                            [](int64_t t, const Step& s) { return t < s.host_begin_ps; });
+        if (after == first || p.end_ps(call) > (after - 1)->host_end_ps) return false;
+        step = &*(after - 1);
+        return true;
+      });
+      if (step != nullptr) end[step->group] = std::max(end[step->group], p.end_ps(e));
     }
   }
-  if (launches.empty()) return end;
-  sort_runs(launches, std::move(runs), [](const Launch& a, const Launch& b) { return a.key < b.key; });
-  join_launches(
-      p, name_has_keys, g.device_work_line, launches, [](EventIndex) { return true; },
-      [&](EventIndex e, const Launch& launch) {
-        end[size_t(launch.group)] = std::max(end[size_t(launch.group)], p.end_ps(e));
-      });
   return end;
 }
 
@@ -361,8 +291,8 @@ std::vector<int64_t> launched_device_end(const Profile& p, const std::vector<uin
 // by runtime calls inside its host span; so steps never overlap. A step that launched nothing
 // inside its host span but has device work through its links (TensorFlow dispatches the
 // step's ops after the marker closes) is its device span, as TensorFlow's own Steps line says.
-void set_step_windows(const Profile& p, const std::vector<uint8_t>& name_has_keys, StepGrouping& g) {
-  const std::vector<int64_t> launched_end = launched_device_end(p, name_has_keys, g);
+void set_step_windows(const Profile& p, StepGrouping& g) {
+  const std::vector<int64_t> launched_end = launched_device_end(p, *g.launches, g);
   int64_t previous_end = INT64_MIN;
   for (size_t i = 0; i < g.steps.size(); ++i) {
     Step& s = g.steps[i];
@@ -447,7 +377,7 @@ void select_steps(const Profile& p, const std::vector<uint8_t>& host_has_device_
 
 }  // namespace
 
-StepGrouping group_steps(const Profile& p) {
+StepGrouping group_steps(const Profile& p, std::shared_ptr<const LaunchJoin> launches) {
   StepGrouping g;
   g.device_work_line = find_device_work_lines(p);
   std::vector<uint8_t> host_has_device_work(p.hosts.size(), 0);
@@ -493,7 +423,8 @@ StepGrouping group_steps(const Profile& p) {
   inherit_from_parents(p, g.group_of);
   for (int round = 0; round < 8 && link_consumers(p, links, g.group_of); ++round) inherit_from_parents(p, g.group_of);
   // The correlations give groups to the devices' work only: their children follow them.
-  if (link_correlations(p, name_has_keys, g.device_work_line, g.group_of))
+  g.launches = launches ? std::move(launches) : std::make_shared<const LaunchJoin>(p);
+  if (link_correlations(p, *g.launches, g.device_work_line, g.group_of))
     for (uint32_t l = 0; l < p.lines.size(); ++l)
       if (g.device_work_line[l])
         inherit_from_parents(p, g.group_of, p.lines[l].first_event, p.lines[l].first_event + p.lines[l].num_events);
@@ -512,7 +443,7 @@ StepGrouping group_steps(const Profile& p) {
       s.device_kernels += kind_of_name[p.events.name[e]] == MemcpyKind::kNone;
     }
   }
-  set_step_windows(p, name_has_keys, g);
+  set_step_windows(p, g);
 
   select_steps(p, host_has_device_work, inferred, g);
   return g;

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "analysis/launch_join.h"
 #include "model/profile.h"
 
 namespace mlprof::analysis {
@@ -58,8 +60,12 @@ struct StepGrouping {
   std::string root_kind;
   std::vector<uint8_t> device_work_line;  // per line: holds device work (streams, else XLA/TF ops)
   bool has_device_work = false;    // the profile has device work at all
+  // The devices' work joined to its launches, for the analyses after the grouping (shared by
+  // the grouping's copies); null in a grouping made otherwise.
+  std::shared_ptr<const LaunchJoin> launches;
 };
 
-StepGrouping group_steps(const model::Profile& profile);
+// `launches`: the profile's join of launches where one is made already (else it makes one).
+StepGrouping group_steps(const model::Profile& profile, std::shared_ptr<const LaunchJoin> launches = nullptr);
 
 }  // namespace mlprof::analysis

@@ -1,10 +1,10 @@
 #include "analysis/gpu_timeline/gpu_activity.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "analysis/event_kinds.h"
 #include "analysis/lower_bound_near.h"
-#include "analysis/sort_runs.h"
 
 namespace mlprof::analysis {
 namespace {
@@ -18,91 +18,6 @@ using model::Profile;
 bool is_cuda_call(std::string_view name) {
   if (is_runtime_api_name(name) || is_launch_name(name)) return true;
   return name.size() > 2 && name.starts_with("cu") && name[2] >= 'A' && name[2] <= 'Z';
-}
-
-// Runtime calls by correlation id, sorted for lookups; `Id` is the id's width.
-template <typename Id>
-class SortedCalls {
- public:
-  void add(Id correlation, EventIndex call) { calls_.push_back({correlation, call}); }
-  // Ends the calls of one thread: they usually come in correlation order already, or in a
-  // few stretches that are (merged then, not sorted: the order is total either way).
-  void end_run() {
-    const auto begin = calls_.begin() + ptrdiff_t(run_begin_);
-    std::vector<size_t> stretches{0};
-    const size_t n = size_t(calls_.end() - begin), few = std::max<size_t>(n / 16, 1);
-    for (size_t i = 1; i < n && stretches.size() <= few; ++i)
-      if (begin[ptrdiff_t(i)] < begin[ptrdiff_t(i - 1)]) stretches.push_back(i);
-    if (stretches.size() > 1 && stretches.size() <= few) {
-      std::vector<std::pair<Id, EventIndex>> run(begin, calls_.end());
-      sort_runs(run, std::move(stretches), std::less<>());
-      std::copy(run.begin(), run.end(), begin);
-    } else if (stretches.size() > 1) {
-      std::sort(begin, calls_.end());
-    }
-    if (run_begin_ > 0) std::inplace_merge(calls_.begin(), begin, calls_.end());
-    run_begin_ = calls_.size();
-  }
-  // The outermost call first when several carry one id (enclosing events come first).
-  // `hint` carries the last position between calls: a stream asks for ids in increasing order.
-  EventIndex find(Id correlation, size_t& hint) const {
-    auto less = [](const std::pair<Id, EventIndex>& a, Id c) { return a.first < c; };
-    const auto it = lower_bound_near(calls_.begin(), calls_.end(), calls_.begin() + ptrdiff_t(std::min(hint, calls_.size())),
-                                     correlation, less);
-    hint = size_t(it - calls_.begin());
-    return it != calls_.end() && it->first == correlation ? it->second : kNone;
-  }
-  size_t size() const { return calls_.size(); }
-
- private:
-  std::vector<std::pair<Id, EventIndex>> calls_;
-  size_t run_begin_ = 0;
-};
-
-// Correlation ids of one host's runtime calls. CUPTI's and Kineto's ids fit 32 bits: 8 bytes a
-// call; wider ids (other writers) go to a table of their own.
-class LaunchIndex {
- public:
-  void add(uint64_t correlation, EventIndex call) {
-    if (correlation <= UINT32_MAX) narrow_.add(uint32_t(correlation), call);
-    else wide_.add(correlation, call);
-  }
-  void end_run() {
-    narrow_.end_run();
-    wide_.end_run();
-  }
-  EventIndex find(uint64_t correlation, size_t& hint) const {
-    if (correlation <= UINT32_MAX) return narrow_.find(uint32_t(correlation), hint);
-    size_t wide_hint = 0;
-    return wide_.find(correlation, wide_hint);
-  }
-  size_t size() const { return narrow_.size() + wide_.size(); }
-
- private:
-  SortedCalls<uint32_t> narrow_;
-  SortedCalls<uint64_t> wide_;
-};
-
-std::optional<uint64_t> correlation_of(const Profile& p, EventIndex e) {
-  if (auto c = p.stat(e, model::kCorrelationId)) return c->as_uint();
-  return std::nullopt;
-}
-
-LaunchIndex index_launches(const Profile& p, const model::Host& host) {
-  LaunchIndex index;
-  for (uint32_t pl = host.first_plane; pl < host.first_plane + host.num_planes; ++pl) {
-    const model::Plane& plane = p.planes[pl];
-    if (plane.kind != PlaneKind::kHostThreads) continue;
-    for (uint32_t l = plane.first_line; l < plane.first_line + plane.num_lines; ++l) {
-      const model::Line& line = p.lines[l];
-      for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
-        if (p.events.first_stat[e] == p.events.first_stat[e + 1] && p.names[p.events.name[e]].stats.count == 0) continue;
-        if (auto c = correlation_of(p, e)) index.add(*c, e);
-      }
-      index.end_run();
-    }
-  }
-  return index;
 }
 
 std::string ms_text(int64_t ps) {
@@ -143,8 +58,8 @@ void drop_empty_streams(HostGpuActivity* h) {
   h->stream_first = std::move(first);
 }
 
-void collect_host(const Profile& p, const StepGrouping& g, const GpuActivityOptions& options, uint32_t h,
-                  HostGpuActivity* out) {
+void collect_host(const Profile& p, const StepGrouping& g, const LaunchJoin& launches, const GpuActivityOptions& options,
+                  uint32_t h, HostGpuActivity* out) {
   const GpuScope scope = options.scope;
   out->profile = &p;
   out->round_like_hta = options.round_like_hta;
@@ -165,8 +80,7 @@ void collect_host(const Profile& p, const StepGrouping& g, const GpuActivityOpti
   std::stable_sort(out->streams.begin(), out->streams.end(), [](const GpuStream& a, const GpuStream& b) {
     return a.device_ordinal != b.device_ordinal ? a.device_ordinal < b.device_ordinal : a.id < b.id;
   });
-  const LaunchIndex launches = index_launches(p, host);
-  out->launches_seen = launches.size();
+  out->launches_seen = launches.calls_on_host(h);
 
   // Which time counts.
   int64_t launched_before = INT64_MAX;  // kHtaScope: launches from the last step on are left out
@@ -201,12 +115,12 @@ void collect_host(const Profile& p, const StepGrouping& g, const GpuActivityOpti
   for (uint32_t s = 0; s < out->streams.size(); ++s) {
     out->stream_first.push_back(uint32_t(out->work.size()));
     const model::Line& line = p.lines[out->streams[s].line];
-    size_t hint = 0, dma = 0, window_hint = 0;
+    size_t dma = 0, window_hint = 0;
     for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
       GpuWork w;
       w.event = e;
       w.stream = uint16_t(s);
-      if (auto c = correlation_of(p, e)) w.launch = launches.find(*c, hint);
+      w.launch = launches.launch_of(out->streams[s].line, e);  // the outermost call with its id
       if (launched_before != INT64_MAX && (w.launch == kNone || p.start_ps(w.launch) >= launched_before)) continue;
       if (scope == GpuScope::kAnalysedSteps) {
         const int64_t begin = out->gpu_begin(p, w), end = out->gpu_end(p, w);
@@ -256,9 +170,13 @@ GpuActivity collect_gpu_activity(const Profile& profile, const StepGrouping& gro
                                  const GpuActivityOptions& options) {
   GpuActivity out;
   out.scope = options.scope;
+  // The grouping's join of launches, else one made here.
+  std::optional<LaunchJoin> own;
+  if (!grouping.launches) own.emplace(profile);
+  const LaunchJoin& launches = grouping.launches ? *grouping.launches : *own;
   for (uint32_t h = 0; h < profile.hosts.size(); ++h) {
     HostGpuActivity host;
-    collect_host(profile, grouping, options, h, &host);
+    collect_host(profile, grouping, launches, options, h, &host);
     if (!host.streams.empty()) out.hosts.push_back(std::move(host));
   }
   return out;
