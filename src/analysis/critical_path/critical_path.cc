@@ -344,7 +344,7 @@ void read_paths(const PathInputs& in, const StepWindow& w, WindowGraph& wg, Wind
   if (on_path)
     for (model::NameIndex n = 0; n < on_path->names.size(); ++n)
       if (on_path->names[n]) out.path_names.push_back(n);
-  wg.predict->set_measured(std::move(measured.time_ps));  // the replays start from it
+  wg.predict->set_measured(std::move(measured));  // the replays start from it
 }
 
 // Whether the kind's removal is predicted, given the time of each kind on the path.

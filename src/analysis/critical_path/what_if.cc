@@ -285,6 +285,9 @@ double predicted_step_ms(const DependencyGraph& g, const EdgeList& matched, doub
 
 struct WhatIfPredictor::Shared {
   std::vector<int64_t> measured_ps;
+  std::vector<uint32_t> binding;  // per node: the in-edge that set its measured time
+  std::vector<uint8_t> setting;   // per node: whether a step's time follows from it (step_reach.h)
+  double measured_total_ps = 0;   // the reported steps' lengths summed
   OutEdges out;
   std::vector<std::unique_ptr<PartialReplay>> replayers;  // one a thread
 };
@@ -294,15 +297,19 @@ WhatIfPredictor::WhatIfPredictor(const model::Profile& p, const DependencyGraph&
     : p_(p), g_(g), step_root_names_(std::move(step_root_names)) {}
 WhatIfPredictor::~WhatIfPredictor() = default;
 
-void WhatIfPredictor::set_measured(std::vector<int64_t> time_ps) {
+void WhatIfPredictor::set_measured(Replay measured) {
   if (shared_) return;
   shared_ = std::make_unique<Shared>();
-  shared_->measured_ps = std::move(time_ps);
+  shared_->setting = nodes_setting_steps(g_, measured.binding);
+  for (const GraphStep& step : g_.steps)
+    if (step.reported) shared_->measured_total_ps += double(replayed_duration_ps(g_, measured, step));
+  shared_->measured_ps = std::move(measured.time_ps);
+  shared_->binding = std::move(measured.binding);
   shared_->out = out_edges(g_);
 }
 
 WhatIfPredictor::Shared& WhatIfPredictor::shared() {
-  if (!shared_) set_measured(replay(g_, nullptr, 1, false).time_ps);
+  if (!shared_) set_measured(replay(g_, nullptr, 1, true));
   return *shared_;
 }
 
@@ -318,12 +325,23 @@ void WhatIfPredictor::make(const std::vector<WhatIfChange>& changes) {
     keys.emplace_back(c.target, c.scale);
   }
   if (jobs.empty()) return;
-  std::vector<double> total_ps(jobs.size());
   if (g_.steps.empty()) {
     for (size_t j = 0; j < jobs.size(); ++j) predicted_.emplace(keys[j], 0.0);
     return;
   }
   Shared& s = shared();
+  // A change that shortens only edges setting no step's time leaves the steps as measured.
+  for (size_t j = 0; j < jobs.size();) {
+    if (may_move_steps(g_, s.setting, s.binding, *jobs[j].first, jobs[j].second)) {
+      ++j;
+      continue;
+    }
+    predicted_.emplace(keys[j], s.measured_total_ps);
+    jobs.erase(jobs.begin() + long(j));
+    keys.erase(keys.begin() + long(j));
+  }
+  if (jobs.empty()) return;
+  std::vector<double> total_ps(jobs.size());
   const size_t threads =
       std::min<size_t>(std::max(1u, std::min({std::thread::hardware_concurrency(), 8u, max_threads_})), jobs.size());
   while (s.replayers.size() < threads)
