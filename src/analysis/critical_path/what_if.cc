@@ -288,7 +288,8 @@ struct WhatIfPredictor::Shared {
   std::vector<uint32_t> binding;  // per node: the in-edge that set its measured time
   std::vector<uint8_t> setting;   // per node: whether a step's time follows from it (step_reach.h)
   double measured_total_ps = 0;   // the reported steps' lengths summed
-  OutEdges out;
+  OutEdges out;          // made once a change follows its marks (none replays to the end)
+  bool out_made = false;
   std::vector<std::unique_ptr<PartialReplay>> replayers;  // one a thread
 };
 
@@ -305,7 +306,6 @@ void WhatIfPredictor::set_measured(Replay measured) {
     if (step.reported) shared_->measured_total_ps += double(replayed_duration_ps(g_, measured, step));
   shared_->measured_ps = std::move(measured.time_ps);
   shared_->binding = std::move(measured.binding);
-  shared_->out = out_edges(g_);
 }
 
 WhatIfPredictor::Shared& WhatIfPredictor::shared() {
@@ -349,7 +349,13 @@ void WhatIfPredictor::make(const std::vector<WhatIfChange>& changes) {
   std::vector<size_t> order(jobs.size());
   std::iota(order.begin(), order.end(), size_t(0));
   std::vector<uint64_t> key(jobs.size());
-  for (size_t j = 0; j < jobs.size(); ++j) key[j] = s.replayers.front()->order_key(*jobs[j].first);
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    key[j] = s.replayers.front()->order_key(*jobs[j].first);
+    if (key[j] == 0 && !jobs[j].first->empty() && !s.out_made) {  // before the threads read it
+      s.out = out_edges(g_);
+      s.out_made = true;
+    }
+  }
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key[a] < key[b]; });
   // Each thread makes a run of them in that order (those that replay to the end two at a time):
   // runs of an even length, so that two made together start near each other.
