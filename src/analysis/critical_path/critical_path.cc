@@ -316,10 +316,11 @@ void read_paths(const PathInputs& in, const StepWindow& w, WindowGraph& wg, Wind
   std::optional<PathNames> on_path;  // for a window among several
   if (!w.whole) on_path.emplace(p);
   size_t own = 0;
+  std::vector<PathPiece> pieces;  // a step's, its room kept for the next
   for (const GraphStep& gs : g.steps) {
     if (!gs.reported) continue;
     const uint32_t index = w.own[own++];
-    const std::vector<PathPiece> pieces = critical_path(g, measured, gs);
+    critical_path(g, measured, gs, pieces);
     const std::array<double, kNumPathKinds> kind_ms =
         read_path(p, g, pieces, gs, step_ops, step_kernels, on_path ? &*on_path : nullptr);
     CriticalPathStep s;

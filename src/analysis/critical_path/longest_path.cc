@@ -67,6 +67,12 @@ int64_t replayed_begin_ps(const DependencyGraph& g, const int64_t* time_ps, cons
 
 std::vector<PathPiece> critical_path(const DependencyGraph& g, const Replay& r, const GraphStep& step) {
   std::vector<PathPiece> path;
+  critical_path(g, r, step, path);
+  return path;
+}
+
+void critical_path(const DependencyGraph& g, const Replay& r, const GraphStep& step, std::vector<PathPiece>& path) {
+  path.clear();
   const int64_t begin = replayed_begin_ps(g, r, step);
   uint32_t v = step.sink;
   while (r.time_ps[v] > begin) {
@@ -79,7 +85,6 @@ std::vector<PathPiece> critical_path(const DependencyGraph& g, const Replay& r, 
     path.push_back({ei, r.time_ps[v] - std::max(r.time_ps[u], begin)});
     v = u;
   }
-  return path;
 }
 
 }  // namespace mlprof::analysis
