@@ -13,6 +13,7 @@
 #include "analysis/critical_path/dependency_graph.h"
 #include "analysis/critical_path/longest_path.h"
 #include "analysis/critical_path/partial_replay.h"
+#include "analysis/critical_path/step_reach.h"
 #include "analysis/critical_path/what_if.h"
 #include "analysis/step_breakdown.h"
 #include "model/load_profile.h"
@@ -62,6 +63,29 @@ TEST(PartialReplay, GivesTheWholeReplaysTimesOnAGraphWorkedByHand) {
   EXPECT_DOUBLE_EQ(partial.mean_step_ms({}, 0), 55 / 1e9);
   // The buffers are restored between replays: the first again gives the same.
   EXPECT_DOUBLE_EQ(partial.mean_step_ms({edge_index(3, 4)}, 0.5), 35 / 1e9);
+}
+
+// In the graph above the kernel's chain sets the step's end; the host's stretch after the
+// launch does not: shortening it cannot move the step (the whole replay agrees), while
+// shortening the kernel, the stretch before the launch, or lengthening anything may.
+TEST(StepReach, OnlyEdgesSettingAStepsTimeMayMoveIt) {
+  DependencyGraph g = graph_of({0, 10, 20, 15, 55, 55},
+                               {{0, 1, 10}, {1, 2, 10}, {2, 5, 0}, {1, 3, 5}, {3, 4, 40}, {4, 5, 0}});
+  g.steps.push_back({0, 1, 0, 55, 0, 5, -1});
+  auto edge_index = [&](uint32_t from, uint32_t to) {
+    for (uint32_t k = 0; k < g.edges.size(); ++k)
+      if (g.edge_from[k] == from && g.edges[k].to == to) return k;
+    return UINT32_MAX;
+  };
+  const Replay r = replay(g, nullptr, 1, true);
+  const std::vector<uint8_t> setting = nodes_setting_steps(g, r.binding);
+  const EdgeList host_after = {edge_index(1, 2), edge_index(2, 5)};
+  EXPECT_FALSE(may_move_steps(g, setting, r.binding, host_after, 0));
+  EXPECT_FALSE(may_move_steps(g, setting, r.binding, host_after, 0.5));
+  EXPECT_EQ(predicted_step_ms(g, host_after, 0), 55 / 1e9);
+  EXPECT_TRUE(may_move_steps(g, setting, r.binding, {edge_index(3, 4)}, 0.5));
+  EXPECT_TRUE(may_move_steps(g, setting, r.binding, {edge_index(0, 1)}, 0.5));
+  EXPECT_TRUE(may_move_steps(g, setting, r.binding, host_after, 2));
 }
 
 constexpr uint32_t kNodes = 10000;

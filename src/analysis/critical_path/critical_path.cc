@@ -316,10 +316,11 @@ void read_paths(const PathInputs& in, const StepWindow& w, WindowGraph& wg, Wind
   std::optional<PathNames> on_path;  // for a window among several
   if (!w.whole) on_path.emplace(p);
   size_t own = 0;
+  std::vector<PathPiece> pieces;  // a step's, its room kept for the next
   for (const GraphStep& gs : g.steps) {
     if (!gs.reported) continue;
     const uint32_t index = w.own[own++];
-    const std::vector<PathPiece> pieces = critical_path(g, measured, gs);
+    critical_path(g, measured, gs, pieces);
     const std::array<double, kNumPathKinds> kind_ms =
         read_path(p, g, pieces, gs, step_ops, step_kernels, on_path ? &*on_path : nullptr);
     CriticalPathStep s;
@@ -344,7 +345,7 @@ void read_paths(const PathInputs& in, const StepWindow& w, WindowGraph& wg, Wind
   if (on_path)
     for (model::NameIndex n = 0; n < on_path->names.size(); ++n)
       if (on_path->names[n]) out.path_names.push_back(n);
-  wg.predict->set_measured(std::move(measured.time_ps));  // the replays start from it
+  wg.predict->set_measured(std::move(measured));  // the replays start from it
 }
 
 // Whether the kind's removal is predicted, given the time of each kind on the path.

@@ -5,29 +5,53 @@
 
 namespace mlprof::analysis {
 
+namespace {
+
+// The replay with or without scaled edges and bindings: each its own loop, the best in-edge
+// kept by selects (which of a node's edges sets its time is not predictable).
+template <bool kScaled, bool kBinding>
+void replay_nodes(const DependencyGraph& g, const uint8_t* scaled, double scale, int64_t* time, uint32_t* binding) {
+  const uint32_t n = uint32_t(g.num_nodes());
+  const uint32_t* from = g.edge_from.data();
+  const int64_t* weight = g.edge_weight_ps.data();
+  const uint32_t* in_first = g.in_first.data();
+  auto weight_of = [&](uint32_t k) {
+    if constexpr (kScaled) return scaled[k] ? int64_t(std::llround(double(weight[k]) * scale)) : weight[k];
+    else return weight[k];
+  };
+  for (uint32_t v = 0; v < n; ++v) {
+    const uint32_t first = in_first[v], end = in_first[v + 1];
+    if (first == end) {  // a node nothing leads to (a thread's first instant) stays where it was measured
+      time[v] = g.anchor_ps[v];
+      if constexpr (kBinding) binding[v] = UINT32_MAX;
+      continue;
+    }
+    int64_t t = time[from[first]] + weight_of(first);
+    uint32_t best = first;
+    for (uint32_t k = first + 1; k < end; ++k) {
+      const int64_t c = time[from[k]] + weight_of(k);
+      best = c > t ? k : best;  // the first of equal ones
+      t = std::max(t, c);
+    }
+    time[v] = t;
+    if constexpr (kBinding) binding[v] = best;
+  }
+}
+
+}  // namespace
+
 Replay replay(const DependencyGraph& g, const std::vector<uint8_t>* matched, double scale, bool keep_binding) {
   Replay r;
   r.time_ps.resize(g.num_nodes());
-  if (keep_binding) r.binding.assign(g.num_nodes(), UINT32_MAX);
-  const size_t n = g.num_nodes();
-  const uint32_t* from = g.edge_from.data();
-  const int64_t* weight = g.edge_weight_ps.data();
-  const uint8_t* scaled = matched ? matched->data() : nullptr;
+  if (keep_binding) r.binding.resize(g.num_nodes());
   int64_t* time = r.time_ps.data();
-  for (uint32_t v = 0; v < n; ++v) {
-    int64_t t = INT64_MIN;
-    uint32_t best = UINT32_MAX;
-    for (uint32_t k = g.in_first[v]; k < g.in_first[v + 1]; ++k) {
-      int64_t w = weight[k];
-      if (scaled && scaled[k]) w = int64_t(std::llround(double(w) * scale));
-      if (time[from[k]] + w > t) {
-        t = time[from[k]] + w;
-        best = k;
-      }
-    }
-    // A node nothing leads to (a thread's first instant) stays where it was measured.
-    time[v] = best == UINT32_MAX ? g.anchor_ps[v] : t;
-    if (keep_binding) r.binding[v] = best;
+  uint32_t* binding = r.binding.data();
+  if (matched) {
+    if (keep_binding) replay_nodes<true, true>(g, matched->data(), scale, time, binding);
+    else replay_nodes<true, false>(g, matched->data(), scale, time, binding);
+  } else {
+    if (keep_binding) replay_nodes<false, true>(g, nullptr, scale, time, binding);
+    else replay_nodes<false, false>(g, nullptr, scale, time, binding);
   }
   return r;
 }
@@ -43,6 +67,12 @@ int64_t replayed_begin_ps(const DependencyGraph& g, const int64_t* time_ps, cons
 
 std::vector<PathPiece> critical_path(const DependencyGraph& g, const Replay& r, const GraphStep& step) {
   std::vector<PathPiece> path;
+  critical_path(g, r, step, path);
+  return path;
+}
+
+void critical_path(const DependencyGraph& g, const Replay& r, const GraphStep& step, std::vector<PathPiece>& path) {
+  path.clear();
   const int64_t begin = replayed_begin_ps(g, r, step);
   uint32_t v = step.sink;
   while (r.time_ps[v] > begin) {
@@ -55,7 +85,6 @@ std::vector<PathPiece> critical_path(const DependencyGraph& g, const Replay& r, 
     path.push_back({ei, r.time_ps[v] - std::max(r.time_ps[u], begin)});
     v = u;
   }
-  return path;
 }
 
 }  // namespace mlprof::analysis

@@ -38,5 +38,7 @@ struct PathPiece {
 };
 // The step's critical path, from its end back to its begin (a replay with bindings).
 std::vector<PathPiece> critical_path(const DependencyGraph& g, const Replay& r, const GraphStep& step);
+// The same into `path` (emptied first): a caller reading many steps' paths keeps its buffer.
+void critical_path(const DependencyGraph& g, const Replay& r, const GraphStep& step, std::vector<PathPiece>& path);
 
 }  // namespace mlprof::analysis

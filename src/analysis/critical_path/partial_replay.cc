@@ -22,13 +22,17 @@ inline int64_t scaled_weight(int64_t w, double scale) {
 OutEdges out_edges(const DependencyGraph& g) {
   OutEdges out;
   const size_t n = g.num_nodes();
-  out.first.assign(n + 1, 0);
-  for (uint32_t from : g.edge_from) ++out.first[from + 1];
-  for (size_t v = 0; v < n; ++v) out.first[v + 1] += out.first[v];
+  // Counted one place on, so that first[v + 1], the fill point of v's edges, ends as v's end.
+  out.first.assign(n + 2, 0);
+  for (uint32_t from : g.edge_from) ++out.first[from + 2];
+  for (size_t v = 1; v <= n; ++v) out.first[v + 1] += out.first[v];
   out.to.resize(g.edge_from.size());
-  std::vector<uint32_t> fill(out.first.begin(), out.first.end() - 1);
+  uint32_t* fill = out.first.data() + 1;
+  const uint32_t* from = g.edge_from.data();
+  const uint32_t* in_first = g.in_first.data();
   for (uint32_t v = 0; v < n; ++v)  // edges are grouped by target
-    for (uint32_t k = g.in_first[v]; k < g.in_first[v + 1]; ++k) out.to[fill[g.edge_from[k]]++] = v;
+    for (uint32_t k = in_first[v]; k < in_first[v + 1]; ++k) out.to[fill[from[k]]++] = v;
+  out.first.pop_back();
   return out;
 }
 
@@ -174,16 +178,24 @@ void replay_both(const DependencyGraph& g, const uint8_t* is_scaled, uint32_t fi
   const uint32_t* from = g.edge_from.data();
   const int64_t* weight = g.edge_weight_ps.data();
   const uint32_t* in_first = g.in_first.data();
+  auto arrive = [&](uint32_t k, int64_t& a0, int64_t& a1) {
+    const int64_t w = weight[k];
+    const int64_t s0 = scaled_as<F0>(w, scale0), s1 = scaled_as<F1>(w, scale1);
+    a0 = time0[from[k]] + (is_scaled[k] & 1 ? s0 : w);
+    a1 = time1[from[k]] + (is_scaled[k] & 2 ? s1 : w);
+  };
+  // Most nodes have one in-edge: it is read outside the loop over the others.
+  uint32_t k = in_first[first];
   for (uint32_t v = first; v < n; ++v) {
-    if (in_first[v] == in_first[v + 1]) continue;  // a node nothing leads to keeps its time
-    int64_t t0 = INT64_MIN, t1 = INT64_MIN;
-    for (uint32_t k = in_first[v]; k < in_first[v + 1]; ++k) {
-      const int64_t w = weight[k];
-      const int64_t s0 = scaled_as<F0>(w, scale0), s1 = scaled_as<F1>(w, scale1);
-      const int64_t w0 = is_scaled[k] & 1 ? s0 : w;
-      const int64_t w1 = is_scaled[k] & 2 ? s1 : w;
-      t0 = std::max(t0, time0[from[k]] + w0);
-      t1 = std::max(t1, time1[from[k]] + w1);
+    const uint32_t end = in_first[v + 1];
+    if (k == end) continue;  // a node nothing leads to keeps its time
+    int64_t t0, t1;
+    arrive(k, t0, t1);
+    for (++k; k < end; ++k) {
+      int64_t a0, a1;
+      arrive(k, a0, a1);
+      t0 = std::max(t0, a0);
+      t1 = std::max(t1, a1);
     }
     time0[v] = t0;
     time1[v] = t1;
@@ -212,23 +224,44 @@ void PartialReplay::replay_both_from(uint32_t first, double scale0, double scale
   }
 }
 
+namespace {
+
+template <ScaleForm F>
+void replay_one(const DependencyGraph& g, const uint8_t* is_scaled, uint8_t bit, uint32_t first, double scale,
+                int64_t* time) {
+  const uint32_t n = uint32_t(g.num_nodes());
+  const uint32_t* from = g.edge_from.data();
+  const int64_t* weight = g.edge_weight_ps.data();
+  const uint32_t* in_first = g.in_first.data();
+  auto arrive = [&](uint32_t k) {
+    int64_t w = weight[k];
+    if constexpr (F == ScaleForm::kOther) {  // the library call only where scaled
+      if (is_scaled[k] & bit) w = scaled_weight(w, scale);
+    } else {
+      w = is_scaled[k] & bit ? scaled_as<F>(w, scale) : w;
+    }
+    return time[from[k]] + w;
+  };
+  uint32_t k = in_first[first];  // as in replay_both
+  for (uint32_t v = first; v < n; ++v) {
+    const uint32_t end = in_first[v + 1];
+    if (k == end) continue;  // a node nothing leads to keeps its time
+    int64_t t = arrive(k);
+    for (++k; k < end; ++k) t = std::max(t, arrive(k));
+    time[v] = t;
+  }
+}
+
+}  // namespace
+
 void PartialReplay::replay_from(size_t l, uint32_t first, double scale) {
-  const uint32_t* from = g_.edge_from.data();
-  const int64_t* weight = g_.edge_weight_ps.data();
   const uint8_t* is_scaled = scaled_.data();
   const uint8_t bit = uint8_t(1u << l);
-  const uint32_t* in_first = g_.in_first.data();
   int64_t* time = lanes_[l].time.data();
-  const uint32_t n = uint32_t(g_.num_nodes());
-  for (uint32_t v = first; v < n; ++v) {
-    if (in_first[v] == in_first[v + 1]) continue;  // a node nothing leads to keeps its time
-    int64_t t = INT64_MIN;
-    for (uint32_t k = in_first[v]; k < in_first[v + 1]; ++k) {
-      int64_t wt = weight[k];
-      if (is_scaled[k] & bit) wt = scaled_weight(wt, scale);
-      t = std::max(t, time[from[k]] + wt);
-    }
-    time[v] = t;
+  switch (form_of(scale)) {
+    case ScaleForm::kZero: return replay_one<ScaleForm::kZero>(g_, is_scaled, bit, first, scale, time);
+    case ScaleForm::kHalf: return replay_one<ScaleForm::kHalf>(g_, is_scaled, bit, first, scale, time);
+    default: return replay_one<ScaleForm::kOther>(g_, is_scaled, bit, first, scale, time);
   }
 }
 

@@ -49,7 +49,7 @@ class PartialReplay {
 
  private:
   // Above this share of the edges scaled (1 in kDenseShare), replay every node after the first.
-  static constexpr size_t kDenseShare = 20;
+  static constexpr size_t kDenseShare = 32;
   bool replays_to_end(const std::vector<uint32_t>& scaled) const {
     return scaled.size() * kDenseShare >= g_.edges.size();
   }

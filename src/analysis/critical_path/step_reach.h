@@ -18,4 +18,14 @@ std::vector<uint8_t> nodes_leading_to_steps(const DependencyGraph& g);
 // Whether any of the `matched` edges leads to a step's end, given the pass above.
 bool reaches_a_step(const DependencyGraph& g, const std::vector<uint8_t>& leading, const EdgeList& matched);
 
+// Per node: whether a step's end or begin takes its time, in the measured replay whose binding
+// edges are `binding` (longest_path.h), from it through those edges (one pass back).
+std::vector<uint8_t> nodes_setting_steps(const DependencyGraph& g, const std::vector<uint32_t>& binding);
+
+// Whether scaling `scaled` by `scale` may move a step, given the pass above. Shortening only
+// edges that set no such time cannot: each of those times keeps the path that set it, and no
+// other path grows. So the change's steps are the measured ones, with no replay.
+bool may_move_steps(const DependencyGraph& g, const std::vector<uint8_t>& setting, const std::vector<uint32_t>& binding,
+                    const EdgeList& scaled, double scale);
+
 }  // namespace mlprof::analysis

@@ -285,7 +285,11 @@ double predicted_step_ms(const DependencyGraph& g, const EdgeList& matched, doub
 
 struct WhatIfPredictor::Shared {
   std::vector<int64_t> measured_ps;
-  OutEdges out;
+  std::vector<uint32_t> binding;  // per node: the in-edge that set its measured time
+  std::vector<uint8_t> setting;   // per node: whether a step's time follows from it (step_reach.h)
+  double measured_total_ps = 0;   // the reported steps' lengths summed
+  OutEdges out;          // made once a change follows its marks (none replays to the end)
+  bool out_made = false;
   std::vector<std::unique_ptr<PartialReplay>> replayers;  // one a thread
 };
 
@@ -294,15 +298,18 @@ WhatIfPredictor::WhatIfPredictor(const model::Profile& p, const DependencyGraph&
     : p_(p), g_(g), step_root_names_(std::move(step_root_names)) {}
 WhatIfPredictor::~WhatIfPredictor() = default;
 
-void WhatIfPredictor::set_measured(std::vector<int64_t> time_ps) {
+void WhatIfPredictor::set_measured(Replay measured) {
   if (shared_) return;
   shared_ = std::make_unique<Shared>();
-  shared_->measured_ps = std::move(time_ps);
-  shared_->out = out_edges(g_);
+  shared_->setting = nodes_setting_steps(g_, measured.binding);
+  for (const GraphStep& step : g_.steps)
+    if (step.reported) shared_->measured_total_ps += double(replayed_duration_ps(g_, measured, step));
+  shared_->measured_ps = std::move(measured.time_ps);
+  shared_->binding = std::move(measured.binding);
 }
 
 WhatIfPredictor::Shared& WhatIfPredictor::shared() {
-  if (!shared_) set_measured(replay(g_, nullptr, 1, false).time_ps);
+  if (!shared_) set_measured(replay(g_, nullptr, 1, true));
   return *shared_;
 }
 
@@ -318,12 +325,23 @@ void WhatIfPredictor::make(const std::vector<WhatIfChange>& changes) {
     keys.emplace_back(c.target, c.scale);
   }
   if (jobs.empty()) return;
-  std::vector<double> total_ps(jobs.size());
   if (g_.steps.empty()) {
     for (size_t j = 0; j < jobs.size(); ++j) predicted_.emplace(keys[j], 0.0);
     return;
   }
   Shared& s = shared();
+  // A change that shortens only edges setting no step's time leaves the steps as measured.
+  for (size_t j = 0; j < jobs.size();) {
+    if (may_move_steps(g_, s.setting, s.binding, *jobs[j].first, jobs[j].second)) {
+      ++j;
+      continue;
+    }
+    predicted_.emplace(keys[j], s.measured_total_ps);
+    jobs.erase(jobs.begin() + long(j));
+    keys.erase(keys.begin() + long(j));
+  }
+  if (jobs.empty()) return;
+  std::vector<double> total_ps(jobs.size());
   const size_t threads =
       std::min<size_t>(std::max(1u, std::min({std::thread::hardware_concurrency(), 8u, max_threads_})), jobs.size());
   while (s.replayers.size() < threads)
@@ -331,7 +349,13 @@ void WhatIfPredictor::make(const std::vector<WhatIfChange>& changes) {
   std::vector<size_t> order(jobs.size());
   std::iota(order.begin(), order.end(), size_t(0));
   std::vector<uint64_t> key(jobs.size());
-  for (size_t j = 0; j < jobs.size(); ++j) key[j] = s.replayers.front()->order_key(*jobs[j].first);
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    key[j] = s.replayers.front()->order_key(*jobs[j].first);
+    if (key[j] == 0 && !jobs[j].first->empty() && !s.out_made) {  // before the threads read it
+      s.out = out_edges(g_);
+      s.out_made = true;
+    }
+  }
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key[a] < key[b]; });
   // Each thread makes a run of them in that order (those that replay to the end two at a time):
   // runs of an even length, so that two made together start near each other.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "analysis/critical_path/dependency_graph.h"
+#include "analysis/critical_path/longest_path.h"
 #include "analysis/step_breakdown.h"
 #include "analysis/tool_registry.h"
 #include "model/profile.h"
@@ -83,9 +84,9 @@ class WhatIfPredictor {
                   std::set<std::string, std::less<>> step_root_names = {});
   ~WhatIfPredictor();
 
-  // The graph's replay with the measured weights, where the caller has made it already (else
-  // made on first use).
-  void set_measured(std::vector<int64_t> time_ps);
+  // The graph's replay with the measured weights and its binding edges, where the caller has
+  // made it already (else made on first use).
+  void set_measured(Replay measured);
 
   // Makes the predictions of `changes` not made yet, the replays on every core. Throws as step_ms.
   void make(const std::vector<WhatIfChange>& changes);
