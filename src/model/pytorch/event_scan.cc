@@ -129,7 +129,7 @@ class Tokens {
     ++at_;
     return true;
   }
-  bool scalar() {
+  [[gnu::always_inline]] bool scalar() {
     if (!starts_scalar(peek())) return false;
     ++at_;
     return true;
