@@ -49,9 +49,11 @@ class Tokens {
   // A key (with its ':'), as key_at reads it.
   bool key(std::string_view* key) {
     // As traces write keys: the colon right after the closing quote.
-    if (at_ + 1 < count_ && text_[index_[at_]] == '"' && text_[index_[at_ + 1]] == ':') {
+    if (at_ + 1 < count_) {
       const uint32_t begin = index_[at_], colon = index_[at_ + 1];
-      if (colon - begin >= 2 && text_[colon - 1] == '"') {
+      uint16_t quote_colon;  // the two bytes that end the key, read at once
+      std::memcpy(&quote_colon, text_ + colon - 1, 2);
+      if (text_[begin] == '"' && quote_colon == ('"' | ':' << 8) && colon - begin >= 2) {
         *key = escapes_ ? key_at(text_ + begin + 1) : std::string_view(text_ + begin + 1, colon - begin - 2);
         at_ += 2;
         return true;
@@ -127,7 +129,7 @@ class Tokens {
     ++at_;
     return true;
   }
-  bool scalar() {
+  [[gnu::always_inline]] bool scalar() {
     if (!starts_scalar(peek())) return false;
     ++at_;
     return true;
@@ -142,7 +144,7 @@ class Tokens {
 
 // A string value into *out; a value of another type is passed over, leaving *out alone (and
 // *is_string, when asked, false), as On-Demand's INCORRECT_TYPE does for the other parser.
-bool string_value(Tokens& t, std::string_view* out, bool* is_string = nullptr) {
+[[gnu::always_inline]] inline bool string_value(Tokens& t, std::string_view* out, bool* is_string = nullptr) {
   if (t.peek() != '"') {
     if (is_string != nullptr) *is_string = false;
     return t.skip();
@@ -164,7 +166,7 @@ struct RecentNumbers {
   LastNumber newer, older;
 };
 
-bool thread_id(Tokens& t, ThreadId* id, RecentNumbers* recent) {
+[[gnu::always_inline]] inline bool thread_id(Tokens& t, ThreadId* id, RecentNumbers* recent) {
   const char c = t.peek();
   if (c == '"') {
     std::string_view label;
@@ -200,7 +202,7 @@ bool thread_id(Tokens& t, ThreadId* id, RecentNumbers* recent) {
   return t.skip();
 }
 
-bool int_array(Tokens& t, int64_t (&out)[3]) {
+[[gnu::always_inline]] inline bool int_array(Tokens& t, int64_t (&out)[3]) {
   if (!t.take('[')) return t.skip();
   if (t.take(']')) return true;
   size_t i = 0;
@@ -214,7 +216,7 @@ bool int_array(Tokens& t, int64_t (&out)[3]) {
 }
 
 // A double as On-Demand's get_double reads it; a value of another type is passed over.
-bool double_value(Tokens& t, double* out) {
+[[gnu::always_inline]] inline bool double_value(Tokens& t, double* out) {
   const char c = t.peek();
   if (c != '-' && !is_digit(c)) return t.skip();
   std::string_view token;
@@ -223,7 +225,7 @@ bool double_value(Tokens& t, double* out) {
          simdjson::SUCCESS;
 }
 
-bool args(Tokens& t, RawEvent* raw) {
+[[gnu::always_inline]] inline bool args(Tokens& t, RawEvent* raw) {
   if (!t.take('{')) return t.skip();
   if (t.take('}')) return true;
   do {
@@ -262,7 +264,7 @@ bool args(Tokens& t, RawEvent* raw) {
 }
 
 // An object's fields after its '{', and its '}'.
-bool fields(Tokens& t, RawEvent* raw, RecentNumbers (&recent)[2]) {
+[[gnu::always_inline]] inline bool fields(Tokens& t, RawEvent* raw, RecentNumbers (&recent)[2]) {
   do {
     std::string_view key;
     if (!t.key(&key)) return false;
@@ -298,7 +300,7 @@ bool fields(Tokens& t, RawEvent* raw, RecentNumbers (&recent)[2]) {
 
 // An event, settled (raw_event.h) while its text is in this core's cache.
 // `recent`: the last pids and tids read.
-bool event(Tokens& t, RawEvent* raw, RecentNumbers (&recent)[2]) {
+[[gnu::always_inline]] inline bool event(Tokens& t, RawEvent* raw, RecentNumbers (&recent)[2]) {
   if (!t.take('{')) return false;  // not an object: the other parser says which element
   if (!t.take('}') && !fields(t, raw, recent)) return false;
   settle(*raw);

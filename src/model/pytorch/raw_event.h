@@ -265,6 +265,30 @@ inline bool equals_lower(std::string_view text, std::string_view lower) {
 // The categories and names of the arrows from a launch to its GPU work.
 inline bool is_launch_flow(std::string_view s) { return s == "ac2g" || s == "async_cpu_to_gpu" || s == "launch"; }
 
+// The category of work as Kineto writes it (in lower case), which most events have: true and
+// *category then, as category_of() finds it the longer way.
+inline bool category_as_written(std::string_view c, Category* category) {
+  switch (c.size()) {
+    case 6:
+      if (c == "cpu_op") return *category = Category::kCpuOp, true;
+      if (c == "kernel") return *category = Category::kKernel, true;
+      return false;
+    case 10:
+      if (c == "gpu_memcpy") return *category = Category::kMemcpy, true;
+      if (c == "gpu_memset") return *category = Category::kMemset, true;
+      return false;
+    case 12:
+      if (c == "cuda_runtime") return *category = Category::kRuntime, true;
+      return false;
+    case 15:
+      if (c == "user_annotation") return *category = Category::kUserAnnotation, true;
+      if (c == "python_function") return *category = Category::kPythonFunction, true;
+      return false;
+    default:
+      return false;
+  }
+}
+
 // What an event is, from its phase, category, name and arguments.
 inline Category category_of(const RawEvent& raw) {
   if (raw.ph != 'X') return raw.name == "[memory]" ? Category::kMemory : Category::kInstant;
@@ -324,13 +348,16 @@ inline void settle(RawEvent& raw) {
   }
   raw.ts_ok = parse_fixed_padded(raw.ts, 3, &raw.ts_value);
   raw.dur_ok = raw.ph == 'X' && !raw.dur.empty() && parse_fixed_padded(raw.dur, 6, &raw.dur_value);
+  raw.name_slot = uint16_t(InternCache::slot_of(raw.name));
+  // A category as Kineto writes it is neither the profiler's span, nor MTIA's, nor device work
+  // in a category not known here: the flags below keep their defaults.
+  if (raw.ph == 'X' && raw.has_cat && category_as_written(raw.cat, &raw.category)) return;
   raw.category = category_of(raw);
   if (raw.has_cat) {
     raw.profiler_span = equals_lower(raw.cat, "trace");
     raw.mtia = equals_lower(raw.cat, "mtia_ccp_events");
     raw.unknown_device = raw.category == Category::kKernel && !raw.mtia && !equals_lower(raw.cat, "kernel");
   }
-  raw.name_slot = uint16_t(InternCache::slot_of(raw.name));
 }
 
 }  // namespace mlprof::model::kineto
