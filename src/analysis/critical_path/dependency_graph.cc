@@ -61,6 +61,8 @@ bool links_data(int64_t context_type) {
          context_type == kAdaptiveSharedBatchScheduler || context_type == kBatcher;
 }
 
+HostNameKind host_name_kind(std::string_view name) { return {host_kind(name, false), is_blocking_call(name)}; }
+
 PathKind device_kind(GpuWorkKind k) {
   switch (k) {
     case GpuWorkKind::kCommunication: return PathKind::kCollectives;
@@ -214,7 +216,7 @@ class GraphBuilder {
       producer = p_.stat(e, model::kProducerId);
       consumer = p_.stat(e, model::kConsumerId);
     }
-    const NameKind& of_name = name_kind(p_.events.name[e]);
+    const HostNameKind& of_name = name_kind(p_.events.name[e]);
     // A step's root produces the context its other threads consume (PyTorch's ProfilerStep, a
     // StepTrace): it is the step, not input work; producers of data (a loader's _p) are input.
     const bool produces_input = producer.has_value() && !p_.stat(e, model::kIsRoot).has_value() &&
@@ -227,21 +229,18 @@ class GraphBuilder {
     if (of_name.blocking) blocking_[host].push_back(e);
   }
 
-  // What a host event's name says (its kind when it produces nothing, whether it blocks), read
-  // once a name: most events share a few hundred names.
+  // What a host event's name says, read once a name (most events share a few hundred names):
+  // the windows' graphs share what graph_inputs read.
   struct NameKind {
-    PathKind kind = PathKind::kHost;
-    bool blocking = false;
+    HostNameKind of_name;
     bool known = false;
   };
-  const NameKind& name_kind(model::NameIndex n) {
+  const HostNameKind& name_kind(model::NameIndex n) {
+    if (!inputs_.name_kinds.empty()) return inputs_.name_kinds[n];
     if (name_kinds_.empty()) name_kinds_.resize(p_.names.size());
     NameKind& k = name_kinds_[n];
-    if (!k.known) {
-      const std::string_view name = p_.strings.view(p_.names[n].name);
-      k = {host_kind(name, false), is_blocking_call(name), true};
-    }
-    return k;
+    if (!k.known) k = {host_name_kind(p_.strings.view(p_.names[n].name)), true};
+    return k.of_name;
   }
 
   // Whether the event or its name carries a producer or consumer id: one look at its stats
@@ -1011,6 +1010,8 @@ GraphInputs graph_inputs(const model::Profile& profile, const StepAnalysis& step
   in.rank_waits = find_rank_waits(profile, steps);
   if (!whole) {
     in.windows = window_device_inputs(profile);
+    in.name_kinds.reserve(profile.names.size());
+    for (const model::EventName& n : profile.names) in.name_kinds.push_back(host_name_kind(profile.strings.view(n.name)));
     return in;
   }
   in.activity = collect_all_gpu_activity(profile);

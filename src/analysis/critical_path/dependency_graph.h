@@ -95,14 +95,22 @@ DependencyGraph build_dependency_graph(const model::Profile& profile, const Step
 DependencyGraph build_dependency_graph(const model::Profile& profile, const StepAnalysis& steps,
                                        const std::vector<StepSpan>& spans);
 
+// What a host event's name says of it: its kind when it produces nothing, whether it blocks.
+struct HostNameKind {
+  PathKind kind = PathKind::kHost;
+  bool blocking = false;
+};
+
 // What the graphs of one profile share, found once: the ranks' waits and common clock; for a
 // graph of the whole profile, its device work with its launches and the waits on recorded CUDA
-// events; for windows' graphs, what finding a window's device work needs (window_gpu_work.h).
+// events; for windows' graphs, what finding a window's device work needs (window_gpu_work.h)
+// and what each name says of a host event.
 struct GraphInputs {
   RankWaits rank_waits;
   GpuActivity activity;                 // whole
   std::vector<EventWaits> event_waits;  // whole: per activity.hosts
   WindowDeviceInputs windows;           // windows
+  std::vector<HostNameKind> name_kinds;  // windows: per name (Profile::names), not read again a window
 };
 GraphInputs graph_inputs(const model::Profile& profile, const StepAnalysis& steps, bool whole);
 
