@@ -177,9 +177,10 @@ class GraphBuilder {
       node = next;
       now = std::max(t, now);
     };
-    // A window's launches, for its device work (the whole profile's is found beforehand).
+    // A window's launches, for its device work, where the steps' join of launches is not at
+    // hand (the whole profile's is found beforehand).
     std::vector<std::pair<uint64_t, EventIndex>>* launches = nullptr;
-    if (!g_.events.is_whole()) {
+    if (!g_.events.is_whole() && inputs_.launches == nullptr) {
       if (launches_.read.empty()) {
         launches_.read.assign(p_.lines.size(), 0);
         launches_.of_line.resize(p_.lines.size());
@@ -405,7 +406,9 @@ class GraphBuilder {
   void add_device_work() {
     // The whole profile's device work, found once; a window's, found for it.
     WindowDeviceWork window;
-    if (!g_.events.is_whole()) window = window_device_work(p_, inputs_.windows, g_.events, &launches_);
+    if (!g_.events.is_whole())
+      window = inputs_.launches ? window_device_work(p_, inputs_.windows, g_.events, *inputs_.launches)
+                                : window_device_work(p_, inputs_.windows, g_.events, &launches_);
     const std::vector<HostGpuActivity>& hosts = g_.events.is_whole() ? inputs_.activity.hosts : window.hosts;
     for (size_t hi = 0; hi < hosts.size(); ++hi) {
       const HostGpuActivity& h = hosts[hi];
@@ -1007,6 +1010,7 @@ class GraphBuilder {
 
 GraphInputs graph_inputs(const model::Profile& profile, const StepAnalysis& steps, bool whole) {
   GraphInputs in;
+  in.launches = steps.grouping.launches.get();
   in.rank_waits = find_rank_waits(profile, steps);
   if (!whole) {
     in.windows = window_device_inputs(profile);
@@ -1014,7 +1018,8 @@ GraphInputs graph_inputs(const model::Profile& profile, const StepAnalysis& step
     for (const model::EventName& n : profile.names) in.name_kinds.push_back(host_name_kind(profile.strings.view(n.name)));
     return in;
   }
-  in.activity = collect_all_gpu_activity(profile);
+  // All of it, joined to its launches by the steps' join (the scope reads no steps).
+  in.activity = collect_gpu_activity(profile, steps.grouping, GpuActivityOptions{GpuScope::kWholeProfile, false});
   for (const HostGpuActivity& h : in.activity.hosts) in.event_waits.push_back(find_event_waits(profile, h));
   return in;
 }

@@ -111,6 +111,7 @@ struct GraphInputs {
   std::vector<EventWaits> event_waits;  // whole: per activity.hosts
   WindowDeviceInputs windows;           // windows
   std::vector<HostNameKind> name_kinds;  // windows: per name (Profile::names), not read again a window
+  const LaunchJoin* launches = nullptr;  // windows: the steps' join of launches, where it has one
 };
 GraphInputs graph_inputs(const model::Profile& profile, const StepAnalysis& steps, bool whole);
 

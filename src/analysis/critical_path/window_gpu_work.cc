@@ -73,10 +73,59 @@ WindowDeviceInputs window_device_inputs(const model::Profile& p) {
   return out;
 }
 
-WindowDeviceWork window_device_work(const model::Profile& p, const WindowDeviceInputs& in,
-                                    const EventSelection& events, const KnownLaunches* known) {
+namespace {
+
+// The window's device work per host; `launcher(wh)` gives the host's finder of an item's launch
+// among the window's events, `find(line, e)`.
+template <typename Launcher>
+WindowDeviceWork device_work(const model::Profile& p, const WindowDeviceInputs& in, const EventSelection& events,
+                             Launcher&& launcher) {
   WindowDeviceWork out;
   for (const WindowDeviceInputs::Host& wh : in.hosts) {
+    auto find = launcher(wh);
+    HostGpuActivity h;
+    h.profile = &p;
+    h.host = wh.host;
+    h.streams = wh.streams;
+    size_t items = 0;
+    for (const GpuStream& stream : h.streams) items += events.count_in_line(stream.line);
+    h.work.reserve(items);
+    for (uint32_t s = 0; s < h.streams.size(); ++s) {
+      h.stream_first.push_back(uint32_t(h.work.size()));
+      const uint32_t line = h.streams[s].line;
+      const EventIndex line_first = p.lines[line].first_event;
+      events.for_each_in_line(line, [&](EventIndex e) {
+        GpuWork w;
+        w.event = e;
+        w.stream = uint16_t(s);
+        w.launch = find(line, e);
+        w.kind = wh.kinds[s][e - line_first];
+        h.work.push_back(w);
+      });
+    }
+    h.stream_first.push_back(uint32_t(h.work.size()));
+    EventWaits waits;
+    if (!wh.stream_waits.empty() || !wh.host_waits.empty()) {
+      std::unordered_map<EventIndex, uint32_t> index_of;
+      for (uint32_t i = 0; i < h.work.size(); ++i) index_of.emplace(h.work[i].event, i);
+      for (const auto& [source, dest] : wh.stream_waits) {
+        const auto s = index_of.find(source), d = index_of.find(dest);
+        if (s != index_of.end() && d != index_of.end()) waits.streams.push_back({s->second, d->second});
+      }
+      for (const auto& [source, call] : wh.host_waits)
+        if (const auto s = index_of.find(source); s != index_of.end()) waits.hosts.push_back({s->second, call});
+    }
+    out.hosts.push_back(std::move(h));
+    out.waits.push_back(std::move(waits));
+  }
+  return out;
+}
+
+}  // namespace
+
+WindowDeviceWork window_device_work(const model::Profile& p, const WindowDeviceInputs& in,
+                                    const EventSelection& events, const KnownLaunches* known) {
+  return device_work(p, in, events, [&](const WindowDeviceInputs::Host& wh) {
     const model::Host& host = p.hosts[wh.host];
     // The window's launches on the host's threads, by correlation id (a thread's in time order
     // already: merged, not sorted).
@@ -98,46 +147,25 @@ WindowDeviceWork window_device_work(const model::Profile& p, const WindowDeviceI
     }
     if (runs.empty() || runs.front() != 0) runs.insert(runs.begin(), 0);
     sort_runs(launches, std::move(runs), std::less<>());
-    HostGpuActivity h;
-    h.profile = &p;
-    h.host = wh.host;
-    h.streams = wh.streams;
-    size_t items = 0;
-    for (const GpuStream& stream : h.streams) items += events.count_in_line(stream.line);
-    h.work.reserve(items);
-    auto found = launches.begin();  // where the last search ended: a stream's ids mostly ascend
-    for (uint32_t s = 0; s < h.streams.size(); ++s) {
-      h.stream_first.push_back(uint32_t(h.work.size()));
-      const EventIndex line_first = p.lines[h.streams[s].line].first_event;
-      events.for_each_in_line(h.streams[s].line, [&](EventIndex e) {
-        GpuWork w;
-        w.event = e;
-        w.stream = uint16_t(s);
-        if (const auto c = correlation_of(p, e)) {
-          found = lower_bound_near(launches.begin(), launches.end(), found, std::make_pair(*c, EventIndex(0)),
-                                   std::less<>());
-          if (found != launches.end() && found->first == *c) w.launch = found->second;
-        }
-        w.kind = wh.kinds[s][e - line_first];
-        h.work.push_back(w);
-      });
-    }
-    h.stream_first.push_back(uint32_t(h.work.size()));
-    EventWaits waits;
-    if (!wh.stream_waits.empty() || !wh.host_waits.empty()) {
-      std::unordered_map<EventIndex, uint32_t> index_of;
-      for (uint32_t i = 0; i < h.work.size(); ++i) index_of.emplace(h.work[i].event, i);
-      for (const auto& [source, dest] : wh.stream_waits) {
-        const auto s = index_of.find(source), d = index_of.find(dest);
-        if (s != index_of.end() && d != index_of.end()) waits.streams.push_back({s->second, d->second});
-      }
-      for (const auto& [source, call] : wh.host_waits)
-        if (const auto s = index_of.find(source); s != index_of.end()) waits.hosts.push_back({s->second, call});
-    }
-    out.hosts.push_back(std::move(h));
-    out.waits.push_back(std::move(waits));
-  }
-  return out;
+    // Where the last search ended: a stream's ids mostly ascend.
+    return [&p, launches = std::move(launches), found = size_t(0)](uint32_t, EventIndex e) mutable {
+      const auto c = correlation_of(p, e);
+      if (!c) return kNone;
+      const auto it = lower_bound_near(launches.begin(), launches.end(), launches.begin() + ptrdiff_t(found),
+                                       std::make_pair(*c, EventIndex(0)), std::less<>());
+      found = size_t(it - launches.begin());
+      return it != launches.end() && it->first == *c ? it->second : kNone;
+    };
+  });
+}
+
+WindowDeviceWork window_device_work(const model::Profile& p, const WindowDeviceInputs& in,
+                                    const EventSelection& events, const LaunchJoin& launches) {
+  return device_work(p, in, events, [&](const WindowDeviceInputs::Host&) {
+    return [&](uint32_t line, EventIndex e) {
+      return launches.launch_of(line, e, [&](EventIndex call) { return events.slot(call) != kNoSlot; });
+    };
+  });
 }
 
 }  // namespace mlprof::analysis

@@ -45,5 +45,9 @@ struct KnownLaunches {
 };
 WindowDeviceWork window_device_work(const model::Profile& p, const WindowDeviceInputs& in,
                                     const EventSelection& events, const KnownLaunches* known = nullptr);
+// The same, each item's launch the first of its calls in `launches` (launch_join.h) that the
+// window holds.
+WindowDeviceWork window_device_work(const model::Profile& p, const WindowDeviceInputs& in,
+                                    const EventSelection& events, const LaunchJoin& launches);
 
 }  // namespace mlprof::analysis
