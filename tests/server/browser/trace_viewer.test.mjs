@@ -239,8 +239,13 @@ test('trace viewer: a pan shifts the rows drawn once, and shows what drawing the
     await page.locator('.trace-button', { hasText: 'Reset' }).click();
     await idle();
     await page.locator('.trace-canvas').hover();
-    for (let i = 0; i < 8; ++i) await page.keyboard.press('w'); // about 1/6 of the trace: room to pan
-    await idle();
+    // About 1/6 of the trace: room to pan. Each press waits for its reply, so the reply in hand
+    // is the last zoom's: a reply asked two presses earlier would span the whole trace (it
+    // covers the view at 1.25× its density), and no pan would then need another.
+    for (let i = 0; i < 8; ++i) {
+      await page.keyboard.press('w');
+      await idle();
+    }
     await drawn(page);
     assert.equal(await viewerData(page, 'rows-bitmaps'), '0', 'a zoom draws the rows directly');
     const [start0] = await visibleRange(page);
