@@ -35,6 +35,8 @@ class Arena {
   // Writers. attach() fails once the arena is closed.
   bool attach() noexcept;
   void detach() noexcept;
+  // Whether the session still records (seq_cst, as close() stores it).
+  bool is_open() const noexcept { return open_.load(std::memory_order_seq_cst); }
   // A chunk for the calling thread, or null when the arena is full: one given back by a
   // thread that exited (its `published` says where the free space starts), else a fresh one.
   ChunkHeader* take_chunk() noexcept;

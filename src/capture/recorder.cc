@@ -93,11 +93,18 @@ void count_drop(ThreadState& t) noexcept {
   }
 }
 
+enum class ChunkStart { kStarted, kTooFull, kSessionClosed };
+
 // Begins this thread's segment in `chunk` (fresh, or given back by an exited thread, its
-// free space starting at `published`); false when fewer than `bytes` would be left.
-bool start_chunk(ThreadState& t, ChunkHeader* chunk, size_t bytes) noexcept {
-  const uint32_t used = std::max<uint32_t>(chunk->published.load(std::memory_order_relaxed), sizeof(ChunkHeader));
-  if (kChunkBytes - used < sizeof(ThreadSegmentRecord) + bytes) return false;
+// free space starting at `published`): kTooFull when fewer than `bytes` would be left.
+ChunkStart start_chunk(ThreadState& t, ChunkHeader* chunk, size_t bytes) noexcept {
+  // Acquire, so that the check below comes after this read. A chunk taken by a late writer
+  // of a session that closed meanwhile is left alone: the export reads it, and once the
+  // session gives its pages back they read as zero, `published` too, so a segment begun
+  // then would overwrite records the export read.
+  const uint32_t used = std::max<uint32_t>(chunk->published.load(std::memory_order_acquire), sizeof(ChunkHeader));
+  if (!t.arena->is_open()) return ChunkStart::kSessionClosed;
+  if (kChunkBytes - used < sizeof(ThreadSegmentRecord) + bytes) return ChunkStart::kTooFull;
   char* const p = reinterpret_cast<char*>(chunk) + used;
   auto* segment = reinterpret_cast<ThreadSegmentRecord*>(p);
   segment->kind = kThreadSegment;
@@ -111,7 +118,7 @@ bool start_chunk(ThreadState& t, ChunkHeader* chunk, size_t bytes) noexcept {
   if (++t.segment_serial == 0) t.segment_serial = 1;  // and repeat only its own ops' inputs
   t.limit = reinterpret_cast<char*>(chunk) + kChunkBytes;
   publish(t, p + sizeof(ThreadSegmentRecord));
-  return true;
+  return ChunkStart::kStarted;
 }
 
 }  // namespace
@@ -127,13 +134,14 @@ bool reserve_slow(ThreadState& t, size_t bytes) noexcept {
   if (size_t(t.limit - t.pos) >= bytes) return true;
   if (!t.dropping) {
     ChunkHeader* chunk = t.arena->take_chunk();
-    if (chunk != nullptr && !start_chunk(t, chunk, bytes)) {
+    ChunkStart started = chunk != nullptr ? start_chunk(t, chunk, bytes) : ChunkStart::kTooFull;
+    if (chunk != nullptr && started == ChunkStart::kTooFull) {
       // Given back with too little room for this record: leave it to others, take a fresh one.
       t.arena->give_back(chunk);
       chunk = t.arena->take_fresh_chunk();
-      if (chunk != nullptr && !start_chunk(t, chunk, bytes)) chunk = nullptr;  // never: a record fits a chunk
+      started = chunk != nullptr ? start_chunk(t, chunk, bytes) : ChunkStart::kTooFull;  // a record fits a chunk
     }
-    if (chunk != nullptr) return true;
+    if (started == ChunkStart::kStarted) return true;
     t.dropping = true;
   }
   count_drop(t);
