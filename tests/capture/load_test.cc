@@ -72,6 +72,10 @@ struct Cycle {
 // Events after `after_start` may still have seen no session for a few events (the start
 // became visible to the writer a moment later); past this many, every one must count.
 constexpr int64_t kStartSlack = 4;
+// The small buffer (every other session) holds this many chunks, fewer than the writers.
+constexpr uint64_t kSmallBuffer = uint64_t{256} << 10;
+constexpr int kSmallBufferChunks = 4;
+constexpr uint64_t kLargeBuffer = uint64_t{8} << 20;
 
 TEST(Load, SixteenWritersWhileSessionsStartAndStop) {
   constexpr int kWriters = 16;
@@ -102,7 +106,7 @@ TEST(Load, SixteenWritersWhileSessionsStartAndStop) {
     // Every other session has a buffer of 4 chunks, fewer than the writers: most of them
     // drop all they write; the others hold ~170000 events, more than the writers usually
     // finish in a session.
-    const uint64_t buffer = c % 2 == 0 ? uint64_t{8} << 20 : uint64_t{256} << 10;
+    const uint64_t buffer = c % 2 == 0 ? kLargeBuffer : kSmallBuffer;
     Cycle& cycle = results[c];
     cycle.buffer = buffer;
     cycle.writers.resize(kWriters);
@@ -118,8 +122,19 @@ TEST(Load, SixteenWritersWhileSessionsStartAndStop) {
       for (int w = 0; w < kWriters; ++w) n += done[w].load(std::memory_order_acquire) - cycle.writers[w].after_start;
       return n;
     };
-    while (finished_in_session() < min_events_per_session &&
-           std::chrono::steady_clock::now() - session_start < std::chrono::milliseconds(100)) {
+    // Writers past the start's slack: each holds a chunk or drops. A small buffer's session
+    // waits for more of them than it has chunks, so that it drops for sure; on a loaded
+    // machine the writers, at the lowest priority, may take a while to get there.
+    auto writers_in_session = [&] {
+      int n = 0;
+      for (int w = 0; w < kWriters; ++w)
+        n += done[w].load(std::memory_order_acquire) > cycle.writers[w].after_start + kStartSlack + 1;
+      return n;
+    };
+    const bool small = buffer == kSmallBuffer;
+    const auto most_wait = std::chrono::milliseconds(small ? 5000 : 100);
+    while ((finished_in_session() < min_events_per_session || (small && writers_in_session() <= kSmallBufferChunks)) &&
+           std::chrono::steady_clock::now() - session_start < most_wait) {
       std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
     for (int w = 0; w < kWriters; ++w) cycle.writers[w].before_stop = done[w].load(std::memory_order_acquire);
