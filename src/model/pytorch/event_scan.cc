@@ -37,9 +37,11 @@ class Tokens {
 
   bool done() const { return at_ == count_; }
   uint32_t at() const { return at_; }
-  char peek() const { return at_ < count_ ? text_[index_[at_]] : '\0'; }
+  // No bound is checked: the entry past the last token points at that token, the batch's ']'
+  // (EventScan::read), and only take(']') checks that it is not past the end.
+  char peek() const { return text_[index_[at_]]; }
   bool take(char c) {
-    if (peek() != c) return false;
+    if (peek() != c || (c == ']' && at_ == count_)) return false;
     ++at_;
     return true;
   }
@@ -57,8 +59,8 @@ class Tokens {
   // A key (with its ':'), as key_at reads it.
   bool key(std::string_view* key) {
     // As traces write keys: the colon right after the closing quote. No bound is checked: at_ is
-    // at most count_, stage 1 ends the index with two entries at the text's end and a 0, and the
-    // last token is the batch's ']' (EventScan::read), which starts no key.
+    // at most count_, where the batch's ']' is again (see peek()), which starts no key, and stage 1
+    // ends the index with an entry more.
     {
       const uint32_t begin = index_[at_], colon = index_[at_ + 1];
       uint16_t quote_colon;  // the two bytes that end the key, read at once
@@ -88,7 +90,9 @@ class Tokens {
       at_ = after == kNotSkipped ? at_ : after;
       return after != kNotSkipped;
     }
-    return scalar();
+    if (!starts_scalar(c)) return false;
+    ++at_;
+    return true;
   }
   bool skip_nested(int depth) {
     if (take('{')) {
@@ -140,11 +144,6 @@ class Tokens {
     const std::string_view t = trimmed();
     if (t.size() < 2 || t.back() != '"') return false;
     *quoted = t;
-    ++at_;
-    return true;
-  }
-  [[gnu::always_inline]] bool scalar() {
-    if (!starts_scalar(peek())) return false;
     ++at_;
     return true;
   }
@@ -345,10 +344,13 @@ bool EventScan::read(const PaddedJson& batch, std::vector<RawEvent>* raws, RawPa
       simdjson::SUCCESS)
     return false;
   // A batch read here ends with the array's ']' (the walk checks that it takes that last): one
-  // that does not is left to the other parser at once, and no key is looked for past it.
-  const uint32_t* index = stage1_->structural_indexes.get();
+  // that does not is left to the other parser at once. The entry past the last token (stage 1's
+  // own, the text's end) then points at that ']' too, so that the walk reads a token without a
+  // bound check and finds nothing there that it could take but the ']' (see Tokens::take).
+  uint32_t* index = stage1_->structural_indexes.get();
   const uint32_t count = stage1_->n_structural_indexes;
   if (count == 0 || batch.data[index[count - 1]] != ']') return false;
+  index[count] = index[count - 1];
   // Traces seldom escape anything: one look for a backslash in the whole batch spares one per string.
   Tokens t(batch.data, index, count,
            std::memchr(batch.data, '\\', batch.size) != nullptr);
