@@ -19,19 +19,29 @@ bool is_digit(char c) { return unsigned(c - '0') < 10; }
 // that is read is parsed (pytorch/number.h), and one that is not may be anything.
 bool starts_scalar(char c) { return c == '-' || is_digit(c) || c == 't' || c == 'f' || c == 'n'; }
 
+// Passes over the container at token `at` (as Tokens::skip_nested does): the token after it, or
+// kNotSkipped. Out of line and given the walk's state by value, since it recurses: a walk that
+// handed its own Tokens to it would live in memory rather than registers, and be read again after
+// each store into an event.
+constexpr uint32_t kNotSkipped = UINT32_MAX;
+uint32_t skip_nested_at(const char* text, const uint32_t* index, uint32_t count, bool escapes, uint32_t at, int depth);
+
 // The tokens of one batch, as stage 1 found them: each starts at a structural character, a
 // string's opening quote or a scalar's first character, and runs to the next one.
 class Tokens {
  public:
   // `escapes`: whether the text may hold a backslash (without one, a string ends at its first
   // quote and holds no escape, which saves looking).
-  Tokens(const char* text, const uint32_t* index, uint32_t count, bool escapes)
-      : text_(text), index_(index), count_(count), escapes_(escapes) {}
+  Tokens(const char* text, const uint32_t* index, uint32_t count, bool escapes, uint32_t at = 0)
+      : text_(text), index_(index), count_(count), escapes_(escapes), at_(at) {}
 
   bool done() const { return at_ == count_; }
-  char peek() const { return at_ < count_ ? text_[index_[at_]] : '\0'; }
+  uint32_t at() const { return at_; }
+  // No bound is checked: the entry past the last token points at that token, the batch's ']'
+  // (EventScan::read), and only take(']') checks that it is not past the end.
+  char peek() const { return text_[index_[at_]]; }
   bool take(char c) {
-    if (peek() != c) return false;
+    if (peek() != c || (c == ']' && at_ == count_)) return false;
     ++at_;
     return true;
   }
@@ -48,8 +58,10 @@ class Tokens {
 
   // A key (with its ':'), as key_at reads it.
   bool key(std::string_view* key) {
-    // As traces write keys: the colon right after the closing quote.
-    if (at_ + 1 < count_) {
+    // As traces write keys: the colon right after the closing quote. No bound is checked: at_ is
+    // at most count_, where the batch's ']' is again (see peek()), which starts no key, and stage 1
+    // ends the index with an entry more.
+    {
       const uint32_t begin = index_[at_], colon = index_[at_ + 1];
       uint16_t quote_colon;  // the two bytes that end the key, read at once
       std::memcpy(&quote_colon, text_ + colon - 1, 2);
@@ -73,8 +85,14 @@ class Tokens {
       std::string_view quoted;
       return quoted_string(&quoted);
     }
-    if (c == '{' || c == '[') return skip_nested(depth);
-    return scalar();
+    if (c == '{' || c == '[') {
+      const uint32_t after = skip_nested_at(text_, index_, count_, escapes_, at_, depth);
+      at_ = after == kNotSkipped ? at_ : after;
+      return after != kNotSkipped;
+    }
+    if (!starts_scalar(c)) return false;
+    ++at_;
+    return true;
   }
   bool skip_nested(int depth) {
     if (take('{')) {
@@ -129,11 +147,6 @@ class Tokens {
     ++at_;
     return true;
   }
-  [[gnu::always_inline]] bool scalar() {
-    if (!starts_scalar(peek())) return false;
-    ++at_;
-    return true;
-  }
 
   const char* text_;
   const uint32_t* index_;
@@ -141,6 +154,11 @@ class Tokens {
   bool escapes_;
   uint32_t at_ = 0;
 };
+
+uint32_t skip_nested_at(const char* text, const uint32_t* index, uint32_t count, bool escapes, uint32_t at, int depth) {
+  Tokens t(text, index, count, escapes, at);
+  return t.skip_nested(depth) ? t.at() : kNotSkipped;
+}
 
 // A string value into *out; a value of another type is passed over, leaving *out alone (and
 // *is_string, when asked, false), as On-Demand's INCORRECT_TYPE does for the other parser.
@@ -325,8 +343,16 @@ bool EventScan::read(const PaddedJson& batch, std::vector<RawEvent>* raws, RawPa
   if (stage1_->stage1(reinterpret_cast<const uint8_t*>(batch.data), batch.size, simdjson::stage1_mode::regular) !=
       simdjson::SUCCESS)
     return false;
+  // A batch read here ends with the array's ']' (the walk checks that it takes that last): one
+  // that does not is left to the other parser at once. The entry past the last token (stage 1's
+  // own, the text's end) then points at that ']' too, so that the walk reads a token without a
+  // bound check and finds nothing there that it could take but the ']' (see Tokens::take).
+  uint32_t* index = stage1_->structural_indexes.get();
+  const uint32_t count = stage1_->n_structural_indexes;
+  if (count == 0 || batch.data[index[count - 1]] != ']') return false;
+  index[count] = index[count - 1];
   // Traces seldom escape anything: one look for a backslash in the whole batch spares one per string.
-  Tokens t(batch.data, stage1_->structural_indexes.get(), stage1_->n_structural_indexes,
+  Tokens t(batch.data, index, count,
            std::memchr(batch.data, '\\', batch.size) != nullptr);
   const size_t before = raws->size();
   RecentNumbers recent[2];
