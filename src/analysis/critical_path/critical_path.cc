@@ -112,13 +112,15 @@ struct PathNames {
   model::EventIndex last = model::kNone;  // walked just before: a host event owns its own edges
   explicit PathNames(const model::Profile& p) : names(p.names.size(), 0), walked(p.events.size()) {}
   void mark(const model::Profile& p, const PathEdge& edge) {
-    for (model::EventIndex e : {edge.event, edge.owner}) {
-      if (e == last) continue;
-      last = e;
-      for (; e != model::kNone && !walked.test(e); e = p.events.parent[e] < e ? p.events.parent[e] : model::kNone) {
-        walked.set(e);
-        names[p.events.name[e]] = 1;
-      }
+    mark(p, edge.event);
+    mark(p, edge.owner);  // the same event but for device work: a return, at once
+  }
+  void mark(const model::Profile& p, model::EventIndex e) {
+    if (e == last) return;
+    last = e;
+    for (; e != model::kNone && !walked.test(e); e = p.events.parent[e] < e ? p.events.parent[e] : model::kNone) {
+      walked.set(e);
+      names[p.events.name[e]] = 1;
     }
   }
 };

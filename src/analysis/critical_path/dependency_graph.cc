@@ -167,16 +167,27 @@ class GraphBuilder {
     if (thread_nodes_.empty()) thread_nodes_.assign(p_.lines.size(), {0, 0});
     int64_t now = p_.start_ps(first);  // times may be negative (hosts after the first)
     const int64_t off = offset_[host];  // onto the ranks' common clock
-    auto advance = [&](int64_t t) {
-      const uint32_t next = add_node(std::max(t, now) + off);
+    // A node and the edge to it, pushed here rather than by add_node and add_edge: most of the
+    // graph's nodes and edges are made here, and the calls cost as much as the pushes. The line
+    // makes two nodes an event at most, for which chain_edge_ has room (made below). Inlined
+    // where called (the compiler kept it a call of its own).
+    auto advance = [&](int64_t t) __attribute__((always_inline)) {
+      const int64_t at = std::max(t, now);
+      const uint32_t next = uint32_t(g_.anchor_ps.size());
+      g_.anchor_ps.push_back(at + off);
       if (node != kNoNode) {
         const EventIndex ev = open.empty() ? kNone : open.back().event;
         const PathKind k = ev == kNone ? PathKind::kIdle : PathKind(kind_[open.back().slot]);
-        chain_edge_[node] = add_edge(node, next, std::max(t, now) - now, ev, ev, host, k);
+        chain_edge_[node] = uint32_t(g_.edges.size());
+        g_.edges.push_back({next, ev, ev, host, k});
+        g_.edge_from.push_back(node);
+        g_.edge_weight_ps.push_back(at - now);
       }
       node = next;
-      now = std::max(t, now);
+      now = at;
     };
+    if (const size_t most = g_.anchor_ps.size() + 2 * g_.events.count_in_line(l); chain_edge_.size() < most)
+      chain_edge_.resize(most, UINT32_MAX);
     // A window's launches, for its device work, where the steps' join of launches is not at
     // hand (the whole profile's is found beforehand).
     std::vector<std::pair<uint64_t, EventIndex>>* launches = nullptr;

@@ -21,32 +21,23 @@ bool reaches_a_step(const DependencyGraph& g, const std::vector<uint8_t>& leadin
 }
 
 std::vector<uint8_t> nodes_setting_steps(const DependencyGraph& g, const std::vector<uint32_t>& binding) {
-  const uint32_t n = uint32_t(g.num_nodes());
-  std::vector<uint8_t> sets(n + 1, 0);  // and a spare slot
-  for (const GraphStep& s : g.steps) {
-    if (s.sink != kNoNode) sets[s.sink] = 1;
-    if (s.begin_node != kNoNode) sets[s.begin_node] = 1;
-  }
-  if (g.edges.empty()) {
-    sets.pop_back();
-    return sets;
-  }
-  // Without branches (whether a node sets a step's time is not predictable), and the mark of
-  // the node just below kept in a register: most come from it, and reading back what was just
-  // stored would make each node wait for the one before.
+  std::vector<uint8_t> sets(g.num_nodes(), 0);
+  // Back from each step's end and begin along the binding edges, each walk stopping where it
+  // meets one made before: the nodes passed are those marked, and no other is read (a pass over
+  // every node read them all, most of them on the steps' paths anyway).
   const uint32_t* from = g.edge_from.data();
-  uint8_t carry = 0;
-  for (uint32_t v = n; v-- > 0;) {
-    const uint32_t b = binding[v];
-    const uint32_t u = from[b != UINT32_MAX ? b : 0];
-    const uint8_t mark = sets[v] | carry;
-    const uint8_t on = mark & uint8_t(b != UINT32_MAX);
-    const bool below = u + 1 == v;
-    carry = on & uint8_t(below);
-    sets[v] = mark;
-    sets[below ? n : u] |= on;
+  auto walk = [&](uint32_t v) {
+    while (!sets[v]) {
+      sets[v] = 1;
+      const uint32_t b = binding[v];
+      if (b == UINT32_MAX) return;
+      v = from[b];
+    }
+  };
+  for (const GraphStep& s : g.steps) {
+    if (s.sink != kNoNode) walk(s.sink);
+    if (s.begin_node != kNoNode) walk(s.begin_node);
   }
-  sets.pop_back();
   return sets;
 }
 

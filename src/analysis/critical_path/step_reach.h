@@ -19,7 +19,7 @@ std::vector<uint8_t> nodes_leading_to_steps(const DependencyGraph& g);
 bool reaches_a_step(const DependencyGraph& g, const std::vector<uint8_t>& leading, const EdgeList& matched);
 
 // Per node: whether a step's end or begin takes its time, in the measured replay whose binding
-// edges are `binding` (longest_path.h), from it through those edges (one pass back).
+// edges are `binding` (longest_path.h), from it through those edges (walked back from each).
 std::vector<uint8_t> nodes_setting_steps(const DependencyGraph& g, const std::vector<uint32_t>& binding);
 
 // Whether scaling `scaled` by `scale` may move a step, given the pass above. Shortening only

@@ -145,7 +145,8 @@ EdgeScan scan_edges(const DependencyGraph& g, const NamedEvents* named, size_t n
       kinds[k] = uint8_t(e.kind);
       ++counts[k & 3][size_t(e.kind)];
     }
-    if (!named || (!named->any.test(e.event) && !named->any.test(e.owner))) continue;
+    // A host event owns its own edges: its owner is looked up only where it is another event.
+    if (!named || (!named->any.test(e.event) && (e.owner == e.event || !named->any.test(e.owner)))) continue;
     uint64_t bits = inside_of(e.event);
     if (e.owner != e.event) bits |= inside_of(e.owner);
     out.reached |= bits;
