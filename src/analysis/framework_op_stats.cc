@@ -7,6 +7,7 @@
 
 #include "analysis/csv.h"
 #include "analysis/op_stats_ranks.h"
+#include "analysis/radix_sort.h"
 #include "analysis/event_kinds.h"
 #include "analysis/hlo_ops.h"
 #include "analysis/interval_union.h"
@@ -175,7 +176,16 @@ class DeviceTimeByCall {
 
   void fold_into(const Profile& p, const DeviceOpFinder& finder, SideTotals& side) {
     if (runs_.empty() || runs_.front() != 0) runs_.insert(runs_.begin(), 0);
-    sort_runs(calls_, std::move(runs_), [](const Call& a, const Call& b) { return a.op < b.op; });
+    auto by_op = [](const Call& a, const Call& b) { return a.op < b.op; };
+    // A stream's calls ascend unless threads launch onto it by turns: then its run is in no
+    // order, and the calls are sorted by their op in linear passes. Calls of one op may come in
+    // any order: their sums are the same.
+    bool runs_sorted = true;
+    for (size_t r = 0; runs_sorted && r < runs_.size(); ++r)
+      runs_sorted = std::is_sorted(calls_.begin() + ptrdiff_t(runs_[r]),
+                                   r + 1 < runs_.size() ? calls_.begin() + ptrdiff_t(runs_[r + 1]) : calls_.end(), by_op);
+    if (runs_sorted) sort_runs(calls_, std::move(runs_), by_op);
+    else radix_sort(calls_, [](const Call& c) { return c.op; });
     // open[i + 1]'s enclosing op is open[i]; open[0] encloses nothing.
     std::vector<Open> open;
     std::vector<EventIndex> path;
