@@ -361,8 +361,8 @@ bool PyTorchImport::times_fit() const {
 void PyTorchImport::index_ops_and_steps() {
   std::unordered_set<int64_t> step_pids;
   std::vector<uint8_t> step_track(t_.tracks.size(), 0);
-  op_by_external_id_.reserve(t_.count_by_category[size_t(Category::kCpuOp)] +
-                             t_.count_by_category[size_t(Category::kUserAnnotation)]);
+  std::vector<std::pair<int64_t, StringId>> ops;  // by external id, in the file's order
+  ops.reserve(t_.count_by_category[size_t(Category::kCpuOp)] + t_.count_by_category[size_t(Category::kUserAnnotation)]);
   const int64_t base = t_.base_time_ns.value_or(0);
   int64_t earliest = INT64_MAX, latest = INT64_MIN, shortest = INT64_MAX, longest = INT64_MIN;
   bool missing = false, out_of_range = false;
@@ -376,7 +376,7 @@ void PyTorchImport::index_ops_and_steps() {
     switch (e.category) {
       case Category::kCpuOp:
       case Category::kUserAnnotation:
-        if (e.external_id != kineto::kNoId) op_by_external_id_.emplace(e.external_id, e.name);
+        if (e.external_id != kineto::kNoId) ops.emplace_back(e.external_id, e.name);
         if (step_of(e.name) >= 0) {
           step_track[e.track] = 1;
           step_pids.insert(t_.tracks[e.track].pid);
@@ -393,6 +393,7 @@ void PyTorchImport::index_ops_and_steps() {
         break;
     }
   }
+  op_by_external_id_.assign(ops);
   earliest_ns_ = out_of_range ? kOutOfRange : earliest;
   latest_ns_ = latest;
   shortest_ps_ = shortest;

@@ -1,10 +1,14 @@
 // The op that each external id names, for GPU work to name the op that launched it. A trace
 // has an op per few events, so this is one flat table probed in place (no node per op to
 // allocate and free, as a std::unordered_map has); the first op written under an id keeps it.
+// Where the ids are dense (PyTorch counts them up from 1) it is an array indexed by id instead:
+// no probing, and ids that come in order read it in order.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "model/string_table.h"
@@ -21,8 +25,32 @@ class OpsByExternalId {
     if (capacity > slots_.size()) rehash(capacity);
   }
 
+  // The ops in their order, in place of any held: in an array by id where the ids span at
+  // most about twice as many values as there are ops, else in the table.
+  void assign(const std::vector<std::pair<int64_t, StringId>>& ops) {
+    slots_.clear();
+    dense_.clear();
+    size_ = 0;
+    if (ops.empty()) return;
+    int64_t lo = ops.front().first, hi = lo;
+    for (const auto& [id, op] : ops) lo = std::min(lo, id), hi = std::max(hi, id);
+    const uint64_t span = uint64_t(hi) - uint64_t(lo);  // hi >= lo: no wrap
+    if (span >= 2 * uint64_t(ops.size()) + kDenseSlack) {
+      reserve(ops.size());
+      for (const auto& [id, op] : ops) emplace(id, op);
+      return;
+    }
+    dense_first_ = lo;
+    dense_.assign(size_t(span) + 1, kNoString);
+    for (const auto& [id, op] : ops) {
+      StringId& at = dense_[size_t(uint64_t(id) - uint64_t(lo))];
+      if (at == kNoString) at = op, ++size_;
+    }
+  }
+
   // Adds `op` under `id` unless the id already names one. `id` is never kEmptySlot.
   void emplace(int64_t id, StringId op) {
+    if (!dense_.empty()) to_table();
     if (4 * (size_ + 1) > 3 * slots_.size()) rehash(slots_.empty() ? 16 : 2 * slots_.size());
     Slot& slot = slots_[find_slot(id)];
     if (slot.id != kEmptySlot) return;
@@ -32,6 +60,10 @@ class OpsByExternalId {
 
   // The op under `id`, or kEmptyString.
   StringId find(int64_t id) const {
+    if (!dense_.empty()) {
+      const uint64_t at = uint64_t(id) - uint64_t(dense_first_);
+      return at < dense_.size() && dense_[at] != kNoString ? dense_[at] : kEmptyString;
+    }
     if (slots_.empty() || id == kEmptySlot) return kEmptyString;
     const Slot& slot = slots_[find_slot(id)];
     return slot.id == id ? slot.op : kEmptyString;
@@ -58,6 +90,15 @@ class OpsByExternalId {
     return at;
   }
 
+  // The array's ops into the table, for an id added after assign().
+  void to_table() {
+    std::vector<StringId> dense;
+    dense.swap(dense_);
+    size_ = 0;
+    for (size_t i = 0; i < dense.size(); ++i)
+      if (dense[i] != kNoString) emplace(int64_t(uint64_t(dense_first_) + i), dense[i]);
+  }
+
   void rehash(size_t capacity) {
     std::vector<Slot> old(capacity);
     old.swap(slots_);
@@ -65,7 +106,11 @@ class OpsByExternalId {
       if (s.id != kEmptySlot) slots_[find_slot(s.id)] = s;
   }
 
+  static constexpr uint64_t kDenseSlack = 4096;  // ids an array may span beyond twice the ops
+
   std::vector<Slot> slots_;  // a power of two in size, at most three quarters full
+  std::vector<StringId> dense_;  // when not empty: the op of id dense_first_ + i, or kNoString
+  int64_t dense_first_ = 0;
   size_t size_ = 0;
 };
 
