@@ -53,9 +53,10 @@ class HostOpFilter {
   }
   bool operator()(EventIndex e) const {
     if (!is_op_[p_.events.name[e]]) return false;
-    if (p_.events.first_stat[e] != p_.events.first_stat[e + 1]) {
-      if (auto r = p_.stat(e, model::kIsRoot); r && r->as_int() != 0) return false;
-    }
+    // The event's own _r, as Profile::stat reads it; its name's, which comes after, is read
+    // above (an op's name has none that is set): an op's name can carry many stats.
+    for (uint32_t i = p_.events.first_stat[e], end = p_.events.first_stat[e + 1]; i < end; ++i)
+      if (p_.event_stats.key(i) == model::kIsRoot) return p_.event_stats.value(i).as_int() == 0;
     return true;
   }
 
