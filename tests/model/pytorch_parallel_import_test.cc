@@ -234,6 +234,27 @@ TEST(OpsByExternalId, DenseIdsGoInAnArrayAndSparseOnesInTheTable) {
   }
 }
 
+TEST(OpsByExternalId, IdsCountingUpFarApartShareNoPage) {
+  // Three traces joined end to end, each counting its ids up from its own start.
+  kineto::OpsByExternalId ops;
+  std::vector<std::pair<int64_t, StringId>> added;
+  for (int64_t trace = 0; trace < 3; ++trace)
+    for (int64_t i = 1; i <= 5000; ++i) added.push_back({trace * 10'000'000 + i - 4096, StringId(trace * 10000 + i)});
+  ops.assign(added);
+  EXPECT_EQ(ops.size(), 15000u);
+  for (int64_t trace = 0; trace < 3; ++trace) {
+    EXPECT_EQ(ops.find(trace * 10'000'000 - 4095), StringId(trace * 10000 + 1)) << trace;
+    EXPECT_EQ(ops.find(trace * 10'000'000 + 904), StringId(trace * 10000 + 5000)) << trace;
+    EXPECT_EQ(ops.find(trace * 10'000'000 + 905), kEmptyString) << trace;
+    EXPECT_EQ(ops.find(trace * 10'000'000 - 4096), kEmptyString) << trace;
+  }
+  EXPECT_EQ(ops.find(5'000'000), kEmptyString);
+  ops.emplace(5'000'000, StringId(1));
+  EXPECT_EQ(ops.find(5'000'000), StringId(1));
+  EXPECT_EQ(ops.find(20'000'000 - 4095), StringId(20001));
+  EXPECT_EQ(ops.size(), 15001u);
+}
+
 TEST(OpsByExternalId, GrowsPastWhatWasReservedWithStridedAndCountingIds) {
   kineto::OpsByExternalId ops;
   ops.reserve(10);

@@ -1,8 +1,9 @@
 // The op that each external id names, for GPU work to name the op that launched it. A trace
 // has an op per few events, so this is one flat table probed in place (no node per op to
 // allocate and free, as a std::unordered_map has); the first op written under an id keeps it.
-// Where the ids are dense (PyTorch counts them up from 1) it is an array indexed by id instead:
-// no probing, and ids that come in order read it in order.
+// Where the ids are dense in places (PyTorch counts them up from 1; traces joined end to end
+// count on from far apart) it is an array in pages of 4096 ids instead, the pages the ids fall
+// on only: no probing, and ids that come in order read it in order.
 #pragma once
 
 #include <algorithm>
@@ -25,25 +26,32 @@ class OpsByExternalId {
     if (capacity > slots_.size()) rehash(capacity);
   }
 
-  // The ops in their order, in place of any held: in an array by id where the ids span at
-  // most about twice as many values as there are ops, else in the table.
+  // The ops in their order, in place of any held: in pages where those the ids fall on hold
+  // at most about twice as many ids as there are ops (and lie not too far apart for a
+  // directory of them), else in the table.
   void assign(const std::vector<std::pair<int64_t, StringId>>& ops) {
     slots_.clear();
     dense_.clear();
+    pages_.clear();
+    directory_.clear();
     size_ = 0;
     if (ops.empty()) return;
-    int64_t lo = ops.front().first, hi = lo;
-    for (const auto& [id, op] : ops) lo = std::min(lo, id), hi = std::max(hi, id);
-    const uint64_t span = uint64_t(hi) - uint64_t(lo);  // hi >= lo: no wrap
-    if (span >= 2 * uint64_t(ops.size()) + kDenseSlack) {
+    for (const auto& [id, op] : ops)
+      if (pages_.empty() || pages_.back() != page_of(id)) pages_.push_back(page_of(id));
+    std::sort(pages_.begin(), pages_.end());
+    pages_.erase(std::unique(pages_.begin(), pages_.end()), pages_.end());
+    if (pages_.size() * kPageSize > 2 * ops.size() + kDenseSlack ||
+        uint64_t(pages_.back() - pages_.front()) >= kDirectoryPerPage * pages_.size()) {
+      pages_.clear();
       reserve(ops.size());
       for (const auto& [id, op] : ops) emplace(id, op);
       return;
     }
-    dense_first_ = lo;
-    dense_.assign(size_t(span) + 1, kNoString);
+    directory_.assign(size_t(pages_.back() - pages_.front()) + 1, kNoPage);
+    for (size_t k = 0; k < pages_.size(); ++k) directory_[size_t(pages_[k] - pages_.front())] = uint32_t(k);
+    dense_.assign(pages_.size() * kPageSize, kNoString);
     for (const auto& [id, op] : ops) {
-      StringId& at = dense_[size_t(uint64_t(id) - uint64_t(lo))];
+      StringId& at = dense_[dense_slot(id)];
       if (at == kNoString) at = op, ++size_;
     }
   }
@@ -61,8 +69,8 @@ class OpsByExternalId {
   // The op under `id`, or kEmptyString.
   StringId find(int64_t id) const {
     if (!dense_.empty()) {
-      const uint64_t at = uint64_t(id) - uint64_t(dense_first_);
-      return at < dense_.size() && dense_[at] != kNoString ? dense_[at] : kEmptyString;
+      const size_t at = dense_slot(id);
+      return at != kNoSlot && dense_[at] != kNoString ? dense_[at] : kEmptyString;
     }
     if (slots_.empty() || id == kEmptySlot) return kEmptyString;
     const Slot& slot = slots_[find_slot(id)];
@@ -90,13 +98,31 @@ class OpsByExternalId {
     return at;
   }
 
-  // The array's ops into the table, for an id added after assign().
+  static constexpr int kPageBits = 12;
+  static constexpr size_t kPageSize = size_t(1) << kPageBits;
+  static constexpr size_t kNoSlot = SIZE_MAX;
+  static constexpr uint32_t kNoPage = UINT32_MAX;
+  static constexpr uint64_t kDirectoryPerPage = 64;  // directory entries a page held may cost
+  static int64_t page_of(int64_t id) { return id >> kPageBits; }  // rounds down, negative ids too
+
+  // Where `id` is in dense_, or kNoSlot when its page holds no op.
+  size_t dense_slot(int64_t id) const {
+    const uint64_t entry = uint64_t(page_of(id) - pages_.front());  // page numbers are 52 bits: no overflow
+    if (entry >= directory_.size() || directory_[entry] == kNoPage) return kNoSlot;
+    return size_t(directory_[entry]) * kPageSize + size_t(uint64_t(id) & (kPageSize - 1));
+  }
+
+  // The pages' ops into the table, for an id added after assign().
   void to_table() {
     std::vector<StringId> dense;
+    std::vector<int64_t> pages;
     dense.swap(dense_);
+    pages.swap(pages_);
+    directory_.clear();
     size_ = 0;
     for (size_t i = 0; i < dense.size(); ++i)
-      if (dense[i] != kNoString) emplace(int64_t(uint64_t(dense_first_) + i), dense[i]);
+      if (dense[i] != kNoString)
+        emplace(int64_t(uint64_t(pages[i / kPageSize]) * kPageSize + i % kPageSize), dense[i]);
   }
 
   void rehash(size_t capacity) {
@@ -106,11 +132,15 @@ class OpsByExternalId {
       if (s.id != kEmptySlot) slots_[find_slot(s.id)] = s;
   }
 
-  static constexpr uint64_t kDenseSlack = 4096;  // ids an array may span beyond twice the ops
+  static constexpr size_t kDenseSlack = 4 * kPageSize;  // ids the pages may hold beyond twice the ops
 
   std::vector<Slot> slots_;  // a power of two in size, at most three quarters full
-  std::vector<StringId> dense_;  // when not empty: the op of id dense_first_ + i, or kNoString
-  int64_t dense_first_ = 0;
+  // When not empty: page k holds the ops of ids pages_[k] * kPageSize + i at k * kPageSize + i,
+  // kNoString where none; pages_ ascends, and directory_[p - pages_[0]] is page p's k (kNoPage
+  // for a page that holds none).
+  std::vector<StringId> dense_;
+  std::vector<int64_t> pages_;
+  std::vector<uint32_t> directory_;
   size_t size_ = 0;
 };
 
