@@ -239,19 +239,19 @@ TEST(OpsByExternalId, IdsCountingUpFarApartShareNoPage) {
   kineto::OpsByExternalId ops;
   std::vector<std::pair<int64_t, StringId>> added;
   for (int64_t trace = 0; trace < 3; ++trace)
-    for (int64_t i = 1; i <= 5000; ++i) added.push_back({trace * 10'000'000 + i - 4096, StringId(trace * 10000 + i)});
+    for (int64_t i = 1; i <= 5000; ++i) added.push_back({trace * 500'000 + i - 4096, StringId(trace * 10000 + i)});
   ops.assign(added);
   EXPECT_EQ(ops.size(), 15000u);
   for (int64_t trace = 0; trace < 3; ++trace) {
-    EXPECT_EQ(ops.find(trace * 10'000'000 - 4095), StringId(trace * 10000 + 1)) << trace;
-    EXPECT_EQ(ops.find(trace * 10'000'000 + 904), StringId(trace * 10000 + 5000)) << trace;
-    EXPECT_EQ(ops.find(trace * 10'000'000 + 905), kEmptyString) << trace;
-    EXPECT_EQ(ops.find(trace * 10'000'000 - 4096), kEmptyString) << trace;
+    EXPECT_EQ(ops.find(trace * 500'000 - 4095), StringId(trace * 10000 + 1)) << trace;
+    EXPECT_EQ(ops.find(trace * 500'000 + 904), StringId(trace * 10000 + 5000)) << trace;
+    EXPECT_EQ(ops.find(trace * 500'000 + 905), kEmptyString) << trace;
+    EXPECT_EQ(ops.find(trace * 500'000 - 4096), kEmptyString) << trace;
   }
-  EXPECT_EQ(ops.find(5'000'000), kEmptyString);
-  ops.emplace(5'000'000, StringId(1));
-  EXPECT_EQ(ops.find(5'000'000), StringId(1));
-  EXPECT_EQ(ops.find(20'000'000 - 4095), StringId(20001));
+  EXPECT_EQ(ops.find(1'250'000), kEmptyString);
+  ops.emplace(1'250'000, StringId(1));
+  EXPECT_EQ(ops.find(1'250'000), StringId(1));
+  EXPECT_EQ(ops.find(1'000'000 - 4095), StringId(20001));
   EXPECT_EQ(ops.size(), 15001u);
 }
 

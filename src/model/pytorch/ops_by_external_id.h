@@ -27,8 +27,10 @@ class OpsByExternalId {
   }
 
   // The ops in their order, in place of any held: in pages where those the ids fall on hold
-  // at most about twice as many ids as there are ops (and lie not too far apart for a
-  // directory of them), else in the table.
+  // at most about four times as many ids as there are ops (4 bytes an id: no more than the
+  // table's 16-byte slots take, at most three quarters full; GPU work and runtime calls take
+  // ids between the ops'), and lie not so far apart that their directory takes more than an
+  // entry an op; else in the table.
   void assign(const std::vector<std::pair<int64_t, StringId>>& ops) {
     slots_.clear();
     dense_.clear();
@@ -40,8 +42,8 @@ class OpsByExternalId {
       if (pages_.empty() || pages_.back() != page_of(id)) pages_.push_back(page_of(id));
     std::sort(pages_.begin(), pages_.end());
     pages_.erase(std::unique(pages_.begin(), pages_.end()), pages_.end());
-    if (pages_.size() * kPageSize > 2 * ops.size() + kDenseSlack ||
-        uint64_t(pages_.back() - pages_.front()) >= kDirectoryPerPage * pages_.size()) {
+    if (pages_.size() * kPageSize > kIdsPerOp * ops.size() + kDenseSlack ||
+        uint64_t(pages_.back() - pages_.front()) >= ops.size() + kPageSize) {
       pages_.clear();
       reserve(ops.size());
       for (const auto& [id, op] : ops) emplace(id, op);
@@ -102,7 +104,6 @@ class OpsByExternalId {
   static constexpr size_t kPageSize = size_t(1) << kPageBits;
   static constexpr size_t kNoSlot = SIZE_MAX;
   static constexpr uint32_t kNoPage = UINT32_MAX;
-  static constexpr uint64_t kDirectoryPerPage = 64;  // directory entries a page held may cost
   static int64_t page_of(int64_t id) { return id >> kPageBits; }  // rounds down, negative ids too
 
   // Where `id` is in dense_, or kNoSlot when its page holds no op.
@@ -132,7 +133,8 @@ class OpsByExternalId {
       if (s.id != kEmptySlot) slots_[find_slot(s.id)] = s;
   }
 
-  static constexpr size_t kDenseSlack = 4 * kPageSize;  // ids the pages may hold beyond twice the ops
+  static constexpr size_t kIdsPerOp = 4;
+  static constexpr size_t kDenseSlack = 4 * kPageSize;  // ids the pages may hold beyond kIdsPerOp an op
 
   std::vector<Slot> slots_;  // a power of two in size, at most three quarters full
   // When not empty: page k holds the ops of ids pages_[k] * kPageSize + i at k * kPageSize + i,
