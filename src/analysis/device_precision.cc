@@ -31,7 +31,7 @@ Precision WorkPrecision::of(model::EventIndex e, model::EventIndex launch_op) {
       const Precision from_shape = precision_of_types(text);
       if (from_shape != Precision::kUnknown) return from_shape;
     }
-  return names_->precision(p_.events.name[e]);
+  return names_->precision(p_, p_.events.name[e]);
 }
 
 std::array<int64_t, kNumPrecisions> device_compute_precision_ps(const model::Profile& p, const StepAnalysis& sa) {

@@ -185,7 +185,7 @@ DeviceWork DeviceWorkClassifier::of(model::EventIndex e) {
   int8_t& known = by_name_[n];
   if (known < 0) {
     const std::string_view name = p_.strings.view(p_.names[n].name);
-    const DeviceWork k = names_->work(n);
+    const DeviceWork k = names_->work(p_, n);
     known = int8_t(k);
     if (k == DeviceWork::kOther && unknown_names_.size() < 20) unknown_names_.emplace_back(name.empty() ? "(empty)" : name);
     // What only the stats say (the tracer's copy and set details) matters for a name that may

@@ -15,12 +15,12 @@ namespace mlprof::analysis {
 
 class DeviceWorkNames {
  public:
+  // For the names of `profile`, which each call names again (this holds no reference to it).
   explicit DeviceWorkNames(const model::Profile& profile);
-  DeviceWork work(model::NameIndex n) const;
-  Precision precision(model::NameIndex n) const;
+  DeviceWork work(const model::Profile& profile, model::NameIndex n) const;
+  Precision precision(const model::Profile& profile, model::NameIndex n) const;
 
  private:
-  const model::Profile& p_;
   // Per name: 0 until first asked, else the value + 1. Two threads asking at once both work
   // it out and store the same.
   size_t size_;

@@ -33,7 +33,8 @@ struct NameActivity {
   InputWaitName input;
 };
 
-NameActivity activity_of_name(std::string_view name, const DeviceWorkNames& device_names, model::NameIndex n) {
+NameActivity activity_of_name(const Profile& p, const DeviceWorkNames& device_names, model::NameIndex n) {
+  const std::string_view name = p.strings.view(p.names[n].name);
   NameActivity a;
   if (is_memory_event_name(name)) {
     a.host = kNoActivity;
@@ -46,7 +47,7 @@ NameActivity activity_of_name(std::string_view name, const DeviceWorkNames& devi
   else if (is_launch_name(name)) a.host = uint8_t(Activity::kHostPrepareLaunch);
   else if (memcpy_kind(name) == MemcpyKind::kHostToHost) a.host = uint8_t(Activity::kHostToHostCopy);
   else if (is_runtime_api_name(name)) a.host = uint8_t(Activity::kHostRuntime);
-  const Precision precision = device_names.precision(n);
+  const Precision precision = device_names.precision(p, n);
   a.bits16 = precision == Precision::kBits16 || precision == Precision::kFp8 || precision == Precision::kFp4;
   return a;
 }
@@ -83,7 +84,7 @@ class Classifier {
         profiler_control_(find_profiler_control_calls(p)) {
     names_.reserve(p.names.size());
     for (model::NameIndex n = 0; n < p.names.size(); ++n)
-      names_.push_back(activity_of_name(p.strings.view(p.names[n].name), *device_names_, n));
+      names_.push_back(activity_of_name(p, *device_names_, n));
   }
 
   // root_line: the step root's line (kNone for the pseudo step: any thread may wait). Fastest
