@@ -2,16 +2,19 @@
 
 #include <algorithm>
 
+#include "analysis/device_work_names.h"
 #include "format/xspace_schema.h"
 
 namespace mlprof::analysis {
 
-WorkPrecision::WorkPrecision(const model::Profile& p)
+WorkPrecision::WorkPrecision(const model::Profile& p) : WorkPrecision(p, nullptr) {}
+
+WorkPrecision::WorkPrecision(const model::Profile& p, std::shared_ptr<const DeviceWorkNames> names)
     : p_(p),
       launch_ops_(p),
       input_type_(p.strings.find("Input type")),
       long_name_(p.strings.find(format::xspace::kStatLongName)),
-      by_name_(p.names.size(), -1) {}
+      names_(names ? std::move(names) : std::make_shared<const DeviceWorkNames>(p)) {}
 
 Precision WorkPrecision::of(model::EventIndex e, model::EventIndex launch_op) {
   if (input_type_ != model::kNoString)
@@ -28,10 +31,7 @@ Precision WorkPrecision::of(model::EventIndex e, model::EventIndex launch_op) {
       const Precision from_shape = precision_of_types(text);
       if (from_shape != Precision::kUnknown) return from_shape;
     }
-  const model::NameIndex n = p_.events.name[e];
-  if (n >= by_name_.size()) by_name_.resize(p_.names.size(), -1);
-  if (by_name_[n] < 0) by_name_[n] = int8_t(precision_of_kernel_name(p_.strings.view(p_.names[n].name)));
-  return Precision(by_name_[n]);
+  return names_->precision(p_, p_.events.name[e]);
 }
 
 std::array<int64_t, kNumPrecisions> device_compute_precision_ps(const model::Profile& p, const StepAnalysis& sa) {
@@ -42,8 +42,8 @@ std::array<int64_t, kNumPrecisions> device_compute_precision_ps(const model::Pro
     for (size_t h = 0; h < p.hosts.size(); ++h)
       if (sa.whole_profile || s.host == h) windows[h].push_back({s.begin_ps, s.begin_ps + s.duration_ps});
   for (auto& w : windows) std::sort(w.begin(), w.end());
-  DeviceWorkClassifier work(p);
-  WorkPrecision precision(p);
+  DeviceWorkClassifier work(p, sa.grouping.device_work_names);
+  WorkPrecision precision(p, sa.grouping.device_work_names);
   for (uint32_t l = 0; l < p.lines.size(); ++l) {
     if (l >= sa.grouping.device_work_line.size() || !sa.grouping.device_work_line[l]) continue;
     const model::Line& line = p.lines[l];

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "analysis/device_work.h"
@@ -18,6 +19,8 @@ namespace mlprof::analysis {
 class WorkPrecision {
  public:
   explicit WorkPrecision(const model::Profile& p);
+  // With the names' precisions shared with other analyses of the profile (null: its own).
+  WorkPrecision(const model::Profile& p, std::shared_ptr<const DeviceWorkNames> names);
   // The precision of device event e; launch_op is the op that launched it when the caller knows
   // it (LaunchOps::op_of), else it is looked up.
   Precision of(model::EventIndex e, model::EventIndex launch_op);
@@ -30,7 +33,7 @@ class WorkPrecision {
   const model::Profile& p_;
   LaunchOps launch_ops_;
   const model::StringId input_type_, long_name_;
-  std::vector<int8_t> by_name_;  // from the name's tokens, -1 until first asked
+  std::shared_ptr<const DeviceWorkNames> names_;  // the precision from the name's tokens
 };
 
 // Device compute time by precision (Precision order) in the analysed steps' windows (the whole

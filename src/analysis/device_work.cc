@@ -3,6 +3,7 @@
 #include <array>
 #include <string>
 
+#include "analysis/device_work_names.h"
 #include "format/xspace_schema.h"
 #include "model/string_contains.h"
 
@@ -168,8 +169,11 @@ DeviceFamily plane_device_family(const model::Profile& p, uint32_t plane) {
   return DeviceFamily::kOtherDevice;
 }
 
-DeviceWorkClassifier::DeviceWorkClassifier(const model::Profile& p)
+DeviceWorkClassifier::DeviceWorkClassifier(const model::Profile& p) : DeviceWorkClassifier(p, nullptr) {}
+
+DeviceWorkClassifier::DeviceWorkClassifier(const model::Profile& p, std::shared_ptr<const DeviceWorkNames> names)
     : p_(p),
+      names_(names ? std::move(names) : std::make_shared<const DeviceWorkNames>(p)),
       by_name_(p.names.size(), -1),
       stats_matter_(p.names.size(), 0),
       memset_details_(p.strings.find("memset_details")),
@@ -181,7 +185,7 @@ DeviceWork DeviceWorkClassifier::of(model::EventIndex e) {
   int8_t& known = by_name_[n];
   if (known < 0) {
     const std::string_view name = p_.strings.view(p_.names[n].name);
-    const DeviceWork k = device_work_of_name(name);
+    const DeviceWork k = names_->work(p_, n);
     known = int8_t(k);
     if (k == DeviceWork::kOther && unknown_names_.size() < 20) unknown_names_.emplace_back(name.empty() ? "(empty)" : name);
     // What only the stats say (the tracer's copy and set details) matters for a name that may
@@ -199,7 +203,14 @@ int8_t DeviceWorkClassifier::copy_or_set_of(model::EventIndex e) const {
   if (p_.events.first_stat[e] == p_.events.first_stat[e + 1] && p_.names[p_.events.name[e]].stats.count == 0)
     return kNotStated;
   if (auto d = p_.stat(e, model::kMemcpyDetails)) {
-    const DeviceWork c = copy_kind_of_text(p_.string_of(*d));
+    DeviceWork c;
+    if (d->type != model::StatType::kString) {
+      c = copy_kind_of_text({});
+    } else {
+      auto [it, added] = copy_of_details_.try_emplace(d->str, 0);
+      if (added) it->second = int8_t(copy_kind_of_text(p_.strings.view(d->str)));
+      c = DeviceWork(it->second);
+    }
     return int8_t(c == DeviceWork::kCopyUnknown ? copy_kind_of_text(p_.name(e)) : c);
   }
   if (memset_details_ != model::kNoString && p_.stat(e, memset_details_)) return int8_t(DeviceWork::kMemset);

@@ -20,8 +20,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "model/profile.h"
@@ -57,10 +59,14 @@ DeviceWork copy_kind_of_text(std::string_view text);
 enum class DeviceFamily : uint8_t { kNone, kNvidiaGpu, kAmdGpu, kTpu, kMtia, kOtherDevice };
 DeviceFamily plane_device_family(const model::Profile& profile, uint32_t plane);
 
+class DeviceWorkNames;
+
 // Classifies the events of one profile, each name once; thread-compatible, not thread-safe.
 class DeviceWorkClassifier {
  public:
   explicit DeviceWorkClassifier(const model::Profile& profile);
+  // With the names' kinds shared with other analyses of the profile (null: its own).
+  DeviceWorkClassifier(const model::Profile& profile, std::shared_ptr<const DeviceWorkNames> names);
   // The kind of device event e (on a device plane's line).
   DeviceWork of(model::EventIndex e);
   // A DMA request's copy kind, from its recorded direction ("DEVICE_TO_HOST"); kCopyUnknown
@@ -75,9 +81,13 @@ class DeviceWorkClassifier {
   int8_t copy_or_set_of(model::EventIndex e) const;
 
   const model::Profile& p_;
+  std::shared_ptr<const DeviceWorkNames> names_;
   std::vector<int8_t> by_name_;       // DeviceWork of each name, -1 until first asked
   std::vector<uint8_t> stats_matter_; // whether the name's events' stats are read
   model::StringId memset_details_, direction_;
+  // copy_kind_of_text of each memcpy_details text seen: a trace writes one per copy, mostly
+  // the same few.
+  mutable std::unordered_map<model::StringId, int8_t> copy_of_details_;
   std::vector<std::string> unknown_names_;
 };
 

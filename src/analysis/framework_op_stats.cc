@@ -7,6 +7,7 @@
 
 #include "analysis/csv.h"
 #include "analysis/op_stats_ranks.h"
+#include "analysis/radix_sort.h"
 #include "analysis/event_kinds.h"
 #include "analysis/hlo_ops.h"
 #include "analysis/interval_union.h"
@@ -52,9 +53,10 @@ class HostOpFilter {
   }
   bool operator()(EventIndex e) const {
     if (!is_op_[p_.events.name[e]]) return false;
-    if (p_.events.first_stat[e] != p_.events.first_stat[e + 1]) {
-      if (auto r = p_.stat(e, model::kIsRoot); r && r->as_int() != 0) return false;
-    }
+    // The event's own _r, as Profile::stat reads it; its name's, which comes after, is read
+    // above (an op's name has none that is set): an op's name can carry many stats.
+    for (uint32_t i = p_.events.first_stat[e], end = p_.events.first_stat[e + 1]; i < end; ++i)
+      if (p_.event_stats.key(i) == model::kIsRoot) return p_.event_stats.value(i).as_int() == 0;
     return true;
   }
 
@@ -175,7 +177,16 @@ class DeviceTimeByCall {
 
   void fold_into(const Profile& p, const DeviceOpFinder& finder, SideTotals& side) {
     if (runs_.empty() || runs_.front() != 0) runs_.insert(runs_.begin(), 0);
-    sort_runs(calls_, std::move(runs_), [](const Call& a, const Call& b) { return a.op < b.op; });
+    auto by_op = [](const Call& a, const Call& b) { return a.op < b.op; };
+    // A stream's calls ascend unless threads launch onto it by turns: then its run is in no
+    // order, and the calls are sorted by their op in linear passes. Calls of one op may come in
+    // any order: their sums are the same.
+    bool runs_sorted = true;
+    for (size_t r = 0; runs_sorted && r < runs_.size(); ++r)
+      runs_sorted = std::is_sorted(calls_.begin() + ptrdiff_t(runs_[r]),
+                                   r + 1 < runs_.size() ? calls_.begin() + ptrdiff_t(runs_[r + 1]) : calls_.end(), by_op);
+    if (runs_sorted) sort_runs(calls_, std::move(runs_), by_op);
+    else radix_sort(calls_, [](const Call& c) { return c.op; });
     // open[i + 1]'s enclosing op is open[i]; open[0] encloses nothing.
     std::vector<Open> open;
     std::vector<EventIndex> path;

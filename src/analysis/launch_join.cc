@@ -12,9 +12,26 @@ using model::EventIndex;
 using model::PlaneKind;
 using model::Profile;
 
-// An event's correlation id, looking at its stats only when it or its name has any.
-bool correlation_of(const Profile& p, EventIndex e, uint64_t* id) {
-  if (p.events.first_stat[e] == p.events.first_stat[e + 1] && p.names[p.events.name[e]].stats.count == 0) return false;
+// Per name: whether its stats hold a correlation id (hardly any: ids are the events' own).
+std::vector<uint8_t> names_with_correlation(const Profile& p) {
+  std::vector<uint8_t> has(p.names.size(), 0);
+  for (size_t n = 0; n < p.names.size(); ++n) {
+    const model::StatRange r = p.names[n].stats;
+    for (uint32_t i = r.first; i < r.first + r.count && !has[n]; ++i) has[n] = p.metadata_stats.key(i) == model::kCorrelationId;
+  }
+  return has;
+}
+
+// An event's correlation id, as Profile::stat reads it (the event's own stats, then its
+// name's), its name's read only when they hold one: an op's name can carry many stats.
+bool correlation_of(const Profile& p, const std::vector<uint8_t>& name_has_id, EventIndex e, uint64_t* id) {
+  for (uint32_t i = p.events.first_stat[e], end = p.events.first_stat[e + 1]; i < end; ++i)
+    if (p.event_stats.key(i) == model::kCorrelationId) {
+      *id = p.event_stats.value(i).as_uint();
+      return true;
+    }
+  const model::NameIndex n = p.events.name[e];
+  if (n >= name_has_id.size() || !name_has_id[n]) return false;
   const auto c = p.stat(e, model::kCorrelationId);
   if (!c) return false;
   *id = c->as_uint();
@@ -44,6 +61,7 @@ LaunchJoin::LaunchJoin(const Profile& p) {
   auto key_less = [](const Call& a, const Call& b) {
     return std::tie(a.host, a.correlation, a.event) < std::tie(b.host, b.correlation, b.event);
   };
+  const std::vector<uint8_t> name_has_id = names_with_correlation(p);
   // The calls, one run a thread (a thread's ids mostly ascend: merged, not sorted).
   std::vector<size_t> runs;
   calls_of_host_.assign(p.hosts.size(), 0);
@@ -53,7 +71,7 @@ LaunchJoin::LaunchJoin(const Profile& p) {
     const size_t begin = calls_.size();
     uint64_t id;
     for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e)
-      if (correlation_of(p, e, &id)) calls_.push_back({id, plane.host, e});
+      if (correlation_of(p, name_has_id, e, &id)) calls_.push_back({id, plane.host, e});
     calls_of_host_[plane.host] += calls_.size() - begin;
     if (calls_.size() > begin) add_stretches(calls_, begin, key_less, &runs);
   }
@@ -74,7 +92,7 @@ LaunchJoin::LaunchJoin(const Profile& p) {
     const size_t begin = work.size();
     uint64_t id;
     for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e)
-      if (correlation_of(p, e, &id)) work.push_back({id, plane.host, uint32_t(line_offset_[l] + int64_t(e))});
+      if (correlation_of(p, name_has_id, e, &id)) work.push_back({id, plane.host, uint32_t(line_offset_[l] + int64_t(e))});
     if (work.size() > begin) add_stretches(work, begin, key_less, &work_runs);
   }
   if (work.empty()) return;

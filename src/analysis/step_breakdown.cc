@@ -8,6 +8,7 @@
 
 #include "analysis/device_input_wait.h"
 #include "analysis/device_work.h"
+#include "analysis/device_work_names.h"
 #include "analysis/event_kinds.h"
 #include "analysis/input_bound.h"
 #include "analysis/lower_bound_near.h"
@@ -32,7 +33,8 @@ struct NameActivity {
   InputWaitName input;
 };
 
-NameActivity activity_of_name(std::string_view name) {
+NameActivity activity_of_name(const Profile& p, const DeviceWorkNames& device_names, model::NameIndex n) {
+  const std::string_view name = p.strings.view(p.names[n].name);
   NameActivity a;
   if (is_memory_event_name(name)) {
     a.host = kNoActivity;
@@ -45,7 +47,7 @@ NameActivity activity_of_name(std::string_view name) {
   else if (is_launch_name(name)) a.host = uint8_t(Activity::kHostPrepareLaunch);
   else if (memcpy_kind(name) == MemcpyKind::kHostToHost) a.host = uint8_t(Activity::kHostToHostCopy);
   else if (is_runtime_api_name(name)) a.host = uint8_t(Activity::kHostRuntime);
-  const Precision precision = precision_of_kernel_name(name);
+  const Precision precision = device_names.precision(p, n);
   a.bits16 = precision == Precision::kBits16 || precision == Precision::kFp8 || precision == Precision::kFp4;
   return a;
 }
@@ -74,9 +76,15 @@ uint8_t device_activity(DeviceWork kind, bool bits16) {
 class Classifier {
  public:
   Classifier(const Profile& p, const StepGrouping& g)
-      : p_(p), g_(g), lines_(p), work_(p), profiler_control_(find_profiler_control_calls(p)) {
+      : p_(p),
+        g_(g),
+        lines_(p),
+        device_names_(g.device_work_names ? g.device_work_names : std::make_shared<const DeviceWorkNames>(p)),
+        work_(p, device_names_),
+        profiler_control_(find_profiler_control_calls(p)) {
     names_.reserve(p.names.size());
-    for (const auto& n : p.names) names_.push_back(activity_of_name(p.strings.view(n.name)));
+    for (model::NameIndex n = 0; n < p.names.size(); ++n)
+      names_.push_back(activity_of_name(p, *device_names_, n));
   }
 
   // root_line: the step root's line (kNone for the pseudo step: any thread may wait). Fastest
@@ -109,6 +117,7 @@ class Classifier {
   const Profile& p_;
   const StepGrouping& g_;
   model::LineCursor lines_;
+  std::shared_ptr<const DeviceWorkNames> device_names_;
   DeviceWorkClassifier work_;
   std::vector<NameActivity> names_;
   ProfilerControlCalls profiler_control_;  // the profiler's own start and stop

@@ -7,6 +7,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "analysis/device_work_names.h"
 #include "analysis/event_kinds.h"
 #include "analysis/step_inference.h"
 #include "format/xspace_schema.h"
@@ -379,6 +380,7 @@ void select_steps(const Profile& p, const std::vector<uint8_t>& host_has_device_
 
 StepGrouping group_steps(const Profile& p, std::shared_ptr<const LaunchJoin> launches) {
   StepGrouping g;
+  g.device_work_names = std::make_shared<const DeviceWorkNames>(p);
   g.device_work_line = find_device_work_lines(p);
   std::vector<uint8_t> host_has_device_work(p.hosts.size(), 0);
   for (size_t l = 0; l < p.lines.size(); ++l) {

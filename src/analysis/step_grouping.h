@@ -15,6 +15,8 @@ namespace mlprof::analysis {
 
 inline constexpr int32_t kNoGroup = -1;
 
+class DeviceWorkNames;  // device_work_names.h
+
 struct Step {
   uint32_t group = 0;                 // the value events of this step carry in group_of
   model::EventIndex root = model::kNone;
@@ -63,6 +65,9 @@ struct StepGrouping {
   // The devices' work joined to its launches, for the analyses after the grouping (shared by
   // the grouping's copies); null in a grouping made otherwise.
   std::shared_ptr<const LaunchJoin> launches;
+  // What the event names say of their device work, read once a name for every analysis after
+  // the grouping (shared by its copies); null in a grouping made otherwise.
+  std::shared_ptr<const DeviceWorkNames> device_work_names;
 };
 
 // `launches`: the profile's join of launches where one is made already (else it makes one).

@@ -209,6 +209,52 @@ TEST(OpsByExternalId, FirstOpUnderAnIdKeepsIt) {
   EXPECT_EQ(ops.size(), 2u);
 }
 
+TEST(OpsByExternalId, DenseIdsGoInAnArrayAndSparseOnesInTheTable) {
+  for (int64_t stride : {int64_t(1), int64_t(1) << 40}) {
+    kineto::OpsByExternalId ops;
+    std::vector<std::pair<int64_t, StringId>> added;
+    for (int64_t i = 0; i < 1000; ++i) added.push_back({-5 + stride * i, StringId(100 + i)});
+    added.push_back({-5 + stride * 7, StringId(99)});  // the first under an id keeps it
+    ops.assign(added);
+    EXPECT_EQ(ops.size(), 1000u) << stride;
+    EXPECT_EQ(ops.find(-5), StringId(100)) << stride;
+    EXPECT_EQ(ops.find(-5 + stride * 7), StringId(107)) << stride;
+    EXPECT_EQ(ops.find(-5 + stride * 999), StringId(1099)) << stride;
+    EXPECT_EQ(ops.find(-6), kEmptyString) << stride;
+    EXPECT_EQ(ops.find(-5 + stride * 1000), kEmptyString) << stride;
+    EXPECT_EQ(ops.find(INT64_MIN), kEmptyString) << stride;
+    EXPECT_EQ(ops.find(INT64_MAX), kEmptyString) << stride;
+    // Ids added afterwards, far from the others, keep what is there.
+    ops.emplace(int64_t(1) << 62, StringId(7));
+    ops.emplace(-5, StringId(8));
+    EXPECT_EQ(ops.size(), 1001u) << stride;
+    EXPECT_EQ(ops.find(int64_t(1) << 62), StringId(7)) << stride;
+    EXPECT_EQ(ops.find(-5), StringId(100)) << stride;
+    EXPECT_EQ(ops.find(-5 + stride * 500), StringId(600)) << stride;
+  }
+}
+
+TEST(OpsByExternalId, IdsCountingUpFarApartShareNoPage) {
+  // Three traces joined end to end, each counting its ids up from its own start.
+  kineto::OpsByExternalId ops;
+  std::vector<std::pair<int64_t, StringId>> added;
+  for (int64_t trace = 0; trace < 3; ++trace)
+    for (int64_t i = 1; i <= 5000; ++i) added.push_back({trace * 500'000 + i - 4096, StringId(trace * 10000 + i)});
+  ops.assign(added);
+  EXPECT_EQ(ops.size(), 15000u);
+  for (int64_t trace = 0; trace < 3; ++trace) {
+    EXPECT_EQ(ops.find(trace * 500'000 - 4095), StringId(trace * 10000 + 1)) << trace;
+    EXPECT_EQ(ops.find(trace * 500'000 + 904), StringId(trace * 10000 + 5000)) << trace;
+    EXPECT_EQ(ops.find(trace * 500'000 + 905), kEmptyString) << trace;
+    EXPECT_EQ(ops.find(trace * 500'000 - 4096), kEmptyString) << trace;
+  }
+  EXPECT_EQ(ops.find(1'250'000), kEmptyString);
+  ops.emplace(1'250'000, StringId(1));
+  EXPECT_EQ(ops.find(1'250'000), StringId(1));
+  EXPECT_EQ(ops.find(1'000'000 - 4095), StringId(20001));
+  EXPECT_EQ(ops.size(), 15001u);
+}
+
 TEST(OpsByExternalId, GrowsPastWhatWasReservedWithStridedAndCountingIds) {
   kineto::OpsByExternalId ops;
   ops.reserve(10);

@@ -107,7 +107,7 @@ void collect_host(const Profile& p, const StepGrouping& g, const LaunchJoin& lau
     out->scope_note = "the whole profile";
   }
 
-  DeviceWorkClassifier classify(p);
+  DeviceWorkClassifier classify(p, g.device_work_names);
   size_t stream_events = 0;
   for (const GpuStream& s : out->streams) stream_events += p.lines[s.line].num_events;
   out->work.reserve(stream_events);

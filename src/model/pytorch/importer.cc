@@ -174,6 +174,14 @@ class PyTorchImport {
   void add_memory_stats(const kineto::MemoryRecord& m, StatTable& stats);
 
   NameIndex plain_name(StringId name);
+  // `text` interned, once an import: the stat keys and values that every event of a kind
+  // repeats. Interned where first needed, as before, so that ids come in the same order.
+  StringId interned(StringId& slot, std::string_view text) {
+    if (slot == kNoString) slot = p_.strings.intern(text);
+    return slot;
+  }
+  StringId allocator_of(const kineto::MemoryRecord& m);
+  StringId memcpy_details_of(StringId name, int64_t bytes);
   template <typename AddStats>
   NameIndex variant_name(const NameKey& key, AddStats add_stats);
   NameIndex step_name(StringId name, int64_t step, int64_t pid);
@@ -222,6 +230,30 @@ class PyTorchImport {
   std::unordered_map<NameKey, NameIndex, NameKeyHash> variant_names_;
   std::vector<StringId> kernel_details_;                // by Trace::kernels index, once made
   std::vector<RepeatedMemoryRecord> memory_records_;   // by Trace::memory index
+  // Strings interned() keeps, each kNoString until first needed.
+  struct Keys {
+    StringId addr = kNoString, allocation_bytes = kNoString, bytes_allocated = kNoString,
+             bytes_available = kNoString, pool_bytes = kNoString, allocator_name = kNoString,
+             allocation = kNoString, deallocation = kNoString, wait_on_event_record = kNoString,
+             wait_on_stream = kNoString, waiting_stream = kNoString;
+  } keys_;
+  struct Allocator {
+    int64_t device_type, device_id;
+    StringId name;
+  };
+  std::vector<Allocator> allocators_;  // allocator_name() of each device seen, interned
+  // memcpy_details() interned, by the copy's name and size: copies repeat a few of each.
+  struct CopyKey {
+    StringId name;
+    int64_t bytes;
+    bool operator==(const CopyKey&) const = default;
+  };
+  struct CopyKeyHash {
+    size_t operator()(const CopyKey& k) const {
+      return size_t((uint64_t(k.name) * 0x9E3779B97F4A7C15ull) ^ (uint64_t(k.bytes) * 0xC2B2AE3D27D4EB4Full));
+    }
+  };
+  std::unordered_map<CopyKey, StringId, CopyKeyHash> memcpy_details_;
   uint32_t host_index_ = 0;
   EventIndex next_event_ = 0;              // where add_event writes
 };
@@ -361,8 +393,8 @@ bool PyTorchImport::times_fit() const {
 void PyTorchImport::index_ops_and_steps() {
   std::unordered_set<int64_t> step_pids;
   std::vector<uint8_t> step_track(t_.tracks.size(), 0);
-  op_by_external_id_.reserve(t_.count_by_category[size_t(Category::kCpuOp)] +
-                             t_.count_by_category[size_t(Category::kUserAnnotation)]);
+  std::vector<std::pair<int64_t, StringId>> ops;  // by external id, in the file's order
+  ops.reserve(t_.count_by_category[size_t(Category::kCpuOp)] + t_.count_by_category[size_t(Category::kUserAnnotation)]);
   const int64_t base = t_.base_time_ns.value_or(0);
   int64_t earliest = INT64_MAX, latest = INT64_MIN, shortest = INT64_MAX, longest = INT64_MIN;
   bool missing = false, out_of_range = false;
@@ -376,7 +408,7 @@ void PyTorchImport::index_ops_and_steps() {
     switch (e.category) {
       case Category::kCpuOp:
       case Category::kUserAnnotation:
-        if (e.external_id != kineto::kNoId) op_by_external_id_.emplace(e.external_id, e.name);
+        if (e.external_id != kineto::kNoId) ops.emplace_back(e.external_id, e.name);
         if (step_of(e.name) >= 0) {
           step_track[e.track] = 1;
           step_pids.insert(t_.tracks[e.track].pid);
@@ -393,6 +425,7 @@ void PyTorchImport::index_ops_and_steps() {
         break;
     }
   }
+  op_by_external_id_.assign(ops);
   earliest_ns_ = out_of_range ? kOutOfRange : earliest;
   latest_ns_ = latest;
   shortest_ps_ = shortest;
@@ -845,7 +878,7 @@ void PyTorchImport::add_event(uint32_t i, const StagedLine& staged, bool top_lev
       add_correlation();
       const int64_t bytes = t_.copies[e.detail].bytes;
       if (e.category == Category::kMemcpy) {
-        stats.add(kMemcpyDetails, StatValue::of_string(p_.strings.intern(memcpy_details(p_.strings.view(e.name), bytes))));
+        stats.add(kMemcpyDetails, StatValue::of_string(memcpy_details_of(e.name, bytes)));
       } else if (bytes >= 0) {
         stats.add(p_.strings.intern("memset_details"),
                   StatValue::of_string(p_.strings.intern("size:" + std::to_string(bytes))));
@@ -861,9 +894,9 @@ void PyTorchImport::add_event(uint32_t i, const StagedLine& staged, bool top_lev
       add_correlation();
       if (e.detail != UINT32_MAX) {  // a wait on a recorded CUDA event (the critical path links it)
         const kineto::EventWait& w = t_.event_waits[e.detail];
-        stats.add(p_.strings.intern(kArgWaitOnEventRecord), StatValue::of_int(w.record_correlation));
-        stats.add(p_.strings.intern(kArgWaitOnStream), StatValue::of_int(w.recorded_stream));
-        if (track.tid >= 0) stats.add(p_.strings.intern(kArgWaitingStream), StatValue::of_int(track.tid));
+        stats.add(interned(keys_.wait_on_event_record, kArgWaitOnEventRecord), StatValue::of_int(w.record_correlation));
+        stats.add(interned(keys_.wait_on_stream, kArgWaitOnStream), StatValue::of_int(w.recorded_stream));
+        if (track.tid >= 0) stats.add(interned(keys_.waiting_stream, kArgWaitingStream), StatValue::of_int(track.tid));
       }
       break;
     }
@@ -896,9 +929,10 @@ NameIndex PyTorchImport::memory_event(uint32_t record, StatTable& stats) {
   const kineto::MemoryRecord& m = t_.memory[record];
   RepeatedMemoryRecord& repeated = memory_records_[record];
   if (repeated.name != kNone) return repeated.name;
-  const StringId allocator = p_.strings.intern(allocator_name(m));
-  const StringId kind = p_.strings.intern(m.bytes < 0 ? xs::kMemoryDeallocationEventName : xs::kMemoryAllocationEventName);
-  const StringId allocator_key = p_.strings.intern(xs::kStatAllocatorName);
+  const StringId allocator = allocator_of(m);
+  const StringId kind = m.bytes < 0 ? interned(keys_.deallocation, xs::kMemoryDeallocationEventName)
+                                    : interned(keys_.allocation, xs::kMemoryAllocationEventName);
+  const StringId allocator_key = interned(keys_.allocator_name, xs::kStatAllocatorName);
   if (repeated.count < 2) {
     const NameIndex name = variant_name({kind, kMemoryName, allocator, 0}, [&] {
       p_.metadata_stats.add(allocator_key, StatValue::of_string(allocator));
@@ -918,18 +952,32 @@ NameIndex PyTorchImport::memory_event(uint32_t record, StatTable& stats) {
 }
 
 void PyTorchImport::add_memory_stats(const kineto::MemoryRecord& m, StatTable& stats) {
-  stats.add(p_.strings.intern(xs::kStatAddr), StatValue::of_uint(uint64_t(m.addr)));
-  stats.add(p_.strings.intern(xs::kStatAllocationBytes),
+  stats.add(interned(keys_.addr, xs::kStatAddr), StatValue::of_uint(uint64_t(m.addr)));
+  stats.add(interned(keys_.allocation_bytes, xs::kStatAllocationBytes),
             StatValue::of_uint(m.bytes < 0 ? uint64_t(0) - uint64_t(m.bytes) : uint64_t(m.bytes)));
   if (m.total_allocated >= 0) {
-    stats.add(p_.strings.intern(xs::kStatBytesAllocated), StatValue::of_int(m.total_allocated));
+    stats.add(interned(keys_.bytes_allocated, xs::kStatBytesAllocated), StatValue::of_int(m.total_allocated));
     // PyTorch's caching allocator holds "reserved" bytes, of which "allocated" are in use:
     // the rest is free to it, what TensorFlow's allocators call available.
     if (m.total_reserved >= m.total_allocated)
-      stats.add(p_.strings.intern(xs::kStatBytesAvailable), StatValue::of_int(m.total_reserved - m.total_allocated));
+      stats.add(interned(keys_.bytes_available, xs::kStatBytesAvailable),
+                StatValue::of_int(m.total_reserved - m.total_allocated));
   }
   // The pool itself, its own figure: not the memory's capacity (that is the device's).
-  if (m.total_reserved >= 0) stats.add(p_.strings.intern(xs::kStatPoolBytes), StatValue::of_int(m.total_reserved));
+  if (m.total_reserved >= 0) stats.add(interned(keys_.pool_bytes, xs::kStatPoolBytes), StatValue::of_int(m.total_reserved));
+}
+
+StringId PyTorchImport::allocator_of(const kineto::MemoryRecord& m) {
+  for (const Allocator& a : allocators_)
+    if (a.device_type == m.device_type && a.device_id == m.device_id) return a.name;
+  allocators_.push_back({m.device_type, m.device_id, p_.strings.intern(allocator_name(m))});
+  return allocators_.back().name;
+}
+
+StringId PyTorchImport::memcpy_details_of(StringId name, int64_t bytes) {
+  auto [it, added] = memcpy_details_.try_emplace({name, bytes}, kNoString);
+  if (added) it->second = p_.strings.intern(memcpy_details(p_.strings.view(name), bytes));
+  return it->second;
 }
 
 NameIndex PyTorchImport::plain_name(StringId name) {
