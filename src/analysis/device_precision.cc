@@ -14,7 +14,7 @@ WorkPrecision::WorkPrecision(const model::Profile& p, std::shared_ptr<const Devi
       launch_ops_(p),
       input_type_(p.strings.find("Input type")),
       long_name_(p.strings.find(format::xspace::kStatLongName)),
-      names_(names ? std::move(names) : std::make_shared<const DeviceWorkNames>(p)) {}
+      names_(DeviceWorkNames::or_own(std::move(names), p)) {}
 
 Precision WorkPrecision::of(model::EventIndex e, model::EventIndex launch_op) {
   if (input_type_ != model::kNoString)

@@ -173,7 +173,7 @@ DeviceWorkClassifier::DeviceWorkClassifier(const model::Profile& p) : DeviceWork
 
 DeviceWorkClassifier::DeviceWorkClassifier(const model::Profile& p, std::shared_ptr<const DeviceWorkNames> names)
     : p_(p),
-      names_(names ? std::move(names) : std::make_shared<const DeviceWorkNames>(p)),
+      names_(DeviceWorkNames::or_own(std::move(names), p)),
       by_name_(p.names.size(), -1),
       stats_matter_(p.names.size(), 0),
       memset_details_(p.strings.find("memset_details")),

@@ -17,12 +17,19 @@ class DeviceWorkNames {
  public:
   // For the names of `profile`, which each call names again (this holds no reference to it).
   explicit DeviceWorkNames(const model::Profile& profile);
+  // `shared` where an analysis is given one, else a table of its own for `profile`.
+  static std::shared_ptr<const DeviceWorkNames> or_own(std::shared_ptr<const DeviceWorkNames> shared,
+                                                       const model::Profile& profile);
   DeviceWork work(const model::Profile& profile, model::NameIndex n) const;
   Precision precision(const model::Profile& profile, model::NameIndex n) const;
 
  private:
   // Per name: 0 until first asked, else the value + 1. Two threads asking at once both work
-  // it out and store the same.
+  // it out and store the same. A name made after this table (none while the profile is
+  // analysed) is worked out each time.
+  template <typename Value, typename Of>
+  Value read_once(std::atomic<uint8_t>* table, const model::Profile& profile, model::NameIndex n, Of of) const;
+
   size_t size_;
   std::unique_ptr<std::atomic<uint8_t>[]> work_, precision_;
 };

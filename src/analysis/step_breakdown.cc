@@ -79,7 +79,7 @@ class Classifier {
       : p_(p),
         g_(g),
         lines_(p),
-        device_names_(g.device_work_names ? g.device_work_names : std::make_shared<const DeviceWorkNames>(p)),
+        device_names_(DeviceWorkNames::or_own(g.device_work_names, p)),
         work_(p, device_names_),
         profiler_control_(find_profiler_control_calls(p)) {
     names_.reserve(p.names.size());

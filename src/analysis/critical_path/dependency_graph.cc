@@ -241,19 +241,9 @@ class GraphBuilder {
     if (of_name.blocking) blocking_[host].push_back(e);
   }
 
-  // What a host event's name says, read once a name (most events share a few hundred names):
-  // the windows' graphs share what graph_inputs read.
-  struct NameKind {
-    HostNameKind of_name;
-    bool known = false;
-  };
-  const HostNameKind& name_kind(model::NameIndex n) {
-    if (!inputs_.name_kinds.empty()) return inputs_.name_kinds[n];
-    if (name_kinds_.empty()) name_kinds_.resize(p_.names.size());
-    NameKind& k = name_kinds_[n];
-    if (!k.known) k = {host_name_kind(p_.strings.view(p_.names[n].name)), true};
-    return k.of_name;
-  }
+  // What a host event's name says, read once a name for all the graphs (most events share a few
+  // hundred names).
+  const HostNameKind& name_kind(model::NameIndex n) const { return inputs_.name_kinds[n]; }
 
   // Whether the event or its name carries a producer or consumer id: one look at its stats
   // (most events have several and no link), each name's once. The same look finds its
@@ -1001,7 +991,6 @@ class GraphBuilder {
   std::vector<int64_t> offset_;  // per host: rank_waits_.clock_offset_ps
   std::vector<uint8_t> kind_;                    // per host event: PathKind of its own time
   std::vector<NameStats> name_stats_;            // per name
-  std::vector<NameKind> name_kinds_;             // per name
   struct ChainEnd {
     uint16_t host;
     uint32_t node;  // the last node of a thread or a device line
@@ -1023,10 +1012,10 @@ GraphInputs graph_inputs(const model::Profile& profile, const StepAnalysis& step
   GraphInputs in;
   in.launches = steps.grouping.launches.get();
   in.rank_waits = find_rank_waits(profile, steps);
+  in.name_kinds.reserve(profile.names.size());
+  for (const model::EventName& n : profile.names) in.name_kinds.push_back(host_name_kind(profile.strings.view(n.name)));
   if (!whole) {
     in.windows = window_device_inputs(profile);
-    in.name_kinds.reserve(profile.names.size());
-    for (const model::EventName& n : profile.names) in.name_kinds.push_back(host_name_kind(profile.strings.view(n.name)));
     return in;
   }
   // All of it, joined to its launches by the steps' join (the scope reads no steps).

@@ -101,16 +101,16 @@ struct HostNameKind {
   bool blocking = false;
 };
 
-// What the graphs of one profile share, found once: the ranks' waits and common clock; for a
-// graph of the whole profile, its device work with its launches and the waits on recorded CUDA
-// events; for windows' graphs, what finding a window's device work needs (window_gpu_work.h)
-// and what each name says of a host event.
+// What the graphs of one profile share, found once: the ranks' waits and common clock, what
+// each name says of a host event; for a graph of the whole profile, its device work with its
+// launches and the waits on recorded CUDA events; for windows' graphs, what finding a window's
+// device work needs (window_gpu_work.h).
 struct GraphInputs {
   RankWaits rank_waits;
   GpuActivity activity;                 // whole
   std::vector<EventWaits> event_waits;  // whole: per activity.hosts
   WindowDeviceInputs windows;           // windows
-  std::vector<HostNameKind> name_kinds;  // windows: per name (Profile::names), not read again a window
+  std::vector<HostNameKind> name_kinds;  // per name (Profile::names), not read again a window
   const LaunchJoin* launches = nullptr;  // windows: the steps' join of launches, where it has one
 };
 GraphInputs graph_inputs(const model::Profile& profile, const StepAnalysis& steps, bool whole);
