@@ -3,12 +3,15 @@
 // its byte, read ahead or here, with cuts guessed or scanned.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "format/scratch_dir.h"
+#include "model/cut_short_guard.h"
 #include "model/string_table.h"
+#include "model/xspace/mapped_file.h"
 
 #include "model/pytorch/trace_file.h"
 #include "model/pytorch/trace_parser.h"
@@ -103,6 +106,35 @@ TEST(PyTorchInPlace, TheTextEndsInZeroPadding) {
     ASSERT_EQ(got, size);
     for (size_t i = size; i < capacity; ++i) ASSERT_EQ(text[i], '\0') << size << " " << i;
   }
+}
+
+// A file written again shorter while it is read: the pages past its new end read as zeros (not a
+// SIGBUS that ends the process), and the read fails saying so.
+TEST(PyTorchInPlace, AFileCutShortWhileReadIsAnError) {
+  const std::string json = trace_with(",\n  ", 20000);
+  ScratchDir dir;
+  const std::string path = dir / "trace.json";
+  for (bool ahead : {true, false}) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << json;
+    kineto::JsonSource source;
+    std::string error;
+    ASSERT_TRUE(source.open_file(path, &error)) << error;
+    std::filesystem::resize_file(path, json.size() / 3);
+    StringTable strings;
+    kineto::Trace trace;
+    EXPECT_FALSE(kineto::read_trace(source, &strings, &trace, {}, &error, ahead, nullptr, true));
+    EXPECT_EQ(error, kCutShortWhileRead);
+    EXPECT_TRUE(source.cut_short());
+  }
+  // An XSpace file is mapped the same way.
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << std::string(size_t(1) << 20, 'x');
+  xspace::MappedFile file;
+  std::string error;
+  ASSERT_TRUE(file.open(path, &error)) << error;
+  std::filesystem::resize_file(path, 1000);
+  EXPECT_EQ(file.data()[999], 'x');
+  EXPECT_EQ(file.data()[(size_t(1) << 20) - 1], 0);
+  EXPECT_TRUE(file.cut_short());
 }
 
 }  // namespace

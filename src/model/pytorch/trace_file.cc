@@ -43,6 +43,7 @@ uint64_t gzip_text_size(const unsigned char (&trailer)[4], uint64_t compressed) 
 JsonSource::JsonSource() = default;
 
 JsonSource::~JsonSource() {
+  guard_.release();
   if (map_ != nullptr) ::munmap(map_, map_span_);
   if (fd_ >= 0) ::close(fd_);
 }
@@ -70,6 +71,7 @@ void JsonSource::map_text() {
   ::madvise(region, size, MADV_SEQUENTIAL);
   map_ = region;
   map_span_ = span;
+  guard_.guard(region, size);
   bytes_ = reinterpret_cast<const unsigned char*>(region);
   sniffed_.clear();
   input_read_ = 0;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "model/cut_short_guard.h"
 #include "model/gzip_inflater.h"
 #include "model/ingest_stages.h"
 
@@ -51,6 +52,9 @@ class JsonSource {
   // order, from the thread that builds the trace).
   void read_in_place_to(size_t offset) { input_read_.store(offset, std::memory_order_relaxed); }
   void done_in_place_before(const char* p);
+  // Whether another process cut the mapped file shorter while it was read (what was past its new
+  // end read as zeros).
+  bool cut_short() const { return guard_.cut_short(); }
 
   // About how many bytes of text the input holds, to size what is read from it: the file's size,
   // or for gzip the size its trailer gives (modulo 4 GiB; 0 when it cannot be read).
@@ -87,6 +91,7 @@ class JsonSource {
   void* map_ = nullptr;     // a plain file, mapped (bytes_ then points at it)
   size_t map_span_ = 0;     // the mapping's size: the text and its zero padding, in whole pages
   size_t handed_back_ = 0;  // the text before this was given back (done_in_place_before)
+  CutShortGuard guard_;     // over the mapping
 };
 
 }  // namespace mlprof::model::kineto

@@ -942,8 +942,11 @@ bool read_trace(JsonSource& source, StringTable* strings, Trace* trace, const Lo
     };
   bool guessed = false;
   auto read = [&](bool guess) {
-    return parse_ahead ? read_ahead(source, strings, trace, forward, error, stages, guess, &guessed)
-                       : read_here(source, strings, trace, forward, error, stages, guess, &guessed);
+    const bool ok = parse_ahead ? read_ahead(source, strings, trace, forward, error, stages, guess, &guessed)
+                                : read_here(source, strings, trace, forward, error, stages, guess, &guessed);
+    if (!source.cut_short()) return ok;
+    *error = kCutShortWhileRead;
+    return false;
   };
   // A failure after a guessed cut may be a wrong guess: the text is read again without guessing,
   // which gives the trace (the strings interned the first time are the first it interns, in the

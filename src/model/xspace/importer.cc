@@ -684,7 +684,12 @@ bool import_xspace_file(const std::string& path, std::string_view host, Profile*
   xspace::MappedFile file;
   if (!file.open(path, error)) return false;
   PageReleaser pages(file.data(), file.size(), &progress);
-  return xspace::import_from(file.data(), file.size(), host, profile, &pages, jobs, error);
+  const bool ok = xspace::import_from(file.data(), file.size(), host, profile, &pages, jobs, error);
+  if (file.cut_short()) {
+    *error = kCutShortWhileRead;
+    return false;
+  }
+  return ok;
 }
 
 }  // namespace mlprof::model

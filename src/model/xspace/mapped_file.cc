@@ -10,6 +10,7 @@
 namespace mlprof::model::xspace {
 
 MappedFile::~MappedFile() {
+  guard_.release();
   if (map_ != nullptr) ::munmap(map_, size_);
 }
 
@@ -49,6 +50,7 @@ bool MappedFile::open(const std::string& path, std::string* error) {
   }
   map_ = map;
   size_ = size_t(st.st_size);
+  guard_.guard(map_, size_);
   ::madvise(map_, size_, MADV_SEQUENTIAL);
   return true;
 }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "model/cut_short_guard.h"
 #include "model/load_progress.h"
 
 namespace mlprof::model::xspace {
@@ -24,8 +25,12 @@ class MappedFile {
   bool open(const std::string& path, std::string* error);
   const uint8_t* data() const { return static_cast<const uint8_t*>(map_); }
   size_t size() const { return size_; }
+  // Whether another process cut the file shorter while it was read (what was past its new end
+  // read as zeros).
+  bool cut_short() const { return guard_.cut_short(); }
 
  private:
+  CutShortGuard guard_;
   void* map_ = nullptr;
   size_t size_ = 0;
 };
