@@ -25,6 +25,15 @@ constexpr size_t kLongestSeparator = 64;
 
 bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
+// Reads one byte of every cache line of text[from, to), so that the text is in this core's cache
+// when the parsers (on the other cores) come to it, as it was when read() copied it here: a
+// parser that meets it first waits on memory for every line, which costs more than this loop.
+void touch_lines(const char* text, size_t from, size_t to) {
+  unsigned char sum = 0;
+  for (size_t at = from; at < to; at += 64) sum ^= static_cast<unsigned char>(text[at]);
+  asm volatile("" : : "r"(sum));
+}
+
 std::string megabytes(size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
 class Walker {
@@ -150,8 +159,10 @@ bool Walker::more_in_place(size_t keep_from) {
                   " (at byte " + std::to_string(keep_from) + ")");
     window_ *= 2;
   }
+  const size_t before = end_;
   end_ = std::min(in_place_size_, keep + window_);
   eof_ = end_ == in_place_size_;
+  touch_lines(text_, before, end_);
   source_.read_in_place_to(end_);
   if (progress_ && source_.input_size() > 0)
     progress_(std::min(1.0, double(source_.input_read()) / double(source_.input_size())));
