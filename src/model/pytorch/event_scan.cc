@@ -38,15 +38,10 @@ class Tokens {
   bool done() const { return at_ == count_; }
   uint32_t at() const { return at_; }
   // No bound is checked: the entry past the last token points at that token, the batch's ']'
-  // or ',' (EventScan::read), and only take() of those checks that it is not past the end.
+  // (EventScan::read), and only take(']') checks that it is not past the end.
   char peek() const { return text_[index_[at_]]; }
-  // Passes the current token, whatever it is.
-  bool pass() {
-    ++at_;
-    return true;
-  }
   bool take(char c) {
-    if (peek() != c || ((c == ']' || c == ',') && at_ == count_)) return false;
+    if (peek() != c || (c == ']' && at_ == count_)) return false;
     ++at_;
     return true;
   }
@@ -64,7 +59,7 @@ class Tokens {
   // A key (with its ':'), as key_at reads it.
   bool key(std::string_view* key) {
     // As traces write keys: the colon right after the closing quote. No bound is checked: at_ is
-    // at most count_, where the batch's last token is again (see peek()), which starts no key, and stage 1
+    // at most count_, where the batch's ']' is again (see peek()), which starts no key, and stage 1
     // ends the index with an entry more.
     {
       const uint32_t begin = index_[at_], colon = index_[at_ + 1];
@@ -348,34 +343,29 @@ bool EventScan::read(const PaddedJson& batch, std::vector<RawEvent>* raws, RawPa
   if (stage1_->stage1(reinterpret_cast<const uint8_t*>(batch.data), batch.size, simdjson::stage1_mode::regular) !=
       simdjson::SUCCESS)
     return false;
-  // A batch read here opens on its first byte and closes on its last: the array's '[' and ']', or
-  // for one read in place the ',' around it (PaddedJson::in_place), taken by their place. One
+  // A batch read here ends with the array's ']' (the walk checks that it takes that last): one
   // that does not is left to the other parser at once. The entry past the last token (stage 1's
-  // own, the text's end) then points at that last token too, so that the walk reads a token
-  // without a bound check and finds nothing there that it could take (see Tokens::take).
+  // own, the text's end) then points at that ']' too, so that the walk reads a token without a
+  // bound check and finds nothing there that it could take but the ']' (see Tokens::take).
   uint32_t* index = stage1_->structural_indexes.get();
   const uint32_t count = stage1_->n_structural_indexes;
-  if (count < 2) return false;
-  const char open = batch.data[index[0]], close = batch.data[index[count - 1]];
-  if (index[0] != 0 || index[count - 1] != batch.size - 1 || (open != '[' && open != ',') ||
-      (close != ']' && close != ','))
-    return false;
+  if (count == 0 || batch.data[index[count - 1]] != ']') return false;
   index[count] = index[count - 1];
   // Traces seldom escape anything: one look for a backslash in the whole batch spares one per string.
   Tokens t(batch.data, index, count,
            std::memchr(batch.data, '\\', batch.size) != nullptr);
   const size_t before = raws->size();
   RecentNumbers recent[2];
-  const uint32_t last = count - 1;
-  bool ok = t.pass();
-  if (t.at() != last) {
+  bool ok = t.take('[');
+  if (ok && !t.take(']')) {
     do {
       RawEvent& raw = raws->emplace_back();
       raw.parts = parts;
       ok = event(t, &raw, recent);
-    } while (ok && t.at() != last && t.take(','));
+    } while (ok && t.take(','));
+    ok = ok && t.take(']');
   }
-  if (ok && t.at() == last && t.pass() && t.done()) return true;
+  if (ok && t.done()) return true;
   raws->resize(before);
   return false;
 }

@@ -1,7 +1,6 @@
 #include "model/pytorch/trace_file.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,8 +12,6 @@ namespace mlprof::model::kineto {
 namespace {
 
 constexpr size_t kInputChunk = size_t(256) << 10;
-// Read pages go back to the kernel a few at a time, not a call a batch.
-constexpr size_t kHandBackStep = size_t(2) << 20;
 
 // Reads until `size` bytes or the end of the file; returns the count, or -1 on error.
 ssize_t read_fully(int fd, void* buffer, size_t size) {
@@ -43,48 +40,7 @@ uint64_t gzip_text_size(const unsigned char (&trailer)[4], uint64_t compressed) 
 JsonSource::JsonSource() = default;
 
 JsonSource::~JsonSource() {
-  guard_.release();
-  if (map_ != nullptr) ::munmap(map_, map_span_);
   if (fd_ >= 0) ::close(fd_);
-}
-
-// Maps the file into a zeroed span one padding longer (the pages past the file's last are
-// anonymous), so that the text can be read in place with simdjson's padding after it. Where it
-// cannot be mapped, read() copies it as for a pipe. The span starts on a 2 MiB boundary, as the
-// kernel places a file's own mapping: the page cache's large pieces of the file then map whole,
-// a fault each, rather than 64 KiB a fault.
-void JsonSource::map_text() {
-  constexpr uintptr_t kAlign = uintptr_t(2) << 20;
-  const size_t page = size_t(::sysconf(_SC_PAGESIZE));
-  const size_t size = size_t(input_size_);
-  const size_t span = (size + kInPlacePadding + page - 1) / page * page;
-  void* reserved = ::mmap(nullptr, span + kAlign, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (reserved == MAP_FAILED) return;
-  char* const low = static_cast<char*>(reserved);
-  char* const region = reinterpret_cast<char*>((uintptr_t(low) + kAlign - 1) & ~(kAlign - 1));
-  if (region > low) ::munmap(low, size_t(region - low));
-  if (low + span + kAlign > region + span) ::munmap(region + span, size_t(low + span + kAlign - (region + span)));
-  if (::mmap(region, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd_, 0) == MAP_FAILED) {
-    ::munmap(region, span);
-    return;
-  }
-  ::madvise(region, size, MADV_SEQUENTIAL);
-  map_ = region;
-  map_span_ = span;
-  guard_.guard(region, size);
-  bytes_ = reinterpret_cast<const unsigned char*>(region);
-  sniffed_.clear();
-  input_read_ = 0;
-}
-
-void JsonSource::done_in_place_before(const char* p) {
-  const char* base = static_cast<const char*>(map_);
-  if (base == nullptr || p < base || p > base + input_size_) return;
-  const size_t page = size_t(::sysconf(_SC_PAGESIZE));
-  const size_t upto = size_t(p - base) / page * page;
-  if (upto < handed_back_ + kHandBackStep) return;
-  ::madvise(const_cast<char*>(base) + handed_back_, upto - handed_back_, MADV_DONTNEED);
-  handed_back_ = upto;
 }
 
 bool JsonSource::open_file(const std::string& path, std::string* error, GzipEngine engine, IngestStages* stages) {
@@ -120,7 +76,6 @@ bool JsonSource::open_file(const std::string& path, std::string* error, GzipEngi
   if (gzip_ && input_size_ >= 18 && ::pread(fd_, trailer, 4, off_t(input_size_ - 4)) == 4)
     text_size_hint_ = gzip_text_size(trailer, input_size_);
   if (gzip_) start_inflating(engine);
-  else if (regular_file_ && input_size_ > 0) map_text();
   return true;
 }
 
@@ -142,13 +97,12 @@ bool JsonSource::rewind(std::string* error) {
     *error = "the input cannot be read again from its start";
     return false;
   }
-  if (fd_ >= 0 && map_ == nullptr && ::lseek(fd_, 0, SEEK_SET) != 0) {
+  if (fd_ >= 0 && ::lseek(fd_, 0, SEEK_SET) != 0) {
     *error = std::strerror(errno);
     return false;
   }
   sniffed_.clear();
   input_read_ = 0;
-  handed_back_ = 0;
   if (gzip_) start_inflating(engine_);
   return true;
 }

@@ -2,10 +2,7 @@
 // read piece by piece into the caller's buffer: a gzip file is inflated straight into it, on the
 // caller's thread (the walk that cuts the text into batches runs on a thread of its own, so the
 // inflating is already beside the parsing), so no more than one piece of the text is ever held
-// here however large the file. A plain file is mapped instead, so that a reader can take its
-// text where it lies (text_in_place): copying it out of the page cache was a twentieth of
-// reading's CPU; the pages read are handed back as the reader goes, so the file does not add
-// to the process's memory.
+// here however large the file.
 #pragma once
 
 #include <atomic>
@@ -15,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "model/cut_short_guard.h"
 #include "model/gzip_inflater.h"
 #include "model/ingest_stages.h"
 
@@ -39,23 +35,6 @@ class JsonSource {
   // Writes up to `room` bytes of text at `out`; *got is 0 only at the end of the text.
   bool read(char* out, size_t room, size_t* got, std::string* error);
 
-  // A plain regular file's whole text, mapped, with at least kInPlacePadding readable zero bytes
-  // after it; null for gzip, a pipe, bytes in memory or a file that could not be mapped (read()
-  // serves those). *size is the text's size, *capacity what may be read from `data`.
-  const char* text_in_place(size_t* size, size_t* capacity) const {
-    *size = size_t(input_size_), *capacity = map_span_;
-    return map_ != nullptr ? static_cast<const char*>(map_) : nullptr;
-  }
-  static constexpr size_t kInPlacePadding = 65;  // simdjson's padding, and a byte a batch may end on
-  // A reader of the text in place says how far it has read (for input_read()), and that the text
-  // before `p` will not be read again (its whole pages go back to the kernel; called in the text's
-  // order, from the thread that builds the trace).
-  void read_in_place_to(size_t offset) { input_read_.store(offset, std::memory_order_relaxed); }
-  void done_in_place_before(const char* p);
-  // Whether another process cut the mapped file shorter while it was read (what was past its new
-  // end read as zeros).
-  bool cut_short() const { return guard_.cut_short(); }
-
   // About how many bytes of text the input holds, to size what is read from it: the file's size,
   // or for gzip the size its trailer gives (modulo 4 GiB; 0 when it cannot be read).
   uint64_t text_size_hint() const { return text_size_hint_; }
@@ -73,7 +52,6 @@ class JsonSource {
   // The gzip input, pulled as the inflater needs it.
   bool next_input(const unsigned char** data, size_t* size, std::string* error);
   bool read_plain(char* out, size_t room, size_t* got, std::string* error);
-  void map_text();
   void start_inflating(GzipEngine engine);
 
   int fd_ = -1;
@@ -88,10 +66,6 @@ class JsonSource {
   std::vector<unsigned char> sniffed_;     // bytes read from the file to recognise gzip
   std::vector<unsigned char> input_;       // gzip: compressed bytes from the file
   std::unique_ptr<GzipInflater> inflater_;  // gzip
-  void* map_ = nullptr;     // a plain file, mapped (bytes_ then points at it)
-  size_t map_span_ = 0;     // the mapping's size: the text and its zero padding, in whole pages
-  size_t handed_back_ = 0;  // the text before this was given back (done_in_place_before)
-  CutShortGuard guard_;     // over the mapping
 };
 
 }  // namespace mlprof::model::kineto

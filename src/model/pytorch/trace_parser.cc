@@ -88,7 +88,6 @@ class EventParser {
   RawParts parts_;               // of the events of the batch last parsed
   od::parser parser_;            // reused by every batch: its buffers are allocated once
   PaddedJson json_;              // the text being parsed
-  std::vector<char> closed_;     // a batch read in place, with its brackets, for On-Demand
   od::document* doc_ = nullptr;
   std::string error_;
   uint64_t event_index_ = 0;     // the building half: of the next element of traceEvents
@@ -170,20 +169,11 @@ bool EventParser::parse_batch(const PaddedJson& batch, std::vector<RawEvent>* ra
   parts_.clear();
   if (scan_.read(batch, raws, &parts_)) return finish(true, error);
   parts_.clear();
-  // On-Demand reads an array: a batch read in place gets its brackets in a copy of its own.
-  if (batch.data[0] != '[' || batch.data[batch.size - 1] != ']') {
-    closed_.assign(batch.data, batch.data + batch.size);
-    closed_.front() = '[';
-    closed_.back() = ']';
-    closed_.resize(batch.size + simdjson::SIMDJSON_PADDING, '\0');
-    json_ = {closed_.data(), batch.size, closed_.size(), batch.offset, batch.end_guessed};
-  }
-  const PaddedJson& text = json_;
   // On-Demand checks less than the scan of every byte that makes sure of a guessed end.
-  if (text.end_guessed && !batch_ends_between_elements(text))
+  if (batch.end_guessed && !batch_ends_between_elements(batch))
     return finish(fail("not valid JSON (an event batch cut inside an element)"), error);
   od::document doc;
-  if (auto code = parser_.iterate(text.data, text.size, text.capacity).get(doc)) return finish(json_error(code), error);
+  if (auto code = parser_.iterate(batch.data, batch.size, batch.capacity).get(doc)) return finish(json_error(code), error);
   doc_ = &doc;
   od::array events;
   if (auto code = doc.get_array().get(events)) return finish(json_error(code), error);
@@ -631,8 +621,6 @@ class ParseAhead final : public TraceJsonVisitor {
     return piece;
   }
   void done_with(Piece* piece) {
-    if (piece->kind == Piece::kEvents && piece->json.in_place)
-      source_.done_in_place_before(piece->json.data + piece->json.size - 1);
     {
       std::lock_guard lock(mutex_);
       spare_.push_back(piece);
@@ -652,7 +640,6 @@ class ParseAhead final : public TraceJsonVisitor {
   }
 
   bool event_batch(const PaddedJson& batch, std::string* error) override { return event_batch_in(batch, nullptr, error); }
-  bool takes_text_in_place() const override { return true; }
   // The walk's window becomes the piece's text, and the piece's spare text the walk's window:
   // no copy of the batch.
   bool event_batch_in(const PaddedJson& batch, std::vector<char>* window, std::string* error) override {
@@ -757,10 +744,6 @@ class ParseAhead final : public TraceJsonVisitor {
       piece->json = json;
       return piece;
     }
-    if (json.in_place) {  // the text stays where it is
-      piece->json = json;
-      return piece;
-    }
     piece->text.resize(json.size + simdjson::SIMDJSON_PADDING);
     std::memcpy(piece->text.data(), json.data, json.size);
     std::memset(piece->text.data() + json.size, 0, simdjson::SIMDJSON_PADDING);
@@ -804,14 +787,12 @@ class ParseAhead final : public TraceJsonVisitor {
 // caller's thread: the order and the errors are ParseAhead's, with one batch's buffers.
 class ParseHere final : public TraceJsonVisitor {
  public:
-  ParseHere(JsonSource& source, TraceReader& reader, IngestStages* stages)
-      : source_(source), reader_(reader), stages_(stages) {}
+  ParseHere(TraceReader& reader, IngestStages* stages) : reader_(reader), stages_(stages) {}
 
   bool wants(std::string_view key) const override { return wanted_top_level(key); }
   bool top_level_value(std::string_view key, const PaddedJson& value, std::string* error) override {
     return reader_.top_level_value(key, value, error);
   }
-  bool takes_text_in_place() const override { return true; }
   bool event_batch(const PaddedJson& batch, std::string* error) override {
     events_.clear();
     std::string parse_error;
@@ -832,12 +813,10 @@ class ParseHere final : public TraceJsonVisitor {
     }
     if (!built) return false;
     if (!parsed) *error = parse_error.empty() ? not_an_object(reader_.events_read()) : parse_error;
-    if (batch.in_place) source_.done_in_place_before(batch.data + batch.size - 1);
     return parsed;
   }
 
  private:
-  JsonSource& source_;
   TraceReader& reader_;
   IngestStages* stages_;
   EventParser parser_;
@@ -863,7 +842,7 @@ bool read_here(JsonSource& source, StringTable* strings, Trace* trace, const Loa
                IngestStages* stages, bool guess_cuts, bool* guessed) {
   TraceReader reader(strings, trace, stages);
   reserve_events(source, trace);
-  ParseHere here(source, reader, stages);
+  ParseHere here(reader, stages);
   try {
     StageTimer timer(stages, IngestStages::kTokenise);
     return walk_trace_json(source, here, progress, error, guess_cuts, guessed);
@@ -942,11 +921,8 @@ bool read_trace(JsonSource& source, StringTable* strings, Trace* trace, const Lo
     };
   bool guessed = false;
   auto read = [&](bool guess) {
-    const bool ok = parse_ahead ? read_ahead(source, strings, trace, forward, error, stages, guess, &guessed)
-                                : read_here(source, strings, trace, forward, error, stages, guess, &guessed);
-    if (!source.cut_short()) return ok;
-    *error = kCutShortWhileRead;
-    return false;
+    return parse_ahead ? read_ahead(source, strings, trace, forward, error, stages, guess, &guessed)
+                       : read_here(source, strings, trace, forward, error, stages, guess, &guessed);
   };
   // A failure after a guessed cut may be a wrong guess: the text is read again without guessing,
   // which gives the trace (the strings interned the first time are the first it interns, in the

@@ -25,15 +25,6 @@ constexpr size_t kLongestSeparator = 64;
 
 bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
-// Reads one byte of every cache line of text[from, to), so that the text is in this core's cache
-// when the parsers (on the other cores) come to it, as it was when read() copied it here: a
-// parser that meets it first waits on memory for every line, which costs more than this loop.
-void touch_lines(const char* text, size_t from, size_t to) {
-  unsigned char sum = 0;
-  for (size_t at = from; at < to; at += 64) sum ^= static_cast<unsigned char>(text[at]);
-  asm volatile("" : : "r"(sum));
-}
-
 std::string megabytes(size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
 class Walker {
@@ -41,12 +32,7 @@ class Walker {
   Walker(JsonSource& source, TraceJsonVisitor& visitor, const LoadProgress& progress, std::string* error,
          bool guess_cuts, bool* guessed)
       : source_(source), visitor_(visitor), progress_(progress), error_(*error), guess_cuts_(guess_cuts),
-        guessed_(guessed) {
-    if (visitor_.takes_text_in_place()) {
-      const char* text = source_.text_in_place(&in_place_size_, &in_place_capacity_);
-      if (text != nullptr) text_ = text, in_place_ = true;
-    }
-  }
+        guessed_(guessed) {}
 
   bool run();
 
@@ -61,7 +47,6 @@ class Walker {
   bool truncated(const char* where) { return fail(std::string("not valid JSON (the text ends ") + where + ")"); }
 
   bool more(size_t keep_from);  // reads more text, keeping [keep_from, end_)
-  bool more_in_place(size_t keep_from);
   // The window's text now starts `count` bytes later: every position moves back by that much.
   void drop_front(size_t count) {
     end_ -= count;
@@ -85,7 +70,6 @@ class Walker {
   void learn_separator(size_t value_end);
   size_t guess_cut(size_t from, size_t to) const;
   bool hand_over_batch(size_t begin, size_t end, bool after_comma, bool may_give_window, bool end_guessed = false);
-  bool hand_over_copy(size_t begin, size_t end, bool end_guessed);
   void go_on_in_new_window(const char* old, size_t end, char written_at_end);
 
   JsonSource& source_;
@@ -100,13 +84,6 @@ class Walker {
   std::string separator_;
 
   std::vector<char> buffer_;
-  // The text the positions index: buffer_'s, or the whole file's where it lies (in place, when the
-  // source has it mapped and the visitor takes batches there: nothing is copied or written then,
-  // and the window only moves over the text, so that batches keep their size).
-  const char* text_ = nullptr;
-  bool in_place_ = false;
-  size_t in_place_size_ = 0, in_place_capacity_ = 0;
-  std::vector<char> scratch_;  // in place: a batch whose ends are not its array's brackets or commas
   size_t window_ = 0;   // text capacity; the buffer holds kPadding + 1 more
   size_t end_ = 0;      // text is buffer[0, end_)
   bool eof_ = false;
@@ -118,7 +95,6 @@ class Walker {
 // Slides [keep_from, end_) (and one character before it, where a batch puts its '[') to the
 // front, grows the window when that is all of it, and reads text after it.
 bool Walker::more(size_t keep_from) {
-  if (in_place_) return more_in_place(keep_from);
   const size_t keep = keep_from > 0 ? keep_from - 1 : 0;
   if (keep > 0) {
     std::memmove(buffer_.data(), buffer_.data() + keep, end_ - keep);
@@ -138,7 +114,6 @@ bool Walker::more(size_t keep_from) {
   }
   size_t got = 0;
   if (!source_.read(buffer_.data() + end_, window_ - end_, &got, &error_)) return false;
-  text_ = buffer_.data();
   end_ += got;
   eof_ = got == 0;
   std::memset(buffer_.data() + end_, 0, kPadding + 1);
@@ -147,31 +122,9 @@ bool Walker::more(size_t keep_from) {
   return true;
 }
 
-// The same over the text in place: the window's end moves on to hold as much as one read would
-// have (growing it the same way), and reaches the end of the text at its last byte.
-bool Walker::more_in_place(size_t keep_from) {
-  const size_t keep = keep_from > 0 ? keep_from - 1 : 0;
-  if (window_ == 0) {
-    window_ = kWindowBytes;
-  } else if (end_ - keep == window_) {
-    if (window_ >= kMaxValueBytes)
-      return fail("a value in the JSON (an event, or a top-level value) is larger than " + megabytes(kMaxValueBytes) +
-                  " (at byte " + std::to_string(keep_from) + ")");
-    window_ *= 2;
-  }
-  const size_t before = end_;
-  end_ = std::min(in_place_size_, keep + window_);
-  eof_ = end_ == in_place_size_;
-  touch_lines(text_, before, end_);
-  source_.read_in_place_to(end_);
-  if (progress_ && source_.input_size() > 0)
-    progress_(std::min(1.0, double(source_.input_read()) / double(source_.input_size())));
-  return true;
-}
-
 bool Walker::skip_space() {
   for (;;) {
-    while (pos_ < end_ && is_space(text_[pos_])) ++pos_;
+    while (pos_ < end_ && is_space(buffer_[pos_])) ++pos_;
     if (pos_ < end_ || eof_) return true;
     if (!more(pos_)) return false;
   }
@@ -180,27 +133,27 @@ bool Walker::skip_space() {
 bool Walker::run() {
   if (!more(0) || !skip_space()) return false;
   if (at_end()) return fail("empty file");
-  if (text_[pos_] == '[') return read_array_form();
-  if (text_[pos_] != '{') return not_an_object();
+  if (buffer_[pos_] == '[') return read_array_form();
+  if (buffer_[pos_] != '{') return not_an_object();
   ++pos_;
   bool has_events = false;
   for (bool first = true;; first = false) {
     if (!skip_space()) return false;
     if (at_end()) return truncated("inside the top-level object");
-    if (first && text_[pos_] == '}') {
+    if (first && buffer_[pos_] == '}') {
       ++pos_;
       break;
     }
-    if (text_[pos_] != '"') return invalid_at(pos_, "expected a key");
+    if (buffer_[pos_] != '"') return invalid_at(pos_, "expected a key");
     std::string key;
     if (!read_key(&key) || !skip_space()) return false;
     if (at_end()) return truncated("inside the top-level object");
-    if (text_[pos_] != ':') return invalid_at(pos_, "expected ':' after a key");
+    if (buffer_[pos_] != ':') return invalid_at(pos_, "expected ':' after a key");
     ++pos_;
     if (!skip_space()) return false;
     if (at_end()) return truncated("inside the top-level object");
     if (key == "traceEvents") {
-      if (text_[pos_] != '[') return fail("not a PyTorch trace: traceEvents is not an array");
+      if (buffer_[pos_] != '[') return fail("not a PyTorch trace: traceEvents is not an array");
       ++pos_;
       if (!read_events()) return false;
       has_events = true;
@@ -209,7 +162,7 @@ bool Walker::run() {
     }
     if (!skip_space()) return false;
     if (at_end()) return truncated("inside the top-level object");
-    const char c = text_[pos_++];
+    const char c = buffer_[pos_++];
     if (c == '}') break;
     if (c != ',') return invalid_at(pos_ - 1, "expected ',' or '}' after a value");
   }
@@ -233,7 +186,7 @@ bool Walker::not_an_object() {
   while (!eof_ && end_ < window_)
     if (!more(pos_)) return false;
   const size_t size = end_ - pos_;
-  std::string padded(text_ + pos_, size);
+  std::string padded(buffer_.data() + pos_, size);
   padded.append(kPadding, '\0');
   od::parser parser;
   od::document doc;
@@ -258,14 +211,14 @@ bool Walker::not_an_object() {
 bool Walker::read_key(std::string* key) {
   size_t at = pos_ + 1;
   for (;;) {
-    while (at < end_ && text_[at] != '"') at += text_[at] == '\\' ? 2 : 1;
+    while (at < end_ && buffer_[at] != '"') at += buffer_[at] == '\\' ? 2 : 1;
     if (at < end_) break;
     if (eof_) return truncated("inside a key");
     const size_t consumed = at - pos_;
     if (!more(pos_)) return false;
     at = pos_ + consumed;
   }
-  key->assign(text_ + pos_ + 1, at - pos_ - 1);
+  key->assign(buffer_.data() + pos_ + 1, at - pos_ - 1);
   pos_ = at + 1;
   return true;
 }
@@ -277,28 +230,28 @@ bool Walker::read_value(const std::string& key, bool wanted) {
   mark_ = scan_pos_ = pos_;
   JsonStructureScanner::Result r;
   for (;;) {
-    r = scanner_.scan(text_, scan_pos_, end_, true);
+    r = scanner_.scan(buffer_.data(), scan_pos_, end_, true);
     if (r.stop != JsonStructureScanner::Stop::kNone) break;
     scan_pos_ = end_;
     if (eof_) return truncated("inside a top-level value");
     if (!more(wanted ? mark_ : end_)) return false;
   }
-  if (r.stop == JsonStructureScanner::Stop::kClose && text_[r.at] != '}')
+  if (r.stop == JsonStructureScanner::Stop::kClose && buffer_[r.at] != '}')
     return invalid_at(r.at, "mismatched brackets");
   pos_ = r.at;
   if (!wanted) return true;
   size_t size = r.at - mark_;
-  while (size > 0 && is_space(text_[mark_ + size - 1])) --size;
+  while (size > 0 && is_space(buffer_[mark_ + size - 1])) --size;
   if (size == 0) return invalid_at(r.at, "a key without a value");
-  std::string padded(text_ + mark_, size);
+  std::string padded(buffer_.data() + mark_, size);
   padded.append(kPadding, '\0');
   return visitor_.top_level_value(key, {padded.data(), size, padded.size(), offset_ + mark_}, &error_);
 }
 
 bool Walker::take_separator(bool* need_separator, bool* after_comma) {
-  while (mark_ < end_ && is_space(text_[mark_])) ++mark_;
+  while (mark_ < end_ && is_space(buffer_[mark_])) ++mark_;
   if (mark_ == end_) return true;
-  const char c = text_[mark_];
+  const char c = buffer_[mark_];
   if (c == ',') ++mark_, *after_comma = true;
   else if (c != ']') return invalid_at(mark_, "expected ',' between events");
   *need_separator = false;
@@ -313,10 +266,10 @@ bool Walker::read_events_scanning() {
   bool need_separator = false, after_comma = false;
   for (;;) {
     if (need_separator && !take_separator(&need_separator, &after_comma)) return false;
-    const JsonStructureScanner::Result r = scanner_.scan(text_, scan_pos_, end_, false);
+    const JsonStructureScanner::Result r = scanner_.scan(buffer_.data(), scan_pos_, end_, false);
     scan_pos_ = end_;
     if (r.stop == JsonStructureScanner::Stop::kClose) {
-      if (text_[r.at] != ']') return invalid_at(r.at, "mismatched brackets");
+      if (buffer_[r.at] != ']') return invalid_at(r.at, "mismatched brackets");
       if (!hand_over_batch(mark_, r.at, after_comma, false)) return false;
       pos_ = r.at + 1;
       return true;
@@ -354,9 +307,9 @@ bool Walker::read_events_guessing() {
         after_comma = false;
       } else {
         scanner_.reset();
-        const JsonStructureScanner::Result r = scanner_.scan(text_, mark_, end_, false);
+        const JsonStructureScanner::Result r = scanner_.scan(buffer_.data(), mark_, end_, false);
         if (r.stop == JsonStructureScanner::Stop::kClose) {
-          if (text_[r.at] != ']') return invalid_at(r.at, "mismatched brackets");
+          if (buffer_[r.at] != ']') return invalid_at(r.at, "mismatched brackets");
           if (!hand_over_batch(mark_, r.at, after_comma, false)) return false;
           pos_ = r.at + 1;
           return true;
@@ -377,7 +330,7 @@ bool Walker::read_events_guessing() {
 
 // Learns the separator from the text around the end of an element that a scan found.
 void Walker::learn_separator(size_t value_end) {
-  const char* b = text_;
+  const char* b = buffer_.data();
   if (value_end == 0 || b[value_end - 1] != '}') return;
   size_t first = value_end - 1;  // the '}', or the line break before it
   while (first > 0 && (b[first - 1] == ' ' || b[first - 1] == '\t')) --first;
@@ -397,7 +350,7 @@ size_t Walker::guess_cut(size_t from, size_t to) const {
   const size_t n = separator_.size();
   if (n == 0 || to - from < n) return 0;
   const size_t close = separator_.find('}');
-  const char* b = text_;
+  const char* b = buffer_.data();
   const size_t lowest = std::max(from, to > kGuessReach ? to - kGuessReach : 0) + n - 1;  // of a separator's '{'
   for (size_t end = to; end > lowest;) {
     const void* found = memrchr(b + lowest, '{', end - lowest);
@@ -412,43 +365,22 @@ size_t Walker::guess_cut(size_t from, size_t to) const {
 // Hands over buffer[begin, end) as "[...]": the character before it (a '[' or ',' already
 // read) becomes '[' and the one at `end` becomes ']' for the while.
 bool Walker::hand_over_batch(size_t begin, size_t end, bool after_comma, bool may_give_window, bool end_guessed) {
-  size_t first = begin;
-  while (first < end && is_space(text_[first])) ++first;
-  if (first == end) return after_comma ? invalid_at(end, "a ',' before ']'") : true;
-  if (in_place_) {
-    // The characters around the batch stand for its brackets (see PaddedJson::in_place).
-    const char open = text_[begin - 1], close = text_[end];
-    if ((open != '[' && open != ',') || (close != ']' && close != ',')) return hand_over_copy(begin, end, end_guessed);
-    const PaddedJson batch{text_ + begin - 1, end - begin + 2, in_place_capacity_ - (begin - 1), begin - 1, end_guessed,
-                           true};
-    return visitor_.event_batch(batch, &error_);
-  }
   char* b = buffer_.data();
+  size_t first = begin;
+  while (first < end && is_space(b[first])) ++first;
+  if (first == end) return after_comma ? invalid_at(end, "a ',' before ']'") : true;
   const char saved = b[end];
   b[begin - 1] = '[';
   b[end] = ']';
   const PaddedJson batch{b + begin - 1, end - begin + 2, window_ + kPadding + 1 - (begin - 1), offset_ + begin - 1,
                          end_guessed};
   const bool ok = may_give_window ? visitor_.event_batch_in(batch, &buffer_, &error_) : visitor_.event_batch(batch, &error_);
-  text_ = buffer_.data();
   if (buffer_.data() == b) {
     b[end] = saved;
     return ok;
   }
   if (ok) go_on_in_new_window(b, end, saved);
   return ok;
-}
-
-// In place, a batch with space around its elements: a copy of it with its brackets written.
-bool Walker::hand_over_copy(size_t begin, size_t end, bool end_guessed) {
-  const size_t size = end - begin + 2;
-  if (scratch_.size() < size + kPadding + 1) scratch_.resize(size + kPadding + 1);
-  scratch_[0] = '[';
-  std::memcpy(scratch_.data() + 1, text_ + begin, end - begin);
-  scratch_[size - 1] = ']';
-  std::memset(scratch_.data() + size, 0, kPadding + 1);
-  const PaddedJson batch{scratch_.data(), size, scratch_.size(), begin - 1, end_guessed};
-  return visitor_.event_batch_in(batch, &scratch_, &error_);
 }
 
 // The visitor took the window with the batch in it and gave another: the text after the batch
@@ -459,7 +391,6 @@ void Walker::go_on_in_new_window(const char* old, size_t end, char written_at_en
   if (buffer_.size() < window_ + kPadding + 1) buffer_.resize(window_ + kPadding + 1);
   std::memcpy(buffer_.data(), old + from, end_ - from);
   buffer_[end - from] = written_at_end;
-  text_ = buffer_.data();
   drop_front(from);
   std::memset(buffer_.data() + end_, 0, kPadding + 1);
 }

@@ -29,11 +29,6 @@ struct PaddedJson {
   // than found by a scan: it may end inside a string or a nested value, which its parse must rule
   // out (a parse that takes the batch whole does; see batch_ends_between_elements).
   bool end_guessed = false;
-  // An event batch read where the text lies (a mapped file; see TraceJsonVisitor::
-  // takes_text_in_place): the text stays there while the source is open, so a reader may keep
-  // pointing into it rather than copy it, and is never written. Its first character is the '['
-  // or ',' before its elements and its last the ',' or ']' after them: read them as '[' and ']'.
-  bool in_place = false;
 };
 
 class TraceJsonVisitor {
@@ -52,9 +47,6 @@ class TraceJsonVisitor {
     (void)window;
     return event_batch(batch, error);
   }
-  // Whether event_batch() takes batches read in place (PaddedJson::in_place), when the source
-  // holds its text so: none is copied then.
-  virtual bool takes_text_in_place() const { return false; }
 };
 
 // Returns false with a one-line reason (without the path) when the text is not a trace.
