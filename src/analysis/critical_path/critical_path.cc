@@ -152,13 +152,20 @@ std::array<double, kNumPathKinds> read_path(const model::Profile& p, const Depen
   return kind_ms;
 }
 
-// With `skip_unmatched`, a target that names nothing in the steps is left out instead of refused.
-void add_predictions(WhatIfPredictor& predict, const std::vector<WhatIfChange>& asked, CriticalPath& c,
-                     bool skip_unmatched = false) {
+// The asked changes to predict: with `skip_unmatched`, a target that names nothing in the steps
+// is left out instead of refused (by make).
+std::vector<WhatIfChange> changes_to_make(WhatIfPredictor& predict, const std::vector<WhatIfChange>& asked,
+                                          bool skip_unmatched) {
+  if (!skip_unmatched) return asked;
   std::vector<WhatIfChange> changes;
-  if (skip_unmatched) predict.match(asked);
+  predict.match(asked);
   for (const WhatIfChange& change : asked)
-    if (!skip_unmatched || predict.matches(change.target)) changes.push_back(change);
+    if (predict.matches(change.target)) changes.push_back(change);
+  return changes;
+}
+
+// The predictions of `changes` (made already, or made here) into c.what_if.
+void read_predictions(WhatIfPredictor& predict, const std::vector<WhatIfChange>& changes, CriticalPath& c) {
   predict.make(changes);
   for (const WhatIfChange& change : changes) {
     WhatIfPrediction w{change.target, change.scale, predict.step_ms(change.target, change.scale)};
@@ -497,7 +504,7 @@ CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepA
         fmt::format("{} dependencies went back in time (clock skew or broken flows) and were cut", cut_edges));
   if (spans.empty()) {
     if (const std::vector<WhatIfChange> what_if = what_if_source(); !what_if.empty())
-      add_predictions(*kept.predict, what_if, c);
+      read_predictions(*kept.predict, what_if, c);
     return c;
   }
   // The means, over the steps in their order.
@@ -525,16 +532,26 @@ CriticalPath compute_critical_path_of_spans(const model::Profile& p, const StepA
     if (predicts_removal(k, c.kind_ms, detail)) removals.push_back({std::string(kPathKindKeys[k]), 0});
   if (whole) {
     WhatIfPredictor& predict = *kept.predict;
-    predict.make(removals);
     const std::vector<WhatIfChange> what_if = what_if_source();
-    if (!what_if.empty() || defaults == WhatIfDefaults::kAdd)
-      add_predictions(predict, what_if.empty() ? default_changes(c) : what_if, c,
-                      defaults == WhatIfDefaults::kSkipUnmatched);
+    std::vector<WhatIfChange> asked;
+    if (!what_if.empty() || defaults == WhatIfDefaults::kAdd) asked = what_if.empty() ? default_changes(c) : what_if;
+    // The removals' edges and the asked targets' found in one pass over the edges (what_if.h).
+    std::vector<WhatIfChange> to_match = removals;
+    to_match.insert(to_match.end(), asked.begin(), asked.end());
+    predict.match(to_match);
+    const std::vector<WhatIfChange> changes =
+        changes_to_make(predict, asked, defaults == WhatIfDefaults::kSkipUnmatched);
+    predict.make(removals);
     for (size_t k = 0; k < kNumPathKinds; ++k)
       c.removed_step_ms[k] = predicts_removal(k, c.kind_ms, detail) ? predict.step_ms(std::string(kPathKindKeys[k]), 0)
                                                                     : c.path_ms;
     const PathKind b = c.bottleneck();
     const std::string key(path_kind_key(b));
+    // The bottleneck's change made with the asked ones (the replays that run on to the end go in pairs).
+    std::vector<WhatIfChange> to_make = changes;
+    if (b != PathKind::kWaitingForRank) to_make.push_back({key, recommended_scale(b)});
+    predict.make(to_make);
+    read_predictions(predict, changes, c);
     c.bottleneck_change = {key, recommended_scale(b),
                            b == PathKind::kWaitingForRank ? c.path_ms : predict.step_ms(key, recommended_scale(b))};
     name_hlo_ops(c);

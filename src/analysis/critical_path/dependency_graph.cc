@@ -167,27 +167,38 @@ class GraphBuilder {
     if (thread_nodes_.empty()) thread_nodes_.assign(p_.lines.size(), {0, 0});
     int64_t now = p_.start_ps(first);  // times may be negative (hosts after the first)
     const int64_t off = offset_[host];  // onto the ranks' common clock
-    // A node and the edge to it, pushed here rather than by add_node and add_edge: most of the
-    // graph's nodes and edges are made here, and the calls cost as much as the pushes. The line
-    // makes two nodes an event at most, for which chain_edge_ has room (made below). Inlined
-    // where called (the compiler kept it a call of its own).
+    // A node and the edge to it, written in place rather than by add_node and add_edge: most of
+    // the graph's nodes and edges are made here, and the calls (even a push's) cost as much as
+    // the writes. The line makes two nodes an event at most, and an edge fewer: the arrays are
+    // given room for them, and cut to those made after. Inlined where called (the compiler kept
+    // it a call of its own).
+    const size_t most = 2 * g_.events.count_in_line(l);
+    uint32_t nodes = uint32_t(g_.anchor_ps.size()), edges = uint32_t(g_.edges.size());
+    g_.anchor_ps.resize(nodes + most);
+    g_.edges.resize(edges + most);
+    g_.edge_from.resize(edges + most);
+    g_.edge_weight_ps.resize(edges + most);
+    int64_t* const anchor = g_.anchor_ps.data();
+    PathEdge* const edge = g_.edges.data();
+    uint32_t* const edge_from = g_.edge_from.data();
+    int64_t* const weight = g_.edge_weight_ps.data();
     auto advance = [&](int64_t t) __attribute__((always_inline)) {
       const int64_t at = std::max(t, now);
-      const uint32_t next = uint32_t(g_.anchor_ps.size());
-      g_.anchor_ps.push_back(at + off);
+      const uint32_t next = nodes++;
+      anchor[next] = at + off;
       if (node != kNoNode) {
         const EventIndex ev = open.empty() ? kNone : open.back().event;
         const PathKind k = ev == kNone ? PathKind::kIdle : PathKind(kind_[open.back().slot]);
-        chain_edge_[node] = uint32_t(g_.edges.size());
-        g_.edges.push_back({next, ev, ev, host, k});
-        g_.edge_from.push_back(node);
-        g_.edge_weight_ps.push_back(at - now);
+        chain_edge_[node] = edges;
+        edge[edges] = {next, ev, ev, host, k};
+        edge_from[edges] = node;
+        weight[edges] = at - now;
+        ++edges;
       }
       node = next;
       now = at;
     };
-    if (const size_t most = g_.anchor_ps.size() + 2 * g_.events.count_in_line(l); chain_edge_.size() < most)
-      chain_edge_.resize(most, UINT32_MAX);
+    if (chain_edge_.size() < nodes + most) chain_edge_.resize(nodes + most, UINT32_MAX);
     // A window's launches, for its device work, where the steps' join of launches is not at
     // hand (the whole profile's is found beforehand).
     std::vector<std::pair<uint64_t, EventIndex>>* launches = nullptr;
@@ -215,6 +226,10 @@ class GraphBuilder {
       end_node_[open.back().slot] = node;
       open.pop_back();
     }
+    g_.anchor_ps.resize(nodes);
+    g_.edges.resize(edges);
+    g_.edge_from.resize(edges);
+    g_.edge_weight_ps.resize(edges);
     chain_last_.push_back({host, node, false});
     thread_nodes_[l] = {first_node, node};
   }

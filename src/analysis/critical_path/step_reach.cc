@@ -1,22 +1,33 @@
 #include "analysis/critical_path/step_reach.h"
 
+#include <algorithm>
+
 namespace mlprof::analysis {
 
-std::vector<uint8_t> nodes_leading_to_steps(const DependencyGraph& g) {
-  std::vector<uint8_t> leading(g.num_nodes(), 0);
+StepReach::StepReach(const DependencyGraph& g) : g_(g), leading_(g.num_nodes(), 0), done_(uint32_t(g.num_nodes())) {
   for (const GraphStep& s : g.steps)
-    if (s.sink != kNoNode) leading[s.sink] = 1;
-  // Nodes are numbered in dependency order and edges grouped by target: one pass backward.
-  for (uint32_t v = uint32_t(g.num_nodes()); v-- > 0;)
-    if (leading[v])
-      for (uint32_t e = g.in_first[v]; e < g.in_first[v + 1]; ++e)
-        leading[g.edge_from[e]] = 1;
-  return leading;
+    if (s.sink != kNoNode) leading_[s.sink] = 1;
 }
 
-bool reaches_a_step(const DependencyGraph& g, const std::vector<uint8_t>& leading, const EdgeList& matched) {
-  for (uint32_t e : matched)
-    if (leading[g.edges[e].to]) return true;
+void StepReach::find_down_to(uint32_t v) {
+  // Nodes are numbered in dependency order and edges grouped by target: a node's mark is final
+  // once every node after it has passed its mark on to its sources.
+  const uint32_t* in_first = g_.in_first.data();
+  const uint32_t* from = g_.edge_from.data();
+  uint8_t* leading = leading_.data();
+  for (uint32_t w = done_; w-- > v;)
+    if (leading[w])
+      for (uint32_t e = in_first[w]; e < in_first[w + 1]; ++e) leading[from[e]] = 1;
+  done_ = std::min(done_, v);
+}
+
+bool StepReach::reaches(const EdgeList& matched) {
+  // Edges are grouped by target: the last edges' targets are the highest, read first.
+  for (auto it = matched.rbegin(); it != matched.rend(); ++it) {
+    const uint32_t v = g_.edges[*it].to;
+    find_down_to(v);
+    if (leading_[v]) return true;
+  }
   return false;
 }
 

@@ -12,11 +12,23 @@
 
 namespace mlprof::analysis {
 
-// Per node: whether some path of the graph's edges leads from it to a step's end (one pass).
-std::vector<uint8_t> nodes_leading_to_steps(const DependencyGraph& g);
+// Per node: whether some path of the graph's edges leads from it to a step's end, found in one
+// pass backward from the last node, only as far down as the edges asked about need: a change
+// whose last edge leads to a step (most do, near the graph's end) reads few nodes.
+class StepReach {
+ public:
+  explicit StepReach(const DependencyGraph& g);
+  // Whether any of the `matched` edges (ascending) leads to a step's end.
+  bool reaches(const EdgeList& matched);
 
-// Whether any of the `matched` edges leads to a step's end, given the pass above.
-bool reaches_a_step(const DependencyGraph& g, const std::vector<uint8_t>& leading, const EdgeList& matched);
+ private:
+  // Makes leading_ final for the nodes from v on.
+  void find_down_to(uint32_t v);
+
+  const DependencyGraph& g_;
+  std::vector<uint8_t> leading_;  // per node; final from done_ on
+  uint32_t done_;
+};
 
 // Per node: whether a step's end or begin takes its time, in the measured replay whose binding
 // edges are `binding` (longest_path.h), from it through those edges (walked back from each).

@@ -427,8 +427,8 @@ bool WhatIfPredictor::matches(const std::string& target) {
 }
 
 bool WhatIfPredictor::reaches_steps(const std::string& target) {
-  if (leading_to_steps_.empty()) leading_to_steps_ = nodes_leading_to_steps(g_);
-  return reaches_a_step(g_, leading_to_steps_, matched(target));
+  if (!reach_) reach_ = std::make_unique<StepReach>(g_);
+  return reach_->reaches(matched(target));
 }
 
 const EdgeList& WhatIfPredictor::matched(const std::string& target) {

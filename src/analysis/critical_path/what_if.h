@@ -74,6 +74,8 @@ std::vector<model::NameIndex> target_names(const model::Profile& p, const std::v
 // The steps' mean length after scaling the matched edges, in ms (a whole replay).
 double predicted_step_ms(const DependencyGraph& g, const EdgeList& matched, double scale);
 
+class StepReach;  // step_reach.h
+
 // Predictions for one graph, each made once per target and scale (the defaults and the
 // bottleneck ask the same), each replay recomputing only what its change reaches
 // (partial_replay.h).
@@ -130,7 +132,7 @@ class WhatIfPredictor {
   unsigned max_threads_ = 8;
   const NamesByText* names_ = nullptr;
   std::set<std::string, std::less<>> step_root_names_;
-  std::vector<uint8_t> leading_to_steps_;  // per node, made on first use (step_reach.h)
+  std::unique_ptr<StepReach> reach_;  // made on first use (step_reach.h)
   std::unique_ptr<Shared> shared_;  // measured times, out-edges, one replayer a thread: made on first use
 };
 
