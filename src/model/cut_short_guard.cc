@@ -19,6 +19,7 @@ struct Slot {
 constexpr int kSlots = 64;  // files mapped at once (the reader maps one a host)
 Slot slots[kSlots];
 struct sigaction previous {};
+uintptr_t page_size = 4096;  // read when the handler is installed: sysconf is not for handlers
 
 void on_sigbus(int signal, siginfo_t* info, void* context) {
   const uintptr_t at = reinterpret_cast<uintptr_t>(info->si_addr);
@@ -26,9 +27,8 @@ void on_sigbus(int signal, siginfo_t* info, void* context) {
     const uintptr_t begin = s.begin.load(std::memory_order_acquire);
     if (begin == 0 || at < begin || at >= s.end.load(std::memory_order_acquire)) continue;
     // The page past the file's end becomes a page of zeros, and the read that faulted goes on.
-    const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
-    void* const first = reinterpret_cast<void*>(at / page * page);
-    if (::mmap(first, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) break;
+    void* const first = reinterpret_cast<void*>(at / page_size * page_size);
+    if (::mmap(first, page_size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) break;
     s.cut.store(true, std::memory_order_release);
     return;
   }
@@ -45,6 +45,7 @@ void on_sigbus(int signal, siginfo_t* info, void* context) {
 void install_handler() {
   static std::once_flag once;
   std::call_once(once, [] {
+    page_size = uintptr_t(::sysconf(_SC_PAGESIZE));
     struct sigaction action {};
     action.sa_sigaction = on_sigbus;
     action.sa_flags = SA_SIGINFO | SA_NODEFER;
