@@ -38,7 +38,8 @@ void on_sigbus(int signal, siginfo_t* info, void* context) {
   } else if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
     previous.sa_handler(signal);
   } else {
-    ::signal(SIGBUS, SIG_DFL);  // the read faults again, and the process ends as it would have
+    ::signal(SIGBUS, SIG_DFL);  // a read faults again, and the process ends as it would have
+    if (info->si_code <= 0) ::raise(signal);  // sent, not a fault: sent again
   }
 }
 
