@@ -107,7 +107,7 @@ class TraceReader final : public EventParser {
   int64_t take_intern_ns() { return std::exchange(intern_ns_, 0); }
 
  private:
-  bool add_event(RawEvent& raw);
+  [[gnu::always_inline]] bool add_event(RawEvent& raw);
   bool add_metadata(const RawEvent& raw);
   uint32_t add_op_args(const RawOpArgs& raw);
   bool read_device_properties(od::array& devices);
@@ -399,7 +399,7 @@ uint32_t TraceReader::track_of(int64_t pid, int64_t tid, bool device) {
   return it->second;
 }
 
-bool TraceReader::add_event(RawEvent& raw) {
+inline bool TraceReader::add_event(RawEvent& raw) {
   switch (raw.ph) {
     case 'X':
     case 'i':
