@@ -113,7 +113,6 @@ class TraceReader final : public EventParser {
   bool read_device_properties(od::array& devices);
   bool read_distributed_info(od::object& info);
   bool bad_time(std::string_view token, const char* what);  // fails, naming the token
-  uint32_t track_of(int64_t pid, int64_t tid, bool device);
   void resolve(ThreadId* id) {
     if (!id->label.empty()) id->value = INT64_MIN / 2 + int64_t(intern(id->label));
   }
@@ -149,6 +148,12 @@ class TraceReader final : public EventParser {
     }
   };
   std::unordered_map<TrackKey, uint32_t, TrackHash> tracks_;
+  // Inline for the track of the event before, as most events have; out of line otherwise.
+  uint32_t track_of(int64_t pid, int64_t tid, bool device) {
+    const TrackKey key{pid, tid, device};
+    return key == last_key_ ? last_track_ : new_track_of(key);
+  }
+  [[gnu::noinline]] uint32_t new_track_of(const TrackKey& key);
   // Training repeats launch configurations and memory blocks (at the same totals) step after
   // step: each distinct one is kept once.
   DistinctRecords<KernelLaunch> kernel_index_;
@@ -389,11 +394,9 @@ bool TraceReader::bad_time(std::string_view token, const char* what) {
               (token.empty() ? std::string("is missing") : "\"" + quotable(token) + "\" is not a time in range"));
 }
 
-uint32_t TraceReader::track_of(int64_t pid, int64_t tid, bool device) {
-  const TrackKey key{pid, tid, device};
-  if (key == last_key_) return last_track_;
+uint32_t TraceReader::new_track_of(const TrackKey& key) {
   auto [it, added] = tracks_.try_emplace(key, uint32_t(t_.tracks.size()));
-  if (added) t_.tracks.push_back({pid, tid, device, kEmptyString});
+  if (added) t_.tracks.push_back({key.pid, key.tid, key.device, kEmptyString});
   last_key_ = key;
   last_track_ = it->second;
   return it->second;
