@@ -141,6 +141,12 @@ inline bool parse_fixed_padded(std::string_view token, int decimals, int64_t* ou
     const int n_hi = bad_hi == 0 ? 8 : __builtin_ctzll(bad_hi) / 8;
     v = v * kPow10[n_hi] + digits_value(hi, n_hi);
     n += n_hi;
+    // An integer of up to 16 digits that ends the token (timestamps in microseconds).
+    if (p + n == end && decimals <= 8) {
+      if (__builtin_mul_overflow(v, kPow10[decimals], &v) || v > uint64_t(INT64_MAX) + negative) return false;
+      *out = negative ? int64_t(0 - v) : int64_t(v);
+      return true;
+    }
   }
   // None, or 16 that may go on: the general way.
   if (n == 0 || (n == 16 && unsigned(p[16] - '0') < 10)) return parse_fixed_rarely(token, decimals, out);
