@@ -11,7 +11,11 @@ namespace {
 
 constexpr int kMostDepth = 64;  // deeper nesting is left to the On-Demand parser
 
-bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+// One test for a character that is not space (as most ends of tokens are), rather than four.
+bool is_space(char c) {
+  constexpr uint64_t kSpaces = 1ull << ' ' | 1ull << '\n' | 1ull << '\r' | 1ull << '\t';
+  return uint8_t(c) <= ' ' && (kSpaces >> uint8_t(c) & 1) != 0;
+}
 bool is_digit(char c) { return unsigned(c - '0') < 10; }
 
 // The first character of a number, true, false or null. Like On-Demand, which passes over a
