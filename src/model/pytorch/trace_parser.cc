@@ -101,7 +101,8 @@ class TraceReader final : public EventParser {
       : strings_(*strings), names_(strings), t_(*trace), stages_(stages) {}
 
   bool top_level_value(std::string_view key, const PaddedJson& value, std::string* error);
-  bool add_raw(RawEvent& raw, std::string* error);
+  // A batch's events in order, up to the first that fails (false then): one call a batch, not an event.
+  bool add_raws(std::vector<RawEvent>& raws, std::string* error);
   uint64_t events_read() const { return event_index_; }
   // The time interning took since the last call (only counted with stages; an estimate).
   int64_t take_intern_ns() { return std::exchange(intern_ns_, 0); }
@@ -233,14 +234,16 @@ bool EventParser::read_events(od::array& events, std::vector<RawEvent>* raws) {
   return true;
 }
 
-bool TraceReader::add_raw(RawEvent& raw, std::string* error) {
-  resolve(&raw.pid);
-  resolve(&raw.tid);
-  if (!add_event(raw)) {
-    *error = error_;
-    return false;
+bool TraceReader::add_raws(std::vector<RawEvent>& raws, std::string* error) {
+  for (RawEvent& raw : raws) {
+    resolve(&raw.pid);
+    resolve(&raw.tid);
+    if (!add_event(raw)) {
+      *error = error_;
+      return false;
+    }
+    ++event_index_;
   }
-  ++event_index_;
   return true;
 }
 
@@ -804,9 +807,7 @@ class ParseHere final : public TraceJsonVisitor {
     const bool parsed = parser_.parse_batch(batch, &events_, &parse_error);
     const int64_t parsed_at = stages_ ? thread_cpu_ns() : 0;
     // On failure the events before the bad one go first.
-    bool built = true;
-    for (RawEvent& raw : events_)
-      if (!(built = reader_.add_raw(raw, error))) break;
+    const bool built = reader_.add_raws(events_, error);
     if (stages_ != nullptr) {
       const int64_t intern = reader_.take_intern_ns(), end = thread_cpu_ns();
       stages_->add(IngestStages::kParse, parsed_at - begin);
@@ -866,8 +867,7 @@ bool read_ahead(JsonSource& source, StringTable* strings, Trace* trace, const Lo
     switch (piece->kind) {
       case ParseAhead::Piece::kEvents: {
         StageTimer timer(stages, IngestStages::kBuild);
-        for (RawEvent& raw : piece->events)
-          if (!reader.add_raw(raw, error)) return false;  // `ahead` stops its threads
+        if (!reader.add_raws(piece->events, error)) return false;  // `ahead` stops its threads
         if (stages != nullptr) {
           const int64_t intern = reader.take_intern_ns();
           stages->add(IngestStages::kIntern, intern);
