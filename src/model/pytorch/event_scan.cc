@@ -92,6 +92,10 @@ class Tokens {
   // the event (most values passed over are one of those), a container in skip_nested.
   [[gnu::always_inline]] bool skip(int depth = 0) {
     const char c = peek();
+    if (starts_scalar(c)) {  // first: most values passed over are numbers
+      ++at_;
+      return true;
+    }
     if (c == '"') {
       std::string_view quoted;
       return quoted_string(&quoted);
@@ -101,9 +105,7 @@ class Tokens {
       at_ = after == kNotSkipped ? at_ : after;
       return after != kNotSkipped;
     }
-    if (!starts_scalar(c)) return false;
-    ++at_;
-    return true;
+    return false;
   }
   bool skip_nested(int depth) {
     if (take('{')) {
