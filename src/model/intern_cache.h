@@ -22,12 +22,26 @@ class InternCache {
 
   // The slot a name goes to: its length and its first and last eight bytes, mixed.
   static uint32_t slot_of(std::string_view s) {
-    if (s.empty()) return 0;
-    uint64_t head = 0, tail = 0;
-    const size_t n = std::min<size_t>(s.size(), 8);
-    std::memcpy(&head, s.data(), n);
-    std::memcpy(&tail, s.data() + s.size() - n, n);
-    const uint64_t h = (head * 0x9E3779B97F4A7C15ull) ^ (tail * 0xC2B2AE3D27D4EB4Full) ^ (s.size() * 0x165667B19E3779F9ull);
+    // Read in loads of a fixed size (a copy of a size known only at run time is a call, or a
+    // branch per size): a name shorter than eight is its own first and last bytes.
+    const char* p = s.data();
+    const size_t size = s.size();
+    uint64_t head, tail;
+    if (size >= 8) {
+      std::memcpy(&head, p, 8);
+      std::memcpy(&tail, p + size - 8, 8);
+    } else if (size >= 4) {
+      uint32_t low, high;  // they overlap: the bytes in both are the same
+      std::memcpy(&low, p, 4);
+      std::memcpy(&high, p + size - 4, 4);
+      head = tail = low | uint64_t(high) << (8 * (size - 4));
+    } else if (size > 0) {
+      head = tail = uint64_t(uint8_t(p[0])) | uint64_t(uint8_t(p[size / 2])) << (8 * (size / 2)) |
+                    uint64_t(uint8_t(p[size - 1])) << (8 * (size - 1));
+    } else {
+      return 0;
+    }
+    const uint64_t h = (head * 0x9E3779B97F4A7C15ull) ^ (tail * 0xC2B2AE3D27D4EB4Full) ^ (size * 0x165667B19E3779F9ull);
     return uint32_t(h >> 52) & (kSlots - 1);
   }
 

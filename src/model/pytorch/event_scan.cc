@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <utility>
 
@@ -11,13 +12,23 @@ namespace {
 
 constexpr int kMostDepth = 64;  // deeper nesting is left to the On-Demand parser
 
-bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+// One test for a character that is not space (as most ends of tokens are), rather than four.
+bool is_space(char c) {
+  constexpr uint64_t kSpaces = 1ull << ' ' | 1ull << '\n' | 1ull << '\r' | 1ull << '\t';
+  return uint8_t(c) <= ' ' && (kSpaces >> uint8_t(c) & 1) != 0;
+}
 bool is_digit(char c) { return unsigned(c - '0') < 10; }
 
 // The first character of a number, true, false or null. Like On-Demand, which passes over a
 // value it is not asked for without reading it, a scalar is not checked further: a number
 // that is read is parsed (pytorch/number.h), and one that is not may be anything.
-bool starts_scalar(char c) { return c == '-' || is_digit(c) || c == 't' || c == 'f' || c == 'n'; }
+// (A table: one load, rather than a compare for each such character.)
+constexpr auto kScalarStarts = [] {
+  std::array<bool, 256> starts{};
+  for (const char c : std::string_view("-0123456789tfn")) starts[uint8_t(c)] = true;
+  return starts;
+}();
+bool starts_scalar(char c) { return kScalarStarts[uint8_t(c)]; }
 
 // Passes over the container at token `at` (as Tokens::skip_nested does): the token after it, or
 // kNotSkipped. Out of line and given the walk's state by value, since it recurses: a walk that
@@ -81,6 +92,10 @@ class Tokens {
   // the event (most values passed over are one of those), a container in skip_nested.
   [[gnu::always_inline]] bool skip(int depth = 0) {
     const char c = peek();
+    if (starts_scalar(c)) {  // first: most values passed over are numbers
+      ++at_;
+      return true;
+    }
     if (c == '"') {
       std::string_view quoted;
       return quoted_string(&quoted);
@@ -90,9 +105,7 @@ class Tokens {
       at_ = after == kNotSkipped ? at_ : after;
       return after != kNotSkipped;
     }
-    if (!starts_scalar(c)) return false;
-    ++at_;
-    return true;
+    return false;
   }
   bool skip_nested(int depth) {
     if (take('{')) {

@@ -123,6 +123,13 @@ inline bool parse_fixed_padded(std::string_view token, int decimals, int64_t* ou
   const uint64_t bad_lo = non_digits(lo);
   const int n_lo = bad_lo == 0 ? 8 : __builtin_ctzll(bad_lo) / 8;
   uint64_t v = digits_value(lo, n_lo);
+  // The commonest shape, an integer of fewer than eight digits that ends the token (ids,
+  // durations): with at most eight decimals it cannot overflow.
+  if (p + n_lo == end && n_lo != 0 && n_lo < 8 && decimals <= 8) {
+    v *= kPow10[decimals];
+    *out = negative ? int64_t(0 - v) : int64_t(v);
+    return true;
+  }
   int n = n_lo;
   // The next eight only for a number that fills the first: each caller's numbers mostly have
   // one length (timestamps 16 digits, ids fewer than 8), so that this branch is predicted.
@@ -134,6 +141,12 @@ inline bool parse_fixed_padded(std::string_view token, int decimals, int64_t* ou
     const int n_hi = bad_hi == 0 ? 8 : __builtin_ctzll(bad_hi) / 8;
     v = v * kPow10[n_hi] + digits_value(hi, n_hi);
     n += n_hi;
+    // An integer of up to 16 digits that ends the token (timestamps in microseconds).
+    if (p + n == end && decimals <= 8) {
+      if (__builtin_mul_overflow(v, kPow10[decimals], &v) || v > uint64_t(INT64_MAX) + negative) return false;
+      *out = negative ? int64_t(0 - v) : int64_t(v);
+      return true;
+    }
   }
   // None, or 16 that may go on: the general way.
   if (n == 0 || (n == 16 && unsigned(p[16] - '0') < 10)) return parse_fixed_rarely(token, decimals, out);

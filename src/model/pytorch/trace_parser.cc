@@ -101,19 +101,19 @@ class TraceReader final : public EventParser {
       : strings_(*strings), names_(strings), t_(*trace), stages_(stages) {}
 
   bool top_level_value(std::string_view key, const PaddedJson& value, std::string* error);
-  bool add_raw(RawEvent& raw, std::string* error);
+  // A batch's events in order, up to the first that fails (false then): one call a batch, not an event.
+  bool add_raws(std::vector<RawEvent>& raws, std::string* error);
   uint64_t events_read() const { return event_index_; }
   // The time interning took since the last call (only counted with stages; an estimate).
   int64_t take_intern_ns() { return std::exchange(intern_ns_, 0); }
 
  private:
-  bool add_event(RawEvent& raw);
+  [[gnu::always_inline]] bool add_event(RawEvent& raw);
   bool add_metadata(const RawEvent& raw);
   uint32_t add_op_args(const RawOpArgs& raw);
   bool read_device_properties(od::array& devices);
   bool read_distributed_info(od::object& info);
   bool bad_time(std::string_view token, const char* what);  // fails, naming the token
-  uint32_t track_of(int64_t pid, int64_t tid, bool device);
   void resolve(ThreadId* id) {
     if (!id->label.empty()) id->value = INT64_MIN / 2 + int64_t(intern(id->label));
   }
@@ -149,6 +149,12 @@ class TraceReader final : public EventParser {
     }
   };
   std::unordered_map<TrackKey, uint32_t, TrackHash> tracks_;
+  // Inline for the track of the event before, as most events have; out of line otherwise.
+  uint32_t track_of(int64_t pid, int64_t tid, bool device) {
+    const TrackKey key{pid, tid, device};
+    return key == last_key_ ? last_track_ : new_track_of(key);
+  }
+  [[gnu::noinline]] uint32_t new_track_of(const TrackKey& key);
   // Training repeats launch configurations and memory blocks (at the same totals) step after
   // step: each distinct one is kept once.
   DistinctRecords<KernelLaunch> kernel_index_;
@@ -228,14 +234,16 @@ bool EventParser::read_events(od::array& events, std::vector<RawEvent>* raws) {
   return true;
 }
 
-bool TraceReader::add_raw(RawEvent& raw, std::string* error) {
-  resolve(&raw.pid);
-  resolve(&raw.tid);
-  if (!add_event(raw)) {
-    *error = error_;
-    return false;
+bool TraceReader::add_raws(std::vector<RawEvent>& raws, std::string* error) {
+  for (RawEvent& raw : raws) {
+    resolve(&raw.pid);
+    resolve(&raw.tid);
+    if (!add_event(raw)) {
+      *error = error_;
+      return false;
+    }
+    ++event_index_;
   }
-  ++event_index_;
   return true;
 }
 
@@ -389,17 +397,15 @@ bool TraceReader::bad_time(std::string_view token, const char* what) {
               (token.empty() ? std::string("is missing") : "\"" + quotable(token) + "\" is not a time in range"));
 }
 
-uint32_t TraceReader::track_of(int64_t pid, int64_t tid, bool device) {
-  const TrackKey key{pid, tid, device};
-  if (key == last_key_) return last_track_;
+uint32_t TraceReader::new_track_of(const TrackKey& key) {
   auto [it, added] = tracks_.try_emplace(key, uint32_t(t_.tracks.size()));
-  if (added) t_.tracks.push_back({pid, tid, device, kEmptyString});
+  if (added) t_.tracks.push_back({key.pid, key.tid, key.device, kEmptyString});
   last_key_ = key;
   last_track_ = it->second;
   return it->second;
 }
 
-bool TraceReader::add_event(RawEvent& raw) {
+inline bool TraceReader::add_event(RawEvent& raw) {
   switch (raw.ph) {
     case 'X':
     case 'i':
@@ -801,9 +807,7 @@ class ParseHere final : public TraceJsonVisitor {
     const bool parsed = parser_.parse_batch(batch, &events_, &parse_error);
     const int64_t parsed_at = stages_ ? thread_cpu_ns() : 0;
     // On failure the events before the bad one go first.
-    bool built = true;
-    for (RawEvent& raw : events_)
-      if (!(built = reader_.add_raw(raw, error))) break;
+    const bool built = reader_.add_raws(events_, error);
     if (stages_ != nullptr) {
       const int64_t intern = reader_.take_intern_ns(), end = thread_cpu_ns();
       stages_->add(IngestStages::kParse, parsed_at - begin);
@@ -863,8 +867,7 @@ bool read_ahead(JsonSource& source, StringTable* strings, Trace* trace, const Lo
     switch (piece->kind) {
       case ParseAhead::Piece::kEvents: {
         StageTimer timer(stages, IngestStages::kBuild);
-        for (RawEvent& raw : piece->events)
-          if (!reader.add_raw(raw, error)) return false;  // `ahead` stops its threads
+        if (!reader.add_raws(piece->events, error)) return false;  // `ahead` stops its threads
         if (stages != nullptr) {
           const int64_t intern = reader.take_intern_ns();
           stages->add(IngestStages::kIntern, intern);
