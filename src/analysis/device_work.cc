@@ -4,6 +4,7 @@
 #include <string>
 
 #include "analysis/device_work_names.h"
+#include "analysis/lowered_name.h"
 #include "format/xspace_schema.h"
 #include "model/string_contains.h"
 
@@ -64,13 +65,14 @@ DeviceWork xla_copy_kind(std::string_view name, std::string_view opcode) {
   return DeviceWork::kCopyHostOffload;
 }
 
-bool is_collective(std::string_view name, std::string_view low) {
-  if (name.starts_with("nccl") || name.starts_with("rccl") || name.starts_with("hccl") || contains(name, "ncclKernel") ||
-      contains(name, "ncclDevKernel"))
+bool is_collective(std::string_view name, const LoweredName& text) {
+  const std::string_view low = text.low();
+  if (name.starts_with("nccl") || name.starts_with("rccl") || name.starts_with("hccl") ||
+      text.holds(name, "ncclKernel") || text.holds(name, "ncclDevKernel"))
     return true;
   // Symmetric-memory collectives (PyTorch's symm_mem, vLLM's custom all-reduce).
-  if (has_any(low, {"multimem_all_reduce", "multimem_all_gather", "multimem_reduce", "one_shot_all_reduce",
-                    "two_shot_all_reduce", "cross_device_reduce"}))
+  if (text.holds_any(low, {"multimem_all_reduce", "multimem_all_gather", "multimem_reduce", "one_shot_all_reduce",
+                          "two_shot_all_reduce", "cross_device_reduce"}))
     return true;
   static constexpr std::array<std::string_view, 8> kXla = {
       "all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute", "collective-broadcast",
@@ -79,8 +81,8 @@ bool is_collective(std::string_view name, std::string_view low) {
   for (auto x : kXla)
     if (op == x || (op.starts_with(x) && (op.substr(x.size()) == "-start" || op.substr(x.size()) == "-done")))
       return true;
-  return has_any(name, {"AllReduce", "AllGather", "ReduceScatter", "AllToAll", "CollectiveReduce"}) ||
-         has_any(low, {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"});
+  return text.holds_any(name, {"AllReduce", "AllGather", "ReduceScatter", "AllToAll", "CollectiveReduce"}) ||
+         text.holds_any(low, {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"});
 }
 
 // HTA's not-computation names that are none of copy, set, collective (its "other" kind).
@@ -126,7 +128,8 @@ DeviceWork copy_kind_of_text(std::string_view text) {
 
 DeviceWork device_work_of_name(std::string_view name) {
   if (name.empty() || name == "(null)") return DeviceWork::kOther;
-  const std::string low = lower(name);
+  const LoweredName text(name);
+  const std::string& low = text.low();
   std::string_view n = name;
   if (n.starts_with("hip")) n.remove_prefix(3);
   // Copies: CUDA's and Kineto's "Memcpy HtoD (...)", HIP's, XLA's "CopyDeviceToDevice".
@@ -143,10 +146,10 @@ DeviceWork device_work_of_name(std::string_view name) {
     // An XLA program's copy to or from the host's memory space is host offloading, not input.
     return k == DeviceWork::kCopyHostToDevice || k == DeviceWork::kCopyDeviceToHost ? DeviceWork::kCopyHostOffload : k;
   }
-  if (low.starts_with("dma") || contains(low, "dma_request") || contains(low, "_dma_")) return DeviceWork::kDma;
-  if (is_collective(name, low)) return DeviceWork::kCollective;
-  if (name.starts_with("Stream Wait Event") || contains(name, "Sync") || low.starts_with("wait") ||
-      contains(low, "barrier"))
+  if (low.starts_with("dma") || text.holds(low, "dma_request") || text.holds(low, "_dma_")) return DeviceWork::kDma;
+  if (is_collective(name, text)) return DeviceWork::kCollective;
+  if (name.starts_with("Stream Wait Event") || text.holds(name, "Sync") || low.starts_with("wait") ||
+      text.holds(low, "barrier"))
     return DeviceWork::kSync;
   if (is_runtime_record(name)) return DeviceWork::kOther;
   return DeviceWork::kCompute;
@@ -289,17 +292,18 @@ Precision tensile_precision(std::string_view name) {
 
 Precision precision_of_kernel_name(std::string_view name) {
   if (Precision t = tensile_precision(name); t != Precision::kUnknown) return t;
-  const std::string n = lower(name);
-  if (has_any(n, {"e2m1", "fp4", "nvfp4", "mxfp4", "float4"})) return Precision::kFp4;
-  if (has_any(n, {"e4m3", "e5m2", "fp8", "float8", "f8f6f4"})) return Precision::kFp8;
-  if (has_any(n, {"tf32", "xf32"})) return Precision::kTf32;
-  if (has_any(n, {"bf16", "bfloat16", "fp16", "half", "f16", "h884", "h1688", "h16816", "hmma", "__hip_bfloat16",
-                  "__nv_bfloat16", "float16"}))
+  const LoweredName text(name);
+  const std::string& n = text.low();
+  if (text.holds_any(n, {"e2m1", "fp4", "nvfp4", "mxfp4", "float4"})) return Precision::kFp4;
+  if (text.holds_any(n, {"e4m3", "e5m2", "fp8", "float8", "f8f6f4"})) return Precision::kFp8;
+  if (text.holds_any(n, {"tf32", "xf32"})) return Precision::kTf32;
+  if (text.holds_any(n, {"bf16", "bfloat16", "fp16", "half", "f16", "h884", "h1688", "h16816", "hmma", "__hip_bfloat16",
+                         "__nv_bfloat16", "float16"}))
     return Precision::kBits16;
-  if (has_any(n, {"i8816", "imma", "int8", "_i8_", "s8s8", "u8s8"})) return Precision::kInteger;
-  if (has_any(n, {"s1688", "s884"})) return Precision::kTf32;
-  if (has_any(n, {"double", "dgemm", "fp64", "f64"})) return Precision::kFp64;
-  if (has_any(n, {"float", "fp32", "f32", "sgemm", "scudnn"})) return Precision::kFp32;
+  if (text.holds_any(n, {"i8816", "imma", "int8", "_i8_", "s8s8", "u8s8"})) return Precision::kInteger;
+  if (text.holds_any(n, {"s1688", "s884"})) return Precision::kTf32;
+  if (text.holds_any(n, {"double", "dgemm", "fp64", "f64"})) return Precision::kFp64;
+  if (text.holds_any(n, {"float", "fp32", "f32", "sgemm", "scudnn"})) return Precision::kFp32;
   return Precision::kUnknown;
 }
 

@@ -3,7 +3,7 @@
 namespace mlprof::analysis {
 
 DeviceWorkNames::DeviceWorkNames(const model::Profile& p)
-    : size_(p.names.size()), work_(new std::atomic<uint8_t>[size_]()), precision_(new std::atomic<uint8_t>[size_]()) {}
+    : size_(p.strings.size()), work_(new std::atomic<uint8_t>[size_]()), precision_(new std::atomic<uint8_t>[size_]()) {}
 
 std::shared_ptr<const DeviceWorkNames> DeviceWorkNames::or_own(std::shared_ptr<const DeviceWorkNames> shared,
                                                                const model::Profile& p) {
@@ -12,12 +12,12 @@ std::shared_ptr<const DeviceWorkNames> DeviceWorkNames::or_own(std::shared_ptr<c
 
 template <typename Value, typename Of>
 Value DeviceWorkNames::read_once(std::atomic<uint8_t>* table, const model::Profile& p, model::NameIndex n, Of of) const {
-  auto name = [&] { return p.strings.view(p.names[n].name); };
-  if (n >= size_) return of(name());
-  uint8_t known = table[n].load(std::memory_order_relaxed);
+  const model::StringId name = p.names[n].name;
+  if (name >= size_) return of(p.strings.view(name));
+  uint8_t known = table[name].load(std::memory_order_relaxed);
   if (known == 0) {
-    known = uint8_t(uint8_t(of(name())) + 1);
-    table[n].store(known, std::memory_order_relaxed);
+    known = uint8_t(uint8_t(of(p.strings.view(name))) + 1);
+    table[name].store(known, std::memory_order_relaxed);
   }
   return Value(known - 1);
 }

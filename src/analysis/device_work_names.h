@@ -16,6 +16,7 @@ namespace mlprof::analysis {
 class DeviceWorkNames {
  public:
   // For the names of `profile`, which each call names again (this holds no reference to it).
+  // Sized by its strings, a byte each for each table.
   explicit DeviceWorkNames(const model::Profile& profile);
   // `shared` where an analysis is given one, else a table of its own for `profile`.
   static std::shared_ptr<const DeviceWorkNames> or_own(std::shared_ptr<const DeviceWorkNames> shared,
@@ -24,9 +25,10 @@ class DeviceWorkNames {
   Precision precision(const model::Profile& profile, model::NameIndex n) const;
 
  private:
-  // Per name: 0 until first asked, else the value + 1. Two threads asking at once both work
-  // it out and store the same. A name made after this table (none while the profile is
-  // analysed) is worked out each time.
+  // Per name string (names of one string, which differ by their stats, share it): 0 until
+  // first asked, else the value + 1. Two threads asking at once both work it out and store the
+  // same. A string made after this table (none while the profile is analysed) is worked out
+  // each time.
   template <typename Value, typename Of>
   Value read_once(std::atomic<uint8_t>* table, const model::Profile& profile, model::NameIndex n, Of of) const;
 

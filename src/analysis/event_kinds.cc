@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "analysis/by_name_string.h"
 #include "format/xspace_schema.h"
 #include "model/string_contains.h"
 
@@ -138,9 +139,7 @@ MemcpyKind memcpy_kind(std::string_view name) {
 }
 
 std::vector<MemcpyKind> memcpy_kinds_by_name(const model::Profile& p) {
-  std::vector<MemcpyKind> kinds(p.names.size());
-  for (size_t n = 0; n < p.names.size(); ++n) kinds[n] = memcpy_kind(p.strings.view(p.names[n].name));
-  return kinds;
+  return by_name_string<MemcpyKind>(p, [&](model::NameIndex n) { return memcpy_kind(p.strings.view(p.names[n].name)); });
 }
 
 bool is_compile_name(std::string_view name) {

@@ -495,8 +495,14 @@ void StepOpTimes::add(const StepOpTimes& other) {
 }
 
 bool has_tensorflow_op_names(const Profile& p) {
-  for (const auto& n : p.names)
+  std::vector<uint8_t> read(p.strings.size(), 0);  // names of one string are read once
+  for (const auto& n : p.names) {
+    if (n.name < read.size()) {
+      if (read[n.name]) continue;
+      read[n.name] = 1;
+    }
     if (is_tf_op_name(p.strings.view(n.name))) return true;
+  }
   return false;
 }
 

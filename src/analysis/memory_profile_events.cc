@@ -170,10 +170,27 @@ std::vector<MemorySeries> MemoryEventReader::series(bool keep_columns) const {
   uint32_t line = UINT32_MAX, host = 0;
   model::LineCursor lines(p_);
   const std::vector<model::NameIndex>& names = p_.events.name;
-  RawEvent r;
+  // An event with no stats of its own says what its name says (a trace's repeated records
+  // share a name that carries them): decoded once per name.
+  std::vector<uint32_t> decoded_of_name(p_.names.size(), UINT32_MAX);
+  std::vector<RawEvent> decoded;
+  RawEvent own;
+  auto decoded_event = [&](model::EventIndex e) -> const RawEvent& {
+    if (p_.events.first_stat[e] != p_.events.first_stat[e + 1]) {
+      decode(e, own, kStateFields);
+      return own;
+    }
+    uint32_t& slot = decoded_of_name[names[e]];
+    if (slot == UINT32_MAX) {
+      slot = uint32_t(decoded.size());
+      decoded.emplace_back();
+      decode(e, decoded.back(), kStateFields);
+    }
+    return decoded[slot];
+  };
   for (model::EventIndex e = 0; e < p_.num_events(); ++e) {
     if (kind_of_name_[names[e]] == 0) continue;
-    decode(e, r, kStateFields);
+    const RawEvent& r = decoded_event(e);
     if (const uint32_t l = lines.line_of(e); l != line) {
       line = l;
       host = p_.planes[p_.lines[line].plane].host;
@@ -213,10 +230,7 @@ std::vector<MemorySeries> MemoryEventReader::series(bool keep_columns) const {
       sort_runs(events, std::move(runs), earlier);
       reserve(m, events.size(), keep_columns);
       AllocatorState state;
-      for (model::EventIndex e : events) {
-        decode(e, r, kStateFields);
-        add(m, e, r, state, keep_columns);
-      }
+      for (model::EventIndex e : events) add(m, e, decoded_event(e), state, keep_columns);
     }
     if (!m.events.empty()) {  // the fields left out above
       AllocatorState scratch;

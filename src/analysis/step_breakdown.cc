@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 
+#include "analysis/by_name_string.h"
 #include "analysis/device_input_wait.h"
 #include "analysis/device_work.h"
 #include "analysis/device_work_names.h"
@@ -82,9 +83,7 @@ class Classifier {
         device_names_(DeviceWorkNames::or_own(g.device_work_names, p)),
         work_(p, device_names_),
         profiler_control_(find_profiler_control_calls(p)) {
-    names_.reserve(p.names.size());
-    for (model::NameIndex n = 0; n < p.names.size(); ++n)
-      names_.push_back(activity_of_name(p, *device_names_, n));
+    names_ = by_name_string<NameActivity>(p, [&](model::NameIndex n) { return activity_of_name(p, *device_names_, n); });
   }
 
   // root_line: the step root's line (kNone for the pseudo step: any thread may wait). Fastest

@@ -50,10 +50,6 @@ std::vector<uint8_t> names_with_link_keys(const Profile& p) {
   return has;
 }
 
-bool may_have_links(const Profile& p, const std::vector<uint8_t>& name_has_keys, EventIndex e) {
-  return p.events.first_stat[e] != p.events.first_stat[e + 1] || name_has_keys[p.events.name[e]];
-}
-
 // The link stats an event carries: each the first of its key among the event's stats, else
 // among its name's (as Profile::stat finds them), read in one pass over them.
 enum LinkStat {
@@ -85,13 +81,25 @@ LinkStats link_stats(const Profile& p, EventIndex e) {
   return s;
 }
 
+// Whether any of the event's own stats is a link key: most events' stats are none (a
+// correlation id, an op's arguments), and link_stats is left unread for them.
+bool has_link_key(const Profile& p, EventIndex e) {
+  for (uint32_t i = p.events.first_stat[e], end = p.events.first_stat[e + 1]; i < end; ++i) {
+    const StringId k = p.event_stats.key(i);
+    if (k == model::kIsRoot || k == model::kProducerId || k == model::kProducerType || k == model::kConsumerId ||
+        k == model::kConsumerType)
+      return true;
+  }
+  return false;
+}
+
 // Reads the host events' roots and producer/consumer contexts.
 Links collect_links(const Profile& p, const std::vector<uint8_t>& name_has_keys) {
   Links links;
   for (const auto& line : p.lines) {
     if (p.planes[line.plane].kind != PlaneKind::kHostThreads) continue;
     for (EventIndex e = line.first_event; e < line.first_event + line.num_events; ++e) {
-      if (!may_have_links(p, name_has_keys, e)) continue;
+      if (!name_has_keys[p.events.name[e]] && !has_link_key(p, e)) continue;
       const LinkStats s = link_stats(p, e);
       const auto& get = s.of;
       if (const auto& r = get[kRootStat]; r && r->as_int() != 0) links.explicit_roots.push_back(e);

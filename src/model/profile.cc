@@ -1,7 +1,6 @@
 #include "model/profile.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace mlprof::model {
 
@@ -35,48 +34,16 @@ double StatValue::as_double() const {
   return 0;
 }
 
-namespace {
-uint64_t bits_of(const StatValue& value) {
-  if (value.type == StatType::kString) return value.str;
-  uint64_t bits;
-  std::memcpy(&bits, &value.u64, sizeof bits);
-  return bits;
-}
-}  // namespace
-
 void StatTable::reserve(size_t n) {
   while (blocks_.size() * kBlockSize < n) blocks_.push_back(std::make_unique<Block>());
 }
 
-void StatTable::add(StringId key, StatValue value) {
-  if (size_ == blocks_.size() * kBlockSize) blocks_.push_back(std::make_unique<Block>());
-  ++size_;
-  set(size_ - 1, key, value);
-}
-
-void StatTable::set(size_t i, StringId key, StatValue value) {
-  Block& b = *blocks_[i >> kBlockBits];
-  b.key[i & kBlockMask] = key;
-  b.type[i & kBlockMask] = value.type;
-  b.bits[i & kBlockMask] = bits_of(value);
-}
+void StatTable::add_block() { blocks_.push_back(std::make_unique<Block>()); }
 
 void StatTable::truncate(size_t n) {
   if (n >= size_) return;
   size_ = n;
   blocks_.resize((n + kBlockSize - 1) / kBlockSize);
-}
-
-StatValue StatTable::value(size_t i) const {
-  const Block& b = *blocks_[i >> kBlockBits];
-  StatValue v;
-  v.type = b.type[i & kBlockMask];
-  if (v.type == StatType::kString) {
-    v.str = StringId(b.bits[i & kBlockMask]);
-  } else {
-    std::memcpy(&v.u64, &b.bits[i & kBlockMask], sizeof v.u64);
-  }
-  return v;
 }
 
 void EventColumns::reserve(size_t n) {

@@ -55,12 +55,28 @@ struct StatValue {
 class StatTable {
  public:
   void reserve(size_t n);  // allocates the blocks for n stats now
-  void add(StringId key, StatValue value);
-  void set(size_t i, StringId key, StatValue value);
+  // Inline: importers add, and analyses read, a stat at a time (tens of millions).
+  void add(StringId key, StatValue value) {
+    if (size_ == blocks_.size() * kBlockSize) add_block();
+    set(size_++, key, value);
+  }
+  void set(size_t i, StringId key, StatValue value) {
+    Block& b = *blocks_[i >> kBlockBits];
+    b.key[i & kBlockMask] = key;
+    b.type[i & kBlockMask] = value.type;
+    b.bits[i & kBlockMask] = value.type == StatType::kString ? uint64_t(value.str) : value.u64;
+  }
   void truncate(size_t n);  // drops stats [n, size())
   size_t size() const { return size_; }
   StringId key(size_t i) const { return blocks_[i >> kBlockBits]->key[i & kBlockMask]; }
-  StatValue value(size_t i) const;
+  StatValue value(size_t i) const {
+    const Block& b = *blocks_[i >> kBlockBits];
+    StatValue v;
+    v.type = b.type[i & kBlockMask];
+    if (v.type == StatType::kString) v.str = StringId(b.bits[i & kBlockMask]);
+    else v.u64 = b.bits[i & kBlockMask];
+    return v;
+  }
   size_t bytes_used() const { return blocks_.size() * sizeof(Block); }
 
  private:
@@ -72,6 +88,8 @@ class StatTable {
     StringId key[kBlockSize];
     StatType type[kBlockSize];
   };
+  void add_block();
+
   std::vector<std::unique_ptr<Block>> blocks_;
   size_t size_ = 0;
 };

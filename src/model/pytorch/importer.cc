@@ -485,6 +485,16 @@ void PyTorchImport::assign_lines() {
     lines_.push_back(line);
     return uint32_t(lines_.size() - 1);
   };
+  // A copy's stream activity by its name: a trace names its copies a few ways, each read once
+  // (the first few kept).
+  std::vector<std::pair<StringId, xs::StreamActivity>> copy_activity;
+  auto copy_activity_of = [&](StringId name) {
+    for (const auto& [n, activity] : copy_activity)
+      if (n == name) return activity;
+    const xs::StreamActivity activity = xs::stream_activity_of(xs::copy_direction(p_.strings.view(name)));
+    if (copy_activity.size() < 16) copy_activity.emplace_back(name, activity);
+    return activity;
+  };
   line_of_.resize(t_.events.size());
   memory_records_.resize(t_.memory.size());
   for (size_t i = 0; i < t_.events.size(); ++i) {
@@ -502,7 +512,7 @@ void PyTorchImport::assign_lines() {
         lines_[line].stream_kinds |=
             e.category == Category::kKernel   ? xs::kStreamCompute
             : e.category == Category::kMemset ? xs::kStreamMemset
-                                              : xs::stream_activity_of(xs::copy_direction(p_.strings.view(e.name)));
+                                              : copy_activity_of(e.name);
         break;
       }
       case Category::kGpuUserAnnotation:
