@@ -84,6 +84,32 @@ inline int leading_digits(const char* p, uint64_t* value) {
 }
 #endif
 
+// digits_value for 1 to 8 digits: no case for none.
+[[gnu::always_inline]] inline uint64_t some_digits_value(uint64_t x, int n) {
+  x <<= 8 * (8 - n);
+  x = (x * 10 + (x >> 8)) & 0x00FF00FF00FF00FFull;
+  x = (x * 100 + (x >> 16)) & 0x0000FFFF0000FFFFull;
+  return (x * 10000 + (x >> 32)) & 0xFFFFFFFFull;
+}
+
+// Whether the bytes from q to end are all whitespace, with at least 16 readable bytes from q: a
+// run of whitespace after a number (a newline and an indent) in one look. False when q is past
+// end, or for a run longer than 16 (the caller's general way then says).
+[[gnu::always_inline]] inline bool spaces_only(const char* q, const char* end) {
+  const ptrdiff_t n = end - q;
+#if defined(__SSE2__)
+  if (n <= 0 || n > 16) return n == 0;
+  const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+  const __m128i spaces =
+      _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\n'))),
+                   _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\t'))));
+  const unsigned wanted = (1u << n) - 1;
+  return (unsigned(_mm_movemask_epi8(spaces)) & wanted) == wanted;
+#else
+  return n == 0;
+#endif
+}
+
 inline bool parse_fixed(std::string_view token, int decimals, int64_t* out) {
   // The common shape first: an unquoted decimal of at most 19 digits (they fit in 64 bits
   // unsigned; microseconds since the epoch with a nanosecond fraction have 19), no exponent.
@@ -138,22 +164,22 @@ inline bool parse_fixed_padded(std::string_view token, int decimals, int64_t* ou
   // the bytes past it readable, and digits that run past the end (a view shorter than its
   // number) send it the general way.
   const char *p = token.data(), *end = p + token.size();
-  const bool negative = *p == '-';
-  p += negative;
   static constexpr uint64_t kPow10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
   uint64_t lo;
   std::memcpy(&lo, p, 8);
   lo ^= 0x3030303030303030ull;
   const uint64_t bad_lo = non_digits(lo);
   const int n_lo = bad_lo == 0 ? 8 : __builtin_ctzll(bad_lo) / 8;
-  uint64_t v = digits_value(lo, n_lo);
-  // The commonest shape, an integer of fewer than eight digits that ends the token (ids,
-  // durations): with at most eight decimals it cannot overflow.
-  if (p + n_lo == end && n_lo != 0 && n_lo < 8 && decimals <= 8) {
-    v *= kPow10[decimals];
-    *out = negative ? int64_t(0 - v) : int64_t(v);
+  // A sign, a quote or no number at all: the general way. Few numbers in traces are negative
+  // (some memory events' sizes), so that the usual shapes need not look for a sign.
+  if (n_lo == 0) return parse_fixed_rarely(token, decimals, out);
+  // The commonest shape, an integer of fewer than eight digits that ends the token, maybe with
+  // whitespace (ids, durations): with at most eight decimals it cannot overflow.
+  if (n_lo < 8 && decimals <= 8 && (p + n_lo == end || spaces_only(p + n_lo, end))) {
+    *out = int64_t(some_digits_value(lo, n_lo) * kPow10[decimals]);
     return true;
   }
+  uint64_t v;
   int n = n_lo;
   // The next eight only for a number that fills the first: each caller's numbers mostly have
   // one length (timestamps 16 digits, ids fewer than 8), so that this branch is predicted.
@@ -163,9 +189,8 @@ inline bool parse_fixed_padded(std::string_view token, int decimals, int64_t* ou
     if (end - p == 16 && decimals <= 8) {
       uint64_t sixteen;
       if (sixteen_digits(p, &sixteen)) {
-        if (__builtin_mul_overflow(sixteen, kPow10[decimals], &sixteen) || sixteen > uint64_t(INT64_MAX) + negative)
-          return false;
-        *out = negative ? int64_t(0 - sixteen) : int64_t(sixteen);
+        if (__builtin_mul_overflow(sixteen, kPow10[decimals], &sixteen) || sixteen > uint64_t(INT64_MAX)) return false;
+        *out = int64_t(sixteen);
         return true;
       }
     }
@@ -175,17 +200,19 @@ inline bool parse_fixed_padded(std::string_view token, int decimals, int64_t* ou
     hi ^= 0x3030303030303030ull;
     const uint64_t bad_hi = non_digits(hi);
     const int n_hi = bad_hi == 0 ? 8 : __builtin_ctzll(bad_hi) / 8;
-    v = v * kPow10[n_hi] + digits_value(hi, n_hi);
+    v = digits_value(lo, 8) * kPow10[n_hi] + digits_value(hi, n_hi);
     n += n_hi;
     // An integer of up to 16 digits that ends the token (timestamps in microseconds).
     if (p + n == end && decimals <= 8) {
-      if (__builtin_mul_overflow(v, kPow10[decimals], &v) || v > uint64_t(INT64_MAX) + negative) return false;
-      *out = negative ? int64_t(0 - v) : int64_t(v);
+      if (__builtin_mul_overflow(v, kPow10[decimals], &v) || v > uint64_t(INT64_MAX)) return false;
+      *out = int64_t(v);
       return true;
     }
+    // Sixteen that may go on: the general way.
+    if (n == 16 && unsigned(p[16] - '0') < 10) return parse_fixed_rarely(token, decimals, out);
+  } else {
+    v = some_digits_value(lo, n_lo);
   }
-  // None, or 16 that may go on: the general way.
-  if (n == 0 || (n == 16 && unsigned(p[16] - '0') < 10)) return parse_fixed_rarely(token, decimals, out);
   const char* q = p + n;
   int digits = n, fraction = 0;
   if (*q == '.') {
@@ -201,14 +228,11 @@ inline bool parse_fixed_padded(std::string_view token, int decimals, int64_t* ou
     digits += written;
     q += 1 + written;
   }
-  if (q != end) {  // what follows the digits in the token is whitespace, or it is another shape
-    if (q > end) return parse_fixed_rarely(token, decimals, out);
-    while (q < end && (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t')) ++q;
-    if (q != end) return parse_fixed_rarely(token, decimals, out);
-  }
+  // What follows the digits in the token is whitespace, or it is another shape.
+  if (q != end && !spaces_only(q, end)) return parse_fixed_rarely(token, decimals, out);
   if (digits > 18 || decimals - fraction > 8) return parse_fixed_rarely(token, decimals, out);
-  if (__builtin_mul_overflow(v, kPow10[decimals - fraction], &v) || v > uint64_t(INT64_MAX) + negative) return false;
-  *out = negative ? int64_t(0 - v) : int64_t(v);
+  if (__builtin_mul_overflow(v, kPow10[decimals - fraction], &v) || v > uint64_t(INT64_MAX)) return false;
+  *out = int64_t(v);
   return true;
 }
 
