@@ -105,7 +105,10 @@ TEST(KinetoNumber, PaddedAgreesAtTheEdgesOfItsFastPath) {
                           // sixteen digits read as one vector; whitespace after a number of each length
                           "9999999999999999", "-9999999999999999", "0000000000000000", "16697836971414x4",
                           "166978369714148.", "1669783697141484 ", "1234567\n\t\r ", "12                ",
-                          "12               ", "7\n      ", "73689\n    ", "1.5\n      ", "12\n\x01", "-7 "};
+                          "12               ", "7\n      ", "73689\n    ", "1.5\n      ", "12\n\x01", "-7 ",
+                          // negative numbers: the magnitude read as the others, the sign applied after
+                          "-1", "-12345678", "-1.5", "-00", "-9223372036854775807", "-1669783697141484.5", "--1",
+                          "-\"1\"", "-1e3", "- 1"};
   const char* afters[] = {"", "9", ",", "99999999999999999999999999999999", ".5"};
   for (const char* token : tokens) {
     for (const char* after : afters) {

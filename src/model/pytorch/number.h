@@ -46,7 +46,8 @@ inline int leading_digits(const char* p, uint64_t* value) {
 // that each caller's kind of number has its own branch history.
 [[gnu::always_inline]] inline bool parse_fixed_padded(std::string_view token, int decimals, int64_t* out);
 
-// parse_fixed, out of line (pytorch/number.cc): the shapes parse_fixed_padded leaves.
+// parse_fixed, out of line (pytorch/number.cc): the shapes parse_fixed_padded leaves, for a token
+// that has its padding (negative numbers go back to parse_fixed_padded for their magnitude).
 [[gnu::cold]] bool parse_fixed_rarely(std::string_view token, int decimals, int64_t* out);
 
 // For each byte of x (the text's bytes, each xor 0x30, so that a digit's byte is its value): a
