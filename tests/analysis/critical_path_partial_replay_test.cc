@@ -24,7 +24,7 @@ namespace {
 // A graph given by its edges (from < to), grouped by target as build_dependency_graph leaves them.
 DependencyGraph graph_of(std::vector<int64_t> anchors, std::vector<std::tuple<uint32_t, uint32_t, int64_t>> edges) {
   DependencyGraph g;
-  g.anchor_ps = std::move(anchors);
+  g.anchor_ps.assign(anchors.begin(), anchors.end());
   std::sort(edges.begin(), edges.end(), [](const auto& a, const auto& b) { return std::get<1>(a) < std::get<1>(b); });
   g.in_first.assign(g.num_nodes() + 1, 0);
   for (const auto& [from, to, w] : edges) {
