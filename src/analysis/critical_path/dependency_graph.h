@@ -57,7 +57,7 @@ struct GraphStep {
 struct DependencyGraph {
   // Nodes are numbered in dependency order: every edge goes from a lower number to a higher.
   UnfilledVector<int64_t> anchor_ps;  // per node: the measured time (where a node without dependencies is)
-  std::vector<PathEdge> edges;     // by target
+  UnfilledVector<PathEdge> edges;  // by target
   UnfilledVector<uint32_t> in_first;  // node v's in-edges: edges[in_first[v], in_first[v+1])
   // Per edge (same index): its source and its weight, side by side: what a replay reads.
   UnfilledVector<uint32_t> edge_from;

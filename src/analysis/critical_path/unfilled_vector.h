@@ -1,9 +1,11 @@
-// A vector whose resize() leaves new numbers unset rather than zero: the graph's arrays are sized
-// first and every slot written after, so the zero-fill was a second pass over all of them.
+// A vector whose resize() leaves new slots unset rather than zero (or a struct's defaults): the
+// graph's arrays are sized first and every slot written after, so the fill was a second pass
+// over all of them.
 #pragma once
 
 #include <memory>
 #include <new>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -19,10 +21,12 @@ struct UnfilledAllocator : std::allocator<T> {
   struct rebind {
     using other = UnfilledAllocator<U>;
   };
-  // Default-initialised when no value is given (a number stays unset); else as std::allocator.
+  // Left unset when no value is given (plain data: the storage holds one already); else as
+  // std::allocator.
   template <typename U>
   void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
-    ::new (static_cast<void*>(p)) U;
+    if constexpr (!(std::is_trivially_copyable_v<U> && std::is_trivially_destructible_v<U>))
+      ::new (static_cast<void*>(p)) U;
   }
   template <typename U, typename... Args>
   void construct(U* p, Args&&... args) {
