@@ -285,8 +285,8 @@ double predicted_step_ms(const DependencyGraph& g, const EdgeList& matched, doub
 }
 
 struct WhatIfPredictor::Shared {
-  std::vector<int64_t> measured_ps;
-  std::vector<uint32_t> binding;  // per node: the in-edge that set its measured time
+  UnfilledVector<int64_t> measured_ps;
+  UnfilledVector<uint32_t> binding;  // per node: the in-edge that set its measured time
   std::vector<uint8_t> setting;   // per node: whether a step's time follows from it (step_reach.h)
   double measured_total_ps = 0;   // the reported steps' lengths summed
   OutEdges out;          // made once a change follows its marks (none replays to the end)
