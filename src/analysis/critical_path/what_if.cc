@@ -95,7 +95,7 @@ std::vector<T>& thread_buffer(size_t size) {
 // nested in one so named), by slot.
 struct NamedEvents {
   NamedEvents(const model::Profile& p, const DependencyGraph& g, const std::vector<uint64_t>& name_mask)
-      : inside(g.events.size(), 0), any(p.events.size()) {
+      : inside(g.events.size()), any(p.events.size()) {
     // Parents come before their children (event_selection.h).
     const EventSelection& events = g.events;
     events.for_each_with_run([&](model::EventIndex e, uint32_t slot, model::EventIndex run_first) {
@@ -108,7 +108,7 @@ struct NamedEvents {
       if (inside[slot] != 0) any.set(e);
     });
   }
-  std::vector<uint64_t> inside;
+  UnfilledVector<uint64_t> inside;  // every slot written (no zero-fill first)
   EventBits any;
 };
 
