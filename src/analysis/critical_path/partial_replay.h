@@ -17,7 +17,7 @@ namespace mlprof::analysis {
 // The nodes each node's out-edges lead to, built once for a graph.
 struct OutEdges {
   std::vector<uint32_t> first;  // node v's: to[first[v], first[v+1])
-  std::vector<uint32_t> to;
+  UnfilledVector<uint32_t> to;  // sized without a zero-fill: out_edges() writes every slot
 };
 OutEdges out_edges(const DependencyGraph& g);
 
