@@ -24,7 +24,7 @@ namespace {
 // A graph given by its edges (from < to), grouped by target as build_dependency_graph leaves them.
 DependencyGraph graph_of(std::vector<int64_t> anchors, std::vector<std::tuple<uint32_t, uint32_t, int64_t>> edges) {
   DependencyGraph g;
-  g.anchor_ps = std::move(anchors);
+  g.anchor_ps.assign(anchors.begin(), anchors.end());
   std::sort(edges.begin(), edges.end(), [](const auto& a, const auto& b) { return std::get<1>(a) < std::get<1>(b); });
   g.in_first.assign(g.num_nodes() + 1, 0);
   for (const auto& [from, to, w] : edges) {
@@ -48,7 +48,7 @@ TEST(PartialReplay, GivesTheWholeReplaysTimesOnAGraphWorkedByHand) {
   DependencyGraph g = graph_of({0, 10, 20, 15, 55, 55},
                                {{0, 1, 10}, {1, 2, 10}, {2, 5, 0}, {1, 3, 5}, {3, 4, 40}, {4, 5, 0}});
   g.steps.push_back({0, 1, 0, 55, 0, 5, -1});
-  const std::vector<int64_t> measured = replay(g, nullptr, 1, false).time_ps;
+  const UnfilledVector<int64_t> measured = replay(g, nullptr, 1, false).time_ps;
   ASSERT_EQ(measured[5], 55);
   const OutEdges out = out_edges(g);
   PartialReplay partial(g, measured, out);
@@ -109,7 +109,7 @@ DependencyGraph one_thread_graph() {
 TEST(PartialReplay, AChangeThatSpreadsDownAThreadMovesEveryInstantAfterIt) {
   const DependencyGraph g = one_thread_graph();
   const int64_t end = 10 * int64_t(kNodes - 1);
-  const std::vector<int64_t> measured = replay(g, nullptr, 1, false).time_ps;
+  const UnfilledVector<int64_t> measured = replay(g, nullptr, 1, false).time_ps;
   const OutEdges out = out_edges(g);
   PartialReplay partial(g, measured, out);
   EXPECT_DOUBLE_EQ(partial.mean_step_ms({0}, 0.5), double(end - 5) / 1e9);  // edge 0: 0 -> 1
@@ -125,7 +125,7 @@ TEST(PartialReplay, AChangeThatSpreadsDownAThreadMovesEveryInstantAfterIt) {
 TEST(PartialReplay, ChangesMadeTogetherGiveWhatEachGivesAlone) {
   const DependencyGraph g = one_thread_graph();
   const int64_t end = 10 * int64_t(kNodes - 1);
-  const std::vector<int64_t> measured = replay(g, nullptr, 1, false).time_ps;
+  const UnfilledVector<int64_t> measured = replay(g, nullptr, 1, false).time_ps;
   const OutEdges out = out_edges(g);
   PartialReplay partial(g, measured, out);
   const std::vector<uint32_t> first = {0}, later = {100}, last = {kNodes - 2}, none;
@@ -159,7 +159,7 @@ TEST_P(PartialReplayOnTraces, EqualsTheWholeReplayForEveryDefaultTarget) {
   ASSERT_FALSE(g.steps.empty());
   const CriticalPath c = compute_critical_path(p, steps);
   ASSERT_FALSE(c.what_if.empty());
-  const std::vector<int64_t> measured = replay(g, nullptr, 1, false).time_ps;
+  const UnfilledVector<int64_t> measured = replay(g, nullptr, 1, false).time_ps;
   const OutEdges out = out_edges(g);
   PartialReplay partial(g, measured, out);
   std::vector<EdgeList> lists;

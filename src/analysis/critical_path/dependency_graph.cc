@@ -781,8 +781,8 @@ class GraphBuilder {
         bounds.push_back(v);
       }
     bounds.push_back(uint32_t(n));
-    std::vector<uint32_t> new_id(n);
-    std::vector<int64_t> anchor(n);
+    UnfilledVector<uint32_t> new_id(n);
+    UnfilledVector<int64_t> anchor(n);
     const size_t runs = bounds.size() - 1;
     std::vector<uint32_t> next(bounds.begin(), bounds.end() - 1);  // each run's next node
     std::vector<int64_t> head(runs);  // its time; INT64_MAX once the run is done
@@ -918,10 +918,10 @@ class GraphBuilder {
   // overview's peak memory).
   void renumber(std::vector<uint32_t> order) {
     const size_t n = order.size();
-    std::vector<uint32_t> new_id(n);
+    UnfilledVector<uint32_t> new_id(n);
     for (uint32_t i = 0; i < n; ++i) new_id[order[i]] = i;
     {
-      std::vector<int64_t> anchor(n);
+      UnfilledVector<int64_t> anchor(n);
       for (uint32_t i = 0; i < n; ++i) anchor[i] = g_.anchor_ps[order[i]];
       g_.anchor_ps = std::move(anchor);
     }
@@ -942,14 +942,14 @@ class GraphBuilder {
   // Given the kept edges' ends renumbered (target_, edge_from) and in_first, the edges grouped
   // by their new target, in the order they were made. in_first gives each kept edge its place
   // (edge_at: the edge at each place), then is shifted back to the firsts. new_id: for the steps.
-  void place_edges(const std::vector<uint32_t>& new_id) {
+  void place_edges(const UnfilledVector<uint32_t>& new_id) {
     const size_t n = new_id.size();
     const uint32_t kept = g_.in_first[n];
-    std::vector<uint32_t> edge_at(kept);
+    UnfilledVector<uint32_t> edge_at(kept);
     {
       // The sources, renumbered straight into their places (the smallest array: the peak is
       // the edges' gather below).
-      std::vector<uint32_t> from(kept);
+      UnfilledVector<uint32_t> from(kept);
       for (uint32_t k = 0; k < target_.size(); ++k) {
         const uint32_t to = target_[k];
         if (to == kNoNode) continue;
@@ -974,12 +974,14 @@ class GraphBuilder {
   }
 
   // Replaces `items` by items[edge_at[0]], items[edge_at[1]], ...: written in order, each
-  // once (no array of default items first); the cut ones are in no place, and gone.
-  template <typename T>
-  static void gather(std::vector<T>& items, const std::vector<uint32_t>& edge_at) {
-    std::vector<T> placed;
-    placed.reserve(edge_at.size());
-    for (uint32_t k : edge_at) placed.push_back(items[k]);
+  // once (sized unfilled, then written by index: no push's check of room each); the cut ones
+  // are in no place, and gone.
+  template <typename Items>
+  static void gather(Items& items, const UnfilledVector<uint32_t>& edge_at) {
+    Items placed(edge_at.size());
+    auto* out = placed.data();
+    const auto* in = items.data();
+    for (size_t i = 0; i < edge_at.size(); ++i) out[i] = in[edge_at[i]];
     items = std::move(placed);
   }
 
@@ -1000,7 +1002,7 @@ class GraphBuilder {
   // Per edge, its target again (kNoNode: cut), beside g_.edge_from: what ordering the nodes
   // reads, made once the edges are (cut_backward_edges); renumber() turns it into each kept
   // edge's place.
-  std::vector<uint32_t> target_;
+  UnfilledVector<uint32_t> target_;
   std::vector<uint32_t> in_degree_;  // per node: its kept in-edges, from ordering to renumbering
   std::vector<std::pair<uint32_t, uint32_t>> thread_nodes_;  // per host thread line: its first and last node
   std::vector<int64_t> offset_;  // per host: rank_waits_.clock_offset_ps

@@ -18,6 +18,7 @@
 #include "analysis/critical_path/event_waits.h"
 #include "analysis/critical_path/path_kind.h"
 #include "analysis/critical_path/rank_waits.h"
+#include "analysis/critical_path/unfilled_vector.h"
 #include "analysis/critical_path/window_gpu_work.h"
 #include "analysis/gpu_timeline/gpu_activity.h"
 #include "analysis/step_breakdown.h"
@@ -55,12 +56,12 @@ struct GraphStep {
 
 struct DependencyGraph {
   // Nodes are numbered in dependency order: every edge goes from a lower number to a higher.
-  std::vector<int64_t> anchor_ps;  // per node: the measured time (where a node without dependencies is)
-  std::vector<PathEdge> edges;     // by target
-  std::vector<uint32_t> in_first;  // node v's in-edges: edges[in_first[v], in_first[v+1])
+  UnfilledVector<int64_t> anchor_ps;  // per node: the measured time (where a node without dependencies is)
+  UnfilledVector<PathEdge> edges;  // by target
+  UnfilledVector<uint32_t> in_first;  // node v's in-edges: edges[in_first[v], in_first[v+1])
   // Per edge (same index): its source and its weight, side by side: what a replay reads.
-  std::vector<uint32_t> edge_from;
-  std::vector<int64_t> edge_weight_ps;
+  UnfilledVector<uint32_t> edge_from;
+  UnfilledVector<int64_t> edge_weight_ps;
   std::vector<GraphStep> steps;
   EventSelection events;           // the events it was built from (a window's, or all)
   size_t cut_edges = 0;            // edges left out: they went back in time, or closed a cycle

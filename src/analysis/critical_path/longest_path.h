@@ -8,12 +8,13 @@
 #include <vector>
 
 #include "analysis/critical_path/dependency_graph.h"
+#include "analysis/critical_path/unfilled_vector.h"
 
 namespace mlprof::analysis {
 
 struct Replay {
-  std::vector<int64_t> time_ps;   // per node
-  std::vector<uint32_t> binding;  // per node: the in-edge that set its time (UINT32_MAX: none); when asked
+  UnfilledVector<int64_t> time_ps;   // per node
+  UnfilledVector<uint32_t> binding;  // per node: the in-edge that set its time (UINT32_MAX: none); when asked
 };
 
 // The nodes' times with the edges' weights, those with matched[edge] scaled by `scale`

@@ -36,7 +36,7 @@ OutEdges out_edges(const DependencyGraph& g) {
   return out;
 }
 
-PartialReplay::PartialReplay(const DependencyGraph& g, const std::vector<int64_t>& measured_ps, const OutEdges& out)
+PartialReplay::PartialReplay(const DependencyGraph& g, const UnfilledVector<int64_t>& measured_ps, const OutEdges& out)
     : g_(g), measured_(measured_ps), out_(out), dirty_((g.num_nodes() + 63) / 64, 0), scaled_(g.edges.size(), 0) {
   lane(0);
 }
@@ -44,7 +44,7 @@ PartialReplay::PartialReplay(const DependencyGraph& g, const std::vector<int64_t
 PartialReplay::Lane& PartialReplay::lane(size_t l) {
   Lane& ln = lanes_[l];
   if (ln.time.size() != measured_.size()) {
-    ln.time = measured_;
+    ln.time.assign(measured_.begin(), measured_.end());
     ln.stale_from = uint32_t(g_.num_nodes());
   }
   return ln;

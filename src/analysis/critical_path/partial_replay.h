@@ -17,7 +17,7 @@ namespace mlprof::analysis {
 // The nodes each node's out-edges lead to, built once for a graph.
 struct OutEdges {
   std::vector<uint32_t> first;  // node v's: to[first[v], first[v+1])
-  std::vector<uint32_t> to;
+  UnfilledVector<uint32_t> to;  // sized without a zero-fill: out_edges() writes every slot
 };
 OutEdges out_edges(const DependencyGraph& g);
 
@@ -25,7 +25,7 @@ OutEdges out_edges(const DependencyGraph& g);
 // the out-edges are shared and only read).
 class PartialReplay {
  public:
-  PartialReplay(const DependencyGraph& g, const std::vector<int64_t>& measured_ps, const OutEdges& out);
+  PartialReplay(const DependencyGraph& g, const UnfilledVector<int64_t>& measured_ps, const OutEdges& out);
 
   // The steps' mean length in ms with the weights of `scaled` (edge indices, ascending) times
   // `scale`.
@@ -95,7 +95,7 @@ class PartialReplay {
   Lane& lane(size_t l);
 
   const DependencyGraph& g_;
-  const std::vector<int64_t>& measured_;
+  const UnfilledVector<int64_t>& measured_;
   const OutEdges& out_;
   Lane lanes_[2];                // the second made on first use
   std::vector<uint64_t> dirty_;  // one bit a node: a dependency moved or was scaled

@@ -31,7 +31,7 @@ bool StepReach::reaches(const EdgeList& matched) {
   return false;
 }
 
-std::vector<uint8_t> nodes_setting_steps(const DependencyGraph& g, const std::vector<uint32_t>& binding) {
+std::vector<uint8_t> nodes_setting_steps(const DependencyGraph& g, const UnfilledVector<uint32_t>& binding) {
   std::vector<uint8_t> sets(g.num_nodes(), 0);
   // Back from each step's end and begin along the binding edges, each walk stopping where it
   // meets one made before: the nodes passed are those marked, and no other is read (a pass over
@@ -52,7 +52,7 @@ std::vector<uint8_t> nodes_setting_steps(const DependencyGraph& g, const std::ve
   return sets;
 }
 
-bool may_move_steps(const DependencyGraph& g, const std::vector<uint8_t>& setting, const std::vector<uint32_t>& binding,
+bool may_move_steps(const DependencyGraph& g, const std::vector<uint8_t>& setting, const UnfilledVector<uint32_t>& binding,
                     const EdgeList& scaled, double scale) {
   if (!(scale >= 0 && scale <= 1)) return true;  // a longer edge may set a time
   for (uint32_t e : scaled) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/critical_path/dependency_graph.h"
+#include "analysis/critical_path/unfilled_vector.h"
 #include "analysis/critical_path/what_if.h"
 
 namespace mlprof::analysis {
@@ -32,12 +33,12 @@ class StepReach {
 
 // Per node: whether a step's end or begin takes its time, in the measured replay whose binding
 // edges are `binding` (longest_path.h), from it through those edges (walked back from each).
-std::vector<uint8_t> nodes_setting_steps(const DependencyGraph& g, const std::vector<uint32_t>& binding);
+std::vector<uint8_t> nodes_setting_steps(const DependencyGraph& g, const UnfilledVector<uint32_t>& binding);
 
 // Whether scaling `scaled` by `scale` may move a step, given the pass above. Shortening only
 // edges that set no such time cannot: each of those times keeps the path that set it, and no
 // other path grows. So the change's steps are the measured ones, with no replay.
-bool may_move_steps(const DependencyGraph& g, const std::vector<uint8_t>& setting, const std::vector<uint32_t>& binding,
+bool may_move_steps(const DependencyGraph& g, const std::vector<uint8_t>& setting, const UnfilledVector<uint32_t>& binding,
                     const EdgeList& scaled, double scale);
 
 }  // namespace mlprof::analysis

@@ -95,7 +95,7 @@ std::vector<T>& thread_buffer(size_t size) {
 // nested in one so named), by slot.
 struct NamedEvents {
   NamedEvents(const model::Profile& p, const DependencyGraph& g, const std::vector<uint64_t>& name_mask)
-      : inside(g.events.size(), 0), any(p.events.size()) {
+      : inside(g.events.size()), any(p.events.size()) {
     // Parents come before their children (event_selection.h).
     const EventSelection& events = g.events;
     events.for_each_with_run([&](model::EventIndex e, uint32_t slot, model::EventIndex run_first) {
@@ -108,7 +108,7 @@ struct NamedEvents {
       if (inside[slot] != 0) any.set(e);
     });
   }
-  std::vector<uint64_t> inside;
+  UnfilledVector<uint64_t> inside;  // every slot written (no zero-fill first)
   EventBits any;
 };
 
@@ -285,8 +285,8 @@ double predicted_step_ms(const DependencyGraph& g, const EdgeList& matched, doub
 }
 
 struct WhatIfPredictor::Shared {
-  std::vector<int64_t> measured_ps;
-  std::vector<uint32_t> binding;  // per node: the in-edge that set its measured time
+  UnfilledVector<int64_t> measured_ps;
+  UnfilledVector<uint32_t> binding;  // per node: the in-edge that set its measured time
   std::vector<uint8_t> setting;   // per node: whether a step's time follows from it (step_reach.h)
   double measured_total_ps = 0;   // the reported steps' lengths summed
   OutEdges out;          // made once a change follows its marks (none replays to the end)
