@@ -36,20 +36,6 @@ struct Links {
   std::vector<EventIndex> explicit_roots;
 };
 
-// Names whose own stats hold link keys (e.g. "train#step_num=1,_r=1#" kept unsplit by a writer).
-std::vector<uint8_t> names_with_link_keys(const Profile& p) {
-  std::vector<uint8_t> has(p.names.size(), 0);
-  for (size_t n = 0; n < p.names.size(); ++n) {
-    const auto r = p.names[n].stats;
-    for (uint32_t s = r.first; s < r.first + r.count; ++s) {
-      const StringId k = p.metadata_stats.key(s);
-      if (k == model::kIsRoot || k == model::kProducerId || k == model::kConsumerId || k == model::kCorrelationId)
-        has[n] = 1;
-    }
-  }
-  return has;
-}
-
 // The link stats an event carries: each the first of its key among the event's stats, else
 // among its name's (as Profile::stat finds them), read in one pass over them.
 enum LinkStat {
@@ -59,20 +45,40 @@ struct LinkStats {
   std::array<std::optional<model::StatValue>, kNumLinkStats> of;
 };
 
+// The link stat a stat key is, or kNumLinkStats for none: the one list of link keys.
+LinkStat link_stat_of(StringId key) {
+  switch (key) {
+    case model::kIsRoot: return kRootStat;
+    case model::kProducerId: return kProducerIdStat;
+    case model::kProducerType: return kProducerTypeStat;
+    case model::kConsumerId: return kConsumerIdStat;
+    case model::kConsumerType: return kConsumerTypeStat;
+    default: return kNumLinkStats;
+  }
+}
+
+bool any_link_key(const model::StatTable& table, uint32_t first, uint32_t end) {
+  for (uint32_t i = first; i < end; ++i)
+    if (link_stat_of(table.key(i)) != kNumLinkStats) return true;
+  return false;
+}
+
+// Names whose own stats hold link keys (e.g. "train#step_num=1,_r=1#" kept unsplit by a writer).
+std::vector<uint8_t> names_with_link_keys(const Profile& p) {
+  std::vector<uint8_t> has(p.names.size(), 0);
+  for (size_t n = 0; n < p.names.size(); ++n) {
+    const auto r = p.names[n].stats;
+    has[n] = any_link_key(p.metadata_stats, r.first, r.first + r.count);
+  }
+  return has;
+}
+
 LinkStats link_stats(const Profile& p, EventIndex e) {
   LinkStats s;
   auto take = [&](const model::StatTable& table, uint32_t first, uint32_t end) {
     for (uint32_t i = first; i < end; ++i) {
-      int k;
-      switch (table.key(i)) {
-        case model::kIsRoot: k = kRootStat; break;
-        case model::kProducerId: k = kProducerIdStat; break;
-        case model::kProducerType: k = kProducerTypeStat; break;
-        case model::kConsumerId: k = kConsumerIdStat; break;
-        case model::kConsumerType: k = kConsumerTypeStat; break;
-        default: continue;
-      }
-      if (!s.of[size_t(k)]) s.of[size_t(k)] = table.value(i);
+      const LinkStat k = link_stat_of(table.key(i));
+      if (k != kNumLinkStats && !s.of[size_t(k)]) s.of[size_t(k)] = table.value(i);
     }
   };
   take(p.event_stats, p.events.first_stat[e], p.events.first_stat[e + 1]);
@@ -84,13 +90,7 @@ LinkStats link_stats(const Profile& p, EventIndex e) {
 // Whether any of the event's own stats is a link key: most events' stats are none (a
 // correlation id, an op's arguments), and link_stats is left unread for them.
 bool has_link_key(const Profile& p, EventIndex e) {
-  for (uint32_t i = p.events.first_stat[e], end = p.events.first_stat[e + 1]; i < end; ++i) {
-    const StringId k = p.event_stats.key(i);
-    if (k == model::kIsRoot || k == model::kProducerId || k == model::kProducerType || k == model::kConsumerId ||
-        k == model::kConsumerType)
-      return true;
-  }
-  return false;
+  return any_link_key(p.event_stats, p.events.first_stat[e], p.events.first_stat[e + 1]);
 }
 
 // Reads the host events' roots and producer/consumer contexts.
